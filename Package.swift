@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+// DWWebImage: image download-and-cache pipeline for Swift on Linux (libcurl multi, giflib, zlib) and `dwfetch`.
+import PackageDescription
+
+let package = Package(
+    name: "DWWebImage",
+    products: [
+        .library(name: "DWWebImage", targets: ["DWWebImage"]),
+        .library(name: "DWTestServer", targets: ["DWTestServer"]),
+        .executable(name: "dwfetch", targets: ["dwfetch"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        // Typed wrappers around libcurl's variadic calls; no policy lives in C.
+        .target(
+            name: "CCurlShim",
+            cSettings: [.define("CURL_DISABLE_TYPECHECK")],
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        // zlib (crc32 for cache entries; gzip later).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "DWWebImage",
+            dependencies: [
+                "CCurlShim",
+                "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
+        .target(name: "DWTestServer"),
+        .executableTarget(
+            name: "dwfetch",
+            dependencies: [
+                "DWWebImage",
+                "DWTestServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer"]),
+        .testTarget(name: "DWTestServerTests", dependencies: ["DWTestServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

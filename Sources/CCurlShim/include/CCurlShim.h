@@ -1,0 +1,45 @@
+// CCurlShim: typed, non-variadic entry points for the libcurl calls Swift cannot make directly.
+// Every function is a one-line forward; retries, limits and other policy live in Swift.
+#ifndef DW_CCURLSHIM_H
+#define DW_CCURLSHIM_H
+
+#include <curl/curl.h>
+
+/* curl_easy_setopt: one wrapper per argument kind, the option stays a parameter. */
+CURLcode dw_curl_easy_setopt_long(CURL *_Nonnull h, CURLoption o, long v);
+CURLcode dw_curl_easy_setopt_off_t(CURL *_Nonnull h, CURLoption o, curl_off_t v);
+/* libcurl copies strings it is given (since 7.17.0). */
+CURLcode dw_curl_easy_setopt_string(CURL *_Nonnull h, CURLoption o, const char *_Nullable v);
+/* WRITEDATA, HEADERDATA, XFERINFODATA, PRIVATE, ERRORBUFFER. */
+CURLcode dw_curl_easy_setopt_pointer(CURL *_Nonnull h, CURLoption o, void *_Nullable v);
+CURLcode dw_curl_easy_setopt_slist(CURL *_Nonnull h, CURLoption o, struct curl_slist *_Nullable v);
+/* WRITEFUNCTION and HEADERFUNCTION share the curl_write_callback type. */
+CURLcode dw_curl_easy_setopt_write_callback(CURL *_Nonnull h, CURLoption o, curl_write_callback _Nullable cb);
+CURLcode dw_curl_easy_setopt_xferinfo_callback(CURL *_Nonnull h, curl_xferinfo_callback _Nullable cb);
+
+/* curl_easy_getinfo, by result type. */
+CURLcode dw_curl_easy_getinfo_long(CURL *_Nonnull h, CURLINFO i, long *_Nonnull out);
+CURLcode dw_curl_easy_getinfo_off_t(CURL *_Nonnull h, CURLINFO i, curl_off_t *_Nonnull out);
+CURLcode dw_curl_easy_getinfo_double(CURL *_Nonnull h, CURLINFO i, double *_Nonnull out);
+CURLcode dw_curl_easy_getinfo_string(CURL *_Nonnull h, CURLINFO i, const char *_Nullable *_Nonnull out);
+CURLcode dw_curl_easy_getinfo_pointer(CURL *_Nonnull h, CURLINFO i, void *_Nullable *_Nonnull out);
+
+/* curl_multi_setopt. */
+CURLMcode dw_curl_multi_setopt_long(CURLM *_Nonnull m, CURLMoption o, long v);
+CURLMcode dw_curl_multi_setopt_pointer(CURLM *_Nonnull m, CURLMoption o, void *_Nullable v);
+
+/* curl_multi_info_read with CURLMsg's union flattened. */
+typedef struct {
+    CURL *_Nullable easy;
+    CURLcode result;
+    int isDone; /* 1 when msg == CURLMSG_DONE */
+    int found;  /* 0 when the queue was empty */
+} dw_curl_message;
+dw_curl_message dw_curl_multi_info_read(CURLM *_Nonnull m, int *_Nonnull msgsInQueue);
+
+/* Constants that are macros in curl.h and do not import into Swift. */
+static const long DW_CURL_GLOBAL_DEFAULT = CURL_GLOBAL_DEFAULT;
+static const int DW_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
+static const size_t DW_CURL_WRITEFUNC_ERROR = 0xFFFFFFFF;
+
+#endif

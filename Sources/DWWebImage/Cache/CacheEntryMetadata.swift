@@ -1,0 +1,22 @@
+// CacheEntryMetadata: what an on-disk entry records besides the bytes (for validation and later revalidation).
+import Foundation
+
+/// What a disk entry knows about the response it came from.
+public struct DWCacheEntryMetadata: Sendable, Equatable {
+    /// When the entry was written.
+    public var storedAt: Date
+    /// The response's ETag, for revalidation.
+    public var etag: String?
+    /// The response's Last-Modified, for revalidation.
+    public var lastModified: String?
+    /// The response's Content-Type.
+    public var contentType: String?
+
+    /// Creates metadata; `storedAt` defaults to now.
+    public init(storedAt: Date = Date(), etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
+        self.storedAt = storedAt
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentType = contentType
+    }
+}

@@ -1,0 +1,301 @@
+// DWWebImageCache: the DW cache — NSCache in memory plus self-validating files on disk, per cache space.
+import Foundation
+import Synchronization
+
+/// Memory and disk cache for downloaded images.
+///
+/// - Memory: an `NSCache` bounded by entry count and bytes (cost = bytes held).
+/// - Disk: one file per key under `<rootDirectory>/<cacheSpace>/`, named by the MD5 of the key when
+///   ``useSecureKey`` is on. Writes are serialised by a semaphore (as in DW) and atomic (temp file + rename in the
+///   same directory), so readers in this or another process never see a torn entry. Each file carries its key, its
+///   length and CRC32s; a truncated, corrupt or foreign file is a miss and is removed.
+/// - Expiry: entries older than ``expirationTime`` (by the time they were stored, like DW's modification date)
+///   are misses, and ``removeExpiredCache()`` deletes them.
+///
+/// Thread safety: settings live behind one `Mutex`; disk writes are serialised by `writeSemaphore`;
+/// `NSCache` is internally synchronised.
+public final class DWWebImageCache: Sendable {
+    /// The process-wide cache: `$XDG_CACHE_HOME/dwwebimage` (else `~/.cache/dwwebimage`), space "defaultCacheSpace".
+    public static let shared = DWWebImageCache()
+
+    /// DW's defaults: 7 days.
+    public static let defaultExpirationTime: TimeInterval = 7 * 24 * 60 * 60
+
+    private struct Settings {
+        var cachePolicy: DWWebImageCachePolicy = [.memory, .disk]
+        var expirationTime: TimeInterval = DWWebImageCache.defaultExpirationTime
+        var useSecureKey = true
+        var cacheSpace: String
+    }
+
+    /// Where cache spaces live.
+    public let rootDirectory: URL
+    private let settings: Mutex<Settings>
+    private let memory: MemoryCache
+    private let writeSemaphore = DispatchSemaphore(value: 1)
+    private let notificationCenter: NotificationCenter
+
+    /// Creates a cache.
+    /// - Parameters:
+    ///   - rootDirectory: where cache spaces live; default `$XDG_CACHE_HOME/dwwebimage`, else `~/.cache/dwwebimage`.
+    ///   - cacheSpace: the namespace (a subdirectory) entries go to.
+    ///   - memoryCountLimit: most entries kept in memory (DW: 20).
+    ///   - memoryCostLimit: most bytes kept in memory (DW: 5 MB).
+    ///   - notificationCenter: where ``Notification/Name/DWWebImageCacheComplete`` is posted.
+    public init(rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace",
+                memoryCountLimit: Int = 20, memoryCostLimit: Int = 5 * 1024 * 1024,
+                notificationCenter: NotificationCenter = .default) {
+        self.rootDirectory = rootDirectory ?? DWWebImageCache.defaultRootDirectory()
+        self.settings = Mutex(Settings(cacheSpace: cacheSpace))
+        self.memory = MemoryCache(countLimit: memoryCountLimit, costLimit: memoryCostLimit)
+        self.notificationCenter = notificationCenter
+    }
+
+    /// `$XDG_CACHE_HOME/dwwebimage` when set and absolute, else `~/.cache/dwwebimage`.
+    public static func defaultRootDirectory() -> URL {
+        let env = ProcessInfo.processInfo.environment
+        if let xdg = env["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("dwwebimage", isDirectory: true)
+        }
+        let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/dwwebimage", isDirectory: true)
+    }
+
+    // MARK: - Settings (DW names)
+
+    /// Which layers are used; default `[.memory, .disk]`.
+    public var cachePolicy: DWWebImageCachePolicy {
+        get { settings.withLock { $0.cachePolicy } }
+        set { settings.withLock { $0.cachePolicy = newValue } }
+    }
+    /// Age after which disk entries are stale (seconds); default 7 days.
+    public var expirationTime: TimeInterval {
+        get { settings.withLock { $0.expirationTime } }
+        set { settings.withLock { $0.expirationTime = newValue } }
+    }
+    /// Name files by the MD5 of their key (default true). When false, keys are percent-encoded into names.
+    public var useSecureKey: Bool {
+        get { settings.withLock { $0.useSecureKey } }
+        set { settings.withLock { $0.useSecureKey = newValue } }
+    }
+    /// The namespace entries are read from and written to; default "defaultCacheSpace".
+    public var cacheSpace: String {
+        get { settings.withLock { $0.cacheSpace } }
+        set { settings.withLock { $0.cacheSpace = newValue } }
+    }
+    /// The directory of the current cache space.
+    public var directory: URL {
+        rootDirectory.appendingPathComponent(CacheKey.directoryName(forSpace: cacheSpace), isDirectory: true)
+    }
+    /// Most entries the memory cache keeps.
+    public var memoryCountLimit: Int {
+        get { memory.countLimit }
+        set { memory.countLimit = newValue }
+    }
+    /// Most bytes the memory cache keeps.
+    public var memoryCostLimit: Int {
+        get { memory.costLimit }
+        set { memory.costLimit = newValue }
+    }
+
+    // MARK: - DW API
+
+    /// Stores `data` under `key` in the layers of ``cachePolicy`` (the disk write is done when this returns).
+    /// Failures are dropped, as in DW; use ``store(_:forKey:metadata:policy:)`` to see them.
+    public func cacheObj(_ data: Data, forKey key: String) {
+        try? store(data, forKey: key, metadata: DWCacheEntryMetadata(), policy: cachePolicy)
+    }
+
+    /// The bytes stored under `key`: memory first, then disk (a disk hit is promoted to memory). Nil on a miss,
+    /// an expired entry, or a damaged file (which is removed).
+    public func objCache(forKey key: String) -> Data? {
+        let policy = cachePolicy
+        if policy.contains(.memory), let entry = memory.object(forKey: key) { return entry.data }
+        guard policy.contains(.disk), let entry = diskEntry(forKey: key) else { return nil }
+        if policy.contains(.memory) { memory.set(MemoryEntry(data: entry.payload, image: nil), forKey: key) }
+        return entry.payload
+    }
+
+    /// Removes `key` from memory and from disk.
+    public func removeCache(byKey key: String) {
+        memory.removeObject(forKey: key)
+        unlink(fileURL(forKey: key).path)
+    }
+
+    /// Deletes disk entries of the current space older than ``expirationTime``, and temp files left by writers
+    /// that died (older than an hour). Tolerates files vanishing under it (another process sweeping).
+    public func removeExpiredCache() {
+        let dir = directory
+        let now = Date()
+        let maxAge = expirationTime
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return }
+        for name in names {
+            let path = dir.appendingPathComponent(name).path
+            var st = stat()
+            guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            let modified = Date(timeIntervalSince1970: TimeInterval(st.st_mtim.tv_sec))
+            let age = now.timeIntervalSince(modified)
+            if name.hasPrefix(Self.tempPrefix) ? age > 3600 : age > maxAge {
+                unlink(path)
+            }
+        }
+    }
+
+    /// Empties the memory cache and deletes every entry of the current cache space.
+    public func removeAllCache() {
+        memory.removeAllObjects()
+        let dir = directory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return }
+        for name in names { unlink(dir.appendingPathComponent(name).path) }
+    }
+
+    // MARK: - Typed API
+
+    /// Stores `data` under `key`, reporting disk failures as ``DWWebImageError`` 10008.
+    public func store(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata = DWCacheEntryMetadata(),
+                      policy: DWWebImageCachePolicy) throws(DWWebImageError) {
+        if policy.contains(.memory) { memory.set(MemoryEntry(data: data, image: try? DWImage(data: data)), forKey: key) }
+        if policy.contains(.disk) { try writeToDisk(data, forKey: key, metadata: metadata) }
+    }
+
+    /// The file `key` is stored in (whether or not it exists).
+    public func fileURL(forKey key: String) -> URL {
+        directory.appendingPathComponent(CacheKey.fileName(for: key, secure: useSecureKey))
+    }
+
+    // MARK: - Pipeline internals
+
+    /// A memory hit.
+    func memoryImage(forKey key: String) -> DWImage? {
+        guard let entry = memory.object(forKey: key) else { return nil }
+        if let image = entry.image { return image }
+        return try? DWImage(data: entry.data)
+    }
+
+    /// Keeps a decoded image in memory.
+    func storeInMemory(_ image: DWImage, forKey key: String) {
+        memory.set(MemoryEntry(data: image.data, image: image), forKey: key)
+    }
+
+    /// A valid, unexpired disk entry that holds an image; anything else is removed and reported as a miss.
+    func diskImage(forKey key: String, maxPixelCount: Int) -> (image: DWImage, metadata: DWCacheEntryMetadata)? {
+        guard let entry = diskEntry(forKey: key) else { return nil }
+        guard let image = try? DWImage(data: entry.payload, maxPixelCount: maxPixelCount) else {
+            unlink(fileURL(forKey: key).path)
+            return nil
+        }
+        return (image, entry.metadata)
+    }
+
+    /// Writes `data` atomically under `key`, then posts ``Notification/Name/DWWebImageCacheComplete`` (with
+    /// `"error"` on failure) on `queue`.
+    func writeAndNotify(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
+                        queue: DispatchQueue) {
+        var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
+        do {
+            try writeToDisk(data, forKey: key, metadata: metadata)
+        } catch {
+            info[DWWebImageNotificationKey.error] = error
+            DWLog.warning("cache write failed for \(url): \(error.message)")
+        }
+        let center = notificationCenter
+        let payload = info
+        queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
+    }
+
+    private static let tempPrefix = ".tmp-"
+
+    private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
+        let url = fileURL(forKey: key)
+        guard let file = try? Data(contentsOf: url, options: .uncached) else { return nil }
+        guard let entry = DiskEntryCodec.decode(file), entry.key == key else {
+            unlink(url.path)  // torn, corrupt, or another key's file (a hash collision): a miss
+            return nil
+        }
+        if Date().timeIntervalSince(entry.metadata.storedAt) > expirationTime {
+            unlink(url.path)
+            return nil
+        }
+        return entry
+    }
+
+    private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata) throws(DWWebImageError) {
+        let final = fileURL(forKey: key)
+        let dir = final.deletingLastPathComponent()
+        let bytes = DiskEntryCodec.encode(key: key, payload: data, metadata: metadata)
+        writeSemaphore.wait()
+        defer { writeSemaphore.signal() }
+        let temp = dir.appendingPathComponent("\(Self.tempPrefix)\(getpid())-\(UInt64.random(in: 0...UInt64.max))").path
+        var fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 && errno == ENOENT {
+            // First write, or the directory was deleted while we ran: create it and try once more.
+            try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
+        guard fd >= 0 else { throw Self.ioError("create \(temp)", errno, key) }
+        let writeErrno: Int32? = bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return nil
+        }
+        let closeFailed = close(fd) != 0
+        if let code = writeErrno ?? (closeFailed ? errno : nil) {
+            unlink(temp)
+            throw Self.ioError("write \(temp)", code, key)
+        }
+        if rename(temp, final.path) != 0 {
+            let code = errno
+            unlink(temp)
+            throw Self.ioError("rename into \(final.path)", code, key)
+        }
+    }
+
+    private static func ioError(_ what: String, _ code: Int32, _ key: String) -> DWWebImageError {
+        DWWebImageError(.cacheIO, "cache \(what) failed: \(String(cString: strerror(code)))", url: key)
+    }
+}
+
+/// One memory-cache value: the bytes and, when known, the validated image.
+final class MemoryEntry: Sendable {
+    let data: Data
+    let image: DWImage?
+    init(data: Data, image: DWImage?) {
+        self.data = data
+        self.image = image
+    }
+}
+
+/// `NSCache` keyed by String, with cost = bytes held.
+final class MemoryCache: @unchecked Sendable {
+    // @unchecked: NSCache is documented thread-safe (corelibs guards it with an internal lock), but is not
+    // declared Sendable.
+    private let cache = NSCache<NSString, MemoryEntry>()
+
+    init(countLimit: Int, costLimit: Int) {
+        cache.countLimit = countLimit
+        cache.totalCostLimit = costLimit
+    }
+    var countLimit: Int {
+        get { cache.countLimit }
+        set { cache.countLimit = newValue }
+    }
+    var costLimit: Int {
+        get { cache.totalCostLimit }
+        set { cache.totalCostLimit = newValue }
+    }
+    func object(forKey key: String) -> MemoryEntry? { cache.object(forKey: key as NSString) }
+    func set(_ entry: MemoryEntry, forKey key: String) {
+        // An entry bigger than the whole budget would only evict everything else and then itself.
+        if costLimit > 0 && entry.data.count > costLimit { return }
+        cache.setObject(entry, forKey: key as NSString, cost: entry.data.count)
+    }
+    func removeObject(forKey key: String) { cache.removeObject(forKey: key as NSString) }
+    func removeAllObjects() { cache.removeAllObjects() }
+}

@@ -1,0 +1,122 @@
+// DiskEntryCodec: the self-validating on-disk entry format (header, key, validators, payload, CRC32s).
+import Foundation
+internal import CZlib
+
+/// Encodes and validates disk entries. Layout (integers little-endian):
+///
+/// ```
+/// 0   "DWC1"               magic
+/// 4   u16 version (1)      6  u16 flags (reserved; 0 = stored as is)
+/// 8   f64 storedAt (Unix seconds)
+/// 16  u64 payload length   24 u32 payload CRC32
+/// 28  u32 key length       32 u16 etag length   34 u16 last-modified length   36 u16 content-type length
+/// 38  u16 reserved         40 u32 CRC32 of bytes 0..<40 and the strings that follow
+/// 44  key, etag, last-modified, content-type (UTF-8), then the payload
+/// ```
+///
+/// No fsync is paid per entry: a write is a temp file renamed into place, and a reader that finds a torn,
+/// truncated or bit-flipped file (after a crash, say) sees a mismatch here and treats it as a miss.
+enum DiskEntryCodec {
+    static let magic: [UInt8] = Array("DWC1".utf8)
+    static let version: UInt16 = 1
+    static let fixedHeaderSize = 44
+
+    /// A decoded, validated entry.
+    struct Entry {
+        var key: String
+        var metadata: DWCacheEntryMetadata
+        var payload: Data
+    }
+
+    static func encode(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
+        let keyBytes = Array(key.utf8)
+        let strings = [metadata.etag, metadata.lastModified, metadata.contentType].map { Array(($0 ?? "").utf8.prefix(4096)) }
+        var out = Data()
+        out.reserveCapacity(fixedHeaderSize + keyBytes.count + strings.reduce(0) { $0 + $1.count } + payload.count)
+        out.append(contentsOf: magic)
+        out.appendLE(version)
+        out.appendLE(UInt16(0))
+        out.appendLE(metadata.storedAt.timeIntervalSince1970.bitPattern)
+        out.appendLE(UInt64(payload.count))
+        out.appendLE(crc32(of: payload))
+        out.appendLE(UInt32(keyBytes.count))
+        for s in strings { out.appendLE(UInt16(s.count)) }
+        out.appendLE(UInt16(0))
+        var headerCRC = crc32(of: out)
+        headerCRC = crc32(keyBytes, seed: headerCRC)
+        for s in strings { headerCRC = crc32(s, seed: headerCRC) }
+        out.appendLE(headerCRC)
+        out.append(contentsOf: keyBytes)
+        for s in strings { out.append(contentsOf: s) }
+        out.append(payload)
+        return out
+    }
+
+    /// Decodes `file`; nil when anything is off (magic, version, lengths, either CRC).
+    static func decode(_ file: Data) -> Entry? {
+        file.withUnsafeBytes { raw -> Entry? in
+            let b = Bytes(raw)
+            guard b.count >= fixedHeaderSize, b.matches(0, magic), b.u16le(4) == version,
+                  let storedBits = b.u64le(8), let payloadLength = b.u64le(16), let payloadCRC = b.u32le(24),
+                  let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
+                  let ctLength = b.u16le(36), let headerCRC = b.u32le(40) else { return nil }
+            let stringLengths = [Int(keyLength), Int(etagLength), Int(lmLength), Int(ctLength)]
+            let stringsTotal = stringLengths.reduce(0, +)
+            guard payloadLength <= UInt64(Int.max - fixedHeaderSize - stringsTotal),
+                  b.count == fixedHeaderSize + stringsTotal + Int(payloadLength) else { return nil }
+            var crc = crc32(UnsafeRawBufferPointer(rebasing: raw[0..<40]), seed: 0)
+            crc = crc32(UnsafeRawBufferPointer(rebasing: raw[fixedHeaderSize..<fixedHeaderSize + stringsTotal]), seed: crc)
+            guard crc == headerCRC else { return nil }
+            let payloadStart = fixedHeaderSize + stringsTotal
+            let payloadRaw = UnsafeRawBufferPointer(rebasing: raw[payloadStart...])
+            guard crc32(payloadRaw, seed: 0) == payloadCRC else { return nil }
+            var strings: [String] = []
+            var offset = fixedHeaderSize
+            for length in stringLengths {
+                strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]), as: UTF8.self))
+                offset += length
+            }
+            let metadata = DWCacheEntryMetadata(
+                storedAt: Date(timeIntervalSince1970: Double(bitPattern: storedBits)),
+                etag: strings[1].isEmpty ? nil : strings[1],
+                lastModified: strings[2].isEmpty ? nil : strings[2],
+                contentType: strings[3].isEmpty ? nil : strings[3])
+            return Entry(key: strings[0], metadata: metadata, payload: Data(payloadRaw))
+        }
+    }
+
+    static func crc32(of data: Data, seed: UInt32 = 0) -> UInt32 {
+        data.withUnsafeBytes { crc32($0, seed: seed) }
+    }
+
+    static func crc32(_ bytes: [UInt8], seed: UInt32) -> UInt32 {
+        bytes.withUnsafeBytes { crc32($0, seed: seed) }
+    }
+
+    /// zlib's CRC-32, fed in slices that fit its `uInt` length.
+    static func crc32(_ raw: UnsafeRawBufferPointer, seed: UInt32) -> UInt32 {
+        var crc = UInt(seed)
+        var offset = 0
+        while offset < raw.count {
+            let n = min(raw.count - offset, 1 << 30)
+            crc = CZlib.crc32(crc, raw.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self), uInt(n))
+            offset += n
+        }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+}
+
+extension Data {
+    mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
+
+extension Bytes {
+    func u64le(_ o: Int) -> UInt64? {
+        guard has(o, 8) else { return nil }
+        var v: UInt64 = 0
+        for i in (0..<8).reversed() { v = v << 8 | UInt64(raw[o + i]) }
+        return v
+    }
+}

@@ -1,0 +1,133 @@
+// DWWebImageError: the one error type of the pipeline, numbered as the DW original (domain "DWWebImageErrorDomain").
+import Foundation
+
+/// The error every DWWebImage API reports. Its ``code`` is stable (10000–10008) and its fields carry what a user
+/// needs to act: the HTTP status, curl's code and text, or the sizes involved.
+///
+/// Bridged to `NSError` with domain ``DWWebImageError/domain`` and `code` = ``Code/rawValue``.
+public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertible, CustomNSError {
+    /// The error domain, as in the DW original's `NSError`s.
+    public static let domain = "DWWebImageErrorDomain"
+
+    /// What went wrong, as a stable number.
+    public enum Code: Int, Sendable, CaseIterable {
+        /// Data was downloaded but it is not a decodable image.
+        case notAnImage = 10000
+        /// The URL string is empty.
+        case emptyURL = 10001
+        /// The URL is malformed or not http/https: no request could be made.
+        case invalidURL = 10002
+        /// Transport failure (refused, reset, timeout, TLS…) after retries; see ``curlCode``.
+        case transport = 10003
+        /// The final HTTP status was not 2xx; see ``httpStatus``.
+        case httpStatus = 10004
+        /// The body is over the size limit, or the image's pixel count is over the decode limit.
+        case tooLarge = 10005
+        /// Only-from-cache was requested and the cache has no entry.
+        case notInCache = 10006
+        /// The request was cancelled.
+        case cancelled = 10007
+        /// Writing or reading the cache failed (disk full, permission); the download's image is still delivered.
+        case cacheIO = 10008
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// A human-readable explanation.
+    public let message: String
+    /// The URL the request was for, when there was one.
+    public let url: String?
+    /// The final HTTP status (for ``Code/httpStatus``; also set on other errors when a response was seen).
+    public let httpStatus: Int?
+    /// libcurl's `CURLcode` (for ``Code/transport``).
+    public let curlCode: Int?
+    /// The size that was refused (for ``Code/tooLarge``): bytes, or pixels for decode limits.
+    public let size: Int64?
+    /// The limit that was exceeded (for ``Code/tooLarge``).
+    public let limit: Int64?
+
+    /// Creates an error; prefer the static factories.
+    public init(_ code: Code, _ message: String, url: String? = nil, httpStatus: Int? = nil, curlCode: Int? = nil,
+                size: Int64? = nil, limit: Int64? = nil) {
+        self.code = code
+        self.message = message
+        self.url = url
+        self.httpStatus = httpStatus
+        self.curlCode = curlCode
+        self.size = size
+        self.limit = limit
+    }
+
+    /// `"[10004] HTTP 404 Not Found (http://…)"`.
+    public var description: String {
+        var text = "[\(code.rawValue)] \(message)"
+        if let url { text += " (\(url))" }
+        return text
+    }
+
+    // MARK: CustomNSError
+
+    /// ``domain``.
+    public static var errorDomain: String { domain }
+    /// The numeric ``Code``.
+    public var errorCode: Int { code.rawValue }
+    /// `NSLocalizedDescriptionKey` plus "url", "http_status" and "curl_code" where known.
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let url { info["url"] = url }
+        if let httpStatus { info["http_status"] = httpStatus }
+        if let curlCode { info["curl_code"] = curlCode }
+        return info
+    }
+}
+
+extension DWWebImageError {
+    static func notAnImage(_ url: String?, bytes: Int, detail: String = "") -> DWWebImageError {
+        let suffix = detail.isEmpty ? "" : ": \(detail)"
+        return .init(.notAnImage, "downloaded \(bytes) bytes that are not a decodable image\(suffix)", url: url)
+    }
+    static func emptyURL() -> DWWebImageError { .init(.emptyURL, "URL is empty") }
+    static func invalidURL(_ url: String, _ why: String) -> DWWebImageError {
+        .init(.invalidURL, "invalid URL: \(why)", url: url)
+    }
+    static func cancelled(_ url: String?) -> DWWebImageError { .init(.cancelled, "cancelled", url: url) }
+    static func notInCache(_ url: String) -> DWWebImageError {
+        .init(.notInCache, "not in cache and only-from-cache was requested", url: url)
+    }
+    static func http(_ status: Int, url: String?) -> DWWebImageError {
+        .init(.httpStatus, "HTTP \(status) \(HTTPStatusText.reason(status))", url: url, httpStatus: status)
+    }
+    static func tooLarge(_ url: String?, size: Int64, limit: Int64, what: String = "body") -> DWWebImageError {
+        .init(.tooLarge, "\(what) of \(size) is over the limit of \(limit)", url: url, size: size, limit: limit)
+    }
+}
+
+/// Reason phrases for the statuses an image fetch meets (HTTP/2 has none on the wire).
+enum HTTPStatusText {
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 204: "No Content"
+        case 206: "Partial Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 410: "Gone"
+        case 413: "Content Too Large"
+        case 416: "Range Not Satisfiable"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: "status \(status)"
+        }
+    }
+}

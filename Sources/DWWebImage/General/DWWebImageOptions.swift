@@ -1,0 +1,95 @@
+// DWWebImageOptions: per-request flags (an OptionSet) that can also carry extra request headers.
+import Foundation
+
+/// Per-request options, used like an `OptionSet`:
+///
+/// ```swift
+/// manager.downloadImage(withURL: url, options: [.refreshCached, .highPriority, .headers(["Authorization": "Bearer …"])])
+/// ```
+///
+/// Flags combine as set operations; headers given with ``headers(_:)`` are merged (a later value for the same name wins).
+public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
+    /// The flag bits.
+    public let rawValue: UInt
+    /// Extra request headers ("Name" → "value"), sent with the transfer this request starts.
+    public private(set) var requestHeaders: [String: String] = [:]
+
+    /// Creates options from flag bits.
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+
+    /// Ignore cached entries, download again, and store the result (SDWebImage's `refreshCached`).
+    public static let refreshCached = DWWebImageOptions(rawValue: 1 << 0)
+    /// Answer from the cache only; a miss is error 10006 (SDWebImage's `fromCacheOnly`).
+    public static let fromCacheOnly = DWWebImageOptions(rawValue: 1 << 1)
+    /// Keep the result in the memory cache only; nothing is written to disk.
+    public static let cacheMemoryOnly = DWWebImageOptions(rawValue: 1 << 2)
+    /// Start before normal-priority work that is still waiting.
+    public static let highPriority = DWWebImageOptions(rawValue: 1 << 3)
+    /// Start after normal-priority work that is still waiting.
+    public static let lowPriority = DWWebImageOptions(rawValue: 1 << 4)
+    /// Neither read nor write any cache (the download is still coalesced with others for the same URL).
+    public static let noCache = DWWebImageOptions(rawValue: 1 << 5)
+    private static let headersBit = DWWebImageOptions(rawValue: 1 << 31)
+
+    /// Options that add request headers, e.g. `.headers(["Referer": "https://example.com/"])`.
+    public static func headers(_ headers: [String: String]) -> DWWebImageOptions {
+        var options = DWWebImageOptions(rawValue: headersBit.rawValue)
+        options.requestHeaders = headers
+        return options
+    }
+
+    // SetAlgebra, written out so that headers survive unions and inserts.
+
+    /// Adds the flags and headers of `other`.
+    public mutating func formUnion(_ other: DWWebImageOptions) {
+        self = DWWebImageOptions(rawValue: rawValue | other.rawValue, headers: requestHeaders.merging(other.requestHeaders) { $1 })
+    }
+    /// Keeps the flags both have; headers are kept only if both carry headers.
+    public mutating func formIntersection(_ other: DWWebImageOptions) {
+        let bits = rawValue & other.rawValue
+        self = DWWebImageOptions(rawValue: bits, headers: bits & Self.headersBit.rawValue != 0 ? requestHeaders : [:])
+    }
+    /// Keeps the flags exactly one of them has.
+    public mutating func formSymmetricDifference(_ other: DWWebImageOptions) {
+        let bits = rawValue ^ other.rawValue
+        let headers = requestHeaders.isEmpty ? other.requestHeaders : requestHeaders
+        self = DWWebImageOptions(rawValue: bits, headers: bits & Self.headersBit.rawValue != 0 ? headers : [:])
+    }
+    /// The union of both.
+    public func union(_ other: DWWebImageOptions) -> DWWebImageOptions { var copy = self; copy.formUnion(other); return copy }
+    /// The intersection of both.
+    public func intersection(_ other: DWWebImageOptions) -> DWWebImageOptions {
+        var copy = self; copy.formIntersection(other); return copy
+    }
+    /// The symmetric difference of both.
+    public func symmetricDifference(_ other: DWWebImageOptions) -> DWWebImageOptions {
+        var copy = self; copy.formSymmetricDifference(other); return copy
+    }
+    /// Inserts flags and headers.
+    @discardableResult
+    public mutating func insert(_ newMember: DWWebImageOptions) -> (inserted: Bool, memberAfterInsert: DWWebImageOptions) {
+        let inserted = !contains(newMember) || !newMember.requestHeaders.isEmpty
+        formUnion(newMember)
+        return (inserted, newMember)
+    }
+    /// Removes flags (removing `.headers(...)` drops all headers).
+    @discardableResult
+    public mutating func remove(_ member: DWWebImageOptions) -> DWWebImageOptions? {
+        guard contains(member) else { return nil }
+        let bits = rawValue & ~member.rawValue
+        self = DWWebImageOptions(rawValue: bits, headers: bits & Self.headersBit.rawValue != 0 ? requestHeaders : [:])
+        return member
+    }
+    /// Inserts, returning the member if it was already present.
+    @discardableResult
+    public mutating func update(with newMember: DWWebImageOptions) -> DWWebImageOptions? {
+        let present = contains(newMember)
+        formUnion(newMember)
+        return present ? newMember : nil
+    }
+
+    private init(rawValue: UInt, headers: [String: String]) {
+        self.rawValue = rawValue
+        self.requestHeaders = headers
+    }
+}

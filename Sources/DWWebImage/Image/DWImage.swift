@@ -1,0 +1,61 @@
+// DWImage: a validated image — the original bytes plus what its headers say.
+import Foundation
+
+/// A downloaded (or cached) image: the original bytes, their format and the pixel size read from the headers.
+///
+/// Construct one with ``init(data:maxPixelCount:)``, which validates the bytes; the pipeline never hands out a
+/// `DWImage` for data that is not an image.
+public struct DWImage: Sendable, Equatable {
+    /// The original bytes, exactly as served.
+    public let data: Data
+    /// The format, from the magic bytes.
+    public let format: DWImageFormat
+    /// Width in pixels (of the logical screen, for animations).
+    public let pixelWidth: Int
+    /// Height in pixels (of the logical screen, for animations).
+    public let pixelHeight: Int
+    /// Number of frames: 1 for still images; the frame count of an animated GIF, APNG or WebP.
+    public let frameCount: Int
+    /// How many times an animation plays: 0 = forever (and 0 for still images).
+    public let loopCount: Int
+    /// Where this instance came from: the network, the memory cache or the disk cache.
+    public internal(set) var source: DWImageSource = .network
+
+    /// Validates `data` and reads its header.
+    ///
+    /// - Throws: ``DWWebImageError`` 10000 when the bytes are not a recognisable image with a sane size,
+    ///   10005 when `pixelWidth × pixelHeight` exceeds `maxPixelCount`.
+    public init(data: Data, maxPixelCount: Int = DWImage.defaultMaxPixelCount) throws(DWWebImageError) {
+        guard let info = ImageSniffer.inspect(data) else {
+            throw DWWebImageError.notAnImage(nil, bytes: data.count, detail: ImageSniffer.describeFailure(data))
+        }
+        let pixels = info.width.multipliedReportingOverflow(by: info.height)
+        if pixels.overflow || pixels.partialValue > maxPixelCount {
+            let count = pixels.overflow ? Int64.max : Int64(pixels.partialValue)
+            throw DWWebImageError.tooLarge(nil, size: count, limit: Int64(maxPixelCount),
+                                           what: "\(info.width)×\(info.height) pixel count")
+        }
+        self.data = data
+        self.format = info.format
+        self.pixelWidth = info.width
+        self.pixelHeight = info.height
+        self.frameCount = info.frameCount
+        self.loopCount = info.loopCount
+    }
+
+    /// Images are equal when their bytes and header facts are; ``source`` is not compared.
+    public static func == (lhs: DWImage, rhs: DWImage) -> Bool {
+        lhs.data == rhs.data && lhs.format == rhs.format && lhs.pixelWidth == rhs.pixelWidth
+            && lhs.pixelHeight == rhs.pixelHeight && lhs.frameCount == rhs.frameCount && lhs.loopCount == rhs.loopCount
+    }
+
+    /// The same image, marked as coming from `source`.
+    func from(_ source: DWImageSource) -> DWImage {
+        var copy = self
+        copy.source = source
+        return copy
+    }
+
+    /// 64 megapixels per frame, the default decode limit.
+    public static let defaultMaxPixelCount = 64 * 1024 * 1024
+}

@@ -1,0 +1,40 @@
+// async/await on top of the callback API; task cancellation cancels this caller's token.
+import Synchronization
+
+extension DWWebImageManager {
+    /// Fetches an image (see ``downloadImage(withURL:options:progress:completion:)``).
+    /// Cancelling the task cancels this caller (error 10007); others waiting for the same URL are unaffected.
+    public func image(withURL url: String, options: DWWebImageOptions = []) async throws(DWWebImageError) -> DWImage {
+        let box = TokenBox()
+        let result: Result<DWImage, DWWebImageError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let token = downloadImage(withURL: url, options: options) { continuation.resume(returning: $0) }
+                if box.store(token) { cancel(token) }  // the task was cancelled before the token existed
+            }
+        } onCancel: {
+            if let token = box.markCancelled() { cancel(token) }
+        }
+        return try result.get()
+    }
+}
+
+/// Hands a token from the request to a cancellation handler that may run first, on another thread.
+private final class TokenBox: Sendable {
+    private let state = Mutex<(token: DWWebImageToken?, cancelled: Bool)>((nil, false))
+
+    /// Stores the token; true when cancellation already happened.
+    func store(_ token: DWWebImageToken) -> Bool {
+        state.withLock { s in
+            s.token = token
+            return s.cancelled
+        }
+    }
+
+    /// Marks cancelled; returns the token if it is already known.
+    func markCancelled() -> DWWebImageToken? {
+        state.withLock { s in
+            s.cancelled = true
+            return s.token
+        }
+    }
+}

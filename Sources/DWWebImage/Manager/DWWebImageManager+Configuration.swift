@@ -1,0 +1,30 @@
+// DWWebImageManager.Configuration: transfer limits and decoding limits for one manager.
+import Foundation
+
+extension DWWebImageManager {
+    /// Limits and defaults for the transfers a manager starts.
+    public struct Configuration: Sendable {
+        /// Whole-request limit in seconds (libcurl's `CURLOPT_TIMEOUT_MS`); DW's 15 s. 0 = none.
+        public var timeout: TimeInterval = 15
+        /// Connection set-up limit in seconds.
+        public var connectTimeout: TimeInterval = 10
+        /// Stall detection: a transfer that receives less than 1 byte/s for this many seconds fails. 0 = off.
+        public var stallTimeout: TimeInterval = 10
+        /// Largest body accepted (bytes), checked against Content-Length and while streaming; nil = no limit.
+        /// Default 200 MiB (Nuke's cap).
+        public var maxBodySize: Int64? = 200 * 1024 * 1024
+        /// Largest pixel count (width × height of one frame) accepted; default 64 megapixels.
+        public var maxPixelCount: Int = DWImage.defaultMaxPixelCount
+        /// Redirects followed at most.
+        public var maxRedirects: Int = 10
+        /// Headers sent with every request (per-request headers from options win).
+        public var requestHeaders: [String: String] = [:]
+        /// User-Agent.
+        public var userAgent: String = "DWWebImage/0.1 (\(CurlGlobal.version.split(separator: " ").first ?? "libcurl"))"
+        /// Minimum interval between progress calls, seconds (ImageX's 0.02 s).
+        public var progressInterval: TimeInterval = 0.02
+
+        /// The defaults above.
+        public init() {}
+    }
+}

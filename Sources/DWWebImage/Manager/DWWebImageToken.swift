@@ -1,0 +1,77 @@
+// DWWebImageToken: one caller's handle on a request, for cancelling just that caller.
+import Synchronization
+
+/// Identifies one call to ``DWWebImageManager/downloadImage(withURL:options:progress:completion:)``.
+/// Cancelling it completes that caller with 10007; the transfer stops only when no caller is left.
+public final class DWWebImageToken: Sendable, Hashable, CustomStringConvertible {
+    /// The URL string the caller asked for.
+    public let url: String
+    let id: UInt64
+    private let canceller: @Sendable (DWWebImageToken) -> Void
+
+    init(url: String, id: UInt64, canceller: @escaping @Sendable (DWWebImageToken) -> Void) {
+        self.url = url
+        self.id = id
+        self.canceller = canceller
+    }
+
+    /// Same as `manager.cancel(self)`.
+    public func cancel() { canceller(self) }
+
+    /// Tokens are equal when they are the same call.
+    public static func == (lhs: DWWebImageToken, rhs: DWWebImageToken) -> Bool { lhs.id == rhs.id }
+    /// Hashes the call's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    /// `"DWWebImageToken#3(http://…)"`.
+    public var description: String { "DWWebImageToken#\(id)(\(url))" }
+}
+
+/// Where an image came from.
+public enum DWImageSource: String, Sendable {
+    /// Downloaded now.
+    case network
+    /// The memory cache.
+    case memory
+    /// The disk cache.
+    case disk
+}
+
+/// One caller waiting for a result: its closures and a flag that makes delivery happen exactly once.
+final class Waiter: Sendable {
+    let token: DWWebImageToken
+    let options: DWWebImageOptions
+    let progress: (@Sendable (Int64, Int64) -> Void)?
+    private let completion: @Sendable (Result<DWImage, DWWebImageError>) -> Void
+    private let delivered = Mutex(false)
+
+    init(token: DWWebImageToken, options: DWWebImageOptions, progress: (@Sendable (Int64, Int64) -> Void)?,
+         completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void) {
+        self.token = token
+        self.options = options
+        self.progress = progress
+        self.completion = completion
+    }
+
+    var isDelivered: Bool { delivered.withLock { $0 } }
+
+    /// Claims the one delivery; true for the first caller only.
+    func claim() -> Bool {
+        delivered.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
+
+    /// Calls the completion on the current thread (after a successful ``claim()``).
+    func callCompletion(_ result: Result<DWImage, DWWebImageError>) { completion(result) }
+
+    /// Claims and, if this is the first delivery, calls the completion asynchronously on `queue`.
+    @discardableResult
+    func deliver(_ result: Result<DWImage, DWWebImageError>, on queue: DispatchQueue) -> Bool {
+        guard claim() else { return false }
+        queue.async { self.completion(result) }
+        return true
+    }
+}
+
+import Dispatch

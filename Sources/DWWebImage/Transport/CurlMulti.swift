@@ -1,0 +1,260 @@
+// CurlMulti: one libcurl multi handle driven by one thread (curl_multi_poll, woken by curl_multi_wakeup).
+import Foundation
+import Synchronization
+internal import CCurlShim
+
+/// The transfer engine: one `CURLM` and one thread that owns it and every easy handle.
+///
+/// Other threads talk to it only through ``submit(_:)`` and ``cancel(_:)``, which put work in a Mutex-guarded inbox
+/// and call `curl_multi_wakeup`. The loop is `curl_multi_perform` → drain `curl_multi_info_read` → `curl_multi_poll`.
+/// Easy handles are reset and reused, and all transfers share the multi handle's connection pool, so connections
+/// to a host are kept alive and reused across transfers.
+final class CurlMulti: @unchecked Sendable {
+    // @unchecked: `multi`, `active` and `idleHandles` are touched only on the engine thread (`run`), except
+    // `curl_multi_wakeup(multi)`, which libcurl documents as callable from any thread. Cross-thread requests go
+    // through `inbox`, a Mutex.
+
+    private struct Inbox {
+        var adds: [CurlTransfer] = []
+        var cancels: [CurlTransfer] = []
+        var shuttingDown = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    private let stopped = DispatchSemaphore(value: 0)
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+
+    /// Number of transfers in flight (engine thread's view; for tests and diagnostics).
+    let activeCount = MutexBox(0)
+
+    init(name: String = "DWWebImage.CurlMulti") {
+        CurlGlobal.initialize()
+        guard let handle = curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
+        multi = handle
+        // Keep enough idle connections around for the whole window of concurrent transfers.
+        _ = dw_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 32)
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Queues a transfer; its callbacks start on the engine thread.
+    func submit(_ transfer: CurlTransfer) {
+        let accepted = inbox.withLock { box -> Bool in
+            guard !box.shuttingDown else { return false }
+            box.adds.append(transfer)
+            return true
+        }
+        if accepted {
+            curl_multi_wakeup(multi)
+        } else {
+            transfer.complete(.failure(.cancelled))
+        }
+    }
+
+    /// Stops a transfer (queued or running); it completes with `.cancelled` unless it already finished.
+    func cancel(_ transfer: CurlTransfer) {
+        transfer.cancelRequested.value = true
+        inbox.withLock { $0.cancels.append(transfer) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Cancels everything, stops the thread and frees libcurl's handles. Blocks until the thread has ended.
+    func shutdown() {
+        let first = inbox.withLock { box -> Bool in
+            defer { box.shuttingDown = true }
+            return !box.shuttingDown
+        }
+        guard first else { return }
+        curl_multi_wakeup(multi)
+        stopped.wait()
+        curl_multi_cleanup(multi)
+    }
+
+    // MARK: - Engine thread
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let work = inbox.withLock { box -> Inbox in
+                defer { box.adds.removeAll(); box.cancels.removeAll() }
+                return box
+            }
+            for transfer in work.adds { start(transfer) }
+            for transfer in work.cancels { stop(transfer, with: .cancelled) }
+            if work.shuttingDown {
+                for transfer in Array(active.values) { stop(transfer, with: .cancelled) }
+                for handle in idleHandles { curl_easy_cleanup(handle) }
+                idleHandles.removeAll()
+                stopped.signal()
+                return
+            }
+            _ = curl_multi_perform(multi, &running)
+            drainMessages()
+            activeCount.value = active.count
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        if transfer.cancelRequested.value {
+            transfer.complete(.failure(.cancelled))
+            return
+        }
+        let easy = idleHandles.popLast() ?? curl_easy_init()
+        guard let easy else {
+            transfer.complete(.failure(.curl(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed")))
+            return
+        }
+        transfer.easy = easy
+        if let failure = configure(easy, for: transfer) {
+            recycle(easy, transfer)
+            transfer.complete(.failure(failure))
+            return
+        }
+        let code = curl_multi_add_handle(multi, easy)
+        guard code == CURLM_OK else {
+            recycle(easy, transfer)
+            let message = String(cString: curl_multi_strerror(code))
+            transfer.complete(.failure(.curl(code: Int(code.rawValue), message: message)))
+            return
+        }
+        active[easy] = transfer
+    }
+
+    /// Sets every option of a transfer; returns a failure if libcurl refuses one (e.g. an unusable URL).
+    private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) -> TransferFailure? {
+        let r = transfer.request
+        var failure: TransferFailure?
+        func check(_ code: CURLcode, _ what: String) {
+            if code != CURLE_OK, failure == nil {
+                failure = .curl(code: Int(code.rawValue), message: "\(what): \(String(cString: curl_easy_strerror(code)))")
+            }
+        }
+        let me = Unmanaged.passUnretained(transfer).toOpaque()
+        check(dw_curl_easy_setopt_string(easy, CURLOPT_URL, r.url), "URL")
+        check(dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
+        check(dw_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
+        check(dw_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), "FOLLOWLOCATION")
+        check(dw_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.maxRedirects), "MAXREDIRS")
+        check(dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        check(dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)), "CONNECTTIMEOUT")
+        check(dw_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(r.timeout)), "TIMEOUT")
+        if r.stallTimeout > 0 {
+            check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
+            check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(r.stallTimeout.rounded(.up)))), "LOW_SPEED_TIME")
+        }
+        if let limit = r.maxBodySize {
+            check(dw_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)), "MAXFILESIZE_LARGE")
+        }
+        check(dw_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, r.userAgent), "USERAGENT")
+        check(dw_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
+        check(dw_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
+        if !r.headers.isEmpty {
+            var list: UnsafeMutablePointer<curl_slist>?
+            for line in r.headers { list = curl_slist_append(list, line) }
+            transfer.headerList = OpaquePointer(list)
+            check(dw_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "HTTPHEADER")
+        }
+        transfer.errorBuffer[0] = 0
+        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer), "ERRORBUFFER")
+        check(dw_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "HEADERFUNCTION")
+        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
+        check(dw_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
+        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
+        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me), "PRIVATE")
+        return failure
+    }
+
+    private func drainMessages() {
+        var left: Int32 = 0
+        while true {
+            let message = dw_curl_multi_info_read(multi, &left)
+            guard message.found != 0 else { return }
+            guard message.isDone != 0, let easy = message.easy, let transfer = active[easy] else { continue }
+            finish(transfer, easy: easy, code: message.result)
+        }
+    }
+
+    private func finish(_ transfer: CurlTransfer, easy: UnsafeMutableRawPointer, code: CURLcode) {
+        var status = 0
+        var connects = 0
+        var effective: String?
+        var value: Int = 0
+        if dw_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &value) == CURLE_OK { status = value }
+        if dw_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &value) == CURLE_OK { connects = value }
+        var cString: UnsafePointer<CChar>?
+        if dw_curl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &cString) == CURLE_OK, let cString {
+            effective = String(cString: cString)
+        }
+        let message = transfer.errorBuffer[0] != 0
+            ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
+        active[easy] = nil
+        _ = curl_multi_remove_handle(multi, easy)
+        recycle(easy, transfer)
+
+        if let reason = transfer.abortReason {
+            transfer.complete(.failure(reason))
+        } else if code == CURLE_FILESIZE_EXCEEDED, let limit = transfer.request.maxBodySize {
+            transfer.complete(.failure(.tooLarge(size: transfer.finalHead?.contentLength ?? limit + 1, limit: limit)))
+        } else if code != CURLE_OK {
+            transfer.complete(.failure(.curl(code: Int(code.rawValue), message: message)))
+        } else {
+            var head = transfer.finalHead ?? DWResponseHead()
+            if head.status == 0 { head.status = status }
+            transfer.complete(.success(TransferResult(head: head, bodyBytes: transfer.received,
+                                                      effectiveURL: effective, newConnections: connects)))
+        }
+    }
+
+    /// Removes a transfer that is still running (or never started) and completes it with `failure`.
+    private func stop(_ transfer: CurlTransfer, with failure: TransferFailure) {
+        if let easy = transfer.easy, active[easy] === transfer {
+            active[easy] = nil
+            _ = curl_multi_remove_handle(multi, easy)
+            recycle(easy, transfer)
+        }
+        transfer.complete(.failure(failure))
+    }
+
+    /// Frees the transfer's header list and returns the easy handle to the pool, reset.
+    private func recycle(_ easy: UnsafeMutableRawPointer, _ transfer: CurlTransfer) {
+        if let list = transfer.headerList {
+            curl_slist_free_all(UnsafeMutablePointer(list))
+            transfer.headerList = nil
+        }
+        transfer.easy = nil
+        curl_easy_reset(easy)
+        if idleHandles.count < 64 { idleHandles.append(easy) } else { curl_easy_cleanup(easy) }
+    }
+
+    private static func milliseconds(_ seconds: TimeInterval) -> Int {
+        seconds <= 0 ? 0 : max(1, Int((seconds * 1000).rounded()))
+    }
+}
+
+/// `curl_global_init`, exactly once per process.
+enum CurlGlobal {
+    private static let once: Void = { _ = curl_global_init(DW_CURL_GLOBAL_DEFAULT) }()
+    static func initialize() { _ = once }
+
+    /// "libcurl/7.88.1 OpenSSL/…", for the User-Agent and diagnostics.
+    static var version: String { initialize(); return String(cString: curl_version()) }
+}
+
+private let curlHeaderCallback: curl_write_callback = { buffer, size, count, userdata in
+    guard let buffer, let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    let raw = UnsafeRawBufferPointer(start: buffer, count: length)
+    let line = String(decoding: raw, as: UTF8.self)[...]
+    return transfer.didReceiveHeaderLine(line) ? length : 0
+}
+
+private let curlWriteCallback: curl_write_callback = { buffer, size, count, userdata in
+    guard let buffer, let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.didReceiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}

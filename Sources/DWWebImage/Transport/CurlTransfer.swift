@@ -1,0 +1,119 @@
+// CurlTransfer: one transfer's callbacks and its engine-thread state (head parsing, byte cap, progress).
+import Foundation
+import Synchronization
+internal import CCurlShim
+
+/// One transfer. Its callbacks run on the engine thread, in this order: `onHead` once for the final response,
+/// `onData` for each body chunk of a 2xx response, `onProgress` after each chunk, then `onComplete` exactly once.
+/// Callbacks must be quick: they run inside libcurl's event loop.
+final class CurlTransfer: @unchecked Sendable {
+    // @unchecked: after `CurlMulti.submit`, the mutable fields below are read and written only on the engine's
+    // thread (inside libcurl callbacks and the event loop); `cancelRequested` is the one cross-thread field and
+    // sits behind its own Mutex.
+
+    let request: TransferRequest
+    let onHead: @Sendable (DWResponseHead) -> Bool
+    let onData: @Sendable (UnsafeRawBufferPointer) -> Bool
+    let onProgress: @Sendable (_ received: Int64, _ expected: Int64) -> Void
+    let onComplete: @Sendable (Result<TransferResult, TransferFailure>) -> Void
+
+    /// Set from any thread by `CurlMulti.cancel`.
+    let cancelRequested = MutexBox(false)
+
+    // Engine-thread state.
+    var easy: UnsafeMutableRawPointer?
+    var headerList: OpaquePointer?
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(DW_CURL_ERROR_SIZE) + 1)
+    private var pendingHead = DWResponseHead()
+    private(set) var finalHead: DWResponseHead?
+    private(set) var received: Int64 = 0
+    private(set) var abortReason: TransferFailure?
+    private var completed = false
+
+    init(request: TransferRequest,
+         onHead: @escaping @Sendable (DWResponseHead) -> Bool = { _ in true },
+         onData: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool,
+         onProgress: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
+         onComplete: @escaping @Sendable (Result<TransferResult, TransferFailure>) -> Void) {
+        self.request = request
+        self.onHead = onHead
+        self.onData = onData
+        self.onProgress = onProgress
+        self.onComplete = onComplete
+        errorBuffer.initialize(repeating: 0, count: Int(DW_CURL_ERROR_SIZE) + 1)
+    }
+
+    deinit {
+        errorBuffer.deallocate()
+    }
+
+    /// The expected total body size, or -1 when the response did not say.
+    var expectedLength: Int64 { finalHead?.contentLength ?? -1 }
+
+    /// Called by libcurl for each header line (status lines included, CRLF included).
+    func didReceiveHeaderLine(_ line: Substring) -> Bool {
+        if let status = DWResponseHead.status(fromStatusLine: line) {
+            pendingHead = DWResponseHead()
+            pendingHead.status = status
+            return true
+        }
+        guard line.utf8.contains(where: { $0 != 0x0D && $0 != 0x0A }) else {
+            return didCompleteHead()
+        }
+        pendingHead.add(headerLine: line)
+        return true
+    }
+
+    private func didCompleteHead() -> Bool {
+        let head = pendingHead
+        // A redirect that libcurl will follow, or an interim 1xx: the final response is still to come.
+        if (300..<400).contains(head.status), head.location != nil { return true }
+        if head.status < 200 { return true }
+        finalHead = head
+        if (200..<300).contains(head.status), let limit = request.maxBodySize, let length = head.contentLength,
+           length > limit {
+            return abort(.tooLarge(size: length, limit: limit))
+        }
+        return onHead(head) ? true : abort(.rejected("response head refused"))
+    }
+
+    /// Called by libcurl for each body chunk; returning fewer bytes than given aborts the transfer.
+    func didReceiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+        if cancelRequested.value { return abort(.cancelled) ? chunk.count : 0 }
+        received += Int64(chunk.count)
+        if let limit = request.maxBodySize, received > limit {
+            // libcurl 7.88.1's MAXFILESIZE only stops transfers whose size is announced: enforce the cap here.
+            return abort(.tooLarge(size: received, limit: limit)) ? chunk.count : 0
+        }
+        if let head = finalHead, (200..<300).contains(head.status) {
+            guard onData(chunk) else { return abort(.rejected("body refused")) ? chunk.count : 0 }
+        }
+        onProgress(received, expectedLength)
+        return chunk.count
+    }
+
+    /// Records why the transfer is being stopped; always returns false so callers can `return abort(...)`.
+    private func abort(_ reason: TransferFailure) -> Bool {
+        if abortReason == nil { abortReason = reason }
+        return false
+    }
+
+    /// Delivers the outcome once; later calls are ignored.
+    func complete(_ result: Result<TransferResult, TransferFailure>) {
+        guard !completed else { return }
+        completed = true
+        onComplete(result)
+    }
+}
+
+/// A value behind a `Mutex`, for a single flag or counter shared across threads.
+final class MutexBox<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value {
+        get { mutex.withLock { $0 } }
+        set { mutex.withLock { $0 = newValue } }
+    }
+    @discardableResult
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}

@@ -1,0 +1,46 @@
+// TransferRequest / TransferResult / TransferFailure: what the engine is asked to do and what it reports.
+import Foundation
+
+/// One HTTP GET for the transfer engine.
+struct TransferRequest: Sendable {
+    /// An ASCII URL (see ``URLValidator``).
+    var url: String
+    /// Extra request header lines, `"Name: value"`.
+    var headers: [String] = []
+    /// Whole-request limit in seconds (CURLOPT_TIMEOUT_MS); 0 = none.
+    var timeout: TimeInterval = 15
+    /// Connection set-up limit in seconds.
+    var connectTimeout: TimeInterval = 10
+    /// Stall detection: fail when fewer than 1 byte/s arrives for this many seconds; 0 = off.
+    var stallTimeout: TimeInterval = 10
+    /// Largest body accepted, in bytes; nil = no limit.
+    var maxBodySize: Int64?
+    /// Redirects followed at most (libcurl 7.88.1's default is unlimited).
+    var maxRedirects: Int = 10
+    /// User-Agent header.
+    var userAgent: String = "DWWebImage/0.1"
+}
+
+/// A finished transfer.
+struct TransferResult: Sendable {
+    /// The final response's head.
+    var head: DWResponseHead
+    /// Body bytes received (for any status).
+    var bodyBytes: Int64
+    /// The URL after redirects.
+    var effectiveURL: String?
+    /// New connections this transfer opened (0 when it reused one).
+    var newConnections: Int
+}
+
+/// Why a transfer did not finish.
+enum TransferFailure: Error, Sendable, Equatable {
+    /// It was cancelled before it finished.
+    case cancelled
+    /// The body is larger than ``TransferRequest/maxBodySize``; `size` is what was announced or seen so far.
+    case tooLarge(size: Int64, limit: Int64)
+    /// The body consumer refused the data (e.g. the sink could not store it).
+    case rejected(String)
+    /// libcurl failed: its `CURLcode` and message.
+    case curl(code: Int, message: String)
+}
