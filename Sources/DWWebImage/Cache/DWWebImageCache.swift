@@ -22,17 +22,17 @@ public final class DWWebImageCache: Sendable {
     public static let defaultExpirationTime: TimeInterval = 7 * 24 * 60 * 60
 
     private struct Settings {
+        var rootDirectory: URL
         var cachePolicy: DWWebImageCachePolicy = [.memory, .disk]
         var expirationTime: TimeInterval = DWWebImageCache.defaultExpirationTime
         var useSecureKey = true
         var cacheSpace: String
     }
 
-    /// Where cache spaces live.
-    public let rootDirectory: URL
     private let settings: Mutex<Settings>
     private let memory: MemoryCache
     private let writeSemaphore = DispatchSemaphore(value: 1)
+    private let pendingWrites = DispatchGroup()
     private let notificationCenter: NotificationCenter
 
     /// Creates a cache.
@@ -45,8 +45,8 @@ public final class DWWebImageCache: Sendable {
     public init(rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace",
                 memoryCountLimit: Int = 20, memoryCostLimit: Int = 5 * 1024 * 1024,
                 notificationCenter: NotificationCenter = .default) {
-        self.rootDirectory = rootDirectory ?? DWWebImageCache.defaultRootDirectory()
-        self.settings = Mutex(Settings(cacheSpace: cacheSpace))
+        self.settings = Mutex(Settings(rootDirectory: rootDirectory ?? DWWebImageCache.defaultRootDirectory(),
+                                       cacheSpace: cacheSpace))
         self.memory = MemoryCache(countLimit: memoryCountLimit, costLimit: memoryCostLimit)
         self.notificationCenter = notificationCenter
     }
@@ -63,6 +63,11 @@ public final class DWWebImageCache: Sendable {
 
     // MARK: - Settings (DW names)
 
+    /// Where cache spaces live (default ``defaultRootDirectory()``). Changing it affects later reads and writes.
+    public var rootDirectory: URL {
+        get { settings.withLock { $0.rootDirectory } }
+        set { settings.withLock { $0.rootDirectory = newValue } }
+    }
     /// Which layers are used; default `[.memory, .disk]`.
     public var cachePolicy: DWWebImageCachePolicy {
         get { settings.withLock { $0.cachePolicy } }
@@ -158,6 +163,13 @@ public final class DWWebImageCache: Sendable {
         if policy.contains(.disk) { try writeToDisk(data, forKey: key, metadata: metadata) }
     }
 
+    /// Blocks until the disk writes the pipeline has started are done (a CLI calls this before it exits).
+    /// Returns false if `timeout` passed first.
+    @discardableResult
+    public func waitForPendingWrites(timeout: TimeInterval = 30) -> Bool {
+        pendingWrites.wait(timeout: .now() + timeout) == .success
+    }
+
     /// The file `key` is stored in (whether or not it exists).
     public func fileURL(forKey key: String) -> URL {
         directory.appendingPathComponent(CacheKey.fileName(for: key, secure: useSecureKey))
@@ -187,10 +199,15 @@ public final class DWWebImageCache: Sendable {
         return (image, entry.metadata)
     }
 
-    /// Writes `data` atomically under `key`, then posts ``Notification/Name/DWWebImageCacheComplete`` (with
-    /// `"error"` on failure) on `queue`.
+    /// Announces a write that ``writeAndNotify(_:forKey:metadata:url:queue:)`` will do, so that
+    /// ``waitForPendingWrites(timeout:)`` waits for it even if called before the write begins.
+    func willWrite() { pendingWrites.enter() }
+
+    /// Writes `data` atomically under `key` (announced by ``willWrite()``), then posts
+    /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
     func writeAndNotify(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
                         queue: DispatchQueue) {
+        defer { pendingWrites.leave() }
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
         do {
             try writeToDisk(data, forKey: key, metadata: metadata)

@@ -23,6 +23,10 @@ public final class DWWebImageDownloader: Sendable {
         var finishOperation: (@Sendable () -> Void)?
         weak var operation: DWWebImageOperation?
         var lastProgressReport: UInt64 = 0
+        var lastProgressBytes: Int64 = 0
+        var attempts = 1
+        var bytesReceived: Int64 = 0
+        var startedAt: UInt64 = 0
     }
     private let state = Mutex(State())
     private let body = BodyBuffer()
@@ -52,19 +56,11 @@ public final class DWWebImageDownloader: Sendable {
 
     /// Starts the transfer (called by the operation); `finish` is called once the download has ended.
     func begin(finish: @escaping @Sendable () -> Void) {
-        let transfer = CurlTransfer(
-            request: context.request,
-            onData: { [body] chunk in body.append(chunk); return true },
-            onProgress: { [weak self] received, expected in self?.reportProgress(received, expected) },
-            onComplete: { [weak self] result in
-                guard let self else { finish(); return }
-                self.context.processingQueue.async { self.transferEnded(result) }
-            })
         let started = state.withLock { s -> Bool in
             guard s.phase == .waiting else { return false }
             s.phase = .running
-            s.transfer = transfer
             s.finishOperation = finish
+            s.startedAt = DispatchTime.now().uptimeNanoseconds
             return true
         }
         guard started else {
@@ -72,7 +68,26 @@ public final class DWWebImageDownloader: Sendable {
             return
         }
         post(.DWWebImageDownloadStart, [DWWebImageNotificationKey.url: url])
-        context.engine.submit(transfer)
+        startAttempt()
+    }
+
+    /// Starts one attempt: a fresh transfer whose body replaces any earlier attempt's.
+    private func startAttempt() {
+        body.reset()
+        let transfer = CurlTransfer(
+            request: context.request,
+            onData: { [body] chunk in body.append(chunk); return true },
+            onProgress: { [weak self] received, expected in self?.reportProgress(received, expected) },
+            onComplete: { [weak self] result in
+                guard let self else { return }
+                self.context.processingQueue.async { self.transferEnded(result) }
+            })
+        let live = state.withLock { s -> Bool in
+            guard s.phase == .running else { return false }
+            s.transfer = transfer
+            return true
+        }
+        if live { context.engine.submit(transfer) }
     }
 
     /// Stops a running transfer (the operation was cancelled directly); waiters get 10007.
@@ -82,8 +97,10 @@ public final class DWWebImageDownloader: Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         let interval = context.progressInterval
         let waiters = state.withLock { s -> [Waiter] in
-            guard now &- s.lastProgressReport >= interval else { return [] }
+            // Monotonic across retries: a new attempt reports nothing until it passes the bytes already shown.
+            guard now &- s.lastProgressReport >= interval, received > s.lastProgressBytes else { return [] }
             s.lastProgressReport = now
+            s.lastProgressBytes = received
             return s.waiters.filter { $0.progress != nil }
         }
         guard !waiters.isEmpty else { return }
@@ -93,20 +110,41 @@ public final class DWWebImageDownloader: Sendable {
     }
 
     private func transferEnded(_ result: Result<TransferResult, TransferFailure>) {
-        let claimed = state.withLock { s -> (waiters: [Waiter], finish: (@Sendable () -> Void)?)? in
+        enum Next { case retry(after: TimeInterval), finish([Waiter], (@Sendable () -> Void)?, DWDownloadMetrics) }
+        let retryable = Self.shouldRetry(result)
+        let next = state.withLock { s -> Next in
+            s.transfer = nil
+            if case .success(let r) = result { s.bytesReceived += r.bodyBytes }
+            if s.phase == .running, retryable, s.attempts <= context.retryCount {
+                s.attempts += 1
+                return .retry(after: context.retryDelay)
+            }
             let finish = s.finishOperation
             s.finishOperation = nil
-            s.transfer = nil
-            guard s.phase == .running else { return ([], finish) }  // cancelled meanwhile: already answered
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- s.startedAt) / 1e9
+            var status = 0
+            if case .success(let r) = result { status = r.head.status }
+            let metrics = DWDownloadMetrics(attempts: s.attempts, resumedFrom: 0, bytesReceived: s.bytesReceived,
+                                            httpStatus: status, elapsed: elapsed)
+            guard s.phase == .running else { return .finish([], finish, metrics) }  // cancelled: already answered
             s.phase = .finished
-            return (s.waiters, finish)
+            return .finish(s.waiters, finish, metrics)
         }
-        guard let claimed else { return }
+        let claimed: (waiters: [Waiter], finish: (@Sendable () -> Void)?)
+        let metrics: DWDownloadMetrics
+        switch next {
+        case .retry(let delay):
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in startAttempt() }
+            return
+        case .finish(let waiters, let finish, let m):
+            claimed = (waiters, finish)
+            metrics = m
+        }
         defer { claimed.finish?() }
         guard !claimed.waiters.isEmpty else { return }
         context.didEnd(self)
 
-        let outcome = evaluate(result)
+        let outcome = evaluate(result, metrics: metrics)
         let queue = context.callbackQueue
         switch outcome {
         case .success(let (image, head)):
@@ -114,6 +152,7 @@ public final class DWWebImageDownloader: Sendable {
             if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
             let total = Int64(image.data.count)
             let waiters = claimed.waiters
+            if policy.contains(.disk) { context.cache.willWrite() }
             queue.async {
                 for waiter in waiters where waiter.claim() {
                     waiter.progress?(total, total)
@@ -133,7 +172,7 @@ public final class DWWebImageDownloader: Sendable {
     }
 
     /// Turns the transfer's outcome into an image or the error a user should see.
-    private func evaluate(_ result: Result<TransferResult, TransferFailure>)
+    private func evaluate(_ result: Result<TransferResult, TransferFailure>, metrics: DWDownloadMetrics)
         -> Result<(DWImage, DWResponseHead), DWWebImageError> {
         switch result {
         case .failure(.cancelled):
@@ -150,11 +189,26 @@ public final class DWWebImageDownloader: Sendable {
             let data = body.take()
             do throws(DWWebImageError) {
                 let image = try DWImage(data: data, maxPixelCount: context.maxPixelCount)
-                return .success((image.from(.network), transfer.head))
+                return .success((image.from(.network, metrics: metrics), transfer.head))
             } catch {
                 return .failure(DWWebImageError(error.code, error.message, url: url, httpStatus: status,
                                                 size: error.size, limit: error.limit))
             }
+        }
+    }
+
+    /// Transport failures, 5xx, 408 and 429 are worth another attempt; cancellation, size limits, other 4xx,
+    /// redirect loops and refused protocols are not.
+    static func shouldRetry(_ result: Result<TransferResult, TransferFailure>) -> Bool {
+        switch result {
+        case .success(let r):
+            let status = r.head.status
+            return status >= 500 || status == 408 || status == 429
+        case .failure(.curl(let code, _)):
+            // 1 unsupported protocol, 3 malformed URL, 47 too many redirects, 60 bad peer certificate.
+            return ![1, 3, 47, 60].contains(code)
+        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected):
+            return false
         }
     }
 
@@ -196,9 +250,16 @@ public final class DWWebImageDownloader: Sendable {
     /// Effects of entering `.cancelled`: forget the download, stop its transfer or its waiting operation, post Stop.
     private func cancelled() {
         context.didEnd(self)
-        let (transfer, operation) = state.withLock { ($0.transfer, $0.operation) }
+        let (transfer, operation, finish) = state.withLock { s in
+            // Between attempts (no transfer in flight) the operation is finished here; with a transfer, by its end.
+            let finish = s.transfer == nil ? s.finishOperation : nil
+            if s.transfer == nil { s.finishOperation = nil }
+            return (s.transfer, s.operation, finish)
+        }
         if let transfer {
             context.engine.cancel(transfer)  // its completion finishes the operation
+        } else if let finish {
+            finish()
         } else if let operation, !operation.isExecuting {
             operation.cancel()  // a waiting operation starts at once and finishes
         }
@@ -221,6 +282,9 @@ struct DownloadContext: Sendable {
     let request: TransferRequest
     let storePolicy: DWWebImageCachePolicy
     let maxPixelCount: Int
+    /// Retries after a failed attempt, and the delay between attempts.
+    let retryCount: Int
+    let retryDelay: TimeInterval
     /// Minimum time between progress reports, in nanoseconds.
     let progressInterval: UInt64
     /// Tells the manager this downloader no longer takes new callers.
@@ -233,6 +297,7 @@ final class BodyBuffer: @unchecked Sendable {
     // transfer's completion has been handed to another queue (a happens-before edge through Dispatch).
     private var data = Data()
     func append(_ chunk: UnsafeRawBufferPointer) { data.append(contentsOf: chunk) }
+    func reset() { data = Data() }
     func take() -> Data {
         defer { data = Data() }
         return data

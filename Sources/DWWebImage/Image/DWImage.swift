@@ -20,6 +20,8 @@ public struct DWImage: Sendable, Equatable {
     public let loopCount: Int
     /// Where this instance came from: the network, the memory cache or the disk cache.
     public internal(set) var source: DWImageSource = .network
+    /// How the download went (attempts, status, bytes, time); nil for cache hits.
+    public internal(set) var metrics: DWDownloadMetrics?
 
     /// Validates `data` and reads its header.
     ///
@@ -50,9 +52,10 @@ public struct DWImage: Sendable, Equatable {
     }
 
     /// The same image, marked as coming from `source`.
-    func from(_ source: DWImageSource) -> DWImage {
+    func from(_ source: DWImageSource, metrics: DWDownloadMetrics? = nil) -> DWImage {
         var copy = self
         copy.source = source
+        copy.metrics = metrics
         return copy
     }
 

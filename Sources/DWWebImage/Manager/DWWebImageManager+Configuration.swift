@@ -21,6 +21,11 @@ extension DWWebImageManager {
         public var requestHeaders: [String: String] = [:]
         /// User-Agent.
         public var userAgent: String = "DWWebImage/0.1 (\(CurlGlobal.version.split(separator: " ").first ?? "libcurl"))"
+        /// Retries after a failed attempt (transport failures, 5xx, 408, 429; never other 4xx, cancellation or
+        /// size limits). ImageX's `.max3s`: 3.
+        public var retryCount: Int = 3
+        /// Seconds between attempts. ImageX's `.max3s`: 3.
+        public var retryDelay: TimeInterval = 3
         /// Minimum interval between progress calls, seconds (ImageX's 0.02 s).
         public var progressInterval: TimeInterval = 0.02
 

@@ -41,7 +41,8 @@ public final class DWWebImageManager: Sendable {
     private let state: Mutex<State>
     private let engine: CurlMulti
     private let queue: OperationQueue
-    private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated, attributes: .concurrent)
+    // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
+    private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     private let processingQueue = DispatchQueue(label: "DWWebImage.processing", qos: .userInitiated, attributes: .concurrent)
 
     /// Creates a manager with its own transfer engine and operation queue.
@@ -181,6 +182,9 @@ public final class DWWebImageManager: Sendable {
         engine.shutdown()
     }
 
+    /// The most transfers libcurl has had in flight at once for this manager (diagnostics and tests).
+    var maxTransfersInFlight: Int { engine.maxActiveCount.value }
+
     /// Downloads in flight or waiting for a slot, by URL.
     public var activeDownloadCount: Int { state.withLock { $0.downloaders.count } }
 
@@ -246,6 +250,7 @@ public final class DWWebImageManager: Sendable {
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             processingQueue: processingQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
+            retryCount: max(0, configuration.retryCount), retryDelay: max(0, configuration.retryDelay),
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
             didEnd: { [weak self] downloader in
                 self?.state.withLock { s in

@@ -28,6 +28,8 @@ final class CurlMulti: @unchecked Sendable {
 
     /// Number of transfers in flight (engine thread's view; for tests and diagnostics).
     let activeCount = MutexBox(0)
+    /// The most transfers ever in flight at once.
+    let maxActiveCount = MutexBox(0)
 
     init(name: String = "DWWebImage.CurlMulti") {
         CurlGlobal.initialize()
@@ -122,6 +124,8 @@ final class CurlMulti: @unchecked Sendable {
             return
         }
         active[easy] = transfer
+        let count = active.count
+        maxActiveCount.withLock { $0 = max($0, count) }
     }
 
     /// Sets every option of a transfer; returns a failure if libcurl refuses one (e.g. an unusable URL).
@@ -146,9 +150,8 @@ final class CurlMulti: @unchecked Sendable {
             check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
             check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(r.stallTimeout.rounded(.up)))), "LOW_SPEED_TIME")
         }
-        if let limit = r.maxBodySize {
-            check(dw_curl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit)), "MAXFILESIZE_LARGE")
-        }
+        // No CURLOPT_MAXFILESIZE_LARGE: it would also refuse long error pages; the cap is enforced in
+        // CurlTransfer, against Content-Length of a 2xx response and while the body streams.
         check(dw_curl_easy_setopt_string(easy, CURLOPT_USERAGENT, r.userAgent), "USERAGENT")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
@@ -197,9 +200,7 @@ final class CurlMulti: @unchecked Sendable {
 
         if let reason = transfer.abortReason {
             transfer.complete(.failure(reason))
-        } else if code == CURLE_FILESIZE_EXCEEDED, let limit = transfer.request.maxBodySize {
-            transfer.complete(.failure(.tooLarge(size: transfer.finalHead?.contentLength ?? limit + 1, limit: limit)))
-        } else if code != CURLE_OK {
+        } else if code != CURLE_OK && !(transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR) {
             transfer.complete(.failure(.curl(code: Int(code.rawValue), message: message)))
         } else {
             var head = transfer.finalHead ?? DWResponseHead()

@@ -81,16 +81,24 @@ final class CurlTransfer: @unchecked Sendable {
     func didReceiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
         if cancelRequested.value { return abort(.cancelled) ? chunk.count : 0 }
         received += Int64(chunk.count)
+        guard let head = finalHead, (200..<300).contains(head.status) else {
+            // An error page: its status is what matters. Read a little (to keep the connection), then stop.
+            if received > Self.errorBodyAllowance { errorBodyDiscarded = true; return 0 }
+            return chunk.count
+        }
         if let limit = request.maxBodySize, received > limit {
             // libcurl 7.88.1's MAXFILESIZE only stops transfers whose size is announced: enforce the cap here.
             return abort(.tooLarge(size: received, limit: limit)) ? chunk.count : 0
         }
-        if let head = finalHead, (200..<300).contains(head.status) {
-            guard onData(chunk) else { return abort(.rejected("body refused")) ? chunk.count : 0 }
-        }
+        guard onData(chunk) else { return abort(.rejected("body refused")) ? chunk.count : 0 }
         onProgress(received, expectedLength)
         return chunk.count
     }
+
+    /// Bytes of a non-2xx body read before the transfer is stopped.
+    static let errorBodyAllowance: Int64 = 64 * 1024
+    /// The transfer was stopped because a non-2xx body was too long to bother with; the status stands.
+    private(set) var errorBodyDiscarded = false
 
     /// Records why the transfer is being stopped; always returns false so callers can `return abort(...)`.
     private func abort(_ reason: TransferFailure) -> Bool {
