@@ -1,0 +1,130 @@
+// Shared helpers: an isolated manager per test (own cache dir, NotificationCenter, callback queue) and a blocking fetch.
+import DWTestServer
+import Foundation
+import XCTest
+
+@testable import DWWebImage
+
+/// A manager with its own cache directory, notification center and callback queue; torn down by `close()`.
+final class Harness: Sendable {
+    let root: URL
+    let cache: DWWebImageCache
+    let center: NotificationCenter
+    let manager: DWWebImageManager
+    let server: LoopbackHTTPServer
+
+    init(slots: Int = 6, configure: (inout DWWebImageManager.Configuration) -> Void = { _ in }) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("dwtest-\(UUID().uuidString)")
+        center = NotificationCenter()
+        cache = DWWebImageCache(rootDirectory: root, notificationCenter: center)
+        var configuration = DWWebImageManager.Configuration()
+        configuration.timeout = 10
+        configuration.retryCount = 0  // tests that retry say so
+        configure(&configuration)
+        manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: center,
+                                    removeExpiredAtStart: false)
+        manager.maxConcurrentDownloads = slots
+        server = try LoopbackHTTPServer()
+    }
+
+    func close() {
+        manager.invalidate()
+        server.shutdown()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// Fetches and waits for the one completion.
+    func fetch(_ url: String, options: DWWebImageOptions = [], timeout: TimeInterval = 20,
+               file: StaticString = #filePath, line: UInt = #line) -> Result<DWImage, DWWebImageError> {
+        let box = ResultBox()
+        manager.downloadImage(withURL: url, options: options) { box.set($0) }
+        guard let result = box.wait(timeout: timeout) else {
+            XCTFail("no completion within \(timeout) s for \(url)", file: file, line: line)
+            return .failure(DWWebImageError(.cancelled, "test timeout"))
+        }
+        return result
+    }
+
+    /// Waits until every pending callback-queue block has run.
+    func drainCallbacks() { manager.callbackQueue.sync {} }
+}
+
+/// Collects completions; counts them so tests can assert "exactly once".
+final class ResultBox: @unchecked Sendable {
+    // @unchecked: every field is guarded by `lock`.
+    private let lock = NSCondition()
+    private var results: [Result<DWImage, DWWebImageError>] = []
+
+    func set(_ result: Result<DWImage, DWWebImageError>) {
+        lock.lock()
+        results.append(result)
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return results.count
+    }
+
+    var all: [Result<DWImage, DWWebImageError>] {
+        lock.lock()
+        defer { lock.unlock() }
+        return results
+    }
+
+    /// Waits for the first result.
+    func wait(timeout: TimeInterval) -> Result<DWImage, DWWebImageError>? {
+        waitFor(count: 1, timeout: timeout) ? all.first : nil
+    }
+
+    /// Waits until `count` results arrived.
+    func waitFor(count n: Int, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while results.count < n {
+            if !lock.wait(until: deadline) { return results.count >= n }
+        }
+        return true
+    }
+}
+
+/// A thread-safe list, for recording order from callbacks.
+final class Recorder<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `items` is guarded by `lock`.
+    private let lock = NSLock()
+    private var items: [T] = []
+    func append(_ item: T) {
+        lock.lock()
+        items.append(item)
+        lock.unlock()
+    }
+    var values: [T] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
+
+extension Result {
+    var error: Failure? {
+        if case .failure(let e) = self { return e }
+        return nil
+    }
+    var value: Success? {
+        if case .success(let v) = self { return v }
+        return nil
+    }
+}
+
+/// Polls `condition` until true or the timeout passes.
+func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(5_000)
+    }
+    return condition()
+}

@@ -1,0 +1,94 @@
+// The libcurl multi engine against a real server: connection reuse, request headers, non-ASCII URLs.
+import DWTestServer
+import Foundation
+import XCTest
+
+@testable import DWWebImage
+
+final class TransportTests: XCTestCase {
+    func testConnectionsAreReusedAcrossTransfers() throws {
+        let h = try Harness(slots: 2)
+        defer { h.close() }
+        let png = SampleImages.png(width: 2, height: 2)
+        for i in 0..<60 { h.server.setRoute("/r\(i).png", .ok(png)) }
+        let box = ResultBox()
+        for i in 0..<60 { h.manager.downloadImage(withURL: h.server.url("/r\(i).png"), options: [.noCache]) { box.set($0) } }
+        XCTAssertTrue(box.waitFor(count: 60, timeout: 20))
+        XCTAssertTrue(box.all.allSatisfy { $0.value != nil })
+        XCTAssertLessThanOrEqual(h.server.acceptedConnections, 4, "60 transfers over a couple of kept-alive connections")
+    }
+
+    func testRequestHeadersFromConfigurationAndOptions() throws {
+        let h = try Harness { $0.requestHeaders = ["X-Global": "g", "X-Both": "config"] }
+        defer { h.close() }
+        h.server.setRoute("/h.png", .ok(SampleImages.png(width: 2, height: 2)))
+        let options: DWWebImageOptions = [.noCache, .headers(["Authorization": "Bearer t0k", "X-Both": "option"])]
+        XCTAssertNotNil(h.fetch(h.server.url("/h.png"), options: options).value)
+        let request = try XCTUnwrap(h.server.requestLog.last)
+        XCTAssertEqual(request.header("Authorization"), "Bearer t0k")
+        XCTAssertEqual(request.header("X-Global"), "g")
+        XCTAssertEqual(request.header("X-Both"), "option")
+        XCTAssertTrue(request.header("User-Agent")?.hasPrefix("DWWebImage/") ?? false)
+        XCTAssertNil(request.header("Accept-Encoding"), "images are fetched as served, never decompressed by curl")
+    }
+
+    func testOptionsKeepHeadersThroughSetOperations() {
+        var options: DWWebImageOptions = [.refreshCached, .headers(["A": "1"])]
+        options.insert(.headers(["B": "2"]))
+        options.formUnion(.highPriority)
+        XCTAssertTrue(options.contains(.refreshCached))
+        XCTAssertTrue(options.contains(.highPriority))
+        XCTAssertEqual(options.requestHeaders, ["A": "1", "B": "2"])
+        options.remove(.refreshCached)
+        XCTAssertFalse(options.contains(.refreshCached))
+        XCTAssertEqual(options.requestHeaders.count, 2)
+    }
+
+    func testNonASCIIURLIsFetchedAndCachedUnderItsOwnKey() throws {
+        let h = try Harness()
+        defer { h.close() }
+        let png = SampleImages.png(width: 7, height: 3)
+        h.server.setRoute("/%E5%9B%BE%E7%89%87%20a.png", .ok(png))
+        let url = h.server.url("/图片 a.png")
+        let cached = expectation(forNotification: .DWWebImageCacheComplete, object: nil, notificationCenter: h.center)
+        XCTAssertEqual(h.fetch(url).value?.data, png)
+        wait(for: [cached], timeout: 2)
+        XCTAssertEqual(h.server.requestLog.last?.path, "/%E5%9B%BE%E7%89%87%20a.png")
+        XCTAssertEqual(h.cache.objCache(forKey: url), png)
+        XCTAssertEqual(h.cache.fileURL(forKey: url).lastPathComponent, CacheKey.md5(url))
+    }
+
+    func testURLValidatorPercentEncodesAndRejects() {
+        XCTAssertEqual(try URLValidator.validate(" http://h/a b.png ").get(), "http://h/a%20b.png")
+        XCTAssertEqual(try URLValidator.validate("HTTPS://h/é").get(), "HTTPS://h/%C3%A9")
+        XCTAssertEqual(URLValidator.validate("").error?.code, .emptyURL)
+        XCTAssertEqual(URLValidator.validate("mailto:a@b").error?.code, .invalidURL)
+    }
+
+    func testRefreshCachedDownloadsAgainAndStores() throws {
+        let h = try Harness()
+        defer { h.close() }
+        let v1 = SampleImages.png(width: 2, height: 2), v2 = SampleImages.png(width: 3, height: 3)
+        h.server.setRoute("/v.png", .ok(v1))
+        XCTAssertEqual(h.fetch(h.server.url("/v.png")).value?.data, v1)
+        h.server.setRoute("/v.png", .ok(v2))
+        XCTAssertEqual(h.fetch(h.server.url("/v.png")).value?.data, v1, "cached")
+        XCTAssertEqual(h.fetch(h.server.url("/v.png"), options: [.refreshCached]).value?.data, v2)
+        XCTAssertEqual(h.fetch(h.server.url("/v.png")).value?.data, v2, "the refreshed bytes were stored")
+        XCTAssertEqual(h.server.requestCount(path: "/v.png"), 2)
+    }
+
+    func testMemoryOnlyAndNoCacheOptions() throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.setRoute("/m.png", .ok(SampleImages.png(width: 2, height: 2)))
+        h.server.setRoute("/x.png", .ok(SampleImages.png(width: 2, height: 2)))
+        XCTAssertNotNil(h.fetch(h.server.url("/m.png"), options: [.cacheMemoryOnly]).value)
+        XCTAssertNotNil(h.fetch(h.server.url("/x.png"), options: [.noCache]).value)
+        h.drainCallbacks()
+        usleep(100_000)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: h.cache.fileURL(forKey: h.server.url("/m.png")).path))
+        XCTAssertEqual(h.fetch(h.server.url("/m.png")).value?.source, .memory)
+        XCTAssertNil(h.cache.objCache(forKey: h.server.url("/x.png")))
+    }
+}
