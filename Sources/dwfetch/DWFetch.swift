@@ -1,0 +1,186 @@
+// dwfetch: the command-line face of DWWebImage — fetch images through the manager and cache singletons.
+import ArgumentParser
+import DWWebImage
+import Foundation
+
+/// `dwfetch [options] URL...`
+struct DWFetch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dwfetch",
+        abstract: "Download, validate and cache images over HTTP(S) with DWWebImage.",
+        discussion: """
+            Each URL is fetched once (however often it is named), checked to be a real image, and kept in the \
+            cache, so a second run is served from disk. Exit status: 0 all fetched, 1 any failed, 2 usage error.
+
+            Examples:
+              dwfetch https://example.com/cat.png
+              dwfetch -j 8 -o out/ -i urls.txt --json > results.jsonl
+              dwfetch --offline https://example.com/cat.png      # cache only
+              dwfetch --demo                                       # offline demo on 127.0.0.1
+            """)
+
+    @Argument(help: "Image URLs (http or https).")
+    var urls: [String] = []
+
+    @Option(name: [.short, .customLong("input")], help: ArgumentHelp(
+        "Read more URLs from FILE, one a line ('-' = stdin; blank lines and '#' comments skipped).", valueName: "FILE"))
+    var input: String?
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write each image into DIR.", valueName: "DIR"))
+    var output: String?
+
+    @Option(name: [.short, .customLong("jobs")], help: ArgumentHelp("Concurrent downloads.", valueName: "N"))
+    var jobs: Int = 6
+
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp(
+        "Cache root (default $XDG_CACHE_HOME/dwwebimage, else ~/.cache/dwwebimage).", valueName: "DIR"))
+    var cacheDir: String?
+
+    @Option(name: .customLong("cache-space"), help: ArgumentHelp("Cache space (a namespace under the root).", valueName: "NAME"))
+    var cacheSpace: String = "defaultCacheSpace"
+
+    @Flag(name: .customLong("no-cache"), help: "Neither read nor write the cache.")
+    var noCache = false
+
+    @Flag(help: "Ignore cached entries, download again, store the result.")
+    var refresh = false
+
+    @Flag(help: "Cache only; a miss is error 10006.")
+    var offline = false
+
+    @Option(help: ArgumentHelp("Retries after a failed attempt.", valueName: "N"))
+    var retries: Int = 3
+
+    @Option(name: .customLong("retry-delay"), help: ArgumentHelp("Seconds between attempts.", valueName: "SEC"))
+    var retryDelay: Double = 3
+
+    @Option(help: ArgumentHelp("Request timeout in seconds.", valueName: "SEC"))
+    var timeout: Double = 15
+
+    @Option(name: .customLong("max-size"), help: ArgumentHelp("Refuse bodies larger than this.", valueName: "BYTES"))
+    var maxSize: Int64?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp(
+        "Extra request header (repeatable).", valueName: "K: V"))
+    var headers: [String] = []
+
+    @Flag(help: "One JSON object per URL on stdout, in input order.")
+    var json = false
+
+    @Flag(name: [.short, .long], help: "No progress and no summary.")
+    var quiet = false
+
+    @Flag(name: .customLong("clear-cache"), help: "Empty the cache space and exit.")
+    var clearCache = false
+
+    @Flag(help: "Fetch a built-in sample set from an embedded loopback server, cold then warm.")
+    var demo = false
+
+    mutating func validate() throws {
+        guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
+        guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }
+        guard retryDelay >= 0 else { throw ValidationError("--retry-delay must not be negative") }
+        guard timeout >= 0 else { throw ValidationError("--timeout must not be negative") }
+        if let maxSize, maxSize <= 0 { throw ValidationError("--max-size must be positive") }
+        if [noCache, refresh, offline].filter({ $0 }).count > 1 {
+            throw ValidationError("--no-cache, --refresh and --offline exclude each other")
+        }
+        for header in headers where Self.parseHeader(header) == nil {
+            throw ValidationError("-H expects \"Name: value\", got \"\(header)\"")
+        }
+        if urls.isEmpty && input == nil && !clearCache && !demo {
+            throw ValidationError("no URL given (name URLs, or -i FILE, or --demo)")
+        }
+    }
+
+    static func parseHeader(_ text: String) -> (String, String)? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\r" || $0 == "\n" }),
+              !value.contains(where: { $0 == "\r" || $0 == "\n" }) else { return nil }
+        return (name, value)
+    }
+
+    func run() throws {
+        if demo {
+            throw ExitCode(try Demo(command: self).run())
+        }
+        let cache = DWWebImageCache.shared
+        if let cacheDir { cache.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+        cache.cacheSpace = cacheSpace
+        if clearCache {
+            cache.removeAllCache()
+            if !quiet { FileHandle.standardError.write(Data("cleared \(cache.directory.path)\n".utf8)) }
+            return
+        }
+        var all = urls
+        if let input {
+            do {
+                all += try Self.readURLList(input)
+            } catch {
+                FileHandle.standardError.write(Data("dwfetch: cannot read \(input): \(error.localizedDescription)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+        let runner = FetchRunner(command: self, manager: DWWebImageManager.shared)
+        let report = runner.run(all)
+        throw ExitCode(report.failed == 0 ? 0 : 1)
+    }
+
+    /// URLs from a file or stdin: one a line, blank lines and '#' comments skipped.
+    static func readURLList(_ path: String) throws -> [String] {
+        let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile()
+                               : try Data(contentsOf: URL(fileURLWithPath: path))
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// The library options for one request.
+    var requestOptions: DWWebImageOptions {
+        var options: DWWebImageOptions = []
+        if noCache { options.insert(.noCache) }
+        if refresh { options.insert(.refreshCached) }
+        if offline { options.insert(.fromCacheOnly) }
+        return options
+    }
+
+    /// The manager configuration these flags ask for.
+    func managerConfiguration(base: DWWebImageManager.Configuration) -> DWWebImageManager.Configuration {
+        var configuration = base
+        configuration.timeout = timeout
+        configuration.retryCount = retries
+        configuration.retryDelay = retryDelay
+        if let maxSize { configuration.maxBodySize = maxSize }
+        for header in headers {
+            if let (name, value) = Self.parseHeader(header) { configuration.requestHeaders[name] = value }
+        }
+        return configuration
+    }
+}
+
+@main
+enum Main {
+    static func main() {
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try DWFetch.parseAsRoot()
+            try command.run()
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            // Usage errors exit 2 (SPEC), not ArgumentParser's 64; --help and --version exit 0.
+            let code = DWFetch.exitCode(for: error)
+            if code == .success {
+                print(DWFetch.fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((DWFetch.fullMessage(for: error) + "\n").utf8))
+            if code == .validationFailure || error is ValidationError {
+                FileHandle.standardError.write(Data("Run 'dwfetch --help' for usage.\n".utf8))
+            }
+            Foundation.exit(2)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+// OutputFormat: dwfetch's per-URL lines — human-readable, or one JSON object with SPEC's fields in order.
+import Crypto
+import DWWebImage
+import Foundation
+
+enum OutputFormat {
+    /// `ok    network  png    640x480     12.3 KB  URL -> path` / `FAIL  10004  HTTP 404 Not Found  URL`
+    static func human(_ outcome: FetchOutcome) -> String {
+        switch outcome.result {
+        case .success(let image):
+            let dims = "\(image.pixelWidth)x\(image.pixelHeight)" + (image.frameCount > 1 ? " \(image.frameCount)f" : "")
+            var line = "ok    " + pad(image.source.rawValue, 8) + pad(image.format.rawValue, 6) + pad(dims, 14)
+                + pad(size(Int64(image.data.count)), 11) + outcome.url
+            if let path = outcome.path { line += " -> \(path)" }
+            if let problem = outcome.writeError { line = "FAIL  " + problem + "  " + outcome.url }
+            return line
+        case .failure(let error):
+            return "FAIL  \(error.code.rawValue)  \(error.message)  \(outcome.url)"
+        }
+    }
+
+    /// One line of JSON: SPEC's fields, in SPEC's order.
+    static func json(_ outcome: FetchOutcome) -> String {
+        var w = JSONLine()
+        w.add("url", .string(outcome.url))
+        switch outcome.result {
+        case .success(let image) where outcome.writeError == nil:
+            w.add("ok", .bool(true))
+            w.add("source", .string(image.source.rawValue))
+            w.add("bytes", .int(Int64(image.data.count)))
+            w.add("format", .string(image.format.rawValue))
+            w.add("width", .int(Int64(image.pixelWidth)))
+            w.add("height", .int(Int64(image.pixelHeight)))
+            w.add("frames", .int(Int64(image.frameCount)))
+            w.add("loop_count", .int(Int64(image.loopCount)))
+            w.add("sha256", .string(SHA256.hash(data: image.data).map { String(format: "%02x", $0) }.joined()))
+            w.add("path", outcome.path.map { .string($0) } ?? .null)
+            w.add("resumed_from", .int(image.metrics?.resumedFrom ?? 0))
+            w.add("attempts", .int(Int64(image.metrics?.attempts ?? 0)))
+        case .success:
+            w.add("ok", .bool(false))
+            w.add("error", .object([("code", .int(Int64(DWWebImageError.Code.cacheIO.rawValue))),
+                                    ("message", .string(outcome.writeError ?? ""))]))
+        case .failure(let error):
+            w.add("ok", .bool(false))
+            var fields: [(String, JSONValue)] = [("code", .int(Int64(error.code.rawValue))), ("message", .string(error.message))]
+            if let status = error.httpStatus { fields.append(("http_status", .int(Int64(status)))) }
+            if let curl = error.curlCode { fields.append(("curl_code", .int(Int64(curl)))) }
+            w.add("error", .object(fields))
+        }
+        return w.text
+    }
+
+    static func size(_ bytes: Int64) -> String {
+        let b = Double(bytes)
+        if b < 1024 { return "\(bytes) B" }
+        if b < 1024 * 1024 { return String(format: "%.1f KB", b / 1024) }
+        if b < 1024 * 1024 * 1024 { return String(format: "%.1f MB", b / 1024 / 1024) }
+        return String(format: "%.2f GB", b / 1024 / 1024 / 1024)
+    }
+
+    private static func pad(_ s: String, _ width: Int) -> String {
+        s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count)
+    }
+}
+
+/// A JSON value with ordered object keys.
+indirect enum JSONValue {
+    case string(String), int(Int64), bool(Bool), null, object([(String, JSONValue)])
+
+    var text: String {
+        switch self {
+        case .string(let s): return JSONValue.quote(s)
+        case .int(let n): return String(n)
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .object(let fields): return "{" + fields.map { "\(JSONValue.quote($0.0)): \($0.1.text)" }.joined(separator: ", ") + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Builds one JSON object line.
+struct JSONLine {
+    private var fields: [(String, JSONValue)] = []
+    mutating func add(_ key: String, _ value: JSONValue) { fields.append((key, value)) }
+    var text: String { JSONValue.object(fields).text }
+}

@@ -1,0 +1,105 @@
+// OutputWriter and OutputNames: -o DIR — deterministic unique names, atomic writes (temp file + rename).
+import DWWebImage
+import Foundation
+
+/// Names for `-o`: the URL's last path component (percent-decoded, made safe), "image" when empty, and
+/// `name-1.ext`, `name-2.ext`… for clashes, assigned in input order (so the same command gives the same names).
+enum OutputNames {
+    static func assign(_ urls: [String]) -> [String: String] {
+        var taken = Set<String>()
+        var names: [String: String] = [:]
+        for url in urls {
+            let base = baseName(url)
+            var candidate = base
+            var n = 0
+            while taken.contains(candidate.lowercased()) {
+                n += 1
+                candidate = numbered(base, n)
+            }
+            taken.insert(candidate.lowercased())
+            names[url] = candidate
+        }
+        return names
+    }
+
+    static func baseName(_ url: String) -> String {
+        var path = url
+        if let schemeEnd = path.range(of: "://") { path = String(path[schemeEnd.upperBound...]) }
+        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<cut]) }
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        var last = components.count > 1 ? String(components.last!) : ""
+        last = last.removingPercentEncoding ?? last
+        var safe = String(last.unicodeScalars.map { scalar -> Character in
+            (scalar.value < 0x20 || scalar == "/" || scalar == "\\" || scalar.value == 0x7F) ? "_" : Character(scalar)
+        })
+        while safe.hasPrefix(".") { safe.removeFirst() }
+        if safe.utf8.count > 200 { safe = String(safe.prefix(100)) }
+        return safe.isEmpty ? "image" : safe
+    }
+
+    private static func numbered(_ name: String, _ n: Int) -> String {
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            return "\(name[..<dot])-\(n)\(name[dot...])"
+        }
+        return "\(name)-\(n)"
+    }
+}
+
+/// Writes files into the output directory atomically.
+final class OutputWriter: Sendable {
+    let directory: String
+    private static let tempPrefix = ".dwfetch-tmp-"
+
+    init(directory: String) { self.directory = directory }
+
+    /// Creates the directory; returns an error text if it cannot.
+    func prepare() -> String? {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            return nil
+        } catch {
+            return "cannot create \(directory): \(error.localizedDescription)"
+        }
+    }
+
+    /// Writes `data` to `directory/name` via a temp file and rename; returns the path.
+    func write(_ data: Data, name: String) throws -> String {
+        let final = (directory as NSString).appendingPathComponent(name)
+        let temp = (directory as NSString).appendingPathComponent("\(Self.tempPrefix)\(getpid())-\(UUID().uuidString)")
+        // POSIX writes: Foundation's Data.write fsyncs every file, which a bulk download does not need.
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        if close(fd) != 0 && failure == 0 { failure = errno }
+        if failure != 0 {
+            unlink(temp)
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
+        }
+        if rename(temp, final) != 0 {
+            let code = errno
+            unlink(temp)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+        return final
+    }
+
+    /// Removes temp files this process left (after Ctrl-C).
+    func removeTemporaryFiles() {
+        let prefix = "\(Self.tempPrefix)\(getpid())-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
+            unlink((directory as NSString).appendingPathComponent(name))
+        }
+    }
+}
