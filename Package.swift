@@ -22,21 +22,28 @@ let package = Package(
         ),
         // zlib (crc32 for cache entries; gzip later).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // One lock type for every module, visible to ThreadSanitizer (see DWLock.swift).
+        .target(name: "DWLocking"),
+        // giflib (frame decoding from memory through DGifOpen's read callback).
+        .systemLibrary(name: "CGif", providers: [.apt(["libgif-dev"])]),
         .target(
             name: "DWWebImage",
             dependencies: [
                 "CCurlShim",
                 "CZlib",
+                "CGif",
+                "DWLocking",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
-        .target(name: "DWTestServer"),
+        .target(name: "DWTestServer", dependencies: ["DWLocking"]),
         .executableTarget(
             name: "dwfetch",
             dependencies: [
                 "DWWebImage",
                 "DWTestServer",
+                "DWLocking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -1,6 +1,6 @@
 // LoopbackHTTPServer: a programmable HTTP/1.1 server on 127.0.0.1 for tests, fault injection and the demo.
 import Foundation
-import Synchronization
+import DWLocking
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +25,7 @@ public final class LoopbackHTTPServer: Sendable {
     private let listener: Int32
     /// The TCP port the server listens on.
     public let port: Int
-    private let state = Mutex(State())
+    private let state = DWLock(State())
     private let wake = NSCondition()  // broadcast on shutdown and on every change of `active`
 
     /// Binds 127.0.0.1 on an ephemeral port and starts accepting immediately.

@@ -2,7 +2,7 @@
 import Crypto
 import DWWebImage
 import Foundation
-import Synchronization
+import DWLocking
 
 /// What happened to one distinct URL.
 struct FetchOutcome: Sendable {
@@ -25,7 +25,7 @@ final class FetchRunner: Sendable {
     private let manager: DWWebImageManager
     private let output: OutputWriter?
     private let progress: ProgressView?
-    private let state = Mutex(RunState())
+    private let state = DWLock(RunState())
 
     private struct RunState {
         var outcomes: [String: FetchOutcome] = [:]

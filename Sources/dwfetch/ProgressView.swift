@@ -1,7 +1,7 @@
 // ProgressView: a live multi-line progress display on stderr (only when stderr is a terminal), like aria2c's.
 import DWWebImage
 import Foundation
-import Synchronization
+import DWLocking
 
 /// Overall bar (files, bytes, rate, ETA) plus one line per active transfer, redrawn ten times a second and
 /// cleared at the end. Uses colour unless `NO_COLOR` is set.
@@ -19,7 +19,7 @@ final class ProgressView: Sendable {
         var linesOnScreen = 0
         var started = Date()
     }
-    private let state = Mutex(State())
+    private let state = DWLock(State())
     // DispatchSourceTimer is thread-safe but not declared Sendable; it is only scheduled, resumed and cancelled.
     nonisolated(unsafe) private let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "dwfetch.progress"))
     private let color = ProcessInfo.processInfo.environment["NO_COLOR"].map { $0.isEmpty } ?? true

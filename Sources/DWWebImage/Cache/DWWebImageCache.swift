@@ -1,6 +1,6 @@
 // DWWebImageCache: the DW cache — NSCache in memory plus self-validating files on disk, per cache space.
 import Foundation
-import Synchronization
+import DWLocking
 
 /// Memory and disk cache for downloaded images.
 ///
@@ -29,7 +29,7 @@ public final class DWWebImageCache: Sendable {
         var cacheSpace: String
     }
 
-    private let settings: Mutex<Settings>
+    private let settings: DWLock<Settings>
     private let memory: MemoryCache
     private let writeSemaphore = DispatchSemaphore(value: 1)
     private let pendingWrites = DispatchGroup()
@@ -45,7 +45,7 @@ public final class DWWebImageCache: Sendable {
     public init(rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace",
                 memoryCountLimit: Int = 20, memoryCostLimit: Int = 5 * 1024 * 1024,
                 notificationCenter: NotificationCenter = .default) {
-        self.settings = Mutex(Settings(rootDirectory: rootDirectory ?? DWWebImageCache.defaultRootDirectory(),
+        self.settings = DWLock(Settings(rootDirectory: rootDirectory ?? DWWebImageCache.defaultRootDirectory(),
                                        cacheSpace: cacheSpace))
         self.memory = MemoryCache(countLimit: memoryCountLimit, costLimit: memoryCostLimit)
         self.notificationCenter = notificationCenter

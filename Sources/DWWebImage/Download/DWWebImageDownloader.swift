@@ -1,6 +1,6 @@
 // DWWebImageDownloader: one download of one URL, with the callback array of everyone waiting for it.
 import Foundation
-import Synchronization
+import DWLocking
 
 /// One download of one URL. It holds the *callback array* of every caller waiting for that URL; when the transfer
 /// ends it validates the bytes, stores them in the cache, calls every callback exactly once and posts the
@@ -28,7 +28,7 @@ public final class DWWebImageDownloader: Sendable {
         var bytesReceived: Int64 = 0
         var startedAt: UInt64 = 0
     }
-    private let state = Mutex(State())
+    private let state = DWLock(State())
     private let body = BodyBuffer()
 
     init(url: String, context: DownloadContext) {

@@ -1,5 +1,5 @@
 // async/await on top of the callback API; task cancellation cancels this caller's token.
-import Synchronization
+import DWLocking
 
 extension DWWebImageManager {
     /// Fetches an image (see ``downloadImage(withURL:options:progress:completion:)``).
@@ -20,7 +20,7 @@ extension DWWebImageManager {
 
 /// Hands a token from the request to a cancellation handler that may run first, on another thread.
 private final class TokenBox: Sendable {
-    private let state = Mutex<(token: DWWebImageToken?, cancelled: Bool)>((nil, false))
+    private let state = DWLock<(token: DWWebImageToken?, cancelled: Bool)>((nil, false))
 
     /// Stores the token; true when cancellation already happened.
     func store(_ token: DWWebImageToken) -> Bool {

@@ -1,6 +1,6 @@
 // DWWebImageManager: the DW entry point — cache first, else join the in-flight download, else a new operation.
 import Foundation
-import Synchronization
+import DWLocking
 
 /// The entry point of the pipeline.
 ///
@@ -38,7 +38,7 @@ public final class DWWebImageManager: Sendable {
         var configuration: Configuration
         var invalidated = false
     }
-    private let state: Mutex<State>
+    private let state: DWLock<State>
     private let engine: CurlMulti
     private let queue: OperationQueue
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
@@ -59,7 +59,7 @@ public final class DWWebImageManager: Sendable {
         self.cache = cache
         self.notificationCenter = notificationCenter
         let callbacks = callbackQueue ?? DispatchQueue(label: "DWWebImage.callbacks", qos: .userInitiated)
-        self.state = Mutex(State(callbackQueue: callbacks, configuration: configuration))
+        self.state = DWLock(State(callbackQueue: callbacks, configuration: configuration))
         self.engine = CurlMulti()
         self.queue = OperationQueue()
         queue.name = "DWWebImage.downloads"

@@ -1,5 +1,5 @@
 // DWWebImageToken: one caller's handle on a request, for cancelling just that caller.
-import Synchronization
+import DWLocking
 
 /// Identifies one call to ``DWWebImageManager/downloadImage(withURL:options:progress:completion:)``.
 /// Cancelling it completes that caller with 10007; the transfer stops only when no caller is left.
@@ -42,7 +42,7 @@ final class Waiter: Sendable {
     let options: DWWebImageOptions
     let progress: (@Sendable (Int64, Int64) -> Void)?
     private let completion: @Sendable (Result<DWImage, DWWebImageError>) -> Void
-    private let delivered = Mutex(false)
+    private let delivered = DWLock(false)
 
     init(token: DWWebImageToken, options: DWWebImageOptions, progress: (@Sendable (Int64, Int64) -> Void)?,
          completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void) {

@@ -1,6 +1,6 @@
 // DWWebImageOperation: the DW Operation subclass — one per download, finished when its downloader ends.
 import Foundation
-import Synchronization
+import DWLocking
 
 /// An asynchronous `Operation` that runs one ``DWWebImageDownloader`` and occupies one of the manager's
 /// ``DWWebImageManager/maxConcurrentDownloads`` slots until the download has ended.
@@ -23,7 +23,7 @@ public final class DWWebImageOperation: Operation, @unchecked Sendable {
         var executing = false
         var finished = false
     }
-    private let state = Mutex(State())
+    private let state = DWLock(State())
 
     init(downloader: DWWebImageDownloader, lane: Int, willStart: @escaping @Sendable (DWWebImageOperation) -> Void) {
         self.downloader = downloader

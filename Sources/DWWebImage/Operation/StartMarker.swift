@@ -1,6 +1,6 @@
 // StartMarker: a tiny Operation an older waiting operation depends on; finished when the next-newer one *starts*.
 import Foundation
-import Synchronization
+import DWLocking
 
 /// The link of the newest-first chain. Each waiting ``DWWebImageOperation`` depends on the marker of the operation
 /// queued right after it; that marker finishes when its owner starts, not when it finishes, so the chain orders
@@ -16,7 +16,7 @@ final class StartMarker: Operation, @unchecked Sendable {
         var fired = false
         var dependents: [Operation] = []
     }
-    private let state = Mutex(State())
+    private let state = DWLock(State())
 
     /// Makes `dependent` wait for this marker, keeping it alive until the marker has fired.
     func gate(_ dependent: Operation) {

@@ -1,6 +1,6 @@
 // CurlMulti: one libcurl multi handle driven by one thread (curl_multi_poll, woken by curl_multi_wakeup).
 import Foundation
-import Synchronization
+import DWLocking
 internal import CCurlShim
 
 /// The transfer engine: one `CURLM` and one thread that owns it and every easy handle.
@@ -21,15 +21,15 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(Inbox())
+    private let inbox = DWLock(Inbox())
     private let stopped = DispatchSemaphore(value: 0)
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
 
     /// Number of transfers in flight (engine thread's view; for tests and diagnostics).
-    let activeCount = MutexBox(0)
+    let activeCount = DWLock(0)
     /// The most transfers ever in flight at once.
-    let maxActiveCount = MutexBox(0)
+    let maxActiveCount = DWLock(0)
 
     init(name: String = "DWWebImage.CurlMulti") {
         CurlGlobal.initialize()

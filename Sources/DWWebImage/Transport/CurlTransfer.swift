@@ -1,6 +1,6 @@
 // CurlTransfer: one transfer's callbacks and its engine-thread state (head parsing, byte cap, progress).
 import Foundation
-import Synchronization
+import DWLocking
 internal import CCurlShim
 
 /// One transfer. Its callbacks run on the engine thread, in this order: `onHead` once for the final response,
@@ -18,7 +18,7 @@ final class CurlTransfer: @unchecked Sendable {
     let onComplete: @Sendable (Result<TransferResult, TransferFailure>) -> Void
 
     /// Set from any thread by `CurlMulti.cancel`.
-    let cancelRequested = MutexBox(false)
+    let cancelRequested = DWLock(false)
 
     // Engine-thread state.
     var easy: UnsafeMutableRawPointer?
@@ -112,16 +112,4 @@ final class CurlTransfer: @unchecked Sendable {
         completed = true
         onComplete(result)
     }
-}
-
-/// A value behind a `Mutex`, for a single flag or counter shared across threads.
-final class MutexBox<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    var value: Value {
-        get { mutex.withLock { $0 } }
-        set { mutex.withLock { $0 = newValue } }
-    }
-    @discardableResult
-    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }
