@@ -24,16 +24,25 @@ public final class DWWebImageDownloader: Sendable {
         weak var operation: DWWebImageOperation?
         var lastProgressReport: UInt64 = 0
         var lastProgressBytes: Int64 = 0
+        /// Attempts made so far (a whole-body refetch after a failed resume is part of the same attempt).
         var attempts = 1
+        /// Requests made without Range after a resume was refused, in this download.
+        var wholeRefetches = 0
+        /// The Range start of the request in flight (0 = whole body).
+        var requestedOffset: Int64 = 0
+        /// Where the body of the response in flight starts (after the server agreed to resume).
+        var appendedFrom: Int64 = 0
         var bytesReceived: Int64 = 0
         var startedAt: UInt64 = 0
     }
     private let state = DWLock(State())
-    private let body = BodyBuffer()
+    /// The body across attempts (memory, or a partial file on disk).
+    private let partial: PartialBody
 
     init(url: String, context: DownloadContext) {
         self.url = url
         self.context = context
+        self.partial = PartialBody(url: url, store: context.partialStore)
     }
 
     /// Callers currently waiting (not yet completed).
@@ -67,16 +76,43 @@ public final class DWWebImageDownloader: Sendable {
             finish()  // cancelled while it waited
             return
         }
+        partial.loadExisting()
         post(.DWWebImageDownloadStart, [DWWebImageNotificationKey.url: url])
         startAttempt()
     }
 
-    /// Starts one attempt: a fresh transfer whose body replaces any earlier attempt's.
-    private func startAttempt() {
-        body.reset()
+    /// Starts one request: resuming from the bytes held when they can be resumed, else for the whole body.
+    private func startAttempt(whole: Bool = false) {
+        var request = context.request
+        var offset: Int64 = 0
+        if !whole {
+            let point = partial.resumePoint
+            if let extra = ResumeProtocol.requestHeaders(offset: point.offset, validator: point.validator) {
+                request.headers += extra
+                offset = point.offset
+            }
+        }
+        let partial = self.partial
+        let requestedOffset = offset
         let transfer = CurlTransfer(
-            request: context.request,
-            onData: { [body] chunk in body.append(chunk); return true },
+            request: request,
+            onHead: { [weak self] head in
+                // Decided before a single body byte is written (libcurl's own resume logic is never used).
+                let outcome = ResumeProtocol.decide(head: head, requestedOffset: requestedOffset)
+                switch outcome {
+                case .append(let base):
+                    self?.state.withLock { $0.appendedFrom = base }
+                    return .accept(baseOffset: base)
+                case .replace:
+                    partial.begin(.replace, head: head)
+                    return .accept(baseOffset: 0)
+                case .refetchWhole(let why):
+                    return .refuse(.refetchWhole(why))
+                case .noBody:
+                    return .accept(baseOffset: 0)
+                }
+            },
+            onData: { chunk in partial.append(chunk) },
             onProgress: { [weak self] received, expected in self?.reportProgress(received, expected) },
             onComplete: { [weak self] result in
                 guard let self else { return }
@@ -85,6 +121,8 @@ public final class DWWebImageDownloader: Sendable {
         let live = state.withLock { s -> Bool in
             guard s.phase == .running else { return false }
             s.transfer = transfer
+            s.requestedOffset = offset
+            s.appendedFrom = 0
             return true
         }
         if live { context.engine.submit(transfer) }
@@ -109,45 +147,113 @@ public final class DWWebImageDownloader: Sendable {
         }
     }
 
+    /// What one request's end means for the download.
+    private enum AttemptOutcome {
+        /// The whole body is held: validate it.
+        case complete(DWResponseHead)
+        /// The held bytes cannot be continued: ask for the whole body again, now.
+        case refetchWhole(String)
+        /// This attempt failed with this result (retry or give up).
+        case failed(Result<TransferResult, TransferFailure>)
+    }
+
+    /// Applies the resume rules to a finished request.
+    private func judge(_ result: Result<TransferResult, TransferFailure>, requestedOffset: Int64,
+                       appendedFrom: Int64) -> AttemptOutcome {
+        switch result {
+        case .failure(.refetchWhole(let why)):
+            return .refetchWhole(why)
+        case .failure:
+            return .failed(result)
+        case .success(let r):
+            let head = r.head
+            if head.status == 416 && requestedOffset > 0 {
+                let point = partial.resumePoint
+                if ResumeProtocol.unsatisfiedRangeMeansComplete(head: head, partialLength: point.offset,
+                                                                validator: point.validator) {
+                    var complete = head
+                    complete.status = 200
+                    return .complete(complete)
+                }
+                return .refetchWhole("416 for bytes=\(requestedOffset)- does not confirm the partial")
+            }
+            guard (200..<300).contains(head.status) else { return .failed(result) }
+            let held = partial.length
+            if let total = ResumeProtocol.expectedTotal(head: head, offset: appendedFrom), total != held {
+                if held > total { partial.discard() }
+                let message = "body ended at \(held) bytes of \(total) announced"
+                return .failed(.failure(.curl(code: 18, message: message)))  // CURLE_PARTIAL_FILE
+            }
+            return .complete(head)
+        }
+    }
+
     private func transferEnded(_ result: Result<TransferResult, TransferFailure>) {
-        enum Next { case retry(after: TimeInterval), finish([Waiter], (@Sendable () -> Void)?, DWDownloadMetrics) }
-        let retryable = Self.shouldRetry(result)
+        enum Next {
+            case again(whole: Bool, after: TimeInterval)
+            case finish([Waiter], (@Sendable () -> Void)?, DWDownloadMetrics, AttemptOutcome)
+        }
+        let (requestedOffset, appendedFrom) = state.withLock { ($0.requestedOffset, $0.appendedFrom) }
+        let outcome = judge(result, requestedOffset: requestedOffset, appendedFrom: appendedFrom)
+        if case .refetchWhole(let why) = outcome {
+            DWLog.debug("\(url): \(why); fetching the whole body")
+            partial.discard()
+        }
+        var failure: Result<TransferResult, TransferFailure>?
+        if case .failed(let r) = outcome { failure = r }
+        let retryWait = failure.flatMap { retryDelay(for: $0) }
         let next = state.withLock { s -> Next in
             s.transfer = nil
             if case .success(let r) = result { s.bytesReceived += r.bodyBytes }
-            if s.phase == .running, retryable, s.attempts <= context.retryCount {
-                s.attempts += 1
-                return .retry(after: context.retryDelay)
+            if s.phase == .running {
+                if case .refetchWhole = outcome, s.wholeRefetches < 2 {
+                    s.wholeRefetches += 1
+                    return .again(whole: true, after: 0)
+                }
+                if let retryWait, s.attempts <= context.retryPolicy.maxRetries {
+                    s.attempts += 1
+                    return .again(whole: false, after: retryWait)
+                }
             }
             let finish = s.finishOperation
             s.finishOperation = nil
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- s.startedAt) / 1e9
             var status = 0
             if case .success(let r) = result { status = r.head.status }
-            let metrics = DWDownloadMetrics(attempts: s.attempts, resumedFrom: 0, bytesReceived: s.bytesReceived,
-                                            httpStatus: status, elapsed: elapsed)
-            guard s.phase == .running else { return .finish([], finish, metrics) }  // cancelled: already answered
+            var resumedFrom = s.appendedFrom
+            if case .complete = outcome, status == 416 { resumedFrom = s.requestedOffset }
+            let metrics = DWDownloadMetrics(attempts: s.attempts, resumedFrom: resumedFrom,
+                                            bytesReceived: s.bytesReceived, httpStatus: status, elapsed: elapsed)
+            guard s.phase == .running else { return .finish([], finish, metrics, outcome) }  // already answered
             s.phase = .finished
-            return .finish(s.waiters, finish, metrics)
+            return .finish(s.waiters, finish, metrics, outcome)
         }
         let claimed: (waiters: [Waiter], finish: (@Sendable () -> Void)?)
         let metrics: DWDownloadMetrics
         switch next {
-        case .retry(let delay):
-            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in startAttempt() }
+        case .again(let whole, let delay):
+            if delay <= 0 {
+                startAttempt(whole: whole)
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in startAttempt(whole: whole) }
+            }
             return
-        case .finish(let waiters, let finish, let m):
+        case .finish(let waiters, let finish, let m, _):
             claimed = (waiters, finish)
             metrics = m
         }
         defer { claimed.finish?() }
-        guard !claimed.waiters.isEmpty else { return }
+        guard !claimed.waiters.isEmpty else {
+            partial.suspend()  // cancelled: keep what we have for the next time someone asks
+            return
+        }
         context.didEnd(self)
 
-        let outcome = evaluate(result, metrics: metrics)
+        let evaluated = evaluate(outcome, metrics: metrics)
         let queue = context.callbackQueue
-        switch outcome {
+        switch evaluated {
         case .success(let (image, head)):
+            partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
             let policy = context.storePolicy
             if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
             let total = Int64(image.data.count)
@@ -166,32 +272,57 @@ public final class DWWebImageDownloader: Sendable {
                 context.cache.writeAndNotify(image.data, forKey: url, metadata: metadata, url: url, queue: queue)
             }
         case .failure(let error):
+            // Worth resuming later: transport failures and 5xx/408/429. Anything else is gone for good.
+            if error.code == .transport || (error.httpStatus.map { $0 >= 500 || $0 == 408 || $0 == 429 } ?? false) {
+                partial.suspend()
+            } else {
+                partial.discard()
+            }
             for waiter in claimed.waiters { waiter.deliver(.failure(error), on: queue) }
             post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.error: error])
         }
     }
 
-    /// Turns the transfer's outcome into an image or the error a user should see.
-    private func evaluate(_ result: Result<TransferResult, TransferFailure>, metrics: DWDownloadMetrics)
+    /// Seconds to wait before retrying after `result`; nil when it must not be retried (or Retry-After asks for
+    /// longer than the policy's cap).
+    private func retryDelay(for result: Result<TransferResult, TransferFailure>) -> TimeInterval? {
+        guard Self.shouldRetry(result) else { return nil }
+        let policy = context.retryPolicy
+        let attempt = state.withLock { $0.attempts }
+        var delay = policy.delay(beforeRetry: attempt)
+        if case .success(let r) = result, r.head.status == 429 || r.head.status == 503,
+           let asked = DWRetryPolicy.retryAfterSeconds(r.head.retryAfter) {
+            guard asked <= policy.maxRetryAfter else { return nil }
+            delay = max(delay, asked)
+        }
+        return delay
+    }
+
+    /// Turns the download's outcome into an image or the error a user should see.
+    private func evaluate(_ outcome: AttemptOutcome, metrics: DWDownloadMetrics)
         -> Result<(DWImage, DWResponseHead), DWWebImageError> {
-        switch result {
-        case .failure(.cancelled):
+        switch outcome {
+        case .refetchWhole(let why):
+            return .failure(DWWebImageError(.transport, "resume failed: \(why)", url: url))
+        case .failed(.failure(.cancelled)):
             return .failure(.cancelled(url))
-        case .failure(.tooLarge(let size, let limit)):
+        case .failed(.failure(.tooLarge(let size, let limit))):
             return .failure(.tooLarge(url, size: size, limit: limit))
-        case .failure(.rejected(let why)):
+        case .failed(.failure(.rejected(let why))):
             return .failure(DWWebImageError(.transport, "transfer aborted: \(why)", url: url))
-        case .failure(.curl(let code, let message)):
+        case .failed(.failure(.refetchWhole(let why))):
+            return .failure(DWWebImageError(.transport, "resume failed: \(why)", url: url))
+        case .failed(.failure(.curl(let code, let message))):
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
-        case .success(let transfer):
-            let status = transfer.head.status
-            guard (200..<300).contains(status) else { return .failure(.http(status, url: url)) }
-            let data = body.take()
+        case .failed(.success(let transfer)):
+            return .failure(.http(transfer.head.status, url: url))
+        case .complete(let head):
+            let data = partial.data()
             do throws(DWWebImageError) {
                 let image = try DWImage(data: data, maxPixelCount: context.maxPixelCount)
-                return .success((image.from(.network, metrics: metrics), transfer.head))
+                return .success((image.from(.network, metrics: metrics), head))
             } catch {
-                return .failure(DWWebImageError(error.code, error.message, url: url, httpStatus: status,
+                return .failure(DWWebImageError(error.code, error.message, url: url, httpStatus: head.status,
                                                 size: error.size, limit: error.limit))
             }
         }
@@ -207,7 +338,7 @@ public final class DWWebImageDownloader: Sendable {
         case .failure(.curl(let code, _)):
             // 1 unsupported protocol, 3 malformed URL, 47 too many redirects, 60 bad peer certificate.
             return ![1, 3, 47, 60].contains(code)
-        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected):
+        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole):
             return false
         }
     }
@@ -256,6 +387,7 @@ public final class DWWebImageDownloader: Sendable {
             if s.transfer == nil { s.finishOperation = nil }
             return (s.transfer, s.operation, finish)
         }
+        if transfer == nil && finish != nil { partial.suspend() }  // between attempts: release the partial now
         if let transfer {
             context.engine.cancel(transfer)  // its completion finishes the operation
         } else if let finish {
@@ -282,24 +414,12 @@ struct DownloadContext: Sendable {
     let request: TransferRequest
     let storePolicy: DWWebImageCachePolicy
     let maxPixelCount: Int
-    /// Retries after a failed attempt, and the delay between attempts.
-    let retryCount: Int
-    let retryDelay: TimeInterval
+    /// When to try again after a failed attempt.
+    let retryPolicy: DWRetryPolicy
+    /// Where partial bodies persist between attempts and processes; nil = memory only.
+    let partialStore: PartialStore?
     /// Minimum time between progress reports, in nanoseconds.
     let progressInterval: UInt64
     /// Tells the manager this downloader no longer takes new callers.
     let didEnd: @Sendable (DWWebImageDownloader) -> Void
-}
-
-/// The body as it arrives.
-final class BodyBuffer: @unchecked Sendable {
-    // @unchecked: `append` runs only on the engine thread during the transfer, and `take` only after the
-    // transfer's completion has been handed to another queue (a happens-before edge through Dispatch).
-    private var data = Data()
-    func append(_ chunk: UnsafeRawBufferPointer) { data.append(contentsOf: chunk) }
-    func reset() { data = Data() }
-    func take() -> Data {
-        defer { data = Data() }
-        return data
-    }
 }

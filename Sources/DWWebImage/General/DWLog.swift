@@ -1,9 +1,15 @@
-// DWLog: the library's few log lines (cache I/O failures), to stderr, silenced with DWWEBIMAGE_LOG=0.
+// DWLog: the library's few log lines (cache I/O failures; resume decisions with DWWEBIMAGE_LOG=debug), to stderr.
 import Foundation
 
-/// Minimal logging: warnings go to stderr unless `DWWEBIMAGE_LOG=0`.
+/// Minimal logging: warnings go to stderr unless `DWWEBIMAGE_LOG=0`; debug lines only with `DWWEBIMAGE_LOG=debug`.
 enum DWLog {
     private static let enabled = ProcessInfo.processInfo.environment["DWWEBIMAGE_LOG"] != "0"
+    private static let debugEnabled = ProcessInfo.processInfo.environment["DWWEBIMAGE_LOG"] == "debug"
+
+    static func debug(_ message: @autoclosure () -> String) {
+        guard debugEnabled else { return }
+        FileHandle.standardError.write(Data("DWWebImage: \(message())\n".utf8))
+    }
 
     static func warning(_ message: @autoclosure () -> String) {
         guard enabled else { return }

@@ -21,11 +21,19 @@ extension DWWebImageManager {
         public var requestHeaders: [String: String] = [:]
         /// User-Agent.
         public var userAgent: String = "DWWebImage/0.1 (\(CurlGlobal.version.split(separator: " ").first ?? "libcurl"))"
-        /// Retries after a failed attempt (transport failures, 5xx, 408, 429; never other 4xx, cancellation or
-        /// size limits). ImageX's `.max3s`: 3.
-        public var retryCount: Int = 3
-        /// Seconds between attempts. ImageX's `.max3s`: 3.
-        public var retryDelay: TimeInterval = 3
+        /// When to try again after a failed attempt (transport failures, 5xx, 408, 429; never other 4xx,
+        /// cancellation or size limits). Default ImageX's `.max3s`: 3 retries, 3 s apart. Each retry resumes.
+        public var retryPolicy: DWRetryPolicy = .max3s
+        /// Retries after a failed attempt (``retryPolicy``'s `maxRetries`).
+        public var retryCount: Int {
+            get { retryPolicy.maxRetries }
+            set { retryPolicy.maxRetries = max(0, newValue) }
+        }
+        /// Seconds between attempts (``retryPolicy``'s `interval`).
+        public var retryDelay: TimeInterval {
+            get { retryPolicy.interval }
+            set { retryPolicy.interval = max(0, newValue) }
+        }
         /// Minimum interval between progress calls, seconds (ImageX's 0.02 s).
         public var progressInterval: TimeInterval = 0.02
 

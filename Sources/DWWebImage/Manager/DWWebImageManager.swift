@@ -65,7 +65,11 @@ public final class DWWebImageManager: Sendable {
         queue.name = "DWWebImage.downloads"
         queue.maxConcurrentOperationCount = 6
         if removeExpiredAtStart {
-            DispatchQueue.global(qos: .utility).async { [cache] in cache.removeExpiredCache() }
+            DispatchQueue.global(qos: .utility).async { [cache] in
+                cache.removeExpiredCache()
+                PartialStore(directory: cache.rootDirectory.appendingPathComponent("partial"))
+                    .removeExpired(maxAge: cache.expirationTime)
+            }
         }
     }
 
@@ -231,6 +235,11 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
+    /// Partial bodies live beside the cache spaces, under the cache root.
+    private var partialStore: PartialStore {
+        PartialStore(directory: cache.rootDirectory.appendingPathComponent("partial"))
+    }
+
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,
                              callbacks: DispatchQueue) -> DownloadContext {
         var headers = configuration.requestHeaders
@@ -250,7 +259,8 @@ public final class DWWebImageManager: Sendable {
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             processingQueue: processingQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
-            retryCount: max(0, configuration.retryCount), retryDelay: max(0, configuration.retryDelay),
+            retryPolicy: configuration.retryPolicy,
+            partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
             didEnd: { [weak self] downloader in
                 self?.state.withLock { s in

@@ -3,6 +3,14 @@ import Foundation
 import DWLocking
 internal import CCurlShim
 
+/// What the consumer makes of a response head.
+enum HeadDecision: Sendable {
+    /// Take the body; the consumer already holds `baseOffset` bytes before it.
+    case accept(baseOffset: Int64)
+    /// Stop the transfer with this failure before any body byte is delivered.
+    case refuse(TransferFailure)
+}
+
 /// One transfer. Its callbacks run on the engine thread, in this order: `onHead` once for the final response,
 /// `onData` for each body chunk of a 2xx response, `onProgress` after each chunk, then `onComplete` exactly once.
 /// Callbacks must be quick: they run inside libcurl's event loop.
@@ -12,7 +20,7 @@ final class CurlTransfer: @unchecked Sendable {
     // sits behind its own Mutex.
 
     let request: TransferRequest
-    let onHead: @Sendable (DWResponseHead) -> Bool
+    let onHead: @Sendable (DWResponseHead) -> HeadDecision
     let onData: @Sendable (UnsafeRawBufferPointer) -> Bool
     let onProgress: @Sendable (_ received: Int64, _ expected: Int64) -> Void
     let onComplete: @Sendable (Result<TransferResult, TransferFailure>) -> Void
@@ -31,7 +39,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var completed = false
 
     init(request: TransferRequest,
-         onHead: @escaping @Sendable (DWResponseHead) -> Bool = { _ in true },
+         onHead: @escaping @Sendable (DWResponseHead) -> HeadDecision = { _ in .accept(baseOffset: 0) },
          onData: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool,
          onProgress: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
          onComplete: @escaping @Sendable (Result<TransferResult, TransferFailure>) -> Void) {
@@ -47,8 +55,12 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// The expected total body size, or -1 when the response did not say.
-    var expectedLength: Int64 { finalHead?.contentLength ?? -1 }
+    /// Bytes the consumer already holds before this response's body (a resumed download), as decided by
+    /// `onHead`; sizes and progress count from there.
+    private(set) var baseOffset: Int64 = 0
+
+    /// The expected total body size (resumed bytes included), or -1 when the response did not say.
+    var expectedLength: Int64 { finalHead?.contentLength.map { baseOffset + $0 } ?? -1 }
 
     /// Called by libcurl for each header line (status lines included, CRLF included).
     func didReceiveHeaderLine(_ line: Substring) -> Bool {
@@ -70,11 +82,17 @@ final class CurlTransfer: @unchecked Sendable {
         if (300..<400).contains(head.status), head.location != nil { return true }
         if head.status < 200 { return true }
         finalHead = head
-        if (200..<300).contains(head.status), let limit = request.maxBodySize, let length = head.contentLength,
-           length > limit {
-            return abort(.tooLarge(size: length, limit: limit))
+        switch onHead(head) {
+        case .refuse(let failure):
+            return abort(failure)
+        case .accept(let base):
+            baseOffset = base
         }
-        return onHead(head) ? true : abort(.rejected("response head refused"))
+        if (200..<300).contains(head.status), let limit = request.maxBodySize, let length = head.contentLength,
+           baseOffset + length > limit {
+            return abort(.tooLarge(size: baseOffset + length, limit: limit))
+        }
+        return true
     }
 
     /// Called by libcurl for each body chunk; returning fewer bytes than given aborts the transfer.
@@ -86,12 +104,12 @@ final class CurlTransfer: @unchecked Sendable {
             if received > Self.errorBodyAllowance { errorBodyDiscarded = true; return 0 }
             return chunk.count
         }
-        if let limit = request.maxBodySize, received > limit {
+        if let limit = request.maxBodySize, baseOffset + received > limit {
             // libcurl 7.88.1's MAXFILESIZE only stops transfers whose size is announced: enforce the cap here.
-            return abort(.tooLarge(size: received, limit: limit)) ? chunk.count : 0
+            return abort(.tooLarge(size: baseOffset + received, limit: limit)) ? chunk.count : 0
         }
         guard onData(chunk) else { return abort(.rejected("body refused")) ? chunk.count : 0 }
-        onProgress(received, expectedLength)
+        onProgress(baseOffset + received, expectedLength)
         return chunk.count
     }
 

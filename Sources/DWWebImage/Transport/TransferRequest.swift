@@ -43,4 +43,6 @@ enum TransferFailure: Error, Sendable, Equatable {
     case rejected(String)
     /// libcurl failed: its `CURLcode` and message.
     case curl(code: Int, message: String)
+    /// The response cannot continue the partial body (wrong range, changed encoding…): fetch the whole resource.
+    case refetchWhole(String)
 }
