@@ -15,6 +15,7 @@ public final class LoopbackHTTPServer: Sendable {
         var handlers: [String: @Sendable (RecordedRequest) -> Route] = [:]
         var log: [RecordedRequest] = []
         var counts: [String: Int] = [:]
+        var bodyBytes: [String: Int] = [:]
         var accepted = 0
         var active = 0
         var maxActive = 0
@@ -98,6 +99,21 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Requests received for `path` (query ignored).
     public func requestCount(path: String) -> Int { state.withLock { $0.counts[path] ?? 0 } }
+
+    /// Body bytes written to clients for `path` so far (all requests; a dropped connection counts what was sent).
+    public func bodyBytesSent(path: String) -> Int { state.withLock { $0.bodyBytes[path] ?? 0 } }
+
+    /// Waits until at least `bytes` body bytes were sent for `path`; false on timeout.
+    public func waitForBodyBytes(path: String, atLeast bytes: Int, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        wake.lock()
+        defer { wake.unlock() }
+        while bodyBytesSent(path: path) < bytes {
+            if Date() >= deadline || isShutDown { return false }
+            _ = wake.wait(until: min(deadline, Date().addingTimeInterval(0.05)))
+        }
+        return true
+    }
     /// Every request, in arrival order.
     public var requestLog: [RecordedRequest] { state.withLock { $0.log } }
     /// The paths of ``requestLog``.
@@ -125,6 +141,7 @@ public final class LoopbackHTTPServer: Sendable {
         state.withLock { s in
             s.log.removeAll()
             s.counts.removeAll()
+            s.bodyBytes.removeAll()
             s.accepted = 0
             s.maxActive = s.active
         }
@@ -255,7 +272,7 @@ public final class LoopbackHTTPServer: Sendable {
         }
         var limit = body.count
         switch plan.fault {
-        case .dropAfter(let n), .stallAfter(let n): limit = min(n, body.count)
+        case .dropAfter(let n), .closeAfter(let n), .stallAfter(let n): limit = min(n, body.count)
         default: break
         }
         var offset = 0
@@ -267,6 +284,8 @@ public final class LoopbackHTTPServer: Sendable {
             let framed = chunked ? Array(String(n, radix: 16).utf8) + [13, 10] + slice + [13, 10] : slice
             guard sendAll(fd, framed) else { return false }
             offset += n
+            state.withLock { $0.bodyBytes[request.path, default: 0] += n }
+            signalChange()
             if let throttle = plan.throttle, offset < limit, !sleep(throttle.interval) { return false }
         }
         switch plan.fault {
@@ -276,6 +295,9 @@ public final class LoopbackHTTPServer: Sendable {
             return false
         case .stallAfter:
             while !isShutDown && !peerClosed(fd) { _ = sleep(0.05) }
+            return false
+        case .closeAfter:
+            Glibc.shutdown(fd, Int32(SHUT_WR))  // FIN now; the caller closes the socket
             return false
         default:
             break

@@ -9,6 +9,7 @@ public struct Route: Sendable {
         case dynamic(@Sendable (RecordedRequest) -> Route)
         case delayed(TimeInterval, Kind)
         case dropAfter(Int, Kind)
+        case closeAfter(Int, Kind)
         case stallAfter(Int, Kind)
         case chunked(Kind)
         case throttled(Int, TimeInterval, Kind)
@@ -41,6 +42,9 @@ public struct Route: Sendable {
     public static func delayed(_ seconds: TimeInterval, _ route: Route) -> Route { Route(kind: .delayed(seconds, route.kind)) }
     /// Sends the head (full Content-Length) and the first `bytes` of the body, then resets the connection.
     public static func dropAfter(bytes: Int, _ route: Route) -> Route { Route(kind: .dropAfter(bytes, route.kind)) }
+    /// Sends the head (full Content-Length) and the first `bytes` of the body, then closes the connection
+    /// cleanly (FIN): the client receives every byte sent, and knows the body is short.
+    public static func closeAfter(bytes: Int, _ route: Route) -> Route { Route(kind: .closeAfter(bytes, route.kind)) }
     /// Sends the head and the first `bytes`, then nothing until the client leaves or the server shuts down.
     public static func stallAfter(bytes: Int, _ route: Route) -> Route { Route(kind: .stallAfter(bytes, route.kind)) }
     /// Sends the body chunked, without Content-Length.
@@ -97,6 +101,9 @@ public struct Route: Sendable {
         case .dropAfter(let n, let inner):
             plan.fault = .dropAfter(n)
             apply(inner, request, &plan)
+        case .closeAfter(let n, let inner):
+            plan.fault = .closeAfter(n)
+            apply(inner, request, &plan)
         case .stallAfter(let n, let inner):
             plan.fault = .stallAfter(n)
             apply(inner, request, &plan)
@@ -130,7 +137,7 @@ public struct Route: Sendable {
 
 /// A concrete response: what to send and how to misbehave.
 struct ResponsePlan {
-    enum Fault: Equatable { case none, dropAfter(Int), stallAfter(Int), hang, endless(Int), closeImmediately }
+    enum Fault: Equatable { case none, dropAfter(Int), closeAfter(Int), stallAfter(Int), hang, endless(Int), closeImmediately }
     var status = 200
     var headers: [(String, String)] = []
     var body = Data()

@@ -85,20 +85,24 @@ public final class DWWebImageDownloader: Sendable {
     private func startAttempt(whole: Bool = false) {
         var request = context.request
         var offset: Int64 = 0
+        var validator: ResumeValidator?
         if !whole {
             let point = partial.resumePoint
             if let extra = ResumeProtocol.requestHeaders(offset: point.offset, validator: point.validator) {
                 request.headers += extra
                 offset = point.offset
+                validator = point.validator
             }
         }
         let partial = self.partial
         let requestedOffset = offset
+        let sentValidator = validator
         let transfer = CurlTransfer(
             request: request,
             onHead: { [weak self] head in
                 // Decided before a single body byte is written (libcurl's own resume logic is never used).
-                let outcome = ResumeProtocol.decide(head: head, requestedOffset: requestedOffset)
+                let outcome = ResumeProtocol.decide(head: head, requestedOffset: requestedOffset,
+                                                    validator: sentValidator)
                 switch outcome {
                 case .append(let base):
                     self?.state.withLock { $0.appendedFrom = base }
@@ -258,10 +262,15 @@ public final class DWWebImageDownloader: Sendable {
             if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
             let total = Int64(image.data.count)
             let waiters = claimed.waiters
+            // One final (total, total) call, unless the last progress report already said exactly that.
+            let needsFinal = state.withLock { s -> Bool in
+                defer { s.lastProgressBytes = max(s.lastProgressBytes, total) }
+                return s.lastProgressBytes < total
+            }
             if policy.contains(.disk) { context.cache.willWrite() }
             queue.async {
                 for waiter in waiters where waiter.claim() {
-                    waiter.progress?(total, total)
+                    if needsFinal { waiter.progress?(total, total) }
                     waiter.callCompletion(.success(image))
                 }
             }

@@ -147,6 +147,12 @@ final class CurlMulti: @unchecked Sendable {
         check(dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)), "CONNECTTIMEOUT")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(r.timeout)), "TIMEOUT")
         if r.stallTimeout > 0 {
+            // Our own check (CurlTransfer.checkStall) runs in the progress callback and is exact; libcurl's
+            // averaged LOW_SPEED check stays as a backstop.
+            transfer.lastActivity = DispatchTime.now().uptimeNanoseconds
+            check(dw_curl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "NOPROGRESS")
+            check(dw_curl_easy_setopt_xferinfo_callback(easy, curlProgressCallback), "XFERINFOFUNCTION")
+            check(dw_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me), "XFERINFODATA")
             check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
             check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(r.stallTimeout.rounded(.up)))), "LOW_SPEED_TIME")
         }
@@ -252,6 +258,12 @@ private let curlHeaderCallback: curl_write_callback = { buffer, size, count, use
     let raw = UnsafeRawBufferPointer(start: buffer, count: length)
     let line = String(decoding: raw, as: UTF8.self)[...]
     return transfer.didReceiveHeaderLine(line) ? length : 0
+}
+
+private let curlProgressCallback: curl_xferinfo_callback = { userdata, _, _, _, _ in
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.checkStall() ? 0 : 1  // nonzero aborts with CURLE_ABORTED_BY_CALLBACK
 }
 
 private let curlWriteCallback: curl_write_callback = { buffer, size, count, userdata in

@@ -29,6 +29,14 @@ struct ResumeValidator: Sendable, Equatable, Codable {
     /// The value for `If-Range`.
     var ifRange: String { etag ?? lastModified ?? "" }
 
+    /// Whether `head` names a different representation than this validator (it carries a validator of the same
+    /// kind with another value).
+    func contradicts(_ head: DWResponseHead) -> Bool {
+        if let etag, let other = head.etag { return other != etag }
+        if let lastModified, let other = head.lastModified { return other != lastModified }
+        return false
+    }
+
     /// Whether `head` describes the same representation.
     func matches(_ head: DWResponseHead) -> Bool {
         if let etag { return head.etag == etag }
@@ -57,8 +65,10 @@ enum ResumeProtocol {
         return ["Range: bytes=\(offset)-", "If-Range: \(validator.ifRange)", "Accept-Encoding: identity"]
     }
 
-    /// Decides from the final response head. `requestedOffset` is the Range start sent (0 = no Range).
-    static func decide(head: DWResponseHead, requestedOffset: Int64) -> HeadOutcome {
+    /// Decides from the final response head. `requestedOffset` is the Range start sent (0 = no Range) and
+    /// `validator` the one sent in If-Range: a 206 that names a different representation (a server that ignores
+    /// If-Range) is never spliced onto the bytes held.
+    static func decide(head: DWResponseHead, requestedOffset: Int64, validator: ResumeValidator? = nil) -> HeadOutcome {
         switch head.status {
         case 206:
             guard let range = parseContentRange(head.contentRange), let start = range.start else {
@@ -69,6 +79,9 @@ enum ResumeProtocol {
             }
             guard start == requestedOffset else {
                 return .refetchWhole(reason: "206 starts at \(start), asked for \(requestedOffset)")
+            }
+            if start > 0, let validator, validator.contradicts(head) {
+                return .refetchWhole(reason: "206 for a different representation (validator changed)")
             }
             if let length = head.contentLength, let end = range.end, end - start + 1 != length {
                 return .refetchWhole(reason: "206 Content-Length \(length) disagrees with its Content-Range")
