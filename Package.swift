@@ -49,7 +49,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer"]),
-        .testTarget(name: "DWTestServerTests", dependencies: ["DWTestServer"]),
+        // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
+        .testTarget(
+            name: "DWFetchTests",
+            dependencies: ["DWTestServer", .product(name: "Crypto", package: "swift-crypto")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

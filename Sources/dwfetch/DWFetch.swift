@@ -123,7 +123,9 @@ struct DWFetch: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let runner = FetchRunner(command: self, manager: DWWebImageManager.shared)
+        // --no-cache must leave the cache alone, including the shared manager's start-up sweep of expired entries.
+        let manager = noCache ? DWWebImageManager(cache: cache, removeExpiredAtStart: false) : DWWebImageManager.shared
+        let runner = FetchRunner(command: self, manager: manager)
         let report = runner.run(all)
         throw ExitCode(report.failed == 0 ? 0 : 1)
     }

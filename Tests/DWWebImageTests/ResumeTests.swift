@@ -322,18 +322,12 @@ final class ResumeTests: XCTestCase {
 }
 
 /// A thread-safe counter for request handlers.
-final class Counter: Sendable {
-    private let value = DWLockedInt()
-    /// Increments and returns the new value (1 for the first call).
-    func next() -> Int { value.increment() }
-}
-
-/// A small locked integer (tests only).
-final class DWLockedInt: @unchecked Sendable {
+final class Counter: @unchecked Sendable {
     // @unchecked: `n` is guarded by `lock`.
     private let lock = NSLock()
     private var n = 0
-    func increment() -> Int {
+    /// Increments and returns the new value (1 for the first call).
+    func next() -> Int {
         lock.lock()
         defer { lock.unlock() }
         n += 1
