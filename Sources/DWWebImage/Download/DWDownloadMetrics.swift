@@ -1,16 +1,36 @@
-// DWDownloadMetrics: what one download cost — attempts, bytes, status, time.
+// DWDownloadMetrics: what one request cost — where it came from, attempts, bytes, status, and where time went.
 import Foundation
 
-/// A record of one network download, attached to the image it produced (``DWImage/metrics``).
+/// A record of one finished request (Imaginary's `trackBytesDownloaded`/`trackError`, Kingfisher's
+/// `NetworkMetrics`). Network downloads get one whether they succeed or fail; cache hits get one too
+/// (`source` memory or disk, no bytes over the network).
+///
+/// Delivered to ``DWWebImageManager/metricsHandler``, attached to ``DWImage/metrics`` and to the Finish
+/// notification's userInfo under `"metrics"`.
 public struct DWDownloadMetrics: Sendable, Equatable {
-    /// Attempts made (1 when the first one succeeded).
+    /// The URL as the caller gave it.
+    public var url: String = ""
+    /// Where the result came from.
+    public var source: DWImageSource = .network
+    /// Attempts made (1 when the first one succeeded; 0 for cache hits).
     public var attempts: Int
-    /// Bytes the final attempt started from (a resumed download); 0 for a full download.
+    /// Bytes already held when the final attempt started (a resumed download); 0 for a full download.
     public var resumedFrom: Int64
-    /// Body bytes received over all attempts.
+    /// Body bytes received over the network, all attempts together.
     public var bytesReceived: Int64
-    /// HTTP status of the final response.
+    /// HTTP status of the final response (0 when none arrived, or for cache hits).
     public var httpStatus: Int
-    /// Seconds from the download's start to its end, retries included.
+    /// Seconds from the request to the transfer's start (waiting for a slot, or the disk lookup).
+    public var queued: TimeInterval = 0
+    /// Seconds from the transfer's start to the first response head; nil when none arrived.
+    public var timeToFirstByte: TimeInterval?
+    /// Seconds from the transfer's start to its end, retries included.
     public var elapsed: TimeInterval
+    /// The error code when the request failed.
+    public var errorCode: DWWebImageError.Code?
+
+    /// Seconds from the request to its end.
+    public var total: TimeInterval { queued + elapsed }
+    /// Same as ``resumedFrom``: bytes that did not have to be fetched again.
+    public var bytesResumed: Int64 { resumedFrom }
 }

@@ -34,7 +34,10 @@ public final class DWWebImageDownloader: Sendable {
         var appendedFrom: Int64 = 0
         var bytesReceived: Int64 = 0
         var startedAt: UInt64 = 0
+        var firstByteAt: UInt64?
     }
+    /// When the download was created (a caller asked); the queue time runs from here to `begin`.
+    private let createdAt = DispatchTime.now().uptimeNanoseconds
     private let state = DWLock(State())
     /// The body across attempts (memory, or a partial file on disk).
     private let partial: PartialBody
@@ -47,6 +50,20 @@ public final class DWWebImageDownloader: Sendable {
 
     /// Callers currently waiting (not yet completed).
     public var waiterCount: Int { state.withLock { $0.waiters.filter { !$0.isDelivered }.count } }
+
+    /// The highest priority among the callers still waiting, and whether they are all the prefetcher;
+    /// nil when nobody waits any more.
+    var demand: (priority: DWWebImagePriority, prefetchOnly: Bool)? {
+        state.withLock { s in
+            var best: DWWebImagePriority?
+            var prefetchOnly = true
+            for waiter in s.waiters where !waiter.isDelivered {
+                best = max(best ?? waiter.priority, waiter.priority)
+                if !waiter.isPrefetch { prefetchOnly = false }
+            }
+            return best.map { ($0, prefetchOnly) }
+        }
+    }
 
     var phase: Phase { state.withLock { $0.phase } }
 
@@ -101,6 +118,9 @@ public final class DWWebImageDownloader: Sendable {
             request: request,
             onHead: { [weak self] head in
                 // Decided before a single body byte is written (libcurl's own resume logic is never used).
+                self?.state.withLock { s in
+                    if s.firstByteAt == nil { s.firstByteAt = DispatchTime.now().uptimeNanoseconds }
+                }
                 let outcome = ResumeProtocol.decide(head: head, requestedOffset: requestedOffset,
                                                     validator: sentValidator)
                 switch outcome {
@@ -226,8 +246,10 @@ public final class DWWebImageDownloader: Sendable {
             if case .success(let r) = result { status = r.head.status }
             var resumedFrom = s.appendedFrom
             if case .complete = outcome, status == 416 { resumedFrom = s.requestedOffset }
-            let metrics = DWDownloadMetrics(attempts: s.attempts, resumedFrom: resumedFrom,
+            var metrics = DWDownloadMetrics(url: url, source: .network, attempts: s.attempts, resumedFrom: resumedFrom,
                                             bytesReceived: s.bytesReceived, httpStatus: status, elapsed: elapsed)
+            metrics.queued = Double(s.startedAt &- createdAt) / 1e9
+            metrics.timeToFirstByte = s.firstByteAt.map { Double($0 &- s.startedAt) / 1e9 }
             guard s.phase == .running else { return .finish([], finish, metrics, outcome) }  // already answered
             s.phase = .finished
             return .finish(s.waiters, finish, metrics, outcome)
@@ -274,7 +296,9 @@ public final class DWWebImageDownloader: Sendable {
                     waiter.callCompletion(.success(image))
                 }
             }
-            post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.image: image])
+            post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.image: image,
+                                             DWWebImageNotificationKey.metrics: metrics])
+            context.reportMetrics(metrics)
             if policy.contains(.disk) {
                 let metadata = DWCacheEntryMetadata(etag: head.etag, lastModified: head.lastModified,
                                                     contentType: head.contentType)
@@ -288,7 +312,11 @@ public final class DWWebImageDownloader: Sendable {
                 partial.discard()
             }
             for waiter in claimed.waiters { waiter.deliver(.failure(error), on: queue) }
-            post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.error: error])
+            var failed = metrics
+            failed.errorCode = error.code
+            post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.error: error,
+                                             DWWebImageNotificationKey.metrics: failed])
+            context.reportMetrics(failed)
         }
     }
 
@@ -431,4 +459,8 @@ struct DownloadContext: Sendable {
     let progressInterval: UInt64
     /// Tells the manager this downloader no longer takes new callers.
     let didEnd: @Sendable (DWWebImageDownloader) -> Void
+    /// Hands a finished download's record to the manager's metrics handler.
+    let reportMetrics: @Sendable (DWDownloadMetrics) -> Void
+    /// `host:port`, for the per-host connection cap.
+    let hostKey: String
 }

@@ -29,6 +29,33 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     public static let lowPriority = DWWebImageOptions(rawValue: 1 << 4)
     /// Neither read nor write any cache (the download is still coalesced with others for the same URL).
     public static let noCache = DWWebImageOptions(rawValue: 1 << 5)
+    /// The highest priority level (``DWWebImagePriority/veryHigh``).
+    public static let veryHighPriority = DWWebImageOptions(rawValue: 1 << 6)
+    /// The lowest priority level (``DWWebImagePriority/veryLow``).
+    public static let veryLowPriority = DWWebImageOptions(rawValue: 1 << 7)
+    /// Marks a request made by ``DWWebImagePrefetcher``: it counts against the prefetch cap until someone
+    /// else asks for the same URL.
+    static let prefetch = DWWebImageOptions(rawValue: 1 << 8)
+
+    /// Options for one of the five priority levels.
+    public static func priority(_ level: DWWebImagePriority) -> DWWebImageOptions {
+        switch level {
+        case .veryLow: .veryLowPriority
+        case .low: .lowPriority
+        case .normal: []
+        case .high: .highPriority
+        case .veryHigh: .veryHighPriority
+        }
+    }
+
+    /// The priority these options ask for (the highest flag given wins; none = normal).
+    public var priority: DWWebImagePriority {
+        if contains(.veryHighPriority) { return .veryHigh }
+        if contains(.highPriority) { return .high }
+        if contains(.veryLowPriority) { return .veryLow }
+        if contains(.lowPriority) { return .low }
+        return .normal
+    }
     private static let headersBit = DWWebImageOptions(rawValue: 1 << 31)
 
     /// Options that add request headers, e.g. `.headers(["Referer": "https://example.com/"])`.

@@ -6,8 +6,11 @@ import DWLocking
 ///
 /// For each request: answer from the cache (memory, then disk) unless told not to; else attach the caller to the
 /// in-flight ``DWWebImageDownloader`` for that URL (its callback array); else create a ``DWWebImageOperation`` on
-/// an `OperationQueue` limited to ``maxConcurrentDownloads``. Among operations still waiting, the newest starts first
-/// (per priority level), while every slot stays busy: see ``StartMarker``.
+/// an `OperationQueue`. Each operation waits behind its ``SlotGate`` until the scheduler gives it one of the
+/// ``maxConcurrentDownloads`` slots: the highest priority first (a shared download counts its most urgent caller),
+/// the newest first within a priority, at most ``maxConcurrentDownloadsPerHost`` per host and
+/// ``maxConcurrentPrefetches`` for downloads only the prefetcher wants. The choice is made each time a slot frees,
+/// so every slot stays busy and a priority raised while waiting counts at the next free slot.
 ///
 /// Every caller gets exactly one completion — success, failure or cancellation (10007) — on ``callbackQueue``,
 /// where the notifications are posted too.
@@ -19,7 +22,8 @@ import DWLocking
 /// DWWebImageManager.shared.cancel(token)   // completes this caller with 10007
 /// ```
 ///
-/// Thread safety: all bookkeeping lives in `state`, one Mutex; no user code runs while it is held.
+/// Thread safety: all bookkeeping (downloaders by URL, the waiting and running operations, settings) lives in
+/// `state`, one lock; no user code runs while it is held. Lock order: manager, then downloader.
 public final class DWWebImageManager: Sendable {
     /// The process-wide manager, using ``DWWebImageCache/shared`` and `NotificationCenter.default`.
     public static let shared = DWWebImageManager()
@@ -31,12 +35,24 @@ public final class DWWebImageManager: Sendable {
 
     private struct State {
         var downloaders: [String: DWWebImageDownloader] = [:]
-        var waiting: [Int: [DWWebImageOperation]] = [:]  // per lane, oldest first: not yet started
+        var waiting: [WaitingOperation] = []  // gate closed: not yet given a slot
+        var running: [ObjectIdentifier: DWWebImageOperation] = [:]  // given a slot, not finished
         var lookups: [UInt64: Waiter] = [:]  // callers in the disk lookup, not yet attached to a downloader
         var nextTokenID: UInt64 = 0
+        var nextSequence: UInt64 = 0
         var callbackQueue: DispatchQueue
         var configuration: Configuration
+        var maxConcurrent = 6
+        var maxPerHost = 6
+        var maxPrefetches = 2
+        var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)?
         var invalidated = false
+    }
+
+    /// A waiting operation and how recently someone asked for its URL (newest first within a priority).
+    private struct WaitingOperation {
+        let operation: DWWebImageOperation
+        var sequence: UInt64
     }
     private let state: DWLock<State>
     private let engine: CurlMulti
@@ -63,7 +79,8 @@ public final class DWWebImageManager: Sendable {
         self.engine = CurlMulti()
         self.queue = OperationQueue()
         queue.name = "DWWebImage.downloads"
-        queue.maxConcurrentOperationCount = 6
+        // The scheduler hands out the slots (gates); the queue itself must not hold back an opened operation.
+        queue.maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
                 cache.removeExpiredCache()
@@ -81,8 +98,37 @@ public final class DWWebImageManager: Sendable {
 
     /// How many downloads run at once (default 6).
     public var maxConcurrentDownloads: Int {
-        get { queue.maxConcurrentOperationCount }
-        set { queue.maxConcurrentOperationCount = max(1, newValue) }
+        get { state.withLock { $0.maxConcurrent } }
+        set {
+            state.withLock { $0.maxConcurrent = max(1, newValue) }
+            schedule()
+        }
+    }
+
+    /// How many downloads run at once to one host (`host:port`), so one slow host cannot take every slot (default 6).
+    public var maxConcurrentDownloadsPerHost: Int {
+        get { state.withLock { $0.maxPerHost } }
+        set {
+            state.withLock { $0.maxPerHost = max(1, newValue) }
+            schedule()
+        }
+    }
+
+    /// How many downloads that only the prefetcher wants run at once (default 2), so prefetching never takes
+    /// every slot. A download someone else asks for stops counting here at once.
+    public var maxConcurrentPrefetches: Int {
+        get { state.withLock { $0.maxPrefetches } }
+        set {
+            state.withLock { $0.maxPrefetches = max(1, newValue) }
+            schedule()
+        }
+    }
+
+    /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
+    /// on ``callbackQueue``.
+    public var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)? {
+        get { state.withLock { $0.metricsHandler } }
+        set { state.withLock { $0.metricsHandler = newValue } }
     }
 
     /// Where completions, progress calls and notifications are delivered. Default: a serial queue the library owns.
@@ -119,7 +165,9 @@ public final class DWWebImageManager: Sendable {
             s.nextTokenID += 1
             return (s.nextTokenID, s.callbackQueue, s.configuration)
         }
-        let token = DWWebImageToken(url: url, id: id) { [weak self] token in self?.cancel(token) }
+        let token = DWWebImageToken(url: url, id: id, priority: options.priority,
+                                    canceller: { [weak self] token in self?.cancel(token) },
+                                    reprioritize: { [weak self] in self?.schedule() })
         let waiter = Waiter(token: token, options: options, progress: progress, completion: completion)
 
         let asciiURL: String
@@ -134,17 +182,23 @@ public final class DWWebImageManager: Sendable {
         let useCache = !options.contains(.noCache)
         let policy = cache.cachePolicy
         if useCache && !options.contains(.refreshCached) {
+            let asked = DispatchTime.now().uptimeNanoseconds
             if policy.contains(.memory), let image = cache.memoryImage(forKey: url) {
-                finishEarly(waiter, .success(image.from(.memory)), on: callbacks)
+                let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
+                finishEarly(waiter, .success(image.from(.memory, metrics: metrics)), on: callbacks)
+                report(metrics, on: callbacks)
                 return token
             }
             if policy.contains(.disk) {
                 state.withLock { $0.lookups[id] = waiter }
                 lookupQueue.async { [self] in
                     guard !waiter.isDelivered else { return }  // cancelled during the lookup
+                    let lookupStarted = DispatchTime.now().uptimeNanoseconds
                     if let hit = cache.diskImage(forKey: url, maxPixelCount: configuration.maxPixelCount) {
                         if policy.contains(.memory) { cache.storeInMemory(hit.image, forKey: url) }
-                        finishEarly(waiter, .success(hit.image.from(.disk)), on: callbacks)
+                        let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
+                        finishEarly(waiter, .success(hit.image.from(.disk, metrics: metrics)), on: callbacks)
+                        report(metrics, on: callbacks)
                     } else {
                         proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
                     }
@@ -212,27 +266,106 @@ public final class DWWebImageManager: Sendable {
             s.lookups[waiter.token.id] = nil
             if waiter.isDelivered { return .gone }  // cancelled during the cache lookup
             if s.invalidated { return .invalidated }
-            if let existing = s.downloaders[url], existing.attach(waiter) { return .joined }
+            s.nextSequence += 1
+            if let existing = s.downloaders[url], existing.attach(waiter) {
+                // Someone asks for it now: if it still waits, it is the newest request for its priority.
+                if let index = s.waiting.firstIndex(where: { $0.operation.downloader === existing }) {
+                    s.waiting[index].sequence = s.nextSequence
+                }
+                return .joined
+            }
             let downloader = DWWebImageDownloader(url: url, context: makeContext(
                 for: waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks))
             _ = downloader.attach(waiter)
             s.downloaders[url] = downloader
-            let lane = Self.lane(for: waiter.options)
-            let operation = DWWebImageOperation(downloader: downloader, lane: lane) { [weak self] op in
-                self?.operationWillStart(op)
+            let operation = DWWebImageOperation(downloader: downloader) { [weak self] op in
+                self?.operationDidFinish(op)
             }
             downloader.setOperation(operation)
-            operation.queuePriority = lane > 0 ? .high : lane < 0 ? .low : .normal
-            // Newest first: the newest operation still waiting in this lane may start only once this one has started.
-            if let newestWaiting = s.waiting[lane]?.last { operation.startMarker.gate(newestWaiting) }
-            s.waiting[lane, default: []].append(operation)
+            s.waiting.append(WaitingOperation(operation: operation, sequence: s.nextSequence))
             return .created(operation)
         }
         switch step {
-        case .created(let operation): queue.addOperation(operation)
-        case .invalidated: waiter.deliver(.failure(.cancelled(url)), on: callbacks)
-        case .joined, .gone: break
+        case .created(let operation):
+            queue.addOperation(operation)
+            schedule()
+        case .joined:
+            schedule()  // its priority may have risen, or a prefetch-only download is now wanted by someone
+        case .invalidated:
+            waiter.deliver(.failure(.cancelled(url)), on: callbacks)
+        case .gone:
+            break
         }
+    }
+
+    // MARK: - Scheduling
+
+    /// Hands free slots to waiting operations: highest priority first (a shared download counts its most urgent
+    /// caller still waiting), newest first within a priority, skipping hosts at their cap and prefetch-only
+    /// downloads beyond the prefetch cap. Runs whenever something changes: a new operation, a caller joining or
+    /// cancelling, a priority change, a finished operation, a changed limit.
+    func schedule() {
+        let toOpen = state.withLock { s -> [DWWebImageOperation] in
+            var open: [DWWebImageOperation] = []
+            // Downloads that ended while waiting (cancelled): let their operations run out at once, slot-free.
+            s.waiting.removeAll { entry in
+                let ended = entry.operation.isCancelled || entry.operation.downloader.phase != .waiting
+                if ended { open.append(entry.operation) }
+                return ended
+            }
+            guard s.running.count < s.maxConcurrent, !s.waiting.isEmpty else { return open }
+            var perHost: [String: Int] = [:]
+            var prefetches = 0
+            for operation in s.running.values {
+                perHost[operation.downloader.context.hostKey, default: 0] += 1
+                if operation.downloader.demand?.prefetchOnly == true { prefetches += 1 }
+            }
+            let demands = s.waiting.map { $0.operation.downloader.demand }
+            var taken = Set<Int>()
+            while s.running.count < s.maxConcurrent {
+                var best: (index: Int, priority: DWWebImagePriority, sequence: UInt64)?
+                for (index, entry) in s.waiting.enumerated() where !taken.contains(index) {
+                    guard let demand = demands[index] else { continue }
+                    if perHost[entry.operation.downloader.context.hostKey, default: 0] >= s.maxPerHost { continue }
+                    if demand.prefetchOnly && prefetches >= s.maxPrefetches { continue }
+                    if let b = best, (demand.priority, entry.sequence) < (b.priority, b.sequence) { continue }
+                    best = (index, demand.priority, entry.sequence)
+                }
+                guard let best else { break }
+                taken.insert(best.index)
+                let operation = s.waiting[best.index].operation
+                s.running[ObjectIdentifier(operation)] = operation
+                perHost[operation.downloader.context.hostKey, default: 0] += 1
+                if demands[best.index]?.prefetchOnly == true { prefetches += 1 }
+                open.append(operation)
+            }
+            if !taken.isEmpty {
+                s.waiting = s.waiting.enumerated().filter { !taken.contains($0.offset) }.map(\.element)
+            }
+            return open
+        }
+        for operation in toOpen { operation.gate.open() }
+    }
+
+    private func operationDidFinish(_ operation: DWWebImageOperation) {
+        state.withLock { s in _ = s.running.removeValue(forKey: ObjectIdentifier(operation)) }
+        schedule()
+    }
+
+    // MARK: - Metrics
+
+    private func cacheHitMetrics(_ url: String, _ source: DWImageSource, since asked: UInt64,
+                                 lookupStarted: UInt64) -> DWDownloadMetrics {
+        let now = DispatchTime.now().uptimeNanoseconds
+        var metrics = DWDownloadMetrics(url: url, source: source, attempts: 0, resumedFrom: 0, bytesReceived: 0,
+                                        httpStatus: 0, elapsed: Double(now &- lookupStarted) / 1e9)
+        metrics.queued = Double(lookupStarted &- asked) / 1e9
+        return metrics
+    }
+
+    private func report(_ metrics: DWDownloadMetrics, on queue: DispatchQueue) {
+        guard let handler = state.withLock({ $0.metricsHandler }) else { return }
+        queue.async { handler(metrics) }
     }
 
     /// Partial bodies live beside the cache spaces, under the cache root.
@@ -263,23 +396,23 @@ public final class DWWebImageManager: Sendable {
             partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
             didEnd: { [weak self] downloader in
-                self?.state.withLock { s in
+                guard let self else { return }
+                state.withLock { s in
                     if s.downloaders[downloader.url] === downloader { s.downloaders[downloader.url] = nil }
                 }
-            })
+                schedule()  // a cancelled waiting download gives up its place (and its priority)
+            },
+            reportMetrics: { [weak self] metrics in
+                guard let self else { return }
+                report(metrics, on: callbacks)
+            },
+            hostKey: Self.hostKey(asciiURL))
     }
 
-    private func operationWillStart(_ operation: DWWebImageOperation) {
-        state.withLock { s in
-            guard var lane = s.waiting[operation.lane] else { return }
-            if let index = lane.lastIndex(where: { $0 === operation }) { lane.remove(at: index) }
-            s.waiting[operation.lane] = lane.isEmpty ? nil : lane
-        }
-    }
-
-    private static func lane(for options: DWWebImageOptions) -> Int {
-        if options.contains(.highPriority) { return 1 }
-        if options.contains(.lowPriority) { return -1 }
-        return 0
+    /// `host:port` of a validated URL (default ports by scheme).
+    static func hostKey(_ url: String) -> String {
+        guard let components = URLComponents(string: url), let host = components.host?.lowercased() else { return url }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        return "\(host):\(port)"
     }
 }

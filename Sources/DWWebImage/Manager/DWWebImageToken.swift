@@ -8,15 +8,34 @@ public final class DWWebImageToken: Sendable, Hashable, CustomStringConvertible 
     public let url: String
     let id: UInt64
     private let canceller: @Sendable (DWWebImageToken) -> Void
+    private let reprioritize: @Sendable () -> Void
+    private let level: DWLock<DWWebImagePriority>
 
-    init(url: String, id: UInt64, canceller: @escaping @Sendable (DWWebImageToken) -> Void) {
+    init(url: String, id: UInt64, priority: DWWebImagePriority,
+         canceller: @escaping @Sendable (DWWebImageToken) -> Void,
+         reprioritize: @escaping @Sendable () -> Void = {}) {
         self.url = url
         self.id = id
         self.canceller = canceller
+        self.reprioritize = reprioritize
+        self.level = DWLock(priority)
     }
 
     /// Same as `manager.cancel(self)`.
     public func cancel() { canceller(self) }
+
+    /// This caller's priority. Raising or lowering it while the download waits takes effect at the next free
+    /// slot; a download shared by several callers runs at the highest priority among them.
+    public var priority: DWWebImagePriority {
+        get { level.value }
+        set {
+            let changed = level.withLock { current -> Bool in
+                defer { current = newValue }
+                return current != newValue
+            }
+            if changed { reprioritize() }
+        }
+    }
 
     /// Tokens are equal when they are the same call.
     public static func == (lhs: DWWebImageToken, rhs: DWWebImageToken) -> Bool { lhs.id == rhs.id }
@@ -53,6 +72,12 @@ final class Waiter: Sendable {
     }
 
     var isDelivered: Bool { delivered.withLock { $0 } }
+
+    /// The caller's current priority (its token's).
+    var priority: DWWebImagePriority { token.priority }
+
+    /// Whether this caller is the prefetcher (prefetch-only downloads count against the prefetch cap).
+    var isPrefetch: Bool { options.contains(.prefetch) }
 
     /// Claims the one delivery; true for the first caller only.
     func claim() -> Bool {

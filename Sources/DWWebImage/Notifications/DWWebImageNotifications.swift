@@ -6,7 +6,8 @@ extension Notification.Name {
     /// `object`: the ``DWWebImageDownloader``. userInfo: `"url"` (String).
     public static let DWWebImageDownloadStart = Notification.Name("DWWebImageDownloadStartNotification")
     /// A download ended, successfully or not. `object`: the ``DWWebImageDownloader``.
-    /// userInfo: `"url"`, and `"image"` (``DWImage``) or `"error"` (``DWWebImageError``).
+    /// userInfo: `"url"`, `"metrics"` (``DWDownloadMetrics``), and `"image"` (``DWImage``) or `"error"`
+    /// (``DWWebImageError``).
     public static let DWWebImageDownloadFinish = Notification.Name("DWWebImageDownloadFinishNotification")
     /// A downloaded image is durably on disk. `object`: the ``DWWebImageCache``. userInfo: `"url"`.
     /// When the write failed, userInfo also has `"error"` (``DWWebImageError`` code 10008).
@@ -24,4 +25,6 @@ public enum DWWebImageNotificationKey {
     public static let image = "image"
     /// The ``DWWebImageError`` (Finish on failure; CacheComplete when the write failed).
     public static let error = "error"
+    /// The ``DWDownloadMetrics`` of the download (Finish).
+    public static let metrics = "metrics"
 }

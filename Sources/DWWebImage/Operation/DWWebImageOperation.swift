@@ -2,22 +2,19 @@
 import Foundation
 import DWLocking
 
-/// An asynchronous `Operation` that runs one ``DWWebImageDownloader`` and occupies one of the manager's
-/// ``DWWebImageManager/maxConcurrentDownloads`` slots until the download has ended.
+/// An asynchronous `Operation` that runs one ``DWWebImageDownloader``: it starts the transfer in `start()` and
+/// becomes finished when the download ends (success, failure or cancellation).
 ///
-/// Newest-first: when it starts, it fires its ``startMarker``, which lets the next-older waiting operation become
-/// ready. Cancelling it before it starts makes it finish at once; cancelling while it runs stops the transfer.
+/// It waits in the manager's `OperationQueue` behind its ``SlotGate`` until the scheduler gives it a slot.
 public final class DWWebImageOperation: Operation, @unchecked Sendable {
-    // @unchecked: Operation is not Sendable. This subclass's own mutable state is `state`, a Mutex;
-    // `downloader` and the hooks are immutable.
+    // @unchecked: Operation is not Sendable. This subclass's own mutable state is `state`, behind one lock;
+    // `downloader`, `gate` and the hooks are immutable.
 
-    /// The download this operation runs (the DW original's `donwloader`).
+    /// The download this operation runs.
     public let downloader: DWWebImageDownloader
-    /// Fired when this operation starts; the previously queued operation of the same priority depends on it.
-    let startMarker = StartMarker()
-    /// Priority level (lane of the newest-first chain).
-    let lane: Int
-    private let willStart: @Sendable (DWWebImageOperation) -> Void
+    /// Opened by the scheduler when this operation may start.
+    let gate = SlotGate()
+    private let didFinish: @Sendable (DWWebImageOperation) -> Void
 
     private struct State {
         var executing = false
@@ -25,25 +22,23 @@ public final class DWWebImageOperation: Operation, @unchecked Sendable {
     }
     private let state = DWLock(State())
 
-    init(downloader: DWWebImageDownloader, lane: Int, willStart: @escaping @Sendable (DWWebImageOperation) -> Void) {
+    init(downloader: DWWebImageDownloader, didFinish: @escaping @Sendable (DWWebImageOperation) -> Void) {
         self.downloader = downloader
-        self.lane = lane
-        self.willStart = willStart
+        self.didFinish = didFinish
         super.init()
         name = "DWWebImageOperation \(downloader.url)"
+        gate.guardStart(of: self)
     }
 
-    /// Always asynchronous: it finishes when the download ends, not when `start()` returns.
+    /// Always true: the work runs on libcurl's thread, not on the queue's.
     public override var isAsynchronous: Bool { true }
     /// True while the download runs.
     public override var isExecuting: Bool { state.withLock { $0.executing } }
-    /// True once the download has ended (or the operation was cancelled before starting).
+    /// True once the download has ended.
     public override var isFinished: Bool { state.withLock { $0.finished } }
 
-    /// Called by the queue: fires the start marker, then starts the download (or finishes if cancelled).
+    /// Starts the download (or finishes at once if cancelled while waiting).
     public override func start() {
-        willStart(self)
-        startMarker.fire()
         if isCancelled {
             finish()
             return
@@ -53,13 +48,12 @@ public final class DWWebImageOperation: Operation, @unchecked Sendable {
         downloader.begin { [self] in finish() }
     }
 
-    /// Cancels the operation; a running download is stopped by its downloader.
+    /// Cancels the operation; a running download is stopped (its callers get 10007).
     public override func cancel() {
         super.cancel()
         if isExecuting { downloader.stopTransfer() }
     }
 
-    /// Marks the operation finished (once) and tells the queue, which frees the slot.
     func finish() {
         let changed = state.withLock { s -> (wasExecuting: Bool, changed: Bool) in
             guard !s.finished else { return (false, false) }
@@ -71,5 +65,6 @@ public final class DWWebImageOperation: Operation, @unchecked Sendable {
         guard changed.changed else { return }
         if changed.wasExecuting { didChangeValue(forKey: "isExecuting") }
         didChangeValue(forKey: "isFinished")
+        didFinish(self)
     }
 }
