@@ -16,17 +16,25 @@ public struct DWImage: Sendable, Equatable {
     public let pixelHeight: Int
     /// Number of frames: 1 for still images; the frame count of an animated GIF, APNG or WebP.
     public let frameCount: Int
-    /// How many times an animation plays: 0 = forever (and 0 for still images).
+    /// How many times an animation plays: 0 = forever (and 0 for still images). For GIF this is the NETSCAPE2.0
+    /// value n, counted as plays the way SDWebImage and ImageIO count (browsers play n + 1 times), and 1 when the
+    /// file has no NETSCAPE2.0 block (play once). See ``DWAnimatedImagePlayer/LoopMode``.
     public let loopCount: Int
     /// Where this instance came from: the network, the memory cache or the disk cache.
     public internal(set) var source: DWImageSource = .network
     /// How the download went (attempts, status, bytes, time); nil for cache hits.
     public internal(set) var metrics: DWDownloadMetrics?
+    /// For GIF: the structure giflib read (frames, timing, loops); nil for other formats.
+    let gifIndex: GIFIndex?
 
     /// Validates `data` and reads its header.
     ///
+    /// A GIF is also walked record by record with giflib (no pixels are decoded), so ``frameCount`` and
+    /// ``loopCount`` are giflib's view, and a GIF giflib cannot read a complete frame of is rejected here.
+    ///
     /// - Throws: ``DWWebImageError`` 10000 when the bytes are not a recognisable image with a sane size,
-    ///   10005 when `pixelWidth × pixelHeight` exceeds `maxPixelCount`.
+    ///   10005 when `pixelWidth × pixelHeight` exceeds `maxPixelCount` (for GIF also: a frame rect over it, or
+    ///   more frames or total frame area than ``DWAnimatedImage/Limits/default`` allows).
     public init(data: Data, maxPixelCount: Int = DWImage.defaultMaxPixelCount) throws(DWWebImageError) {
         guard let info = ImageSniffer.inspect(data) else {
             throw DWWebImageError.notAnImage(nil, bytes: data.count, detail: ImageSniffer.describeFailure(data))
@@ -41,8 +49,18 @@ public struct DWImage: Sendable, Equatable {
         self.format = info.format
         self.pixelWidth = info.width
         self.pixelHeight = info.height
-        self.frameCount = info.frameCount
-        self.loopCount = info.loopCount
+        if info.format == .gif {
+            var limits = DWAnimatedImage.Limits.default
+            limits.maxPixelCount = maxPixelCount
+            let index = try GIFIndex.scan(data, limits: limits)
+            self.gifIndex = index
+            self.frameCount = index.frames.count
+            self.loopCount = index.loopCount
+        } else {
+            self.gifIndex = nil
+            self.frameCount = info.frameCount
+            self.loopCount = info.loopCount
+        }
     }
 
     /// Images are equal when their bytes and header facts are; ``source`` is not compared.

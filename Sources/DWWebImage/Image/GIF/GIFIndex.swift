@@ -1,0 +1,213 @@
+// GIFIndex: a GIF's structure as giflib reads it — screen, frames (where each starts, its rect, timing and
+// disposal), NETSCAPE2.0 loop count — found by walking records without decompressing any pixels.
+import CGif
+import Foundation
+
+/// How a frame leaves the canvas before the next one is drawn (Graphic Control Extension, bits 2–4).
+enum GIFDisposal: UInt8, Sendable {
+    /// 0: unspecified, treated as ``keep`` (as browsers do).
+    case unspecified = 0
+    /// 1: leave the frame in place.
+    case keep = 1
+    /// 2: clear the frame's rect to transparent (browsers ignore the background colour index).
+    case background = 2
+    /// 3: restore the rect to what it was before the frame was drawn.
+    case previous = 3
+
+    /// Values 4–7 are reserved; they are treated as 0, as browsers do.
+    init(bits: UInt8) { self = GIFDisposal(rawValue: bits) ?? .unspecified }
+}
+
+/// One image descriptor and the Graphic Control Extension that preceded it.
+struct GIFFrameInfo: Sendable, Equatable {
+    /// Byte offset of the image descriptor's introducer (0x2C); decoding reopens giflib and starts here.
+    var offset: Int
+    var left: Int
+    var top: Int
+    var width: Int
+    var height: Int
+    var interlaced: Bool
+    /// Raw GCB delay in centiseconds (0 when there is no GCB).
+    var delayCentiseconds: Int
+    var disposal: GIFDisposal
+    /// GCB transparent colour index, or nil.
+    var transparentIndex: Int?
+
+    /// The delay a browser uses: 10 ms or less (including none) becomes 100 ms, as browsers and SDWebImage do.
+    var delay: TimeInterval {
+        delayCentiseconds <= 1 ? 0.1 : Double(delayCentiseconds) / 100
+    }
+}
+
+/// The structure of a GIF as giflib sees it. Built by ``scan(_:limits:)``; immutable afterwards.
+struct GIFIndex: Sendable, Equatable {
+    /// Logical screen size (the canvas).
+    var width: Int
+    var height: Int
+    /// Every complete frame, in order.
+    var frames: [GIFFrameInfo]
+    /// The NETSCAPE2.0 (or ANIMEXTS1.0) loop value, nil when the file has none.
+    var netscapeLoopCount: Int?
+    /// True when the record walk stopped early (truncation, garbage, a frame giflib rejects) after ≥ 1 complete
+    /// frame: ``frames`` holds the frames before that point.
+    var isPartial: Bool
+    /// Why the walk stopped early (giflib's error text), when ``isPartial``.
+    var partialReason: String?
+
+    /// Number of plays: 0 = forever (NETSCAPE 0), the NETSCAPE value n otherwise (as SDWebImage and ImageIO count),
+    /// 1 when the file has no NETSCAPE2.0 block; 0 for a single-frame GIF (a still image).
+    var loopCount: Int {
+        frames.count > 1 ? (netscapeLoopCount ?? 1) : 0
+    }
+
+    /// Total of the (normalised) frame delays.
+    var duration: TimeInterval { frames.reduce(0) { $0 + $1.delay } }
+
+    /// Walks `data` with giflib (DGifOpen / DGifGetRecordType / DGifGetImageDesc / DGifGetCode(Next) /
+    /// DGifGetExtension(Next)), enforcing `limits` before anything is allocated for pixels.
+    ///
+    /// - Throws: 10000 when giflib cannot open the data, the screen is 0×0, or no complete frame exists;
+    ///   10005 when the screen or a frame rect is over `limits.maxPixelCount`, or the frame count or the frames'
+    ///   total area is over its limit.
+    static func scan(_ data: Data, limits: DWAnimatedImage.Limits) throws(DWWebImageError) -> GIFIndex {
+        try withBytes(data) { (bytes) throws(DWWebImageError) -> GIFIndex in
+            try scan(bytes, limits: limits)
+        }
+    }
+
+    static func scan(_ bytes: UnsafeRawBufferPointer, limits: DWAnimatedImage.Limits) throws(DWWebImageError) -> GIFIndex {
+        try GIFSession.with(bytes) { (gif, input) throws(DWWebImageError) -> GIFIndex in
+            let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
+            guard width > 0, height > 0 else {
+                throw DWWebImageError.notAnImage(nil, bytes: bytes.count, detail: "GIF logical screen is \(width)×\(height)")
+            }
+            try checkPixels(width, height, limit: limits.maxPixelCount, what: "GIF logical screen \(width)×\(height)")
+
+            var index = GIFIndex(width: width, height: height, frames: [], netscapeLoopCount: nil, isPartial: false)
+            var pending = (delay: 0, disposal: GIFDisposal.unspecified, transparent: Int?.none)
+            var totalPixels = 0
+            var stopReason: String?
+
+            walk: while true {
+                let recordStart = input.pointee.offset
+                var type = UNDEFINED_RECORD_TYPE
+                guard DGifGetRecordType(gif, &type) == GIF_OK else {
+                    stopReason = failure(gif, input, "record type")
+                    break walk
+                }
+                switch type {
+                case IMAGE_DESC_RECORD_TYPE:
+                    guard DGifGetImageDesc(gif) == GIF_OK else {
+                        stopReason = failure(gif, input, "image descriptor")
+                        break walk
+                    }
+                    // DGifGetImageDesc has just read the LZW minimum code size; giflib only rejects > 8.
+                    let codeSize = input.pointee.offset > 0 ? bytes[input.pointee.offset - 1] : 0
+                    guard (1...8).contains(codeSize) else {
+                        stopReason = "LZW minimum code size \(codeSize) at byte \(input.pointee.offset - 1)"
+                        break walk
+                    }
+                    let desc = gif.pointee.Image
+                    let frameWidth = Int(desc.Width), frameHeight = Int(desc.Height)
+                    try checkPixels(frameWidth, frameHeight, limit: limits.maxPixelCount,
+                                    what: "GIF frame \(index.frames.count) of \(frameWidth)×\(frameHeight)")
+                    // Skip the compressed data, block by block, without decoding it.
+                    var codeSizeOut: Int32 = 0
+                    var block: UnsafeMutablePointer<GifByteType>?
+                    guard DGifGetCode(gif, &codeSizeOut, &block) == GIF_OK else {
+                        stopReason = failure(gif, input, "image data of frame \(index.frames.count)")
+                        break walk
+                    }
+                    while block != nil {
+                        guard DGifGetCodeNext(gif, &block) == GIF_OK else {
+                            stopReason = failure(gif, input, "image data of frame \(index.frames.count)")
+                            break walk
+                        }
+                    }
+                    guard index.frames.count < limits.maxFrameCount else {
+                        throw DWWebImageError.tooLarge(nil, size: Int64(index.frames.count + 1),
+                                                       limit: Int64(limits.maxFrameCount), what: "GIF frame count")
+                    }
+                    totalPixels += frameWidth * frameHeight  // each ≤ maxPixelCount, count ≤ maxFrameCount: no overflow
+                    guard totalPixels <= limits.maxTotalPixelCount else {
+                        throw DWWebImageError.tooLarge(nil, size: Int64(totalPixels), limit: Int64(limits.maxTotalPixelCount),
+                                                       what: "GIF total frame area (pixels)")
+                    }
+                    index.frames.append(GIFFrameInfo(
+                        offset: recordStart, left: Int(desc.Left), top: Int(desc.Top), width: frameWidth,
+                        height: frameHeight, interlaced: desc.Interlace, delayCentiseconds: pending.delay,
+                        disposal: pending.disposal, transparentIndex: pending.transparent))
+                    pending = (0, .unspecified, nil)
+
+                case EXTENSION_RECORD_TYPE:
+                    var code: Int32 = 0
+                    var block: UnsafeMutablePointer<GifByteType>?
+                    guard DGifGetExtension(gif, &code, &block) == GIF_OK else {
+                        stopReason = failure(gif, input, "extension")
+                        break walk
+                    }
+                    var isLoopApplication = false
+                    var first = true
+                    while let b = block {
+                        let length = Int(b[0])  // Pascal-style: b[0] is the sub-block length, b[1...length] the data
+                        if first, code == GRAPHICS_EXT_FUNC_CODE, length == 4 {
+                            // Only a 4-byte GCB is valid (DGifExtensionToGCB's rule); others are ignored.
+                            pending = (Int(b[2]) | Int(b[3]) << 8, GIFDisposal(bits: (b[1] >> 2) & 0x07),
+                                       b[1] & 0x01 != 0 ? Int(b[4]) : nil)
+                        } else if first, code == APPLICATION_EXT_FUNC_CODE, length == 11 {
+                            let id = UnsafeRawBufferPointer(start: b + 1, count: 11)
+                            isLoopApplication = id.elementsEqual("NETSCAPE2.0".utf8) || id.elementsEqual("ANIMEXTS1.0".utf8)
+                        } else if !first, isLoopApplication, length >= 3, b[1] == 1 {
+                            index.netscapeLoopCount = Int(b[2]) | Int(b[3]) << 8
+                        }
+                        first = false
+                        guard DGifGetExtensionNext(gif, &block) == GIF_OK else {
+                            stopReason = failure(gif, input, "extension data")
+                            break walk
+                        }
+                    }
+
+                case TERMINATE_RECORD_TYPE:
+                    break walk
+
+                default:
+                    stopReason = "unknown record at byte \(recordStart)"
+                    break walk
+                }
+            }
+
+            guard !index.frames.isEmpty else {
+                throw DWWebImageError.notAnImage(nil, bytes: bytes.count,
+                                                 detail: "GIF has no complete frame (\(stopReason ?? "no image descriptor"))")
+            }
+            if let stopReason {
+                index.isPartial = true
+                index.partialReason = stopReason
+            }
+            return index
+        }
+    }
+
+    private static func failure(_ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
+                                _ what: String) -> String {
+        // giflib 5.2.1 can fail without setting Error (research D1): any GIF_ERROR is a failure regardless.
+        let code = gif.pointee.Error
+        let text = code == D_GIF_SUCCEEDED ? "read failed" : GIFSession.describe(code)
+        return "\(what) at byte \(input.pointee.offset): \(text)"
+    }
+
+    private static func checkPixels(_ width: Int, _ height: Int, limit: Int, what: String) throws(DWWebImageError) {
+        let pixels = width * height  // both ≤ 65535: no overflow on 64-bit
+        if pixels > limit {
+            throw DWWebImageError.tooLarge(nil, size: Int64(pixels), limit: Int64(limit), what: "\(what) pixel count")
+        }
+    }
+}
+
+/// `Data.withUnsafeBytes` with a typed error.
+func withBytes<R>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> R) throws(DWWebImageError) -> R {
+    let result: Result<R, DWWebImageError> = data.withUnsafeBytes { raw in
+        Result { () throws(DWWebImageError) -> R in try body(raw) }
+    }
+    return try result.get()
+}
