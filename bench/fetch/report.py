@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Turns bench/out/fetch/results.tsv into the Markdown report bench/out/fetch.md (printed on stdout).
+
+Each row of results.tsv is one timed invocation: run, set (small | bigK), tool, wall_s, maxrss_kb, requests
+(lines nginx logged during it), files and bytes found in its output directory afterwards, and its exit code.
+"""
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import time
+from collections import defaultdict
+
+TOOLS = {
+    # key: (label, command shown, what it measures)
+    "dwfetch-cold": ("dwfetch cold", "dwfetch -q -j {j} -o DIR -i urls --cache-dir CACHE (CACHE emptied first)"),
+    "dwfetch-warm": ("dwfetch warm", "dwfetch -q -j {j} -o DIR -i urls --cache-dir CACHE (CACHE full)"),
+    "curl": ("curl", "curl --parallel --parallel-max {j} -s --output-dir DIR --remote-name-all -K urls"),
+    "aria2c": ("aria2c", "aria2c -q -j {j} --max-connection-per-server=1 -i urls -d DIR"),
+    "wget": ("wget", "wget -q -i urls -P DIR"),
+    "ahc": ("AsyncHTTPClient", "dwbaseline ahc -j {j} -o DIR -i urls (streams bodies to files)"),
+    "urlsession": ("URLSession", "dwbaseline urlsession -j {j} -o DIR -i urls (data(from:), then write)"),
+    "cp": ("cp -r", "cp -r -t DIR corpus files (no network: the floor for the warm case)"),
+}
+ORDER = ["curl", "dwfetch-cold", "ahc", "aria2c", "wget", "urlsession", "dwfetch-warm", "cp"]
+COLD = {"dwfetch-cold", "curl", "aria2c", "wget", "ahc", "urlsession"}
+RSS_LIMIT_MIB = 64.0
+COLD_LIMIT = 1.0
+WARM_LIMIT = 1.25
+
+
+def sh(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception:
+        return ""
+
+
+def machine(args) -> list[str]:
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.0f} GiB"
+                break
+    except OSError:
+        pass
+    head = sh(["git", "-C", args.repo, "rev-parse", "--short", "HEAD"]) or "?"
+    dirty = sh(["git", "-C", args.repo, "status", "--porcelain", "--", "Sources", "Package.swift"])
+    if args.source == "head":
+        commit = head + " (dwfetch built from a snapshot of this commit)"
+    else:
+        commit = head + (" + uncommitted changes under Sources/ (dwfetch built from the work tree)" if dirty else "")
+    curl = sh(["curl", "--version"]).splitlines()
+    libcurl = next((w for w in (curl[0].split() if curl else []) if w.startswith("libcurl/")), "?")
+    linked = next((l.split()[0] for l in sh(["ldd", args.dwfetch]).splitlines() if "libcurl" in l), "?")
+    nginx = sh(["sh", "-c", "nginx -v 2>&1 || /usr/sbin/nginx -v 2>&1"]).replace("nginx version: ", "")
+    aria = (sh(["aria2c", "--version"]).splitlines() or ["?"])[0]
+    wget = (sh(["wget", "--version"]).splitlines() or ["?"])[0]
+    swift = (sh(["swift", "--version"]).splitlines() or ["?"])[0]
+    load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"]
+    return [
+        f"- machine: {os.cpu_count()} CPUs (nproc {sh(['nproc']) or '?'}), {cpu}, {mem} RAM, "
+        f"kernel {platform.release()}; load average at the end {' '.join(load)} (shared machine)",
+        f"- commit: `{commit}`; measured {time.strftime('%Y-%m-%d %H:%M %Z')}",
+        f"- tools: curl {libcurl} (dwfetch links {linked}), {wget}, {aria}, nginx {nginx}, {swift}",
+    ]
+
+
+def fmt_s(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tsv")
+    ap.add_argument("--runs", type=int, required=True)
+    ap.add_argument("--count", type=int, required=True)
+    ap.add_argument("--jobs", type=int, required=True)
+    ap.add_argument("--quick", default="0")
+    ap.add_argument("--corpus", default="")
+    ap.add_argument("--corpus-dir", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--repo", required=True)
+    ap.add_argument("--dwfetch", required=True)
+    ap.add_argument("--baselines", default="1")
+    ap.add_argument("--source", default="tree")
+    a = ap.parse_args()
+
+    rows = []
+    with open(a.tsv) as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            r = dict(zip(header, line.rstrip("\n").split("\t")))
+            rows.append(r)
+
+    # What a complete output directory holds, per set.
+    expected = {}
+    for name in os.listdir(a.work):
+        if name.startswith("names-") and name.endswith(".txt") and name != "names-big.txt":
+            s = name[len("names-"):-len(".txt")]
+            sub = "small" if s == "small" else "big"
+            names = [n for n in open(os.path.join(a.work, name)).read().split("\n") if n]
+            expected[s] = (len(names), sum(os.path.getsize(os.path.join(a.corpus_dir, sub, n)) for n in names))
+
+    by = defaultdict(list)  # (group, tool) -> rows; group = small | big
+    for r in rows:
+        group = "small" if r["set"] == "small" else "big"
+        by[(group, r["tool"])].append(r)
+
+    def ok(r) -> bool:
+        files, nbytes = expected[r["set"]]
+        return r["rc"] == "0" and int(r["files"]) == files and int(r["bytes"]) == nbytes
+
+    def stats(group, tool):
+        rs = by.get((group, tool), [])
+        if not rs:
+            return None
+        walls = [float(r["wall_s"]) for r in rs]
+        return {
+            "n": len(rs),
+            "median": statistics.median(walls),
+            "min": min(walls),
+            "max": max(walls),
+            "rss": max(int(r["maxrss_kb"]) for r in rs) / 1024,
+            "rss_med": statistics.median(int(r["maxrss_kb"]) for r in rs) / 1024,
+            "req_total": sum(int(r["requests"]) for r in rs),
+            "req_med": statistics.median(int(r["requests"]) for r in rs),
+            "bad": sum(0 if ok(r) else 1 for r in rs),
+            "bytes": statistics.median(expected[r["set"]][1] for r in rs),
+            "files": statistics.median(expected[r["set"]][0] for r in rs),
+        }
+
+    out = []
+    mode = "QUICK MODE (smoke test: 200 images, 1 run, no 64 MiB files) — not a result to quote" if a.quick == "1" \
+        else "full run"
+    out.append("## Fetch benchmark: dwfetch vs curl, wget, aria2c, Swift clients and cp -r")
+    out.append("")
+    out.append(f"{mode}. Loopback nginx on 127.0.0.1 (1 worker, sendfile, keep-alive), {a.jobs} concurrent transfers for "
+               f"every parallel tool. **Medians of {a.runs} run(s)**, tools interleaved within each run and their order "
+               "rotated from run to run; a fresh output directory for every invocation; `sync` before each (untimed). "
+               "Wall time is the whole process (start-up included); peak RSS is the largest "
+               "`/usr/bin/time -v` \"Maximum resident set size\" over the runs. MB = 10^6 bytes.")
+    out.append("")
+    out += machine(a)
+    if a.corpus:
+        out.append(f"- {a.corpus}")
+    out.append("")
+
+    base_curl = stats("small", "curl")
+    base_cp = stats("small", "cp")
+    nsmall, bsmall = expected.get("small", (0, 0))
+    out.append(f"### {nsmall:,} small images ({bsmall / 1e6:.1f} MB) in one invocation — {a.runs} run(s), medians")
+    out.append("")
+    out.append("| tool | case | median wall s | min–max s | files/s | MB/s | peak RSS MiB | requests/run | vs curl (cold) | vs cp -r (warm) |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for tool in ORDER:
+        st = stats("small", tool)
+        if st is None:
+            continue
+        label = TOOLS[tool][0] + (f" ⚠ {st['bad']} incomplete run(s)" if st["bad"] else "")
+        case = "cold" if tool in COLD else ("warm (cache)" if tool == "dwfetch-warm" else "local copy")
+        vs_curl = f"{st['median'] / base_curl['median']:.2f}×" if base_curl and tool in COLD else ""
+        vs_cp = f"{st['median'] / base_cp['median']:.2f}×" if base_cp and tool in ("dwfetch-warm", "cp") else ""
+        out.append(f"| {label} | {case} | {fmt_s(st['median'])} | {fmt_s(st['min'])}–{fmt_s(st['max'])} | "
+                   f"{st['files'] / st['median']:,.0f} | {st['bytes'] / 1e6 / st['median']:.0f} | {st['rss']:.1f} | "
+                   f"{st['req_med']:.0f} | {vs_curl} | {vs_cp} |")
+    out.append("")
+
+    big_tools = [t for t in ORDER if by.get(("big", t))]
+    if big_tools:
+        nbig = len({r["set"] for r in rows if r["set"] != "small"})
+        out.append(f"### 64 MiB files, one per invocation ({nbig} files × {a.runs} run(s)), medians")
+        out.append("")
+        out.append("| tool | case | median wall s | min–max s | MB/s | peak RSS MiB (max) | median RSS MiB |")
+        out.append("|---|---|---:|---:|---:|---:|---:|")
+        for tool in big_tools:
+            st = stats("big", tool)
+            label = TOOLS[tool][0] + (f" ⚠ {st['bad']} incomplete run(s)" if st["bad"] else "")
+            case = "cold" if tool in COLD else ("warm (cache)" if tool == "dwfetch-warm" else "local copy")
+            out.append(f"| {label} | {case} | {fmt_s(st['median'])} | {fmt_s(st['min'])}–{fmt_s(st['max'])} | "
+                       f"{st['bytes'] / 1e6 / st['median']:.0f} | {st['rss']:.1f} | {st['rss_med']:.1f} |")
+        out.append("")
+
+    # Targets (issue 3).
+    out.append("### Targets")
+    out.append("")
+    lines = []
+    cold, warm = stats("small", "dwfetch-cold"), stats("small", "dwfetch-warm")
+
+    def verdict(b):
+        return "PASS" if b else "FAIL"
+
+    if cold and base_curl:
+        r = cold["median"] / base_curl["median"]
+        lines.append(f"- {verdict(r <= COLD_LIMIT and not cold['bad'])}: cold, {nsmall:,} images: dwfetch "
+                     f"{fmt_s(cold['median'])} s = {r:.2f} × curl {fmt_s(base_curl['median'])} s (target ≤ {COLD_LIMIT:.2f} ×)")
+    if warm:
+        lines.append(f"- {verdict(warm['req_total'] == 0)}: warm: {warm['req_total']} requests reached nginx during "
+                     f"{warm['n']} warm run(s) (target 0)")
+        big_warm = stats("big", "dwfetch-warm")
+        if big_warm:
+            lines.append(f"- {verdict(big_warm['req_total'] == 0)}: warm, 64 MiB files: {big_warm['req_total']} requests "
+                         f"during {big_warm['n']} warm invocation(s) (target 0)")
+    if warm and base_cp:
+        r = warm["median"] / base_cp["median"]
+        lines.append(f"- {verdict(r <= WARM_LIMIT and not warm['bad'])}: warm, {nsmall:,} images: dwfetch "
+                     f"{fmt_s(warm['median'])} s = {r:.2f} × cp -r {fmt_s(base_cp['median'])} s (target ≤ {WARM_LIMIT:.2f} ×)")
+    for group, what in (("small", f"{nsmall:,}-image run"), ("big", "64 MiB file")):
+        for tool in ("dwfetch-cold", "dwfetch-warm"):
+            st = stats(group, tool)
+            if st:
+                lines.append(f"- {verdict(st['rss'] <= RSS_LIMIT_MIB)}: peak RSS, {what}, {TOOLS[tool][0]}: "
+                             f"{st['rss']:.1f} MiB (target ≤ {RSS_LIMIT_MIB:.0f} MiB)")
+    out += lines
+    out.append("")
+    out.append("Commands (DIR is a fresh directory each time; urls is the list of URLs, one a line):")
+    out.append("")
+    for tool in ORDER:
+        if any(by.get((g, tool)) for g in ("small", "big")):
+            out.append(f"- {TOOLS[tool][0]}: `{TOOLS[tool][1].format(j=a.jobs)}`")
+    if a.baselines != "1":
+        out.append("- AsyncHTTPClient / URLSession: not run (baselines not built; a full run builds them once)")
+    out.append("")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
