@@ -76,6 +76,13 @@ struct DWFetch: ParsableCommand {
     @Flag(help: "Fetch a built-in sample set from an embedded loopback server, cold then warm.")
     var demo = false
 
+    @Option(name: .customLong("prefetch"), help: ArgumentHelp(
+        "Also fetch the URLs in FILE at low priority (at most 2 at a time) while the others go first.", valueName: "FILE"))
+    var prefetch: String?
+
+    @Flag(help: "Print a summary of the requests at the end (count by source, bytes, p50/p95 time).")
+    var stats = false
+
     mutating func validate() throws {
         guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
         guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }
@@ -88,7 +95,7 @@ struct DWFetch: ParsableCommand {
         for header in headers where Self.parseHeader(header) == nil {
             throw ValidationError("-H expects \"Name: value\", got \"\(header)\"")
         }
-        if urls.isEmpty && input == nil && !clearCache && !demo {
+        if urls.isEmpty && input == nil && prefetch == nil && !clearCache && !demo {
             throw ValidationError("no URL given (name URLs, or -i FILE, or --demo)")
         }
     }
@@ -125,8 +132,17 @@ struct DWFetch: ParsableCommand {
         }
         // --no-cache must leave the cache alone, including the shared manager's start-up sweep of expired entries.
         let manager = noCache ? DWWebImageManager(cache: cache, removeExpiredAtStart: false) : DWWebImageManager.shared
+        var prefetchURLs: [String] = []
+        if let prefetch {
+            do {
+                prefetchURLs = try Self.readURLList(prefetch)
+            } catch {
+                FileHandle.standardError.write(Data("dwfetch: cannot read \(prefetch): \(error.localizedDescription)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         let runner = FetchRunner(command: self, manager: manager)
-        let report = runner.run(all)
+        let report = runner.run(all, prefetch: prefetchURLs)
         throw ExitCode(report.failed == 0 ? 0 : 1)
     }
 

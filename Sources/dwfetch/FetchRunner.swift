@@ -10,6 +10,10 @@ struct FetchOutcome: Sendable {
     let result: Result<DWImage, DWWebImageError>
     let path: String?
     let writeError: String?
+    /// The request's record (network or cache), when the manager reported one.
+    var metrics: DWDownloadMetrics?
+    /// Fetched through `--prefetch`.
+    var prefetched = false
 }
 
 /// Totals for the summary line and the exit status.
@@ -29,8 +33,12 @@ final class FetchRunner: Sendable {
 
     private struct RunState {
         var outcomes: [String: FetchOutcome] = [:]
+        var prefetchOutcomes: [String: FetchOutcome] = [:]
+        var metrics: [String: DWDownloadMetrics] = [:]
+        var allMetrics: [DWDownloadMetrics] = []
         var nextToPrint = 0
         var tokens: [DWWebImageToken] = []
+        var prefetcher: DWWebImagePrefetcher?
         var interrupted = false
     }
 
@@ -41,11 +49,18 @@ final class FetchRunner: Sendable {
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1) ? ProgressView() : nil
     }
 
-    /// Fetches every URL (each distinct one once), printing one line per mention in input order.
-    func run(_ urls: [String]) -> FetchReport {
+    /// Fetches every URL (each distinct one once), printing one line per mention in input order; then the
+    /// `prefetch` URLs' lines (fetched at low priority meanwhile, in file order).
+    func run(_ urls: [String], prefetch: [String] = []) -> FetchReport {
         let started = Date()
         manager.maxConcurrentDownloads = command.jobs
         manager.configuration = command.managerConfiguration(base: manager.configuration)
+        manager.metricsHandler = { [state] record in
+            state.withLock { s in
+                s.metrics[record.url] = record
+                s.allMetrics.append(record)
+            }
+        }
         var distinct: [String] = []
         var seen = Set<String>()
         for url in urls where seen.insert(url).inserted { distinct.append(url) }
@@ -58,6 +73,18 @@ final class FetchRunner: Sendable {
         let interrupt = installInterruptHandler()
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
+        if !prefetch.isEmpty {
+            // Queued first, but at low priority under the prefetch cap: the named URLs still go first.
+            done.enter()
+            let prefetcher = DWWebImagePrefetcher(manager: manager)
+            prefetcher.prefetchURLs(prefetch, each: { [state] url, result in
+                state.withLock { s in
+                    s.prefetchOutcomes[url] = FetchOutcome(url: url, result: result, path: nil, writeError: nil,
+                                                           metrics: s.metrics[url], prefetched: true)
+                }
+            }, completion: { _, _, _ in done.leave() })
+            state.withLock { $0.prefetcher = prefetcher }
+        }
         for url in distinct {
             done.enter()
             progress?.started(url)
@@ -66,7 +93,10 @@ final class FetchRunner: Sendable {
             }) { [self] result in
                 let (path, writeError) = save(result, url: url, name: names[url])
                 progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
-                state.withLock { $0.outcomes[url] = FetchOutcome(url: url, result: result, path: path, writeError: writeError) }
+                state.withLock { s in
+                    s.outcomes[url] = FetchOutcome(url: url, result: result, path: path, writeError: writeError,
+                                                   metrics: s.metrics[url])
+                }
                 printReady(urls)
                 done.leave()
             }
@@ -77,11 +107,16 @@ final class FetchRunner: Sendable {
         progress?.end()
         manager.cache.waitForPendingWrites()
         printReady(urls)
+        let prefetched = state.withLock { $0.prefetchOutcomes }
+        let prefetchLines = prefetch.compactMap { prefetched[$0] }.map { command.json ? OutputFormat.json($0) : OutputFormat.human($0) }
+        if !prefetchLines.isEmpty {
+            FileHandle.standardOutput.write(Data((prefetchLines.joined(separator: "\n") + "\n").utf8))
+        }
 
         var report = FetchReport()
         let outcomes = state.withLock { $0.outcomes }
-        for url in urls {
-            guard let outcome = outcomes[url] else { continue }
+        for (url, table) in urls.map({ ($0, outcomes) }) + prefetch.map({ ($0, prefetched) }) {
+            guard let outcome = table[url] else { continue }
             if case .success(let image) = outcome.result, outcome.writeError == nil {
                 report.fetched += 1
                 report.bytes += Int64(image.data.count)
@@ -91,6 +126,7 @@ final class FetchRunner: Sendable {
         }
         report.elapsed = Date().timeIntervalSince(started)
         if !command.quiet { printSummary(report) }
+        if command.stats { printStats(state.withLock { $0.allMetrics }) }
         if state.withLock({ $0.interrupted }) {
             output?.removeTemporaryFiles()
             exit(130)
@@ -130,6 +166,27 @@ final class FetchRunner: Sendable {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// `--stats`: requests by source, bytes, and the spread of request times.
+    private func printStats(_ records: [DWDownloadMetrics]) {
+        func percentile(_ values: [Double], _ p: Double) -> Double {
+            guard !values.isEmpty else { return 0 }
+            let sorted = values.sorted()
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+        }
+        let bySource = Dictionary(grouping: records, by: \.source)
+        let totals = records.map { $0.total * 1000 }
+        let queued = records.map { $0.queued * 1000 }
+        let bytes = records.reduce(Int64(0)) { $0 + $1.bytesReceived }
+        let resumed = records.reduce(Int64(0)) { $0 + $1.resumedFrom }
+        var line = "stats: \(records.count) requests (network \(bySource[.network]?.count ?? 0), "
+            + "disk \(bySource[.disk]?.count ?? 0), memory \(bySource[.memory]?.count ?? 0)), "
+            + "\(OutputFormat.size(bytes)) received"
+        if resumed > 0 { line += ", \(OutputFormat.size(resumed)) resumed" }
+        line += String(format: ", time p50 %.1f ms p95 %.1f ms, queued p50 %.1f ms p95 %.1f ms",
+                       percentile(totals, 0.5), percentile(totals, 0.95), percentile(queued, 0.5), percentile(queued, 0.95))
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
     /// Ctrl-C: cancel every request (each completes with 10007), then `run` cleans up and exits 130.
     private func installInterruptHandler() -> DispatchSourceSignal {
         signal(SIGINT, SIG_IGN)
@@ -140,6 +197,7 @@ final class FetchRunner: Sendable {
                 return s.tokens
             }
             for token in tokens { manager.cancel(token) }
+            state.withLock { $0.prefetcher }?.cancelPrefetching()
         }
         source.resume()
         return source

@@ -13,9 +13,9 @@ enum OutputFormat {
                 + pad(size(Int64(image.data.count)), 11) + outcome.url
             if let path = outcome.path { line += " -> \(path)" }
             if let problem = outcome.writeError { line = "FAIL  " + problem + "  " + outcome.url }
-            return line
+            return outcome.prefetched ? line + "  (prefetch)" : line
         case .failure(let error):
-            return "FAIL  \(error.code.rawValue)  \(error.message)  \(outcome.url)"
+            return "FAIL  \(error.code.rawValue)  \(error.message)  \(outcome.url)" + (outcome.prefetched ? "  (prefetch)" : "")
         }
     }
 
@@ -37,6 +37,10 @@ enum OutputFormat {
             w.add("path", outcome.path.map { .string($0) } ?? .null)
             w.add("resumed_from", .int(image.metrics?.resumedFrom ?? 0))
             w.add("attempts", .int(Int64(image.metrics?.attempts ?? 0)))
+            let metrics = image.metrics ?? outcome.metrics
+            w.add("queued_ms", .int(Int64(((metrics?.queued ?? 0) * 1000).rounded())))
+            w.add("elapsed_ms", .int(Int64(((metrics?.elapsed ?? 0) * 1000).rounded())))
+            if outcome.prefetched { w.add("prefetch", .bool(true)) }
         case .success:
             w.add("ok", .bool(false))
             w.add("error", .object([("code", .int(Int64(DWWebImageError.Code.cacheIO.rawValue))),
@@ -47,6 +51,12 @@ enum OutputFormat {
             if let status = error.httpStatus { fields.append(("http_status", .int(Int64(status)))) }
             if let curl = error.curlCode { fields.append(("curl_code", .int(Int64(curl)))) }
             w.add("error", .object(fields))
+            if let metrics = outcome.metrics {
+                w.add("attempts", .int(Int64(metrics.attempts)))
+                w.add("queued_ms", .int(Int64((metrics.queued * 1000).rounded())))
+                w.add("elapsed_ms", .int(Int64((metrics.elapsed * 1000).rounded())))
+            }
+            if outcome.prefetched { w.add("prefetch", .bool(true)) }
         }
         return w.text
     }

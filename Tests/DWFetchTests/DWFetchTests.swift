@@ -43,7 +43,7 @@ final class DWFetchTests: XCTestCase {
         XCTAssertEqual(run.status, 0)
         for flag in ["--input", "--output", "--jobs", "--cache-dir", "--cache-space", "--no-cache", "--refresh", "--offline",
                      "--retries", "--retry-delay", "--timeout", "--max-size", "--header", "--json", "--quiet",
-                     "--clear-cache", "--demo"] {
+                     "--clear-cache", "--demo", "--prefetch", "--stats"] {
             XCTAssertTrue(run.stdout.contains(flag), "--help mentions \(flag)")
         }
     }
@@ -249,6 +249,30 @@ final class DWFetchTests: XCTestCase {
         let run = try fetch(["-j", "2"] + (0..<6).map { url("/slow\($0).png") })
         XCTAssertEqual(run.status, 0)
         XCTAssertEqual(server.maxConcurrentRequests, 2, "-j 2: two at a time, and both slots used")
+    }
+
+    // MARK: - Prefetch and stats
+
+    func testPrefetchRunsBehindTheNamedURLsAndIsReported() throws {
+        for i in 0..<6 { server.setRoute("/pre\(i).png", .delayed(0.2, .ok(dog, contentType: "image/png"))) }
+        server.setRoute("/now.png", .delayed(0.2, .ok(cat, contentType: "image/png")))
+        let file = root.appendingPathComponent("prefetch.txt")
+        try Data((0..<6).map { url("/pre\($0).png") }.joined(separator: "\n").utf8).write(to: file)
+        let run = try fetch(["--json", "--stats", "--prefetch", file.path, url("/now.png")])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let objects = try run.json()
+        XCTAssertEqual(objects.count, 7)
+        XCTAssertEqual(objects[0]["url"] as? String, url("/now.png"))
+        XCTAssertNil(objects[0]["prefetch"])
+        XCTAssertEqual(objects.dropFirst().map { $0["url"] as? String }, (0..<6).map { url("/pre\($0).png") })
+        XCTAssertTrue(objects.dropFirst().allSatisfy { $0["prefetch"] as? Bool == true })
+        XCTAssertNotNil(objects[0]["queued_ms"] as? Int)
+        XCTAssertGreaterThanOrEqual(objects[0]["elapsed_ms"] as? Int ?? 0, 190, "the server took 0.2 s")
+        let now = try XCTUnwrap(server.requestLog.firstIndex { $0.path == "/now.png" })
+        XCTAssertLessThanOrEqual(now, 2, "the named URL did not wait behind the prefetch list")
+        XCTAssertLessThanOrEqual(server.maxConcurrentRequests, 3, "prefetch cap 2, plus the named URL")
+        XCTAssertTrue(run.stderr.contains("stats: 7 requests (network 7"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("p95"), run.stderr)
     }
 
     // MARK: - Ctrl-C and resume across processes

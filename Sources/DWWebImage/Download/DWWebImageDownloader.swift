@@ -290,6 +290,7 @@ public final class DWWebImageDownloader: Sendable {
                 return s.lastProgressBytes < total
             }
             if policy.contains(.disk) { context.cache.willWrite() }
+            context.reportMetrics(metrics)  // before the completions, so a handler has seen it when they run
             queue.async {
                 for waiter in waiters where waiter.claim() {
                     if needsFinal { waiter.progress?(total, total) }
@@ -298,7 +299,6 @@ public final class DWWebImageDownloader: Sendable {
             }
             post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.image: image,
                                              DWWebImageNotificationKey.metrics: metrics])
-            context.reportMetrics(metrics)
             if policy.contains(.disk) {
                 let metadata = DWCacheEntryMetadata(etag: head.etag, lastModified: head.lastModified,
                                                     contentType: head.contentType)
@@ -311,12 +311,12 @@ public final class DWWebImageDownloader: Sendable {
             } else {
                 partial.discard()
             }
-            for waiter in claimed.waiters { waiter.deliver(.failure(error), on: queue) }
             var failed = metrics
             failed.errorCode = error.code
+            context.reportMetrics(failed)  // before the completions, so a handler has seen it when they run
+            for waiter in claimed.waiters { waiter.deliver(.failure(error), on: queue) }
             post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.error: error,
                                              DWWebImageNotificationKey.metrics: failed])
-            context.reportMetrics(failed)
         }
     }
 

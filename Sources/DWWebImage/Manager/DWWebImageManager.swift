@@ -185,8 +185,8 @@ public final class DWWebImageManager: Sendable {
             let asked = DispatchTime.now().uptimeNanoseconds
             if policy.contains(.memory), let image = cache.memoryImage(forKey: url) {
                 let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
-                finishEarly(waiter, .success(image.from(.memory, metrics: metrics)), on: callbacks)
                 report(metrics, on: callbacks)
+                finishEarly(waiter, .success(image.from(.memory, metrics: metrics)), on: callbacks)
                 return token
             }
             if policy.contains(.disk) {
@@ -197,8 +197,8 @@ public final class DWWebImageManager: Sendable {
                     if let hit = cache.diskImage(forKey: url, maxPixelCount: configuration.maxPixelCount) {
                         if policy.contains(.memory) { cache.storeInMemory(hit.image, forKey: url) }
                         let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
-                        finishEarly(waiter, .success(hit.image.from(.disk, metrics: metrics)), on: callbacks)
                         report(metrics, on: callbacks)
+                        finishEarly(waiter, .success(hit.image.from(.disk, metrics: metrics)), on: callbacks)
                     } else {
                         proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
                     }
