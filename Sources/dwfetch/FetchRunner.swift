@@ -4,10 +4,36 @@ import DWWebImage
 import Foundation
 import DWLocking
 
+/// What a report needs from an image — not its bytes, so a run over thousands of URLs holds no image data.
+struct ImageSummary: Sendable {
+    let source: DWImageSource
+    let byteCount: Int
+    let format: DWImageFormat
+    let pixelWidth: Int
+    let pixelHeight: Int
+    let frameCount: Int
+    let loopCount: Int
+    /// Hex SHA-256 of the bytes (computed only for `--json`).
+    let sha256: String?
+    let metrics: DWDownloadMetrics?
+
+    init(_ image: DWImage, hash: Bool) {
+        source = image.source
+        byteCount = image.data.count
+        format = image.format
+        pixelWidth = image.pixelWidth
+        pixelHeight = image.pixelHeight
+        frameCount = image.frameCount
+        loopCount = image.loopCount
+        sha256 = hash ? DWHex.encode(SHA256.hash(data: image.data)) : nil
+        metrics = image.metrics
+    }
+}
+
 /// What happened to one distinct URL.
 struct FetchOutcome: Sendable {
     let url: String
-    let result: Result<DWImage, DWWebImageError>
+    let result: Result<ImageSummary, DWWebImageError>
     let path: String?
     let writeError: String?
     /// The request's record (network or cache), when the manager reported one.
@@ -73,13 +99,15 @@ final class FetchRunner: Sendable {
         let interrupt = installInterruptHandler()
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
+        let json = command.json
         if !prefetch.isEmpty {
             // Queued first, but at low priority under the prefetch cap: the named URLs still go first.
             done.enter()
             let prefetcher = DWWebImagePrefetcher(manager: manager)
             prefetcher.prefetchURLs(prefetch, each: { [state] url, result in
                 state.withLock { s in
-                    s.prefetchOutcomes[url] = FetchOutcome(url: url, result: result, path: nil, writeError: nil,
+                    s.prefetchOutcomes[url] = FetchOutcome(url: url, result: result.map { ImageSummary($0, hash: json) },
+                                                           path: nil, writeError: nil,
                                                            metrics: s.metrics[url], prefetched: true)
                 }
             }, completion: { _, _, _ in done.leave() })
@@ -94,7 +122,8 @@ final class FetchRunner: Sendable {
                 let (path, writeError) = save(result, url: url, name: names[url])
                 progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
                 state.withLock { s in
-                    s.outcomes[url] = FetchOutcome(url: url, result: result, path: path, writeError: writeError,
+                    s.outcomes[url] = FetchOutcome(url: url, result: result.map { ImageSummary($0, hash: json) },
+                                                   path: path, writeError: writeError,
                                                    metrics: s.metrics[url])
                 }
                 printReady(urls)
@@ -119,7 +148,7 @@ final class FetchRunner: Sendable {
             guard let outcome = table[url] else { continue }
             if case .success(let image) = outcome.result, outcome.writeError == nil {
                 report.fetched += 1
-                report.bytes += Int64(image.data.count)
+                report.bytes += Int64(image.byteCount)
             } else {
                 report.failed += 1
             }

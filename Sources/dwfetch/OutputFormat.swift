@@ -10,7 +10,7 @@ enum OutputFormat {
         case .success(let image):
             let dims = "\(image.pixelWidth)x\(image.pixelHeight)" + (image.frameCount > 1 ? " \(image.frameCount)f" : "")
             var line = "ok    " + pad(image.source.rawValue, 8) + pad(image.format.rawValue, 6) + pad(dims, 14)
-                + pad(size(Int64(image.data.count)), 11) + outcome.url
+                + pad(size(Int64(image.byteCount)), 11) + outcome.url
             if let path = outcome.path { line += " -> \(path)" }
             if let problem = outcome.writeError { line = "FAIL  " + problem + "  " + outcome.url }
             return outcome.prefetched ? line + "  (prefetch)" : line
@@ -27,13 +27,13 @@ enum OutputFormat {
         case .success(let image) where outcome.writeError == nil:
             w.add("ok", .bool(true))
             w.add("source", .string(image.source.rawValue))
-            w.add("bytes", .int(Int64(image.data.count)))
+            w.add("bytes", .int(Int64(image.byteCount)))
             w.add("format", .string(image.format.rawValue))
             w.add("width", .int(Int64(image.pixelWidth)))
             w.add("height", .int(Int64(image.pixelHeight)))
             w.add("frames", .int(Int64(image.frameCount)))
             w.add("loop_count", .int(Int64(image.loopCount)))
-            w.add("sha256", .string(SHA256.hash(data: image.data).map { String(format: "%02x", $0) }.joined()))
+            w.add("sha256", image.sha256.map { .string($0) } ?? .null)
             w.add("path", outcome.path.map { .string($0) } ?? .null)
             w.add("resumed_from", .int(image.metrics?.resumedFrom ?? 0))
             w.add("attempts", .int(Int64(image.metrics?.attempts ?? 0)))

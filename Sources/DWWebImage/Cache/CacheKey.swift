@@ -5,7 +5,7 @@ import Foundation
 enum CacheKey {
     /// Hex MD5 of the key's UTF-8 bytes (the DW original's secure key, without its UTF-16-length quirk).
     static func md5(_ key: String) -> String {
-        Insecure.MD5.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        DWHex.encode(Insecure.MD5.hash(data: Data(key.utf8)))
     }
 
     /// The file name for `key`: its MD5 with `secure`, else the key itself with everything but

@@ -35,30 +35,22 @@ public final class DWWebImageManager: Sendable {
 
     private struct State {
         var downloaders: [String: DWWebImageDownloader] = [:]
-        var waiting: [WaitingOperation] = []  // gate closed: not yet given a slot
-        var running: [ObjectIdentifier: DWWebImageOperation] = [:]  // given a slot, not finished
+        var scheduler = DownloadScheduler()
         var lookups: [UInt64: Waiter] = [:]  // callers in the disk lookup, not yet attached to a downloader
         var nextTokenID: UInt64 = 0
-        var nextSequence: UInt64 = 0
         var callbackQueue: DispatchQueue
         var configuration: Configuration
-        var maxConcurrent = 6
-        var maxPerHost = 6
-        var maxPrefetches = 2
         var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)?
         var invalidated = false
     }
 
-    /// A waiting operation and how recently someone asked for its URL (newest first within a priority).
-    private struct WaitingOperation {
-        let operation: DWWebImageOperation
-        var sequence: UInt64
-    }
     private let state: DWLock<State>
     private let engine: CurlMulti
     private let queue: OperationQueue
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
+    /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
+    private let diskHitsInFlight = DispatchSemaphore(value: 32)
     private let processingQueue = DispatchQueue(label: "DWWebImage.processing", qos: .userInitiated, attributes: .concurrent)
 
     /// Creates a manager with its own transfer engine and operation queue.
@@ -79,7 +71,7 @@ public final class DWWebImageManager: Sendable {
         self.engine = CurlMulti()
         self.queue = OperationQueue()
         queue.name = "DWWebImage.downloads"
-        // The scheduler hands out the slots (gates); the queue itself must not hold back an opened operation.
+        // The scheduler hands out the slots: an operation enters the queue only when it has one.
         queue.maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
@@ -98,18 +90,18 @@ public final class DWWebImageManager: Sendable {
 
     /// How many downloads run at once (default 6).
     public var maxConcurrentDownloads: Int {
-        get { state.withLock { $0.maxConcurrent } }
+        get { state.withLock { $0.scheduler.maxConcurrent } }
         set {
-            state.withLock { $0.maxConcurrent = max(1, newValue) }
+            state.withLock { $0.scheduler.maxConcurrent = max(1, newValue) }
             schedule()
         }
     }
 
     /// How many downloads run at once to one host (`host:port`), so one slow host cannot take every slot (default 6).
     public var maxConcurrentDownloadsPerHost: Int {
-        get { state.withLock { $0.maxPerHost } }
+        get { state.withLock { $0.scheduler.maxPerHost } }
         set {
-            state.withLock { $0.maxPerHost = max(1, newValue) }
+            state.withLock { $0.scheduler.maxPerHost = max(1, newValue) }
             schedule()
         }
     }
@@ -117,9 +109,9 @@ public final class DWWebImageManager: Sendable {
     /// How many downloads that only the prefetcher wants run at once (default 2), so prefetching never takes
     /// every slot. A download someone else asks for stops counting here at once.
     public var maxConcurrentPrefetches: Int {
-        get { state.withLock { $0.maxPrefetches } }
+        get { state.withLock { $0.scheduler.maxPrefetches } }
         set {
-            state.withLock { $0.maxPrefetches = max(1, newValue) }
+            state.withLock { $0.scheduler.maxPrefetches = max(1, newValue) }
             schedule()
         }
     }
@@ -167,7 +159,7 @@ public final class DWWebImageManager: Sendable {
         }
         let token = DWWebImageToken(url: url, id: id, priority: options.priority,
                                     canceller: { [weak self] token in self?.cancel(token) },
-                                    reprioritize: { [weak self] in self?.schedule() })
+                                    reprioritize: { [weak self] in self?.callersChanged(url: url) })
         let waiter = Waiter(token: token, options: options, progress: progress, completion: completion)
 
         let asciiURL: String
@@ -198,7 +190,13 @@ public final class DWWebImageManager: Sendable {
                         if policy.contains(.memory) { cache.storeInMemory(hit.image, forKey: url) }
                         let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
                         report(metrics, on: callbacks)
-                        finishEarly(waiter, .success(hit.image.from(.disk, metrics: metrics)), on: callbacks)
+                        // Backpressure: disk hits are read faster than most callers consume them; holding every
+                        // image in queued completions would make memory grow with the number of requests.
+                        diskHitsInFlight.wait()
+                        state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
+                        waiter.deliver(.success(hit.image.from(.disk, metrics: metrics)), on: callbacks) { [diskHitsInFlight] in
+                            diskHitsInFlight.signal()
+                        }
                     } else {
                         proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
                     }
@@ -217,8 +215,9 @@ public final class DWWebImageManager: Sendable {
         }
         if let lookingUp {
             lookingUp.deliver(.failure(.cancelled(token.url)), on: callbacks)
-        } else {
-            downloader?.cancelWaiter(token)
+        } else if let downloader {
+            downloader.cancelWaiter(token)
+            callersChanged(url: token.url)  // its priority stops counting
         }
     }
 
@@ -266,12 +265,9 @@ public final class DWWebImageManager: Sendable {
             s.lookups[waiter.token.id] = nil
             if waiter.isDelivered { return .gone }  // cancelled during the cache lookup
             if s.invalidated { return .invalidated }
-            s.nextSequence += 1
             if let existing = s.downloaders[url], existing.attach(waiter) {
                 // Someone asks for it now: if it still waits, it is the newest request for its priority.
-                if let index = s.waiting.firstIndex(where: { $0.operation.downloader === existing }) {
-                    s.waiting[index].sequence = s.nextSequence
-                }
+                s.scheduler.update(existing, demand: existing.demand.map(DownloadScheduler.Demand.init), asked: true)
                 return .joined
             }
             let downloader = DWWebImageDownloader(url: url, context: makeContext(
@@ -282,12 +278,11 @@ public final class DWWebImageManager: Sendable {
                 self?.operationDidFinish(op)
             }
             downloader.setOperation(operation)
-            s.waiting.append(WaitingOperation(operation: operation, sequence: s.nextSequence))
+            s.scheduler.enqueue(operation, demand: .init(priority: waiter.priority, prefetchOnly: waiter.isPrefetch))
             return .created(operation)
         }
         switch step {
-        case .created(let operation):
-            queue.addOperation(operation)
+        case .created:
             schedule()
         case .joined:
             schedule()  // its priority may have risen, or a prefetch-only download is now wanted by someone
@@ -300,55 +295,27 @@ public final class DWWebImageManager: Sendable {
 
     // MARK: - Scheduling
 
-    /// Hands free slots to waiting operations: highest priority first (a shared download counts its most urgent
-    /// caller still waiting), newest first within a priority, skipping hosts at their cap and prefetch-only
-    /// downloads beyond the prefetch cap. Runs whenever something changes: a new operation, a caller joining or
-    /// cancelling, a priority change, a finished operation, a changed limit.
+    /// Hands free slots to waiting operations (``DownloadScheduler``): highest priority first (a shared download
+    /// counts its most urgent caller still waiting), newest first within a priority, skipping hosts at their cap
+    /// and prefetch-only downloads beyond the prefetch cap. An operation enters the `OperationQueue` only when it
+    /// has a slot. Runs whenever something changes: a new download, a caller joining or cancelling, a priority
+    /// change, a finished operation, a changed limit.
     func schedule() {
-        let toOpen = state.withLock { s -> [DWWebImageOperation] in
-            var open: [DWWebImageOperation] = []
-            // Downloads that ended while waiting (cancelled): let their operations run out at once, slot-free.
-            s.waiting.removeAll { entry in
-                let ended = entry.operation.isCancelled || entry.operation.downloader.phase != .waiting
-                if ended { open.append(entry.operation) }
-                return ended
-            }
-            guard s.running.count < s.maxConcurrent, !s.waiting.isEmpty else { return open }
-            var perHost: [String: Int] = [:]
-            var prefetches = 0
-            for operation in s.running.values {
-                perHost[operation.downloader.context.hostKey, default: 0] += 1
-                if operation.downloader.demand?.prefetchOnly == true { prefetches += 1 }
-            }
-            let demands = s.waiting.map { $0.operation.downloader.demand }
-            var taken = Set<Int>()
-            while s.running.count < s.maxConcurrent {
-                var best: (index: Int, priority: DWWebImagePriority, sequence: UInt64)?
-                for (index, entry) in s.waiting.enumerated() where !taken.contains(index) {
-                    guard let demand = demands[index] else { continue }
-                    if perHost[entry.operation.downloader.context.hostKey, default: 0] >= s.maxPerHost { continue }
-                    if demand.prefetchOnly && prefetches >= s.maxPrefetches { continue }
-                    if let b = best, (demand.priority, entry.sequence) < (b.priority, b.sequence) { continue }
-                    best = (index, demand.priority, entry.sequence)
-                }
-                guard let best else { break }
-                taken.insert(best.index)
-                let operation = s.waiting[best.index].operation
-                s.running[ObjectIdentifier(operation)] = operation
-                perHost[operation.downloader.context.hostKey, default: 0] += 1
-                if demands[best.index]?.prefetchOnly == true { prefetches += 1 }
-                open.append(operation)
-            }
-            if !taken.isEmpty {
-                s.waiting = s.waiting.enumerated().filter { !taken.contains($0.offset) }.map(\.element)
-            }
-            return open
+        let ready = state.withLock { $0.scheduler.next() }
+        for operation in ready { queue.addOperation(operation) }
+    }
+
+    /// The callers of `url`'s download changed (a cancel, a priority change): re-file it, then schedule.
+    private func callersChanged(url: String) {
+        state.withLock { s in
+            guard let downloader = s.downloaders[url] else { return }
+            s.scheduler.update(downloader, demand: downloader.demand.map(DownloadScheduler.Demand.init), asked: false)
         }
-        for operation in toOpen { operation.gate.open() }
+        schedule()
     }
 
     private func operationDidFinish(_ operation: DWWebImageOperation) {
-        state.withLock { s in _ = s.running.removeValue(forKey: ObjectIdentifier(operation)) }
+        state.withLock { $0.scheduler.finished(operation) }
         schedule()
     }
 
@@ -399,8 +366,9 @@ public final class DWWebImageManager: Sendable {
                 guard let self else { return }
                 state.withLock { s in
                     if s.downloaders[downloader.url] === downloader { s.downloaders[downloader.url] = nil }
+                    s.scheduler.remove(downloader)  // a download cancelled while it waited gives up its place
                 }
-                schedule()  // a cancelled waiting download gives up its place (and its priority)
+                schedule()
             },
             reportMetrics: { [weak self] metrics in
                 guard let self else { return }

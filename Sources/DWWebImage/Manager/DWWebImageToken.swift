@@ -92,9 +92,16 @@ final class Waiter: Sendable {
 
     /// Claims and, if this is the first delivery, calls the completion asynchronously on `queue`.
     @discardableResult
-    func deliver(_ result: Result<DWImage, DWWebImageError>, on queue: DispatchQueue) -> Bool {
-        guard claim() else { return false }
-        queue.async { self.completion(result) }
+    func deliver(_ result: Result<DWImage, DWWebImageError>, on queue: DispatchQueue,
+                 then: (@Sendable () -> Void)? = nil) -> Bool {
+        guard claim() else {
+            then?()
+            return false
+        }
+        queue.async {
+            self.completion(result)
+            then?()
+        }
         return true
     }
 }

@@ -5,15 +5,13 @@ import DWLocking
 /// An asynchronous `Operation` that runs one ``DWWebImageDownloader``: it starts the transfer in `start()` and
 /// becomes finished when the download ends (success, failure or cancellation).
 ///
-/// It waits in the manager's `OperationQueue` behind its ``SlotGate`` until the scheduler gives it a slot.
+/// The manager's scheduler adds it to the `OperationQueue` when it has a slot.
 public final class DWWebImageOperation: Operation, @unchecked Sendable {
     // @unchecked: Operation is not Sendable. This subclass's own mutable state is `state`, behind one lock;
-    // `downloader`, `gate` and the hooks are immutable.
+    // `downloader` and the hook are immutable.
 
     /// The download this operation runs.
     public let downloader: DWWebImageDownloader
-    /// Opened by the scheduler when this operation may start.
-    let gate = SlotGate()
     private let didFinish: @Sendable (DWWebImageOperation) -> Void
 
     private struct State {
@@ -27,7 +25,6 @@ public final class DWWebImageOperation: Operation, @unchecked Sendable {
         self.didFinish = didFinish
         super.init()
         name = "DWWebImageOperation \(downloader.url)"
-        gate.guardStart(of: self)
     }
 
     /// Always true: the work runs on libcurl's thread, not on the queue's.

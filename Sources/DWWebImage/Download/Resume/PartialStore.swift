@@ -25,7 +25,7 @@ struct PartialStore: Sendable {
     }
 
     func paths(for url: String) -> (data: String, record: String) {
-        let digest = SHA256.hash(data: Data(url.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        let digest = DWHex.encode(SHA256.hash(data: Data(url.utf8)).prefix(16))
         let base = directory.appendingPathComponent(digest).path
         return (base + ".part", base + ".meta")
     }

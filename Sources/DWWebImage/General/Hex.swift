@@ -1,0 +1,17 @@
+// Hex: lowercase hex of bytes, without String(format:) (which costs ~1 µs per byte through Foundation).
+
+/// Lowercase hexadecimal encoding.
+public enum DWHex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// `bytes` as lowercase hex, two characters per byte.
+    public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
