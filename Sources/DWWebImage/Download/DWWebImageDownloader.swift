@@ -103,7 +103,7 @@ public final class DWWebImageDownloader: Sendable {
         var request = context.request
         var offset: Int64 = 0
         var validator: ResumeValidator?
-        if !whole {
+        if !whole && context.revalidation == nil {
             let point = partial.resumePoint
             if let extra = ResumeProtocol.requestHeaders(offset: point.offset, validator: point.validator) {
                 request.headers += extra
@@ -175,6 +175,8 @@ public final class DWWebImageDownloader: Sendable {
     private enum AttemptOutcome {
         /// The whole body is held: validate it.
         case complete(DWResponseHead)
+        /// 304 to a revalidation: the cached entry is current.
+        case notModified(DWResponseHead)
         /// The held bytes cannot be continued: ask for the whole body again, now.
         case refetchWhole(String)
         /// This attempt failed with this result (retry or give up).
@@ -191,6 +193,7 @@ public final class DWWebImageDownloader: Sendable {
             return .failed(result)
         case .success(let r):
             let head = r.head
+            if head.status == 304, context.revalidation != nil { return .notModified(head) }
             if head.status == 416 && requestedOffset > 0 {
                 let point = partial.resumePoint
                 if ResumeProtocol.unsatisfiedRangeMeansComplete(head: head, partialLength: point.offset,
@@ -300,8 +303,14 @@ public final class DWWebImageDownloader: Sendable {
             post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.image: image,
                                              DWWebImageNotificationKey.metrics: metrics])
             if policy.contains(.disk) {
-                let metadata = DWCacheEntryMetadata(etag: head.etag, lastModified: head.lastModified,
+                var metadata = DWCacheEntryMetadata(etag: head.etag, lastModified: head.lastModified,
                                                     contentType: head.contentType)
+                if head.status == 304, let old = context.revalidation?.metadata {
+                    // Current again: new dates, validators as updated by the 304 (RFC 9111 §4.3.4), old type.
+                    metadata.etag = head.etag ?? old.etag
+                    metadata.lastModified = head.lastModified ?? old.lastModified
+                    metadata.contentType = old.contentType
+                }
                 context.cache.writeAndNotify(image.data, forKey: url, metadata: metadata, url: url, queue: queue)
             }
         case .failure(let error):
@@ -353,6 +362,9 @@ public final class DWWebImageDownloader: Sendable {
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
         case .failed(.success(let transfer)):
             return .failure(.http(transfer.head.status, url: url))
+        case .notModified(let head):
+            guard let revalidation = context.revalidation else { return .failure(.http(304, url: url)) }
+            return .success((revalidation.image.from(.revalidated, metrics: metrics), head))
         case .complete(let head):
             let data = partial.data()
             do throws(DWWebImageError) {
@@ -441,6 +453,12 @@ public final class DWWebImageDownloader: Sendable {
     }
 }
 
+/// An expired disk entry being revalidated.
+struct Revalidation: Sendable {
+    let image: DWImage
+    let metadata: DWCacheEntryMetadata
+}
+
 /// What a downloader needs from its manager.
 struct DownloadContext: Sendable {
     let engine: CurlMulti
@@ -451,6 +469,8 @@ struct DownloadContext: Sendable {
     let request: TransferRequest
     let storePolicy: DWWebImageCachePolicy
     let maxPixelCount: Int
+    /// The expired cache entry this download revalidates (conditional request; a 304 serves it).
+    let revalidation: Revalidation?
     /// When to try again after a failed attempt.
     let retryPolicy: DWRetryPolicy
     /// Where partial bodies persist between attempts and processes; nil = memory only.

@@ -186,18 +186,26 @@ public final class DWWebImageManager: Sendable {
                 lookupQueue.async { [self] in
                     guard !waiter.isDelivered else { return }  // cancelled during the lookup
                     let lookupStarted = DispatchTime.now().uptimeNanoseconds
-                    if let hit = cache.diskImage(forKey: url, maxPixelCount: configuration.maxPixelCount) {
-                        if policy.contains(.memory) { cache.storeInMemory(hit.image, forKey: url) }
+                    var found = cache.diskLookup(forKey: url, maxPixelCount: configuration.maxPixelCount)
+                    if case .expired(let image, let metadata) = found, options.contains(.fromCacheOnly) {
+                        found = .hit(image, metadata)  // offline: a stale image beats none
+                    }
+                    switch found {
+                    case .hit(let image, _):
+                        if policy.contains(.memory) { cache.storeInMemory(image, forKey: url) }
                         let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
                         report(metrics, on: callbacks)
                         // Backpressure: disk hits are read faster than most callers consume them; holding every
                         // image in queued completions would make memory grow with the number of requests.
                         diskHitsInFlight.wait()
                         state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
-                        waiter.deliver(.success(hit.image.from(.disk, metrics: metrics)), on: callbacks) { [diskHitsInFlight] in
+                        waiter.deliver(.success(image.from(.disk, metrics: metrics)), on: callbacks) { [diskHitsInFlight] in
                             diskHitsInFlight.signal()
                         }
-                    } else {
+                    case .expired(let image, let metadata):
+                        proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                                         revalidating: Revalidation(image: image, metadata: metadata))
+                    case .miss:
                         proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
                     }
                 }
@@ -253,7 +261,7 @@ public final class DWWebImageManager: Sendable {
     }
 
     private func proceedToNetwork(_ waiter: Waiter, asciiURL: String, configuration: Configuration,
-                                  callbacks: DispatchQueue) {
+                                  callbacks: DispatchQueue, revalidating: Revalidation? = nil) {
         let url = waiter.token.url
         if waiter.options.contains(.fromCacheOnly) {
             finishEarly(waiter, .failure(.notInCache(url)), on: callbacks)
@@ -271,7 +279,8 @@ public final class DWWebImageManager: Sendable {
                 return .joined
             }
             let downloader = DWWebImageDownloader(url: url, context: makeContext(
-                for: waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks))
+                for: waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                revalidating: revalidating))
             _ = downloader.attach(waiter)
             s.downloaders[url] = downloader
             let operation = DWWebImageOperation(downloader: downloader) { [weak self] op in
@@ -341,9 +350,17 @@ public final class DWWebImageManager: Sendable {
     }
 
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,
-                             callbacks: DispatchQueue) -> DownloadContext {
+                             callbacks: DispatchQueue, revalidating: Revalidation?) -> DownloadContext {
         var headers = configuration.requestHeaders
         headers.merge(waiter.options.requestHeaders) { $1 }
+        if let revalidating {
+            // RFC 9110 §13.1: If-None-Match when there is an ETag; If-Modified-Since otherwise.
+            if let etag = revalidating.metadata.etag {
+                headers["If-None-Match"] = etag
+            } else if let lastModified = revalidating.metadata.lastModified {
+                headers["If-Modified-Since"] = lastModified
+            }
+        }
         var request = TransferRequest(url: asciiURL)
         request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         request.timeout = configuration.timeout
@@ -359,6 +376,7 @@ public final class DWWebImageManager: Sendable {
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             processingQueue: processingQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
+            revalidation: revalidating,
             retryPolicy: configuration.retryPolicy,
             partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),

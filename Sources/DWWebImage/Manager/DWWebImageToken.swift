@@ -53,6 +53,8 @@ public enum DWImageSource: String, Sendable {
     case memory
     /// The disk cache.
     case disk
+    /// An expired disk entry the server confirmed as current (HTTP 304 to If-None-Match / If-Modified-Since).
+    case revalidated
 }
 
 /// One caller waiting for a result: its closures and a flag that makes delivery happen exactly once.

@@ -63,7 +63,7 @@ public final class DWWebImagePrefetcher: Sendable {
                 each?(url, result)
                 let done = counts.withLock { c -> (Int, Int, Int)? in
                     switch result {
-                    case .success(let image) where image.source == .network: c.finished += 1
+                    case .success(let image) where image.source == .network || image.source == .revalidated: c.finished += 1
                     case .success: c.skipped += 1
                     case .failure: c.failed += 1
                     }

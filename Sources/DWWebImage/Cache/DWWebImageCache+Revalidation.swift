@@ -1,0 +1,34 @@
+// DWWebImageCache + revalidation: expired entries that can be revalidated with If-None-Match/If-Modified-Since.
+import Foundation
+
+/// A disk lookup's outcome, expired-but-revalidatable entries included.
+enum DiskLookup {
+    /// A valid, unexpired entry.
+    case hit(DWImage, DWCacheEntryMetadata)
+    /// An expired entry that carries an ETag or Last-Modified: revalidate it rather than fetch it again.
+    case expired(DWImage, DWCacheEntryMetadata)
+    /// Nothing usable (absent, corrupt, or expired without validators — such entries are removed).
+    case miss
+}
+
+extension DWWebImageCache {
+    /// Looks `key` up on disk. Unlike ``diskImage(forKey:maxPixelCount:)``, an expired entry with a validator is
+    /// returned as `.expired` (and kept) so the download can ask the server whether it is still current.
+    func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
+        let url = fileURL(forKey: key)
+        guard let file = try? Data(contentsOf: url, options: .uncached) else { return .miss }
+        guard let entry = DiskEntryCodec.decode(file), entry.key == key,
+              let image = try? DWImage(data: entry.payload, maxPixelCount: maxPixelCount) else {
+            unlink(url.path)  // torn, corrupt, foreign or not an image: a miss
+            return .miss
+        }
+        if Date().timeIntervalSince(entry.metadata.storedAt) <= expirationTime {
+            return .hit(image, entry.metadata)
+        }
+        guard entry.metadata.etag != nil || entry.metadata.lastModified != nil else {
+            unlink(url.path)
+            return .miss
+        }
+        return .expired(image, entry.metadata)
+    }
+}
