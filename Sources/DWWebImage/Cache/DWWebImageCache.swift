@@ -239,7 +239,7 @@ public final class DWWebImageCache: Sendable {
     private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata) throws(DWWebImageError) {
         let final = fileURL(forKey: key)
         let dir = final.deletingLastPathComponent()
-        let bytes = DiskEntryCodec.encode(key: key, payload: data, metadata: metadata)
+        let header = DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata)
         writeSemaphore.wait()
         defer { writeSemaphore.signal() }
         let temp = dir.appendingPathComponent("\(Self.tempPrefix)\(getpid())-\(UInt64.random(in: 0...UInt64.max))").path
@@ -250,18 +250,22 @@ public final class DWWebImageCache: Sendable {
             fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         }
         guard fd >= 0 else { throw Self.ioError("create \(temp)", errno, key) }
-        let writeErrno: Int32? = bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
+        func writeAll(_ bytes: Data) -> Int32? {
+            bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += n
                 }
-                offset += n
+                return nil
             }
-            return nil
         }
+        // Header, then the payload as it is (no concatenated copy of a large body).
+        let writeErrno = writeAll(header) ?? writeAll(data)
         let closeFailed = close(fd) != 0
         if let code = writeErrno ?? (closeFailed ? errno : nil) {
             unlink(temp)

@@ -29,10 +29,17 @@ enum DiskEntryCodec {
     }
 
     static func encode(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
+        var out = encodeHeader(key: key, payload: payload, metadata: metadata)
+        out.append(payload)
+        return out
+    }
+
+    /// Everything before the payload: write it, then the payload itself, so a large body is never copied.
+    static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
         let keyBytes = Array(key.utf8)
         let strings = [metadata.etag, metadata.lastModified, metadata.contentType].map { Array(($0 ?? "").utf8.prefix(4096)) }
         var out = Data()
-        out.reserveCapacity(fixedHeaderSize + keyBytes.count + strings.reduce(0) { $0 + $1.count } + payload.count)
+        out.reserveCapacity(fixedHeaderSize + keyBytes.count + strings.reduce(0) { $0 + $1.count })
         out.append(contentsOf: magic)
         out.appendLE(version)
         out.appendLE(UInt16(0))
@@ -48,7 +55,6 @@ enum DiskEntryCodec {
         out.appendLE(headerCRC)
         out.append(contentsOf: keyBytes)
         for s in strings { out.append(contentsOf: s) }
-        out.append(payload)
         return out
     }
 
