@@ -1,7 +1,7 @@
 // dwbaseline: the job `dwfetch -j N -o DIR -i FILE` does, done with an ordinary Swift HTTP client, for bench/run.
 //
 //   dwbaseline ahc        -j 6 -o DIR -i urls   AsyncHTTPClient; each body streamed chunk by chunk into its file
-//   dwbaseline urlsession -j 6 -o DIR -i urls   Foundation URLSession, data(from:) then Data.write(to:)
+//   dwbaseline urlsession -j 6 -o DIR -i urls   Foundation URLSession, data(from:) then write(2)
 //
 // N worker tasks pull the next URL from a shared cursor, so at most N requests are in flight (the same as
 // `curl --parallel-max N` or `aria2c -j N`). Each body goes to DIR/<last path component of the URL>.
@@ -69,6 +69,25 @@ func destination(_ url: String, in dir: String) -> String {
     return dir + "/" + name
 }
 
+func createFile(_ path: String) throws -> Int32 {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw WriteError(path: path, errno: errno) }
+    return fd
+}
+
+/// Plain write(2) until done: no fsync (Foundation's Data.write syncs each file, which no other tool here does).
+func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer, _ path: String) throws {
+    var off = 0
+    while off < raw.count {
+        let n = write(fd, raw.baseAddress! + off, raw.count - off)
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw WriteError(path: path, errno: errno)
+        }
+        off += n
+    }
+}
+
 struct HTTPStatusError: Error, CustomStringConvertible {
     let status: Int
     var description: String { "HTTP \(status)" }
@@ -85,21 +104,10 @@ func fetchAHC(_ client: HTTPClient, _ url: String, to path: String) async throws
     let request = HTTPClientRequest(url: url)
     let response = try await client.execute(request, timeout: .seconds(120))
     guard (200..<300).contains(Int(response.status.code)) else { throw HTTPStatusError(status: Int(response.status.code)) }
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw WriteError(path: path, errno: errno) }
+    let fd = try createFile(path)
     defer { close(fd) }
     for try await chunk in response.body {
-        try chunk.withUnsafeReadableBytes { raw in
-            var off = 0
-            while off < raw.count {
-                let n = write(fd, raw.baseAddress! + off, raw.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw WriteError(path: path, errno: errno)
-                }
-                off += n
-            }
-        }
+        try chunk.withUnsafeReadableBytes { try writeAll(fd, $0, path) }
     }
 }
 
@@ -109,7 +117,9 @@ func fetchURLSession(_ session: URLSession, _ url: String, to path: String) asyn
     let (data, response) = try await session.data(from: u)
     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
     guard (200..<300).contains(status) else { throw HTTPStatusError(status: status) }
-    try data.write(to: URL(fileURLWithPath: path))
+    let fd = try createFile(path)
+    defer { close(fd) }
+    try data.withUnsafeBytes { try writeAll(fd, $0, path) }
 }
 
 let options = parse(CommandLine.arguments)
