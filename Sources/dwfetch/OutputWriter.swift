@@ -1,5 +1,6 @@
 // OutputWriter and OutputNames: -o DIR — deterministic unique names, atomic writes (temp file + rename).
 import DWWebImage
+import DWLocking
 import Foundation
 
 /// Names for `-o`: the URL's last path component (percent-decoded, made safe), "image" when empty, and
@@ -49,6 +50,7 @@ enum OutputNames {
 final class OutputWriter: Sendable {
     let directory: String
     private static let tempPrefix = ".dwfetch-tmp-"
+    private static let tempCounter = DWLock(0)
 
     init(directory: String) { self.directory = directory }
 
@@ -65,7 +67,8 @@ final class OutputWriter: Sendable {
     /// Writes `data` to `directory/name` via a temp file and rename; returns the path.
     func write(_ data: Data, name: String) throws -> String {
         let final = (directory as NSString).appendingPathComponent(name)
-        let temp = (directory as NSString).appendingPathComponent("\(Self.tempPrefix)\(getpid())-\(UUID().uuidString)")
+        // pid + a per-process counter: unique without UUID() (which reads /dev/urandom every time).
+        let temp = directory + "/" + Self.tempPrefix + "\(getpid())-\(Self.tempCounter.withLock { n -> Int in n += 1; return n })"
         // POSIX writes: Foundation's Data.write fsyncs every file, which a bulk download does not need.
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
