@@ -63,8 +63,8 @@ struct GIFIndex: Sendable, Equatable {
     /// Total of the (normalised) frame delays.
     var duration: TimeInterval { frames.reduce(0) { $0 + $1.delay } }
 
-    /// Walks `data` with giflib (DGifOpen / DGifGetRecordType / DGifGetImageDesc / DGifGetCode(Next) /
-    /// DGifGetExtension(Next)), enforcing `limits` before anything is allocated for pixels.
+    /// Walks `data` with giflib (DGifOpen / DGifGetRecordType / DGifGetImageDesc / DGifGetExtension(Next); image
+    /// data sub-blocks are skipped as DGifGetCodeNext would), enforcing `limits` before anything is allocated for pixels.
     ///
     /// - Throws: 10000 when giflib cannot open the data, the screen is 0×0, or no complete frame exists;
     ///   10005 when the screen or a frame rect is over `limits.maxPixelCount`, or the frame count or the frames'
@@ -111,19 +111,25 @@ struct GIFIndex: Sendable, Equatable {
                     let frameWidth = Int(desc.Width), frameHeight = Int(desc.Height)
                     try checkPixels(frameWidth, frameHeight, limit: limits.maxPixelCount,
                                     what: "GIF frame \(index.frames.count) of \(frameWidth)×\(frameHeight)")
-                    // Skip the compressed data, block by block, without decoding it.
-                    var codeSizeOut: Int32 = 0
-                    var block: UnsafeMutablePointer<GifByteType>?
-                    guard DGifGetCode(gif, &codeSizeOut, &block) == GIF_OK else {
-                        stopReason = failure(gif, input, "image data of frame \(index.frames.count)")
-                        break walk
-                    }
-                    while block != nil {
-                        guard DGifGetCodeNext(gif, &block) == GIF_OK else {
-                            stopReason = failure(gif, input, "image data of frame \(index.frames.count)")
+                    // Skip the compressed data sub-blocks without decoding them. This is what DGifGetCode /
+                    // DGifGetCodeNext do (same truncation rule: a sub-block must be complete), without copying each
+                    // block through giflib; giflib's input buffer is empty after DGifSetupDecompress, so moving the
+                    // cursor to the end of the chain leaves it ready for DGifGetRecordType.
+                    var cursor = input.pointee.offset
+                    while true {
+                        guard cursor < bytes.count else {
+                            stopReason = "image data of frame \(index.frames.count) ends at byte \(bytes.count)"
                             break walk
                         }
+                        let length = Int(bytes[cursor])
+                        cursor += 1 + length
+                        if length == 0 { break }
                     }
+                    guard cursor <= bytes.count else {
+                        stopReason = "image data of frame \(index.frames.count) ends at byte \(bytes.count)"
+                        break walk
+                    }
+                    input.pointee.offset = cursor
                     guard index.frames.count < limits.maxFrameCount else {
                         throw DWWebImageError.tooLarge(nil, size: Int64(index.frames.count + 1),
                                                        limit: Int64(limits.maxFrameCount), what: "GIF frame count")

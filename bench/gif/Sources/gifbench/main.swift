@@ -1,5 +1,6 @@
 // gifbench decode FILE...   decode every frame of every file to RGBA; prints files, frames, pixels, seconds
 // gifbench raw FILE INDEX  write frame INDEX's RGBA bytes to stdout (debugging)
+// gifbench scan FILE...    only DWImage(data:) (sniffer + giflib record walk, no pixels): what every download pays
 // gifbench crc FILE...      one line per frame: file, index, delay ms, size, CRC-32 of the RGBA bytes
 //                           (alpha-0 pixels are already (0,0,0,0)), as bench/gif/pillow_reference.py --crc prints
 import DWWebImage
@@ -9,6 +10,20 @@ let args = CommandLine.arguments.dropFirst()
 if args.first == "raw", args.count == 3, let index = Int(args[args.startIndex + 2]) {
     let image = try DWImage(data: Data(contentsOf: URL(fileURLWithPath: args[args.startIndex + 1])))
     FileHandle.standardOutput.write(Data(image.animatedImage()!.frame(at: index).pixels))
+    exit(0)
+}
+if args.first == "scan" {
+    let datas = try args.dropFirst().map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    let start = DispatchTime.now().uptimeNanoseconds
+    var frames = 0
+    for _ in 0..<10 { for data in datas { frames += try DWImage(data: data).frameCount } }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / 10
+    let megabytes = Double(datas.reduce(0) { $0 + $1.count }) / 1e6
+    print(String(format: "scan: %.1f MB, %d frames in %.4f s (%.0f MB/s)", megabytes, frames / 10, seconds, megabytes / seconds))
+    let start2 = DispatchTime.now().uptimeNanoseconds
+    for _ in 0..<10 { for data in datas { frames += try DWAnimatedImage(data: data).frameCount } }
+    let seconds2 = Double(DispatchTime.now().uptimeNanoseconds - start2) / 1e9 / 10
+    print(String(format: "giflib walk alone: %.4f s (%.0f MB/s)", seconds2, megabytes / seconds2))
     exit(0)
 }
 guard let mode = args.first, mode == "decode" || mode == "crc" else {
