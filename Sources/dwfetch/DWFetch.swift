@@ -83,6 +83,17 @@ struct DWFetch: ParsableCommand {
     @Flag(help: "Print a summary of the requests at the end (count by source, bytes, p50/p95 time).")
     var stats = false
 
+    @Option(name: .customLong("cache-limit"), help: ArgumentHelp(
+        "Disk budget of the cache space in bytes (default 1 GiB; 0 = none); least recently read entries go first.",
+        valueName: "BYTES"))
+    var cacheLimit: Int64?
+
+    @Flag(name: .customLong("cache-stats"), help: "Print the cache space's entries, bytes, oldest and newest entry, and exit.")
+    var cacheStats = false
+
+    @Flag(help: "Remove expired cache entries (keeping revalidatable ones for a while) and exit.")
+    var expire = false
+
     mutating func validate() throws {
         guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
         guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }
@@ -95,7 +106,8 @@ struct DWFetch: ParsableCommand {
         for header in headers where Self.parseHeader(header) == nil {
             throw ValidationError("-H expects \"Name: value\", got \"\(header)\"")
         }
-        if urls.isEmpty && input == nil && prefetch == nil && !clearCache && !demo {
+        if let cacheLimit, cacheLimit < 0 { throw ValidationError("--cache-limit must not be negative") }
+        if urls.isEmpty && input == nil && prefetch == nil && !clearCache && !demo && !cacheStats && !expire {
             throw ValidationError("no URL given (name URLs, or -i FILE, or --demo)")
         }
     }
@@ -116,6 +128,20 @@ struct DWFetch: ParsableCommand {
         let cache = DWWebImageCache.shared
         if let cacheDir { cache.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
         cache.cacheSpace = cacheSpace
+        if let cacheLimit { cache.diskSizeLimit = cacheLimit }
+        if cacheStats {
+            let st = cache.diskStatistics()
+            let formatter = ISO8601DateFormatter()
+            print("space \(st.space)  \(st.directory.path)")
+            print("entries \(st.entryCount)  bytes \(st.totalBytes)  limit \(st.limit == 0 ? "none" : String(st.limit))")
+            print("oldest \(st.oldest.map { formatter.string(from: $0) } ?? "-")  newest \(st.newest.map { formatter.string(from: $0) } ?? "-")")
+            return
+        }
+        if expire {
+            let removed = cache.removeExpiredCache()
+            if !quiet { FileHandle.standardError.write(Data("expired \(removed.count) entries\n".utf8)) }
+            return
+        }
         if clearCache {
             cache.removeAllCache()
             if !quiet { FileHandle.standardError.write(Data("cleared \(cache.directory.path)\n".utf8)) }

@@ -43,7 +43,7 @@ final class DWFetchTests: XCTestCase {
         XCTAssertEqual(run.status, 0)
         for flag in ["--input", "--output", "--jobs", "--cache-dir", "--cache-space", "--no-cache", "--refresh", "--offline",
                      "--retries", "--retry-delay", "--timeout", "--max-size", "--header", "--json", "--quiet",
-                     "--clear-cache", "--demo", "--prefetch", "--stats"] {
+                     "--clear-cache", "--demo", "--prefetch", "--stats", "--cache-limit", "--cache-stats", "--expire"] {
             XCTAssertTrue(run.stdout.contains(flag), "--help mentions \(flag)")
         }
     }
@@ -205,6 +205,30 @@ final class DWFetchTests: XCTestCase {
         XCTAssertEqual(other.status, 1, "another space does not see the entry")
         let same = try fetch(["--json", "--cache-space", "avatars", "--offline", url("/dog.png")])
         XCTAssertEqual(same.status, 0)
+    }
+
+    func testTheDiskBudgetHoldsUnderAWriteStormFromTwoProcesses() throws {
+        let image = SampleImages.png(approximateSize: 20_000, seed: 4)
+        for i in 0..<80 { server.setRoute("/s\(i).png", .ok(image, contentType: "image/png")) }
+        let limit = 400_000
+        let a = try DWFetchProcess.start(["--cache-dir", cacheDir, "--cache-limit", "\(limit)", "-q", "-j", "6"]
+                                         + (0..<40).map { url("/s\($0).png") })
+        let b = try DWFetchProcess.start(["--cache-dir", cacheDir, "--cache-limit", "\(limit)", "-q", "-j", "6"]
+                                         + (40..<80).map { url("/s\($0).png") })
+        XCTAssertEqual(a.wait(timeout: 60).status, 0)
+        XCTAssertEqual(b.wait(timeout: 60).status, 0)
+        let space = root.appendingPathComponent("cache/defaultCacheSpace").path
+        let entries = try FileManager.default.contentsOfDirectory(atPath: space).filter { !$0.hasPrefix(".") }
+        let total = try entries.reduce(0) { try $0 + ((FileManager.default.attributesOfItem(atPath: space + "/" + $1)[.size] as? Int) ?? 0) }
+        XCTAssertLessThanOrEqual(total, limit + image.count + 300, "within one entry of the budget: \(total)")
+        XCTAssertGreaterThan(entries.count, 5)
+
+        let stats = try DWFetchProcess.run(["--cache-dir", cacheDir, "--cache-stats"])
+        XCTAssertEqual(stats.status, 0)
+        XCTAssertTrue(stats.stdout.contains("entries \(entries.count)  bytes \(total)"), stats.stdout)
+        let expire = try DWFetchProcess.run(["--cache-dir", cacheDir, "--expire"])
+        XCTAssertEqual(expire.status, 0)
+        XCTAssertTrue(expire.stderr.contains("expired 0 entries"), expire.stderr)
     }
 
     // MARK: - Transfer flags

@@ -140,7 +140,7 @@ final class CacheTests: XCTestCase {
             cache.cacheObj(Data(key.utf8), forKey: key)
             XCTAssertEqual(cache.objCache(forKey: key), Data(key.utf8))
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: cache.directory.path)
+        let names = try entryNames(cache)
         XCTAssertEqual(names.count, hostile.count)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.deletingLastPathComponent().appendingPathComponent("escape").path))
     }
@@ -151,14 +151,14 @@ final class CacheTests: XCTestCase {
         DispatchQueue.concurrentPerform(iterations: 50) { i in
             cache.cacheObj(Data(repeating: UInt8(i), count: 1000 + i), forKey: "k\(i % 10)")
         }
-        var names = try FileManager.default.contentsOfDirectory(atPath: cache.directory.path)
+        var names = try entryNames(cache)
         XCTAssertEqual(names.count, 10)
         XCTAssertFalse(names.contains { $0.hasPrefix(".tmp") })
         for i in 0..<10 { XCTAssertNotNil(cache.objCache(forKey: "k\(i)")) }
         try FileManager.default.removeItem(at: root)
         cache.cacheObj(Data([7]), forKey: "again")
         XCTAssertEqual(cache.objCache(forKey: "again"), Data([7]))
-        names = try FileManager.default.contentsOfDirectory(atPath: cache.directory.path)
+        names = try entryNames(cache)
         XCTAssertEqual(names, [CacheKey.md5("again")])
     }
 
@@ -186,6 +186,12 @@ final class CacheTests: XCTestCase {
         for i in 0..<5 { cache.cacheObj(Data([UInt8(i)]), forKey: "k\(i)") }
         cache.removeAllCache()
         for i in 0..<5 { XCTAssertNil(cache.objCache(forKey: "k\(i)")) }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache.directory.path), [])
+        XCTAssertEqual(try entryNames(cache), [])
+    }
+
+    /// The files of the space, without the budget's lock and ledger (temp files included).
+    private func entryNames(_ cache: DWWebImageCache) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: cache.directory.path)
+            .filter { $0 != DiskBudget.lockName && $0 != DiskBudget.ledgerName }
     }
 }

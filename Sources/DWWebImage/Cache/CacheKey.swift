@@ -2,17 +2,37 @@
 import Crypto
 import Foundation
 
+/// The digest that names files when ``DWWebImageCache/useSecureKey`` is on.
+public enum DWCacheKeyDigest: String, Sendable, CaseIterable {
+    /// MD5 of the key's UTF-8 bytes, as DW (default).
+    case md5
+    /// SHA-1, as ImageX.
+    case sha1
+    /// SHA-256, as Kingfisher 8.
+    case sha256
+}
+
 enum CacheKey {
     /// Hex MD5 of the key's UTF-8 bytes (the DW original's secure key, without its UTF-16-length quirk).
     static func md5(_ key: String) -> String {
         DWHex.encode(Insecure.MD5.hash(data: Data(key.utf8)))
     }
 
+    /// Hex digest of the key's UTF-8 bytes.
+    static func digest(_ key: String, _ kind: DWCacheKeyDigest) -> String {
+        let bytes = Data(key.utf8)
+        switch kind {
+        case .md5: return DWHex.encode(Insecure.MD5.hash(data: bytes))
+        case .sha1: return DWHex.encode(Insecure.SHA1.hash(data: bytes))
+        case .sha256: return DWHex.encode(SHA256.hash(data: bytes))
+        }
+    }
+
     /// The file name for `key`: its MD5 with `secure`, else the key itself with everything but
     /// `[A-Za-z0-9._-]` percent-encoded (so `/`, `..` and NUL cannot name another path), and names that would
     /// be too long (or are `.`-led) replaced by a readable prefix plus the MD5.
-    static func fileName(for key: String, secure: Bool) -> String {
-        if secure { return md5(key) }
+    static func fileName(for key: String, secure: Bool, digest: DWCacheKeyDigest = .md5) -> String {
+        if secure { return self.digest(key, digest) }
         var name = ""
         for byte in key.utf8 {
             switch byte {
@@ -20,7 +40,7 @@ enum CacheKey {
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
                 name.append(Character(Unicode.Scalar(byte)))
             default:
-                name += String(format: "%%%02X", byte)
+                name += "%" + DWHex.encode([byte]).uppercased()
             }
         }
         if name.isEmpty || name.hasPrefix(".") || name.utf8.count > 200 {

@@ -23,6 +23,7 @@ extension DWWebImageCache {
             return .miss
         }
         if Date().timeIntervalSince(entry.metadata.storedAt) <= expirationTime {
+            DiskBudget.touch(url.path)  // last read, for LRU eviction
             return .hit(image, entry.metadata)
         }
         guard entry.metadata.etag != nil || entry.metadata.lastModified != nil else {

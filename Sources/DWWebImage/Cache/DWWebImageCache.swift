@@ -20,12 +20,16 @@ public final class DWWebImageCache: Sendable {
 
     /// DW's defaults: 7 days.
     public static let defaultExpirationTime: TimeInterval = 7 * 24 * 60 * 60
+    /// Default disk budget per cache space: 1 GiB.
+    public static let defaultDiskSizeLimit: Int64 = 1 << 30
 
     private struct Settings {
         var rootDirectory: URL
         var cachePolicy: DWWebImageCachePolicy = [.memory, .disk]
         var expirationTime: TimeInterval = DWWebImageCache.defaultExpirationTime
         var useSecureKey = true
+        var keyDigest: DWCacheKeyDigest = .md5
+        var diskSizeLimit: Int64 = DWWebImageCache.defaultDiskSizeLimit
         var cacheSpace: String
     }
 
@@ -33,6 +37,8 @@ public final class DWWebImageCache: Sendable {
     private let memory: MemoryCache
     private let writeSemaphore = DispatchSemaphore(value: 1)
     private let pendingWrites = DispatchGroup()
+    /// Where DidClean notifications are posted (the cache has no caller's queue of its own).
+    private let notifyQueue = DispatchQueue(label: "DWWebImage.cache.notifications")
     private let notificationCenter: NotificationCenter
 
     /// Creates a cache.
@@ -83,6 +89,19 @@ public final class DWWebImageCache: Sendable {
         get { settings.withLock { $0.useSecureKey } }
         set { settings.withLock { $0.useSecureKey = newValue } }
     }
+    /// The digest that names files when ``useSecureKey`` is on (default `.md5`, as DW). Changing it orphans
+    /// entries written under the old names (they age out).
+    public var keyDigest: DWCacheKeyDigest {
+        get { settings.withLock { $0.keyDigest } }
+        set { settings.withLock { $0.keyDigest = newValue } }
+    }
+    /// The disk budget of a cache space in bytes (default 1 GiB; 0 = none), enforced when entries are written:
+    /// a write that would pass it first evicts the least recently read entries down to 70 % of it. Holds across
+    /// processes sharing the directory (a ledger file under an `flock`), to within one entry.
+    public var diskSizeLimit: Int64 {
+        get { settings.withLock { $0.diskSizeLimit } }
+        set { settings.withLock { $0.diskSizeLimit = max(0, newValue) } }
+    }
     /// The namespace entries are read from and written to; default "defaultCacheSpace".
     public var cacheSpace: String {
         get { settings.withLock { $0.cacheSpace } }
@@ -124,34 +143,83 @@ public final class DWWebImageCache: Sendable {
     /// Removes `key` from memory and from disk.
     public func removeCache(byKey key: String) {
         memory.removeObject(forKey: key)
-        unlink(fileURL(forKey: key).path)
+        if unlink(fileURL(forKey: key).path) == 0 { DiskBudget.invalidate(directory.path) }
     }
 
-    /// Deletes disk entries of the current space older than ``expirationTime``, and temp files left by writers
-    /// that died (older than an hour). Tolerates files vanishing under it (another process sweeping).
-    public func removeExpiredCache() {
+    /// Deletes disk entries of the current space older than ``expirationTime`` (by the time they were written, as
+    /// DW), and temp files left by writers that died (older than an hour). An expired entry that carries an ETag or
+    /// Last-Modified is kept up to four expiration times, so the next request can revalidate it (304) instead of
+    /// downloading it again. Posts ``Notification/Name/DWWebImageCacheDidClean`` with the removed keys.
+    /// Tolerates files vanishing under it (another process sweeping). Returns the removed keys.
+    @discardableResult
+    public func removeExpiredCache() -> [String] {
         let dir = directory
-        let now = Date()
+        let now = Date().timeIntervalSince1970
         let maxAge = expirationTime
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
+        var removed: [String] = []
         for name in names {
             let path = dir.appendingPathComponent(name).path
             var st = stat()
             guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-            let modified = Date(timeIntervalSince1970: TimeInterval(st.st_mtim.tv_sec))
-            let age = now.timeIntervalSince(modified)
-            if name.hasPrefix(Self.tempPrefix) ? age > 3600 : age > maxAge {
-                unlink(path)
+            let age = now - TimeInterval(st.st_mtim.tv_sec)
+            if name.hasPrefix(Self.tempPrefix) {
+                if age > 3600 { unlink(path) }
+                continue
             }
+            guard !name.hasPrefix("."), age > maxAge else { continue }
+            if age <= 4 * maxAge, let file = FileManager.default.contents(atPath: path),
+               let entry = DiskEntryCodec.decode(file), entry.metadata.etag != nil || entry.metadata.lastModified != nil {
+                continue  // revalidatable
+            }
+            let key = DiskBudget.entryKey(path)
+            if unlink(path) == 0, let key { removed.append(key) }
+        }
+        if !removed.isEmpty {
+            DiskBudget.invalidate(dir.path)
+            postDidClean(removed)
+        }
+        return removed
+    }
+
+    /// What the current cache space holds on disk.
+    public func diskStatistics() -> DWCacheDiskStatistics {
+        let files = DiskBudget.scan(directory.path)
+        let written = files.map(\.written)
+        return DWCacheDiskStatistics(
+            space: cacheSpace, directory: directory, entryCount: files.count,
+            totalBytes: files.reduce(0) { $0 + $1.size }, limit: diskSizeLimit,
+            oldest: written.min().map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            newest: written.max().map { Date(timeIntervalSince1970: TimeInterval($0)) })
+    }
+
+    /// Bytes the current cache space holds on disk.
+    public func totalDiskSize() -> Int64 { diskStatistics().totalBytes }
+
+    /// Entries the current cache space holds on disk.
+    public func entryCount() -> Int { diskStatistics().entryCount }
+
+    /// Empties the memory cache and deletes the entries of `space` (default: the current one), or of every space
+    /// under the root with `allSpaces`. Partial downloads are kept.
+    public func clear(space: String? = nil, allSpaces: Bool = false) {
+        memory.removeAllObjects()
+        let root = rootDirectory
+        var dirs: [URL] = []
+        if allSpaces {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+            dirs = names.filter { $0 != "partial" && !$0.hasPrefix(".") }.map { root.appendingPathComponent($0) }
+        } else {
+            dirs = [root.appendingPathComponent(CacheKey.directoryName(forSpace: space ?? cacheSpace))]
+        }
+        for dir in dirs {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+            for name in names where name != DiskBudget.lockName { unlink(dir.appendingPathComponent(name).path) }
         }
     }
 
     /// Empties the memory cache and deletes every entry of the current cache space.
     public func removeAllCache() {
-        memory.removeAllObjects()
-        let dir = directory
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return }
-        for name in names { unlink(dir.appendingPathComponent(name).path) }
+        clear()
     }
 
     // MARK: - Typed API
@@ -172,7 +240,8 @@ public final class DWWebImageCache: Sendable {
 
     /// The file `key` is stored in (whether or not it exists).
     public func fileURL(forKey key: String) -> URL {
-        directory.appendingPathComponent(CacheKey.fileName(for: key, secure: useSecureKey))
+        let (secure, digest) = settings.withLock { ($0.useSecureKey, $0.keyDigest) }
+        return directory.appendingPathComponent(CacheKey.fileName(for: key, secure: secure, digest: digest))
     }
 
     // MARK: - Pipeline internals
@@ -233,6 +302,7 @@ public final class DWWebImageCache: Sendable {
             unlink(url.path)
             return nil
         }
+        DiskBudget.touch(url.path)  // last read, for LRU eviction
         return entry
     }
 
@@ -240,6 +310,11 @@ public final class DWWebImageCache: Sendable {
         let final = fileURL(forKey: key)
         let dir = final.deletingLastPathComponent()
         let header = DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata)
+        let limit = diskSizeLimit
+        if limit > 0 && Int64(header.count + data.count) > limit {
+            throw DWWebImageError(.cacheIO, "entry of \(header.count + data.count) bytes is larger than the disk budget (\(limit))",
+                                  url: key)
+        }
         writeSemaphore.wait()
         defer { writeSemaphore.signal() }
         let temp = dir.appendingPathComponent("\(Self.tempPrefix)\(getpid())-\(UInt64.random(in: 0...UInt64.max))").path
@@ -271,11 +346,19 @@ public final class DWWebImageCache: Sendable {
             unlink(temp)
             throw Self.ioError("write \(temp)", code, key)
         }
-        if rename(temp, final.path) != 0 {
-            let code = errno
+        let size = Int64(header.count + data.count)
+        let (code, evicted) = DiskBudget.commit(dir: dir.path, temp: temp, final: final.path, size: size, limit: limit)
+        if !evicted.isEmpty { postDidClean(evicted) }
+        if code != 0 {
             unlink(temp)
             throw Self.ioError("rename into \(final.path)", code, key)
         }
+    }
+
+    /// Posts ``Notification/Name/DWWebImageCacheDidClean`` with the removed keys, on the cache's own queue.
+    private func postDidClean(_ keys: [String]) {
+        let center = notificationCenter
+        notifyQueue.async { center.post(name: .DWWebImageCacheDidClean, object: self, userInfo: ["keys": keys]) }
     }
 
     private static func ioError(_ what: String, _ code: Int32, _ key: String) -> DWWebImageError {
@@ -313,8 +396,8 @@ final class MemoryCache: @unchecked Sendable {
     }
     func object(forKey key: String) -> MemoryEntry? { cache.object(forKey: key as NSString) }
     func set(_ entry: MemoryEntry, forKey key: String) {
-        // An entry bigger than the whole budget would only evict everything else and then itself.
-        if costLimit > 0 && entry.data.count > costLimit { return }
+        // An entry bigger than a quarter of the budget would push out most of what is kept: leave it to the disk.
+        if costLimit > 0 && entry.data.count > costLimit / 4 { return }
         cache.setObject(entry, forKey: key as NSString, cost: entry.data.count)
     }
     func removeObject(forKey key: String) { cache.removeObject(forKey: key as NSString) }

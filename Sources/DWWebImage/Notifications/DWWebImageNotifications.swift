@@ -15,6 +15,10 @@ extension Notification.Name {
     /// A download stopped without finishing because it was cancelled (its last waiter cancelled, or
     /// `removeOperation(byURL:)`). `object`: the ``DWWebImageDownloader``. userInfo: `"url"`.
     public static let DWWebImageDownloadStop = Notification.Name("DWWebImageDownloadStopNotification")
+    /// Disk entries were removed by an expiry sweep or to keep the disk budget (Kingfisher's disk-clean
+    /// notification). `object`: the ``DWWebImageCache``. userInfo: `"keys"` ([String], the removed keys).
+    /// Posted on the cache's own serial queue.
+    public static let DWWebImageCacheDidClean = Notification.Name("DWWebImageCacheDidCleanNotification")
 }
 
 /// The userInfo keys of DWWebImage's notifications.

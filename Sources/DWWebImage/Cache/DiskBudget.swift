@@ -1,0 +1,110 @@
+// DiskBudget: a cache space's size, kept under its limit at write time, across processes.
+import Foundation
+
+/// Byte accounting for one cache-space directory, shared by every process that writes there.
+///
+/// `.size` (the ledger: total bytes of the entries) and the renames that add entries change only under an
+/// exclusive `flock` on `.lock`, so two processes never both think there is room. When a write would pass the
+/// limit, the directory is rescanned (fixing any drift, e.g. from a writer that died between ledger and rename) and
+/// the least recently *read* entries (by atime, which reads set explicitly — `noatime` mounts don't matter) are
+/// removed down to 70 % of the limit. Removals outside a write drop the ledger; the next write rescans.
+enum DiskBudget {
+    static let lockName = ".lock"
+    static let ledgerName = ".size"
+
+    /// One entry file.
+    struct File {
+        let name: String
+        let size: Int64
+        let lastRead: Int64  // atime, nanoseconds
+        let written: Int64  // mtime, seconds
+    }
+
+    /// The entry files of `dir` (dot files — lock, ledger, temp files — excluded).
+    static func scan(_ dir: String) -> [File] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        var files: [File] = []
+        files.reserveCapacity(names.count)
+        for name in names where !name.hasPrefix(".") {
+            var st = stat()
+            guard lstat(dir + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            files.append(File(name: name, size: Int64(st.st_size),
+                              lastRead: Int64(st.st_atim.tv_sec) * 1_000_000_000 + Int64(st.st_atim.tv_nsec),
+                              written: Int64(st.st_mtim.tv_sec)))
+        }
+        return files
+    }
+
+    /// Renames `temp` to `final` (a new entry of `size` bytes) under the space lock, first evicting least recently
+    /// read entries when the space would pass `limit` (0 = no limit). Returns rename's errno (0 on success) and
+    /// the keys of the evicted entries.
+    static func commit(dir: String, temp: String, final: String, size: Int64, limit: Int64) -> (Int32, [String]) {
+        let lock = open(dir + "/" + lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if lock >= 0 { while flock(lock, LOCK_EX) != 0 && errno == EINTR {} }
+        defer { if lock >= 0 { close(lock) } }  // closing releases the flock
+        var old = stat()
+        let replaced: Int64 = stat(final, &old) == 0 ? Int64(old.st_size) : 0
+        var total = (readLedger(dir) ?? scan(dir).reduce(0) { $0 + $1.size }) + size - replaced
+        var evicted: [String] = []
+        if limit > 0 && total > limit {
+            let finalName = (final as NSString).lastPathComponent
+            var files = scan(dir).filter { $0.name != finalName }
+            total = files.reduce(size) { $0 + $1.size }
+            files.sort { $0.lastRead < $1.lastRead }
+            let lowWater = limit / 10 * 7
+            for file in files where total > lowWater {
+                let path = dir + "/" + file.name
+                let key = entryKey(path)
+                if unlink(path) == 0 {
+                    total -= file.size
+                    if let key { evicted.append(key) }
+                }
+            }
+        }
+        let renamed = rename(temp, final) == 0 ? Int32(0) : errno
+        if renamed != 0 { total -= size - replaced }
+        writeLedger(dir, max(0, total))
+        return (renamed, evicted)
+    }
+
+    /// Forgets the ledger after removals (the next write rescans).
+    static func invalidate(_ dir: String) {
+        unlink(dir + "/" + ledgerName)
+    }
+
+    /// Marks an entry as just read (its atime), for LRU eviction.
+    static func touch(_ path: String) {
+        // UTIME_NOW and UTIME_OMIT (macros Swift does not import): set atime to now, leave mtime (the write time).
+        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)]
+        _ = utimensat(AT_FDCWD, path, &times, 0)
+    }
+
+    /// The key stored in an entry's header (without reading its payload); nil if it is not an entry.
+    static func entryKey(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: DiskEntryCodec.fixedHeaderSize)
+        guard read(fd, &head, head.count) == head.count, Array(head[0..<4]) == DiskEntryCodec.magic else { return nil }
+        let keyLength = Int(head[28]) | Int(head[29]) << 8 | Int(head[30]) << 16 | Int(head[31]) << 24
+        guard keyLength > 0, keyLength < 1 << 20 else { return nil }
+        var key = [UInt8](repeating: 0, count: keyLength)
+        guard read(fd, &key, keyLength) == keyLength else { return nil }
+        return String(decoding: key, as: UTF8.self)
+    }
+
+    private static func readLedger(_ dir: String) -> Int64? {
+        guard let data = FileManager.default.contents(atPath: dir + "/" + ledgerName),
+              let text = String(data: data, encoding: .utf8), let value = Int64(text) else { return nil }
+        return value
+    }
+
+    private static func writeLedger(_ dir: String, _ total: Int64) {
+        let path = dir + "/" + ledgerName
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        let text = Array(String(total).utf8)
+        _ = write(fd, text, text.count)
+        close(fd)
+    }
+}
