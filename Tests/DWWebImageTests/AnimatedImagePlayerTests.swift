@@ -219,6 +219,22 @@ final class AnimatedImagePlayerTests: XCTestCase {
         XCTAssertEqual(player.phase, .ended(.finished))
     }
 
+    /// The real clock end to end: order and completion only (no assertion depends on how long anything took).
+    func testSystemClockPlaysToCompletion() throws {
+        var g = GIFBuilder(width: 4, height: 4, globalPalette: GIFFixtures.palette4, loop: 2)
+        for i in 0..<3 { g.frames.append(.init(width: 4, height: 4, pixels: GIFFixtures.solid(4, 4, UInt8(i)), delayCentiseconds: 2)) }
+        let player = DWAnimatedImagePlayer(try DWAnimatedImage(data: g.encode()), queue: DispatchQueue(label: "real"))
+        let frames = DWLock<[Int]>([])
+        let done = expectation(description: "finished")
+        player.play(frameHandler: { frame in frames.withLock { $0.append(frame.index) } },
+                    completion: { ending in
+                        XCTAssertEqual(ending, .finished)
+                        done.fulfill()
+                    })
+        wait(for: [done], timeout: 30)
+        XCTAssertEqual(frames.value, [0, 1, 2, 0, 1, 2])
+    }
+
     func testPlayerFromDWImage() throws {
         XCTAssertNil(DWAnimatedImagePlayer(image: try DWImage(data: SampleImages.png(width: 1, height: 1))))
         let image = try DWImage(data: GIFFixtures.loops(3))
