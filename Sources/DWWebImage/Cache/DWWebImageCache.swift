@@ -29,6 +29,7 @@ public final class DWWebImageCache: Sendable {
         var expirationTime: TimeInterval = DWWebImageCache.defaultExpirationTime
         var useSecureKey = true
         var keyDigest: DWCacheKeyDigest = .md5
+        var compression: DWCacheCompression = .auto
         var diskSizeLimit: Int64 = DWWebImageCache.defaultDiskSizeLimit
         var cacheSpace: String
     }
@@ -94,6 +95,12 @@ public final class DWWebImageCache: Sendable {
     public var keyDigest: DWCacheKeyDigest {
         get { settings.withLock { $0.keyDigest } }
         set { settings.withLock { $0.keyDigest = newValue } }
+    }
+    /// How entries are stored on disk (default `.auto`: gzip only formats stored uncompressed, BMP and TIFF).
+    /// A gzip entry is checked against its CRC-32 and length when read; a mismatch is a miss that removes it.
+    public var compression: DWCacheCompression {
+        get { settings.withLock { $0.compression } }
+        set { settings.withLock { $0.compression = newValue } }
     }
     /// The disk budget of a cache space in bytes (default 1 GiB; 0 = none), enforced when entries are written:
     /// a write that would pass it first evicts the least recently read entries down to 70 % of it. Holds across
@@ -309,9 +316,13 @@ public final class DWWebImageCache: Sendable {
     private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata) throws(DWWebImageError) {
         let final = fileURL(forKey: key)
         let dir = final.deletingLastPathComponent()
-        let header = DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata)
+        let compress = compression.applies(to: data)
+        var header = compress
+            ? DiskEntryCodec.encodeHeader(key: key, payloadLength: 0, payloadCRC: 0, flags: DiskEntryCodec.gzipFlag,
+                                          metadata: metadata)  // a placeholder of the final length, rewritten below
+            : DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata)
         let limit = diskSizeLimit
-        if limit > 0 && Int64(header.count + data.count) > limit {
+        if limit > 0 && !compress && Int64(header.count + data.count) > limit {
             throw DWWebImageError(.cacheIO, "entry of \(header.count + data.count) bytes is larger than the disk budget (\(limit))",
                                   url: key)
         }
@@ -339,14 +350,33 @@ public final class DWWebImageCache: Sendable {
                 return nil
             }
         }
-        // Header, then the payload as it is (no concatenated copy of a large body).
-        let writeErrno = writeAll(header) ?? writeAll(data)
+        // Header, then the payload as it is (no concatenated copy of a large body), or gzipped as it streams
+        // through zlib, after which the header is rewritten with the stored length and CRC.
+        var writeErrno = writeAll(header)
+        var payloadSize = Int64(data.count)
+        if compress && writeErrno == nil {
+            if let (length, crc) = Gzip.compress(data, into: fd) {
+                payloadSize = length
+                header = DiskEntryCodec.encodeHeader(key: key, payloadLength: UInt64(length), payloadCRC: crc,
+                                                     flags: DiskEntryCodec.gzipFlag, metadata: metadata)
+                let rewritten = header.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
+                if rewritten != header.count { writeErrno = errno == 0 ? EIO : errno }
+            } else {
+                writeErrno = errno == 0 ? EIO : errno
+            }
+        } else if writeErrno == nil {
+            writeErrno = writeAll(data)
+        }
         let closeFailed = close(fd) != 0
         if let code = writeErrno ?? (closeFailed ? errno : nil) {
             unlink(temp)
             throw Self.ioError("write \(temp)", code, key)
         }
-        let size = Int64(header.count + data.count)
+        let size = Int64(header.count) + payloadSize
+        if limit > 0 && size > limit {
+            unlink(temp)
+            throw DWWebImageError(.cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+        }
         let (code, evicted) = DiskBudget.commit(dir: dir.path, temp: temp, final: final.path, size: size, limit: limit)
         if !evicted.isEmpty { postDidClean(evicted) }
         if code != 0 {

@@ -6,7 +6,7 @@ internal import CZlib
 ///
 /// ```
 /// 0   "DWC1"               magic
-/// 4   u16 version (1)      6  u16 flags (reserved; 0 = stored as is)
+/// 4   u16 version (1)      6  u16 flags (bit 0: payload is gzip; its trailer carries the original CRC and size)
 /// 8   f64 storedAt (Unix seconds)
 /// 16  u64 payload length   24 u32 payload CRC32
 /// 28  u32 key length       32 u16 etag length   34 u16 last-modified length   36 u16 content-type length
@@ -25,8 +25,14 @@ enum DiskEntryCodec {
     struct Entry {
         var key: String
         var metadata: DWCacheEntryMetadata
+        /// The image bytes (inflated when the entry was stored gzipped).
         var payload: Data
+        /// Whether the entry was stored gzipped.
+        var compressed = false
     }
+
+    /// Flag bit: the payload is a gzip stream.
+    static let gzipFlag: UInt16 = 1
 
     static func encode(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
         var out = encodeHeader(key: key, payload: payload, metadata: metadata)
@@ -36,16 +42,23 @@ enum DiskEntryCodec {
 
     /// Everything before the payload: write it, then the payload itself, so a large body is never copied.
     static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
+        encodeHeader(key: key, payloadLength: UInt64(payload.count), payloadCRC: crc32(of: payload), flags: 0,
+                     metadata: metadata)
+    }
+
+    /// The header for a payload of `payloadLength` stored bytes whose CRC-32 is `payloadCRC`.
+    static func encodeHeader(key: String, payloadLength: UInt64, payloadCRC: UInt32, flags: UInt16,
+                             metadata: DWCacheEntryMetadata) -> Data {
         let keyBytes = Array(key.utf8)
         let strings = [metadata.etag, metadata.lastModified, metadata.contentType].map { Array(($0 ?? "").utf8.prefix(4096)) }
         var out = Data()
         out.reserveCapacity(fixedHeaderSize + keyBytes.count + strings.reduce(0) { $0 + $1.count })
         out.append(contentsOf: magic)
         out.appendLE(version)
-        out.appendLE(UInt16(0))
+        out.appendLE(flags)
         out.appendLE(metadata.storedAt.timeIntervalSince1970.bitPattern)
-        out.appendLE(UInt64(payload.count))
-        out.appendLE(crc32(of: payload))
+        out.appendLE(payloadLength)
+        out.appendLE(payloadCRC)
         out.appendLE(UInt32(keyBytes.count))
         for s in strings { out.appendLE(UInt16(s.count)) }
         out.appendLE(UInt16(0))
@@ -87,6 +100,11 @@ enum DiskEntryCodec {
                 etag: strings[1].isEmpty ? nil : strings[1],
                 lastModified: strings[2].isEmpty ? nil : strings[2],
                 contentType: strings[3].isEmpty ? nil : strings[3])
+            if let flags = b.u16le(6), flags & gzipFlag != 0 {
+                // The trailer's CRC-32 and length of the original bytes are checked by zlib.
+                guard let inflated = Gzip.decompress(Data(payloadRaw)) else { return nil }
+                return Entry(key: strings[0], metadata: metadata, payload: inflated, compressed: true)
+            }
             return Entry(key: strings[0], metadata: metadata, payload: Data(payloadRaw))
         }
     }
