@@ -15,8 +15,8 @@ extension DWWebImageCache {
     /// Looks `key` up on disk. Unlike ``diskImage(forKey:maxPixelCount:)``, an expired entry with a validator is
     /// returned as `.expired` (and kept) so the download can ask the server whether it is still current.
     func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
-        let url = fileURL(forKey: key)
-        guard let file = try? Data(contentsOf: url, options: .uncached) else { return .miss }
+        let url = URL(fileURLWithPath: filePath(forKey: key))
+        guard let file = Self.readWhole(url.path) else { return .miss }
         guard let entry = DiskEntryCodec.decode(file), entry.key == key,
               let image = try? DWImage(data: entry.payload, maxPixelCount: maxPixelCount) else {
             unlink(url.path)  // torn, corrupt, foreign or not an image: a miss

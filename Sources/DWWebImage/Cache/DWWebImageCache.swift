@@ -299,18 +299,48 @@ public final class DWWebImageCache: Sendable {
     private static let tempPrefix = ".tmp-"
 
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
-        let url = fileURL(forKey: key)
-        guard let file = try? Data(contentsOf: url, options: .uncached) else { return nil }
+        let path = filePath(forKey: key)
+        guard let file = Self.readWhole(path) else { return nil }
         guard let entry = DiskEntryCodec.decode(file), entry.key == key else {
-            unlink(url.path)  // torn, corrupt, or another key's file (a hash collision): a miss
+            unlink(path)  // torn, corrupt, or another key's file (a hash collision): a miss
             return nil
         }
         if Date().timeIntervalSince(entry.metadata.storedAt) > expirationTime {
-            unlink(url.path)
+            unlink(path)
             return nil
         }
-        DiskBudget.touch(url.path)  // last read, for LRU eviction
+        DiskBudget.touch(path)  // last read, for LRU eviction
         return entry
+    }
+
+    /// The path of `key`'s file, built as a string (URL path operations cost microseconds each).
+    func filePath(forKey key: String) -> String {
+        let (root, space, secure, digest) = settings.withLock { ($0.rootDirectory, $0.cacheSpace, $0.useSecureKey, $0.keyDigest) }
+        var dir = root.path
+        if !dir.hasSuffix("/") { dir += "/" }
+        return dir + CacheKey.directoryName(forSpace: space) + "/" + CacheKey.fileName(for: key, secure: secure, digest: digest)
+    }
+
+    /// A whole file with one open/fstat/read/close (no Foundation overhead); nil if it cannot be read.
+    static func readWhole(_ path: String) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size >= 0 else { return nil }
+        let size = Int(st.st_size)
+        var data = Data(count: size)
+        let got = data.withUnsafeMutableBytes { raw -> Int in
+            var offset = 0
+            while offset < size {
+                let n = read(fd, raw.baseAddress! + offset, size - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                offset += n
+            }
+            return offset
+        }
+        return got == size ? data : nil
     }
 
     private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata) throws(DWWebImageError) {
