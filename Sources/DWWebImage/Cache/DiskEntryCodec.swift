@@ -102,7 +102,7 @@ enum DiskEntryCodec {
                 contentType: strings[3].isEmpty ? nil : strings[3])
             if let flags = b.u16le(6), flags & gzipFlag != 0 {
                 // The trailer's CRC-32 and length of the original bytes are checked by zlib.
-                guard let inflated = Gzip.decompress(Data(payloadRaw)) else { return nil }
+                guard let inflated = Gzip.decompress(payloadRaw) else { return nil }
                 return Entry(key: strings[0], metadata: metadata, payload: inflated, compressed: true)
             }
             return Entry(key: strings[0], metadata: metadata, payload: Data(payloadRaw))
