@@ -7,7 +7,7 @@ import XCTest
 @testable import DWWebImage
 
 final class StressTests: XCTestCase {
-    func testThousandsOfOperationsWithRandomCancelsAndCoalescing() throws {
+    func testThousandsOfOperationsWithRandomCancelsPriorityChangesAndCoalescing() throws {
         let rounds = ProcessInfo.processInfo.environment["DW_STRESS_ROUNDS"].flatMap(Int.init) ?? 3
         for round in 0..<rounds {
             try runRound(seed: UInt64(round + 1), requests: 1500, distinctURLs: 400)
@@ -30,6 +30,9 @@ final class StressTests: XCTestCase {
             let options: DWWebImageOptions = rng.next() % 3 == 0 ? [.noCache, .highPriority] : [.noCache]
             tokens.append(h.manager.downloadImage(withURL: h.server.url("/p\(i).png"), options: options) { box.set($0) })
             if rng.next() % 4 == 0, let victim = tokens.randomElement(using: &rng) { h.manager.cancel(victim) }
+            if rng.next() % 5 == 0, let waiter = tokens.randomElement(using: &rng) {
+                waiter.priority = DWWebImagePriority.allCases.randomElement(using: &rng)!  // re-files it, or is a no-op
+            }
             if n % 200 == 0 { h.manager.removeOperation(byURL: h.server.url("/p\(i).png")) }
         }
         for _ in 0..<100 { if let victim = tokens.randomElement(using: &rng) { h.manager.cancel(victim) } }

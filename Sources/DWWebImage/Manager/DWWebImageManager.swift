@@ -6,8 +6,8 @@ import DWLocking
 ///
 /// For each request: answer from the cache (memory, then disk) unless told not to; else attach the caller to the
 /// in-flight ``DWWebImageDownloader`` for that URL (its callback array); else create a ``DWWebImageOperation`` on
-/// an `OperationQueue`. Each operation waits behind its ``SlotGate`` until the scheduler gives it one of the
-/// ``maxConcurrentDownloads`` slots: the highest priority first (a shared download counts its most urgent caller),
+/// an `OperationQueue`. Each operation waits in the manager's scheduler and enters the queue when it is given one
+/// of the ``maxConcurrentDownloads`` slots: the highest priority first (a shared download counts its most urgent caller),
 /// the newest first within a priority, at most ``maxConcurrentDownloadsPerHost`` per host and
 /// ``maxConcurrentPrefetches`` for downloads only the prefetcher wants. The choice is made each time a slot frees,
 /// so every slot stays busy and a priority raised while waiting counts at the next free slot.
