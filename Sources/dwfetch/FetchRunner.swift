@@ -25,7 +25,13 @@ struct ImageSummary: Sendable {
         pixelHeight = image.pixelHeight
         frameCount = image.frameCount
         loopCount = image.loopCount
-        sha256 = hash ? DWHex.encode(SHA256.hash(data: image.data)) : nil
+        if hash {
+            var hasher = SHA256()
+            image.forEachDataWindow { hasher.update(bufferPointer: $0) }
+            sha256 = DWHex.encode(hasher.finalize())
+        } else {
+            sha256 = nil
+        }
         metrics = image.metrics
     }
 }
@@ -167,7 +173,7 @@ final class FetchRunner: Sendable {
     private func save(_ result: Result<DWImage, DWWebImageError>, url: String, name: String?) -> (String?, String?) {
         guard let output, let name, case .success(let image) = result else { return (nil, nil) }
         do {
-            return (try output.write(image.data, name: name), nil)
+            return (try output.write(image, name: name), nil)
         } catch {
             return (nil, "cannot write \(name): \(error.localizedDescription)")
         }

@@ -64,8 +64,9 @@ final class OutputWriter: Sendable {
         }
     }
 
-    /// Writes `data` to `directory/name` via a temp file and rename; returns the path.
-    func write(_ data: Data, name: String) throws -> String {
+    /// Writes `image`'s bytes to `directory/name` via a temp file and rename, a window at a time (a large
+    /// mapped body never becomes resident at once); returns the path.
+    func write(_ image: DWImage, name: String) throws -> String {
         let final = (directory as NSString).appendingPathComponent(name)
         // pid + a per-process counter: unique without UUID() (which reads /dev/urandom every time).
         let temp = directory + "/" + Self.tempPrefix + "\(getpid())-\(Self.tempCounter.withLock { n -> Int in n += 1; return n })"
@@ -73,9 +74,9 @@ final class OutputWriter: Sendable {
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var failure: Int32 = 0
-        data.withUnsafeBytes { raw in
+        image.forEachDataWindow { raw in
             var offset = 0
-            while offset < raw.count {
+            while failure == 0 && offset < raw.count {
                 let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }

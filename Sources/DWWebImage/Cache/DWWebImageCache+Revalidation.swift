@@ -16,8 +16,9 @@ extension DWWebImageCache {
     /// returned as `.expired` (and kept) so the download can ask the server whether it is still current.
     func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
         let url = URL(fileURLWithPath: filePath(forKey: key))
-        guard let file = Self.readWhole(url.path) else { return .miss }
-        guard let entry = DiskEntryCodec.decode(file), entry.key == key,
+        let found = DiskEntryCodec.read(path: url.path)
+        if case .absent = found { return .miss }
+        guard case .entry(let entry) = found, entry.key == key,
               let image = try? DWImage(data: entry.payload, maxPixelCount: maxPixelCount) else {
             unlink(url.path)  // torn, corrupt, foreign or not an image: a miss
             return .miss

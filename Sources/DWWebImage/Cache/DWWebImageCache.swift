@@ -96,7 +96,7 @@ public final class DWWebImageCache: Sendable {
         get { settings.withLock { $0.keyDigest } }
         set { settings.withLock { $0.keyDigest = newValue } }
     }
-    /// How entries are stored on disk (default `.auto`: gzip only formats stored uncompressed, BMP and TIFF).
+    /// How entries are stored on disk (default `.auto`: gzip only what a sample shows will shrink by 10% or more).
     /// A gzip entry is checked against its CRC-32 and length when read; a mismatch is a miss that removes it.
     public var compression: DWCacheCompression {
         get { settings.withLock { $0.compression } }
@@ -175,8 +175,8 @@ public final class DWWebImageCache: Sendable {
                 continue
             }
             guard !name.hasPrefix("."), age > maxAge else { continue }
-            if age <= 4 * maxAge, let file = FileManager.default.contents(atPath: path),
-               let entry = DiskEntryCodec.decode(file), entry.metadata.etag != nil || entry.metadata.lastModified != nil {
+            if age <= 4 * maxAge, case .entry(let entry) = DiskEntryCodec.read(path: path),
+               entry.metadata.etag != nil || entry.metadata.lastModified != nil {
                 continue  // revalidatable
             }
             let key = DiskBudget.entryKey(path)
@@ -300,8 +300,9 @@ public final class DWWebImageCache: Sendable {
 
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
         let path = filePath(forKey: key)
-        guard let file = Self.readWhole(path) else { return nil }
-        guard let entry = DiskEntryCodec.decode(file), entry.key == key else {
+        let found = DiskEntryCodec.read(path: path)
+        if case .absent = found { return nil }
+        guard case .entry(let entry) = found, entry.key == key else {
             unlink(path)  // torn, corrupt, or another key's file (a hash collision): a miss
             return nil
         }
@@ -321,32 +322,11 @@ public final class DWWebImageCache: Sendable {
         return dir + CacheKey.directoryName(forSpace: space) + "/" + CacheKey.fileName(for: key, secure: secure, digest: digest)
     }
 
-    /// A whole file with one open/fstat/read/close (no Foundation overhead); nil if it cannot be read.
-    static func readWhole(_ path: String) -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size >= 0 else { return nil }
-        let size = Int(st.st_size)
-        var data = Data(count: size)
-        let got = data.withUnsafeMutableBytes { raw -> Int in
-            var offset = 0
-            while offset < size {
-                let n = read(fd, raw.baseAddress! + offset, size - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                offset += n
-            }
-            return offset
-        }
-        return got == size ? data : nil
-    }
-
     private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata) throws(DWWebImageError) {
         let final = fileURL(forKey: key)
         let dir = final.deletingLastPathComponent()
-        let compress = compression.applies(to: data)
+        let compressionSetting = compression
+        let compress = compressionSetting.applies(to: data)
         var header = compress
             ? DiskEntryCodec.encodeHeader(key: key, payloadLength: 0, payloadCRC: 0, flags: DiskEntryCodec.gzipFlag,
                                           metadata: metadata)  // a placeholder of the final length, rewritten below
@@ -382,20 +362,48 @@ public final class DWWebImageCache: Sendable {
         }
         // Header, then the payload as it is (no concatenated copy of a large body), or gzipped as it streams
         // through zlib, after which the header is rewritten with the stored length and CRC.
+        func writePayload(_ bytes: Data) -> Int32? {
+            var failure: Int32?
+            FileBytes.forEachWindow(of: bytes) { window in
+                var offset = 0
+                while offset < window.count {
+                    let n = write(fd, window.baseAddress! + offset, window.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return false
+                    }
+                    offset += n
+                }
+                return true
+            }
+            return failure
+        }
         var writeErrno = writeAll(header)
         var payloadSize = Int64(data.count)
+        var stored = false
         if compress && writeErrno == nil {
             if let (length, crc) = Gzip.compress(data, into: fd) {
-                payloadSize = length
-                header = DiskEntryCodec.encodeHeader(key: key, payloadLength: UInt64(length), payloadCRC: crc,
-                                                     flags: DiskEntryCodec.gzipFlag, metadata: metadata)
-                let rewritten = header.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
-                if rewritten != header.count { writeErrno = errno == 0 ? EIO : errno }
+                if length < Int64(data.count) || compressionSetting == .gzip {
+                    payloadSize = length
+                    header = DiskEntryCodec.encodeHeader(key: key, payloadLength: UInt64(length), payloadCRC: crc,
+                                                         flags: DiskEntryCodec.gzipFlag, metadata: metadata)
+                    let rewritten = header.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
+                    if rewritten != header.count { writeErrno = errno == 0 ? EIO : errno }
+                    stored = true
+                } else if ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 {
+                    // The sample promised more than the whole gave: store it as it is after all.
+                    header = DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata)
+                    writeErrno = writeAll(header)
+                } else {
+                    writeErrno = errno == 0 ? EIO : errno
+                }
             } else {
                 writeErrno = errno == 0 ? EIO : errno
             }
-        } else if writeErrno == nil {
-            writeErrno = writeAll(data)
+        }
+        if !stored && writeErrno == nil {
+            writeErrno = writePayload(data)
         }
         let closeFailed = close(fd) != 0
         if let code = writeErrno ?? (closeFailed ? errno : nil) {

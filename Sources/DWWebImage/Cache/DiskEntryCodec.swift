@@ -42,7 +42,7 @@ enum DiskEntryCodec {
 
     /// Everything before the payload: write it, then the payload itself, so a large body is never copied.
     static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
-        encodeHeader(key: key, payloadLength: UInt64(payload.count), payloadCRC: crc32(of: payload), flags: 0,
+        encodeHeader(key: key, payloadLength: UInt64(payload.count), payloadCRC: windowedCRC32(of: payload), flags: 0,
                      metadata: metadata)
     }
 
@@ -71,42 +71,141 @@ enum DiskEntryCodec {
         return out
     }
 
-    /// Decodes `file`; nil when anything is off (magic, version, lengths, either CRC).
-    static func decode(_ file: Data) -> Entry? {
-        file.withUnsafeBytes { raw -> Entry? in
-            let b = Bytes(raw)
-            guard b.count >= fixedHeaderSize, b.matches(0, magic), b.u16le(4) == version,
-                  let storedBits = b.u64le(8), let payloadLength = b.u64le(16), let payloadCRC = b.u32le(24),
-                  let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
-                  let ctLength = b.u16le(36), let headerCRC = b.u32le(40) else { return nil }
-            let stringLengths = [Int(keyLength), Int(etagLength), Int(lmLength), Int(ctLength)]
-            let stringsTotal = stringLengths.reduce(0, +)
-            guard payloadLength <= UInt64(Int.max - fixedHeaderSize - stringsTotal),
-                  b.count == fixedHeaderSize + stringsTotal + Int(payloadLength) else { return nil }
-            var crc = crc32(UnsafeRawBufferPointer(rebasing: raw[0..<40]), seed: 0)
-            crc = crc32(UnsafeRawBufferPointer(rebasing: raw[fixedHeaderSize..<fixedHeaderSize + stringsTotal]), seed: crc)
-            guard crc == headerCRC else { return nil }
-            let payloadStart = fixedHeaderSize + stringsTotal
-            let payloadRaw = UnsafeRawBufferPointer(rebasing: raw[payloadStart...])
-            guard crc32(payloadRaw, seed: 0) == payloadCRC else { return nil }
-            var strings: [String] = []
-            var offset = fixedHeaderSize
-            for length in stringLengths {
-                strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]), as: UTF8.self))
-                offset += length
-            }
-            let metadata = DWCacheEntryMetadata(
-                storedAt: Date(timeIntervalSince1970: Double(bitPattern: storedBits)),
-                etag: strings[1].isEmpty ? nil : strings[1],
-                lastModified: strings[2].isEmpty ? nil : strings[2],
-                contentType: strings[3].isEmpty ? nil : strings[3])
-            if let flags = b.u16le(6), flags & gzipFlag != 0 {
-                // The trailer's CRC-32 and length of the original bytes are checked by zlib.
-                guard let inflated = Gzip.decompress(payloadRaw) else { return nil }
-                return Entry(key: strings[0], metadata: metadata, payload: inflated, compressed: true)
-            }
-            return Entry(key: strings[0], metadata: metadata, payload: Data(payloadRaw))
+    /// What the header says, validated (magic, version, lengths against the file size, header CRC).
+    struct Header {
+        var key: String
+        var metadata: DWCacheEntryMetadata
+        var flags: UInt16
+        var payloadLength: Int
+        var payloadCRC: UInt32
+        /// Where the payload starts: the fixed header plus the strings.
+        var payloadOffset: Int
+    }
+
+    /// The length of the strings that follow a fixed header, or nil if `fixed` is not one of ours.
+    static func stringsLength(_ fixed: UnsafeRawBufferPointer) -> Int? {
+        let b = Bytes(fixed)
+        guard b.count >= fixedHeaderSize, b.matches(0, magic), b.u16le(4) == version,
+              let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
+              let ctLength = b.u16le(36) else { return nil }
+        return Int(keyLength) + Int(etagLength) + Int(lmLength) + Int(ctLength)
+    }
+
+    /// Parses the header at the start of `raw` (which must hold the fixed part and the strings) of a file of
+    /// `fileSize` bytes.
+    static func parseHeader(_ raw: UnsafeRawBufferPointer, fileSize: Int) -> Header? {
+        let b = Bytes(raw)
+        guard let stringsTotal = stringsLength(raw), let flags = b.u16le(6),
+              let storedBits = b.u64le(8), let payloadLength = b.u64le(16), let payloadCRC = b.u32le(24),
+              let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
+              let ctLength = b.u16le(36), let headerCRC = b.u32le(40),
+              b.has(fixedHeaderSize, stringsTotal),
+              payloadLength <= UInt64(Int.max - fixedHeaderSize - stringsTotal),
+              fileSize == fixedHeaderSize + stringsTotal + Int(payloadLength) else { return nil }
+        var crc = crc32(UnsafeRawBufferPointer(rebasing: raw[0..<40]), seed: 0)
+        crc = crc32(UnsafeRawBufferPointer(rebasing: raw[fixedHeaderSize..<fixedHeaderSize + stringsTotal]), seed: crc)
+        guard crc == headerCRC else { return nil }
+        var strings: [String] = []
+        var offset = fixedHeaderSize
+        for length in [Int(keyLength), Int(etagLength), Int(lmLength), Int(ctLength)] {
+            strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]), as: UTF8.self))
+            offset += length
         }
+        let metadata = DWCacheEntryMetadata(
+            storedAt: Date(timeIntervalSince1970: Double(bitPattern: storedBits)),
+            etag: strings[1].isEmpty ? nil : strings[1],
+            lastModified: strings[2].isEmpty ? nil : strings[2],
+            contentType: strings[3].isEmpty ? nil : strings[3])
+        return Header(key: strings[0], metadata: metadata, flags: flags, payloadLength: Int(payloadLength),
+                      payloadCRC: payloadCRC, payloadOffset: offset)
+    }
+
+    /// Checks `payload` (the stored bytes) against the header's CRC-32 — window by window, so a large mapped
+    /// payload is never resident at once — and inflates a gzip payload (whose trailer zlib checks).
+    static func finish(_ header: Header, payload: Data) -> Entry? {
+        guard payload.count == header.payloadLength else { return nil }
+        var crc = UInt32(0)
+        FileBytes.forEachWindow(of: payload) { window in
+            crc = crc32(window, seed: crc)
+            return true
+        }
+        guard crc == header.payloadCRC else { return nil }
+        if header.flags & gzipFlag != 0 {
+            guard let inflated = Gzip.decompress(payload) else { return nil }
+            return Entry(key: header.key, metadata: header.metadata, payload: inflated, compressed: true)
+        }
+        return Entry(key: header.key, metadata: header.metadata, payload: payload)
+    }
+
+    /// Decodes a whole entry held in memory; nil when anything is off (magic, version, lengths, either CRC).
+    static func decode(_ file: Data) -> Entry? {
+        guard let header = file.withUnsafeBytes({ parseHeader($0, fileSize: $0.count) }) else { return nil }
+        return finish(header, payload: file.subdata(in: header.payloadOffset..<file.count))
+    }
+
+    /// What reading an entry file found.
+    enum ReadResult {
+        /// No such file (or it cannot be opened).
+        case absent
+        /// A file that is not a valid entry: torn, truncated, bit-flipped, or not ours.
+        case invalid
+        case entry(Entry)
+    }
+
+    /// Reads and validates the entry at `path` with plain syscalls. A small file is read with one `pread` into a buffer the payload then owns (no second copy); a large one
+    /// has its header read and its payload mapped (see ``FileBytes``).
+    static func read(path: String) -> ReadResult {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .absent }
+        defer { close(fd) }
+        return read(fd: fd).map { .entry($0) } ?? .invalid
+    }
+
+    private static func read(fd: Int32) -> Entry? {
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size >= fixedHeaderSize else { return nil }
+        let size = Int(st.st_size)
+        if size < FileBytes.mapThreshold {
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+            guard preadFully(fd, buffer, size, at: 0),
+                  let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: size), fileSize: size) else {
+                buffer.deallocate()
+                return nil
+            }
+            let payload = Data(bytesNoCopy: buffer + header.payloadOffset, count: header.payloadLength,
+                               deallocator: .custom { _, _ in buffer.deallocate() })
+            return finish(header, payload: payload)
+        }
+        var fixed = [UInt8](repeating: 0, count: fixedHeaderSize)
+        guard fixed.withUnsafeMutableBytes({ preadFully(fd, $0.baseAddress!, fixedHeaderSize, at: 0) }),
+              let stringsTotal = fixed.withUnsafeBytes({ stringsLength($0) }),
+              stringsTotal <= size - fixedHeaderSize else { return nil }
+        var head = [UInt8](repeating: 0, count: fixedHeaderSize + stringsTotal)
+        guard head.withUnsafeMutableBytes({ preadFully(fd, $0.baseAddress!, $0.count, at: 0) }),
+              let header = head.withUnsafeBytes({ parseHeader($0, fileSize: size) }),
+              let payload = FileBytes.map(fd: fd, length: size, from: header.payloadOffset) else { return nil }
+        return finish(header, payload: payload)
+    }
+
+    private static func preadFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool {
+        var done = 0
+        while done < count {
+            let n = pread(fd, buffer + done, count - done, off_t(offset + done))
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            done += n
+        }
+        return true
+    }
+
+    /// The CRC-32 of `data`, window by window (see ``FileBytes``).
+    static func windowedCRC32(of data: Data) -> UInt32 {
+        var crc = UInt32(0)
+        FileBytes.forEachWindow(of: data) { window in
+            crc = crc32(window, seed: crc)
+            return true
+        }
+        return crc
     }
 
     static func crc32(of data: Data, seed: UInt32 = 0) -> UInt32 {

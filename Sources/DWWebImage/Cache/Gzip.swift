@@ -8,8 +8,10 @@ public enum DWCacheCompression: String, Sendable, CaseIterable {
     case none
     /// Always gzip.
     case gzip
-    /// Gzip only what shrinks: formats stored uncompressed (BMP, TIFF); JPEG, PNG, GIF, WebP, HEIC and AVIF are
-    /// already compressed and are stored as they are, at no cost (default).
+    /// Gzip only what shrinks (default): formats that are already compressed (JPEG, PNG, GIF, WebP, HEIC, AVIF)
+    /// are stored as they are at no cost; anything else (BMP, TIFF, ICO, SVG, unknown) is gzipped when deflating a
+    /// sample of it — three 32 KiB slices from its start, middle and end — saves at least 10%, and is stored
+    /// as it was if the whole did not shrink after all.
     case auto
 
     /// Whether `payload` should be gzipped under this setting.
@@ -18,12 +20,42 @@ public enum DWCacheCompression: String, Sendable, CaseIterable {
         case .none: return false
         case .gzip: return true
         case .auto:
-            guard payload.count >= 4 else { return false }
-            let b = [UInt8](payload.prefix(4))
-            let bmp = b[0] == 0x42 && b[1] == 0x4D
-            let tiff = (b[0] == 0x49 && b[1] == 0x49 && b[2] == 0x2A && b[3] == 0) || (b[0] == 0x4D && b[1] == 0x4D && b[2] == 0 && b[3] == 0x2A)
-            return bmp || tiff
+            guard payload.count >= 64, !Self.alreadyCompressed(payload) else { return false }
+            return Self.sampleSaving(payload) >= 0.10
         }
+    }
+
+    private static func alreadyCompressed(_ payload: Data) -> Bool {
+        let b = [UInt8](payload.prefix(12))
+        guard b.count == 12 else { return false }
+        if b[0] == 0xFF && b[1] == 0xD8 { return true }                                   // JPEG
+        if b[0] == 0x89 && b[1] == 0x50 && b[2] == 0x4E && b[3] == 0x47 { return true }   // PNG
+        if b[0] == 0x47 && b[1] == 0x49 && b[2] == 0x46 { return true }                   // GIF
+        if b[0..<4] == [0x52, 0x49, 0x46, 0x46] && b[8..<12] == [0x57, 0x45, 0x42, 0x50] { return true }  // WebP
+        if b[4..<8] == [0x66, 0x74, 0x79, 0x70] { return true }                           // ISO BMFF: HEIC, AVIF
+        return false
+    }
+
+    /// The fraction deflate (level 1) saves on a sample of `payload`: up to three 32 KiB slices.
+    static func sampleSaving(_ payload: Data) -> Double {
+        let slice = 32 * 1024
+        let starts = payload.count <= 3 * slice ? [0] : [0, payload.count / 2 - slice / 2, payload.count - slice]
+        var input = 0
+        var output = 0
+        payload.withUnsafeBytes { raw in
+            for start in starts {
+                let n = min(slice, raw.count - start)
+                var bound = compressBound(uLong(n))
+                var out = [UInt8](repeating: 0, count: Int(bound))
+                let status = out.withUnsafeMutableBufferPointer {
+                    compress2($0.baseAddress, &bound, raw.baseAddress!.advanced(by: start).assumingMemoryBound(to: Bytef.self),
+                              uLong(n), 1)
+                }
+                input += n
+                output += status == Z_OK ? Int(bound) : n
+            }
+        }
+        return input == 0 ? 0 : 1 - Double(output) / Double(input)
     }
 }
 
@@ -42,67 +74,72 @@ enum Gzip {
         var out = [UInt8](repeating: 0, count: chunk)
         var written: Int64 = 0
         var crc = UInt(0)
-        let ok = data.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            var status = Z_OK
+        var status = Z_OK
+        var failed = false
+        // Drains whatever deflate produces for the input it holds, with `flush`; false on a write error.
+        func pump(_ flush: Int32) -> Bool {
             repeat {
-                let n = min(raw.count - offset, 1 << 30)
-                stream.next_in = UnsafeMutablePointer(mutating: raw.baseAddress?.advanced(by: offset).assumingMemoryBound(to: Bytef.self))
-                stream.avail_in = uInt(n)
-                offset += n
-                let flush = offset >= raw.count ? Z_FINISH : Z_NO_FLUSH
-                repeat {
-                    let produced = out.withUnsafeMutableBufferPointer { buffer -> Int in
-                        stream.next_out = buffer.baseAddress
-                        stream.avail_out = uInt(chunk)
-                        status = deflate(&stream, flush)
-                        return chunk - Int(stream.avail_out)
-                    }
-                    guard status != Z_STREAM_ERROR else { return false }
-                    if produced > 0 {
-                        crc = out.withUnsafeBufferPointer { CZlib.crc32(crc, $0.baseAddress, uInt(produced)) }
-                        var done = 0
-                        while done < produced {
-                            let w = out.withUnsafeBufferPointer { write(fd, $0.baseAddress! + done, produced - done) }
-                            if w < 0 {
-                                if errno == EINTR { continue }
-                                return false
-                            }
-                            done += w
+                let produced = out.withUnsafeMutableBufferPointer { buffer -> Int in
+                    stream.next_out = buffer.baseAddress
+                    stream.avail_out = uInt(chunk)
+                    status = deflate(&stream, flush)
+                    return chunk - Int(stream.avail_out)
+                }
+                guard status != Z_STREAM_ERROR else { return false }
+                if produced > 0 {
+                    crc = out.withUnsafeBufferPointer { CZlib.crc32(crc, $0.baseAddress, uInt(produced)) }
+                    var done = 0
+                    while done < produced {
+                        let w = out.withUnsafeBufferPointer { write(fd, $0.baseAddress! + done, produced - done) }
+                        if w < 0 {
+                            if errno == EINTR { continue }
+                            return false
                         }
-                        written += Int64(produced)
+                        done += w
                     }
-                } while stream.avail_out == 0
-            } while offset < raw.count
-            return status == Z_STREAM_END
+                    written += Int64(produced)
+                }
+            } while stream.avail_out == 0
+            return true
         }
+        FileBytes.forEachWindow(of: data) { window in
+            stream.next_in = UnsafeMutablePointer(mutating: window.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(window.count)
+            failed = !pump(Z_NO_FLUSH)
+            return !failed
+        }
+        stream.next_in = nil
+        stream.avail_in = 0
+        let ok = !failed && pump(Z_FINISH) && status == Z_STREAM_END
         return ok ? (written, UInt32(truncatingIfNeeded: crc)) : nil
     }
 
     /// Inflates a gzip stream whole; nil unless it ends cleanly and its trailer's CRC-32 and length match
-    /// (zlib checks both). At most `limit` bytes are allocated, sized from the trailer.
+    /// (zlib checks both). At most `limit` bytes are allocated, sized from the trailer. The stored bytes are fed
+    /// window by window (a mapped entry is never resident at once; see ``FileBytes``).
     static func decompress(_ stored: Data, limit: Int = 1 << 30) -> Data? {
-        stored.withUnsafeBytes { decompress($0, limit: limit) }
-    }
-
-    /// Same, straight from the stored bytes (no copy of the compressed payload).
-    static func decompress(_ stored: UnsafeRawBufferPointer, limit: Int = 1 << 30) -> Data? {
         guard stored.count >= 18 else { return nil }
-        let tail = [UInt8](stored[(stored.count - 4)...])
+        let tail = [UInt8](stored.suffix(4))
         let size = Int(tail[0]) | Int(tail[1]) << 8 | Int(tail[2]) << 16 | Int(tail[3]) << 24
         guard size <= limit else { return nil }
         var stream = z_stream()
         guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
         defer { inflateEnd(&stream) }
         var out = Data(count: max(size, 1))  // one spare byte: an empty body still has a buffer to point at
-        let status = out.withUnsafeMutableBytes { output -> Int32 in
-            stream.next_in = UnsafeMutablePointer(mutating: stored.baseAddress?.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(stored.count)
+        var status = Z_OK
+        let complete = out.withUnsafeMutableBytes { output -> Bool in
             stream.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
             stream.avail_out = uInt(size)
-            return inflate(&stream, Z_FINISH)
+            return FileBytes.forEachWindow(of: stored) { window in
+                guard status == Z_OK else { return false }  // the stream ended before the stored bytes did
+                stream.next_in = UnsafeMutablePointer(mutating: window.baseAddress?.assumingMemoryBound(to: Bytef.self))
+                stream.avail_in = uInt(window.count)
+                status = inflate(&stream, Z_NO_FLUSH)
+                guard status == Z_OK || status == Z_STREAM_END else { return false }
+                return stream.avail_in == 0
+            }
         }
-        guard status == Z_STREAM_END, Int(stream.total_out) == size, stream.avail_in == 0 else { return nil }
+        guard complete, status == Z_STREAM_END, Int(stream.total_out) == size else { return nil }
         if size == 0 { return Data() }
         return out
     }

@@ -80,3 +80,17 @@ public struct DWImage: Sendable, Equatable {
     /// 64 megapixels per frame, the default decode limit.
     public static let defaultMaxPixelCount = 64 * 1024 * 1024
 }
+
+extension DWImage {
+    /// Calls `body` with ``data`` a window at a time (8 MiB), in order.
+    ///
+    /// Large bodies (a finished resumable download, a big disk-cache entry) are file mappings: a pass through
+    /// this method releases each window after `body` returns, so hashing or writing out a 1 GB image costs a few
+    /// MiB of memory, where `data.withUnsafeBytes` would make all of it resident. Small images are one window.
+    public func forEachDataWindow(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try FileBytes.forEachWindow(of: data) { window in
+            try body(window)
+            return true
+        }
+    }
+}

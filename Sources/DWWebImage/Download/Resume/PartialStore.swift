@@ -170,11 +170,7 @@ final class PartialFile {
     /// The bytes held, memory-mapped (no copy; the mapping outlives the file's removal).
     func mappedData() -> Data? {
         guard length > 0 else { return Data() }
-        let count = Int(length)
-        guard let address = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else { return nil }
-        return Data(bytesNoCopy: address, count: count, deallocator: .custom { pointer, size in
-            munmap(pointer, size)
-        })
+        return FileBytes.map(fd: fd, length: Int(length))
     }
 
     /// Closes the file (releasing the lock); `remove` deletes it and its record first.
