@@ -104,7 +104,7 @@ public final class DWWebImageCache: Sendable {
     }
     /// The disk budget of a cache space in bytes (default 1 GiB; 0 = none), enforced when entries are written:
     /// a write that would pass it first evicts the least recently read entries down to 70 % of it. Holds across
-    /// processes sharing the directory (a ledger file under an `flock`), to within one entry.
+    /// processes sharing the directory (a byte ledger in a lock file under an `flock`), to within one entry.
     public var diskSizeLimit: Int64 {
         get { settings.withLock { $0.diskSizeLimit } }
         set { settings.withLock { $0.diskSizeLimit = max(0, newValue) } }
@@ -221,6 +221,7 @@ public final class DWWebImageCache: Sendable {
         for dir in dirs {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
             for name in names where name != DiskBudget.lockName { unlink(dir.appendingPathComponent(name).path) }
+            DiskBudget.invalidate(dir.path)
         }
     }
 
@@ -323,8 +324,9 @@ public final class DWWebImageCache: Sendable {
     }
 
     private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata) throws(DWWebImageError) {
-        let final = fileURL(forKey: key)
-        let dir = final.deletingLastPathComponent()
+        // Paths as strings: Foundation's URL path operations cost microseconds each, per write.
+        let finalPath = filePath(forKey: key)
+        let dirPath = String(finalPath[..<(finalPath.lastIndex(of: "/") ?? finalPath.endIndex)])
         let compressionSetting = compression
         let compress = compressionSetting.applies(to: data)
         var header = compress
@@ -338,11 +340,11 @@ public final class DWWebImageCache: Sendable {
         }
         writeSemaphore.wait()
         defer { writeSemaphore.signal() }
-        let temp = dir.appendingPathComponent("\(Self.tempPrefix)\(getpid())-\(UInt64.random(in: 0...UInt64.max))").path
+        let temp = dirPath + "/" + Self.tempPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         var fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if fd < 0 && errno == ENOENT {
             // First write, or the directory was deleted while we ran: create it and try once more.
-            try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(atPath: dirPath, withIntermediateDirectories: true)
             fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         }
         guard fd >= 0 else { throw Self.ioError("create \(temp)", errno, key) }
@@ -379,9 +381,28 @@ public final class DWWebImageCache: Sendable {
             }
             return failure
         }
-        var writeErrno = writeAll(header)
         var payloadSize = Int64(data.count)
         var stored = false
+        var writeErrno: Int32?
+        if !compress && data.count < FileBytes.mapThreshold {
+            // The usual small entry: header and payload in one writev.
+            let total = header.count + data.count
+            let n = header.withUnsafeBytes { h in
+                data.withUnsafeBytes { p -> Int in
+                    var parts = [iovec(iov_base: UnsafeMutableRawPointer(mutating: h.baseAddress), iov_len: h.count),
+                                 iovec(iov_base: UnsafeMutableRawPointer(mutating: p.baseAddress), iov_len: p.count)]
+                    return writev(fd, &parts, p.count > 0 ? 2 : 1)
+                }
+            }
+            if n == total {
+                stored = true
+            } else if n < 0 && errno != EINTR {
+                writeErrno = errno
+            } else if ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0 {
+                writeErrno = errno  // a short write: start over the slow way below
+            }
+        }
+        if !stored && writeErrno == nil { writeErrno = writeAll(header) }
         if compress && writeErrno == nil {
             if let (length, crc) = Gzip.compress(data, into: fd) {
                 if length < Int64(data.count) || compressionSetting == .gzip {
@@ -415,11 +436,11 @@ public final class DWWebImageCache: Sendable {
             unlink(temp)
             throw DWWebImageError(.cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
         }
-        let (code, evicted) = DiskBudget.commit(dir: dir.path, temp: temp, final: final.path, size: size, limit: limit)
+        let (code, evicted) = DiskBudget.commit(dir: dirPath, temp: temp, final: finalPath, size: size, limit: limit)
         if !evicted.isEmpty { postDidClean(evicted) }
         if code != 0 {
             unlink(temp)
-            throw Self.ioError("rename into \(final.path)", code, key)
+            throw Self.ioError("rename into \(finalPath)", code, key)
         }
     }
 

@@ -3,14 +3,14 @@ import Foundation
 
 /// Byte accounting for one cache-space directory, shared by every process that writes there.
 ///
-/// `.size` (the ledger: total bytes of the entries) and the renames that add entries change only under an
+/// The ledger (total bytes of the entries, 8 bytes little-endian, kept in the lock file itself so a write costs
+/// one `pread` and one `pwrite`, not a file of its own) and the renames that add entries change only under an
 /// exclusive `flock` on `.lock`, so two processes never both think there is room. When a write would pass the
 /// limit, the directory is rescanned (fixing any drift, e.g. from a writer that died between ledger and rename) and
 /// the least recently *read* entries (by atime, which reads set explicitly — `noatime` mounts don't matter) are
 /// removed down to 70 % of the limit. Removals outside a write drop the ledger; the next write rescans.
 enum DiskBudget {
     static let lockName = ".lock"
-    static let ledgerName = ".size"
 
     /// One entry file.
     struct File {
@@ -44,7 +44,7 @@ enum DiskBudget {
         defer { if lock >= 0 { close(lock) } }  // closing releases the flock
         var old = stat()
         let replaced: Int64 = stat(final, &old) == 0 ? Int64(old.st_size) : 0
-        var total = (readLedger(dir) ?? scan(dir).reduce(0) { $0 + $1.size }) + size - replaced
+        var total = ((lock >= 0 ? readLedger(lock) : nil) ?? scan(dir).reduce(0) { $0 + $1.size }) + size - replaced
         var evicted: [String] = []
         if limit > 0 && total > limit {
             let finalName = (final as NSString).lastPathComponent
@@ -63,13 +63,17 @@ enum DiskBudget {
         }
         let renamed = rename(temp, final) == 0 ? Int32(0) : errno
         if renamed != 0 { total -= size - replaced }
-        writeLedger(dir, max(0, total))
+        if lock >= 0 { writeLedger(lock, max(0, total)) }
         return (renamed, evicted)
     }
 
     /// Forgets the ledger after removals (the next write rescans).
     static func invalidate(_ dir: String) {
-        unlink(dir + "/" + ledgerName)
+        let lock = open(dir + "/" + lockName, O_RDWR | O_CLOEXEC)
+        guard lock >= 0 else { return }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
+        _ = ftruncate(lock, 0)
     }
 
     /// Marks an entry as just read (its atime), for LRU eviction.
@@ -93,18 +97,16 @@ enum DiskBudget {
         return String(decoding: key, as: UTF8.self)
     }
 
-    private static func readLedger(_ dir: String) -> Int64? {
-        guard let data = FileManager.default.contents(atPath: dir + "/" + ledgerName),
-              let text = String(data: data, encoding: .utf8), let value = Int64(text) else { return nil }
-        return value
+    /// The ledger in the (locked) lock file; nil when it has been invalidated or was never written.
+    private static func readLedger(_ lock: Int32) -> Int64? {
+        var value: Int64 = 0
+        guard pread(lock, &value, 8, 0) == 8 else { return nil }
+        let total = Int64(littleEndian: value)
+        return total >= 0 ? total : nil
     }
 
-    private static func writeLedger(_ dir: String, _ total: Int64) {
-        let path = dir + "/" + ledgerName
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        let text = Array(String(total).utf8)
-        _ = write(fd, text, text.count)
-        close(fd)
+    private static func writeLedger(_ lock: Int32, _ total: Int64) {
+        var value = total.littleEndian
+        _ = pwrite(lock, &value, 8, 0)
     }
 }

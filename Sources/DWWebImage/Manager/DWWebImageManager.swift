@@ -346,7 +346,11 @@ public final class DWWebImageManager: Sendable {
 
     /// Partial bodies live beside the cache spaces, under the cache root.
     private var partialStore: PartialStore {
-        PartialStore(directory: cache.rootDirectory.appendingPathComponent("partial"))
+        // The root can change (it is a cache setting), so no stored copy; URL(fileURLWithPath:isDirectory:) does not
+        // stat, where appendingPathComponent would, per download.
+        var root = cache.rootDirectory.path
+        if !root.hasSuffix("/") { root += "/" }
+        return PartialStore(directory: URL(fileURLWithPath: root + "partial", isDirectory: true))
     }
 
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,

@@ -65,6 +65,9 @@ final class PartialBody: Sendable {
             s.validator = ResumeValidator(head: head)
             s.resumable = s.validator != nil && !encoded && !noRanges
             s.total = head.contentLength
+            if s.file == nil, let length = head.contentLength, length > 0, length <= Int64(spillThreshold) {
+                s.memory.reserveCapacity(Int(length))  // one allocation, not a doubling per 16 KiB chunk
+            }
             if let file = s.file {
                 if s.resumable, file.truncate() {
                     file.validator = s.validator

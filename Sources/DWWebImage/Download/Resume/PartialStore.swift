@@ -26,7 +26,10 @@ struct PartialStore: Sendable {
 
     func paths(for url: String) -> (data: String, record: String) {
         let digest = DWHex.encode(SHA256.hash(data: Data(url.utf8)).prefix(16))
-        let base = directory.appendingPathComponent(digest).path
+        // A string, not URL.appendingPathComponent: that one stats the path to decide on a trailing slash.
+        var base = directory.path
+        if !base.hasSuffix("/") { base += "/" }
+        base += digest
         return (base + ".part", base + ".meta")
     }
 
