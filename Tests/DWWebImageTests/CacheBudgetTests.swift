@@ -126,6 +126,22 @@ final class CacheBudgetTests: XCTestCase {
         XCTAssertEqual(cache.removeExpiredCache(), ["tagged"])
     }
 
+    func testTheStartUpSweepRunsAtMostOnceAnIntervalAcrossInstances() throws {
+        let cache = DWWebImageCache(rootDirectory: root)
+        cache.expirationTime = 60
+        let old = Date().addingTimeInterval(-3600)
+        try cache.store(image(1), forKey: "first", policy: [.disk])
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: cache.fileURL(forKey: "first").path)
+        XCTAssertEqual(cache.removeExpiredCacheIfDue(), ["first"], "no sweep yet: this one runs")
+        try cache.store(image(2), forKey: "second", policy: [.disk])
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: cache.fileURL(forKey: "second").path)
+        let other = DWWebImageCache(rootDirectory: root)  // another instance (or process) sharing the space
+        other.expirationTime = 60
+        XCTAssertEqual(other.removeExpiredCacheIfDue(), [], "swept moments ago: skipped")
+        XCTAssertEqual(other.removeExpiredCacheIfDue(interval: 0), ["second"], "due again once the interval passed")
+        XCTAssertEqual(cache.entryCount(), 0, "the marker is not an entry")
+    }
+
     private func eventuallyValue<T: Collection>(_ read: () -> T) -> T {
         _ = eventually { !read().isEmpty }
         return read()

@@ -192,6 +192,6 @@ final class CacheTests: XCTestCase {
     /// The files of the space, without the budget's lock and ledger (temp files included).
     private func entryNames(_ cache: DWWebImageCache) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: cache.directory.path)
-            .filter { $0 != DiskBudget.lockName && $0 != DiskBudget.ledgerName }
+            .filter { $0 != DiskBudget.lockName }
     }
 }

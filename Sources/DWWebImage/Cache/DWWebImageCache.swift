@@ -165,8 +165,9 @@ public final class DWWebImageCache: Sendable {
         let maxAge = expirationTime
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
         var removed: [String] = []
+        let prefix = dir.path.hasSuffix("/") ? dir.path : dir.path + "/"
         for name in names {
-            let path = dir.appendingPathComponent(name).path
+            let path = prefix + name  // not appendingPathComponent, which stats every name
             var st = stat()
             guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
             let age = now - TimeInterval(st.st_mtim.tv_sec)
@@ -188,6 +189,26 @@ public final class DWWebImageCache: Sendable {
         }
         return removed
     }
+
+    /// Runs ``removeExpiredCache()`` unless a sweep of this space started less than `interval` seconds ago (in any
+    /// process: the time is the modification time of `<space>/.swept`). A command-line tool that starts a manager
+    /// per invocation would otherwise stat every entry every time.
+    @discardableResult
+    func removeExpiredCacheIfDue(interval: TimeInterval = 3600) -> [String] {
+        let marker = directory.path + "/" + Self.sweptMarker
+        var st = stat()
+        if stat(marker, &st) == 0, Date().timeIntervalSince1970 - TimeInterval(st.st_mtim.tv_sec) < interval {
+            return []
+        }
+        let fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        if fd >= 0 {
+            _ = futimens(fd, nil)  // now
+            close(fd)
+        }
+        return removeExpiredCache()
+    }
+
+    static let sweptMarker = ".swept"
 
     /// What the current cache space holds on disk.
     public func diskStatistics() -> DWCacheDiskStatistics {

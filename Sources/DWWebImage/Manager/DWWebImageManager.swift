@@ -60,7 +60,8 @@ public final class DWWebImageManager: Sendable {
     ///   - notificationCenter: where notifications are posted (default `.default`).
     ///   - callbackQueue: where completions, progress and notifications are delivered; default a serial queue the
     ///     library owns (a CLI or server on Linux often never drains the main queue).
-    ///   - removeExpiredAtStart: sweep expired disk entries in the background now, as DW does.
+    ///   - removeExpiredAtStart: sweep expired disk entries in the background now, as DW does (at most once an
+    ///     hour per cache space, across processes).
     public init(cache: DWWebImageCache = .shared, configuration: Configuration = Configuration(),
                 notificationCenter: NotificationCenter = .default, callbackQueue: DispatchQueue? = nil,
                 removeExpiredAtStart: Bool = true) {
@@ -75,7 +76,7 @@ public final class DWWebImageManager: Sendable {
         queue.maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
-                cache.removeExpiredCache()
+                cache.removeExpiredCacheIfDue()
                 PartialStore(directory: cache.rootDirectory.appendingPathComponent("partial"))
                     .removeExpired(maxAge: cache.expirationTime)
             }
