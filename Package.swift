@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // One lock type for every module, visible to ThreadSanitizer (see DWLock.swift).
         .target(name: "DWLocking"),
+        // Files that appear complete or not at all (O_TMPFILE + linkat, else temp + rename): cache entries, `-o`.
+        .target(name: "DWFileIO"),
         // giflib (frame decoding from memory through DGifOpen's read callback).
         .systemLibrary(name: "CGif", providers: [.apt(["libgif-dev"])]),
         .target(
@@ -33,6 +35,7 @@ let package = Package(
                 "CZlib",
                 "CGif",
                 "DWLocking",
+                "DWFileIO",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -44,11 +47,12 @@ let package = Package(
                 "DWWebImage",
                 "DWTestServer",
                 "DWLocking",
+                "DWFileIO",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer"]),
+        .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer", "DWFileIO"]),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",

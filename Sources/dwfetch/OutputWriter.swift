@@ -1,6 +1,7 @@
-// OutputWriter and OutputNames: -o DIR — deterministic unique names, atomic writes (temp file + rename).
-import DWWebImage
+// OutputWriter and OutputNames: -o DIR — deterministic unique names, atomic writes (O_TMPFILE, else temp + rename).
+import DWFileIO
 import DWLocking
+import DWWebImage
 import Foundation
 
 /// Names for `-o`: the URL's last path component (percent-decoded, made safe), "image" when empty, and
@@ -64,38 +65,26 @@ final class OutputWriter: Sendable {
         }
     }
 
-    /// Writes `image`'s bytes to `directory/name` via a temp file and rename, a window at a time (a large
-    /// mapped body never becomes resident at once); returns the path.
+    /// Writes `image`'s bytes to `directory/name` so that the name appears only with the whole file behind it
+    /// (``AtomicFile``: unnamed until linked, else temp + rename; no fsync, which a bulk download does not need),
+    /// a window at a time (a large mapped body never becomes resident at once); returns the path.
     func write(_ image: DWImage, name: String) throws -> String {
-        let final = (directory as NSString).appendingPathComponent(name)
+        let final = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         // pid + a per-process counter: unique without UUID() (which reads /dev/urandom every time).
-        let temp = directory + "/" + Self.tempPrefix + "\(getpid())-\(Self.tempCounter.withLock { n -> Int in n += 1; return n })"
-        // POSIX writes: Foundation's Data.write fsyncs every file, which a bulk download does not need.
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var failure: Int32 = 0
-        image.forEachDataWindow { raw in
-            var offset = 0
-            while failure == 0 && offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
+        let tempName = { Self.tempPrefix + "\(getpid())-\(Self.tempCounter.withLock { n -> Int in n += 1; return n })" }
+        guard var file = AtomicFile.create(in: directory, fallbackName: tempName) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        if close(fd) != 0 && failure == 0 { failure = errno }
+        var failure: Int32 = 0
+        image.forEachDataWindow { window in
+            if failure == 0 { failure = file.write(window) }
+        }
         if failure != 0 {
-            unlink(temp)
+            file.discard()
             throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
         }
-        if rename(temp, final) != 0 {
-            let code = errno
-            unlink(temp)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
+        let code = file.publish(as: final, fallbackName: tempName)
+        if code != 0 { throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO) }
         return final
     }
 

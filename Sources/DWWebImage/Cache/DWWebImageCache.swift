@@ -1,4 +1,5 @@
 // DWWebImageCache: the DW cache — NSCache in memory plus self-validating files on disk, per cache space.
+import DWFileIO
 import Foundation
 import DWLocking
 
@@ -361,14 +362,16 @@ public final class DWWebImageCache: Sendable {
         }
         writeSemaphore.wait()
         defer { writeSemaphore.signal() }
-        let temp = dirPath + "/" + Self.tempPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        var fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if fd < 0 && errno == ENOENT {
+        // Unnamed until published (O_TMPFILE), else a named temp file; either way never seen half-written.
+        let tempName = { Self.tempPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))" }
+        var created = AtomicFile.create(in: dirPath, fallbackName: tempName)
+        if created == nil && errno == ENOENT {
             // First write, or the directory was deleted while we ran: create it and try once more.
             try? FileManager.default.createDirectory(atPath: dirPath, withIntermediateDirectories: true)
-            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            created = AtomicFile.create(in: dirPath, fallbackName: tempName)
         }
-        guard fd >= 0 else { throw Self.ioError("create \(temp)", errno, key) }
+        guard var file = created else { throw Self.ioError("create a file in \(dirPath)", errno, key) }
+        let fd = file.fd
         func writeAll(_ bytes: Data) -> Int32? {
             bytes.withUnsafeBytes { raw in
                 var offset = 0
@@ -447,21 +450,21 @@ public final class DWWebImageCache: Sendable {
         if !stored && writeErrno == nil {
             writeErrno = writePayload(data)
         }
-        let closeFailed = close(fd) != 0
-        if let code = writeErrno ?? (closeFailed ? errno : nil) {
-            unlink(temp)
-            throw Self.ioError("write \(temp)", code, key)
+        if let code = writeErrno {
+            file.discard()
+            throw Self.ioError("write \(file.tempPath ?? dirPath + "/(unnamed)")", code, key)
         }
         let size = Int64(header.count) + payloadSize
         if limit > 0 && size > limit {
-            unlink(temp)
+            file.discard()
             throw DWWebImageError(.cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
         }
-        let (code, evicted) = DiskBudget.commit(dir: dirPath, temp: temp, final: finalPath, size: size, limit: limit)
+        let (code, evicted) = DiskBudget.commit(dir: dirPath, final: finalPath, size: size, limit: limit) {
+            file.publish(as: finalPath, fallbackName: tempName)
+        }
         if !evicted.isEmpty { postDidClean(evicted) }
         if code != 0 {
-            unlink(temp)
-            throw Self.ioError("rename into \(finalPath)", code, key)
+            throw Self.ioError("publish \(finalPath)", code, key)
         }
     }
 

@@ -35,10 +35,11 @@ enum DiskBudget {
         return files
     }
 
-    /// Renames `temp` to `final` (a new entry of `size` bytes) under the space lock, first evicting least recently
-    /// read entries when the space would pass `limit` (0 = no limit). Returns rename's errno (0 on success) and
-    /// the keys of the evicted entries.
-    static func commit(dir: String, temp: String, final: String, size: Int64, limit: Int64) -> (Int32, [String]) {
+    /// Publishes a new entry of `size` bytes as `final` (`publish` names the written file and returns 0 or an
+    /// errno) under the space lock, first evicting least recently read entries when the space would pass `limit`
+    /// (0 = no limit). Returns publish's result and the keys of the evicted entries.
+    static func commit(dir: String, final: String, size: Int64, limit: Int64,
+                       publish: () -> Int32) -> (Int32, [String]) {
         let lock = open(dir + "/" + lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if lock >= 0 { while flock(lock, LOCK_EX) != 0 && errno == EINTR {} }
         defer { if lock >= 0 { close(lock) } }  // closing releases the flock
@@ -61,7 +62,7 @@ enum DiskBudget {
                 }
             }
         }
-        let renamed = rename(temp, final) == 0 ? Int32(0) : errno
+        let renamed = publish()
         if renamed != 0 { total -= size - replaced }
         if lock >= 0 { writeLedger(lock, max(0, total)) }
         return (renamed, evicted)

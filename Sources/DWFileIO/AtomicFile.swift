@@ -1,0 +1,100 @@
+// AtomicFile: a file that appears under its name complete or not at all — O_TMPFILE + linkat, else temp + rename.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A file written out of sight and then published under its final name in one step.
+///
+/// Where the file system supports it (ext4, xfs, btrfs, tmpfs), the file is created with `O_TMPFILE`: it has no
+/// name while it is written, so a crash or Ctrl-C leaves nothing behind, and publishing it is a single `linkat`
+/// — one directory operation instead of a named temp file's create and rename. When the final name already
+/// exists (`linkat` will not replace), or `O_TMPFILE` is unavailable, it falls back to a named temp file in the
+/// same directory and `rename`, which replaces atomically. Not thread-safe: one owner writes and publishes it.
+public struct AtomicFile {
+    /// The descriptor to write to.
+    public let fd: Int32
+    /// The directory the file will live in.
+    public let directory: String
+    /// The named temp file, once there is one (the fallback), else nil.
+    public private(set) var tempPath: String?
+
+    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift does not import.
+    private static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
+
+    /// Creates an unnamed file in `directory`, or, where that is not supported, the named file `fallbackName()`
+    /// there (which must not exist). Returns nil with `errno` set when neither can be created.
+    public static func create(in directory: String, mode: mode_t = 0o644, fallbackName: () -> String) -> AtomicFile? {
+        let fd = open(directory, oTmpFile | O_WRONLY | O_CLOEXEC, mode)
+        if fd >= 0 { return AtomicFile(fd: fd, directory: directory, tempPath: nil) }
+        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { return nil }  // ENOENT, EACCES…: real
+        let path = directory + "/" + fallbackName()
+        let named = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard named >= 0 else { return nil }
+        return AtomicFile(fd: named, directory: directory, tempPath: path)
+    }
+
+    /// Writes all of `bytes`; returns 0 or the errno of the failed write.
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+        guard var pointer = bytes.baseAddress else { return 0 }
+        var left = bytes.count
+        while left > 0 {
+            let n = Glibc.write(fd, pointer, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            pointer += n
+            left -= n
+        }
+        return 0
+    }
+
+    /// Closes the descriptor and gives the file the name `final` (replacing what is there); returns 0 or an errno.
+    /// On failure nothing is left behind. `fallbackName` names the temp file should one be needed now.
+    public mutating func publish(as final: String, fallbackName: () -> String) -> Int32 {
+        if let tempPath {
+            let closeError = close(fd) == 0 ? 0 : errno
+            guard closeError == 0 else {
+                unlink(tempPath)
+                return closeError
+            }
+            guard rename(tempPath, final) == 0 else {
+                let code = errno
+                unlink(tempPath)
+                return code
+            }
+            return 0
+        }
+        let source = "/proc/self/fd/\(fd)"
+        if linkat(AT_FDCWD, source, AT_FDCWD, final, AT_SYMLINK_FOLLOW) == 0 {
+            return close(fd) == 0 ? 0 : errno  // the data is in the page cache either way; a close error is rare
+        }
+        guard errno == EEXIST else {
+            let code = errno
+            close(fd)
+            return code
+        }
+        // Replacing an existing file: link under a temp name, then rename over the old one.
+        let temp = directory + "/" + fallbackName()
+        guard linkat(AT_FDCWD, source, AT_FDCWD, temp, AT_SYMLINK_FOLLOW) == 0 else {
+            let code = errno
+            close(fd)
+            return code
+        }
+        close(fd)
+        guard rename(temp, final) == 0 else {
+            let code = errno
+            unlink(temp)
+            return code
+        }
+        return 0
+    }
+
+    /// Closes and forgets the file (an unnamed file simply vanishes; a named temp file is removed).
+    public func discard() {
+        close(fd)
+        if let tempPath { unlink(tempPath) }
+    }
+}
