@@ -20,15 +20,21 @@ public struct AtomicFile {
     /// The named temp file, once there is one (the fallback), else nil.
     public private(set) var tempPath: String?
 
+    /// Naming an unnamed file goes through `/proc/self/fd/N` (`linkat` with `AT_EMPTY_PATH` needs a capability);
+    /// without /proc, named temp files it is.
+    private static let canLinkUnnamedFiles = access("/proc/self/fd", F_OK) == 0
+
     /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift does not import.
     private static let oTmpFile: Int32 = 0o20_000_000 | O_DIRECTORY
 
     /// Creates an unnamed file in `directory`, or, where that is not supported, the named file `fallbackName()`
     /// there (which must not exist). Returns nil with `errno` set when neither can be created.
     public static func create(in directory: String, mode: mode_t = 0o644, fallbackName: () -> String) -> AtomicFile? {
-        let fd = open(directory, oTmpFile | O_WRONLY | O_CLOEXEC, mode)
-        if fd >= 0 { return AtomicFile(fd: fd, directory: directory, tempPath: nil) }
-        guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { return nil }  // ENOENT, EACCES…: real
+        if canLinkUnnamedFiles {
+            let fd = open(directory, oTmpFile | O_WRONLY | O_CLOEXEC, mode)
+            if fd >= 0 { return AtomicFile(fd: fd, directory: directory, tempPath: nil) }
+            guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { return nil }  // ENOENT, EACCES…: real
+        }
         let path = directory + "/" + fallbackName()
         let named = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard named >= 0 else { return nil }

@@ -16,6 +16,23 @@ final class CacheFullDiskTests: XCTestCase {
         }
     }
 
+    /// A harness whose cache root is a fresh tmpfs of `size`; pair with ``close(_:)``.
+    private func harnessOnTmpfs(size: String) throws -> Harness {
+        let h = try Harness()
+        do {
+            try mountTmpfs(at: h.root, size: size)
+        } catch {
+            h.close()
+            throw error
+        }
+        return h
+    }
+
+    private func close(_ h: Harness) {
+        run("/bin/umount", ["-l", h.root.path])
+        h.close()
+    }
+
     private func remount(_ dir: URL, _ options: String) {
         let (status, output) = run("/bin/mount", ["-o", "remount,\(options)", dir.path])
         XCTAssertEqual(status, 0, "remount \(options): \(output)")
@@ -48,12 +65,8 @@ final class CacheFullDiskTests: XCTestCase {
     }
 
     func testAFullDiskIs10008LeavesNoTempFileAndTheCacheRecoversWhenSpaceReturns() throws {
-        let h = try Harness()
-        try mountTmpfs(at: h.root, size: "64k")
-        defer {
-            run("/bin/umount", ["-l", h.root.path])
-            h.close()
-        }
+        let h = try harnessOnTmpfs(size: "64k")
+        defer { close(h) }
         // 160 KB does not fit in 64 KB: the store fails with ENOSPC part-way through writing its temp file.
         let big = SampleImages.png(approximateSize: 160_000, seed: 7)
         h.server.setRoute("/big.png", .ok(big))
@@ -75,12 +88,8 @@ final class CacheFullDiskTests: XCTestCase {
     }
 
     func testAReadOnlyDiskIs10008AndTheImageIsStillDelivered() throws {
-        let h = try Harness()
-        try mountTmpfs(at: h.root, size: "1m")
-        defer {
-            run("/bin/umount", ["-l", h.root.path])
-            h.close()
-        }
+        let h = try harnessOnTmpfs(size: "1m")
+        defer { close(h) }
         try FileManager.default.createDirectory(at: h.cache.directory, withIntermediateDirectories: true)
         remount(h.root, "ro")  // EROFS even for root, which ignores permission bits
         let png = SampleImages.png(width: 8, height: 8)
@@ -97,12 +106,8 @@ final class CacheFullDiskTests: XCTestCase {
     }
 
     func testALargeBodyWhosePartialFileHitsAFullDiskFinishesInMemory() throws {
-        let h = try Harness()
-        try mountTmpfs(at: h.root, size: "512k")
-        defer {
-            run("/bin/umount", ["-l", h.root.path])
-            h.close()
-        }
+        let h = try harnessOnTmpfs(size: "512k")
+        defer { close(h) }
         // Resumable (strong ETag) and past the 256 KB spill threshold: the body moves to a partial file, which fills
         // the 512 KB disk part-way; the download carries on in memory and delivers every byte exactly once.
         let big = SampleImages.png(approximateSize: 900_000, seed: 9)
