@@ -92,7 +92,7 @@ final class LargeEntryTests: XCTestCase {
         let before = residentBytes()
         var peak = before
         var sum = 0
-        FileBytes.forEachWindow(of: data) { window in
+        FileBytes.forEachWindow(of: data, release: true) { window in
             for i in stride(from: 0, to: window.count, by: 4096) { sum &+= Int(window[i]) }
             peak = max(peak, residentBytes())
             return true
@@ -101,6 +101,21 @@ final class LargeEntryTests: XCTestCase {
         XCTAssertLessThan(peak - before, 32 << 20, "a 96 MiB pass kept at most a window or two resident")
         data.withUnsafeBytes { raw in for i in stride(from: 0, to: raw.count, by: 4096) { sum &+= Int(raw[i]) } }
         XCTAssertGreaterThan(residentBytes() - before, 64 << 20, "control: touching it all at once does")
+    }
+
+    func testMappedBytesHandedOutCanBeMutatedAndStoredWithoutRevertingOrCrashing() throws {
+        let cache = DWWebImageCache(rootDirectory: root, memoryCountLimit: 0)
+        let big = bmp(bytes: 8 << 20, noise: true)  // over the map threshold: objCache hands out a mapping
+        try cache.store(big, forKey: "big", policy: [.disk])
+        var bytes = try XCTUnwrap(cache.objCache(forKey: "big"))  // uniquely ours: Data mutates it in place
+        let middle = bytes.count / 2
+        bytes[middle] ^= 0xFF  // a read-only mapping would make this SIGSEGV
+        XCTAssertEqual(bytes[middle], big[middle] ^ 0xFF)
+        try cache.store(bytes, forKey: "edited", policy: [.disk])  // its passes must not drop the edited page
+        XCTAssertEqual(bytes[middle], big[middle] ^ 0xFF, "the caller's bytes are unchanged by the store")
+        let fresh = DWWebImageCache(rootDirectory: root, memoryCountLimit: 0)
+        XCTAssertEqual(fresh.objCache(forKey: "edited"), bytes, "stored as edited, with a matching CRC")
+        XCTAssertEqual(fresh.objCache(forKey: "big"), big, "the original entry is untouched")
     }
 
     /// Resident set size from /proc/self/statm (pages × page size).

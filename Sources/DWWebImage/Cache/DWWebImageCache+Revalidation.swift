@@ -19,7 +19,7 @@ extension DWWebImageCache {
         let found = DiskEntryCodec.read(path: url.path)
         if case .absent = found { return .miss }
         guard case .entry(let entry) = found, entry.key == key,
-              let image = try? DWImage(data: entry.payload, maxPixelCount: maxPixelCount) else {
+              let image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount) else {
             unlink(url.path)  // torn, corrupt, foreign or not an image: a miss
             return .miss
         }

@@ -25,14 +25,29 @@ public final class DWWebImageCache: Sendable {
     public static let defaultDiskSizeLimit: Int64 = 1 << 30
 
     private struct Settings {
-        var rootDirectory: URL
+        var rootDirectory: URL { didSet { spacePath = Self.spacePath(rootDirectory, cacheSpace) } }
         var cachePolicy: DWWebImageCachePolicy = [.memory, .disk]
         var expirationTime: TimeInterval = DWWebImageCache.defaultExpirationTime
         var useSecureKey = true
         var keyDigest: DWCacheKeyDigest = .md5
         var compression: DWCacheCompression = .auto
         var diskSizeLimit: Int64 = DWWebImageCache.defaultDiskSizeLimit
-        var cacheSpace: String
+        var cacheSpace: String { didSet { spacePath = Self.spacePath(rootDirectory, cacheSpace) } }
+        /// `<root>/<space>/` as a string, kept with the two it is made of: every lookup needs it, and URL.path
+        /// plus the space-name encoding cost more than the rest of building a file name.
+        private(set) var spacePath: String
+
+        init(rootDirectory: URL, cacheSpace: String) {
+            self.rootDirectory = rootDirectory
+            self.cacheSpace = cacheSpace
+            self.spacePath = Self.spacePath(rootDirectory, cacheSpace)
+        }
+
+        private static func spacePath(_ root: URL, _ space: String) -> String {
+            var dir = root.path
+            if !dir.hasSuffix("/") { dir += "/" }
+            return dir + CacheKey.directoryName(forSpace: space) + "/"
+        }
     }
 
     private let settings: DWLock<Settings>
@@ -291,7 +306,7 @@ public final class DWWebImageCache: Sendable {
     /// A valid, unexpired disk entry that holds an image; anything else is removed and reported as a miss.
     func diskImage(forKey key: String, maxPixelCount: Int) -> (image: DWImage, metadata: DWCacheEntryMetadata)? {
         guard let entry = diskEntry(forKey: key) else { return nil }
-        guard let image = try? DWImage(data: entry.payload, maxPixelCount: maxPixelCount) else {
+        guard let image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount) else {
             unlink(fileURL(forKey: key).path)
             return nil
         }
@@ -304,12 +319,12 @@ public final class DWWebImageCache: Sendable {
 
     /// Writes `data` atomically under `key` (announced by ``willWrite()``), then posts
     /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
-    func writeAndNotify(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
+    func writeAndNotify(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
                         queue: DispatchQueue) {
         defer { pendingWrites.leave() }
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
         do {
-            try writeToDisk(data, forKey: key, metadata: metadata)
+            try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
         } catch {
             info[DWWebImageNotificationKey.error] = error
             DWLog.warning("cache write failed for \(url): \(error.message)")
@@ -339,13 +354,13 @@ public final class DWWebImageCache: Sendable {
 
     /// The path of `key`'s file, built as a string (URL path operations cost microseconds each).
     func filePath(forKey key: String) -> String {
-        let (root, space, secure, digest) = settings.withLock { ($0.rootDirectory, $0.cacheSpace, $0.useSecureKey, $0.keyDigest) }
-        var dir = root.path
-        if !dir.hasSuffix("/") { dir += "/" }
-        return dir + CacheKey.directoryName(forSpace: space) + "/" + CacheKey.fileName(for: key, secure: secure, digest: digest)
+        let (dir, secure, digest) = settings.withLock { ($0.spacePath, $0.useSecureKey, $0.keyDigest) }
+        return dir + CacheKey.fileName(for: key, secure: secure, digest: digest)
     }
 
-    private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata) throws(DWWebImageError) {
+    /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
+    private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
+                             release: Bool = false) throws(DWWebImageError) {
         // Paths as strings: Foundation's URL path operations cost microseconds each, per write.
         let finalPath = filePath(forKey: key)
         let dirPath = String(finalPath[..<(finalPath.lastIndex(of: "/") ?? finalPath.endIndex)])
@@ -354,7 +369,7 @@ public final class DWWebImageCache: Sendable {
         var header = compress
             ? DiskEntryCodec.encodeHeader(key: key, payloadLength: 0, payloadCRC: 0, flags: DiskEntryCodec.gzipFlag,
                                           metadata: metadata)  // a placeholder of the final length, rewritten below
-            : DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata)
+            : DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata, release: release)
         let limit = diskSizeLimit
         if limit > 0 && !compress && Int64(header.count + data.count) > limit {
             throw DWWebImageError(.cacheIO, "entry of \(header.count + data.count) bytes is larger than the disk budget (\(limit))",
@@ -390,7 +405,7 @@ public final class DWWebImageCache: Sendable {
         // through zlib, after which the header is rewritten with the stored length and CRC.
         func writePayload(_ bytes: Data) -> Int32? {
             var failure: Int32?
-            FileBytes.forEachWindow(of: bytes) { window in
+            FileBytes.forEachWindow(of: bytes, release: release) { window in
                 var offset = 0
                 while offset < window.count {
                     let n = write(fd, window.baseAddress! + offset, window.count - offset)
@@ -428,7 +443,7 @@ public final class DWWebImageCache: Sendable {
         }
         if !stored && writeErrno == nil { writeErrno = writeAll(header) }
         if compress && writeErrno == nil {
-            if let (length, crc) = Gzip.compress(data, into: fd) {
+            if let (length, crc) = Gzip.compress(data, into: fd, release: release) {
                 if length < Int64(data.count) || compressionSetting == .gzip {
                     payloadSize = length
                     header = DiskEntryCodec.encodeHeader(key: key, payloadLength: UInt64(length), payloadCRC: crc,
@@ -438,7 +453,7 @@ public final class DWWebImageCache: Sendable {
                     stored = true
                 } else if ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 {
                     // The sample promised more than the whole gave: store it as it is after all.
-                    header = DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata)
+                    header = DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata, release: release)
                     writeErrno = writeAll(header)
                 } else {
                     writeErrno = errno == 0 ? EIO : errno

@@ -41,8 +41,9 @@ enum DiskEntryCodec {
     }
 
     /// Everything before the payload: write it, then the payload itself, so a large body is never copied.
-    static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
-        encodeHeader(key: key, payloadLength: UInt64(payload.count), payloadCRC: windowedCRC32(of: payload), flags: 0,
+    static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata, release: Bool = false) -> Data {
+        encodeHeader(key: key, payloadLength: UInt64(payload.count),
+                     payloadCRC: windowedCRC32(of: payload, release: release), flags: 0,
                      metadata: metadata)
     }
 
@@ -125,13 +126,13 @@ enum DiskEntryCodec {
     static func finish(_ header: Header, payload: Data) -> Entry? {
         guard payload.count == header.payloadLength else { return nil }
         var crc = UInt32(0)
-        FileBytes.forEachWindow(of: payload) { window in
+        FileBytes.forEachWindow(of: payload, release: true) { window in  // just mapped: nobody else has it
             crc = crc32(window, seed: crc)
             return true
         }
         guard crc == header.payloadCRC else { return nil }
         if header.flags & gzipFlag != 0 {
-            guard let inflated = Gzip.decompress(payload) else { return nil }
+            guard let inflated = Gzip.decompress(payload, release: true) else { return nil }
             return Entry(key: header.key, metadata: header.metadata, payload: inflated, compressed: true)
         }
         return Entry(key: header.key, metadata: header.metadata, payload: payload)
@@ -198,10 +199,10 @@ enum DiskEntryCodec {
         return true
     }
 
-    /// The CRC-32 of `data`, window by window (see ``FileBytes``).
-    static func windowedCRC32(of data: Data) -> UInt32 {
+    /// The CRC-32 of `data`, window by window (see ``FileBytes`` for `release`).
+    static func windowedCRC32(of data: Data, release: Bool = false) -> UInt32 {
         var crc = UInt32(0)
-        FileBytes.forEachWindow(of: data) { window in
+        FileBytes.forEachWindow(of: data, release: release) { window in
             crc = crc32(window, seed: crc)
             return true
         }

@@ -66,7 +66,8 @@ enum Gzip {
     /// CRC-32, or nil (with errno set when a write failed).
     /// Level 1 (zlib's fastest): on BMP it keeps most of the gain of level 6 at a fraction of the time, which
     /// matters for large bodies (level 6 took 3.4 s for a 64 MiB BMP here).
-    static func compress(_ data: Data, into fd: Int32, level: Int32 = 1) -> (length: Int64, crc: UInt32)? {
+    static func compress(_ data: Data, into fd: Int32, level: Int32 = 1,
+                         release: Bool = false) -> (length: Int64, crc: UInt32)? {
         var stream = z_stream()
         guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
                             Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
@@ -102,7 +103,7 @@ enum Gzip {
             } while stream.avail_out == 0
             return true
         }
-        FileBytes.forEachWindow(of: data) { window in
+        FileBytes.forEachWindow(of: data, release: release) { window in
             stream.next_in = UnsafeMutablePointer(mutating: window.baseAddress?.assumingMemoryBound(to: Bytef.self))
             stream.avail_in = uInt(window.count)
             failed = !pump(Z_NO_FLUSH)
@@ -117,7 +118,7 @@ enum Gzip {
     /// Inflates a gzip stream whole; nil unless it ends cleanly and its trailer's CRC-32 and length match
     /// (zlib checks both). At most `limit` bytes are allocated, sized from the trailer. The stored bytes are fed
     /// window by window (a mapped entry is never resident at once; see ``FileBytes``).
-    static func decompress(_ stored: Data, limit: Int = 1 << 30) -> Data? {
+    static func decompress(_ stored: Data, limit: Int = 1 << 30, release: Bool = false) -> Data? {
         guard stored.count >= 18 else { return nil }
         let tail = [UInt8](stored.suffix(4))
         let size = Int(tail[0]) | Int(tail[1]) << 8 | Int(tail[2]) << 16 | Int(tail[3]) << 24
@@ -130,7 +131,7 @@ enum Gzip {
         let complete = out.withUnsafeMutableBytes { output -> Bool in
             stream.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
             stream.avail_out = uInt(size)
-            return FileBytes.forEachWindow(of: stored) { window in
+            return FileBytes.forEachWindow(of: stored, release: release) { window in
                 guard status == Z_OK else { return false }  // the stream ended before the stored bytes did
                 stream.next_in = UnsafeMutablePointer(mutating: window.baseAddress?.assumingMemoryBound(to: Bytef.self))
                 stream.avail_in = uInt(window.count)

@@ -311,7 +311,7 @@ public final class DWWebImageDownloader: Sendable {
                     metadata.lastModified = head.lastModified ?? old.lastModified
                     metadata.contentType = old.contentType
                 }
-                context.cache.writeAndNotify(image.data, forKey: url, metadata: metadata, url: url, queue: queue)
+                context.cache.writeAndNotify(image, forKey: url, metadata: metadata, url: url, queue: queue)
             }
         case .failure(let error):
             // Worth resuming later: transport failures and 5xx/408/429. Anything else is gone for good.
@@ -368,7 +368,7 @@ public final class DWWebImageDownloader: Sendable {
         case .complete(let head):
             let data = partial.data()
             do throws(DWWebImageError) {
-                let image = try DWImage(data: data, maxPixelCount: context.maxPixelCount)
+                let image = try DWImage.pipeline(data: data, maxPixelCount: context.maxPixelCount)
                 return .success((image.from(.network, metrics: metrics), head))
             } catch {
                 return .failure(DWWebImageError(error.code, error.message, url: url, httpStatus: head.status,

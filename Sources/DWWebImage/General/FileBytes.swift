@@ -2,12 +2,20 @@
 import DWLocking
 import Foundation
 
-/// Large image bodies (a finished partial file, a big cache entry) are handed out as `Data` over a private,
-/// read-only `mmap` of their file instead of a heap copy. A mapped page counts towards the process's resident
-/// memory once touched, so every full pass the pipeline makes over such bytes (CRC-32, the cache write, gzip,
-/// `dwfetch -o`, SHA-256) goes through ``forEachWindow(of:_:)``: 8 MiB at a time, after which the window is
-/// dropped with `madvise(MADV_DONTNEED)` — safe for a private mapping that is never written: a later read faults
-/// the page in again from the file. A 64 MiB download thus costs a few MiB of memory, not 64.
+/// Large image bodies (a finished partial file, a big cache entry) are handed out as `Data` over a private
+/// `mmap` of their file instead of a heap copy. A mapped page counts towards the process's resident memory once
+/// touched, so every full pass the pipeline makes over such bytes (CRC-32, the cache write, gzip, `dwfetch -o`,
+/// SHA-256) goes through ``forEachWindow(of:release:_:)``: 8 MiB at a time, after which the window can be dropped
+/// with `madvise(MADV_DONTNEED)`: a later read faults the page in again from the file. A 64 MiB download thus
+/// costs a few MiB of memory, not 64.
+///
+/// The mapping is writable and private: `Data` mutates a uniquely referenced buffer in place, and a read-only
+/// mapping would turn `var d = image.data; d[0] = 1` into SIGSEGV; a private write stays in this process. A page
+/// written that way would be *reverted* by `MADV_DONTNEED`, so windows are released only when the caller
+/// vouches (`release: true`) that nobody outside the library has held the bytes uniquely since they were mapped:
+/// bytes still inside the pipeline, or inside a ``DWImage`` the pipeline made (an image holds its bytes, so
+/// every other holder's write copies them first). Bytes a caller hands in (`store(_:forKey:)`,
+/// `DWImage(data:)`) are read without releasing.
 ///
 /// The files behind mappings are only ever unlinked or replaced by rename while mapped, never truncated in place
 /// (which would turn a read into SIGBUS). Thread safety: the registry of live mappings is one lock.
@@ -24,7 +32,9 @@ enum FileBytes {
     /// the mapping alive; nil if `mmap` fails. The descriptor may be closed afterwards.
     static func map(fd: Int32, length: Int, from offset: Int = 0) -> Data? {
         guard length > 0, offset >= 0, offset <= length,
-              let base = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else { return nil }
+              let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+            return nil
+        }
         let key = UInt(bitPattern: base)
         regions.withLock { $0[key] = length }
         guard offset < length else {
@@ -42,18 +52,20 @@ enum FileBytes {
     }
 
     /// Calls `body` with consecutive windows of `data` (the whole of it when small); stops early when `body`
-    /// returns false, and returns false then. Windows of a mapping made here are released after use.
+    /// returns false, and returns false then. With `release`, windows of a mapping made here are dropped after
+    /// use (see the type's notes for when that is safe).
     @discardableResult
-    static func forEachWindow(of data: Data, _ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+    static func forEachWindow(of data: Data, release: Bool,
+                              _ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
         try data.withUnsafeBytes { raw -> Bool in
             guard let start = raw.baseAddress, raw.count > 0 else { return try body(raw) }
-            let mapping = region(containing: UInt(bitPattern: start), count: raw.count)
+            let mapping = release ? region(containing: UInt(bitPattern: start), count: raw.count) : nil
             var offset = 0
             while offset < raw.count {
                 let n = min(window, raw.count - offset)
                 let slice = UnsafeRawBufferPointer(start: start + offset, count: n)
                 let goOn = try body(slice)
-                if let mapping { release(slice, within: mapping) }
+                if let mapping { drop(slice, within: mapping) }
                 guard goOn else { return false }
                 offset += n
             }
@@ -71,7 +83,7 @@ enum FileBytes {
     }
 
     /// Drops the whole pages of `slice` (widened to page boundaries, clamped to the mapping) from memory.
-    private static func release(_ slice: UnsafeRawBufferPointer, within mapping: (base: UInt, length: Int)) {
+    private static func drop(_ slice: UnsafeRawBufferPointer, within mapping: (base: UInt, length: Int)) {
         let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
         let first = max(mapping.base, UInt(bitPattern: slice.baseAddress!) & ~(page - 1))
         let end = min(mapping.base + UInt(mapping.length),

@@ -26,6 +26,13 @@ public struct DWImage: Sendable, Equatable {
     public internal(set) var metrics: DWDownloadMetrics?
     /// For GIF: the structure giflib read (frames, timing, loops); nil for other formats.
     let gifIndex: GIFIndex?
+    /// Whether the pipeline made this image from bytes no one outside it has held, so full passes over a mapped
+    /// body may release what they have read (see ``FileBytes``). Not part of equality.
+    var releasesWindows: Bool {
+        get { pipelineMade.value }
+        set { pipelineMade.value = newValue }
+    }
+    private var pipelineMade = EqualityNeutral(false)
 
     /// Validates `data` and reads its header.
     ///
@@ -82,15 +89,30 @@ public struct DWImage: Sendable, Equatable {
 }
 
 extension DWImage {
+    /// An image the pipeline makes from bytes it mapped or read itself and has not handed out (see
+    /// ``releasesWindows``).
+    static func pipeline(data: Data, maxPixelCount: Int) throws(DWWebImageError) -> DWImage {
+        var image = try DWImage(data: data, maxPixelCount: maxPixelCount)
+        image.releasesWindows = true
+        return image
+    }
+
     /// Calls `body` with ``data`` a window at a time (8 MiB), in order.
     ///
     /// Large bodies (a finished resumable download, a big disk-cache entry) are file mappings: a pass through
     /// this method releases each window after `body` returns, so hashing or writing out a 1 GB image costs a few
     /// MiB of memory, where `data.withUnsafeBytes` would make all of it resident. Small images are one window.
     public func forEachDataWindow(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        try FileBytes.forEachWindow(of: data) { window in
+        try FileBytes.forEachWindow(of: data, release: releasesWindows) { window in
             try body(window)
             return true
         }
     }
+}
+
+/// A value carried along that two otherwise equal images may differ in (how they were made, not what they are).
+struct EqualityNeutral<Value: Sendable>: Sendable, Equatable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+    static func == (_: Self, _: Self) -> Bool { true }
 }
