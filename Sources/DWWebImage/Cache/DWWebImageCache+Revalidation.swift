@@ -16,7 +16,7 @@ extension DWWebImageCache {
     /// returned as `.expired` (and kept) so the download can ask the server whether it is still current.
     func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
         let url = URL(fileURLWithPath: filePath(forKey: key))
-        let found = DiskEntryCodec.read(path: url.path)
+        let found = DiskEntryCodec.read(path: url.path, touch: true)  // last read, for LRU eviction
         if case .absent = found { return .miss }
         guard case .entry(let entry) = found, entry.key == key,
               let image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount) else {
@@ -24,7 +24,6 @@ extension DWWebImageCache {
             return .miss
         }
         if Date().timeIntervalSince(entry.metadata.storedAt) <= expirationTime {
-            DiskBudget.touch(url.path)  // last read, for LRU eviction
             return .hit(image, entry.metadata)
         }
         guard entry.metadata.etag != nil || entry.metadata.lastModified != nil else {

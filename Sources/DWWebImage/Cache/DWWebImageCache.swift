@@ -338,7 +338,7 @@ public final class DWWebImageCache: Sendable {
 
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
         let path = filePath(forKey: key)
-        let found = DiskEntryCodec.read(path: path)
+        let found = DiskEntryCodec.read(path: path, touch: true)  // last read, for LRU eviction
         if case .absent = found { return nil }
         guard case .entry(let entry) = found, entry.key == key else {
             unlink(path)  // torn, corrupt, or another key's file (a hash collision): a miss
@@ -348,7 +348,6 @@ public final class DWWebImageCache: Sendable {
             unlink(path)
             return nil
         }
-        DiskBudget.touch(path)  // last read, for LRU eviction
         return entry
     }
 

@@ -78,10 +78,10 @@ enum DiskBudget {
     }
 
     /// Marks an entry as just read (its atime), for LRU eviction.
-    static func touch(_ path: String) {
+    static func touch(_ fd: Int32) {
         // UTIME_NOW and UTIME_OMIT (macros Swift does not import): set atime to now, leave mtime (the write time).
         var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)]
-        _ = utimensat(AT_FDCWD, path, &times, 0)
+        _ = futimens(fd, &times)
     }
 
     /// The key stored in an entry's header (without reading its payload); nil if it is not an entry.

@@ -155,11 +155,15 @@ enum DiskEntryCodec {
 
     /// Reads and validates the entry at `path` with plain syscalls. A small file is read with one `pread` into a buffer the payload then owns (no second copy); a large one
     /// has its header read and its payload mapped (see ``FileBytes``).
-    static func read(path: String) -> ReadResult {
+    /// With `touch`, a valid entry is marked as just read (its atime, through the open descriptor: no second
+    /// path lookup), which is what LRU eviction orders by.
+    static func read(path: String, touch: Bool = false) -> ReadResult {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .absent }
         defer { close(fd) }
-        return read(fd: fd).map { .entry($0) } ?? .invalid
+        guard let entry = read(fd: fd) else { return .invalid }
+        if touch { DiskBudget.touch(fd) }
+        return .entry(entry)
     }
 
     private static func read(fd: Int32) -> Entry? {
