@@ -20,7 +20,9 @@ let package = Package(
             cSettings: [.define("CURL_DISABLE_TYPECHECK")],
             linkerSettings: [.linkedLibrary("curl")]
         ),
-        // zlib (crc32 for cache entries; gzip later).
+        // CRC-32C for cache entries (SSE4.2 where present, tables elsewhere); no policy lives in C.
+        .target(name: "CChecksum"),
+        // zlib: gzip for cache entries, CRC-32 of version-1 entries.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // One lock type for every module, visible to ThreadSanitizer (see DWLock.swift).
         .target(name: "DWLocking"),
@@ -32,6 +34,7 @@ let package = Package(
             name: "DWWebImage",
             dependencies: [
                 "CCurlShim",
+                "CChecksum",
                 "CZlib",
                 "CGif",
                 "DWLocking",
@@ -52,7 +55,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer", "DWFileIO"]),
+        .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"]),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",

@@ -1,24 +1,29 @@
-// DiskEntryCodec: the self-validating on-disk entry format (header, key, validators, payload, CRC32s).
+// DiskEntryCodec: the self-validating on-disk entry format (header, key, validators, payload, checksums).
 import Foundation
+internal import CChecksum
 internal import CZlib
 
 /// Encodes and validates disk entries. Layout (integers little-endian):
 ///
 /// ```
 /// 0   "DWC1"               magic
-/// 4   u16 version (1)      6  u16 flags (bit 0: payload is gzip; its trailer carries the original CRC and size)
+/// 4   u16 version (2)      6  u16 flags (bit 0: payload is gzip; its trailer carries the original CRC and size)
 /// 8   f64 storedAt (Unix seconds)
-/// 16  u64 payload length   24 u32 payload CRC32
+/// 16  u64 payload length   24 u32 payload checksum
 /// 28  u32 key length       32 u16 etag length   34 u16 last-modified length   36 u16 content-type length
-/// 38  u16 reserved         40 u32 CRC32 of bytes 0..<40 and the strings that follow
+/// 38  u16 reserved         40 u32 checksum of bytes 0..<40 and the strings that follow
 /// 44  key, etag, last-modified, content-type (UTF-8), then the payload
 /// ```
+///
+/// The checksum is CRC-32C in version 2 (the SSE4.2 instruction: ~3× zlib's CRC-32, which took 9 µs of a
+/// 20 µs hit on a 26 KB entry) and zlib's CRC-32 in version 1, which is still read.
 ///
 /// No fsync is paid per entry: a write is a temp file renamed into place, and a reader that finds a torn,
 /// truncated or bit-flipped file (after a crash, say) sees a mismatch here and treats it as a miss.
 enum DiskEntryCodec {
     static let magic: [UInt8] = Array("DWC1".utf8)
-    static let version: UInt16 = 1
+    /// The version written; 1 and 2 are read.
+    static let version: UInt16 = 2
     static let fixedHeaderSize = 44
 
     /// A decoded, validated entry.
@@ -43,7 +48,7 @@ enum DiskEntryCodec {
     /// Everything before the payload: write it, then the payload itself, so a large body is never copied.
     static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata, release: Bool = false) -> Data {
         encodeHeader(key: key, payloadLength: UInt64(payload.count),
-                     payloadCRC: windowedCRC32(of: payload, release: release), flags: 0,
+                     payloadCRC: windowedChecksum(of: payload, release: release), flags: 0,
                      metadata: metadata)
     }
 
@@ -63,9 +68,9 @@ enum DiskEntryCodec {
         out.appendLE(UInt32(keyBytes.count))
         for s in strings { out.appendLE(UInt16(s.count)) }
         out.appendLE(UInt16(0))
-        var headerCRC = crc32(of: out)
-        headerCRC = crc32(keyBytes, seed: headerCRC)
-        for s in strings { headerCRC = crc32(s, seed: headerCRC) }
+        var headerCRC = out.withUnsafeBytes { Checksum.crc32c.update(0, $0) }
+        headerCRC = keyBytes.withUnsafeBytes { Checksum.crc32c.update(headerCRC, $0) }
+        for s in strings { headerCRC = s.withUnsafeBytes { Checksum.crc32c.update(headerCRC, $0) } }
         out.appendLE(headerCRC)
         out.append(contentsOf: keyBytes)
         for s in strings { out.append(contentsOf: s) }
@@ -81,12 +86,14 @@ enum DiskEntryCodec {
         var payloadCRC: UInt32
         /// Where the payload starts: the fixed header plus the strings.
         var payloadOffset: Int
+        /// How this entry's version checksums.
+        var checksum: Checksum
     }
 
     /// The length of the strings that follow a fixed header, or nil if `fixed` is not one of ours.
     static func stringsLength(_ fixed: UnsafeRawBufferPointer) -> Int? {
         let b = Bytes(fixed)
-        guard b.count >= fixedHeaderSize, b.matches(0, magic), b.u16le(4) == version,
+        guard b.count >= fixedHeaderSize, b.matches(0, magic), let v = b.u16le(4), Checksum(version: v) != nil,
               let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
               let ctLength = b.u16le(36) else { return nil }
         return Int(keyLength) + Int(etagLength) + Int(lmLength) + Int(ctLength)
@@ -100,11 +107,12 @@ enum DiskEntryCodec {
               let storedBits = b.u64le(8), let payloadLength = b.u64le(16), let payloadCRC = b.u32le(24),
               let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
               let ctLength = b.u16le(36), let headerCRC = b.u32le(40),
+              let checksum = b.u16le(4).flatMap(Checksum.init(version:)),
               b.has(fixedHeaderSize, stringsTotal),
               payloadLength <= UInt64(Int.max - fixedHeaderSize - stringsTotal),
               fileSize == fixedHeaderSize + stringsTotal + Int(payloadLength) else { return nil }
-        var crc = crc32(UnsafeRawBufferPointer(rebasing: raw[0..<40]), seed: 0)
-        crc = crc32(UnsafeRawBufferPointer(rebasing: raw[fixedHeaderSize..<fixedHeaderSize + stringsTotal]), seed: crc)
+        var crc = checksum.update(0, UnsafeRawBufferPointer(rebasing: raw[0..<40]))
+        crc = checksum.update(crc, UnsafeRawBufferPointer(rebasing: raw[fixedHeaderSize..<fixedHeaderSize + stringsTotal]))
         guard crc == headerCRC else { return nil }
         var strings: [String] = []
         var offset = fixedHeaderSize
@@ -118,7 +126,7 @@ enum DiskEntryCodec {
             lastModified: strings[2].isEmpty ? nil : strings[2],
             contentType: strings[3].isEmpty ? nil : strings[3])
         return Header(key: strings[0], metadata: metadata, flags: flags, payloadLength: Int(payloadLength),
-                      payloadCRC: payloadCRC, payloadOffset: offset)
+                      payloadCRC: payloadCRC, payloadOffset: offset, checksum: checksum)
     }
 
     /// Checks `payload` (the stored bytes) against the header's CRC-32 — window by window, so a large mapped
@@ -127,7 +135,7 @@ enum DiskEntryCodec {
         guard payload.count == header.payloadLength else { return nil }
         var crc = UInt32(0)
         FileBytes.forEachWindow(of: payload, release: true) { window in  // just mapped: nobody else has it
-            crc = crc32(window, seed: crc)
+            crc = header.checksum.update(crc, window)
             return true
         }
         guard crc == header.payloadCRC else { return nil }
@@ -203,34 +211,46 @@ enum DiskEntryCodec {
         return true
     }
 
-    /// The CRC-32 of `data`, window by window (see ``FileBytes`` for `release`).
-    static func windowedCRC32(of data: Data, release: Bool = false) -> UInt32 {
+    /// The checksum written entries carry, of `data`, window by window (see ``FileBytes`` for `release`).
+    static func windowedChecksum(of data: Data, release: Bool = false) -> UInt32 {
         var crc = UInt32(0)
         FileBytes.forEachWindow(of: data, release: release) { window in
-            crc = crc32(window, seed: crc)
+            crc = Checksum.crc32c.update(crc, window)
             return true
         }
         return crc
     }
 
-    static func crc32(of data: Data, seed: UInt32 = 0) -> UInt32 {
-        data.withUnsafeBytes { crc32($0, seed: seed) }
-    }
+    /// The checksums entries have carried: zlib's CRC-32 (version 1) and CRC-32C (version 2).
+    enum Checksum {
+        case crc32
+        case crc32c
 
-    static func crc32(_ bytes: [UInt8], seed: UInt32) -> UInt32 {
-        bytes.withUnsafeBytes { crc32($0, seed: seed) }
-    }
-
-    /// zlib's CRC-32, fed in slices that fit its `uInt` length.
-    static func crc32(_ raw: UnsafeRawBufferPointer, seed: UInt32) -> UInt32 {
-        var crc = UInt(seed)
-        var offset = 0
-        while offset < raw.count {
-            let n = min(raw.count - offset, 1 << 30)
-            crc = CZlib.crc32(crc, raw.baseAddress!.advanced(by: offset).assumingMemoryBound(to: Bytef.self), uInt(n))
-            offset += n
+        init?(version: UInt16) {
+            switch version {
+            case 1: self = .crc32
+            case 2: self = .crc32c
+            default: return nil
+            }
         }
-        return UInt32(truncatingIfNeeded: crc)
+
+        /// Continues `crc` over `raw` (0 to start).
+        func update(_ crc: UInt32, _ raw: UnsafeRawBufferPointer) -> UInt32 {
+            guard let base = raw.baseAddress, raw.count > 0 else { return crc }
+            switch self {
+            case .crc32c:
+                return dw_crc32c(crc, base, raw.count)
+            case .crc32:
+                var c = UInt(crc)
+                var offset = 0
+                while offset < raw.count {  // in slices that fit zlib's uInt length
+                    let n = min(raw.count - offset, 1 << 30)
+                    c = CZlib.crc32(c, base.advanced(by: offset).assumingMemoryBound(to: Bytef.self), uInt(n))
+                    offset += n
+                }
+                return UInt32(truncatingIfNeeded: c)
+            }
+        }
     }
 }
 

@@ -1,0 +1,77 @@
+// CRC-32C: SSE4.2's crc32 instruction (three independent streams would be faster still; one is ~3x zlib's
+// crc32 here) with a slicing-by-8 table fallback for other CPUs. No policy: the entry format chooses the checksum.
+#include "CChecksum.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
+
+static uint32_t table[8][256];
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void build_table(void) {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+        table[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++) {
+        for (int s = 1; s < 8; s++) table[s][i] = (table[s - 1][i] >> 8) ^ table[0][table[s - 1][i] & 0xFF];
+    }
+}
+
+static uint32_t crc_tables(uint32_t c, const uint8_t *p, size_t n) {
+    pthread_once(&table_once, build_table);
+    while (n >= 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + 4, 4);
+        lo ^= c;  // little-endian hosts (x86-64, arm64, …)
+        c = table[7][lo & 0xFF] ^ table[6][(lo >> 8) & 0xFF] ^ table[5][(lo >> 16) & 0xFF] ^ table[4][lo >> 24] ^
+            table[3][hi & 0xFF] ^ table[2][(hi >> 8) & 0xFF] ^ table[1][(hi >> 16) & 0xFF] ^ table[0][hi >> 24];
+        p += 8;
+        n -= 8;
+    }
+    while (n--) c = (c >> 8) ^ table[0][(c ^ *p++) & 0xFF];
+    return c;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t c, const uint8_t *p, size_t n) {
+    uint64_t c64 = c;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        c64 = _mm_crc32_u64(c64, v);
+        p += 8;
+        n -= 8;
+    }
+    uint32_t c32 = (uint32_t)c64;
+    while (n--) c32 = _mm_crc32_u8(c32, *p++);
+    return c32;
+}
+#endif
+
+int dw_crc32c_hardware(void) {
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("sse4.2") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+uint32_t dw_crc32c_tables(uint32_t crc, const void *data, size_t length) {
+    return ~crc_tables(~crc, (const uint8_t *)data, length);
+}
+
+uint32_t dw_crc32c(uint32_t crc, const void *data, size_t length) {
+    const uint8_t *p = (const uint8_t *)data;
+    uint32_t c = ~crc;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("sse4.2")) return ~crc_sse42(c, p, length);
+#endif
+    return ~crc_tables(c, p, length);
+}
