@@ -1,5 +1,5 @@
-// CRC-32C: SSE4.2's crc32 instruction (three independent streams would be faster still; one is ~3x zlib's
-// crc32 here) with a slicing-by-8 table fallback for other CPUs. No policy: the entry format chooses the checksum.
+// CRC-32C: SSE4.2's crc32 instruction, three streams at a time, with a slicing-by-8 table fallback for other CPUs.
+// No policy: the entry format chooses the checksum.
 #include "CChecksum.h"
 
 #include <pthread.h>
@@ -39,8 +39,63 @@ static uint32_t crc_tables(uint32_t c, const uint8_t *p, size_t n) {
     return c;
 }
 
+/* Polynomial arithmetic modulo the CRC-32C polynomial, in the reflected bit order the CRC uses (x^0 is the top
+   bit), as zlib's crc32_combine does: crc(A || B) = (crc(A) * x^(8|B|)) ^ crc(B). */
+static uint32_t multmodp(uint32_t a, uint32_t b) {
+    uint32_t m = 1u << 31, p = 0;
+    for (;;) {
+        if (a & m) {
+            p ^= b;
+            if ((a & (m - 1)) == 0) break;
+        }
+        m >>= 1;
+        b = (b & 1) ? (b >> 1) ^ 0x82F63B78u : b >> 1;
+    }
+    return p;
+}
+
+/* x^(8 * bytes) modulo the polynomial. */
+static uint32_t shift_op(size_t bytes) {
+    uint32_t result = 1u << 31, square = 1u << 30;  /* x^0, x^1 */
+    for (uint64_t n = (uint64_t)bytes * 8; n; n >>= 1) {
+        if (n & 1) result = multmodp(square, result);
+        square = multmodp(square, square);
+    }
+    return result;
+}
+
 #if defined(__x86_64__)
+/* The instruction has a latency of 3 cycles and a throughput of 1: three independent streams over the thirds of
+   each block keep it busy, and their CRCs are combined with two multiplications. */
+enum { STRIDE = 8192 };
+static uint32_t stride_op, double_stride_op;
+static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
+static void build_ops(void) {
+    stride_op = shift_op(STRIDE);
+    double_stride_op = shift_op(2 * STRIDE);
+}
+
 __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t c, const uint8_t *p, size_t n) {
+    if (n >= 3 * STRIDE) {
+        pthread_once(&ops_once, build_ops);
+        while (n >= 3 * STRIDE) {
+            uint64_t a = c, b = 0xFFFFFFFFu, d = 0xFFFFFFFFu;  /* b and d: fresh CRCs (pre-inverted) */
+            for (size_t i = 0; i < STRIDE; i += 8) {
+                uint64_t va, vb, vd;
+                memcpy(&va, p + i, 8);
+                memcpy(&vb, p + STRIDE + i, 8);
+                memcpy(&vd, p + 2 * STRIDE + i, 8);
+                a = _mm_crc32_u64(a, va);
+                b = _mm_crc32_u64(b, vb);
+                d = _mm_crc32_u64(d, vd);
+            }
+            /* In final (post-inverted) form: crc(A||B||D) = A*x^(16K) ^ B*x^(8K) ^ D. */
+            uint32_t fa = ~(uint32_t)a, fb = ~(uint32_t)b, fd = ~(uint32_t)d;
+            c = ~(multmodp(double_stride_op, fa) ^ multmodp(stride_op, fb) ^ fd);
+            p += 3 * STRIDE;
+            n -= 3 * STRIDE;
+        }
+    }
     uint64_t c64 = c;
     while (n >= 8) {
         uint64_t v;
