@@ -18,6 +18,6 @@ swiftc -parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6 -module
     -I "$out" -I "$root/Sources/CGif" -L "$out" -lDWLocking -lgif -use-ld=lld \
     "$src/Image/ImageSniffer.swift" "$src/Image/DWImageFormat.swift" "$src/General/DWWebImageError.swift" \
     "$src"/Image/GIF/GIFSession.swift "$src"/Image/GIF/GIFIndex.swift "$src"/Image/GIF/GIFCanvas.swift \
-    "$src"/Image/GIF/DWAnimatedImage.swift "$here/FuzzGIF.swift" \
+    "$src"/Image/GIF/DWAnimatedImage.swift "$src/General/FileBytes.swift" "$here/FuzzGIF.swift" \
     -o "$out/gif-fuzzer"
 echo "built $out/gif-fuzzer"

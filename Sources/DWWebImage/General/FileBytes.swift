@@ -73,6 +73,25 @@ enum FileBytes {
         }
     }
 
+    /// Whether `bytes` lie inside one of the mappings made here.
+    static func isMapping(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return false }
+        return region(containing: UInt(bitPattern: start), count: bytes.count) != nil
+    }
+
+    /// Drops the whole pages inside `bytes`, which must lie in one of the mappings made here and must not have
+    /// been written (see the type's notes); a no-op otherwise.
+    static func drop(_ bytes: UnsafeRawBufferPointer) {
+        guard let start = bytes.baseAddress, bytes.count > 0,
+              let mapping = region(containing: UInt(bitPattern: start), count: bytes.count) else { return }
+        // Only pages wholly inside `bytes`: the caller may still be reading the ones at either edge.
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let first = (UInt(bitPattern: start) + page - 1) & ~(page - 1)
+        let end = (UInt(bitPattern: start) + UInt(bytes.count)) & ~(page - 1)
+        guard end > first, first >= mapping.base, let pointer = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        madvise(pointer, Int(end - first), MADV_DONTNEED)
+    }
+
     private static func region(containing address: UInt, count: Int) -> (base: UInt, length: Int)? {
         regions.withLock { regions in
             for (base, length) in regions where address >= base && address + UInt(count) <= base + UInt(length) {

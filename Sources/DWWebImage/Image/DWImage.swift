@@ -26,13 +26,9 @@ public struct DWImage: Sendable, Equatable {
     public internal(set) var metrics: DWDownloadMetrics?
     /// For GIF: the structure giflib read (frames, timing, loops); nil for other formats.
     let gifIndex: GIFIndex?
-    /// Whether the pipeline made this image from bytes no one outside it has held, so full passes over a mapped
+    /// Whether the library made this image from bytes no one outside it has held, so full passes over a mapped
     /// body may release what they have read (see ``FileBytes``). Not part of equality.
-    var releasesWindows: Bool {
-        get { pipelineMade.value }
-        set { pipelineMade.value = newValue }
-    }
-    private var pipelineMade = EqualityNeutral(false)
+    private(set) var releasesWindows = false
 
     /// Validates `data` and reads its header.
     ///
@@ -43,6 +39,39 @@ public struct DWImage: Sendable, Equatable {
     ///   10005 when `pixelWidth × pixelHeight` exceeds `maxPixelCount` (for GIF also: a frame rect over it, or
     ///   more frames or total frame area than ``DWAnimatedImage/Limits/default`` allows).
     public init(data: Data, maxPixelCount: Int = DWImage.defaultMaxPixelCount) throws(DWWebImageError) {
+        try self.init(data: data, maxPixelCount: maxPixelCount, releasable: false)
+    }
+
+    /// Maps the file at `path` (read-only, private) and validates it as ``init(data:maxPixelCount:)`` does.
+    /// ``data`` then costs memory only where it is read, and the library's own passes over it — the GIF scan and
+    /// decoder, ``forEachDataWindow(_:)`` — release what they have read, so decoding a large animation from a file
+    /// does not keep the whole file resident.
+    ///
+    /// - Throws: ``DWWebImageError`` 10008 when the file cannot be opened or mapped; otherwise as
+    ///   ``init(data:maxPixelCount:)``.
+    public init(contentsOfFile path: String, maxPixelCount: Int = DWImage.defaultMaxPixelCount) throws(DWWebImageError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw DWWebImageError(.cacheIO, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw DWWebImageError(.cacheIO, "cannot stat \(path): \(String(cString: strerror(errno)))")
+        }
+        let data: Data
+        if st.st_size == 0 {
+            data = Data()
+        } else if let mapped = FileBytes.map(fd: fd, length: Int(st.st_size)) {
+            data = mapped
+        } else {
+            throw DWWebImageError(.cacheIO, "cannot map \(path): \(String(cString: strerror(errno)))")
+        }
+        try self.init(data: data, maxPixelCount: maxPixelCount, releasable: true)
+    }
+
+    /// The designated initialiser; `releasable`: the library made `data` and nobody else has held it.
+    init(data: Data, maxPixelCount: Int, releasable: Bool) throws(DWWebImageError) {
         guard let info = ImageSniffer.inspect(data) else {
             throw DWWebImageError.notAnImage(nil, bytes: data.count, detail: ImageSniffer.describeFailure(data))
         }
@@ -59,7 +88,7 @@ public struct DWImage: Sendable, Equatable {
         if info.format == .gif {
             var limits = DWAnimatedImage.Limits.default
             limits.maxPixelCount = maxPixelCount
-            let index = try GIFIndex.scan(data, limits: limits)
+            let index = try GIFIndex.scan(data, limits: limits, release: releasable)
             self.gifIndex = index
             self.frameCount = index.frames.count
             self.loopCount = index.loopCount
@@ -68,6 +97,7 @@ public struct DWImage: Sendable, Equatable {
             self.frameCount = info.frameCount
             self.loopCount = info.loopCount
         }
+        self.releasesWindows = releasable
     }
 
     /// Images are equal when their bytes and header facts are; ``source`` is not compared.
@@ -92,9 +122,7 @@ extension DWImage {
     /// An image the pipeline makes from bytes it mapped or read itself and has not handed out (see
     /// ``releasesWindows``).
     static func pipeline(data: Data, maxPixelCount: Int) throws(DWWebImageError) -> DWImage {
-        var image = try DWImage(data: data, maxPixelCount: maxPixelCount)
-        image.releasesWindows = true
-        return image
+        try DWImage(data: data, maxPixelCount: maxPixelCount, releasable: true)
     }
 
     /// Calls `body` with ``data`` a window at a time (8 MiB), in order.
@@ -108,11 +136,4 @@ extension DWImage {
             return true
         }
     }
-}
-
-/// A value carried along that two otherwise equal images may differ in (how they were made, not what they are).
-struct EqualityNeutral<Value: Sendable>: Sendable, Equatable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-    static func == (_: Self, _: Self) -> Bool { true }
 }

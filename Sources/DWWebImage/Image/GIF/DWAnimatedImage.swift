@@ -65,6 +65,8 @@ public final class DWAnimatedImage: Sendable {
 
     /// The GIF bytes.
     public let data: Data
+    /// The library made `data` and nobody else holds it: decoding may release what it has read (``FileBytes``).
+    let releasable: Bool
     /// The structure giflib read.
     let index: GIFIndex
     /// How many decoded frames are kept at most: `min(bufferCount, maxBufferBytes / frame bytes)`.
@@ -91,8 +93,9 @@ public final class DWAnimatedImage: Sendable {
         self.init(data: data, index: index, bufferCount: bufferCount, maxBufferBytes: maxBufferBytes)
     }
 
-    init(data: Data, index: GIFIndex, bufferCount: Int, maxBufferBytes: Int) {
+    init(data: Data, index: GIFIndex, bufferCount: Int, maxBufferBytes: Int, releasable: Bool = false) {
         self.data = data
+        self.releasable = releasable
         self.index = index
         let frameBytes = max(1, index.width * index.height * 4)
         self.bufferCount = max(0, min(bufferCount, maxBufferBytes / frameBytes, index.frames.count))
@@ -145,7 +148,7 @@ public final class DWAnimatedImage: Sendable {
             var result: DWImageFrame?
             data.withUnsafeBytes { bytes in
                 for i in (canvas.drawn + 1)...index {
-                    let complete = canvas.draw(i, of: self.index, bytes: bytes)
+                    let complete = canvas.draw(i, of: self.index, bytes: bytes, release: releasable)
                     let needed = i == index || state.buffer.count < bufferCount
                     guard needed else { continue }
                     let frame = canvas.snapshot(index: i, delay: self.index.frames[i].delay, isComplete: complete)
@@ -163,7 +166,7 @@ public final class DWAnimatedImage: Sendable {
         var canvas = GIFCanvas(width: width, height: height)
         data.withUnsafeBytes { bytes in
             for i in 0..<frameCount {
-                let complete = canvas.draw(i, of: index, bytes: bytes)
+                let complete = canvas.draw(i, of: index, bytes: bytes, release: releasable)
                 if !body(canvas.snapshot(index: i, delay: index.frames[i].delay, isComplete: complete)) { break }
             }
         }

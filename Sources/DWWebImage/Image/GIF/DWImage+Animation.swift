@@ -22,6 +22,6 @@ extension DWImage {
     public func animatedImage(bufferCount: Int = DWAnimatedImage.defaultBufferCount) -> DWAnimatedImage? {
         guard let gifIndex else { return nil }
         return DWAnimatedImage(data: data, index: gifIndex, bufferCount: bufferCount,
-                               maxBufferBytes: DWAnimatedImage.defaultMaxBufferBytes)
+                               maxBufferBytes: DWAnimatedImage.defaultMaxBufferBytes, releasable: releasesWindows)
     }
 }

@@ -77,7 +77,7 @@ struct GIFCanvas {
 
     /// Disposes frame ``drawn`` and draws frame `index` (which must be `drawn + 1`). Returns false when the frame's
     /// image data was truncated or corrupt (the rows decoded before that point are drawn).
-    mutating func draw(_ index: Int, of gif: GIFIndex, bytes: UnsafeRawBufferPointer) -> Bool {
+    mutating func draw(_ index: Int, of gif: GIFIndex, bytes: UnsafeRawBufferPointer, release: Bool = false) -> Bool {
         precondition(index == drawn + 1 && index < gif.frames.count, "GIF frames are composited in order")
         if drawn >= 0 { dispose(gif.frames[drawn]) }
         let frame = gif.frames[index]
@@ -86,7 +86,7 @@ struct GIFCanvas {
         drawn = index
         guard !clip.isEmpty else { return true }  // entirely off-screen (or empty): nothing to decode
         let result: Result<Bool, DWWebImageError> = Result { () throws(DWWebImageError) -> Bool in
-            try GIFSession.with(bytes) { (file, input) throws(DWWebImageError) -> Bool in
+            try GIFSession.with(bytes, release: release) { (file, input) throws(DWWebImageError) -> Bool in
                 decode(frame, clip: clip, file: file, input: input)
             }
         }

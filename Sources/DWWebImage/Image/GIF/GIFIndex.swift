@@ -69,14 +69,16 @@ struct GIFIndex: Sendable, Equatable {
     /// - Throws: 10000 when giflib cannot open the data, the screen is 0×0, or no complete frame exists;
     ///   10005 when the screen or a frame rect is over `limits.maxPixelCount`, or the frame count or the frames'
     ///   total area is over its limit.
-    static func scan(_ data: Data, limits: DWAnimatedImage.Limits) throws(DWWebImageError) -> GIFIndex {
+    /// `release`: `data` is a mapping the library made and nobody else holds (see ``FileBytes``).
+    static func scan(_ data: Data, limits: DWAnimatedImage.Limits, release: Bool = false) throws(DWWebImageError) -> GIFIndex {
         try withBytes(data) { (bytes) throws(DWWebImageError) -> GIFIndex in
-            try scan(bytes, limits: limits)
+            try scan(bytes, limits: limits, release: release)
         }
     }
 
-    static func scan(_ bytes: UnsafeRawBufferPointer, limits: DWAnimatedImage.Limits) throws(DWWebImageError) -> GIFIndex {
-        try GIFSession.with(bytes) { (gif, input) throws(DWWebImageError) -> GIFIndex in
+    static func scan(_ bytes: UnsafeRawBufferPointer, limits: DWAnimatedImage.Limits,
+                     release: Bool = false) throws(DWWebImageError) -> GIFIndex {
+        try GIFSession.with(bytes, release: release) { (gif, input) throws(DWWebImageError) -> GIFIndex in
             let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
             guard width > 0, height > 0 else {
                 throw DWWebImageError.notAnImage(nil, bytes: bytes.count, detail: "GIF logical screen is \(width)×\(height)")

@@ -15,6 +15,10 @@ struct GIFInput {
     var base: UnsafeRawPointer?
     var count: Int
     var offset: Int
+    /// When the bytes are one of ``FileBytes``' mappings and may be released: how far pages behind the cursor
+    /// have been dropped (the decoder only ever moves forward within a session; a page read again faults back in).
+    var releasable: Bool = false
+    var dropped: Int = 0
 }
 
 enum GIFSession {
@@ -22,11 +26,12 @@ enum GIFSession {
     ///
     /// - Throws: ``DWWebImageError`` 10000 when giflib cannot open the data; whatever `body` throws.
     static func with<R>(
-        _ bytes: UnsafeRawBufferPointer,
+        _ bytes: UnsafeRawBufferPointer, release: Bool = false,
         _ body: (UnsafeMutablePointer<GifFileType>, UnsafeMutablePointer<GIFInput>) throws(DWWebImageError) -> R
     ) throws(DWWebImageError) -> R {
         let input = UnsafeMutablePointer<GIFInput>.allocate(capacity: 1)
-        input.initialize(to: GIFInput(base: bytes.baseAddress, count: bytes.count, offset: 0))
+        input.initialize(to: GIFInput(base: bytes.baseAddress, count: bytes.count, offset: 0,
+                                      releasable: release && FileBytes.isMapping(bytes)))
         defer { input.deallocate() }
         var error: Int32 = 0
         guard let gif = DGifOpen(UnsafeMutableRawPointer(input), { file, buffer, length in
@@ -40,6 +45,11 @@ enum GIFSession {
             guard n > 0 else { return 0 }
             UnsafeMutableRawPointer(buffer).copyMemory(from: base + cursor.pointee.offset, byteCount: n)
             cursor.pointee.offset += n
+            if cursor.pointee.releasable, cursor.pointee.offset - cursor.pointee.dropped >= GIFSession.dropStep {
+                FileBytes.drop(UnsafeRawBufferPointer(start: base + cursor.pointee.dropped,
+                                                      count: cursor.pointee.offset - cursor.pointee.dropped))
+                cursor.pointee.dropped = cursor.pointee.offset
+            }
             return Int32(n)
         }, &error) else {
             throw DWWebImageError.notAnImage(nil, bytes: bytes.count, detail: "giflib: \(describe(error))")
@@ -50,6 +60,9 @@ enum GIFSession {
         }
         return try body(gif, input)
     }
+
+    /// How much a releasable input is read between drops of what lies behind the cursor.
+    static let dropStep = 256 * 1024
 
     /// giflib's text for an error code.
     static func describe(_ code: Int32) -> String {

@@ -55,8 +55,8 @@ var checksum: UInt64 = 0
 let start = monotonic()
 for path in files.sorted() {
     do {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let image = try DWImage(data: data)
+        // Mapped, as Pillow streams from the file: the decoder releases what it has read.
+        let image = try DWImage(contentsOfFile: path)
         guard let animation = image.animatedImage(bufferCount: 0) else { throw DWWebImageError(.notAnImage, "not a GIF") }
         let name = (path as NSString).lastPathComponent
         animation.forEachFrame { frame in

@@ -1,0 +1,72 @@
+// DWImage(contentsOfFile:): a mapped file validates and decodes exactly as the same bytes in memory, while the GIF
+// scanner and decoder release what they have read.
+import DWTestServer
+import Foundation
+import XCTest
+
+@testable import DWWebImage
+
+final class MappedImageTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwmapped-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// A GIF of several MiB (noise frames), so the decoder crosses many release steps.
+    private func bigGIF() -> Data {
+        var g = GIFBuilder(width: 320, height: 240, globalPalette: GIFFixtures.palette8, loop: 3)
+        for i in 0..<24 {
+            g.frames.append(.init(width: 320, height: 240, pixels: GIFFixtures.pattern(320, 240, colors: 8, seed: 100 + i),
+                                  interlaced: i % 3 == 0, disposal: i % 4 == 0 ? 2 : 1))
+        }
+        return g.encode()
+    }
+
+    private func frameHashes(_ image: DWImage) throws -> [Int] {
+        var hashes: [Int] = []
+        try XCTUnwrap(image.animatedImage()).forEachFrame { frame in
+            hashes.append(frame.pixels.hashValue)
+            return true
+        }
+        return hashes
+    }
+
+    func testAMappedGIFDecodesExactlyAsTheBytesInMemory() throws {
+        let bytes = bigGIF()
+        XCTAssertGreaterThan(bytes.count, 4 * GIFSession.dropStep, "crosses several release steps")
+        let path = dir.appendingPathComponent("big.gif").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: bytes))
+        let mapped = try DWImage(contentsOfFile: path)
+        let inMemory = try DWImage(data: bytes)
+        XCTAssertEqual(mapped, inMemory)
+        XCTAssertEqual(mapped.frameCount, 24)
+        XCTAssertEqual(mapped.loopCount, 3)
+        XCTAssertEqual(try frameHashes(mapped), try frameHashes(inMemory))
+        XCTAssertEqual(try frameHashes(mapped), try frameHashes(mapped), "and again, after its pages were released")
+        let random = try XCTUnwrap(mapped.animatedImage(bufferCount: 2))
+        XCTAssertEqual(random.frame(at: 17).pixels, try XCTUnwrap(inMemory.animatedImage()).frame(at: 17).pixels)
+    }
+
+    func testOtherFormatsAndErrors() throws {
+        let png = SampleImages.png(width: 7, height: 5)
+        let path = dir.appendingPathComponent("a.png").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: png))
+        let image = try DWImage(contentsOfFile: path)
+        XCTAssertEqual(image.data, png)
+        XCTAssertEqual(image.pixelWidth, 7)
+        XCTAssertThrowsError(try DWImage(contentsOfFile: dir.appendingPathComponent("missing.png").path)) {
+            XCTAssertEqual(($0 as? DWWebImageError)?.code, .cacheIO)
+        }
+        let empty = dir.appendingPathComponent("empty").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
+        XCTAssertThrowsError(try DWImage(contentsOfFile: empty)) {
+            XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage)
+        }
+    }
+}
