@@ -5,16 +5,8 @@ import XCTest
 
 @testable import DWWebImage
 
-final class CacheBudgetTests: XCTestCase {
-    private var root: URL!
-
-    override func setUp() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("dwbudget-\(UUID().uuidString)")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: root)
-    }
+final class CacheBudgetTests: TemporaryRootTestCase {
+    override var rootPrefix: String { "dwbudget" }
 
     private func image(_ i: Int) -> Data { SampleImages.png(approximateSize: 10_000, seed: UInt8(i % 250)) }
 

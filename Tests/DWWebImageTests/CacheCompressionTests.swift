@@ -5,16 +5,8 @@ import XCTest
 
 @testable import DWWebImage
 
-final class CacheCompressionTests: XCTestCase {
-    private var root: URL!
-
-    override func setUp() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("dwgzip-\(UUID().uuidString)")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: root)
-    }
+final class CacheCompressionTests: TemporaryRootTestCase {
+    override var rootPrefix: String { "dwgzip" }
 
     private func flags(_ cache: DWWebImageCache, _ key: String) throws -> UInt16 {
         let file = try Data(contentsOf: cache.fileURL(forKey: key))

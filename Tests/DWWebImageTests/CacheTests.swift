@@ -5,16 +5,8 @@ import XCTest
 
 @testable import DWWebImage
 
-final class CacheTests: XCTestCase {
-    private var root: URL!
-
-    override func setUp() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("dwcache-\(UUID().uuidString)")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: root)
-    }
+final class CacheTests: TemporaryRootTestCase {
+    override var rootPrefix: String { "dwcache" }
 
     private func makeCache(space: String = "defaultCacheSpace") -> DWWebImageCache {
         DWWebImageCache(rootDirectory: root, cacheSpace: space, notificationCenter: NotificationCenter())

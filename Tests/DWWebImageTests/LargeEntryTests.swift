@@ -6,16 +6,8 @@ import XCTest
 
 @testable import DWWebImage
 
-final class LargeEntryTests: XCTestCase {
-    private var root: URL!
-
-    override func setUp() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("dwlarge-\(UUID().uuidString)")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: root)
-    }
+final class LargeEntryTests: TemporaryRootTestCase {
+    override var rootPrefix: String { "dwlarge" }
 
     /// A BMP header over `bytes` of pixel data: noise (incompressible) or a gradient (compressible).
     private func bmp(bytes: Int, noise: Bool) -> Data {

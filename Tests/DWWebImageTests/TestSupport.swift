@@ -128,3 +128,21 @@ func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
     }
     return condition()
 }
+
+/// A test case with a fresh, not yet created directory `root` under the temporary directory for each test,
+/// removed afterwards.
+class TemporaryRootTestCase: XCTestCase {
+    var root: URL!
+    /// The start of the directory's name (then a UUID), to tell whose leftovers are whose.
+    var rootPrefix: String { "dwtest" }
+
+    override func setUp() {
+        super.setUp()
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("\(rootPrefix)-\(UUID().uuidString)")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: root)
+        super.tearDown()
+    }
+}
