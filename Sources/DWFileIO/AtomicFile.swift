@@ -5,6 +5,22 @@ import Glibc
 import Musl
 #endif
 
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; returns 0 or the errno of the failed write.
+public func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    guard var pointer = bytes.baseAddress else { return 0 }
+    var left = bytes.count
+    while left > 0 {
+        let n = write(fd, pointer, left)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        pointer += n
+        left -= n
+    }
+    return 0
+}
+
 /// A file written out of sight and then published under its final name in one step.
 ///
 /// Where the file system supports it (ext4, xfs, btrfs, tmpfs), the file is created with `O_TMPFILE`: it has no
@@ -42,20 +58,7 @@ public struct AtomicFile {
     }
 
     /// Writes all of `bytes`; returns 0 or the errno of the failed write.
-    public func write(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        guard var pointer = bytes.baseAddress else { return 0 }
-        var left = bytes.count
-        while left > 0 {
-            let n = Glibc.write(fd, pointer, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            pointer += n
-            left -= n
-        }
-        return 0
-    }
+    public func write(_ bytes: UnsafeRawBufferPointer) -> Int32 { writeFully(fd, bytes) }
 
     /// Closes the descriptor and gives the file the name `final` (replacing what is there); returns 0 or an errno.
     /// On failure nothing is left behind. `fallbackName` names the temp file should one be needed now.

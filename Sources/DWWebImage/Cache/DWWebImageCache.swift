@@ -387,35 +387,17 @@ public final class DWWebImageCache: Sendable {
         guard var file = created else { throw Self.ioError("create a file in \(dirPath)", errno, key) }
         let fd = file.fd
         func writeAll(_ bytes: Data) -> Int32? {
-            bytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += n
-                }
-                return nil
-            }
+            let code = bytes.withUnsafeBytes { writeFully(fd, $0) }
+            return code == 0 ? nil : code
         }
         // Header, then the payload as it is (no concatenated copy of a large body), or gzipped as it streams
         // through zlib, after which the header is rewritten with the stored length and CRC.
         func writePayload(_ bytes: Data) -> Int32? {
             var failure: Int32?
             FileBytes.forEachWindow(of: bytes, release: release) { window in
-                var offset = 0
-                while offset < window.count {
-                    let n = write(fd, window.baseAddress! + offset, window.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        failure = errno
-                        return false
-                    }
-                    offset += n
-                }
-                return true
+                let code = writeFully(fd, window)
+                if code != 0 { failure = code }
+                return code == 0
             }
             return failure
         }

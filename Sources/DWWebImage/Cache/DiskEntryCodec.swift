@@ -129,16 +129,11 @@ enum DiskEntryCodec {
                       payloadCRC: payloadCRC, payloadOffset: offset, checksum: checksum)
     }
 
-    /// Checks `payload` (the stored bytes) against the header's CRC-32 — window by window, so a large mapped
+    /// Checks `payload` (the stored bytes) against the header's checksum — window by window, so a large mapped
     /// payload is never resident at once — and inflates a gzip payload (whose trailer zlib checks).
     static func finish(_ header: Header, payload: Data) -> Entry? {
-        guard payload.count == header.payloadLength else { return nil }
-        var crc = UInt32(0)
-        FileBytes.forEachWindow(of: payload, release: true) { window in  // just mapped: nobody else has it
-            crc = header.checksum.update(crc, window)
-            return true
-        }
-        guard crc == header.payloadCRC else { return nil }
+        guard payload.count == header.payloadLength,  // just read or mapped here: nobody else has it, so release
+              windowedChecksum(of: payload, using: header.checksum, release: true) == header.payloadCRC else { return nil }
         if header.flags & gzipFlag != 0 {
             guard let inflated = Gzip.decompress(payload, release: true) else { return nil }
             return Entry(key: header.key, metadata: header.metadata, payload: inflated, compressed: true)
@@ -161,8 +156,9 @@ enum DiskEntryCodec {
         case entry(Entry)
     }
 
-    /// Reads and validates the entry at `path` with plain syscalls. A small file is read with one `pread` into a buffer the payload then owns (no second copy); a large one
-    /// has its header read and its payload mapped (see ``FileBytes``).
+    /// Reads and validates the entry at `path` with plain syscalls. A small file is read with one `pread` into a
+    /// buffer the payload then owns (no second copy); a large one has its header read and its payload mapped (see
+    /// ``FileBytes``).
     /// With `touch`, a valid entry is marked as just read (its atime, through the open descriptor: no second
     /// path lookup), which is what LRU eviction orders by.
     static func read(path: String, touch: Bool = false) -> ReadResult {
@@ -211,11 +207,12 @@ enum DiskEntryCodec {
         return true
     }
 
-    /// The checksum written entries carry, of `data`, window by window (see ``FileBytes`` for `release`).
-    static func windowedChecksum(of data: Data, release: Bool = false) -> UInt32 {
+    /// `checksum` (by default the one written entries carry) of `data`, window by window (see ``FileBytes`` for
+    /// `release`).
+    static func windowedChecksum(of data: Data, using checksum: Checksum = .crc32c, release: Bool = false) -> UInt32 {
         var crc = UInt32(0)
         FileBytes.forEachWindow(of: data, release: release) { window in
-            crc = Checksum.crc32c.update(crc, window)
+            crc = checksum.update(crc, window)
             return true
         }
         return crc

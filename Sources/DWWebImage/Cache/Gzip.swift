@@ -1,4 +1,5 @@
 // Gzip: zlib's deflate/inflate with the gzip wrapper, streamed, for cache entries (ImageX's cacheDataZip).
+import DWFileIO
 import Foundation
 internal import CZlib
 
@@ -88,16 +89,12 @@ enum Gzip {
                 }
                 guard status != Z_STREAM_ERROR else { return false }
                 if produced > 0 {
-                    crc = out.withUnsafeBytes { DiskEntryCodec.Checksum.crc32c.update(crc, UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
-                    var done = 0
-                    while done < produced {
-                        let w = out.withUnsafeBufferPointer { write(fd, $0.baseAddress! + done, produced - done) }
-                        if w < 0 {
-                            if errno == EINTR { continue }
-                            return false
-                        }
-                        done += w
+                    let ok = out.withUnsafeBytes { buffer -> Bool in
+                        let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<produced])
+                        crc = DiskEntryCodec.Checksum.crc32c.update(crc, bytes)
+                        return writeFully(fd, bytes) == 0
                     }
+                    guard ok else { return false }
                     written += Int64(produced)
                 }
             } while stream.avail_out == 0

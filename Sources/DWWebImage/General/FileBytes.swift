@@ -65,7 +65,7 @@ enum FileBytes {
                 let n = min(window, raw.count - offset)
                 let slice = UnsafeRawBufferPointer(start: start + offset, count: n)
                 let goOn = try body(slice)
-                if let mapping { drop(slice, within: mapping) }
+                if let mapping { dropPages(of: slice, within: mapping) }
                 guard goOn else { return false }
                 offset += n
             }
@@ -84,12 +84,7 @@ enum FileBytes {
     static func drop(_ bytes: UnsafeRawBufferPointer) {
         guard let start = bytes.baseAddress, bytes.count > 0,
               let mapping = region(containing: UInt(bitPattern: start), count: bytes.count) else { return }
-        // Only pages wholly inside `bytes`: the caller may still be reading the ones at either edge.
-        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
-        let first = (UInt(bitPattern: start) + page - 1) & ~(page - 1)
-        let end = (UInt(bitPattern: start) + UInt(bytes.count)) & ~(page - 1)
-        guard end > first, first >= mapping.base, let pointer = UnsafeMutableRawPointer(bitPattern: first) else { return }
-        madvise(pointer, Int(end - first), MADV_DONTNEED)
+        dropPages(of: bytes, within: mapping)
     }
 
     private static func region(containing address: UInt, count: Int) -> (base: UInt, length: Int)? {
@@ -101,12 +96,13 @@ enum FileBytes {
         }
     }
 
-    /// Drops the whole pages of `slice` (widened to page boundaries, clamped to the mapping) from memory.
-    private static func drop(_ slice: UnsafeRawBufferPointer, within mapping: (base: UInt, length: Int)) {
+    /// Drops the pages that lie wholly inside `slice` (the one at either edge may still be in use by a neighbour
+    /// or by the caller) from memory.
+    private static func dropPages(of slice: UnsafeRawBufferPointer, within mapping: (base: UInt, length: Int)) {
         let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
-        let first = max(mapping.base, UInt(bitPattern: slice.baseAddress!) & ~(page - 1))
-        let end = min(mapping.base + UInt(mapping.length),
-                      (UInt(bitPattern: slice.baseAddress!) + UInt(slice.count) + page - 1) & ~(page - 1))
+        let start = UInt(bitPattern: slice.baseAddress!)
+        let first = max(mapping.base, (start + page - 1) & ~(page - 1))
+        let end = min(mapping.base + UInt(mapping.length), (start + UInt(slice.count)) & ~(page - 1))
         guard end > first, let pointer = UnsafeMutableRawPointer(bitPattern: first) else { return }
         madvise(pointer, Int(end - first), MADV_DONTNEED)
     }

@@ -77,8 +77,7 @@ public final class DWWebImageManager: Sendable {
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
                 cache.removeExpiredCacheIfDue()
-                PartialStore(directory: cache.rootDirectory.appendingPathComponent("partial"))
-                    .removeExpired(maxAge: cache.expirationTime)
+                PartialStore(cacheRoot: cache.rootDirectory).removeExpired(maxAge: cache.expirationTime)
             }
         }
     }
@@ -347,11 +346,7 @@ public final class DWWebImageManager: Sendable {
 
     /// Partial bodies live beside the cache spaces, under the cache root.
     private var partialStore: PartialStore {
-        // The root can change (it is a cache setting), so no stored copy; URL(fileURLWithPath:isDirectory:) does not
-        // stat, where appendingPathComponent would, per download.
-        var root = cache.rootDirectory.path
-        if !root.hasSuffix("/") { root += "/" }
-        return PartialStore(directory: URL(fileURLWithPath: root + "partial", isDirectory: true))
+        PartialStore(cacheRoot: cache.rootDirectory)  // the root is a cache setting that can change: no stored copy
     }
 
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,

@@ -1,4 +1,5 @@
 // PartialStore: partial bodies on disk, so a download killed at 90% costs 10% to finish — even in a new process.
+import DWFileIO
 import Foundation
 import Crypto
 
@@ -13,6 +14,16 @@ import Crypto
 struct PartialStore: Sendable {
     /// The folder (created on first use).
     let directory: URL
+
+    init(directory: URL) { self.directory = directory }
+
+    /// The store beside the cache spaces, `<cacheRoot>/partial` (built as a string: URL.appendingPathComponent
+    /// stats the path, and this is made per download).
+    init(cacheRoot: URL) {
+        var root = cacheRoot.path
+        if !root.hasSuffix("/") { root += "/" }
+        self.init(directory: URL(fileURLWithPath: root + "partial", isDirectory: true))
+    }
 
     /// What the `.meta` file says.
     struct Record: Codable, Equatable {
@@ -134,15 +145,7 @@ final class PartialFile {
 
     /// Appends `bytes`; false on a write error (disk full…), after which the caller should stop using the file.
     func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += n
-        }
+        guard writeFully(fd, bytes) == 0 else { return false }
         length += Int64(bytes.count)
         return true
     }
