@@ -48,6 +48,14 @@ final class DWFetchTests: XCTestCase {
         }
     }
 
+    func testDemoFetchesColdThenWarmAndChecksItself() throws {
+        let run = try DWFetchProcess.run(["--demo", "--cache-dir", cacheDir], timeout: 120)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let all = run.stdout + run.stderr
+        XCTAssertTrue(all.contains("everything behaved as expected"), all)
+        XCTAssertTrue(all.contains("warm: 2 requests"), "only the two deliberate failures go to the network warm")
+    }
+
     func testUsageErrorsExit2() throws {
         let cases: [[String]] = [[], ["--jobs", "0", url("/dog.png")], ["-H", "no colon", url("/dog.png")],
                                  ["--offline", "--refresh", url("/dog.png")], ["--bogus", url("/dog.png")],
