@@ -66,35 +66,53 @@ static uint32_t shift_op(size_t bytes) {
 
 #if defined(__x86_64__)
 /* The instruction has a latency of 3 cycles and a throughput of 1: three independent streams over the thirds of
-   each block keep it busy, and their CRCs are combined with two multiplications. */
-enum { STRIDE = 8192 };
-static uint32_t stride_op, double_stride_op;
-static pthread_once_t ops_once = PTHREAD_ONCE_INIT;
-static void build_ops(void) {
-    stride_op = shift_op(STRIDE);
-    double_stride_op = shift_op(2 * STRIDE);
+   each block keep it busy, and their CRCs are combined. Two block sizes, so that images of a few KiB (most web
+   thumbnails) run three-wide too: 3 × 8 KiB, then 3 × 256 bytes; under 768 bytes one stream. A combine shifts a
+   CRC by a fixed length, a linear map that four 256-entry tables apply in four lookups (as Mark Adler's crc32c.c
+   does); the serial multiply would cost more than a short block's CRC. */
+enum { LONG = 8192, SHORT = 256 };
+static uint32_t long_shifts[4][256], short_shifts[4][256];
+static pthread_once_t shifts_once = PTHREAD_ONCE_INIT;
+
+static void build_shift_table(uint32_t table[4][256], size_t bytes) {
+    uint32_t op = shift_op(bytes);
+    for (int k = 0; k < 4; k++)
+        for (uint32_t b = 0; b < 256; b++) table[k][b] = multmodp(op, b << (8 * k));
+}
+
+static void build_shifts(void) {
+    build_shift_table(long_shifts, LONG);
+    build_shift_table(short_shifts, SHORT);
+}
+
+/* crc * x^(8 * the table's length), modulo the polynomial. */
+static inline uint32_t shift(const uint32_t table[4][256], uint32_t crc) {
+    return table[0][crc & 0xFF] ^ table[1][(crc >> 8) & 0xFF] ^ table[2][(crc >> 16) & 0xFF] ^ table[3][crc >> 24];
+}
+
+/* Three streams over p[0..<3 * stride], continuing the register value c; returns the new register value. */
+__attribute__((target("sse4.2"), always_inline)) static inline uint32_t
+crc_three(uint32_t c, const uint8_t *p, size_t stride, const uint32_t table[4][256]) {
+    uint64_t a = c, b = 0xFFFFFFFFu, d = 0xFFFFFFFFu; /* b and d: fresh CRCs (pre-inverted) */
+    for (size_t i = 0; i < stride; i += 8) {
+        uint64_t va, vb, vd;
+        memcpy(&va, p + i, 8);
+        memcpy(&vb, p + stride + i, 8);
+        memcpy(&vd, p + 2 * stride + i, 8);
+        a = _mm_crc32_u64(a, va);
+        b = _mm_crc32_u64(b, vb);
+        d = _mm_crc32_u64(d, vd);
+    }
+    /* In final (post-inverted) form: crc(A||B||D) = A·x^(16·stride) ^ B·x^(8·stride) ^ D. */
+    uint32_t fa = ~(uint32_t)a, fb = ~(uint32_t)b, fd = ~(uint32_t)d;
+    return ~(shift(table, shift(table, fa) ^ fb) ^ fd);
 }
 
 __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t c, const uint8_t *p, size_t n) {
-    if (n >= 3 * STRIDE) {
-        pthread_once(&ops_once, build_ops);
-        while (n >= 3 * STRIDE) {
-            uint64_t a = c, b = 0xFFFFFFFFu, d = 0xFFFFFFFFu;  /* b and d: fresh CRCs (pre-inverted) */
-            for (size_t i = 0; i < STRIDE; i += 8) {
-                uint64_t va, vb, vd;
-                memcpy(&va, p + i, 8);
-                memcpy(&vb, p + STRIDE + i, 8);
-                memcpy(&vd, p + 2 * STRIDE + i, 8);
-                a = _mm_crc32_u64(a, va);
-                b = _mm_crc32_u64(b, vb);
-                d = _mm_crc32_u64(d, vd);
-            }
-            /* In final (post-inverted) form: crc(A||B||D) = A*x^(16K) ^ B*x^(8K) ^ D. */
-            uint32_t fa = ~(uint32_t)a, fb = ~(uint32_t)b, fd = ~(uint32_t)d;
-            c = ~(multmodp(double_stride_op, fa) ^ multmodp(stride_op, fb) ^ fd);
-            p += 3 * STRIDE;
-            n -= 3 * STRIDE;
-        }
+    if (n >= 3 * SHORT) {
+        pthread_once(&shifts_once, build_shifts);
+        for (; n >= 3 * LONG; p += 3 * LONG, n -= 3 * LONG) c = crc_three(c, p, LONG, long_shifts);
+        for (; n >= 3 * SHORT; p += 3 * SHORT, n -= 3 * SHORT) c = crc_three(c, p, SHORT, short_shifts);
     }
     uint64_t c64 = c;
     while (n >= 8) {

@@ -83,6 +83,57 @@ final class CacheTests: TemporaryRootTestCase {
         XCTAssertNil(cache.objCache(forKey: "k"), "trailing garbage")
     }
 
+    func testEntriesAroundTheFirstReadSizeRoundTripAndDamageIsAMiss() throws {
+        // A hit reads 64 KiB first and trusts a short read as the end of the file; longer files take fstat + read.
+        let cache = makeCache()
+        cache.cachePolicy = [.disk]
+        cache.compression = .none
+        cache.cacheObj(Data(count: 10), forKey: "probe")
+        let overhead = try Data(contentsOf: cache.fileURL(forKey: "probe")).count - 10
+        let first = DiskEntryCodec.firstReadSize
+        for fileSize in [first - 1, first, first + 1, 3 * first + 7] {
+            let payload = Data((0..<(fileSize - overhead)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ fileSize) })
+            cache.cacheObj(payload, forKey: "probe")
+            let file = cache.fileURL(forKey: "probe")
+            let bytes = try Data(contentsOf: file)
+            XCTAssertEqual(bytes.count, fileSize)
+            XCTAssertEqual(cache.objCache(forKey: "probe"), payload, "file of \(fileSize) bytes")
+            var flipped = bytes
+            flipped[fileSize - 1] ^= 0x80
+            for (damaged, what) in [(bytes.prefix(fileSize - 1), "truncated"), (bytes + Data([0]), "trailing byte"),
+                                    (flipped, "last byte flipped")] {
+                try Data(damaged).write(to: file)
+                XCTAssertNil(cache.objCache(forKey: "probe"), "\(what), file of \(fileSize) bytes")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "\(what): removed")
+            }
+        }
+    }
+
+    func testAHitMarksTheEntryReadAtMostOnceAMinute() throws {
+        let cache = makeCache()
+        cache.cachePolicy = [.disk]
+        cache.cacheObj(SampleImages.png(approximateSize: 2000), forKey: "k")
+        let path = cache.fileURL(forKey: "k").path
+        func atime() -> Int {
+            var st = stat()
+            XCTAssertEqual(stat(path, &st), 0)
+            return st.st_atim.tv_sec
+        }
+        func setAtime(_ seconds: Int) {
+            var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)]  // UTIME_OMIT
+            XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+        }
+        let hourAgo = Int(Date().timeIntervalSince1970) - 3600
+        setAtime(hourAgo)
+        XCTAssertNotNil(cache.objCache(forKey: "k"))
+        XCTAssertGreaterThan(atime(), hourAgo + 3000, "the first hit marks the entry as just read")
+        setAtime(hourAgo)
+        XCTAssertNotNil(cache.objCache(forKey: "k"))
+        XCTAssertEqual(atime(), hourAgo, "a second hit within the minute leaves it (and the kernel does not touch it)")
+        XCTAssertNotNil(makeCache().objCache(forKey: "k"))
+        XCTAssertGreaterThan(atime(), hourAgo + 3000, "another cache instance (another process) marks it again")
+    }
+
     func testAnotherKeysFileIsAMiss() throws {
         // Simulated hash collision: the file at k1's name holds k2's entry.
         let cache = makeCache()

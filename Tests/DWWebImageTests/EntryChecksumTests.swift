@@ -12,7 +12,7 @@ final class EntryChecksumTests: XCTestCase {
         XCTAssertEqual(dw_crc32c(0, check, check.count), 0xE306_9283)
         XCTAssertEqual(dw_crc32c_tables(0, check, check.count), 0xE306_9283)
         var rng = SplitMix(seed: 7)
-        for length in [0, 1, 7, 8, 9, 63, 4096, 24_575, 24_576, 24_577, 100_003, 1_048_583] {  // around 3 × 8 KiB blocks
+        for length in [0, 1, 7, 8, 9, 63, 767, 768, 769, 1_000, 4096, 24_575, 24_576, 24_577, 25_344, 25_345, 100_003, 1_048_583] {  // around 3 × 256 B and 3 × 8 KiB blocks
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             let whole = dw_crc32c(0, bytes, bytes.count)
             XCTAssertEqual(whole, dw_crc32c_tables(0, bytes, bytes.count), "length \(length)")

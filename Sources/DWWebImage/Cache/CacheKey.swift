@@ -14,18 +14,26 @@ public enum DWCacheKeyDigest: String, Sendable, CaseIterable {
 
 enum CacheKey {
     /// Hex MD5 of the key's UTF-8 bytes (the DW original's secure key, without its UTF-16-length quirk).
-    static func md5(_ key: String) -> String {
-        DWHex.encode(Insecure.MD5.hash(data: Data(key.utf8)))
+    static func md5(_ key: String) -> String { digest(key, .md5) }
+
+    /// Hex digest of the key's UTF-8 bytes, hashed in place (no copy of the key, no generic hex loop: this
+    /// runs on every lookup).
+    static func digest(_ key: String, _ kind: DWCacheKeyDigest) -> String {
+        var key = key
+        return key.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            switch kind {
+            case .md5: return hex(Insecure.MD5.self, bytes)
+            case .sha1: return hex(Insecure.SHA1.self, bytes)
+            case .sha256: return hex(SHA256.self, bytes)
+            }
+        }
     }
 
-    /// Hex digest of the key's UTF-8 bytes.
-    static func digest(_ key: String, _ kind: DWCacheKeyDigest) -> String {
-        let bytes = Data(key.utf8)
-        switch kind {
-        case .md5: return DWHex.encode(Insecure.MD5.hash(data: bytes))
-        case .sha1: return DWHex.encode(Insecure.SHA1.hash(data: bytes))
-        case .sha256: return DWHex.encode(SHA256.hash(data: bytes))
-        }
+    private static func hex<H: HashFunction>(_: H.Type, _ bytes: UnsafeRawBufferPointer) -> String {
+        var hasher = H()
+        hasher.update(bufferPointer: bytes)
+        return hasher.finalize().withUnsafeBytes { DWHex.encode($0) }
     }
 
     /// The file name for `key`: its MD5 with `secure`, else the key itself with everything but

@@ -15,19 +15,19 @@ extension DWWebImageCache {
     /// Looks `key` up on disk. Unlike ``diskImage(forKey:maxPixelCount:)``, an expired entry with a validator is
     /// returned as `.expired` (and kept) so the download can ask the server whether it is still current.
     func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
-        let url = URL(fileURLWithPath: filePath(forKey: key))
-        let found = DiskEntryCodec.read(path: url.path, touch: true)  // last read, for LRU eviction
+        let path = filePath(forKey: key)
+        let found = DiskEntryCodec.read(path: path, touches: readTouches)  // last read, for LRU eviction
         if case .absent = found { return .miss }
         guard case .entry(let entry) = found, entry.key == key,
               let image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount) else {
-            unlink(url.path)  // torn, corrupt, foreign or not an image: a miss
+            unlink(path)  // torn, corrupt, foreign or not an image: a miss
             return .miss
         }
         if Date().timeIntervalSince(entry.metadata.storedAt) <= expirationTime {
             return .hit(image, entry.metadata)
         }
         guard entry.metadata.etag != nil || entry.metadata.lastModified != nil else {
-            unlink(url.path)
+            unlink(path)
             return .miss
         }
         return .expired(image, entry.metadata)

@@ -54,6 +54,8 @@ public final class DWWebImageCache: Sendable {
     private let memory: MemoryCache
     private let writeSemaphore = DispatchSemaphore(value: 1)
     private let pendingWrites = DispatchGroup()
+    /// Which entries this process marked as read in the last minute (LRU atimes; see ``ReadTouches``).
+    let readTouches = ReadTouches()
     /// Where DidClean notifications are posted (the cache has no caller's queue of its own).
     private let notifyQueue = DispatchQueue(label: "DWWebImage.cache.notifications")
     private let notificationCenter: NotificationCenter
@@ -338,7 +340,7 @@ public final class DWWebImageCache: Sendable {
 
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
         let path = filePath(forKey: key)
-        let found = DiskEntryCodec.read(path: path, touch: true)  // last read, for LRU eviction
+        let found = DiskEntryCodec.read(path: path, touches: readTouches)  // last read, for LRU eviction
         if case .absent = found { return nil }
         guard case .entry(let entry) = found, entry.key == key else {
             unlink(path)  // torn, corrupt, or another key's file (a hash collision): a miss

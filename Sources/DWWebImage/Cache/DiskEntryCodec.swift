@@ -131,11 +131,12 @@ enum DiskEntryCodec {
 
     /// Checks `payload` (the stored bytes) against the header's checksum — window by window, so a large mapped
     /// payload is never resident at once — and inflates a gzip payload (whose trailer zlib checks).
-    static func finish(_ header: Header, payload: Data) -> Entry? {
-        guard payload.count == header.payloadLength,  // just read or mapped here: nobody else has it, so release
-              windowedChecksum(of: payload, using: header.checksum, release: true) == header.payloadCRC else { return nil }
+    /// `mapped`: the payload was mapped here, so nobody else has it yet and passed windows may be released.
+    static func finish(_ header: Header, payload: Data, mapped: Bool = false) -> Entry? {
+        guard payload.count == header.payloadLength,
+              windowedChecksum(of: payload, using: header.checksum, release: mapped) == header.payloadCRC else { return nil }
         if header.flags & gzipFlag != 0 {
-            guard let inflated = Gzip.decompress(payload, release: true) else { return nil }
+            guard let inflated = Gzip.decompress(payload, release: mapped) else { return nil }
             return Entry(key: header.key, metadata: header.metadata, payload: inflated, compressed: true)
         }
         return Entry(key: header.key, metadata: header.metadata, payload: payload)
@@ -159,18 +160,51 @@ enum DiskEntryCodec {
     /// Reads and validates the entry at `path` with plain syscalls. A small file is read with one `pread` into a
     /// buffer the payload then owns (no second copy); a large one has its header read and its payload mapped (see
     /// ``FileBytes``).
-    /// With `touch`, a valid entry is marked as just read (its atime, through the open descriptor: no second
-    /// path lookup), which is what LRU eviction orders by.
-    static func read(path: String, touch: Bool = false) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// With `touches`, a valid entry is marked as just read (its atime, through the open descriptor: no second
+    /// path lookup) unless this process did so within the last minute; LRU eviction orders by it.
+    static func read(path: String, touches: ReadTouches? = nil) -> ReadResult {
+        var fd = open(path, O_RDONLY | O_CLOEXEC | noAtime)  // atimes are set by us, on purpose, above
+        if fd < 0 && errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC) }  // not the file's owner
         guard fd >= 0 else { return .absent }
         defer { close(fd) }
         guard let entry = read(fd: fd) else { return .invalid }
-        if touch { DiskBudget.touch(fd) }
+        if let touches, touches.shouldTouch(path) { DiskBudget.touch(fd) }
         return .entry(entry)
     }
 
+    /// Linux's O_NOATIME (not imported into Swift): the kernel leaves the atime alone and skips its relatime
+    /// check on every read. Only the file's owner may ask; others get EPERM and open without it.
+    #if os(Linux) && (arch(x86_64) || arch(arm64))
+    static let noAtime: Int32 = 0o1_000_000
+    #else
+    static let noAtime: Int32 = 0
+    #endif
+
+    /// How much a read asks for first. An entry that fits (most web images do) costs one `pread` and no `fstat`:
+    /// a short read is the end of the file, and the header says how long the file must be. The buffer is then
+    /// shrunk in place to the entry and handed to the payload, so nothing is copied twice or held spare.
+    static let firstReadSize = 64 << 10
+
     private static func read(fd: Int32) -> Entry? {
+        guard let buffer = malloc(firstReadSize) else { return nil }
+        var n: Int
+        repeat { n = pread(fd, buffer, firstReadSize, 0) } while n < 0 && errno == EINTR
+        // A regular file reads short only at its end; should it ever not have, the header's length disagrees and
+        // the careful path below decides.
+        if n >= fixedHeaderSize && n < firstReadSize,
+           let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: n), fileSize: n),
+           let owned = realloc(buffer, n) {
+            let payload = Data(bytesNoCopy: owned + header.payloadOffset, count: header.payloadLength,
+                               deallocator: .custom { _, _ in free(owned) })
+            return finish(header, payload: payload)
+        }
+        free(buffer)
+        return readLarge(fd: fd)
+    }
+
+    /// An entry longer than ``firstReadSize``: its size from `fstat`, then one read into a buffer of that size, or
+    /// — from ``FileBytes/mapThreshold`` up — its header read and its payload mapped (see ``FileBytes``).
+    private static func readLarge(fd: Int32) -> Entry? {
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_size >= fixedHeaderSize else { return nil }
         let size = Int(st.st_size)
@@ -193,7 +227,7 @@ enum DiskEntryCodec {
         guard head.withUnsafeMutableBytes({ preadFully(fd, $0.baseAddress!, $0.count, at: 0) }),
               let header = head.withUnsafeBytes({ parseHeader($0, fileSize: size) }),
               let payload = FileBytes.map(fd: fd, length: size, from: header.payloadOffset) else { return nil }
-        return finish(header, payload: payload)
+        return finish(header, payload: payload, mapped: true)
     }
 
     private static func preadFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool {

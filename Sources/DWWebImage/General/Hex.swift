@@ -14,4 +14,15 @@ public enum DWHex {
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// `bytes` as lowercase hex, written straight into the string's storage.
+    public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (i, byte) in bytes.enumerated() {
+                out[2 * i] = digits[Int(byte >> 4)]
+                out[2 * i + 1] = digits[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
+        }
+    }
 }
