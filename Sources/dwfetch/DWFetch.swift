@@ -88,6 +88,11 @@ struct DWFetch: ParsableCommand {
         valueName: "BYTES"))
     var cacheLimit: Int64?
 
+    @Flag(name: .customLong("honor-cache-control"), help: ArgumentHelp(
+        "Let responses' Cache-Control shorten how long entries stay fresh: no-store is not cached, no-cache and "
+            + "expired max-age entries are revalidated (default: every entry lives the cache's 7 days)."))
+    var honorCacheControl = false
+
     @Flag(name: .customLong("cache-stats"), help: "Print the cache space's entries, bytes, oldest and newest entry, and exit.")
     var cacheStats = false
 
@@ -129,6 +134,7 @@ struct DWFetch: ParsableCommand {
         if let cacheDir { cache.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
         cache.cacheSpace = cacheSpace
         if let cacheLimit { cache.diskSizeLimit = cacheLimit }
+        cache.honorsCacheControl = honorCacheControl
         if cacheStats {
             let st = cache.diskStatistics()
             let formatter = ISO8601DateFormatter()

@@ -43,7 +43,8 @@ final class DWFetchTests: XCTestCase {
         XCTAssertEqual(run.status, 0)
         for flag in ["--input", "--output", "--jobs", "--cache-dir", "--cache-space", "--no-cache", "--refresh", "--offline",
                      "--retries", "--retry-delay", "--timeout", "--max-size", "--header", "--json", "--quiet",
-                     "--clear-cache", "--demo", "--prefetch", "--stats", "--cache-limit", "--cache-stats", "--expire"] {
+                     "--clear-cache", "--demo", "--prefetch", "--stats", "--cache-limit", "--cache-stats", "--expire",
+                     "--honor-cache-control"] {
             XCTAssertTrue(run.stdout.contains(flag), "--help mentions \(flag)")
         }
     }
@@ -190,6 +191,28 @@ final class DWFetchTests: XCTestCase {
         let again = try fetch(["--json", "--no-cache", url("/dog.png")])
         XCTAssertEqual(try again.json()[0]["source"] as? String, "network", "--no-cache does not read the cache")
         XCTAssertEqual(try snapshot(cacheDir), before, "nor write it")
+    }
+
+    func testHonorCacheControlRevalidatesNoCacheAndSkipsNoStore() throws {
+        let dog = self.dog
+        server.setHandler("/nc.png") { request in
+            request.header("If-None-Match") == "\"n1\""
+                ? .status(304, headers: [("ETag", "\"n1\"")])
+                : .ok(dog, contentType: "image/png", headers: [("ETag", "\"n1\""), ("Cache-Control", "no-cache")])
+        }
+        server.setRoute("/ns.png", .ok(cat, contentType: "image/png", headers: [("Cache-Control", "no-store")]))
+        let urls = [url("/nc.png"), url("/ns.png")]
+        XCTAssertEqual(try fetch(["--json"] + urls).json().map { $0["source"] as? String }, ["network", "network"])
+        XCTAssertEqual(try fetch(["--json"] + urls).json().map { $0["source"] as? String }, ["disk", "disk"],
+                       "without the flag the header is ignored")
+        let honoured = try fetch(["--json", "--honor-cache-control"] + urls)
+        XCTAssertEqual(honoured.status, 0)
+        XCTAssertEqual(try honoured.json().map { $0["source"] as? String }, ["revalidated", "network"])
+        XCTAssertEqual(server.requestLog.last { $0.path == "/nc.png" }?.header("If-None-Match"), "\"n1\"")
+        let again = try fetch(["--json", "--honor-cache-control"] + urls)
+        XCTAssertEqual(try again.json().map { $0["source"] as? String }, ["revalidated", "network"],
+                       "no-store: the old entry was removed and nothing new written")
+        XCTAssertEqual(server.requestCount(path: "/ns.png"), 3)
     }
 
     func testRefreshDownloadsAgainAndClearCacheEmptiesTheSpace() throws {

@@ -33,7 +33,7 @@ final class EntryChecksumTests: XCTestCase {
         let url = cache.fileURL(forKey: "old")
         // Rewrite the entry as version 1 wrote it: zlib's CRC-32 for the header and the payload.
         var file = try Data(contentsOf: url)
-        XCTAssertEqual(file[4], 2, "new entries are version 2")
+        XCTAssertEqual(file[4], 3, "new entries are version 3")
         file[4] = 1
         let strings = Int(file[28]) | Int(file[29]) << 8 | Int(file[30]) << 16 | Int(file[31]) << 24
             + (1...3).reduce(0) { $0 + (Int(file[30 + 2 * $1]) | Int(file[31 + 2 * $1]) << 8) }  // etag, LM, type

@@ -11,12 +11,16 @@ public struct DWCacheEntryMetadata: Sendable, Equatable {
     public var lastModified: String?
     /// The response's Content-Type.
     public var contentType: String?
+    /// The response's Cache-Control, verbatim; acted on only when ``DWWebImageCache/honorsCacheControl`` is on.
+    public var cacheControl: String?
 
     /// Creates metadata; `storedAt` defaults to now.
-    public init(storedAt: Date = Date(), etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
+    public init(storedAt: Date = Date(), etag: String? = nil, lastModified: String? = nil, contentType: String? = nil,
+                cacheControl: String? = nil) {
         self.storedAt = storedAt
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.cacheControl = cacheControl
     }
 }

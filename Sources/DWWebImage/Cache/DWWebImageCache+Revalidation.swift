@@ -23,7 +23,7 @@ extension DWWebImageCache {
             unlink(path)  // torn, corrupt, foreign or not an image: a miss
             return .miss
         }
-        if Date().timeIntervalSince(entry.metadata.storedAt) <= expirationTime {
+        if Date().timeIntervalSince(entry.metadata.storedAt) <= freshnessLifetime(of: entry.metadata) {
             return .hit(image, entry.metadata)
         }
         guard entry.metadata.etag != nil || entry.metadata.lastModified != nil else {

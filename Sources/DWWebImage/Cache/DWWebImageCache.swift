@@ -7,14 +7,16 @@ import DWLocking
 ///
 /// - Memory: an `NSCache` bounded by entry count and bytes (cost = bytes held).
 /// - Disk: one file per key under `<rootDirectory>/<cacheSpace>/`, named by the MD5 of the key when
-///   ``useSecureKey`` is on. Writes are serialised by a semaphore (as in DW) and atomic (temp file + rename in the
-///   same directory), so readers in this or another process never see a torn entry. Each file carries its key, its
-///   length and CRC32s; a truncated, corrupt or foreign file is a miss and is removed.
-/// - Expiry: entries older than ``expirationTime`` (by the time they were stored, like DW's modification date)
-///   are misses, and ``removeExpiredCache()`` deletes them.
+///   ``useSecureKey`` is on. Writes are serialised by a semaphore (as in DW) and atomic (an unnamed `O_TMPFILE`
+///   given its name by `linkat`, or a temp file renamed in the same directory), so readers in this or another
+///   process never see a torn entry. Each file carries its key, its length and CRC-32Cs; a truncated, corrupt or
+///   foreign file is a miss and is removed. ``diskSizeLimit`` is held when entries are written (LRU by last read).
+/// - Expiry: entries older than ``expirationTime`` (by the time they were stored, like DW's modification date),
+///   or than their `Cache-Control` allows when ``honorsCacheControl`` is on, are misses (kept for revalidation when
+///   they have a validator), and ``removeExpiredCache()`` deletes them.
 ///
-/// Thread safety: settings live behind one `Mutex`; disk writes are serialised by `writeSemaphore`;
-/// `NSCache` is internally synchronised.
+/// Thread safety: settings live behind one `DWLock`; disk writes are serialised by `writeSemaphore`; `NSCache` is
+/// internally synchronised; ``ReadTouches`` has its own lock.
 public final class DWWebImageCache: Sendable {
     /// The process-wide cache: `$XDG_CACHE_HOME/dwwebimage` (else `~/.cache/dwwebimage`), space "defaultCacheSpace".
     public static let shared = DWWebImageCache()
@@ -32,6 +34,7 @@ public final class DWWebImageCache: Sendable {
         var keyDigest: DWCacheKeyDigest = .md5
         var compression: DWCacheCompression = .auto
         var diskSizeLimit: Int64 = DWWebImageCache.defaultDiskSizeLimit
+        var honorsCacheControl = false
         var cacheSpace: String { didSet { spacePath = Self.spacePath(rootDirectory, cacheSpace) } }
         /// `<root>/<space>/` as a string, kept with the two it is made of: every lookup needs it, and URL.path
         /// plus the space-name encoding cost more than the rest of building a file name.
@@ -126,6 +129,17 @@ public final class DWWebImageCache: Sendable {
     public var diskSizeLimit: Int64 {
         get { settings.withLock { $0.diskSizeLimit } }
         set { settings.withLock { $0.diskSizeLimit = max(0, newValue) } }
+    }
+    /// Whether the responses' `Cache-Control` shortens how long entries stay fresh (default false: every entry
+    /// lives ``expirationTime``, as in DW). When on, `no-store` responses are delivered but not written to disk
+    /// (an older entry for the URL is removed, and one stored while this was off is stale), `no-cache` entries are
+    /// revalidated before every use, and `max-age=N` entries are fresh for min(N, ``expirationTime``) seconds after
+    /// they were stored (the response's `Age` is not subtracted; `Expires` is not read). A stale
+    /// entry with an ETag or Last-Modified is revalidated (a 304 also updates its Cache-Control), else refetched.
+    /// Entries always record the header, so turning this on applies to what is already cached.
+    public var honorsCacheControl: Bool {
+        get { settings.withLock { $0.honorsCacheControl } }
+        set { settings.withLock { $0.honorsCacheControl = newValue } }
     }
     /// The namespace entries are read from and written to; default "defaultCacheSpace".
     public var cacheSpace: String {
@@ -346,11 +360,31 @@ public final class DWWebImageCache: Sendable {
             unlink(path)  // torn, corrupt, or another key's file (a hash collision): a miss
             return nil
         }
-        if Date().timeIntervalSince(entry.metadata.storedAt) > expirationTime {
-            unlink(path)
+        if Date().timeIntervalSince(entry.metadata.storedAt) > freshnessLifetime(of: entry.metadata) {
+            // Stale. One that can be revalidated stays for the manager's next request (as the sweep keeps it).
+            if entry.metadata.etag == nil && entry.metadata.lastModified == nil { unlink(path) }
             return nil
         }
         return entry
+    }
+
+    /// How long after it was stored an entry stays fresh: ``expirationTime``, shortened by the entry's
+    /// Cache-Control when ``honorsCacheControl`` is on.
+    func freshnessLifetime(of metadata: DWCacheEntryMetadata) -> TimeInterval {
+        let (expiration, honors) = settings.withLock { ($0.expirationTime, $0.honorsCacheControl) }
+        guard honors, metadata.cacheControl != nil else { return expiration }
+        return CacheControl(metadata.cacheControl).freshnessLifetime(cappedAt: expiration)
+    }
+
+    /// Whether a response with these headers may be written to disk (only `no-store` under
+    /// ``honorsCacheControl`` says no).
+    func mayStore(_ head: DWResponseHead) -> Bool {
+        !(honorsCacheControl && CacheControl(head.cacheControl).noStore)
+    }
+
+    /// Removes `key`'s disk entry, if any (a response that must not be stored replaces nothing).
+    func removeDiskEntry(forKey key: String) {
+        if unlink(filePath(forKey: key)) == 0 { DiskBudget.invalidate(directory.path) }
     }
 
     /// The path of `key`'s file, built as a string (URL path operations cost microseconds each).

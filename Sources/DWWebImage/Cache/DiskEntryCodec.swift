@@ -11,19 +11,20 @@ internal import CZlib
 /// 8   f64 storedAt (Unix seconds)
 /// 16  u64 payload length   24 u32 payload checksum
 /// 28  u32 key length       32 u16 etag length   34 u16 last-modified length   36 u16 content-type length
-/// 38  u16 reserved         40 u32 checksum of bytes 0..<40 and the strings that follow
-/// 44  key, etag, last-modified, content-type (UTF-8), then the payload
+/// 38  u16 cache-control length (version 3; 0 before)   40 u32 checksum of bytes 0..<40 and the strings that follow
+/// 44  key, etag, last-modified, content-type, cache-control (UTF-8), then the payload
 /// ```
 ///
-/// The checksum is CRC-32C in version 2 (the SSE4.2 instruction: ~3× zlib's CRC-32, which took 9 µs of a
-/// 20 µs hit on a 26 KB entry) and zlib's CRC-32 in version 1, which is still read.
+/// The checksum is CRC-32C from version 2 (the SSE4.2 instruction: ~3× zlib's CRC-32, which took 9 µs of a
+/// 20 µs hit on a 26 KB entry) and zlib's CRC-32 in version 1. Versions 1 and 2 are still read: they wrote 0 in
+/// bytes 38–39, which version 3 reads as an empty Cache-Control.
 ///
 /// No fsync is paid per entry: a write is a temp file renamed into place, and a reader that finds a torn,
 /// truncated or bit-flipped file (after a crash, say) sees a mismatch here and treats it as a miss.
 enum DiskEntryCodec {
     static let magic: [UInt8] = Array("DWC1".utf8)
-    /// The version written; 1 and 2 are read.
-    static let version: UInt16 = 2
+    /// The version written; 1, 2 and 3 are read.
+    static let version: UInt16 = 3
     static let fixedHeaderSize = 44
 
     /// A decoded, validated entry.
@@ -56,7 +57,8 @@ enum DiskEntryCodec {
     static func encodeHeader(key: String, payloadLength: UInt64, payloadCRC: UInt32, flags: UInt16,
                              metadata: DWCacheEntryMetadata) -> Data {
         let keyBytes = Array(key.utf8)
-        let strings = [metadata.etag, metadata.lastModified, metadata.contentType].map { Array(($0 ?? "").utf8.prefix(4096)) }
+        let strings = [metadata.etag, metadata.lastModified, metadata.contentType, metadata.cacheControl]
+            .map { Array(($0 ?? "").utf8.prefix(4096)) }
         var out = Data()
         out.reserveCapacity(fixedHeaderSize + keyBytes.count + strings.reduce(0) { $0 + $1.count })
         out.append(contentsOf: magic)
@@ -67,7 +69,6 @@ enum DiskEntryCodec {
         out.appendLE(payloadCRC)
         out.appendLE(UInt32(keyBytes.count))
         for s in strings { out.appendLE(UInt16(s.count)) }
-        out.appendLE(UInt16(0))
         var headerCRC = out.withUnsafeBytes { Checksum.crc32c.update(0, $0) }
         headerCRC = keyBytes.withUnsafeBytes { Checksum.crc32c.update(headerCRC, $0) }
         for s in strings { headerCRC = s.withUnsafeBytes { Checksum.crc32c.update(headerCRC, $0) } }
@@ -95,8 +96,8 @@ enum DiskEntryCodec {
         let b = Bytes(fixed)
         guard b.count >= fixedHeaderSize, b.matches(0, magic), let v = b.u16le(4), Checksum(version: v) != nil,
               let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
-              let ctLength = b.u16le(36) else { return nil }
-        return Int(keyLength) + Int(etagLength) + Int(lmLength) + Int(ctLength)
+              let ctLength = b.u16le(36), let ccLength = b.u16le(38) else { return nil }
+        return Int(keyLength) + Int(etagLength) + Int(lmLength) + Int(ctLength) + Int(ccLength)
     }
 
     /// Parses the header at the start of `raw` (which must hold the fixed part and the strings) of a file of
@@ -106,7 +107,7 @@ enum DiskEntryCodec {
         guard let stringsTotal = stringsLength(raw), let flags = b.u16le(6),
               let storedBits = b.u64le(8), let payloadLength = b.u64le(16), let payloadCRC = b.u32le(24),
               let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
-              let ctLength = b.u16le(36), let headerCRC = b.u32le(40),
+              let ctLength = b.u16le(36), let ccLength = b.u16le(38), let headerCRC = b.u32le(40),
               let checksum = b.u16le(4).flatMap(Checksum.init(version:)),
               b.has(fixedHeaderSize, stringsTotal),
               payloadLength <= UInt64(Int.max - fixedHeaderSize - stringsTotal),
@@ -116,7 +117,7 @@ enum DiskEntryCodec {
         guard crc == headerCRC else { return nil }
         var strings: [String] = []
         var offset = fixedHeaderSize
-        for length in [Int(keyLength), Int(etagLength), Int(lmLength), Int(ctLength)] {
+        for length in [Int(keyLength), Int(etagLength), Int(lmLength), Int(ctLength), Int(ccLength)] {
             strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]), as: UTF8.self))
             offset += length
         }
@@ -124,7 +125,8 @@ enum DiskEntryCodec {
             storedAt: Date(timeIntervalSince1970: Double(bitPattern: storedBits)),
             etag: strings[1].isEmpty ? nil : strings[1],
             lastModified: strings[2].isEmpty ? nil : strings[2],
-            contentType: strings[3].isEmpty ? nil : strings[3])
+            contentType: strings[3].isEmpty ? nil : strings[3],
+            cacheControl: strings[4].isEmpty ? nil : strings[4])
         return Header(key: strings[0], metadata: metadata, flags: flags, payloadLength: Int(payloadLength),
                       payloadCRC: payloadCRC, payloadOffset: offset, checksum: checksum)
     }
@@ -252,7 +254,7 @@ enum DiskEntryCodec {
         return crc
     }
 
-    /// The checksums entries have carried: zlib's CRC-32 (version 1) and CRC-32C (version 2).
+    /// The checksums entries have carried: zlib's CRC-32 (version 1) and CRC-32C (versions 2 and 3).
     enum Checksum {
         case crc32
         case crc32c
@@ -260,7 +262,7 @@ enum DiskEntryCodec {
         init?(version: UInt16) {
             switch version {
             case 1: self = .crc32
-            case 2: self = .crc32c
+            case 2, 3: self = .crc32c
             default: return nil
             }
         }

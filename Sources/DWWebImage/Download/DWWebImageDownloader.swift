@@ -283,7 +283,11 @@ public final class DWWebImageDownloader: Sendable {
         switch evaluated {
         case .success(let (image, head)):
             partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
-            let policy = context.storePolicy
+            var policy = context.storePolicy
+            if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
+                policy.remove(.disk)
+                context.cache.removeDiskEntry(forKey: url)
+            }
             if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
             let total = Int64(image.data.count)
             let waiters = claimed.waiters
@@ -304,12 +308,14 @@ public final class DWWebImageDownloader: Sendable {
                                              DWWebImageNotificationKey.metrics: metrics])
             if policy.contains(.disk) {
                 var metadata = DWCacheEntryMetadata(etag: head.etag, lastModified: head.lastModified,
-                                                    contentType: head.contentType)
+                                                    contentType: head.contentType, cacheControl: head.cacheControl)
                 if head.status == 304, let old = context.revalidation?.metadata {
-                    // Current again: new dates, validators as updated by the 304 (RFC 9111 §4.3.4), old type.
+                    // Current again: new dates, validators and Cache-Control as updated by the 304
+                    // (RFC 9111 §4.3.4), old type.
                     metadata.etag = head.etag ?? old.etag
                     metadata.lastModified = head.lastModified ?? old.lastModified
                     metadata.contentType = old.contentType
+                    metadata.cacheControl = head.cacheControl ?? old.cacheControl
                 }
                 context.cache.writeAndNotify(image, forKey: url, metadata: metadata, url: url, queue: queue)
             }

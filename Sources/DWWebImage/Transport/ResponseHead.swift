@@ -20,6 +20,8 @@ public struct DWResponseHead: Sendable, Equatable {
     public var contentEncoding: String?
     /// `Retry-After`, verbatim.
     public var retryAfter: String?
+    /// `Cache-Control`, verbatim (several header lines joined with ", ").
+    public var cacheControl: String?
     /// `Location` of a redirect response.
     var location: String?
 
@@ -39,6 +41,7 @@ public struct DWResponseHead: Sendable, Equatable {
         case "content-range": contentRange = value
         case "content-encoding": contentEncoding = value
         case "retry-after": retryAfter = value
+        case "cache-control": cacheControl = cacheControl.map { $0 + ", " + value } ?? value
         case "location": location = value
         default: break
         }
