@@ -53,6 +53,38 @@ final class MappedImageTests: XCTestCase {
         XCTAssertEqual(random.frame(at: 17).pixels, try XCTUnwrap(inMemory.animatedImage()).frame(at: 17).pixels)
     }
 
+    func testOpeningAMappedGIFNeverHoldsTheWholeFile() throws {
+        // 24 MiB of image data in 255-byte sub-blocks (DWImage only walks them; it decodes nothing until asked).
+        var gif = Data("GIF89a".utf8) + Data([0x10, 0, 0x10, 0, 0x80, 0, 0]) + Data(count: 6)  // 16×16, 2 colours
+        gif += Data([0x2C, 0, 0, 0, 0, 0x10, 0, 0x10, 0, 0, 8])  // image descriptor, LZW code size 8
+        var rng = SplitMix(seed: 11)
+        let block = Data([255]) + Data((0..<255).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        for _ in 0..<(24 << 20) / 256 { gif += block }
+        gif += Data([0, 0x3B])
+        let path = dir.appendingPathComponent("long.gif").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: gif))
+        gif = Data()
+        guard let resetPeak = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else {
+            throw XCTSkip("cannot reset the peak RSS here (/proc/self/clear_refs)")
+        }
+        resetPeak.write(Data("5".utf8))  // VmHWM := current RSS
+        try resetPeak.close()
+        let before = peakResidentBytes()
+        let image = try DWImage(contentsOfFile: path)
+        XCTAssertEqual(image.frameCount, 1)
+        let grew = peakResidentBytes() - before
+        XCTAssertLessThan(grew, 8 << 20, "opening a 24 MiB GIF peaked \(grew >> 20) MiB above where it started")
+    }
+
+    private func peakResidentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else {
+            return 0
+        }
+        return kib * 1024
+    }
+
     func testOtherFormatsAndErrors() throws {
         let png = SampleImages.png(width: 7, height: 5)
         let path = dir.appendingPathComponent("a.png").path

@@ -72,7 +72,8 @@ public struct DWImage: Sendable, Equatable {
 
     /// The designated initialiser; `releasable`: the library made `data` and nobody else has held it.
     init(data: Data, maxPixelCount: Int, releasable: Bool) throws(DWWebImageError) {
-        guard let info = ImageSniffer.inspect(data) else {
+        // A GIF's frames and loops come from GIFIndex below, which releases what it has walked.
+        guard let info = ImageSniffer.inspect(data, walkingGIF: false) else {
             throw DWWebImageError.notAnImage(nil, bytes: data.count, detail: ImageSniffer.describeFailure(data))
         }
         let pixels = info.width.multipliedReportingOverflow(by: info.height)

@@ -18,14 +18,16 @@ enum ImageSniffer {
     }
 
     /// Format, size and frames; `nil` when the data is not a well-formed image of a known format with a non-zero size.
-    static func inspect(_ data: Data) -> ImageInfo? {
+    /// `walkingGIF: false` reads only a GIF's header (frame count 1, loop count 0): for callers that walk it with
+    /// giflib next anyway (``GIFIndex``), so a large mapped GIF is not paged in twice, once without release.
+    static func inspect(_ data: Data, walkingGIF: Bool = true) -> ImageInfo? {
         data.withUnsafeBytes { raw -> ImageInfo? in
             let b = Bytes(raw)
             let info: ImageInfo?
             switch format(b) {
             case .png: info = png(b)
             case .jpeg: info = jpeg(b)
-            case .gif: info = gif(b)
+            case .gif: info = gif(b, walk: walkingGIF)
             case .webp: info = webp(b)
             case .bmp: info = bmp(b)
             case .tiff: info = tiff(b)
@@ -108,8 +110,9 @@ enum ImageSniffer {
 
     // MARK: - GIF (logical screen; walk blocks for frames and the NETSCAPE2.0 loop count)
 
-    private static func gif(_ b: Bytes) -> ImageInfo? {
+    private static func gif(_ b: Bytes, walk: Bool = true) -> ImageInfo? {
         guard let w = b.u16le(6), let h = b.u16le(8), let flags = b.u8(10) else { return nil }
+        guard walk else { return ImageInfo(format: .gif, width: Int(w), height: Int(h), frameCount: 1, loopCount: 0) }
         var offset = 13
         if flags & 0x80 != 0 { offset += 3 << (Int(flags & 0x07) + 1) }
         var frames = 0

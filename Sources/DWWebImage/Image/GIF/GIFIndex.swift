@@ -126,6 +126,7 @@ struct GIFIndex: Sendable, Equatable {
                         let length = Int(bytes[cursor])
                         cursor += 1 + length
                         if length == 0 { break }
+                        input.pointee.release(upTo: cursor)
                     }
                     guard cursor <= bytes.count else {
                         stopReason = "image data of frame \(index.frames.count) ends at byte \(bytes.count)"

@@ -19,6 +19,15 @@ struct GIFInput {
     /// have been dropped (the decoder only ever moves forward within a session; a page read again faults back in).
     var releasable: Bool = false
     var dropped: Int = 0
+
+    /// When releasable, drops the pages before `position` — once at least ``GIFSession/dropStep`` has been passed
+    /// since the last drop. Called by the input callback and by anything that moves through the bytes itself (the
+    /// index skipping a frame's data sub-blocks, which can be megabytes long).
+    mutating func release(upTo position: Int) {
+        guard releasable, position - dropped >= GIFSession.dropStep, position <= count, let base else { return }
+        FileBytes.drop(UnsafeRawBufferPointer(start: base + dropped, count: position - dropped))
+        dropped = position
+    }
 }
 
 enum GIFSession {
@@ -45,11 +54,7 @@ enum GIFSession {
             guard n > 0 else { return 0 }
             UnsafeMutableRawPointer(buffer).copyMemory(from: base + cursor.pointee.offset, byteCount: n)
             cursor.pointee.offset += n
-            if cursor.pointee.releasable, cursor.pointee.offset - cursor.pointee.dropped >= GIFSession.dropStep {
-                FileBytes.drop(UnsafeRawBufferPointer(start: base + cursor.pointee.dropped,
-                                                      count: cursor.pointee.offset - cursor.pointee.dropped))
-                cursor.pointee.dropped = cursor.pointee.offset
-            }
+            cursor.pointee.release(upTo: cursor.pointee.offset)
             return Int32(n)
         }, &error) else {
             throw DWWebImageError.notAnImage(nil, bytes: bytes.count, detail: "giflib: \(describe(error))")
