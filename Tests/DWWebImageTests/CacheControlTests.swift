@@ -126,21 +126,12 @@ final class CacheControlTests: XCTestCase {
 
     // MARK: - Helpers
 
-    /// Another manager over the same directory with a fresh memory cache (as another process would be).
     private func freshManager(_ h: Harness, honors: Bool) -> (DWWebImageManager, DWWebImageCache) {
-        let cache = DWWebImageCache(rootDirectory: h.root, notificationCenter: h.center)
-        cache.honorsCacheControl = honors
-        var configuration = DWWebImageManager.Configuration()
-        configuration.retryCount = 0
-        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: h.center,
-                                        removeExpiredAtStart: false)
-        return (manager, cache)
+        h.anotherManager { $0.honorsCacheControl = honors }
     }
 
     private func fetch(_ manager: DWWebImageManager, _ url: String, options: DWWebImageOptions = []) throws -> DWImage {
-        let box = ResultBox()
-        manager.downloadImage(withURL: url, options: options) { box.set($0) }
-        return try XCTUnwrap(box.wait(timeout: 10)).get()
+        try Harness.fetch(manager, url, options: options)
     }
 
     private func entry(_ h: Harness, _ path: String) -> DiskEntryCodec.Entry? {

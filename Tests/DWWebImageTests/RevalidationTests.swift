@@ -11,19 +11,11 @@ final class RevalidationTests: XCTestCase {
 
     /// A second manager over the same cache directory, with a fresh memory cache and entries expiring at once.
     private func expiringManager(_ h: Harness) -> (DWWebImageManager, DWWebImageCache) {
-        let cache = DWWebImageCache(rootDirectory: h.root, notificationCenter: h.center)
-        cache.expirationTime = 0
-        var configuration = DWWebImageManager.Configuration()
-        configuration.retryCount = 0
-        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: h.center,
-                                        removeExpiredAtStart: false)
-        return (manager, cache)
+        h.anotherManager { $0.expirationTime = 0 }
     }
 
     private func fetch(_ manager: DWWebImageManager, _ url: String, options: DWWebImageOptions = []) throws -> DWImage {
-        let box = ResultBox()
-        manager.downloadImage(withURL: url, options: options) { box.set($0) }
-        return try XCTUnwrap(box.wait(timeout: 10)).get()
+        try Harness.fetch(manager, url, options: options)
     }
 
     func testA304RefreshesTheEntryAndServesIt() throws {

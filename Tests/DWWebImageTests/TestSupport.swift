@@ -45,6 +45,25 @@ final class Harness: Sendable {
         return result
     }
 
+    /// Another manager over the same cache directory with a fresh memory cache (as another process would be);
+    /// `configure` sets its cache up. Invalidate the manager when done.
+    func anotherManager(_ configure: (DWWebImageCache) -> Void = { _ in }) -> (DWWebImageManager, DWWebImageCache) {
+        let cache = DWWebImageCache(rootDirectory: root, notificationCenter: center)
+        configure(cache)
+        var configuration = DWWebImageManager.Configuration()
+        configuration.retryCount = 0
+        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: center,
+                                        removeExpiredAtStart: false)
+        return (manager, cache)
+    }
+
+    /// Fetches through `manager` and waits for the one completion (10 s).
+    static func fetch(_ manager: DWWebImageManager, _ url: String, options: DWWebImageOptions = []) throws -> DWImage {
+        let box = ResultBox()
+        manager.downloadImage(withURL: url, options: options) { box.set($0) }
+        return try XCTUnwrap(box.wait(timeout: 10)).get()
+    }
+
     /// Waits until every pending callback-queue block has run.
     func drainCallbacks() { manager.callbackQueue.sync {} }
 }
