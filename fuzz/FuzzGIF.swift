@@ -12,6 +12,7 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     let data = Data(bytes: start, count: size)
     _ = ImageSniffer.format(of: data)
     let info = ImageSniffer.inspect(data)
+    _ = ImageSniffer.inspect(data, walkingGIF: false)  // the header-only read DWImage uses before GIFIndex
     if let info {
         precondition(info.width > 0 && info.height > 0 && info.frameCount > 0, "sniffer returned an empty image")
     }
