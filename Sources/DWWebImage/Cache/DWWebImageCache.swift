@@ -134,8 +134,8 @@ public final class DWWebImageCache: Sendable {
     /// lives ``expirationTime``, as in DW). When on, `no-store` responses are delivered but not written to disk
     /// (an older entry for the URL is removed, and one stored while this was off is stale), `no-cache` entries are
     /// revalidated before every use, and `max-age=N` entries are fresh for min(N, ``expirationTime``) seconds after
-    /// they were stored (the response's `Age` is not subtracted; `Expires` is not read). A stale
-    /// entry with an ETag or Last-Modified is revalidated (a 304 also updates its Cache-Control), else refetched.
+    /// they were stored (the response's `Age` is not subtracted; `Expires` is not read). A stale entry with an ETag
+    /// or Last-Modified is revalidated (a 304 also updates its Cache-Control), else refetched.
     /// Entries always record the header, so turning this on applies to what is already cached.
     public var honorsCacheControl: Bool {
         get { settings.withLock { $0.honorsCacheControl } }
@@ -182,7 +182,7 @@ public final class DWWebImageCache: Sendable {
     /// Removes `key` from memory and from disk.
     public func removeCache(byKey key: String) {
         memory.removeObject(forKey: key)
-        if unlink(fileURL(forKey: key).path) == 0 { DiskBudget.invalidate(directory.path) }
+        removeDiskEntry(forKey: key)
     }
 
     /// Deletes disk entries of the current space older than ``expirationTime`` (by the time they were written, as
