@@ -165,7 +165,7 @@ enum DiskEntryCodec {
     /// With `touches`, a valid entry is marked as just read (its atime, through the open descriptor: no second
     /// path lookup) unless this process did so within the last minute; LRU eviction orders by it.
     static func read(path: String, touches: ReadTouches? = nil) -> ReadResult {
-        var fd = open(path, O_RDONLY | O_CLOEXEC | noAtime)  // atimes are set by us, on purpose, above
+        var fd = open(path, O_RDONLY | O_CLOEXEC | noAtime)  // we set atimes ourselves (see ReadTouches)
         if fd < 0 && errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC) }  // not the file's owner
         guard fd >= 0 else { return .absent }
         defer { close(fd) }
