@@ -188,39 +188,44 @@ enum DiskEntryCodec {
     static let firstReadSize = 64 << 10
 
     private static func read(fd: Int32) -> Entry? {
-        guard let buffer = malloc(firstReadSize) else { return nil }
+        guard var buffer = malloc(firstReadSize) else { return nil }
         var n: Int
         repeat { n = pread(fd, buffer, firstReadSize, 0) } while n < 0 && errno == EINTR
-        // A regular file reads short only at its end; should it ever not have, the header's length disagrees and
-        // the careful path below decides.
+        guard n >= 0 else { free(buffer); return nil }
         if n >= fixedHeaderSize && n < firstReadSize,
            let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: n), fileSize: n),
            let owned = realloc(buffer, n) {
-            let payload = Data(bytesNoCopy: owned + header.payloadOffset, count: header.payloadLength,
-                               deallocator: .custom { _, _ in free(owned) })
-            return finish(header, payload: payload)
+            return entry(header, inMallocked: owned)
         }
-        free(buffer)
-        return readLarge(fd: fd)
+        // Longer than the first read — or, should a regular file ever read short before its end, a header that
+        // disagrees with what was read: the size from fstat decides, and what was read is kept.
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size >= fixedHeaderSize else { free(buffer); return nil }
+        let size = Int(st.st_size)
+        if size >= FileBytes.mapThreshold {
+            free(buffer)
+            return readMapped(fd: fd, size: size)
+        }
+        guard let grown = realloc(buffer, size) else { free(buffer); return nil }
+        buffer = grown
+        let have = min(n, size)
+        guard preadFully(fd, buffer + have, size - have, at: have),
+              let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: size), fileSize: size) else {
+            free(buffer)
+            return nil
+        }
+        return entry(header, inMallocked: buffer)
     }
 
-    /// An entry longer than ``firstReadSize``: its size from `fstat`, then one read into a buffer of that size, or
-    /// — from ``FileBytes/mapThreshold`` up — its header read and its payload mapped (see ``FileBytes``).
-    private static func readLarge(fd: Int32) -> Entry? {
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size >= fixedHeaderSize else { return nil }
-        let size = Int(st.st_size)
-        if size < FileBytes.mapThreshold {
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-            guard preadFully(fd, buffer, size, at: 0),
-                  let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: size), fileSize: size) else {
-                buffer.deallocate()
-                return nil
-            }
-            let payload = Data(bytesNoCopy: buffer + header.payloadOffset, count: header.payloadLength,
-                               deallocator: .custom { _, _ in buffer.deallocate() })
-            return finish(header, payload: payload)
-        }
+    /// The entry whose whole file is in `buffer` (from `malloc`; the payload takes ownership of it).
+    private static func entry(_ header: Header, inMallocked buffer: UnsafeMutableRawPointer) -> Entry? {
+        let payload = Data(bytesNoCopy: buffer + header.payloadOffset, count: header.payloadLength,
+                           deallocator: .custom { _, _ in free(buffer) })
+        return finish(header, payload: payload)
+    }
+
+    /// An entry of ``FileBytes/mapThreshold`` bytes or more: its header read, its payload mapped (see ``FileBytes``).
+    private static func readMapped(fd: Int32, size: Int) -> Entry? {
         var fixed = [UInt8](repeating: 0, count: fixedHeaderSize)
         guard fixed.withUnsafeMutableBytes({ preadFully(fd, $0.baseAddress!, fixedHeaderSize, at: 0) }),
               let stringsTotal = fixed.withUnsafeBytes({ stringsLength($0) }),
