@@ -6,13 +6,8 @@ public enum DWHex {
 
     /// `bytes` as lowercase hex, two characters per byte.
     public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        if let hex = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0)) }) { return hex }
+        return Array(bytes).withUnsafeBytes { encode($0) }
     }
 
     /// `bytes` as lowercase hex, written straight into the string's storage.
