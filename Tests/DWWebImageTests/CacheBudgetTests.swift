@@ -36,6 +36,31 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         XCTAssertLessThanOrEqual(cache.totalDiskSize(), cache.diskSizeLimit * 7 / 10 + entry * 5, "evicts to the low-water mark")
     }
 
+    func testClearEmptiesOneSpaceOrEverySpaceAndKeepsPartialDownloads() throws {
+        let a = DWWebImageCache(rootDirectory: root, cacheSpace: "a", memoryCountLimit: 0)
+        let b = DWWebImageCache(rootDirectory: root, cacheSpace: "b", memoryCountLimit: 0)
+        for i in 0..<3 {
+            try a.store(image(i), forKey: "k\(i)", policy: [.disk])
+            try b.store(image(i), forKey: "k\(i)", policy: [.disk])
+        }
+        let partial = root.appendingPathComponent("partial")
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: partial.appendingPathComponent("x.part").path, contents: Data([1])))
+        XCTAssertEqual(a.entryCount(), 3)
+        a.clear(space: "b")
+        XCTAssertEqual(b.entryCount(), 0, "the named space is emptied")
+        XCTAssertEqual(a.entryCount(), 3, "the current one is not")
+        XCTAssertGreaterThan(a.totalDiskSize(), 3 * Int64(image(0).count), "its bytes are still counted")
+        try b.store(image(5), forKey: "again", policy: [.disk])
+        XCTAssertNotNil(b.objCache(forKey: "again"), "a cleared space stores again")
+        a.clear(allSpaces: true)
+        XCTAssertEqual(a.entryCount(), 0)
+        XCTAssertEqual(b.entryCount(), 0)
+        XCTAssertEqual(a.totalDiskSize(), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial.appendingPathComponent("x.part").path),
+                      "partial downloads are kept")
+    }
+
     func testAnEntryLargerThanTheBudgetIsRefusedWith10008() throws {
         let cache = DWWebImageCache(rootDirectory: root)
         cache.diskSizeLimit = 1000
