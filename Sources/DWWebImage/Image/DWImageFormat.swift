@@ -18,6 +18,8 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     case heic
     /// AVIF (`ftyp` avif, avis).
     case avif
+    /// Windows icon or cursor (ICO/CUR; entries may be BMP or PNG).
+    case ico
     /// Not an image format DWWebImage knows.
     case unknown
 

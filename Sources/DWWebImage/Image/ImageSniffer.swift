@@ -33,7 +33,7 @@ enum ImageSniffer {
             case .tiff: info = tiff(b)
             case .heic: info = isobmff(b, .heic)
             case .avif: info = isobmff(b, .avif)
-            case .unknown: info = nil
+            case .ico, .unknown: info = nil  // ICO is not recognised by the sniffer yet
             }
             guard let info, info.width > 0, info.height > 0, info.frameCount > 0 else { return nil }
             return info
