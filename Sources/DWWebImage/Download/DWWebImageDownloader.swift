@@ -364,6 +364,11 @@ public final class DWWebImageDownloader: Sendable {
             return .failure(DWWebImageError(.transport, "transfer aborted: \(why)", url: url))
         case .failed(.failure(.refetchWhole(let why))):
             return .failure(DWWebImageError(.transport, "resume failed: \(why)", url: url))
+        case .failed(.failure(.addressRefused(let address))):
+            var error = DWWebImageError(.transport, "connection to \(address) refused by the connection policy",
+                                        url: url, curlCode: 7)
+            error.refusedAddress = address
+            return .failure(error)
         case .failed(.failure(.curl(let code, let message))):
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
         case .failed(.success(let transfer)):
@@ -393,7 +398,7 @@ public final class DWWebImageDownloader: Sendable {
         case .failure(.curl(let code, _)):
             // 1 unsupported protocol, 3 malformed URL, 47 too many redirects, 60 bad peer certificate.
             return ![1, 3, 47, 60].contains(code)
-        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole):
+        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole), .failure(.addressRefused):
             return false
         }
     }

@@ -369,6 +369,7 @@ public final class DWWebImageManager: Sendable {
         request.maxBodySize = configuration.maxBodySize
         request.maxRedirects = configuration.maxRedirects
         request.userAgent = configuration.userAgent
+        request.connectionPolicy = configuration.connectionPolicy
         var policy = cache.cachePolicy
         if waiter.options.contains(.noCache) { policy = [] }
         if waiter.options.contains(.cacheMemoryOnly) { policy.remove(.disk) }

@@ -19,6 +19,8 @@ struct TransferRequest: Sendable {
     var maxRedirects: Int = 10
     /// User-Agent header.
     var userAgent: String = "DWWebImage/0.1"
+    /// Asked before every connection is opened (see ``DWWebImageManager/Configuration/connectionPolicy``).
+    var connectionPolicy: DWConnectionPolicy?
 }
 
 /// A finished transfer.
@@ -45,4 +47,6 @@ enum TransferFailure: Error, Sendable, Equatable {
     case curl(code: Int, message: String)
     /// The response cannot continue the partial body (wrong range, changed encoding…): fetch the whole resource.
     case refetchWhole(String)
+    /// The connection policy refused the address about to be connected (text form); nothing was sent there.
+    case addressRefused(String)
 }
