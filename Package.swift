@@ -7,11 +7,17 @@ let package = Package(
     products: [
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
         .library(name: "DWTestServer", targets: ["DWTestServer"]),
+        .library(name: "DWWebImageServer", targets: ["DWWebImageServer"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // Typed wrappers around libcurl's variadic calls; no policy lives in C.
@@ -44,11 +50,27 @@ let package = Package(
         ),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
+        // `dwfetch serve`: an imgproxy-compatible image proxy on Hummingbird 2 over the pipeline.
+        .target(
+            name: "DWWebImageServer",
+            dependencies: [
+                "DWWebImage",
+                "DWLocking",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "dwfetch",
             dependencies: [
                 "DWWebImage",
+                "DWWebImageServer",
                 "DWTestServer",
+                .product(name: "Logging", package: "swift-log"),
                 "DWLocking",
                 "DWFileIO",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -60,6 +82,11 @@ let package = Package(
         .testTarget(
             name: "DWFetchTests",
             dependencies: ["DWTestServer", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
+        .testTarget(
+            name: "DWServerTests",
+            dependencies: ["DWTestServer", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]
