@@ -55,7 +55,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"]),
+        // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
+        .testTarget(
+            name: "DWWebImageTests",
+            dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"],
+            exclude: ["Fixtures"]
+        ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",
