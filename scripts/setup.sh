@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs what DWWebImage needs on Debian when it is missing: libcurl, giflib and zlib headers, pkg-config.
+# Installs what DWWebImage needs on Debian when it is missing: libcurl, giflib, zlib and libchafa headers,
+# pkg-config, and the tools the tests drive (tmux, libsixel's sixel2png).
 # Idempotent and quiet when everything is already there. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libgif-dev zlib1g-dev pkg-config)
+# libchafa-dev: terminal previews (DWWebImagePreview); tmux and libsixel-bin: the preview tests.
+packages=(libcurl4-openssl-dev libgif-dev zlib1g-dev pkg-config libchafa-dev tmux libsixel-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
