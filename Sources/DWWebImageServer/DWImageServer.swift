@@ -90,12 +90,14 @@ public final class DWImageServer: Sendable {
     private func image(for request: Request, target: String) async -> (Response, String) {
         let url: DWProxyURL
         do {
+            // The signature first (as imgproxy does): an unsigned request learns nothing about the rest.
+            let (signature, signedPath) = try DWProxyURL.split(target: target)
+            if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
+                return (Self.error(403, "invalid signature"), " bad-signature")
+            }
             url = try DWProxyURL(target: target)
         } catch {
             return (Self.error(400, error.description), " bad-url")
-        }
-        if let signer = configuration.signer, !signer.isValid(signature: url.signature, for: url.signedPath) {
-            return (Self.error(403, "invalid signature"), " bad-signature")
         }
         guard hostIsAllowed(url.sourceHost) else {
             return (Self.error(403, "source host is not allowed"), " host-refused")

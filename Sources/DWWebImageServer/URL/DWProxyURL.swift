@@ -29,13 +29,18 @@ public struct DWProxyURL: Sendable, Equatable {
         init(_ description: String) { self.description = description }
     }
 
-    /// Parses a request target (path and query as received, percent-encoding untouched).
-    public init(target: String) throws(ParseError) {
+    /// Splits a request target into its signature segment and the path the signature covers (from the "/" after
+    /// it), so the signature can be checked before anything else is parsed.
+    public static func split(target: String) throws(ParseError) -> (signature: String, signedPath: String) {
         guard target.hasPrefix("/") else { throw ParseError("path must start with /") }
         let afterSlash = target.dropFirst()
         guard let end = afterSlash.firstIndex(of: "/") else { throw ParseError("no options or source after the signature") }
-        signature = String(afterSlash[..<end])
-        signedPath = String(afterSlash[end...])
+        return (String(afterSlash[..<end]), String(afterSlash[end...]))
+    }
+
+    /// Parses a request target (path and query as received, percent-encoding untouched).
+    public init(target: String) throws(ParseError) {
+        (signature, signedPath) = try Self.split(target: target)
         options = DWTransformOptions()
         source = ""
 
