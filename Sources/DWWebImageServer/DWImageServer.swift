@@ -211,6 +211,19 @@ public final class DWImageServer: Sendable {
     /// A one-line text error: "403 Forbidden: invalid signature".
     static func error(_ status: Int, _ message: String) -> Response {
         let line = message.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
-        return text(status, "\(status) \(HTTPResponse.Status(code: status).reasonPhrase): \(line)\n")
+        return text(status, "\(status) \(reason(status)): \(line)\n")
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 422: "Unprocessable Content"
+        case 502: "Bad Gateway"
+        case 504: "Gateway Timeout"
+        default: "Error"
+        }
     }
 }

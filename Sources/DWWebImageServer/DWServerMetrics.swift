@@ -17,7 +17,7 @@ final class DWServerMetrics: Sendable {
     init() {
         responseBytes = registry.makeCounter(descriptor: Self.name("response_bytes", "total", "Body bytes sent to clients."))
         originFetches = registry.makeCounter(descriptor: Self.name(
-            "origin_fetches", "total", "Downloads from origins (after coalescing; retries count once)."))
+            "origin_fetches", "total", "Downloads an origin answered (after coalescing; retries count once)."))
         originBytes = registry.makeCounter(descriptor: Self.name("origin_bytes", "total", "Body bytes received from origins."))
         transforms = registry.makeCounter(descriptor: Self.name("transforms", "total", "Processor chains run on a source."))
         let buckets: [Duration] = [.milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25),
@@ -58,7 +58,8 @@ final class DWServerMetrics: Sendable {
         case .memory: cacheHitCounter("memory").increment()
         case .disk: cacheHitCounter("disk").increment()
         default:
-            if metrics.attempts > 0 { originFetches.increment() }
+            // A download the origin answered (a refused address or a failed connection never reached it).
+            if metrics.httpStatus > 0 { originFetches.increment() }
             if metrics.bytesReceived > 0 { originBytes.increment(by: metrics.bytesReceived) }
         }
     }
