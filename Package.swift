@@ -6,6 +6,7 @@ let package = Package(
     name: "DWWebImage",
     products: [
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
+        .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
         .library(name: "DWTestServer", targets: ["DWTestServer"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
@@ -42,12 +43,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // libvips (Debian libvips-dev): headers and link flags from pkg-config, seen only by the CVips C target.
+        .systemLibrary(name: "CVipsSystem", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
+        .target(name: "CVips", dependencies: ["CVipsSystem"]),
+        // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
+        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "DWLocking"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
         .executableTarget(
             name: "dwfetch",
             dependencies: [
                 "DWWebImage",
+                "DWWebImageProcessing",
                 "DWTestServer",
                 "DWLocking",
                 "DWFileIO",
@@ -56,6 +64,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"]),
+        // Real libvips on real files (made in the tests, or with Pillow where it is installed).
+        .testTarget(
+            name: "DWWebImageProcessingTests",
+            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer"],
+            exclude: ["Fixtures"]
+        ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",

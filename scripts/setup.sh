@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what DWWebImage needs on Debian when it is missing: libcurl, giflib and zlib headers, pkg-config.
+# Installs what DWWebImage needs on Debian when it is missing: libcurl, giflib, zlib and libvips headers, pkg-config,
+# and libvips-tools (vipsthumbnail: the pixels benchmark's anchor; vips: the processing fixtures' generator).
 # Idempotent and quiet when everything is already there. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libgif-dev zlib1g-dev pkg-config)
+packages=(libcurl4-openssl-dev libgif-dev zlib1g-dev pkg-config libvips-dev libvips-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
