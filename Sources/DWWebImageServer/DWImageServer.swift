@@ -1,6 +1,7 @@
 // DWImageServer: `dwfetch serve` — imgproxy-style URLs answered through the pipeline, on Hummingbird 2.
 import Crypto
 import DWWebImage
+import DWWebImageProcessing
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -42,6 +43,12 @@ public final class DWImageServer: Sendable {
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.jobs
         manager.metricsHandler = { [metrics] in metrics.pipeline($0) }
+        // The engine checks the same limits from the header before it decodes anything.
+        var limits = DWImageProcessing.limits
+        limits.maxPixelCount = configuration.maxPixels
+        limits.maxFrameCount = configuration.maxFrames
+        limits.maxByteCount = Int(clamping: configuration.maxSize)
+        DWImageProcessing.limits = limits
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets the requests in flight finish, and returns.
@@ -109,7 +116,7 @@ public final class DWImageServer: Sendable {
                                            maxFrames: configuration.maxFrames, metrics: metrics)
         let image: DWImage
         do {
-            image = try await manager.image(withURL: url.source, options: chain.isEmpty ? [] : .processors(chain))
+            image = try await variant(of: url.source, chain: chain)
         } catch {
             let (status, message) = Self.status(for: error)
             return (Self.error(status, message), " error \(error.code.rawValue)")
@@ -133,6 +140,22 @@ public final class DWImageServer: Sendable {
         headers[.contentType] = contentType
         headers[.contentLength] = String(image.data.count)
         return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data))), note)
+    }
+
+    /// The source processed by `chain` (the source itself for an empty chain).
+    private func variant(of source: String, chain: [any DWImageProcessor]) async throws(DWWebImageError) -> DWImage {
+        // Until the pipeline's variant cache is on this branch: the original through the manager, the chain here,
+        // off Hummingbird's event loops.
+        let original = try await manager.image(withURL: source)
+        guard !chain.isEmpty else { return original }
+        let result: Result<DWImage, DWWebImageError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: Result { () throws(DWWebImageError) in
+                    try DWImageProcessors.apply(chain, to: original)
+                })
+            }
+        }
+        return try result.get()
     }
 
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.
