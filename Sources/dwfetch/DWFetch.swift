@@ -131,10 +131,12 @@ struct DWFetch: ParsableCommand {
             throw ExitCode(try Demo(command: self).run())
         }
         let cache = DWWebImageCache.shared
-        if let cacheDir { cache.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
-        cache.cacheSpace = cacheSpace
-        if let cacheLimit { cache.diskSizeLimit = cacheLimit }
-        cache.honorsCacheControl = honorCacheControl
+        var settings = cache.configuration
+        if let cacheDir { settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+        settings.cacheSpace = cacheSpace
+        if let cacheLimit { settings.diskSizeLimit = max(0, cacheLimit) }
+        settings.honorsCacheControl = honorCacheControl
+        cache.configuration = settings
         if cacheStats {
             let st = cache.diskStatistics()
             let formatter = ISO8601DateFormatter()
