@@ -6,7 +6,6 @@ let package = Package(
     name: "DWWebImage",
     products: [
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
-        .library(name: "DWTestServer", targets: ["DWTestServer"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
     dependencies: [
@@ -43,6 +42,7 @@ let package = Package(
             ]
         ),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
+        // Not a product: only this package's tests and dwfetch link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
         .executableTarget(
             name: "dwfetch",
