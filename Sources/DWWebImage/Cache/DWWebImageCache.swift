@@ -400,6 +400,19 @@ public final class DWWebImageCache: Sendable {
         queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
     }
 
+    /// Writes a processed variant (announced by ``willWrite()``; nil when making it failed: nothing to write).
+    /// It carries no validators, so once expired it is a miss and is made again from the original (which is
+    /// revalidated). Failures are logged; no notification is posted.
+    func writeVariant(_ image: DWImage?, forKey key: String) {
+        defer { pendingWrites.leave() }
+        guard let image else { return }
+        do {
+            try writeToDisk(image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
+        } catch {
+            DWLog.warning("cache write failed for \(key): \(error.message)")
+        }
+    }
+
     private static let tempPrefix = ".tmp-"
 
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {

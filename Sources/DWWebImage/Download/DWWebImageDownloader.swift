@@ -313,15 +313,22 @@ public final class DWWebImageDownloader: Sendable {
             let info: [String: any Sendable] = [DWWebImageNotificationKey.url: url,
                                                 DWWebImageNotificationKey.image: image,
                                                 DWWebImageNotificationKey.metrics: metrics]
+            // Callers of a variant get theirs once it is made (the manager runs one transform per variant).
+            let originals = waiters.filter { !$0.options.isVariant }
+            let variants = waiters.filter { $0.options.isVariant }
             // One block: the metrics handler first (so it has seen the record when completions run), every
-            // completion, then the Finish notification.
+            // completion, then the Finish notification (its image is the original).
             queue.async { [self] in
                 handler?(metrics)
-                for waiter in waiters where waiter.claim() {
+                for waiter in originals where waiter.claim() {
                     if needsFinal { waiter.progress?(total, total) }
                     waiter.callCompletion(.success(image))
                 }
+                if needsFinal { for waiter in variants where !waiter.isDelivered { waiter.progress?(total, total) } }
                 center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
+            }
+            if !variants.isEmpty {
+                context.makeVariants(image, Array(Dictionary(grouping: variants) { $0.options.variant }.values))
             }
             if policy.contains(.disk) {
                 var metadata = DWCacheEntryMetadata(etag: head.etag, lastModified: head.lastModified,
@@ -512,6 +519,8 @@ struct DownloadContext: Sendable {
     let progressInterval: UInt64
     /// Tells the manager, once per downloader, that it takes no new callers and holds no slot.
     let didEnd: @Sendable (DWWebImageDownloader) -> Void
+    /// Hands the downloaded original and the callers of each variant (grouped by variant) to the manager.
+    let makeVariants: @Sendable (DWImage, [[Waiter]]) -> Void
     /// The manager's metrics handler, read when a download ends.
     let metricsHandler: @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?
     /// `host:port`, for the per-host connection cap.

@@ -43,6 +43,10 @@ public final class DWWebImageManager: Sendable {
         var downloaders: [String: DWWebImageDownloader] = [:]
         var scheduler = DownloadScheduler<ObjectIdentifier, DWWebImageOperation>()
         var lookups: [UInt64: Waiter] = [:]  // callers in the disk lookup, not yet attached to a downloader
+        /// Variants being made, by cache key: the callers waiting for each (one transform per key at a time).
+        var transforms: [String: [Waiter]] = [:]
+        /// The same callers by token id, for ``cancel(_:)``.
+        var transformWaiters: [UInt64: Waiter] = [:]
         var nextTokenID: UInt64 = 0
         var callbackQueue: DispatchQueue
         var configuration: Configuration
@@ -178,11 +182,20 @@ public final class DWWebImageManager: Sendable {
         }
 
         let policy = request.readPolicy
+        let key = request.cacheKey(url: url)
         let asked = DispatchTime.now().uptimeNanoseconds
-        if policy.contains(.memory), let image = cache.memoryImage(forKey: url) {
-            let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
-            deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
-            return token
+        if policy.contains(.memory) {
+            if let image = cache.memoryImage(forKey: key) {
+                let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
+                deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
+                return token
+            }
+            if request.isVariant, let original = cache.memoryImage(forKey: url) {
+                let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
+                report(metrics, on: callbacks)
+                makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
+                return token
+            }
         }
         guard policy.contains(.disk) else {
             proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
@@ -192,20 +205,25 @@ public final class DWWebImageManager: Sendable {
         lookupQueue.async { [self] in
             guard !waiter.isDelivered else { return }  // cancelled during the lookup
             let lookupStarted = DispatchTime.now().uptimeNanoseconds
+            // A variant on disk; else (below) its original, on disk or from the network, to make it from.
+            if request.isVariant,
+               case .hit(let image, _) = cache.diskLookup(forKey: key, maxPixelCount: configuration.maxPixelCount) {
+                deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
+                return
+            }
             var found = cache.diskLookup(forKey: url, maxPixelCount: configuration.maxPixelCount)
             if case .expired(let image, let metadata) = found, request.fromCacheOnly {
                 found = .hit(image, metadata)  // offline: a stale image beats none
             }
             switch found {
-            case .hit(let image, _):
+            case .hit(let image, _) where request.isVariant:
                 if policy.contains(.memory) { cache.storeInMemory(image, forKey: url) }
                 let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
-                // Backpressure: disk hits are read faster than most callers consume them; holding every
-                // image in queued completions would make memory grow with the number of requests.
-                diskHitsInFlight.wait()
                 state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
-                deliver(.success(image.from(.disk, metrics: metrics)), to: waiter, metrics: metrics,
-                        on: callbacks) { [diskHitsInFlight] in diskHitsInFlight.signal() }
+                report(metrics, on: callbacks)
+                makeVariant(from: image.from(.disk, metrics: metrics), for: [waiter], callbacks: callbacks)
+            case .hit(let image, _):
+                deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
             case .expired(let image, let metadata):
                 proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
                                  revalidating: Revalidation(image: image, metadata: metadata))
@@ -216,10 +234,86 @@ public final class DWWebImageManager: Sendable {
         return token
     }
 
+    /// A disk hit for what `waiter` asked for (on the lookup queue): kept in memory, then delivered.
+    private func deliverDiskHit(_ image: DWImage, key: String, to waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
+                                on callbacks: DispatchQueue) {
+        if waiter.options.readPolicy.contains(.memory) { cache.storeInMemory(image, forKey: key) }
+        let metrics = cacheHitMetrics(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
+        // Backpressure: disk hits are read faster than most callers consume them; holding every image in queued
+        // completions would make memory grow with the number of requests.
+        diskHitsInFlight.wait()
+        state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
+        deliver(.success(image.from(.disk, metrics: metrics)), to: waiter, metrics: metrics,
+                on: callbacks) { [diskHitsInFlight] in diskHitsInFlight.signal() }
+    }
+
+    // MARK: - Variants
+
+    /// Makes the variant `waiters` asked for (they share one cache key) from `original`, keeps it in the cache
+    /// under ``DWImageProcessors/cacheKey(url:processors:)`` and answers them; the variant reports the original's
+    /// source and metrics. One transform per key at a time: callers asking meanwhile join it. The processors run on
+    /// the work queue (off the engine thread and off the callback queue). A processor that throws fails these
+    /// callers with its error; the original stays cached.
+    func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue) {
+        guard let options = waiters.first?.options, let url = waiters.first?.token.url else { return }
+        let key = options.cacheKey(url: url)
+        enum Step { case start, joined, cached(DWImage) }
+        let step = state.withLock { s -> Step in
+            if s.transforms[key] != nil {
+                s.transforms[key]! += waiters
+                for waiter in waiters { s.transformWaiters[waiter.token.id] = waiter }
+                return .joined
+            }
+            // A transform of this key may have finished since these callers missed it: it kept its result in
+            // memory before it left `transforms`.
+            if options.readPolicy.contains(.memory), let variant = cache.memoryImage(forKey: key) {
+                return .cached(variant)
+            }
+            s.transforms[key] = waiters
+            for waiter in waiters { s.transformWaiters[waiter.token.id] = waiter }
+            return .start
+        }
+        switch step {
+        case .joined:
+            return
+        case .cached(let variant):
+            let result = Result<DWImage, DWWebImageError>.success(variant.from(original.source, metrics: original.metrics))
+            for waiter in waiters { waiter.deliver(result, on: callbacks) }
+            return
+        case .start:
+            break
+        }
+        let store = options.storePolicy
+        if store.contains(.disk) { cache.willWrite() }
+        workQueue.async { [self] in
+            let result: Result<DWImage, DWWebImageError>
+            do throws(DWWebImageError) {
+                let variant = try DWImageProcessors.apply(options.processors, to: original)
+                if store.contains(.memory) { cache.storeInMemory(variant, forKey: key) }
+                result = .success(variant.from(original.source, metrics: original.metrics))
+            } catch {
+                DWLog.debug("\(key): \(error.message)")
+                result = .failure(error.url == nil ? DWWebImageError(error.code, error.message, url: url,
+                                                                     httpStatus: error.httpStatus, curlCode: error.curlCode,
+                                                                     size: error.size, limit: error.limit) : error)
+            }
+            let answered = state.withLock { s -> [Waiter] in
+                let all = s.transforms.removeValue(forKey: key) ?? []
+                for waiter in all { s.transformWaiters[waiter.token.id] = nil }
+                return all
+            }
+            callbacks.async {
+                for waiter in answered where waiter.claim() { waiter.callCompletion(result) }
+            }
+            if store.contains(.disk) { cache.writeVariant(try? result.get(), forKey: key) }
+        }
+    }
+
     /// Cancels one caller: it completes with 10007 at once; the download stops only if no caller is left.
     public func cancel(_ token: DWWebImageToken) {
         let (lookingUp, downloader, callbacks) = state.withLock { s in
-            (s.lookups.removeValue(forKey: token.id), s.downloaders[token.url], s.callbackQueue)
+            (s.lookups.removeValue(forKey: token.id) ?? s.transformWaiters.removeValue(forKey: token.id),
+             s.downloaders[token.url], s.callbackQueue)
         }
         if let lookingUp {
             lookingUp.deliver(.failure(.cancelled(token.url)), on: callbacks)
@@ -252,6 +346,9 @@ public final class DWWebImageManager: Sendable {
 
     /// Downloads in flight or waiting for a slot, by URL.
     public var activeDownloadCount: Int { state.withLock { $0.downloaders.count } }
+
+    /// Callers attached to the download of `url`, not yet answered (tests).
+    func waiterCount(forURL url: String) -> Int { state.withLock { $0.downloaders[url] }?.waiterCount ?? 0 }
 
     /// Downloads waiting for a slot, and downloads holding one (tests).
     var scheduledCounts: (waiting: Int, running: Int) {
@@ -319,7 +416,12 @@ public final class DWWebImageManager: Sendable {
         case .memoryHit(let image):
             let now = DispatchTime.now().uptimeNanoseconds
             let metrics = cacheHitMetrics(url, .memory, since: now, lookupStarted: now)
-            deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
+            if waiter.options.isVariant {
+                report(metrics, on: callbacks)
+                makeVariant(from: image.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
+            } else {
+                deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
+            }
         case .gone:
             break
         }
@@ -355,6 +457,12 @@ public final class DWWebImageManager: Sendable {
     }
 
     // MARK: - Metrics
+
+    /// Hands a record to the metrics handler, on the callback queue.
+    private func report(_ metrics: DWDownloadMetrics, on queue: DispatchQueue) {
+        guard let handler = state.withLock({ $0.metricsHandler }) else { return }
+        queue.async { handler(metrics) }
+    }
 
     private func cacheHitMetrics(_ url: String, _ source: DWImageSource, since asked: UInt64,
                                  lookupStarted: UInt64) -> DWDownloadMetrics {
@@ -400,6 +508,9 @@ public final class DWWebImageManager: Sendable {
             partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
             didEnd: { [weak self] downloader in self?.downloadEnded(downloader) },
+            makeVariants: { [weak self] original, groups in
+                for waiters in groups { self?.makeVariant(from: original, for: waiters, callbacks: callbacks) }
+            },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
             hostKey: Self.hostKey(asciiURL))
     }
