@@ -141,13 +141,4 @@ enum Engine {
         Handoff.remember(output.data, canvas: canvas)
         return output
     }
-
-    /// The canvas an image decodes to: the previous processor's, if it made this image; else a fresh decode.
-    static func decodedCanvas(_ image: DWImage) throws(DWWebImageError) -> Canvas {
-        try Vips.start()
-        if let canvas = Handoff.peek(image) { return canvas }
-        var canvas = try Canvas(pending: image)
-        try canvas.decode()
-        return canvas
-    }
 }
