@@ -91,7 +91,7 @@ enum Decoder {
         let thumb = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode \(image.format.rawValue)") {
                 cvips_thumbnail_buffer(bytes.baseAddress!, bytes.count, Int32(width), Int32(height), size, crop,
-                                       failOnTruncated, nil, $0)
+                                       failOnTruncated, "fail_on=truncated", $0)
             }
         }
         return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
