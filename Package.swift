@@ -58,7 +58,7 @@ let package = Package(
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",
-            dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"],
+            dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "DWLocking", "CChecksum"],
             exclude: ["Fixtures"]
         ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).

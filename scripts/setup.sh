@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what DWWebImage needs on Debian when it is missing: libcurl, giflib and zlib headers, pkg-config; and what
-# the tests use as independent peers: libvips-tools (vipsheader) and Pillow (the format corpus's reference readers).
+# the tests use as independent peers: libvips-tools (vipsheader) and Pillow (the format corpus's reference readers);
+# Apache httpd, lighttpd and Caddy (RealServerTests start them with generated configs on 127.0.0.1).
 # Idempotent and quiet when everything is already there. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libgif-dev zlib1g-dev pkg-config libvips-tools python3)
+packages=(libcurl4-openssl-dev libgif-dev zlib1g-dev pkg-config libvips-tools python3 apache2 lighttpd caddy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
