@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
         .library(name: "DWTestServer", targets: ["DWTestServer"]),
+        .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
     dependencies: [
@@ -42,12 +43,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // libchafa (pkg-config); only CChafa includes it.
+        .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
+        // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
+        .target(name: "CChafa", dependencies: ["CChafaSystem"]),
+        // Images as terminal output (Unicode symbols in 24-bit/256/16 colours, sixels, kitty, iTerm2) on libchafa.
+        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "CChafa", "DWLocking"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
         .executableTarget(
             name: "dwfetch",
             dependencies: [
                 "DWWebImage",
+                "DWWebImagePreview",
                 "DWTestServer",
                 "DWLocking",
                 "DWFileIO",
@@ -61,6 +69,8 @@ let package = Package(
             dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "DWLocking", "CChecksum"],
             exclude: ["Fixtures"]
         ),
+        // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
+        .testTarget(name: "DWWebImagePreviewTests", dependencies: ["DWWebImagePreview", "DWWebImage", "DWTestServer"]),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",

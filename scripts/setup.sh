@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
-# Installs what DWWebImage needs on Debian when it is missing: libcurl, giflib and zlib headers, pkg-config; and what
-# the tests use as independent peers: libvips-tools (vipsheader) and Pillow (the format corpus's reference readers);
-# Apache httpd, lighttpd and Caddy (RealServerTests start them with generated configs on 127.0.0.1).
+# Installs what DWWebImage needs on Debian when it is missing, and the peers its tests drive.
 # Idempotent and quiet when everything is already there. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libgif-dev zlib1g-dev pkg-config libvips-tools python3 apache2 lighttpd caddy)
+# One package a line, with what needs it.
+packages=(
+  libcurl4-openssl-dev  # transfers (CCurlShim)
+  libgif-dev            # GIF frames (CGif)
+  zlib1g-dev            # cache entry compression (CZlib)
+  pkg-config
+  libchafa-dev          # terminal previews (DWWebImagePreview)
+  libvips-tools         # vipsheader: the format corpus's independent reader
+  python3               # Pillow: the other reference reader (tests install it with pip)
+  tmux                  # the preview tests run dwfetch in a real terminal
+  libsixel-bin          # sixel2png: the preview tests decode sixels back
+  apache2               # RealServerTests: resume, no splicing and 304 against Apache httpd
+  lighttpd              # … and lighttpd
+  caddy                 # … and Caddy (Python's http.server is the fourth, with no Range)
+)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

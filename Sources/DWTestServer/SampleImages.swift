@@ -64,6 +64,29 @@ public enum SampleImages {
         return out
     }
 
+    /// A GIF89a whose frames are drawn from a palette of up to 4 colours: `frames[f]` holds `width × height`
+    /// palette indices, row-major. Known colours for tests and demos that check pixels (`dwfetch --preview`).
+    public static func gif(width: Int, height: Int, palette: [(UInt8, UInt8, UInt8)], frames: [[UInt8]],
+                           delayCentiseconds: Int = 10, loopCount: Int? = nil) -> Data {
+        var out = Data("GIF89a".utf8)
+        out += le16(width) + le16(height)
+        out += [0xF1, 0, 0]  // global colour table, 2 bits → 4 entries
+        for i in 0..<4 {
+            let c = i < palette.count ? palette[i] : (0, 0, 0)
+            out += [c.0, c.1, c.2]
+        }
+        if let loopCount {
+            out += [0x21, 0xFF, 0x0B] + Array("NETSCAPE2.0".utf8) + [0x03, 0x01] + le16(loopCount) + [0x00]
+        }
+        for pixels in frames {
+            out += [0x21, 0xF9, 0x04, 0x00] + le16(delayCentiseconds) + [0x00, 0x00]  // graphic control
+            out += [0x2C] + le16(0) + le16(0) + le16(width) + le16(height) + [0x00]
+            out += gifLZW(pixels.map { $0 & 3 }, minCodeSize: 2)
+        }
+        out.append(0x3B)
+        return out
+    }
+
     /// A 24-bit bottom-up BMP.
     public static func bmp(width: Int, height: Int) -> Data {
         let rowSize = (width * 3 + 3) & ~3
