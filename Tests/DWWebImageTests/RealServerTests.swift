@@ -1,6 +1,7 @@
 // Resume, revalidation and no splicing against servers no one here wrote: Apache httpd, lighttpd and Caddy from
 // Debian, and Python's http.server (no Range at all). Each is started by the test with a generated config on
 // 127.0.0.1; a CuttingProxy in front ends a download part-way, as a dropped link or a killed process does.
+import DWTestPeers
 import DWTestServer
 import Foundation
 import XCTest
@@ -26,7 +27,7 @@ final class RealServerTests: TemporaryRootTestCase {
     private let lastHour = Date(timeIntervalSinceNow: -3600)
 
     private func exercise(_ kind: RealServer.Kind, honoursRange: Bool) throws {
-        let server = try RealServer(kind)
+        let server = try peer { try RealServer(kind) }
         defer { server.stop() }
         let proxy = try CuttingProxy(targetPort: server.port)
         defer { proxy.shutdown() }
@@ -108,6 +109,15 @@ final class RealServerTests: TemporaryRootTestCase {
         let box = ResultBox()
         manager.downloadImage(withURL: url) { box.set($0) }
         return try XCTUnwrap(box.wait(timeout: 30), "no completion for \(url)")
+    }
+}
+
+/// Runs `make`, turning a missing program into a skip that names its package.
+func peer<T>(_ make: () throws -> T) throws -> T {
+    do {
+        return try make()
+    } catch let missing as PeerUnavailable {
+        throw XCTSkip(missing.description)
     }
 }
 

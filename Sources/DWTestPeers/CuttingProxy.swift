@@ -3,7 +3,11 @@
 import DWLocking
 import Foundation
 
-final class CuttingProxy: Sendable {
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public final class CuttingProxy: Sendable {
     private struct State {
         var cuts: [Int] = []  // byte budgets for the next connections, in order
         var sockets: Set<Int32> = []
@@ -12,12 +16,12 @@ final class CuttingProxy: Sendable {
         var sent = Data()  // every byte clients sent, in arrival order
     }
 
-    let port: Int
+    public let port: Int
     private let listener: Int32
     private let targetPort: Int
     private let state = DWLock(State())  // every field above, from the accept and pump threads
 
-    init(targetPort: Int) throws {
+    public init(targetPort: Int) throws {
         self.targetPort = targetPort
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = Self.loopback(port: 0)
@@ -37,13 +41,13 @@ final class CuttingProxy: Sendable {
         thread.start()
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// The next connection is closed once `bytes` of the server's response have been relayed.
-    func cutNextConnection(after bytes: Int) { state.withLock { $0.cuts.append(bytes) } }
+    public func cutNextConnection(after bytes: Int) { state.withLock { $0.cuts.append(bytes) } }
 
     /// What clients sent (request heads), as text; `clear` empties it.
-    func clientBytes(clear: Bool = false) -> String {
+    public func clientBytes(clear: Bool = false) -> String {
         state.withLock { s in
             defer { if clear { s.sent = Data() } }
             return String(decoding: s.sent, as: UTF8.self)
@@ -51,9 +55,9 @@ final class CuttingProxy: Sendable {
     }
 
     /// Connections accepted so far.
-    var connections: Int { state.withLock { $0.connections } }
+    public var connections: Int { state.withLock { $0.connections } }
 
-    func shutdown() {
+    public func shutdown() {
         let sockets = state.withLock { s -> Set<Int32> in
             s.closed = true
             return s.sockets
@@ -63,13 +67,7 @@ final class CuttingProxy: Sendable {
         for fd in sockets { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
-    }
+    private static func loopback(port: Int) -> sockaddr_in { PeerProcess.loopback(port: port) }
 
     private func acceptLoop() {
         while true {
