@@ -62,6 +62,34 @@ struct DWFetch: ParsableCommand {
         "Refuse bodies larger than this (bytes, or with a K, M or G suffix: powers of 1024, as curl).", valueName: "BYTES"))
     var maxSize: ByteCount?
 
+    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the CA certificates in this PEM file (as curl).", valueName: "FILE"))
+    var caCert: String?
+
+    @Option(name: .customLong("capath"), help: ArgumentHelp(
+        "Trust the CA certificates in this hashed directory (openssl rehash).", valueName: "DIR"))
+    var caPath: String?
+
+    @Option(name: .customLong("cert"), help: ArgumentHelp("Client certificate (PEM) for servers that ask.", valueName: "FILE"))
+    var cert: String?
+
+    @Option(name: .customLong("key"), help: ArgumentHelp("Private key (PEM) of --cert.", valueName: "FILE"))
+    var key: String?
+
+    @Option(name: .customLong("pinnedpubkey"), help: ArgumentHelp(
+        "The server's public key must be this: sha256//BASE64 (';' between several) or a PEM/DER file.", valueName: "HASH"))
+    var pinnedPubKey: String?
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's certificate (as curl -k).")
+    var insecure = false
+
+    @Option(name: [.customShort("x"), .customLong("proxy")], help: ArgumentHelp(
+        "Use this HTTP proxy (https through CONNECT); default: http_proxy, https_proxy, all_proxy.", valueName: "URL"))
+    var proxy: String?
+
+    @Option(name: .customLong("noproxy"), help: ArgumentHelp(
+        "Hosts to reach without the proxy, comma-separated ('*' = all); default: no_proxy.", valueName: "LIST"))
+    var noProxy: String?
+
     @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp(
         "Extra request header (repeatable).", valueName: "K: V"))
     var headers: [String] = []
@@ -204,6 +232,14 @@ struct DWFetch: ParsableCommand {
         configuration.retryCount = retries
         configuration.retryDelay = retryDelay
         if let maxSize { configuration.maxBodySize = maxSize.bytes }
+        configuration.tls.caFile = caCert
+        configuration.tls.caDirectory = caPath
+        configuration.tls.clientCertificate = cert
+        configuration.tls.clientKey = key
+        configuration.tls.pinnedPublicKey = pinnedPubKey
+        configuration.tls.insecure = insecure
+        if let proxy { configuration.proxy = proxy }
+        if let noProxy { configuration.noProxy = noProxy }
         for header in headers {
             if let (name, value) = Self.parseHeader(header) { configuration.requestHeaders[name] = value }
         }

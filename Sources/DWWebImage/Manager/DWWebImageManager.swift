@@ -369,6 +369,8 @@ public final class DWWebImageManager: Sendable {
         request.maxBodySize = configuration.maxBodySize
         request.maxRedirects = configuration.maxRedirects
         request.userAgent = configuration.userAgent
+        request.tls = configuration.tls
+        (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
         var policy = cache.cachePolicy
         if waiter.options.contains(.noCache) { policy = [] }
         if waiter.options.contains(.cacheMemoryOnly) { policy.remove(.disk) }
