@@ -58,6 +58,9 @@ let package = Package(
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
         // Not a product: only this package's tests and dwfetch link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
+        // Real peers for tests: Apache, lighttpd, Caddy, Python's http.server, nginx over TLS with a CA made by
+        // openssl, tinyproxy, each started on 127.0.0.1 with a generated config; and a proxy that cuts downloads.
+        .target(name: "DWTestPeers", dependencies: ["DWLocking"]),
         .executableTarget(
             name: "dwfetch",
             dependencies: [
@@ -74,7 +77,7 @@ let package = Package(
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",
-            dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"],
+            dependencies: ["DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum"],
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
@@ -88,7 +91,7 @@ let package = Package(
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",
-            dependencies: ["DWTestServer", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

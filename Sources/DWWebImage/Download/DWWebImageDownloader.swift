@@ -111,6 +111,7 @@ public final class DWWebImageDownloader: Sendable {
             let point = partial.resumePoint
             if let extra = ResumeProtocol.requestHeaders(offset: point.offset, validator: point.validator) {
                 request.headers += extra
+                request.acceptEncoding = "identity"
                 offset = point.offset
                 validator = point.validator
             }
