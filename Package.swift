@@ -8,11 +8,17 @@ let package = Package(
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
         .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
         .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
+        .library(name: "DWWebImageServer", targets: ["DWWebImageServer"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // Typed wrappers around libcurl's variadic calls; no policy lives in C.
@@ -61,13 +67,30 @@ let package = Package(
         // Real peers for tests: Apache, lighttpd, Caddy, Python's http.server, nginx over TLS with a CA made by
         // openssl, tinyproxy, each started on 127.0.0.1 with a generated config; and a proxy that cuts downloads.
         .target(name: "DWTestPeers", dependencies: ["DWLocking"]),
+        // `dwfetch serve`: an imgproxy-compatible image proxy on Hummingbird 2 over the pipeline.
+        .target(
+            name: "DWWebImageServer",
+            dependencies: [
+                "DWWebImage",
+                "DWWebImageProcessing",
+                "DWLocking",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "dwfetch",
             dependencies: [
                 "DWWebImage",
                 "DWWebImagePreview",
                 "DWWebImageProcessing",
+                "DWWebImageServer",
                 "DWTestServer",
+                .product(name: "Logging", package: "swift-log"),
                 "DWLocking",
                 "DWFileIO",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -92,6 +115,11 @@ let package = Package(
         .testTarget(
             name: "DWFetchTests",
             dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
+        .testTarget(
+            name: "DWServerTests",
+            dependencies: ["DWTestServer", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -256,6 +256,7 @@ struct DWFetch: ParsableCommand {
 enum Main {
     static func main() {
         signal(SIGPIPE, SIG_IGN)
+        if CommandLine.arguments.dropFirst().first == "serve" { Serve.main(arguments: Array(CommandLine.arguments.dropFirst(2))) }
         do {
             var command = try DWFetch.parseAsRoot()
             try command.run()
