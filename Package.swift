@@ -6,9 +6,8 @@ let package = Package(
     name: "DWWebImage",
     products: [
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
-        .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
-        .library(name: "DWTestServer", targets: ["DWTestServer"]),
         .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
+        .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
         .library(name: "DWWebImageServer", targets: ["DWWebImageServer"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
@@ -63,7 +62,11 @@ let package = Package(
         // Images as terminal output (Unicode symbols in 24-bit/256/16 colours, sixels, kitty, iTerm2) on libchafa.
         .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "CChafa", "DWLocking"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
+        // Not a product: only this package's tests and dwfetch link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
+        // Real peers for tests: Apache, lighttpd, Caddy, Python's http.server, nginx over TLS with a CA made by
+        // openssl, tinyproxy, each started on 127.0.0.1 with a generated config; and a proxy that cuts downloads.
+        .target(name: "DWTestPeers", dependencies: ["DWLocking"]),
         // `dwfetch serve`: an imgproxy-compatible image proxy on Hummingbird 2 over the pipeline.
         .target(
             name: "DWWebImageServer",
@@ -97,7 +100,7 @@ let package = Package(
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",
-            dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"],
+            dependencies: ["DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum"],
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
@@ -111,7 +114,7 @@ let package = Package(
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",
-            dependencies: ["DWTestServer", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
         .testTarget(

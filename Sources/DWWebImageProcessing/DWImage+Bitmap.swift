@@ -12,7 +12,7 @@ extension DWImage {
     ///   10000 when the bytes do not decode (libvips' reason in the message), including truncated data.
     public func bitmap() throws(DWWebImageError) -> DWBitmap {
         try Vips.start()
-        if format == .gif, Handoff.peek(self) == nil {
+        if format == .gif {
             try Decoder.checkLimits(self, limits: DWImageProcessing.limits)
             guard let animation = animatedImage(bufferCount: 1), animation.frameCount > 0 else {
                 throw DWWebImageError(.notAnImage, "GIF has no frames")
@@ -21,7 +21,8 @@ extension DWImage {
             guard frame.isComplete else { throw DWWebImageError(.notAnImage, "GIF frame 0 is corrupt") }
             return frame.bitmap
         }
-        let canvas = try Engine.decodedCanvas(self)
+        var canvas = try Canvas(pending: self)
+        try canvas.decode()
         var frame = canvas.frames[0]
         if !frame.hasAlpha {
             let opaque = frame

@@ -16,9 +16,12 @@ struct ImageSummary: Sendable {
     /// Hex SHA-256 of the bytes (computed only for `--json`).
     let sha256: String?
     let metrics: DWDownloadMetrics?
+    /// For a processed image: the original's facts and the variant (`--resize` and friends).
+    let original: SourceFacts?
 
-    init(_ image: DWImage, hash: Bool) {
-        source = image.source
+    init(_ image: DWImage, hash: Bool, original: SourceFacts? = nil) {
+        self.original = original
+        source = original?.origin ?? image.source
         byteCount = image.data.count
         format = image.format
         pixelWidth = image.pixelWidth
@@ -32,7 +35,7 @@ struct ImageSummary: Sendable {
         } else {
             sha256 = nil
         }
-        metrics = image.metrics
+        metrics = original?.metrics ?? image.metrics
     }
 }
 
@@ -46,6 +49,12 @@ struct FetchOutcome: Sendable {
     var metrics: DWDownloadMetrics?
     /// Fetched through `--prefetch`.
     var prefetched = false
+
+    /// The image arrived and, with `-o`, was written.
+    var succeeded: Bool {
+        if case .success = result { return writeError == nil }
+        return false
+    }
 }
 
 /// Totals for the summary line and the exit status.
@@ -62,6 +71,8 @@ final class FetchRunner: Sendable {
     private let output: OutputWriter?
     private let progress: ProgressView?
     private let state = DWLock(RunState())
+    /// `--verify` and the pixel flags.
+    private let pixels: PixelStage
 
     private struct RunState {
         var outcomes: [String: FetchOutcome] = [:]
@@ -79,6 +90,7 @@ final class FetchRunner: Sendable {
         self.manager = manager
         self.output = command.output.map { OutputWriter(directory: $0) }
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1) ? ProgressView() : nil
+        self.pixels = PixelStage(options: command.processing)
     }
 
     /// Fetches every URL (each distinct one once), printing one line per mention in input order; then the
@@ -96,7 +108,7 @@ final class FetchRunner: Sendable {
         var distinct: [String] = []
         var seen = Set<String>()
         for url in urls where seen.insert(url).inserted { distinct.append(url) }
-        let names = output == nil ? [:] : OutputNames.assign(distinct)
+        let names = output == nil ? [:] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
         if let output, let failure = output.prepare() {
             FileHandle.standardError.write(Data("dwfetch: \(failure)\n".utf8))
             return FetchReport(fetched: 0, failed: urls.count)
@@ -124,16 +136,19 @@ final class FetchRunner: Sendable {
             progress?.started(url)
             let token = manager.downloadImage(withURL: url, options: options, progress: { [progress] received, expected in
                 progress?.update(url, received: received, expected: expected)
-            }) { [self] result in
-                let (path, writeError) = save(result, url: url, name: names[url])
-                progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
-                state.withLock { s in
-                    s.outcomes[url] = FetchOutcome(url: url, result: result.map { ImageSummary($0, hash: json) },
-                                                   path: path, writeError: writeError,
-                                                   metrics: s.metrics[url])
+            }) { [self] fetched in
+                pixels.finish(fetched) { [self] result, original in
+                    let (path, writeError) = save(result, url: url, name: names[url])
+                    progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
+                    state.withLock { s in
+                        s.outcomes[url] = FetchOutcome(url: url,
+                                                       result: result.map { ImageSummary($0, hash: json, original: original) },
+                                                       path: path, writeError: writeError,
+                                                       metrics: s.metrics[url])
+                    }
+                    printReady(urls)
+                    done.leave()
                 }
-                printReady(urls)
-                done.leave()
             }
             state.withLock { $0.tokens.append(token) }
         }
@@ -143,16 +158,13 @@ final class FetchRunner: Sendable {
         manager.cache.waitForPendingWrites()
         printReady(urls)
         let prefetched = state.withLock { $0.prefetchOutcomes }
-        let prefetchLines = prefetch.compactMap { prefetched[$0] }.map { command.json ? OutputFormat.json($0) : OutputFormat.human($0) }
-        if !prefetchLines.isEmpty {
-            FileHandle.standardOutput.write(Data((prefetchLines.joined(separator: "\n") + "\n").utf8))
-        }
+        printLines(prefetch.compactMap { prefetched[$0] })
 
         var report = FetchReport()
         let outcomes = state.withLock { $0.outcomes }
         for (url, table) in urls.map({ ($0, outcomes) }) + prefetch.map({ ($0, prefetched) }) {
             guard let outcome = table[url] else { continue }
-            if case .success(let image) = outcome.result, outcome.writeError == nil {
+            if outcome.succeeded, case .success(let image) = outcome.result {
                 report.fetched += 1
                 report.bytes += Int64(image.byteCount)
             } else {
@@ -171,7 +183,8 @@ final class FetchRunner: Sendable {
 
     /// Writes the image into the output directory (atomically), returning its path or why it failed.
     private func save(_ result: Result<DWImage, DWWebImageError>, url: String, name: String?) -> (String?, String?) {
-        guard let output, let name, case .success(let image) = result else { return (nil, nil) }
+        guard let output, var name, case .success(let image) = result else { return (nil, nil) }
+        if pixels.isProcessing { name += "." + image.format.fileExtension }  // the processed image's own format
         do {
             return (try output.write(image, name: name), nil)
         } catch {
@@ -181,17 +194,34 @@ final class FetchRunner: Sendable {
 
     /// Prints every line whose turn has come (input order), as soon as its URL is done.
     private func printReady(_ urls: [String]) {
-        var lines: [String] = []
+        var outcomes: [FetchOutcome] = []
         state.withLock { s in
             while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
-                lines.append(command.json ? OutputFormat.json(outcome) : OutputFormat.human(outcome))
+                outcomes.append(outcome)
                 s.nextToPrint += 1
             }
         }
-        guard !lines.isEmpty else { return }
+        guard !outcomes.isEmpty else { return }
         progress?.clear()
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        printLines(outcomes)
         progress?.redraw()
+    }
+
+    /// One line per outcome on stdout; with `-q` (and no `--json`), as wget -q and curl -sS: nothing for a success,
+    /// the failure's line on stderr.
+    private func printLines(_ outcomes: [FetchOutcome]) {
+        var out: [String] = [], err: [String] = []
+        for outcome in outcomes {
+            if command.json {
+                out.append(OutputFormat.json(outcome))
+            } else if !command.quiet {
+                out.append(OutputFormat.human(outcome))
+            } else if !outcome.succeeded {
+                err.append("dwfetch: " + OutputFormat.human(outcome))
+            }
+        }
+        if !out.isEmpty { FileHandle.standardOutput.write(Data((out.joined(separator: "\n") + "\n").utf8)) }
+        if !err.isEmpty { FileHandle.standardError.write(Data((err.joined(separator: "\n") + "\n").utf8)) }
     }
 
     private func printSummary(_ report: FetchReport) {

@@ -15,7 +15,7 @@ struct Raster {
         try Vips.start()
         let w = Int32(width), h = Int32(height), b = Int32(bands)
         let pixels = self.pixels
-        return try withBytes(pixels) { (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
+        return try borrowBytes(pixels) { (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
             try Vips.make("cannot wrap decoded pixels") { cvips_from_memory(bytes.baseAddress!, bytes.count, w, h, b, $0) }
         }
     }

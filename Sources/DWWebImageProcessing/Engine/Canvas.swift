@@ -13,8 +13,8 @@ struct Canvas: Sendable {
     var frames: [VImage] = []
     /// Per-frame display times (animations only).
     var delays: [TimeInterval] = []
-    /// Plays, as ``DWImage/loopCount`` counts them (0 = forever).
-    var loopCount = 0
+    /// The source GIF's NETSCAPE2.0 loop value (0 = forever; nil: no block, play once).
+    var netscapeLoopCount: Int?
     /// The encoded image this canvas has not decoded yet; nil once ``frames`` is filled.
     var source: DWImage?
     /// The format of the original image.
@@ -46,7 +46,7 @@ struct Canvas: Sendable {
         let decoded = try Decoder.decode(image)
         frames = decoded.frames
         delays = decoded.delays
-        loopCount = decoded.loopCount
+        netscapeLoopCount = decoded.netscapeLoopCount
         keepAlive.append(contentsOf: decoded.keepAlive)
         source = nil
         isMaterialized = false

@@ -9,7 +9,7 @@ enum Decoder {
     struct Decoded {
         var frames: [VImage]
         var delays: [TimeInterval] = []
-        var loopCount = 0
+        var netscapeLoopCount: Int?
         var keepAlive: [Data] = []
     }
 
@@ -73,7 +73,7 @@ enum Decoder {
         guard let loader = vipsLoader(for: format) else {
             throw DWWebImageError(.notAnImage, "no decoder for \(format.rawValue) images")
         }
-        let image = try withBytes(data) { bytes throws(DWWebImageError) in
+        let image = try borrowBytes(data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode \(format.rawValue)") {
                 cvips_load_buffer(loader, bytes.baseAddress!, bytes.count, failOnTruncated, sequential ? 1 : 0, 0, $0)
             }
@@ -88,10 +88,10 @@ enum Decoder {
     static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
         throws(DWWebImageError) -> Decoded {
         _ = try open(image.data, format: image.format)  // libvips' own header against the limits first
-        let thumb = try withBytes(image.data) { bytes throws(DWWebImageError) in
+        let thumb = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode \(image.format.rawValue)") {
                 cvips_thumbnail_buffer(bytes.baseAddress!, bytes.count, Int32(width), Int32(height), size, crop,
-                                       failOnTruncated, nil, $0)
+                                       failOnTruncated, "fail_on=truncated", $0)
             }
         }
         return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
@@ -124,7 +124,7 @@ enum Decoder {
             throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt after frame \(animation.frameCount)"
                                       + (animation.partialReason.map { ": \($0)" } ?? ""))
         }
-        var decoded = Decoded(frames: [], loopCount: image.loopCount)
+        var decoded = Decoded(frames: [], netscapeLoopCount: animation.netscapeLoopCount)
         var failure: DWWebImageError?
         animation.forEachFrame { frame in
             guard frame.isComplete else {
@@ -132,7 +132,7 @@ enum Decoder {
                 return false
             }
             do throws(DWWebImageError) {
-                let vimage = try withBytes(frame.pixels) { bytes throws(DWWebImageError) in
+                let vimage = try borrowBytes(frame.pixels) { bytes throws(DWWebImageError) in
                     try Vips.make("cannot wrap GIF frame") {
                         cvips_from_memory(bytes.baseAddress!, bytes.count, Int32(frame.width), Int32(frame.height), 4, $0)
                     }
@@ -195,7 +195,7 @@ enum Decoder {
 
 /// `body` with `data`'s bytes, keeping the error's type (the standard `withUnsafeBytes` only rethrows).
 /// The pointer stays valid after `body` while `data` is alive and unmodified (libvips reads lazily from it).
-func withBytes<T>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError) -> T {
+func borrowBytes<T>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError) -> T {
     guard !data.isEmpty else { throw DWWebImageError(.notAnImage, "no bytes") }
     let result: Result<T, DWWebImageError> = data.withUnsafeBytes { bytes in
         do throws(DWWebImageError) { return .success(try body(bytes)) } catch { return .failure(error) }
@@ -204,7 +204,7 @@ func withBytes<T>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebIma
 }
 
 /// `body` with an array's bytes, keeping the error's type.
-func withBytes<T>(_ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError) -> T {
+func borrowBytes<T>(_ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError) -> T {
     let result: Result<T, DWWebImageError> = array.withUnsafeBytes { bytes in
         do throws(DWWebImageError) { return .success(try body(bytes)) } catch { return .failure(error) }
     }

@@ -30,27 +30,27 @@ enum Encoder {
         let format = canvas.outputFormat
         let animated = canvas.frames.count > 1 && keepsFrames(format)
         var frames = animated ? canvas.frames : [canvas.frames[0]]
-        if !animated && canvas.frames.count > 1 {
-            canvas.frames = frames
-            canvas.delays = []
-            canvas.loopCount = 0
-        }
-        if pixelBytes(frames) <= materializeLimit {
-            frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
-                try Vips.make("cannot compute the image") { cvips_copy_memory(frame.pointer, $0) }
-            }
-            canvas.frames = frames
-            canvas.isMaterialized = true
-        }
         if !keepsAlpha(format), frames.contains(where: \.hasAlpha) {
             frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
                 guard frame.hasAlpha else { return frame }
                 return try Vips.make("cannot flatten alpha") { cvips_flatten(frame.pointer, 255, 255, 255, $0) }
             }
         }
+        if pixelBytes(frames) <= materializeLimit {
+            frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
+                try Vips.make("cannot compute the image") { cvips_copy_memory(frame.pointer, $0) }
+            }
+            canvas.isMaterialized = true
+        }
+        // The canvas now describes exactly what is encoded (the next processor of a chain starts from it).
+        canvas.frames = frames
+        if !animated {
+            canvas.delays = []
+            canvas.netscapeLoopCount = nil
+        }
         let image: VImage
         if animated {
-            image = try toiletRoll(frames, delays: canvas.delays, loopCount: canvas.loopCount)
+            image = try toiletRoll(frames, delays: canvas.delays, netscapeLoopCount: canvas.netscapeLoopCount)
         } else {
             image = frames[0]
         }
@@ -63,7 +63,7 @@ enum Encoder {
 
     /// The frames stacked top to bottom, with the metadata libvips' GIF and WebP savers read: `page-height`,
     /// `delay` (ms per frame) and `loop`.
-    private static func toiletRoll(_ frames: [VImage], delays: [TimeInterval], loopCount: Int)
+    private static func toiletRoll(_ frames: [VImage], delays: [TimeInterval], netscapeLoopCount: Int?)
         throws(DWWebImageError) -> VImage {
         // Every page needs the same bands: give opaque frames an alpha band when any frame has one.
         var pages = frames
@@ -81,14 +81,19 @@ enum Encoder {
         cvips_set_int(roll.pointer, "page-height", Int32(frames[0].height))
         var milliseconds = (0..<frames.count).map { i in Int32(((i < delays.count ? delays[i] : 0.1) * 1000).rounded()) }
         cvips_set_array_int(roll.pointer, "delay", &milliseconds, Int32(milliseconds.count))
-        cvips_set_int(roll.pointer, "loop", Int32(vipsLoop(forPlays: loopCount)))
+        cvips_set_int(roll.pointer, "loop", Int32(vipsLoop(netscapeLoopCount: netscapeLoopCount)))
         cvips_remove(roll.pointer, "gif-delay")
         cvips_remove(roll.pointer, "gif-loop")
         return roll
     }
 
-    /// libvips' `loop` for a ``DWImage/loopCount`` (the NETSCAPE2.0 value; 0 = forever).
-    static func vipsLoop(forPlays loopCount: Int) -> Int { loopCount }
+    /// libvips' `loop` counts plays (0 = forever): its GIF saver writes NETSCAPE2.0 `loop − 1` (no block for 1), its
+    /// WebP saver the ANIM loop count as is. A GIF's NETSCAPE2.0 value n means n + 1 plays in browsers (0 = forever,
+    /// no block = once), so the source's own block is written back unchanged.
+    static func vipsLoop(netscapeLoopCount: Int?) -> Int {
+        guard let n = netscapeLoopCount else { return 1 }
+        return n == 0 ? 0 : n + 1
+    }
 
     /// The saver for `format`: JPEG (optimised Huffman tables), PNG (deflate 6), WebP, AVIF (AV1), HEIC (HEVC), GIF
     /// (libimagequant palette per frame), TIFF (deflate). Metadata is stripped: orientation is applied and the
@@ -135,14 +140,5 @@ enum Engine {
         }
         Handoff.remember(output.data, canvas: canvas)
         return output
-    }
-
-    /// The canvas an image decodes to: the previous processor's, if it made this image; else a fresh decode.
-    static func decodedCanvas(_ image: DWImage) throws(DWWebImageError) -> Canvas {
-        try Vips.start()
-        if let canvas = Handoff.peek(image) { return canvas }
-        var canvas = try Canvas(pending: image)
-        try canvas.decode()
-        return canvas
     }
 }

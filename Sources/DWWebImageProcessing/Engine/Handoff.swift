@@ -41,15 +41,6 @@ enum Handoff {
         }
     }
 
-    /// The decoded canvas of `image`, if this process made it, left in place.
-    static func peek(_ image: DWImage) -> Canvas? {
-        let key = identity(image.data)
-        guard key.count > 0 else { return nil }
-        return entries.withLock { list in
-            list.last(where: { identity($0.data) == key && $0.canvas.isDecoded })?.canvas
-        }
-    }
-
     /// Where a `Data`'s bytes live and how many there are.
     private static func identity(_ data: Data) -> (address: UInt, count: Int) {
         data.withUnsafeBytes { (UInt(bitPattern: $0.baseAddress), $0.count) }

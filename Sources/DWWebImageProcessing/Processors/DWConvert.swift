@@ -9,7 +9,8 @@ import Foundation
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWConvert: DWImageProcessor, Hashable {
-    public let format: DWImageFormat
+    /// The output format; nil: the format the image would have anyway (see ``init(quality:)``).
+    public let format: DWImageFormat?
     public let quality: Int?
 
     /// The formats ``DWConvert`` writes.
@@ -21,20 +22,33 @@ public struct DWConvert: DWImageProcessor, Hashable {
         self.quality = quality
     }
 
-    /// `convert(<format>)` or `convert(<format>,q<quality>)`.
-    public var identifier: String { "convert(\(format.rawValue)\(quality.map { ",q\($0)" } ?? ""))" }
+    /// Only a quality (1…100) for the format the image keeps (`dwfetch --quality` without `--format`).
+    public init(quality: Int) {
+        self.format = nil
+        self.quality = quality
+    }
+
+    /// `convert(<format>)`, `convert(<format>,q<quality>)` or `convert(q<quality>)`.
+    public var identifier: String {
+        switch (format, quality) {
+        case (let format?, let quality?): "convert(\(format.rawValue),q\(quality))"
+        case (let format?, nil): "convert(\(format.rawValue))"
+        case (nil, let quality?): "convert(q\(quality))"
+        case (nil, nil): "convert()"
+        }
+    }
 
     /// The converted image; 10000 for a format it does not write or a quality outside 1…100.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        guard Self.formats.contains(format) else {
+        if let format, !Self.formats.contains(format) {
             throw DWWebImageError(.notAnImage, "cannot convert to \(format.rawValue) (jpeg, png, webp, avif or gif)")
         }
         if let quality, !(1...100).contains(quality) {
             throw DWWebImageError(.notAnImage, "quality must be 1…100 (got \(quality))")
         }
         return try Engine.process(image) { canvas throws(DWWebImageError) in
-            canvas.outputFormat = format
-            canvas.quality = quality
+            if let format { canvas.outputFormat = format }
+            if let quality { canvas.quality = quality }
         }
     }
 }

@@ -32,7 +32,7 @@ public struct DWRoundCorners: DWImageProcessor, Hashable {
     private func round(_ frame: VImage) throws(DWWebImageError) -> VImage {
         let w = frame.width, h = frame.height
         let mask = Self.mask(width: w, height: h, radius: min(radius, Double(min(w, h)) / 2))
-        let maskImage = try withBytes(mask) { (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
+        let maskImage = try borrowBytes(mask) { (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
             try Vips.make("cannot make the corner mask") {
                 cvips_from_memory(bytes.baseAddress!, bytes.count, Int32(w), Int32(h), 1, $0)
             }

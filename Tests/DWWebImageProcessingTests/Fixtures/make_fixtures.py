@@ -104,6 +104,18 @@ frames[0].save(path("anim12.gif"), save_all=True, append_images=frames[1:], dura
                disposal=1, optimize=False)
 expected["anim12.gif"] = {"size": [40, 30], "delays_ms": delays, "loop": 3}
 
+# A decompression bomb in ancillary chunks: an 8x8 PNG whose zTXt and iCCP chunks each inflate to 200 MiB.
+def chunk(t, d):
+    import zlib as z
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", z.crc32(t + d) & 0xffffffff)
+import zlib
+bomb = zlib.compress(b"\x00" * (200 * 1024 * 1024), 9)
+raw = b"".join(b"\x00" + bytes([200, 40, 40]) * 8 for _ in range(8))
+open(path("ztxt-bomb.png"), "wb").write(
+    b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0))
+    + chunk(b"zTXt", b"Comment\x00\x00" + bomb) + chunk(b"iCCP", b"bomb\x00\x00" + bomb)
+    + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
 # A 12 MP-class JPEG is made by the tests themselves (too big to commit).
 json.dump(expected, open(path("expected.json"), "w"), indent=1, sort_keys=True)
 print("fixtures:", sorted(expected))
