@@ -54,6 +54,19 @@ public final class DWImageServer: Sendable {
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets the requests in flight finish, and returns.
     /// `onListening` is called with the bound port once the server accepts connections.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        if configuration.tunesMalloc {
+            DWMallocTuning.limitArenas(2)
+            // Free pages go back to the kernel a few seconds after a burst of transforms, not during it.
+            Task.detached(priority: .background) { [metrics] in
+                var last = metrics.transformCount
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(5))
+                    let now = metrics.transformCount
+                    if now != last { DWMallocTuning.trim() }
+                    last = now
+                }
+            }
+        }
         let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in await respond(to: request) }
         let app = Application(
             responder: responder,
