@@ -96,8 +96,10 @@ public final class DWImageServer: Sendable {
         }
         let bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0
         if request.method == .head { response.body = ResponseBody() }
-        metrics.answered(status: Int(response.status.code), bytes: request.method == .head ? 0 : bytes,
-                         elapsed: clock.now - start)
+        if target != "/metrics" && target != "/health" {  // scrapes and probes would swamp the image counts
+            metrics.answered(status: Int(response.status.code), bytes: request.method == .head ? 0 : bytes,
+                             elapsed: clock.now - start)
+        }
         if logger.logLevel <= .info {
             let ms = Double((clock.now - start).components.attoseconds) / 1e15
                 + Double((clock.now - start).components.seconds) * 1000

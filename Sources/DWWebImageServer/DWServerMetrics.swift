@@ -33,7 +33,7 @@ final class DWServerMetrics: Sendable {
     }
 
     private func requestCounter(_ status: Int) -> Counter {
-        registry.makeCounter(descriptor: Self.name("requests", "total", "Requests answered, by status."),
+        registry.makeCounter(descriptor: Self.name("requests", "total", "Image requests answered, by status (/health and /metrics not counted)."),
                              labels: [("status", String(status))])
     }
 

@@ -24,7 +24,8 @@ need_debs() {  # need_debs cmd:package ...
 
 build_dwfetch() {
     log "building dwfetch (release)"
-    (cd "$ROOT" && swift build -c release --product dwfetch 2>&1 | grep -E "error|Compiling dwfetch|Build complete" >&2)
+    (cd "$ROOT" && swift build -c release --product dwfetch 2>&1 | { grep -E "error|complete" >&2 || true; })
+    (cd "$ROOT" && swift build -c release --product dwfetch >/dev/null 2>&1) || { log "release build failed"; exit 1; }
     DWFETCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/dwfetch"
 }
 
