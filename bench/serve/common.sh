@@ -6,7 +6,11 @@ CORPUS="$ROOT/bench/corpus/serve"
 mkdir -p "$OUT" "$CORPUS"
 export PATH="$PATH:/opt/swift/usr/bin"
 PIDS=()
-cleanup() { for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() {
+    for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$OUT"/cache-* "$OUT"/nginx-tmp-*
+}
 trap cleanup EXIT
 
 log() { printf '[serve] %s\n' "$*" >&2; }
