@@ -512,13 +512,6 @@ public final class DWWebImageManager: Sendable {
                 for waiters in groups { self?.makeVariant(from: original, for: waiters, callbacks: callbacks) }
             },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
-            hostKey: Self.hostKey(asciiURL))
-    }
-
-    /// `host:port` of a validated URL (default ports by scheme).
-    static func hostKey(_ url: String) -> String {
-        guard let components = URLComponents(string: url), let host = components.host?.lowercased() else { return url }
-        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
-        return "\(host):\(port)"
+            hostKey: URLValidator.hostKey(asciiURL))
     }
 }
