@@ -475,7 +475,7 @@ public final class DWWebImageManager: Sendable {
 
     /// Partial bodies live beside the cache spaces, under the cache root.
     private var partialStore: PartialStore {
-        PartialStore(cacheRoot: cache.rootDirectory)  // the root is a cache setting that can change: no stored copy
+        PartialStore(path: cache.partialPath)  // the root is a cache setting that can change: no stored copy
     }
 
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,
