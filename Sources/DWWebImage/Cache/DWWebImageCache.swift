@@ -101,6 +101,12 @@ public final class DWWebImageCache: Sendable {
     private let memory: MemoryCache
     private let writeSemaphore = DispatchSemaphore(value: 1)
     private let pendingWrites = DispatchGroup()
+    /// The pipeline's disk writes, one at a time in the order handed over: one thread, not one thread blocked on
+    /// `writeSemaphore` per write (each with its own malloc arena).
+    private let writeQueue = DispatchQueue(label: "DWWebImage.cache.writes", qos: .userInitiated)
+    /// Writes handed to `writeQueue` and not done yet, at most 16: downloads faster than the disk wait here (on the
+    /// work queue, after their slot was freed and their callers answered) rather than pile images up in memory.
+    private let writeBacklog = DispatchSemaphore(value: 16)
     /// Which entries this process marked as read in the last minute (LRU atimes; see ``ReadTouches``).
     let readTouches = ReadTouches()
     /// Where DidClean notifications are posted (the cache has no caller's queue of its own).
@@ -400,11 +406,26 @@ public final class DWWebImageCache: Sendable {
     /// ``waitForPendingWrites(timeout:)`` waits for it even if called before the write begins.
     func willWrite() { pendingWrites.enter() }
 
-    /// Writes `data` atomically under `key` (announced by ``willWrite()``), then posts
+    /// Hands `body` to the write queue, waiting while 16 writes are already queued; ends the write announced by
+    /// ``willWrite()`` when done.
+    private func enqueueWrite(_ body: @escaping @Sendable () -> Void) {
+        writeBacklog.wait()
+        writeQueue.async { [self] in
+            body()
+            writeBacklog.signal()
+            pendingWrites.leave()
+        }
+    }
+
+    /// Writes `data` atomically under `key` (announced by ``willWrite()``) on the cache's write queue, then posts
     /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
     func writeAndNotify(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
                         queue: DispatchQueue) {
-        defer { pendingWrites.leave() }
+        enqueueWrite { [self] in write(image, forKey: key, metadata: metadata, url: url, queue: queue) }
+    }
+
+    private func write(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
+                       queue: DispatchQueue) {
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
         do {
             try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
@@ -421,12 +442,16 @@ public final class DWWebImageCache: Sendable {
     /// It carries no validators, so once expired it is a miss and is made again from the original (which is
     /// revalidated). Failures are logged; no notification is posted.
     func writeVariant(_ image: DWImage?, forKey key: String) {
-        defer { pendingWrites.leave() }
-        guard let image else { return }
-        do {
-            try writeToDisk(image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
-        } catch {
-            DWLog.warning("cache write failed for \(key): \(error.message)")
+        guard let image else {
+            pendingWrites.leave()
+            return
+        }
+        enqueueWrite { [self] in
+            do throws(DWWebImageError) {
+                try writeToDisk(image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
+            } catch {
+                DWLog.warning("cache write failed for \(key): \(error.message)")
+            }
         }
     }
 
