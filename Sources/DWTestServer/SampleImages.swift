@@ -64,6 +64,29 @@ public enum SampleImages {
         return out
     }
 
+    /// A GIF89a whose frames are drawn from a palette of up to 4 colours: `frames[f]` holds `width × height`
+    /// palette indices, row-major. Known colours for tests and demos that check pixels (`dwfetch --preview`).
+    public static func gif(width: Int, height: Int, palette: [(UInt8, UInt8, UInt8)], frames: [[UInt8]],
+                           delayCentiseconds: Int = 10, loopCount: Int? = nil) -> Data {
+        var out = Data("GIF89a".utf8)
+        out += le16(width) + le16(height)
+        out += [0xF1, 0, 0]  // global colour table, 2 bits → 4 entries
+        for i in 0..<4 {
+            let c = i < palette.count ? palette[i] : (0, 0, 0)
+            out += [c.0, c.1, c.2]
+        }
+        if let loopCount {
+            out += [0x21, 0xFF, 0x0B] + Array("NETSCAPE2.0".utf8) + [0x03, 0x01] + le16(loopCount) + [0x00]
+        }
+        for pixels in frames {
+            out += [0x21, 0xF9, 0x04, 0x00] + le16(delayCentiseconds) + [0x00, 0x00]  // graphic control
+            out += [0x2C] + le16(0) + le16(0) + le16(width) + le16(height) + [0x00]
+            out += gifLZW(pixels.map { $0 & 3 }, minCodeSize: 2)
+        }
+        out.append(0x3B)
+        return out
+    }
+
     /// A 24-bit bottom-up BMP.
     public static func bmp(width: Int, height: Int) -> Data {
         let rowSize = (width * 3 + 3) & ~3
@@ -216,17 +239,19 @@ public enum SampleImages {
         return c ^ 0xFFFF_FFFF
     }
 
-    /// LZW image data that never grows the code width: a clear code every few codes, so every pixel is one code.
-    private static func gifLZW(_ pixels: [UInt8], minCodeSize: Int) -> [UInt8] {
-        let clear = 1 << minCodeSize, end = clear + 1, width = minCodeSize + 1
-        let run = (1 << minCodeSize) - 2
+    /// GIF image data (the LZW minimum code size byte, then sub-blocks) that never grows the code width: a clear
+    /// code every 2^n − 2 codes, one code per pixel. Valid for any decoder; used by the samples and test fixtures.
+    public static func gifLZW(_ pixels: [UInt8], minCodeSize: Int) -> [UInt8] {
+        let n = max(1, min(minCodeSize, 11))
+        let clear = 1 << n, end = clear + 1, width = n + 1
+        let run = max(1, (1 << n) - 2)
         var codes: [Int] = []
         var i = 0
-        while i < pixels.count {
+        repeat {
             codes.append(clear)
-            for p in pixels[i..<min(i + run, pixels.count)] { codes.append(Int(p)) }
+            for p in pixels[i..<min(i + run, pixels.count)] { codes.append(Int(p) & (clear - 1)) }
             i += run
-        }
+        } while i < pixels.count
         codes.append(end)
         var bytes: [UInt8] = []
         var acc = 0, bits = 0

@@ -49,6 +49,12 @@ struct FetchOutcome: Sendable {
     var metrics: DWDownloadMetrics?
     /// Fetched through `--prefetch`.
     var prefetched = false
+
+    /// The image arrived and, with `-o`, was written.
+    var succeeded: Bool {
+        if case .success = result { return writeError == nil }
+        return false
+    }
 }
 
 /// Totals for the summary line and the exit status.
@@ -152,16 +158,13 @@ final class FetchRunner: Sendable {
         manager.cache.waitForPendingWrites()
         printReady(urls)
         let prefetched = state.withLock { $0.prefetchOutcomes }
-        let prefetchLines = prefetch.compactMap { prefetched[$0] }.map { command.json ? OutputFormat.json($0) : OutputFormat.human($0) }
-        if !prefetchLines.isEmpty {
-            FileHandle.standardOutput.write(Data((prefetchLines.joined(separator: "\n") + "\n").utf8))
-        }
+        printLines(prefetch.compactMap { prefetched[$0] })
 
         var report = FetchReport()
         let outcomes = state.withLock { $0.outcomes }
         for (url, table) in urls.map({ ($0, outcomes) }) + prefetch.map({ ($0, prefetched) }) {
             guard let outcome = table[url] else { continue }
-            if case .success(let image) = outcome.result, outcome.writeError == nil {
+            if outcome.succeeded, case .success(let image) = outcome.result {
                 report.fetched += 1
                 report.bytes += Int64(image.byteCount)
             } else {
@@ -191,17 +194,34 @@ final class FetchRunner: Sendable {
 
     /// Prints every line whose turn has come (input order), as soon as its URL is done.
     private func printReady(_ urls: [String]) {
-        var lines: [String] = []
+        var outcomes: [FetchOutcome] = []
         state.withLock { s in
             while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
-                lines.append(command.json ? OutputFormat.json(outcome) : OutputFormat.human(outcome))
+                outcomes.append(outcome)
                 s.nextToPrint += 1
             }
         }
-        guard !lines.isEmpty else { return }
+        guard !outcomes.isEmpty else { return }
         progress?.clear()
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        printLines(outcomes)
         progress?.redraw()
+    }
+
+    /// One line per outcome on stdout; with `-q` (and no `--json`), as wget -q and curl -sS: nothing for a success,
+    /// the failure's line on stderr.
+    private func printLines(_ outcomes: [FetchOutcome]) {
+        var out: [String] = [], err: [String] = []
+        for outcome in outcomes {
+            if command.json {
+                out.append(OutputFormat.json(outcome))
+            } else if !command.quiet {
+                out.append(OutputFormat.human(outcome))
+            } else if !outcome.succeeded {
+                err.append("dwfetch: " + OutputFormat.human(outcome))
+            }
+        }
+        if !out.isEmpty { FileHandle.standardOutput.write(Data((out.joined(separator: "\n") + "\n").utf8)) }
+        if !err.isEmpty { FileHandle.standardError.write(Data((err.joined(separator: "\n") + "\n").utf8)) }
     }
 
     private func printSummary(_ report: FetchReport) {

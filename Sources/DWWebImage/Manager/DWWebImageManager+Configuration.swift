@@ -36,6 +36,15 @@ extension DWWebImageManager {
         }
         /// Minimum interval between progress calls, seconds (ImageX's 0.02 s).
         public var progressInterval: TimeInterval = 0.02
+        /// How HTTPS servers are trusted (CA file or directory, pinned key, insecure) and the client certificate.
+        public var tls = TLS()
+        /// A forward proxy for every request, `http://host:port` (https goes through it with CONNECT), as
+        /// `CURLOPT_PROXY`; "" = no proxy even if the environment names one. nil: libcurl's environment rules
+        /// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
+        public var proxy: String?
+        /// Hosts reached without the proxy: comma-separated names, domains, addresses or CIDRs, `*` = all
+        /// (`CURLOPT_NOPROXY`); nil: the `no_proxy` environment variable.
+        public var noProxy: String?
 
         /// The defaults above.
         public init() {}

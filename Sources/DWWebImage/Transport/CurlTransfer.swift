@@ -17,7 +17,7 @@ enum HeadDecision: Sendable {
 final class CurlTransfer: @unchecked Sendable {
     // @unchecked: after `CurlMulti.submit`, the mutable fields below are read and written only on the engine's
     // thread (inside libcurl callbacks and the event loop); `cancelRequested` is the one cross-thread field and
-    // sits behind its own Mutex.
+    // sits behind its own DWLock.
 
     let request: TransferRequest
     let onHead: @Sendable (DWResponseHead) -> HeadDecision
@@ -59,8 +59,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// `onHead`; sizes and progress count from there.
     private(set) var baseOffset: Int64 = 0
 
-    /// The expected total body size (resumed bytes included), or -1 when the response did not say.
-    var expectedLength: Int64 { finalHead?.contentLength.map { baseOffset + $0 } ?? -1 }
+    /// The expected total body size (resumed bytes included), or -1 when the response did not say (or is coded:
+    /// Content-Length then counts coded bytes, and the callbacks see decoded ones).
+    var expectedLength: Int64 {
+        guard let head = finalHead, !head.isContentCoded else { return -1 }
+        return head.contentLength.map { baseOffset + $0 } ?? -1
+    }
 
     /// Called by libcurl for each header line (status lines included, CRLF included).
     func didReceiveHeaderLine(_ line: Substring) -> Bool {
@@ -90,7 +94,7 @@ final class CurlTransfer: @unchecked Sendable {
             baseOffset = base
         }
         if (200..<300).contains(head.status), let limit = request.maxBodySize, let length = head.contentLength,
-           baseOffset + length > limit {
+           !head.isContentCoded, baseOffset + length > limit {
             return abort(.tooLarge(size: baseOffset + length, limit: limit))
         }
         return true
@@ -105,7 +109,7 @@ final class CurlTransfer: @unchecked Sendable {
     func checkStall(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> Bool {
         let limit = request.stallTimeout
         guard limit > 0, now > lastActivity, Double(now - lastActivity) / 1e9 > limit else { return true }
-        return abort(.curl(code: 28, message: String(format: "stalled: no data for %.0f s", limit)))
+        return abort(.curl(code: CurlCode.timedOut, message: String(format: "stalled: no data for %.0f s", limit)))
     }
 
     /// Called by libcurl for each body chunk; returning fewer bytes than given aborts the transfer.

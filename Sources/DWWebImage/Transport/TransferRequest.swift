@@ -19,6 +19,14 @@ struct TransferRequest: Sendable {
     var maxRedirects: Int = 10
     /// User-Agent header.
     var userAgent: String = "DWWebImage/0.1"
+    /// `CURLOPT_ACCEPT_ENCODING`: "" offers every coding libcurl decodes (gzip, deflate, br, zstd here) and the
+    /// body callbacks see decoded bytes; "identity" for Range requests (a coded range cannot be appended).
+    var acceptEncoding = ""
+    /// TLS trust and client identity.
+    var tls = DWWebImageManager.Configuration.TLS()
+    /// `CURLOPT_PROXY` and `CURLOPT_NOPROXY`; nil leaves libcurl's environment rules.
+    var proxy: String?
+    var noProxy: String?
 }
 
 /// A finished transfer.
@@ -27,10 +35,6 @@ struct TransferResult: Sendable {
     var head: DWResponseHead
     /// Body bytes received (for any status).
     var bodyBytes: Int64
-    /// The URL after redirects.
-    var effectiveURL: String?
-    /// New connections this transfer opened (0 when it reused one).
-    var newConnections: Int
 }
 
 /// Why a transfer did not finish.
