@@ -105,6 +105,22 @@ final class DWFetchPixelsTests: XCTestCase {
         XCTAssertEqual(whole.status, 0, whole.stderr)
     }
 
+    /// The variant goes through the manager's pipeline: a second run of the same variant makes no request and still
+    /// reports the original's facts (from the cached original); another variant of the cached URL makes none either.
+    func testVariantsComeFromTheCacheWithoutRequests() throws {
+        let first = try XCTUnwrap(fetch(["--json", "--resize", "16x", server.url("/photo.jpg")]).json().first)
+        XCTAssertEqual(first["source"] as? String, "network")
+        XCTAssertEqual(server.requestCount(path: "/photo.jpg"), 1)
+        for flags in [["--resize", "16x"], ["--resize", "8x", "--format", "png"]] {
+            let line = try XCTUnwrap(fetch(["--json"] + flags + [server.url("/photo.jpg")]).json().first)
+            XCTAssertEqual(line["ok"] as? Bool, true, "\(flags)")
+            XCTAssertEqual(line["source"] as? String, "disk", "\(flags)")
+            XCTAssertEqual(line["source_format"] as? String, "jpeg", "\(flags)")
+            XCTAssertEqual(line["source_width"] as? Int, 64, "\(flags)")
+        }
+        XCTAssertEqual(server.requestCount(path: "/photo.jpg"), 1, "no request after the first")
+    }
+
     func testBadPixelValuesAreUsageErrors() throws {
         let u = server.url("/photo.jpg")
         let cases: [[String]] = [["--resize", "0x5"], ["--resize", "abc"], ["--resize", "x"], ["--resize", "10x10x10"],
