@@ -52,7 +52,7 @@ let package = Package(
         // libvips (Debian libvips-dev): headers and link flags from pkg-config, seen only by the CVips C target.
         .systemLibrary(name: "CVipsSystem", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
-        .target(name: "CVips", dependencies: ["CVipsSystem"]),
+        .target(name: "CVips", dependencies: ["CVipsSystem"], linkerSettings: [.linkedLibrary("gmodule-2.0")]),
         // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
         .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.

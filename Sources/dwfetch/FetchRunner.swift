@@ -21,7 +21,7 @@ struct ImageSummary: Sendable {
 
     init(_ image: DWImage, hash: Bool, original: SourceFacts? = nil) {
         self.original = original
-        source = original?.origin ?? image.source
+        source = image.source
         byteCount = image.data.count
         format = image.format
         pixelWidth = image.pixelWidth
@@ -35,7 +35,7 @@ struct ImageSummary: Sendable {
         } else {
             sha256 = nil
         }
-        metrics = original?.metrics ?? image.metrics
+        metrics = image.metrics
     }
 }
 
@@ -134,10 +134,11 @@ final class FetchRunner: Sendable {
         for url in distinct {
             done.enter()
             progress?.started(url)
-            let token = manager.downloadImage(withURL: url, options: options, progress: { [progress] received, expected in
+            let (requestOptions, recorder) = pixels.request(options)
+            let token = manager.downloadImage(withURL: url, options: requestOptions, progress: { [progress] received, expected in
                 progress?.update(url, received: received, expected: expected)
             }) { [self] fetched in
-                pixels.finish(fetched) { [self] result, original in
+                pixels.finish(fetched, url: url, recorder: recorder, cache: manager.cache) { [self] result, original in
                     let (path, writeError) = save(result, url: url, name: names[url])
                     progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
                     state.withLock { s in
