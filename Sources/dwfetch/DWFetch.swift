@@ -99,6 +99,9 @@ struct DWFetch: ParsableCommand {
     @Flag(help: "Remove expired cache entries (keeping revalidatable ones for a while) and exit.")
     var expire = false
 
+    @OptionGroup(title: "Preview")
+    var preview: PreviewOptions
+
     mutating func validate() throws {
         guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
         guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }

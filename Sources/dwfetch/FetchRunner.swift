@@ -61,6 +61,8 @@ final class FetchRunner: Sendable {
     private let manager: DWWebImageManager
     private let output: OutputWriter?
     private let progress: ProgressView?
+    /// `--preview`: draws each image after its line (nil when off or stdout is not a terminal).
+    private let preview: Previewer?
     private let state = DWLock(RunState())
 
     private struct RunState {
@@ -78,7 +80,9 @@ final class FetchRunner: Sendable {
         self.command = command
         self.manager = manager
         self.output = command.output.map { OutputWriter(directory: $0) }
-        self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1) ? ProgressView() : nil
+        self.preview = Previewer(options: command.preview)
+        // The live progress and the previews would draw over each other on one terminal.
+        self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil
     }
 
     /// Fetches every URL (each distinct one once), printing one line per mention in input order; then the
@@ -101,6 +105,7 @@ final class FetchRunner: Sendable {
             FileHandle.standardError.write(Data("dwfetch: \(failure)\n".utf8))
             return FetchReport(fetched: 0, failed: urls.count)
         }
+        preview?.expect(urls)
         let done = DispatchGroup()
         let interrupt = installInterruptHandler()
         progress?.begin(total: distinct.count)
@@ -126,6 +131,7 @@ final class FetchRunner: Sendable {
                 progress?.update(url, received: received, expected: expected)
             }) { [self] result in
                 let (path, writeError) = save(result, url: url, name: names[url])
+                if let image = result.value { preview?.keep(image, for: url) }
                 progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
                 state.withLock { s in
                     s.outcomes[url] = FetchOutcome(url: url, result: result.map { ImageSummary($0, hash: json) },
@@ -182,13 +188,23 @@ final class FetchRunner: Sendable {
     /// Prints every line whose turn has come (input order), as soon as its URL is done.
     private func printReady(_ urls: [String]) {
         var lines: [String] = []
+        var printed: [String] = []
         state.withLock { s in
             while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
                 lines.append(command.json ? OutputFormat.json(outcome) : OutputFormat.human(outcome))
+                printed.append(urls[s.nextToPrint])
                 s.nextToPrint += 1
             }
         }
         guard !lines.isEmpty else { return }
+        if let preview {
+            // Each line, then its picture (this blocks the callback queue while an animation plays).
+            for (line, url) in zip(lines, printed) {
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                preview.show(url: url)
+            }
+            return
+        }
         progress?.clear()
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         progress?.redraw()
@@ -231,6 +247,7 @@ final class FetchRunner: Sendable {
                 s.interrupted = true
                 return s.tokens
             }
+            preview?.interrupt()
             for token in tokens { manager.cancel(token) }
             state.withLock { $0.prefetcher }?.cancelPrefetching()
         }
