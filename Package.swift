@@ -6,8 +6,8 @@ let package = Package(
     name: "DWWebImage",
     products: [
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
-        .library(name: "DWTestServer", targets: ["DWTestServer"]),
         .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
+        .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
     dependencies: [
@@ -43,19 +43,27 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // libvips (Debian libvips-dev): headers and link flags from pkg-config, seen only by the CVips C target.
+        .systemLibrary(name: "CVipsSystem", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
+        .target(name: "CVips", dependencies: ["CVipsSystem"]),
+        // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
+        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.
         .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
         .target(name: "CChafa", dependencies: ["CChafaSystem"]),
         // Images as terminal output (Unicode symbols in 24-bit/256/16 colours, sixels, kitty, iTerm2) on libchafa.
-        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "CChafa", "DWLocking"]),
+        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "DWWebImageProcessing", "CChafa"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
+        // Not a product: only this package's tests and dwfetch link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
         .executableTarget(
             name: "dwfetch",
             dependencies: [
                 "DWWebImage",
                 "DWWebImagePreview",
+                "DWWebImageProcessing",
                 "DWTestServer",
                 "DWLocking",
                 "DWFileIO",
@@ -63,9 +71,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "DWWebImageTests", dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"]),
+        // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
+        .testTarget(
+            name: "DWWebImageTests",
+            dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"],
+            exclude: ["Fixtures"]
+        ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
         .testTarget(name: "DWWebImagePreviewTests", dependencies: ["DWWebImagePreview", "DWWebImage", "DWTestServer"]),
+        // Real libvips on real files (made in the tests, or with Pillow where it is installed).
+        .testTarget(
+            name: "DWWebImageProcessingTests",
+            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer"],
+            exclude: ["Fixtures"]
+        ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",

@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# Installs what DWWebImage needs on Debian when it is missing: libcurl, giflib, zlib and libchafa headers,
-# pkg-config, and the tools the tests drive (tmux, libsixel's sixel2png).
+# Installs what DWWebImage needs on Debian when it is missing, and the peers its tests drive.
 # Idempotent and quiet when everything is already there. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-# libchafa-dev: terminal previews (DWWebImagePreview); tmux and libsixel-bin: the preview tests.
-packages=(libcurl4-openssl-dev libgif-dev zlib1g-dev pkg-config libchafa-dev tmux libsixel-bin)
+# One package a line, with what needs it.
+packages=(
+  libcurl4-openssl-dev  # transfers (CCurlShim)
+  libgif-dev            # GIF frames (CGif)
+  zlib1g-dev            # cache entry compression (CZlib)
+  pkg-config
+  libvips-dev           # decoding and processors (DWWebImageProcessing)
+  libchafa-dev          # terminal previews (DWWebImagePreview)
+  libvips-tools         # vipsheader, vipsthumbnail: reference reader, fixtures and benchmark anchor
+  python3               # Pillow: the other reference reader (tests install it with pip)
+  tmux                  # the preview tests run dwfetch in a real terminal
+  libsixel-bin          # sixel2png: the preview tests decode sixels back
+)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,6 +27,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get update -qq >/dev/null
   $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Pillow for whichever python3 is first on PATH (the tests run that one): pip where it may install, else Debian's.
+if ! python3 -c 'import PIL' >/dev/null 2>&1; then
+  echo "setup: installing Pillow for python3" >&2
+  python3 -m pip install --quiet Pillow >/dev/null 2>&1 || {
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends python3-pil >/dev/null
+  }
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -1,6 +1,7 @@
 // DWTerminalRenderer: a DWBitmap (or a DWImage's first frame) as terminal output, through libchafa.
 import CChafa
 import DWWebImage
+import DWWebImageProcessing
 import Foundation
 
 /// A rendered picture: the terminal output and the cells it covers.
@@ -91,10 +92,11 @@ public struct DWTerminalRenderer: Sendable {
         return render(bitmap, columns: size.columns, rows: size.rows)
     }
 
-    /// `image`'s first frame fitted into `maxColumns` × `maxRows` cells.
+    /// `image`'s first frame (decoded by `DWWebImageProcessing`'s `bitmap()`, on the calling thread) fitted into
+    /// `maxColumns` × `maxRows` cells.
     ///
-    /// - Throws: 10000 when the image does not decode.
+    /// - Throws: what `bitmap()` throws: 10000 when the image does not decode, 10005 over the pixel limits.
     public func render(_ image: DWImage, maxColumns: Int, maxRows: Int) throws(DWWebImageError) -> DWTerminalPicture {
-        render(try image.previewBitmap(), maxColumns: maxColumns, maxRows: maxRows)
+        render(try image.bitmap(), maxColumns: maxColumns, maxRows: maxRows)
     }
 }

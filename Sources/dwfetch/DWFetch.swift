@@ -99,6 +99,9 @@ struct DWFetch: ParsableCommand {
     @Flag(help: "Remove expired cache entries (keeping revalidatable ones for a while) and exit.")
     var expire = false
 
+    @OptionGroup(title: "Pixels")
+    var processing: ProcessingOptions
+
     @OptionGroup(title: "Preview")
     var preview: PreviewOptions
 
@@ -134,10 +137,12 @@ struct DWFetch: ParsableCommand {
             throw ExitCode(try Demo(command: self).run())
         }
         let cache = DWWebImageCache.shared
-        if let cacheDir { cache.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
-        cache.cacheSpace = cacheSpace
-        if let cacheLimit { cache.diskSizeLimit = cacheLimit }
-        cache.honorsCacheControl = honorCacheControl
+        var settings = cache.configuration
+        if let cacheDir { settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+        settings.cacheSpace = cacheSpace
+        if let cacheLimit { settings.diskSizeLimit = max(0, cacheLimit) }
+        settings.honorsCacheControl = honorCacheControl
+        cache.configuration = settings
         if cacheStats {
             let st = cache.diskStatistics()
             let formatter = ISO8601DateFormatter()

@@ -16,9 +16,12 @@ struct ImageSummary: Sendable {
     /// Hex SHA-256 of the bytes (computed only for `--json`).
     let sha256: String?
     let metrics: DWDownloadMetrics?
+    /// For a processed image: the original's facts and the variant (`--resize` and friends).
+    let original: SourceFacts?
 
-    init(_ image: DWImage, hash: Bool) {
-        source = image.source
+    init(_ image: DWImage, hash: Bool, original: SourceFacts? = nil) {
+        self.original = original
+        source = original?.origin ?? image.source
         byteCount = image.data.count
         format = image.format
         pixelWidth = image.pixelWidth
@@ -32,7 +35,7 @@ struct ImageSummary: Sendable {
         } else {
             sha256 = nil
         }
-        metrics = image.metrics
+        metrics = original?.metrics ?? image.metrics
     }
 }
 
@@ -64,6 +67,11 @@ final class FetchRunner: Sendable {
     /// `--preview`: draws each image after its line (nil when off or stdout is not a terminal).
     private let preview: Previewer?
     private let state = DWLock(RunState())
+    /// Held while lines (and, with --preview, pictures) are claimed and written: results finish on several
+    /// threads (the callback queue, the pixel stage's workers), and output must leave in input order.
+    private let printing = DWLock(())
+    /// `--verify` and the pixel flags.
+    private let pixels: PixelStage
 
     private struct RunState {
         var outcomes: [String: FetchOutcome] = [:]
@@ -83,6 +91,7 @@ final class FetchRunner: Sendable {
         self.preview = Previewer(options: command.preview)
         // The live progress and the previews would draw over each other on one terminal.
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil
+        self.pixels = PixelStage(options: command.processing)
     }
 
     /// Fetches every URL (each distinct one once), printing one line per mention in input order; then the
@@ -100,7 +109,7 @@ final class FetchRunner: Sendable {
         var distinct: [String] = []
         var seen = Set<String>()
         for url in urls where seen.insert(url).inserted { distinct.append(url) }
-        let names = output == nil ? [:] : OutputNames.assign(distinct)
+        let names = output == nil ? [:] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
         if let output, let failure = output.prepare() {
             FileHandle.standardError.write(Data("dwfetch: \(failure)\n".utf8))
             return FetchReport(fetched: 0, failed: urls.count)
@@ -129,17 +138,20 @@ final class FetchRunner: Sendable {
             progress?.started(url)
             let token = manager.downloadImage(withURL: url, options: options, progress: { [progress] received, expected in
                 progress?.update(url, received: received, expected: expected)
-            }) { [self] result in
-                let (path, writeError) = save(result, url: url, name: names[url])
-                if let image = result.value { preview?.keep(image, for: url) }
-                progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
-                state.withLock { s in
-                    s.outcomes[url] = FetchOutcome(url: url, result: result.map { ImageSummary($0, hash: json) },
-                                                   path: path, writeError: writeError,
-                                                   metrics: s.metrics[url])
+            }) { [self] fetched in
+                pixels.finish(fetched) { [self] result, original in
+                    let (path, writeError) = save(result, url: url, name: names[url])
+                    if let image = result.value { preview?.keep(image, for: url) }
+                    progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
+                    state.withLock { s in
+                        s.outcomes[url] = FetchOutcome(url: url,
+                                                       result: result.map { ImageSummary($0, hash: json, original: original) },
+                                                       path: path, writeError: writeError,
+                                                       metrics: s.metrics[url])
+                    }
+                    printReady(urls)
+                    done.leave()
                 }
-                printReady(urls)
-                done.leave()
             }
             state.withLock { $0.tokens.append(token) }
         }
@@ -177,7 +189,8 @@ final class FetchRunner: Sendable {
 
     /// Writes the image into the output directory (atomically), returning its path or why it failed.
     private func save(_ result: Result<DWImage, DWWebImageError>, url: String, name: String?) -> (String?, String?) {
-        guard let output, let name, case .success(let image) = result else { return (nil, nil) }
+        guard let output, var name, case .success(let image) = result else { return (nil, nil) }
+        if pixels.isProcessing { name += "." + image.format.fileExtension }  // the processed image's own format
         do {
             return (try output.write(image, name: name), nil)
         } catch {
@@ -187,27 +200,29 @@ final class FetchRunner: Sendable {
 
     /// Prints every line whose turn has come (input order), as soon as its URL is done.
     private func printReady(_ urls: [String]) {
-        var lines: [String] = []
-        var printed: [String] = []
-        state.withLock { s in
-            while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
-                lines.append(command.json ? OutputFormat.json(outcome) : OutputFormat.human(outcome))
-                printed.append(urls[s.nextToPrint])
-                s.nextToPrint += 1
+        printing.withLock { _ in
+            var lines: [String] = []
+            var printed: [String] = []
+            state.withLock { s in
+                while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
+                    lines.append(command.json ? OutputFormat.json(outcome) : OutputFormat.human(outcome))
+                    printed.append(urls[s.nextToPrint])
+                    s.nextToPrint += 1
+                }
             }
-        }
-        guard !lines.isEmpty else { return }
-        if let preview {
-            // Each line, then its picture (this blocks the callback queue while an animation plays).
-            for (line, url) in zip(lines, printed) {
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
-                preview.show(url: url)
+            guard !lines.isEmpty else { return }
+            if let preview {
+                // Each line, then its picture (while an animation plays, other results wait here).
+                for (line, url) in zip(lines, printed) {
+                    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                    preview.show(url: url)
+                }
+                return
             }
-            return
+            progress?.clear()
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            progress?.redraw()
         }
-        progress?.clear()
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        progress?.redraw()
     }
 
     private func printSummary(_ report: FetchReport) {

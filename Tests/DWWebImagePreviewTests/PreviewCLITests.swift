@@ -40,8 +40,13 @@ final class PreviewCLITests: XCTestCase {
         let quoted = ([binary, "--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0"] + args)
             .map { "'\($0)'" }.joined(separator: " ")
         // A handler (not an ignore) for INT in bash: dwfetch gets the default disposition, bash survives Ctrl-C
-        // to print the status.
-        return "trap : INT\nunset NO_COLOR\nexport COLORTERM=truecolor\n\(quoted)\necho \"exit=$?\""
+        // to print the status. The shell then sleeps so the pane stays alive (a dead pane reports no cursor).
+        return "trap : INT\nunset NO_COLOR\nexport COLORTERM=truecolor\n\(quoted)\necho \"exit=$?\"\nexec sleep 600"
+    }
+
+    /// Waits until the command has printed its exit status.
+    private func waitForExit(_ tmux: Tmux, timeout: TimeInterval = 60) throws -> Bool {
+        try tmux.wait(timeout: timeout) { try screen(tmux).text.contains { $0.hasPrefix("exit=") } }
     }
 
     /// Rows of the screen: cells with colours, and the plain text of each.
@@ -53,7 +58,7 @@ final class PreviewCLITests: XCTestCase {
     func testPicturesFollowTheirLinesInTheirColoursAndTheCursorComesBack() throws {
         let tmux = try Tmux(command: try command(["--preview", server.url("/flag.gif"), server.url("/missing.gif"),
                                                    server.url("/blink.gif")]))
-        XCTAssertTrue(try tmux.waitForExit())
+        XCTAssertTrue(try waitForExit(tmux))
         let (cells, text) = try screen(tmux)
         let dump = text.joined(separator: "\n")
         let flagLine = try XCTUnwrap(text.firstIndex { $0.contains("/flag.gif") }, dump)
@@ -61,8 +66,9 @@ final class PreviewCLITests: XCTestCase {
         let blinkLine = try XCTUnwrap(text.firstIndex { $0.contains("/blink.gif") }, dump)
         XCTAssertEqual(missingLine, flagLine + 9, "the flag's 8 rows come right after its line:\n\(dump)")
         XCTAssertEqual(blinkLine, missingLine + 1, "a failure draws nothing")
+        guard missingLine == flagLine + 9, cells.count > blinkLine + 4 else { return }
         for row in cells[(flagLine + 1)...(flagLine + 8)] {
-            XCTAssertGreaterThanOrEqual(row.count, 32)
+            guard row.count >= 32 else { return XCTFail("a short row:\n\(dump)") }
             for x in 0..<32 where x != 15 && x != 16 {
                 let expected = x < 16 ? red : blue
                 XCTAssertTrue(row[x].solidColor?.isClose(to: expected) ?? false,
@@ -70,12 +76,13 @@ final class PreviewCLITests: XCTestCase {
             }
         }
         for row in cells[(blinkLine + 1)...(blinkLine + 4)] {
-            XCTAssertGreaterThanOrEqual(row.count, 16)
+            guard row.count >= 16 else { return XCTFail("a short row:\n\(dump)") }
             for x in 0..<16 {
                 XCTAssertTrue(row[x].solidColor?.isClose(to: yellow) ?? false,
                               "the animation ended on its last frame: \(String(describing: row[x].solidColor))")
             }
         }
+        XCTAssertTrue(text[blinkLine + 5].contains("2 fetched, 1 failed"), "the summary comes below the last picture")
         let exitLine = try XCTUnwrap(text.firstIndex { $0.hasPrefix("exit=") }, dump)
         XCTAssertEqual(text[exitLine].trimmingCharacters(in: .whitespaces), "exit=1", "one URL failed: 1, as without --preview")
         XCTAssertTrue(cells[exitLine].allSatisfy { $0.foreground == nil && $0.background == nil }, "attributes reset")
@@ -94,13 +101,14 @@ final class PreviewCLITests: XCTestCase {
         XCTAssertTrue(playing, (try? tmux.capture()) ?? "")
         XCTAssertEqual(try tmux.display("#{cursor_flag}"), "0", "the cursor is hidden while it plays")
         try tmux.run(["send-keys", "-t", "0", "C-c"])
-        XCTAssertTrue(try tmux.waitForExit(timeout: 20), "Ctrl-C ended the run")
+        XCTAssertTrue(try waitForExit(tmux, timeout: 20), "Ctrl-C ended the run")
         let (cells, text) = try screen(tmux)
         let exitLine = try XCTUnwrap(text.firstIndex { $0.hasPrefix("exit=") }, text.joined(separator: "\n"))
         XCTAssertEqual(text[exitLine].trimmingCharacters(in: .whitespaces), "exit=130", "interrupted, as without --preview")
         XCTAssertTrue(cells[exitLine].allSatisfy { $0.foreground == nil && $0.background == nil }, "attributes reset")
         let line = try XCTUnwrap(text.firstIndex { $0.contains("/forever.gif") })
-        XCTAssertEqual(exitLine, line + 5, "below the 4 rows of the picture, not inside it")
+        XCTAssertEqual(exitLine, line + 6, "below the 4 rows of the picture and the summary, not inside it")
+        if exitLine == line + 6 { XCTAssertTrue(text[line + 5].contains("1 fetched, 0 failed"), text[line + 5]) }
         XCTAssertEqual(try tmux.display("#{cursor_flag}"), "1", "the cursor is shown again")
     }
 

@@ -73,8 +73,10 @@ public struct DWImage: Sendable, Equatable {
     /// The designated initialiser; `releasable`: the library made `data` and nobody else has held it.
     init(data: Data, maxPixelCount: Int, releasable: Bool) throws(DWWebImageError) {
         // A GIF's frames and loops come from GIFIndex below, which releases what it has walked.
-        guard let info = ImageSniffer.inspect(data, walkingGIF: false) else {
-            throw DWWebImageError.notAnImage(nil, bytes: data.count, detail: ImageSniffer.describeFailure(data))
+        let info: ImageInfo
+        switch ImageSniffer.examine(data, walkingGIF: false) {
+        case .success(let read): info = read
+        case .failure(let failure): throw DWWebImageError.notAnImage(nil, bytes: data.count, detail: failure.reason)
         }
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
         if pixels.overflow || pixels.partialValue > maxPixelCount {

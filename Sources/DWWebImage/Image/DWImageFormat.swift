@@ -4,7 +4,7 @@
 public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     /// PNG (and APNG).
     case png
-    /// JPEG / JFIF / EXIF.
+    /// JPEG / JFIF / EXIF (from SOI; junk between markers is skipped, as libjpeg does).
     case jpeg
     /// GIF 87a / 89a.
     case gif
@@ -12,13 +12,14 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     case webp
     /// Windows bitmap.
     case bmp
-    /// TIFF, either byte order.
+    /// TIFF and BigTIFF, either byte order (size from the first IFD).
     case tiff
     /// HEIF with HEVC (`ftyp` heic, heix, mif1…).
     case heic
     /// AVIF (`ftyp` avif, avis).
     case avif
-    /// Windows icon or cursor (ICO/CUR; entries may be BMP or PNG).
+    /// Windows icon or cursor (ICO and CUR share the container; entries may be BMP or PNG). The size is the
+    /// largest entry's (a PNG entry's own header), as Pillow reports it; the file extension is `ico` for both.
     case ico
     /// Not an image format DWWebImage knows.
     case unknown

@@ -10,7 +10,16 @@ struct ImageInfo: Equatable, Sendable {
     var loopCount: Int = 0
 }
 
-/// Reads image headers without decoding pixels. Every read is bounds-checked: hostile input yields `nil`, never a trap.
+/// Why a header read failed, in words for the 10000 error message ("JPEG frame header ends at byte 40").
+struct SniffFailure: Error, Equatable, Sendable {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// Reads image headers without decoding pixels. Every read is bounds-checked: hostile input yields a
+/// ``SniffFailure``, never a trap. What it accepts follows the reference decoders: libjpeg for JPEG (junk between
+/// markers is skipped, a stream must start with SOI), giflib and browsers for GIF (frames before a damaged tail count),
+/// libtiff for TIFF and BigTIFF, Pillow and browsers for ICO/CUR (the largest entry; PNG entries by their own header).
 enum ImageSniffer {
     /// The format from the magic bytes alone (`.unknown` if none matches).
     static func format(of data: Data) -> DWImageFormat {
@@ -21,54 +30,74 @@ enum ImageSniffer {
     /// `walkingGIF: false` reads only a GIF's header (frame count 1, loop count 0): for callers that walk it with
     /// giflib next anyway (``GIFIndex``), so a large mapped GIF is not paged in twice, once without release.
     static func inspect(_ data: Data, walkingGIF: Bool = true) -> ImageInfo? {
-        data.withUnsafeBytes { raw -> ImageInfo? in
+        try? examine(data, walkingGIF: walkingGIF).get()
+    }
+
+    /// As ``inspect(_:walkingGIF:)``, with the reason when the data is refused.
+    static func examine(_ data: Data, walkingGIF: Bool = true) -> Result<ImageInfo, SniffFailure> {
+        data.withUnsafeBytes { raw -> Result<ImageInfo, SniffFailure> in
             let b = Bytes(raw)
-            let info: ImageInfo?
-            switch format(b) {
-            case .png: info = png(b)
-            case .jpeg: info = jpeg(b)
-            case .gif: info = gif(b, walk: walkingGIF)
-            case .webp: info = webp(b)
-            case .bmp: info = bmp(b)
-            case .tiff: info = tiff(b)
-            case .heic: info = isobmff(b, .heic)
-            case .avif: info = isobmff(b, .avif)
-            case .ico, .unknown: info = nil  // ICO is not recognised by the sniffer yet
+            let format = format(b)
+            let result = Result { () throws(SniffFailure) -> ImageInfo in
+                switch format {
+                case .png: try png(b)
+                case .jpeg: try jpeg(b)
+                case .gif: try gif(b, walk: walkingGIF)
+                case .webp: try webp(b)
+                case .bmp: try bmp(b)
+                case .tiff: try tiff(b)
+                case .heic: try isobmff(b, .heic)
+                case .avif: try isobmff(b, .avif)
+                case .ico: try ico(b)
+                case .unknown: throw SniffFailure(b.count == 0 ? "empty body" : "unknown format")
+                }
             }
-            guard let info, info.width > 0, info.height > 0, info.frameCount > 0 else { return nil }
-            return info
+            return result.flatMap { info in
+                guard info.width > 0, info.height > 0 else {
+                    return .failure(SniffFailure("\(format.rawValue) declares a size of \(info.width)×\(info.height)"))
+                }
+                guard info.frameCount > 0 else { return .failure(SniffFailure("\(format.rawValue) has no frames")) }
+                return .success(info)
+            }
         }
     }
 
     /// A short reason for a failed ``inspect(_:)``, for error messages.
     static func describeFailure(_ data: Data) -> String {
-        if data.isEmpty { return "empty body" }
-        let f = format(of: data)
-        return f == .unknown ? "unknown format" : "malformed or truncated \(f.rawValue)"
+        switch examine(data) {
+        case .failure(let failure): failure.reason
+        case .success: "readable header"
+        }
     }
 
     // MARK: - Magic
 
     private static func format(_ b: Bytes) -> DWImageFormat {
         if b.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if b.matches(0, [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        // libjpeg's first_marker wants only SOI (FF D8); what follows may be junk it skips (see jpeg(_:)).
+        if b.matches(0, [0xFF, 0xD8]) { return .jpeg }
         if b.matches(0, Array("GIF87a".utf8)) || b.matches(0, Array("GIF89a".utf8)) { return .gif }
         if b.matches(0, Array("RIFF".utf8)) && b.matches(8, Array("WEBP".utf8)) { return .webp }
         if b.matches(0, Array("BM".utf8)) && b.count >= 26 { return .bmp }
         if b.matches(0, [0x49, 0x49, 0x2A, 0x00]) || b.matches(0, [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if b.matches(0, [0x49, 0x49, 0x2B, 0x00]) || b.matches(0, [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }  // BigTIFF
         if b.matches(4, Array("ftyp".utf8)) {
             let brands = ftypBrands(b)
             if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }
             let heif: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"]
             if brands.contains(where: heif.contains) { return .heic }
         }
+        // ICO (type 1) and CUR (type 2) share one container; both are .ico. Pillow's and browsers' test.
+        if b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]) { return .ico }
         return .unknown
     }
 
     // MARK: - PNG (IHDR; APNG acTL for frames and plays)
 
-    private static func png(_ b: Bytes) -> ImageInfo? {
-        guard b.matches(12, Array("IHDR".utf8)), let w = b.u32be(16), let h = b.u32be(20) else { return nil }
+    private static func png(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
+        guard b.matches(12, Array("IHDR".utf8)), let w = b.u32be(16), let h = b.u32be(20) else {
+            throw SniffFailure(b.count < 24 ? "PNG header ends at byte \(b.count)" : "PNG does not start with IHDR")
+        }
         var info = ImageInfo(format: .png, width: Int(w), height: Int(h))
         var offset = 8
         while let length = b.u32be(offset), let type = b.fourCC(offset + 4) {
@@ -78,70 +107,98 @@ enum ImageSniffer {
             }
             if type == "IDAT" || type == "IEND" { return info }
             let next = offset.addingReportingOverflow(12 + Int(length))
-            guard !next.overflow else { return nil }
+            guard !next.overflow else { throw SniffFailure("PNG chunk \(type) at byte \(offset) has length \(length)") }
             offset = next.partialValue
         }
-        return nil  // no image data: truncated
+        throw SniffFailure("PNG ends at byte \(b.count) before any image data (IDAT)")
     }
 
-    // MARK: - JPEG (walk markers to the first SOFn)
+    // MARK: - JPEG (walk markers to the first SOFn, as libjpeg's jdmarker.c does)
 
-    private static func jpeg(_ b: Bytes) -> ImageInfo? {
-        var offset = 2
-        while offset < b.count {
-            guard b[offset] == 0xFF else { return nil }
-            var marker = 0xFF
-            while offset < b.count, b[offset] == 0xFF { offset += 1 }  // fill bytes
-            guard offset < b.count else { return nil }
-            marker = Int(b[offset])
-            offset += 1
-            if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }  // no length
-            if marker == 0xD9 || marker == 0xDA { return nil }  // EOI or scan before any frame header
-            guard let length = b.u16be(offset), length >= 2 else { return nil }
+    private static func jpeg(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
+        var offset = 2  // after SOI
+        while true {
+            // next_marker(): bytes other than FF are junk libjpeg skips with a warning ("Corrupt JPEG data:
+            // N extraneous bytes before marker"); FF fill bytes are skipped; FF 00 is not a marker.
+            var marker: UInt8 = 0
+            repeat {
+                while offset < b.count, b[offset] != 0xFF { offset += 1 }
+                while offset < b.count, b[offset] == 0xFF { offset += 1 }
+                guard offset < b.count else { throw SniffFailure("JPEG ends at byte \(b.count) before a frame header (SOF)") }
+                marker = b[offset]
+                offset += 1
+            } while marker == 0x00
+            switch marker {
+            case 0x01, 0xD0...0xD7:
+                continue  // TEM, RSTn: no length
+            case 0xD8:
+                throw SniffFailure("JPEG has a second SOI at byte \(offset - 2) (libjpeg: invalid file structure)")
+            case 0xD9:
+                throw SniffFailure("JPEG ends (EOI at byte \(offset - 2)) before a frame header (SOF)")
+            case 0xDA:
+                throw SniffFailure("JPEG scan (SOS at byte \(offset - 2)) before a frame header (SOF)")
+            default:
+                break
+            }
+            guard let length = b.u16be(offset) else {
+                throw SniffFailure("JPEG marker 0x\(String(marker, radix: 16, uppercase: true)) ends at byte \(b.count)")
+            }
+            guard length >= 2 else {
+                throw SniffFailure("JPEG marker 0x\(String(marker, radix: 16, uppercase: true)) at byte \(offset - 2) has length \(length)")
+            }
             let isSOF = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
             if isSOF {
-                guard let h = b.u16be(offset + 3), let w = b.u16be(offset + 5) else { return nil }
+                guard length >= 8, let h = b.u16be(offset + 3), let w = b.u16be(offset + 5) else {
+                    throw SniffFailure("JPEG frame header (SOF) at byte \(offset - 2) is truncated")
+                }
                 return ImageInfo(format: .jpeg, width: Int(w), height: Int(h))
             }
             offset += Int(length)
         }
-        return nil
     }
 
     // MARK: - GIF (logical screen; walk blocks for frames and the NETSCAPE2.0 loop count)
 
-    private static func gif(_ b: Bytes, walk: Bool = true) -> ImageInfo? {
-        guard let w = b.u16le(6), let h = b.u16le(8), let flags = b.u8(10) else { return nil }
+    private static func gif(_ b: Bytes, walk: Bool = true) throws(SniffFailure) -> ImageInfo {
+        guard let w = b.u16le(6), let h = b.u16le(8), let flags = b.u8(10) else {
+            throw SniffFailure("GIF logical screen descriptor ends at byte \(b.count)")
+        }
         guard walk else { return ImageInfo(format: .gif, width: Int(w), height: Int(h), frameCount: 1, loopCount: 0) }
         var offset = 13
         if flags & 0x80 != 0 { offset += 3 << (Int(flags & 0x07) + 1) }
         var frames = 0
         var loops: Int?
+        var stop = "no image descriptor"
+        // A damaged or missing tail after complete frames leaves those frames (as giflib and browsers show them).
         scan: while let introducer = b.u8(offset) {
             switch introducer {
             case 0x2C:  // image descriptor
-                guard let packed = b.u8(offset + 9) else { break scan }
+                guard let packed = b.u8(offset + 9) else { stop = "image descriptor ends at byte \(b.count)"; break scan }
                 offset += 10
                 if packed & 0x80 != 0 { offset += 3 << (Int(packed & 0x07) + 1) }
-                guard let codeSize = b.u8(offset), (1...11).contains(codeSize) else { break scan }
-                guard let end = skipSubBlocks(b, offset + 1) else { break scan }
+                guard let codeSize = b.u8(offset), (1...11).contains(codeSize) else {
+                    stop = "no valid LZW code size at byte \(offset)"
+                    break scan
+                }
+                guard let end = skipSubBlocks(b, offset + 1) else { stop = "image data ends at byte \(b.count)"; break scan }
                 offset = end
                 frames += 1
             case 0x21:  // extension
-                guard let label = b.u8(offset + 1) else { break scan }
+                guard let label = b.u8(offset + 1) else { stop = "extension ends at byte \(b.count)"; break scan }
                 if label == 0xFF, b.u8(offset + 2) == 11, b.matches(offset + 3, Array("NETSCAPE2.0".utf8)),
                    b.u8(offset + 14) == 3, b.u8(offset + 15) == 1, let count = b.u16le(offset + 16) {
                     loops = Int(count)
                 }
-                guard let end = skipSubBlocks(b, offset + 2) else { break scan }
+                guard let end = skipSubBlocks(b, offset + 2) else { stop = "extension ends at byte \(b.count)"; break scan }
                 offset = end
             case 0x3B:  // trailer
                 break scan
             default:
+                stop = "unknown block 0x\(String(introducer, radix: 16)) at byte \(offset)"
                 break scan
             }
         }
-        guard frames > 0 else { return nil }
+        guard frames > 0 else { throw SniffFailure("GIF has no complete frame (\(stop))") }
         // Still images report 0; an animation without NETSCAPE2.0 plays once.
         let loopCount = frames > 1 ? (loops ?? 1) : 0
         return ImageInfo(format: .gif, width: Int(w), height: Int(h), frameCount: frames, loopCount: loopCount)
@@ -160,7 +217,7 @@ enum ImageSniffer {
 
     // MARK: - WebP (VP8 / VP8L / VP8X; ANIM loop count, ANMF frames)
 
-    private static func webp(_ b: Bytes) -> ImageInfo? {
+    private static func webp(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
         var offset = 12
         var info: ImageInfo?
         var frames = 0
@@ -169,14 +226,18 @@ enum ImageSniffer {
             let payload = offset + 8
             switch type {
             case "VP8X":
-                guard let w = b.u24le(payload + 4), let h = b.u24le(payload + 7) else { return nil }
+                guard let w = b.u24le(payload + 4), let h = b.u24le(payload + 7) else {
+                    throw SniffFailure("WebP VP8X chunk ends at byte \(b.count)")
+                }
                 info = info ?? ImageInfo(format: .webp, width: w + 1, height: h + 1)
             case "VP8 ":
                 guard b.matches(payload + 3, [0x9D, 0x01, 0x2A]), let w = b.u16le(payload + 6),
-                      let h = b.u16le(payload + 8) else { return nil }
+                      let h = b.u16le(payload + 8) else { throw SniffFailure("WebP VP8 frame header is malformed or truncated") }
                 if info == nil { info = ImageInfo(format: .webp, width: Int(w & 0x3FFF), height: Int(h & 0x3FFF)) }
             case "VP8L":
-                guard b.u8(payload) == 0x2F, let bits = b.u32le(payload + 1) else { return nil }
+                guard b.u8(payload) == 0x2F, let bits = b.u32le(payload + 1) else {
+                    throw SniffFailure("WebP VP8L header is malformed or truncated")
+                }
                 if info == nil {
                     info = ImageInfo(format: .webp, width: Int(bits & 0x3FFF) + 1, height: Int((bits >> 14) & 0x3FFF) + 1)
                 }
@@ -191,7 +252,7 @@ enum ImageSniffer {
             guard !next.overflow else { break }
             offset = next.partialValue
         }
-        guard var result = info else { return nil }
+        guard var result = info else { throw SniffFailure("WebP has no VP8, VP8L or VP8X chunk") }
         if frames > 1 {
             result.frameCount = frames
             result.loopCount = loops
@@ -201,40 +262,114 @@ enum ImageSniffer {
 
     // MARK: - BMP
 
-    private static func bmp(_ b: Bytes) -> ImageInfo? {
-        guard let headerSize = b.u32le(14) else { return nil }
+    private static func bmp(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
+        guard let headerSize = b.u32le(14) else { throw SniffFailure("BMP header ends at byte \(b.count)") }
         if headerSize == 12 {
-            guard let w = b.u16le(18), let h = b.u16le(20) else { return nil }
+            guard let w = b.u16le(18), let h = b.u16le(20) else { throw SniffFailure("BMP core header ends at byte \(b.count)") }
             return ImageInfo(format: .bmp, width: Int(w), height: Int(h))
         }
-        guard headerSize >= 40, let w = b.u32le(18), let h = b.u32le(22) else { return nil }
+        guard headerSize >= 40 else { throw SniffFailure("BMP info header of \(headerSize) bytes") }
+        guard let w = b.u32le(18), let h = b.u32le(22) else { throw SniffFailure("BMP info header ends at byte \(b.count)") }
         let width = Int(Int32(bitPattern: w)), height = Int(Int32(bitPattern: h)).magnitude
-        guard width > 0 else { return nil }
+        guard width > 0 else { throw SniffFailure("BMP declares a width of \(width)") }
         return ImageInfo(format: .bmp, width: width, height: Int(height))
     }
 
-    // MARK: - TIFF (first IFD's ImageWidth / ImageLength)
+    // MARK: - TIFF and BigTIFF (first IFD's ImageWidth / ImageLength)
 
-    private static func tiff(_ b: Bytes) -> ImageInfo? {
+    private static func tiff(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
         let little = b[0] == 0x49
+        let big = b[2] == 0x2B || b[3] == 0x2B
+        let name = big ? "BigTIFF" : "TIFF"
         func u16(_ o: Int) -> UInt16? { little ? b.u16le(o) : b.u16be(o) }
         func u32(_ o: Int) -> UInt32? { little ? b.u32le(o) : b.u32be(o) }
-        guard let ifd = u32(4), let count = u16(Int(ifd)) else { return nil }
+        func u64(_ o: Int) -> UInt64? {
+            guard let first = u32(o), let second = u32(o + 4) else { return nil }
+            return little ? UInt64(second) << 32 | UInt64(first) : UInt64(first) << 32 | UInt64(second)
+        }
+        // Classic: u32 IFD offset; u16 count; 12-byte entries (tag, type, u32 count, 4-byte value).
+        // BigTIFF: u16 8 (offset size), u16 0, u64 IFD offset; u64 count; 20-byte entries (u64 count, 8-byte value).
+        let ifdOffset: UInt64
+        if big {
+            guard u16(4) == 8, u16(6) == 0 else { throw SniffFailure("BigTIFF header does not declare 8-byte offsets") }
+            guard let offset = u64(8) else { throw SniffFailure("BigTIFF header ends at byte \(b.count)") }
+            ifdOffset = offset
+        } else {
+            guard let offset = u32(4) else { throw SniffFailure("TIFF header ends at byte \(b.count)") }
+            ifdOffset = UInt64(offset)
+        }
+        let (entrySize, countSize) = big ? (20, 8) : (12, 2)
+        guard ifdOffset >= (big ? 16 : 8), ifdOffset < UInt64(b.count) else {
+            throw SniffFailure("\(name) first IFD offset \(ifdOffset) is outside the \(b.count)-byte file")
+        }
+        let ifd = Int(ifdOffset)
+        guard let rawCount = big ? u64(ifd) : u16(ifd).map(UInt64.init) else {
+            throw SniffFailure("\(name) IFD at byte \(ifd) ends at byte \(b.count)")
+        }
+        guard rawCount > 0, rawCount <= UInt64((b.count - ifd) / entrySize + 1) else {
+            throw SniffFailure("\(name) IFD at byte \(ifd) declares \(rawCount) entries, which the file cannot hold")
+        }
         var width: Int?, height: Int?
-        for i in 0..<Int(count) {
-            let entry = Int(ifd) + 2 + i * 12
-            guard let tag = u16(entry), let type = u16(entry + 2) else { return nil }
+        for i in 0..<Int(rawCount) {
+            let entry = ifd + countSize + i * entrySize
+            guard let tag = u16(entry), let type = u16(entry + 2) else {
+                throw SniffFailure("\(name) IFD entry \(i) ends at byte \(b.count)")
+            }
             guard tag == 256 || tag == 257 else { continue }
+            let valueOffset = entry + (big ? 12 : 8)
             let value: Int?
             switch type {
-            case 3: value = u16(entry + 8).map(Int.init)
-            case 4: value = u32(entry + 8).map(Int.init)
+            case 3: value = u16(valueOffset).map(Int.init)
+            case 4: value = u32(valueOffset).map(Int.init)
+            case 16 where big: value = u64(valueOffset).flatMap { $0 <= UInt64(Int32.max) ? Int($0) : nil }
             default: value = nil
             }
             if tag == 256 { width = value } else { height = value }
         }
-        guard let width, let height else { return nil }
+        guard let width, let height else {
+            throw SniffFailure("\(name) first IFD has no readable ImageWidth and ImageLength")
+        }
         return ImageInfo(format: .tiff, width: width, height: height)
+    }
+
+    // MARK: - ICO / CUR (the largest entry; PNG entries by their IHDR)
+
+    private static func ico(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
+        let kind = b[2] == 1 ? "ICO" : "CUR"
+        guard let count = b.u16le(4) else { throw SniffFailure("\(kind) header ends at byte \(b.count)") }
+        guard count > 0 else { throw SniffFailure("\(kind) directory has no entries") }
+        let directoryEnd = 6 + Int(count) * 16
+        guard directoryEnd <= b.count else {
+            throw SniffFailure("\(kind) directory of \(count) entries ends at byte \(directoryEnd), past the \(b.count)-byte file")
+        }
+        // The largest by directory size (0 means 256), then by bit depth: Pillow's choice, and what a browser
+        // draws when there is room. Cursors keep hotspots where icons keep planes and depth.
+        var best: (entry: Int, area: Int, depth: Int)?
+        for i in 0..<Int(count) {
+            let entry = 6 + i * 16
+            let w = Int(b[entry]) == 0 ? 256 : Int(b[entry]), h = Int(b[entry + 1]) == 0 ? 256 : Int(b[entry + 1])
+            let depth = kind == "ICO" ? Int(b.u16le(entry + 6) ?? 0) : 0
+            if best == nil || w * h > best!.area || (w * h == best!.area && depth > best!.depth) {
+                best = (entry, w * h, depth)
+            }
+        }
+        let entry = best!.entry
+        let size = Int(b.u32le(entry + 8)!), offset = Int(b.u32le(entry + 12)!)
+        guard offset >= directoryEnd, size > 0, offset <= b.count, size <= b.count - offset else {
+            throw SniffFailure("\(kind) entry \((entry - 6) / 16) (\(size) bytes at byte \(offset)) is not inside the \(b.count)-byte file")
+        }
+        let payload = Bytes(UnsafeRawBufferPointer(rebasing: b.raw[offset..<offset + size]))
+        if payload.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            let inner: ImageInfo
+            do { inner = try png(payload) } catch { throw SniffFailure("\(kind) PNG entry: \(error.reason)") }
+            return ImageInfo(format: .ico, width: inner.width, height: inner.height)
+        }
+        // A BMP entry: a DIB header (BITMAPINFOHEADER or later) without the file header; the directory has its size.
+        guard let header = payload.u32le(0), header >= 40 || header == 12 else {
+            throw SniffFailure("\(kind) entry \((entry - 6) / 16) is neither PNG nor a DIB bitmap")
+        }
+        let w = Int(b[entry]) == 0 ? 256 : Int(b[entry]), h = Int(b[entry + 1]) == 0 ? 256 : Int(b[entry + 1])
+        return ImageInfo(format: .ico, width: w, height: h)
     }
 
     // MARK: - HEIF / AVIF (ftyp brands; size from the first 'ispe' property)
@@ -251,7 +386,7 @@ enum ImageSniffer {
         return brands
     }
 
-    private static func isobmff(_ b: Bytes, _ format: DWImageFormat) -> ImageInfo? {
+    private static func isobmff(_ b: Bytes, _ format: DWImageFormat) throws(SniffFailure) -> ImageInfo {
         let limit = min(b.count, 1 << 20)
         let ispe = Array("ispe".utf8)
         var offset = 8
@@ -261,7 +396,7 @@ enum ImageSniffer {
             }
             offset += 1
         }
-        return nil
+        throw SniffFailure("\(format.rawValue) has no image size (ispe) in its first \(limit) bytes")
     }
 }
 

@@ -111,8 +111,6 @@ struct GIFIndex: Sendable, Equatable {
                     }
                     let desc = gif.pointee.Image
                     let frameWidth = Int(desc.Width), frameHeight = Int(desc.Height)
-                    try checkPixels(frameWidth, frameHeight, limit: limits.maxPixelCount,
-                                    what: "GIF frame \(index.frames.count) of \(frameWidth)×\(frameHeight)")
                     // Skip the compressed data sub-blocks without decoding them. This is what DGifGetCode /
                     // DGifGetCodeNext do (same truncation rule: a sub-block must be complete), without copying each
                     // block through giflib; giflib's input buffer is empty after DGifSetupDecompress, so moving the
@@ -133,6 +131,10 @@ struct GIFIndex: Sendable, Equatable {
                         break walk
                     }
                     input.pointee.offset = cursor
+                    // Limits apply to complete frames: a damaged descriptor in a truncated tail (a 65535×65535 rect
+                    // whose data ends with the file) is where the walk stops, as browsers stop there, not a 10005.
+                    try checkPixels(frameWidth, frameHeight, limit: limits.maxPixelCount,
+                                    what: "GIF frame \(index.frames.count) of \(frameWidth)×\(frameHeight)")
                     guard index.frames.count < limits.maxFrameCount else {
                         throw DWWebImageError.tooLarge(nil, size: Int64(index.frames.count + 1),
                                                        limit: Int64(limits.maxFrameCount), what: "GIF frame count")
