@@ -78,7 +78,8 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
-        .testTarget(name: "DWWebImagePreviewTests", dependencies: ["DWWebImagePreview", "DWWebImage", "DWTestServer"]),
+        .testTarget(name: "DWWebImagePreviewTests",
+                    dependencies: ["DWWebImagePreview", "DWWebImage", "DWWebImageProcessing", "DWTestServer"]),
         // Real libvips on real files (made in the tests, or with Pillow where it is installed).
         .testTarget(
             name: "DWWebImageProcessingTests",

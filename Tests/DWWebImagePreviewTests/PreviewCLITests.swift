@@ -1,6 +1,8 @@
 // dwfetch --preview in a real terminal (tmux): the pictures' colours where expected, in input order after their
 // lines, animations played, Ctrl-C leaving the terminal clean; and nothing drawn when stdout is not a terminal.
 import DWTestServer
+import DWWebImage
+import DWWebImageProcessing
 import Foundation
 import XCTest
 
@@ -16,8 +18,12 @@ final class PreviewCLITests: XCTestCase {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         // 32 × 16: left half red, right half blue → 32 × 8 cells.
         let flag = (0..<16).flatMap { _ in (0..<32).map { x -> UInt8 in x < 16 ? 0 : 1 } }
-        server.setRoute("/flag.gif", .ok(SampleImages.gif(width: 32, height: 16, palette: [(255, 0, 0), (0, 0, 255)],
-                                                          frames: [flag]), contentType: "image/gif"))
+        let flagGIF = SampleImages.gif(width: 32, height: 16, palette: [(255, 0, 0), (0, 0, 255)], frames: [flag])
+        server.setRoute("/flag.gif", .ok(flagGIF, contentType: "image/gif"))
+        // The same as a PNG (libvips), drawn through DWWebImageProcessing's decoder.
+        let flagPNG = try DWConvert(format: .png).process(DWImage(data: flagGIF))
+        XCTAssertEqual(flagPNG.format, .png)
+        server.setRoute("/flag.png", .ok(flagPNG.data, contentType: "image/png"))
         // 16 × 8, green then yellow, played twice (NETSCAPE 1 = one repeat) → 16 × 4 cells, yellow at the end.
         let plain = { (index: UInt8) in [UInt8](repeating: index, count: 128) }
         server.setRoute("/blink.gif", .ok(SampleImages.gif(width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
@@ -87,6 +93,37 @@ final class PreviewCLITests: XCTestCase {
         XCTAssertEqual(text[exitLine].trimmingCharacters(in: .whitespaces), "exit=1", "one URL failed: 1, as without --preview")
         XCTAssertTrue(cells[exitLine].allSatisfy { $0.foreground == nil && $0.background == nil }, "attributes reset")
         XCTAssertEqual(try tmux.display("#{cursor_flag}"), "1", "the cursor is shown")
+    }
+
+    /// The picture below `line` (`rows` × `columns` cells), or a failure with the screen.
+    private func picture(below needle: String, rows: Int, columns: Int, in tmux: Tmux) throws -> [[TerminalCell]] {
+        let (cells, text) = try screen(tmux)
+        let dump = text.joined(separator: "\n")
+        let line = try XCTUnwrap(text.firstIndex { $0.contains(needle) }, dump)
+        guard cells.count > line + rows, cells[(line + 1)...(line + rows)].allSatisfy({ $0.count >= columns }) else {
+            XCTFail("no \(columns) × \(rows) picture below \(needle):\n\(dump)")
+            return []
+        }
+        return cells[(line + 1)...(line + rows)].map { Array($0.prefix(columns)) }
+    }
+
+    func testPNGsAndProcessedImagesAreDrawnToo() throws {
+        let png = try Tmux(command: try command(["--preview", server.url("/flag.png")]))
+        XCTAssertTrue(try waitForExit(png))
+        for row in try picture(below: "/flag.png", rows: 8, columns: 32, in: png) {
+            for x in [0, 7, 14, 17, 24, 31] {
+                XCTAssertTrue(row[x].solidColor?.isClose(to: x < 16 ? red : blue) ?? false,
+                              "PNG column \(x): \(String(describing: row[x].solidColor))")
+            }
+        }
+        // --grayscale: the processed image is the one drawn — grey, red's side lighter than blue's.
+        let grey = try Tmux(command: try command(["--preview", "--grayscale", server.url("/flag.gif")]))
+        XCTAssertTrue(try waitForExit(grey))
+        for row in try picture(below: "/flag.gif", rows: 8, columns: 32, in: grey) {
+            let left = try XCTUnwrap(row[4].solidColor), right = try XCTUnwrap(row[27].solidColor)
+            for c in [left, right] { XCTAssertTrue(abs(c.r - c.g) <= 2 && abs(c.g - c.b) <= 2, "grey: \(c)") }
+            XCTAssertGreaterThan(left.r, right.r + 20, "red is lighter than blue in grey: \(left) \(right)")
+        }
     }
 
     func testCtrlCStopsALoopingAnimationAndLeavesTheTerminalClean() throws {
