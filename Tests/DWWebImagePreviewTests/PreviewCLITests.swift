@@ -149,6 +149,29 @@ final class PreviewCLITests: XCTestCase {
         XCTAssertEqual(try tmux.display("#{cursor_flag}"), "1", "the cursor is shown again")
     }
 
+    func testHelpListsThePreviewFlagsAndABadFormatIsAUsageError() throws {
+        let binary = try DWFetchBinary.require()
+        func run(_ args: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = args
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let help = try run(["--help"])
+        XCTAssertEqual(help.status, 0)
+        for flag in ["--preview ", "--preview-loop", "--preview-format"] { XCTAssertTrue(help.output.contains(flag), flag) }
+        let bad = try run(["--preview-format", "ascii-art", server.url("/flag.gif")])
+        XCTAssertEqual(bad.status, 2, bad.output)
+        XCTAssertTrue(bad.output.contains("symbols"), "the error names the formats: \(bad.output)")
+    }
+
     func testNothingIsDrawnWhenStdoutIsNotATerminal() throws {
         let binary = try DWFetchBinary.require()
         func run(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
