@@ -126,6 +126,16 @@ final class PreviewCLITests: XCTestCase {
         }
     }
 
+    func testWithoutPreviewLoopAForeverLoopingGIFEndsByItself() throws {
+        let tmux = try Tmux(command: try command(["--preview", server.url("/forever.gif"), server.url("/flag.gif")]))
+        XCTAssertTrue(try waitForExit(tmux), "the loop-forever GIF stopped after its few seconds")
+        let (_, text) = try screen(tmux)
+        XCTAssertTrue(text.contains { $0.hasPrefix("exit=0") }, text.joined(separator: "\n"))
+        let forever = try XCTUnwrap(text.firstIndex { $0.contains("/forever.gif") })
+        XCTAssertEqual(text.firstIndex { $0.contains("/flag.gif") }, forever + 5, "the next line comes below the 4 rows")
+        XCTAssertEqual(try tmux.display("#{cursor_flag}"), "1")
+    }
+
     func testCtrlCStopsALoopingAnimationAndLeavesTheTerminalClean() throws {
         let tmux = try Tmux(command: try command(["--preview-loop", server.url("/forever.gif")]))
         // Playing: the line is there and the picture below it shows one of the two frames.
