@@ -60,7 +60,7 @@ let package = Package(
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
         .target(name: "CChafa", dependencies: ["CChafaSystem"]),
         // Images as terminal output (Unicode symbols in 24-bit/256/16 colours, sixels, kitty, iTerm2) on libchafa.
-        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "CChafa", "DWLocking"]),
+        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "DWWebImageProcessing", "CChafa"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
         // Not a product: only this package's tests and dwfetch link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
@@ -104,7 +104,8 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
-        .testTarget(name: "DWWebImagePreviewTests", dependencies: ["DWWebImagePreview", "DWWebImage", "DWTestServer"]),
+        .testTarget(name: "DWWebImagePreviewTests",
+                    dependencies: ["DWWebImagePreview", "DWWebImage", "DWWebImageProcessing", "DWTestServer"]),
         // Real libvips on real files (made in the tests, or with Pillow where it is installed).
         .testTarget(
             name: "DWWebImageProcessingTests",

@@ -132,6 +132,9 @@ struct DWFetch: ParsableCommand {
     @OptionGroup(title: "Pixels")
     var processing: ProcessingOptions
 
+    @OptionGroup(title: "Preview")
+    var preview: PreviewOptions
+
     mutating func validate() throws {
         guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
         guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }
