@@ -142,20 +142,11 @@ public final class DWImageServer: Sendable {
         return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data))), note)
     }
 
-    /// The source processed by `chain` (the source itself for an empty chain).
+    /// The source processed by `chain` (the source itself for an empty chain), through the pipeline's variant
+    /// cache: concurrent identical requests share one download and one transform, and another chain over a cached
+    /// original needs no request to the origin.
     private func variant(of source: String, chain: [any DWImageProcessor]) async throws(DWWebImageError) -> DWImage {
-        // Until the pipeline's variant cache is on this branch: the original through the manager, the chain here,
-        // off Hummingbird's event loops.
-        let original = try await manager.image(withURL: source)
-        guard !chain.isEmpty else { return original }
-        let result: Result<DWImage, DWWebImageError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: Result { () throws(DWWebImageError) in
-                    try DWImageProcessors.apply(chain, to: original)
-                })
-            }
-        }
-        return try result.get()
+        try await manager.image(withURL: source, options: chain.isEmpty ? [] : .processors(chain))
     }
 
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.

@@ -42,6 +42,9 @@ struct Serve: ParsableCommand {
     @Option(name: [.short, .customLong("jobs")], help: ArgumentHelp("Concurrent origin downloads.", valueName: "N"))
     var jobs = 16
     @Option(help: ArgumentHelp("Origin fetch timeout (504 when it runs out).", valueName: "SEC")) var timeout: Double = 15
+    @Option(name: .customLong("memory-cache"), help: ArgumentHelp(
+        "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
+    var memoryCache = 128
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") var verbose = false
 
     func validate() throws {
@@ -51,7 +54,7 @@ struct Serve: ParsableCommand {
         }
         for cidr in allowNetworks where DWCIDR(cidr) == nil { throw ValidationError("not a CIDR: \(cidr)") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize > 0, maxAge >= 0, timeout > 0 else {
+        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
             throw ValidationError("limits must be positive")
         }
     }
@@ -71,6 +74,7 @@ struct Serve: ParsableCommand {
         configuration.autoFormat = autoFormat
         configuration.jobs = jobs
         configuration.timeout = timeout
+        configuration.memoryCacheBytes = memoryCache * 1024 * 1024
         configuration.logLevel = verbose ? .info : .warning
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
 
