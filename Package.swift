@@ -6,8 +6,8 @@ let package = Package(
     name: "DWWebImage",
     products: [
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
-        .library(name: "DWTestServer", targets: ["DWTestServer"]),
         .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
+        .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
     dependencies: [
@@ -43,6 +43,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // libvips (Debian libvips-dev): headers and link flags from pkg-config, seen only by the CVips C target.
+        .systemLibrary(name: "CVipsSystem", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
+        .target(name: "CVips", dependencies: ["CVipsSystem"]),
+        // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
+        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.
         .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
@@ -50,6 +56,7 @@ let package = Package(
         // Images as terminal output (Unicode symbols in 24-bit/256/16 colours, sixels, kitty, iTerm2) on libchafa.
         .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "CChafa", "DWLocking"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
+        // Not a product: only this package's tests and dwfetch link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
         // Real peers for tests: Apache, lighttpd, Caddy, Python's http.server, nginx over TLS with a CA made by
         // openssl, tinyproxy, each started on 127.0.0.1 with a generated config; and a proxy that cuts downloads.
@@ -59,6 +66,7 @@ let package = Package(
             dependencies: [
                 "DWWebImage",
                 "DWWebImagePreview",
+                "DWWebImageProcessing",
                 "DWTestServer",
                 "DWLocking",
                 "DWFileIO",
@@ -74,6 +82,12 @@ let package = Package(
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
         .testTarget(name: "DWWebImagePreviewTests", dependencies: ["DWWebImagePreview", "DWWebImage", "DWTestServer"]),
+        // Real libvips on real files (made in the tests, or with Pillow where it is installed).
+        .testTarget(
+            name: "DWWebImageProcessingTests",
+            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer"],
+            exclude: ["Fixtures"]
+        ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",

@@ -9,8 +9,9 @@ packages=(
   libgif-dev            # GIF frames (CGif)
   zlib1g-dev            # cache entry compression (CZlib)
   pkg-config
+  libvips-dev           # decoding and processors (DWWebImageProcessing)
   libchafa-dev          # terminal previews (DWWebImagePreview)
-  libvips-tools         # vipsheader: the format corpus's independent reader
+  libvips-tools         # vipsheader, vipsthumbnail: reference reader, fixtures and benchmark anchor
   python3               # Pillow: the other reference reader (tests install it with pip)
   tmux                  # the preview tests run dwfetch in a real terminal
   libsixel-bin          # sixel2png: the preview tests decode sixels back

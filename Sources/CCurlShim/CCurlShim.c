@@ -2,7 +2,6 @@
 #include "CCurlShim.h"
 
 CURLcode dw_curl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
-CURLcode dw_curl_easy_setopt_off_t(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
 CURLcode dw_curl_easy_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
 CURLcode dw_curl_easy_setopt_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
 CURLcode dw_curl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
@@ -12,13 +11,8 @@ CURLcode dw_curl_easy_setopt_xferinfo_callback(CURL *h, curl_xferinfo_callback c
 }
 
 CURLcode dw_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *out) { return curl_easy_getinfo(h, i, out); }
-CURLcode dw_curl_easy_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *out) { return curl_easy_getinfo(h, i, out); }
-CURLcode dw_curl_easy_getinfo_double(CURL *h, CURLINFO i, double *out) { return curl_easy_getinfo(h, i, out); }
-CURLcode dw_curl_easy_getinfo_string(CURL *h, CURLINFO i, const char **out) { return curl_easy_getinfo(h, i, out); }
-CURLcode dw_curl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **out) { return curl_easy_getinfo(h, i, out); }
 
 CURLMcode dw_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
-CURLMcode dw_curl_multi_setopt_pointer(CURLM *m, CURLMoption o, void *v) { return curl_multi_setopt(m, o, v); }
 
 dw_curl_message dw_curl_multi_info_read(CURLM *m, int *msgsInQueue) {
     dw_curl_message out = { NULL, CURLE_OK, 0, 0 };

@@ -11,9 +11,10 @@ import Musl
 #endif
 
 /// A value that is only ever read or written while holding one `pthread_mutex_t`.
-public final class DWLock<Value>: @unchecked Sendable {
-    // @unchecked: `value` is touched only between pthread_mutex_lock and pthread_mutex_unlock on `mutex`
-    // (in `withLock`), so all access is serialised; the mutex itself lives at a stable heap address.
+///
+/// Sendable only when `Value` is (as swift-nio's `NIOLockedValueBox`): the lock serialises access, but a
+/// non-Sendable value (a class reference, say) could still escape through `withLock` and be shared unguarded.
+public final class DWLock<Value> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var stored: Value
 
@@ -46,3 +47,8 @@ public final class DWLock<Value>: @unchecked Sendable {
         set { withLock { $0 = newValue } }
     }
 }
+
+// @unchecked: `stored` is touched only between pthread_mutex_lock and pthread_mutex_unlock on `mutex` (in
+// `withLock`), so all access is serialised; the mutex lives at a stable heap address; and `Value` is Sendable, so
+// what `withLock` hands out may cross threads.
+extension DWLock: @unchecked Sendable where Value: Sendable {}

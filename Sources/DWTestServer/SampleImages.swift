@@ -239,17 +239,19 @@ public enum SampleImages {
         return c ^ 0xFFFF_FFFF
     }
 
-    /// LZW image data that never grows the code width: a clear code every few codes, so every pixel is one code.
-    private static func gifLZW(_ pixels: [UInt8], minCodeSize: Int) -> [UInt8] {
-        let clear = 1 << minCodeSize, end = clear + 1, width = minCodeSize + 1
-        let run = (1 << minCodeSize) - 2
+    /// GIF image data (the LZW minimum code size byte, then sub-blocks) that never grows the code width: a clear
+    /// code every 2^n − 2 codes, one code per pixel. Valid for any decoder; used by the samples and test fixtures.
+    public static func gifLZW(_ pixels: [UInt8], minCodeSize: Int) -> [UInt8] {
+        let n = max(1, min(minCodeSize, 11))
+        let clear = 1 << n, end = clear + 1, width = n + 1
+        let run = max(1, (1 << n) - 2)
         var codes: [Int] = []
         var i = 0
-        while i < pixels.count {
+        repeat {
             codes.append(clear)
-            for p in pixels[i..<min(i + run, pixels.count)] { codes.append(Int(p)) }
+            for p in pixels[i..<min(i + run, pixels.count)] { codes.append(Int(p) & (clear - 1)) }
             i += run
-        }
+        } while i < pixels.count
         codes.append(end)
         var bytes: [UInt8] = []
         var acc = 0, bits = 0

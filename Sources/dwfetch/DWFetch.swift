@@ -129,6 +129,9 @@ struct DWFetch: ParsableCommand {
     @Flag(help: "Remove expired cache entries (keeping revalidatable ones for a while) and exit.")
     var expire = false
 
+    @OptionGroup(title: "Pixels")
+    var processing: ProcessingOptions
+
     mutating func validate() throws {
         guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
         guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }
@@ -160,10 +163,12 @@ struct DWFetch: ParsableCommand {
             throw ExitCode(try Demo(command: self).run())
         }
         let cache = DWWebImageCache.shared
-        if let cacheDir { cache.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
-        cache.cacheSpace = cacheSpace
-        if let cacheLimit { cache.diskSizeLimit = cacheLimit.bytes }
-        cache.honorsCacheControl = honorCacheControl
+        var settings = cache.configuration
+        if let cacheDir { settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+        settings.cacheSpace = cacheSpace
+        if let cacheLimit { settings.diskSizeLimit = cacheLimit.bytes }
+        settings.honorsCacheControl = honorCacheControl
+        cache.configuration = settings
         if cacheStats {
             let st = cache.diskStatistics()
             let formatter = ISO8601DateFormatter()

@@ -16,9 +16,12 @@ struct ImageSummary: Sendable {
     /// Hex SHA-256 of the bytes (computed only for `--json`).
     let sha256: String?
     let metrics: DWDownloadMetrics?
+    /// For a processed image: the original's facts and the variant (`--resize` and friends).
+    let original: SourceFacts?
 
-    init(_ image: DWImage, hash: Bool) {
-        source = image.source
+    init(_ image: DWImage, hash: Bool, original: SourceFacts? = nil) {
+        self.original = original
+        source = original?.origin ?? image.source
         byteCount = image.data.count
         format = image.format
         pixelWidth = image.pixelWidth
@@ -32,7 +35,7 @@ struct ImageSummary: Sendable {
         } else {
             sha256 = nil
         }
-        metrics = image.metrics
+        metrics = original?.metrics ?? image.metrics
     }
 }
 
@@ -68,6 +71,8 @@ final class FetchRunner: Sendable {
     private let output: OutputWriter?
     private let progress: ProgressView?
     private let state = DWLock(RunState())
+    /// `--verify` and the pixel flags.
+    private let pixels: PixelStage
 
     private struct RunState {
         var outcomes: [String: FetchOutcome] = [:]
@@ -85,6 +90,7 @@ final class FetchRunner: Sendable {
         self.manager = manager
         self.output = command.output.map { OutputWriter(directory: $0) }
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1) ? ProgressView() : nil
+        self.pixels = PixelStage(options: command.processing)
     }
 
     /// Fetches every URL (each distinct one once), printing one line per mention in input order; then the
@@ -102,7 +108,7 @@ final class FetchRunner: Sendable {
         var distinct: [String] = []
         var seen = Set<String>()
         for url in urls where seen.insert(url).inserted { distinct.append(url) }
-        let names = output == nil ? [:] : OutputNames.assign(distinct)
+        let names = output == nil ? [:] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
         if let output, let failure = output.prepare() {
             FileHandle.standardError.write(Data("dwfetch: \(failure)\n".utf8))
             return FetchReport(fetched: 0, failed: urls.count)
@@ -130,16 +136,19 @@ final class FetchRunner: Sendable {
             progress?.started(url)
             let token = manager.downloadImage(withURL: url, options: options, progress: { [progress] received, expected in
                 progress?.update(url, received: received, expected: expected)
-            }) { [self] result in
-                let (path, writeError) = save(result, url: url, name: names[url])
-                progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
-                state.withLock { s in
-                    s.outcomes[url] = FetchOutcome(url: url, result: result.map { ImageSummary($0, hash: json) },
-                                                   path: path, writeError: writeError,
-                                                   metrics: s.metrics[url])
+            }) { [self] fetched in
+                pixels.finish(fetched) { [self] result, original in
+                    let (path, writeError) = save(result, url: url, name: names[url])
+                    progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
+                    state.withLock { s in
+                        s.outcomes[url] = FetchOutcome(url: url,
+                                                       result: result.map { ImageSummary($0, hash: json, original: original) },
+                                                       path: path, writeError: writeError,
+                                                       metrics: s.metrics[url])
+                    }
+                    printReady(urls)
+                    done.leave()
                 }
-                printReady(urls)
-                done.leave()
             }
             state.withLock { $0.tokens.append(token) }
         }
@@ -174,7 +183,8 @@ final class FetchRunner: Sendable {
 
     /// Writes the image into the output directory (atomically), returning its path or why it failed.
     private func save(_ result: Result<DWImage, DWWebImageError>, url: String, name: String?) -> (String?, String?) {
-        guard let output, let name, case .success(let image) = result else { return (nil, nil) }
+        guard let output, var name, case .success(let image) = result else { return (nil, nil) }
+        if pixels.isProcessing { name += "." + image.format.fileExtension }  // the processed image's own format
         do {
             return (try output.write(image, name: name), nil)
         } catch {

@@ -390,17 +390,3 @@ final class DWFetchTests: XCTestCase {
         return result
     }
 }
-
-/// A thread-safe counter for request handlers.
-final class Counter: @unchecked Sendable {
-    // @unchecked: `n` is guarded by `lock`.
-    private let lock = NSLock()
-    private var n = 0
-    /// Increments and returns the new value (1 for the first call).
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        n += 1
-        return n
-    }
-}

@@ -1,5 +1,6 @@
 // GIFFixtures: a small GIF encoder for tests (every field under control: rects, colour maps, interlace, GCB,
 // NETSCAPE2.0, LZW code size) and the fixture set that GIFDecoderTests checks against Pillow and by hand.
+import DWTestServer
 import Foundation
 
 typealias RGB = (r: UInt8, g: UInt8, b: UInt8)
@@ -66,44 +67,7 @@ struct GIFBuilder {
         }
         var ordered: [UInt8] = []
         for y in rows { ordered += f.pixels[y * f.width..<(y + 1) * f.width] }
-        out += GIFBuilder.lzw(ordered, minCodeSize: codeSize)
-        return out
-    }
-
-    /// Valid LZW that never grows the code width: a clear code every 2^n − 2 codes, one code per pixel.
-    static func lzw(_ pixels: [UInt8], minCodeSize: Int) -> Data {
-        let n = max(1, min(minCodeSize, 11))
-        let clear = 1 << n, end = clear + 1, width = n + 1
-        let run = max(1, (1 << n) - 2)
-        var codes: [Int] = []
-        var i = 0
-        repeat {
-            codes.append(clear)
-            for p in pixels[i..<min(i + run, pixels.count)] { codes.append(Int(p) & (clear - 1)) }
-            i += run
-        } while i < pixels.count
-        codes.append(end)
-        var bytes: [UInt8] = []
-        var acc = 0, bits = 0
-        for code in codes {
-            acc |= code << bits
-            bits += width
-            while bits >= 8 {
-                bytes.append(UInt8(acc & 0xFF))
-                acc >>= 8
-                bits -= 8
-            }
-        }
-        if bits > 0 { bytes.append(UInt8(acc & 0xFF)) }
-        var out = Data([UInt8(minCodeSize)])
-        var offset = 0
-        while offset < bytes.count {
-            let k = min(255, bytes.count - offset)
-            out.append(UInt8(k))
-            out += bytes[offset..<offset + k]
-            offset += k
-        }
-        out.append(0)
+        out += SampleImages.gifLZW(ordered, minCodeSize: codeSize)
         return out
     }
 

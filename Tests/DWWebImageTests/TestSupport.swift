@@ -165,3 +165,27 @@ class TemporaryRootTestCase: XCTestCase {
         super.tearDown()
     }
 }
+
+/// Holds a server response until the test opens it (a route handler blocks on it): ordering tests wait for a
+/// state instead of racing a delay.
+final class Gate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// Lets `n` held responses go.
+    func open(_ n: Int = 1) { for _ in 0..<n { semaphore.signal() } }
+
+    /// A route to `path` that answers `route` once the gate lets this request go.
+    func hold(_ server: LoopbackHTTPServer, _ path: String, _ route: Route) {
+        server.setHandler(path) { [semaphore] _ in
+            semaphore.wait()
+            return route
+        }
+    }
+}
+
+extension Harness {
+    /// Waits until the manager's scheduler holds `waiting` downloads waiting and `running` holding a slot.
+    func waitForScheduled(waiting: Int, running: Int, timeout: TimeInterval = 10) -> Bool {
+        eventually(timeout: timeout) { manager.scheduledCounts == (waiting, running) }
+    }
+}

@@ -7,7 +7,6 @@
 
 /* curl_easy_setopt: one wrapper per argument kind, the option stays a parameter. */
 CURLcode dw_curl_easy_setopt_long(CURL *_Nonnull h, CURLoption o, long v);
-CURLcode dw_curl_easy_setopt_off_t(CURL *_Nonnull h, CURLoption o, curl_off_t v);
 /* libcurl copies strings it is given (since 7.17.0). */
 CURLcode dw_curl_easy_setopt_string(CURL *_Nonnull h, CURLoption o, const char *_Nullable v);
 /* WRITEDATA, HEADERDATA, XFERINFODATA, PRIVATE, ERRORBUFFER. */
@@ -17,16 +16,11 @@ CURLcode dw_curl_easy_setopt_slist(CURL *_Nonnull h, CURLoption o, struct curl_s
 CURLcode dw_curl_easy_setopt_write_callback(CURL *_Nonnull h, CURLoption o, curl_write_callback _Nullable cb);
 CURLcode dw_curl_easy_setopt_xferinfo_callback(CURL *_Nonnull h, curl_xferinfo_callback _Nullable cb);
 
-/* curl_easy_getinfo, by result type. */
+/* curl_easy_getinfo for long results. */
 CURLcode dw_curl_easy_getinfo_long(CURL *_Nonnull h, CURLINFO i, long *_Nonnull out);
-CURLcode dw_curl_easy_getinfo_off_t(CURL *_Nonnull h, CURLINFO i, curl_off_t *_Nonnull out);
-CURLcode dw_curl_easy_getinfo_double(CURL *_Nonnull h, CURLINFO i, double *_Nonnull out);
-CURLcode dw_curl_easy_getinfo_string(CURL *_Nonnull h, CURLINFO i, const char *_Nullable *_Nonnull out);
-CURLcode dw_curl_easy_getinfo_pointer(CURL *_Nonnull h, CURLINFO i, void *_Nullable *_Nonnull out);
 
 /* curl_multi_setopt. */
 CURLMcode dw_curl_multi_setopt_long(CURLM *_Nonnull m, CURLMoption o, long v);
-CURLMcode dw_curl_multi_setopt_pointer(CURLM *_Nonnull m, CURLMoption o, void *_Nullable v);
 
 /* curl_multi_info_read with CURLMsg's union flattened. */
 typedef struct {
@@ -40,6 +34,5 @@ dw_curl_message dw_curl_multi_info_read(CURLM *_Nonnull m, int *_Nonnull msgsInQ
 /* Constants that are macros in curl.h and do not import into Swift. */
 static const long DW_CURL_GLOBAL_DEFAULT = CURL_GLOBAL_DEFAULT;
 static const int DW_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
-static const size_t DW_CURL_WRITEFUNC_ERROR = 0xFFFFFFFF;
 
 #endif

@@ -12,8 +12,8 @@ enum DiskLookup {
 }
 
 extension DWWebImageCache {
-    /// Looks `key` up on disk. Unlike ``diskImage(forKey:maxPixelCount:)``, an expired entry with a validator is
-    /// returned as `.expired` (and kept) so the download can ask the server whether it is still current.
+    /// Looks `key` up on disk. An expired entry with a validator is returned as `.expired` (and kept) so the
+    /// download can ask the server whether it is still current; anything unusable is removed and is a miss.
     func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
         let path = filePath(forKey: key)
         let found = DiskEntryCodec.read(path: path, touches: readTouches)  // last read, for LRU eviction

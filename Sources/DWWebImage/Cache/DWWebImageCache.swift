@@ -6,8 +6,8 @@ import DWLocking
 /// Memory and disk cache for downloaded images.
 ///
 /// - Memory: an `NSCache` bounded by entry count and bytes (cost = bytes held).
-/// - Disk: one file per key under `<rootDirectory>/<cacheSpace>/`, named by the MD5 of the key when
-///   ``useSecureKey`` is on. Writes are serialised by a semaphore (as in DW) and atomic (an unnamed `O_TMPFILE`
+/// - Disk: one file per key under `<rootDirectory>/<cacheSpace>/`, named by a digest of the key
+///   (``keyDigest``: MD5 by default, SHA-1 or SHA-256) when ``useSecureKey`` is on. Writes are serialised by a semaphore (as in DW) and atomic (an unnamed `O_TMPFILE`
 ///   given its name by `linkat`, or a temp file renamed in the same directory), so readers in this or another
 ///   process never see a torn entry. Each file carries its key, its length and CRC-32Cs; a truncated, corrupt or
 ///   foreign file is a miss and is removed. ``diskSizeLimit`` is held when entries are written (LRU by last read).
@@ -15,8 +15,11 @@ import DWLocking
 ///   or than their `Cache-Control` allows when ``honorsCacheControl`` is on, are misses (kept for revalidation when
 ///   they have a validator), and ``removeExpiredCache()`` deletes them.
 ///
-/// Thread safety: settings live behind one `DWLock`; disk writes are serialised by `writeSemaphore`; `NSCache` is
-/// internally synchronised; ``ReadTouches`` has its own lock.
+/// Settings are one ``Configuration`` value (``configuration``), also reachable by DW's property names.
+///
+/// Thread safety: the configuration lives behind one `DWLock` (a leaf: nothing else is locked inside it); disk
+/// writes are serialised by `writeSemaphore`, inside which the space's `flock` is taken; `NSCache` is internally
+/// synchronised; ``ReadTouches`` has its own lock (a leaf).
 public final class DWWebImageCache: Sendable {
     /// The process-wide cache: `$XDG_CACHE_HOME/dwwebimage` (else `~/.cache/dwwebimage`), space "defaultCacheSpace".
     public static let shared = DWWebImageCache()
@@ -26,30 +29,54 @@ public final class DWWebImageCache: Sendable {
     /// Default disk budget per cache space: 1 GiB.
     public static let defaultDiskSizeLimit: Int64 = 1 << 30
 
-    private struct Settings {
-        var rootDirectory: URL { didSet { spacePath = Self.spacePath(rootDirectory, cacheSpace) } }
-        var cachePolicy: DWWebImageCachePolicy = [.memory, .disk]
-        var expirationTime: TimeInterval = DWWebImageCache.defaultExpirationTime
-        var useSecureKey = true
-        var keyDigest: DWCacheKeyDigest = .md5
-        var compression: DWCacheCompression = .auto
-        var diskSizeLimit: Int64 = DWWebImageCache.defaultDiskSizeLimit
-        var honorsCacheControl = false
-        var cacheSpace: String { didSet { spacePath = Self.spacePath(rootDirectory, cacheSpace) } }
-        /// `<root>/<space>/` as a string, kept with the two it is made of: every lookup needs it, and URL.path
-        /// plus the space-name encoding cost more than the rest of building a file name.
-        private(set) var spacePath: String
+    /// Every setting of a cache, as one value (read or replaced at once under the cache's lock).
+    public struct Configuration: Sendable, Equatable {
+        /// Where cache spaces live (default ``DWWebImageCache/defaultRootDirectory()``).
+        public var rootDirectory: URL
+        /// The namespace entries are read from and written to; default "defaultCacheSpace".
+        public var cacheSpace: String
+        /// Which layers are used; default `[.memory, .disk]`.
+        public var cachePolicy: DWWebImageCachePolicy = [.memory, .disk]
+        /// Age after which disk entries are stale (seconds); default 7 days.
+        public var expirationTime: TimeInterval = DWWebImageCache.defaultExpirationTime
+        /// Name files by a digest of their key (default true); when false, keys are percent-encoded into names.
+        public var useSecureKey = true
+        /// The digest that names files when ``useSecureKey`` is on (default `.md5`, as DW).
+        public var keyDigest: DWCacheKeyDigest = .md5
+        /// How entries are stored on disk (default `.auto`).
+        public var compression: DWCacheCompression = .auto
+        /// The disk budget of a cache space in bytes (default 1 GiB; 0 = none).
+        public var diskSizeLimit: Int64 = DWWebImageCache.defaultDiskSizeLimit
+        /// Whether responses' `Cache-Control` shortens freshness (default false).
+        public var honorsCacheControl = false
+        /// Most entries the memory cache keeps (DW: 20).
+        public var memoryCountLimit = 20
+        /// Most bytes the memory cache keeps (DW: 5 MB).
+        public var memoryCostLimit = 5 * 1024 * 1024
 
-        init(rootDirectory: URL, cacheSpace: String) {
-            self.rootDirectory = rootDirectory
+        /// The defaults, under `rootDirectory` (default ``DWWebImageCache/defaultRootDirectory()``).
+        public init(rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace") {
+            self.rootDirectory = rootDirectory ?? DWWebImageCache.defaultRootDirectory()
             self.cacheSpace = cacheSpace
-            self.spacePath = Self.spacePath(rootDirectory, cacheSpace)
         }
 
-        private static func spacePath(_ root: URL, _ space: String) -> String {
-            var dir = root.path
+        /// `<root>/<space>/` as a string.
+        fileprivate var spacePath: String {
+            var dir = rootDirectory.path
             if !dir.hasSuffix("/") { dir += "/" }
-            return dir + CacheKey.directoryName(forSpace: space) + "/"
+            return dir + CacheKey.directoryName(forSpace: cacheSpace) + "/"
+        }
+    }
+
+    private struct Settings {
+        var configuration: Configuration { didSet { spacePath = configuration.spacePath } }
+        /// `<root>/<space>/` as a string, kept with the configuration it is made of: every lookup needs it, and
+        /// URL.path plus the space-name encoding cost more than the rest of building a file name.
+        private(set) var spacePath: String
+
+        init(_ configuration: Configuration) {
+            self.configuration = configuration
+            self.spacePath = configuration.spacePath
         }
     }
 
@@ -63,6 +90,14 @@ public final class DWWebImageCache: Sendable {
     private let notifyQueue = DispatchQueue(label: "DWWebImage.cache.notifications")
     private let notificationCenter: NotificationCenter
 
+    /// Creates a cache with `configuration`.
+    /// - Parameter notificationCenter: where ``Notification/Name/DWWebImageCacheComplete`` is posted.
+    public init(configuration: Configuration, notificationCenter: NotificationCenter = .default) {
+        self.settings = DWLock(Settings(configuration))
+        self.memory = MemoryCache(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
+        self.notificationCenter = notificationCenter
+    }
+
     /// Creates a cache.
     /// - Parameters:
     ///   - rootDirectory: where cache spaces live; default `$XDG_CACHE_HOME/dwwebimage`, else `~/.cache/dwwebimage`.
@@ -70,13 +105,13 @@ public final class DWWebImageCache: Sendable {
     ///   - memoryCountLimit: most entries kept in memory (DW: 20).
     ///   - memoryCostLimit: most bytes kept in memory (DW: 5 MB).
     ///   - notificationCenter: where ``Notification/Name/DWWebImageCacheComplete`` is posted.
-    public init(rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace",
-                memoryCountLimit: Int = 20, memoryCostLimit: Int = 5 * 1024 * 1024,
-                notificationCenter: NotificationCenter = .default) {
-        self.settings = DWLock(Settings(rootDirectory: rootDirectory ?? DWWebImageCache.defaultRootDirectory(),
-                                       cacheSpace: cacheSpace))
-        self.memory = MemoryCache(countLimit: memoryCountLimit, costLimit: memoryCostLimit)
-        self.notificationCenter = notificationCenter
+    public convenience init(rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace",
+                            memoryCountLimit: Int = 20, memoryCostLimit: Int = 5 * 1024 * 1024,
+                            notificationCenter: NotificationCenter = .default) {
+        var configuration = Configuration(rootDirectory: rootDirectory, cacheSpace: cacheSpace)
+        configuration.memoryCountLimit = memoryCountLimit
+        configuration.memoryCostLimit = memoryCostLimit
+        self.init(configuration: configuration, notificationCenter: notificationCenter)
     }
 
     /// `$XDG_CACHE_HOME/dwwebimage` when set and absolute, else `~/.cache/dwwebimage`.
@@ -91,44 +126,62 @@ public final class DWWebImageCache: Sendable {
 
     // MARK: - Settings (DW names)
 
+    /// All settings at once: read them together, or set several under one lock
+    /// (`cache.configuration.cacheSpace = …` also works, one setting at a time). Later reads and writes use them.
+    public var configuration: Configuration {
+        get { settings.withLock { $0.configuration } }
+        set {
+            settings.withLock { $0.configuration = newValue }
+            memory.countLimit = newValue.memoryCountLimit
+            memory.costLimit = newValue.memoryCostLimit
+        }
+    }
+
+    private func setting<T>(_ path: KeyPath<Configuration, T>) -> T { settings.withLock { $0.configuration[keyPath: path] } }
+    private func set<T>(_ path: WritableKeyPath<Configuration, T>, _ value: T) {
+        settings.withLock { $0.configuration[keyPath: path] = value }
+    }
+
     /// Where cache spaces live (default ``defaultRootDirectory()``). Changing it affects later reads and writes.
     public var rootDirectory: URL {
-        get { settings.withLock { $0.rootDirectory } }
-        set { settings.withLock { $0.rootDirectory = newValue } }
+        get { setting(\.rootDirectory) }
+        set { set(\.rootDirectory, newValue) }
     }
     /// Which layers are used; default `[.memory, .disk]`.
     public var cachePolicy: DWWebImageCachePolicy {
-        get { settings.withLock { $0.cachePolicy } }
-        set { settings.withLock { $0.cachePolicy = newValue } }
+        get { setting(\.cachePolicy) }
+        set { set(\.cachePolicy, newValue) }
     }
     /// Age after which disk entries are stale (seconds); default 7 days.
     public var expirationTime: TimeInterval {
-        get { settings.withLock { $0.expirationTime } }
-        set { settings.withLock { $0.expirationTime = newValue } }
+        get { setting(\.expirationTime) }
+        set { set(\.expirationTime, newValue) }
     }
-    /// Name files by the MD5 of their key (default true). When false, keys are percent-encoded into names.
+    /// Name files by a digest of their key (``keyDigest``, default MD5; default true). When false, keys are
+    /// percent-encoded into names.
     public var useSecureKey: Bool {
-        get { settings.withLock { $0.useSecureKey } }
-        set { settings.withLock { $0.useSecureKey = newValue } }
+        get { setting(\.useSecureKey) }
+        set { set(\.useSecureKey, newValue) }
     }
     /// The digest that names files when ``useSecureKey`` is on (default `.md5`, as DW). Changing it orphans
     /// entries written under the old names (they age out).
     public var keyDigest: DWCacheKeyDigest {
-        get { settings.withLock { $0.keyDigest } }
-        set { settings.withLock { $0.keyDigest = newValue } }
+        get { setting(\.keyDigest) }
+        set { set(\.keyDigest, newValue) }
     }
     /// How entries are stored on disk (default `.auto`: gzip only what a sample shows will shrink by 10% or more).
     /// A gzip entry is checked against its CRC-32 and length when read; a mismatch is a miss that removes it.
     public var compression: DWCacheCompression {
-        get { settings.withLock { $0.compression } }
-        set { settings.withLock { $0.compression = newValue } }
+        get { setting(\.compression) }
+        set { set(\.compression, newValue) }
     }
     /// The disk budget of a cache space in bytes (default 1 GiB; 0 = none), enforced when entries are written:
     /// a write that would pass it first evicts the least recently read entries down to 70 % of it. Holds across
-    /// processes sharing the directory (a byte ledger in a lock file under an `flock`), to within one entry.
+    /// processes sharing the directory (a byte ledger in the space's lock file, under an `flock`), to within one
+    /// entry.
     public var diskSizeLimit: Int64 {
-        get { settings.withLock { $0.diskSizeLimit } }
-        set { settings.withLock { $0.diskSizeLimit = max(0, newValue) } }
+        get { setting(\.diskSizeLimit) }
+        set { set(\.diskSizeLimit, max(0, newValue)) }
     }
     /// Whether the responses' `Cache-Control` shortens how long entries stay fresh (default false: every entry
     /// lives ``expirationTime``, as in DW). When on, `no-store` responses are delivered but not written to disk
@@ -138,27 +191,34 @@ public final class DWWebImageCache: Sendable {
     /// or Last-Modified is revalidated (a 304 also updates its Cache-Control), else refetched.
     /// Entries always record the header, so turning this on applies to what is already cached.
     public var honorsCacheControl: Bool {
-        get { settings.withLock { $0.honorsCacheControl } }
-        set { settings.withLock { $0.honorsCacheControl = newValue } }
+        get { setting(\.honorsCacheControl) }
+        set { set(\.honorsCacheControl, newValue) }
     }
     /// The namespace entries are read from and written to; default "defaultCacheSpace".
     public var cacheSpace: String {
-        get { settings.withLock { $0.cacheSpace } }
-        set { settings.withLock { $0.cacheSpace = newValue } }
+        get { setting(\.cacheSpace) }
+        set { set(\.cacheSpace, newValue) }
     }
     /// The directory of the current cache space.
     public var directory: URL {
-        rootDirectory.appendingPathComponent(CacheKey.directoryName(forSpace: cacheSpace), isDirectory: true)
+        let c = configuration
+        return c.rootDirectory.appendingPathComponent(CacheKey.directoryName(forSpace: c.cacheSpace), isDirectory: true)
     }
     /// Most entries the memory cache keeps.
     public var memoryCountLimit: Int {
         get { memory.countLimit }
-        set { memory.countLimit = newValue }
+        set {
+            set(\.memoryCountLimit, newValue)
+            memory.countLimit = newValue
+        }
     }
     /// Most bytes the memory cache keeps.
     public var memoryCostLimit: Int {
         get { memory.costLimit }
-        set { memory.costLimit = newValue }
+        set {
+            set(\.memoryCostLimit, newValue)
+            memory.costLimit = newValue
+        }
     }
 
     // MARK: - DW API
@@ -301,7 +361,7 @@ public final class DWWebImageCache: Sendable {
 
     /// The file `key` is stored in (whether or not it exists).
     public func fileURL(forKey key: String) -> URL {
-        let (secure, digest) = settings.withLock { ($0.useSecureKey, $0.keyDigest) }
+        let (secure, digest) = settings.withLock { ($0.configuration.useSecureKey, $0.configuration.keyDigest) }
         return directory.appendingPathComponent(CacheKey.fileName(for: key, secure: secure, digest: digest))
     }
 
@@ -317,16 +377,6 @@ public final class DWWebImageCache: Sendable {
     /// Keeps a decoded image in memory.
     func storeInMemory(_ image: DWImage, forKey key: String) {
         memory.set(MemoryEntry(data: image.data, image: image), forKey: key)
-    }
-
-    /// A valid, unexpired disk entry that holds an image; anything else is removed and reported as a miss.
-    func diskImage(forKey key: String, maxPixelCount: Int) -> (image: DWImage, metadata: DWCacheEntryMetadata)? {
-        guard let entry = diskEntry(forKey: key) else { return nil }
-        guard let image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount) else {
-            unlink(fileURL(forKey: key).path)
-            return nil
-        }
-        return (image, entry.metadata)
     }
 
     /// Announces a write that ``writeAndNotify(_:forKey:metadata:url:queue:)`` will do, so that
@@ -350,6 +400,19 @@ public final class DWWebImageCache: Sendable {
         queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
     }
 
+    /// Writes a processed variant (announced by ``willWrite()``; nil when making it failed: nothing to write).
+    /// It carries no validators, so once expired it is a miss and is made again from the original (which is
+    /// revalidated). Failures are logged; no notification is posted.
+    func writeVariant(_ image: DWImage?, forKey key: String) {
+        defer { pendingWrites.leave() }
+        guard let image else { return }
+        do {
+            try writeToDisk(image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
+        } catch {
+            DWLog.warning("cache write failed for \(key): \(error.message)")
+        }
+    }
+
     private static let tempPrefix = ".tmp-"
 
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
@@ -371,7 +434,9 @@ public final class DWWebImageCache: Sendable {
     /// How long after it was stored an entry stays fresh: ``expirationTime``, shortened by the entry's
     /// Cache-Control when ``honorsCacheControl`` is on.
     func freshnessLifetime(of metadata: DWCacheEntryMetadata) -> TimeInterval {
-        let (expiration, honors) = settings.withLock { ($0.expirationTime, $0.honorsCacheControl) }
+        let (expiration, honors) = settings.withLock {
+            ($0.configuration.expirationTime, $0.configuration.honorsCacheControl)
+        }
         guard honors, metadata.cacheControl != nil else { return expiration }
         return CacheControl(metadata.cacheControl).freshnessLifetime(cappedAt: expiration)
     }
@@ -389,23 +454,27 @@ public final class DWWebImageCache: Sendable {
 
     /// The path of `key`'s file, built as a string (URL path operations cost microseconds each).
     func filePath(forKey key: String) -> String {
-        let (dir, secure, digest) = settings.withLock { ($0.spacePath, $0.useSecureKey, $0.keyDigest) }
+        let (dir, secure, digest) = settings.withLock {
+            ($0.spacePath, $0.configuration.useSecureKey, $0.configuration.keyDigest)
+        }
         return dir + CacheKey.fileName(for: key, secure: secure, digest: digest)
     }
 
     /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
     private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
                              release: Bool = false) throws(DWWebImageError) {
-        // Paths as strings: Foundation's URL path operations cost microseconds each, per write.
-        let finalPath = filePath(forKey: key)
-        let dirPath = String(finalPath[..<(finalPath.lastIndex(of: "/") ?? finalPath.endIndex)])
-        let compressionSetting = compression
+        // One read of the settings per write. Paths as strings: Foundation's URL path operations cost
+        // microseconds each, per write.
+        let (config, spacePath) = settings.withLock { ($0.configuration, $0.spacePath) }
+        let finalPath = spacePath + CacheKey.fileName(for: key, secure: config.useSecureKey, digest: config.keyDigest)
+        let dirPath = String(spacePath.dropLast())
+        let compressionSetting = config.compression
         let compress = compressionSetting.applies(to: data)
         var header = compress
             ? DiskEntryCodec.encodeHeader(key: key, payloadLength: 0, payloadCRC: 0, flags: DiskEntryCodec.gzipFlag,
                                           metadata: metadata)  // a placeholder of the final length, rewritten below
             : DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata, release: release)
-        let limit = diskSizeLimit
+        let limit = max(0, config.diskSizeLimit)
         if limit > 0 && !compress && Int64(header.count + data.count) > limit {
             throw DWWebImageError(.cacheIO, "entry of \(header.count + data.count) bytes is larger than the disk budget (\(limit))",
                                   url: key)

@@ -20,7 +20,7 @@ enum DiskBudget {
         let written: Int64  // mtime, seconds
     }
 
-    /// The entry files of `dir` (dot files — lock, ledger, temp files — excluded).
+    /// The entry files of `dir` (dot files — the lock file with its ledger, the sweep marker, temp files — excluded).
     static func scan(_ dir: String) -> [File] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         var files: [File] = []

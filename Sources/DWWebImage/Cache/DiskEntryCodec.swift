@@ -53,7 +53,7 @@ enum DiskEntryCodec {
                      metadata: metadata)
     }
 
-    /// The header for a payload of `payloadLength` stored bytes whose CRC-32 is `payloadCRC`.
+    /// The header for a payload of `payloadLength` stored bytes whose CRC-32C is `payloadCRC`.
     static func encodeHeader(key: String, payloadLength: UInt64, payloadCRC: UInt32, flags: UInt16,
                              metadata: DWCacheEntryMetadata) -> Data {
         let keyBytes = Array(key.utf8)

@@ -6,15 +6,19 @@ import DWLocking
 /// ends it validates the bytes, stores them in the cache, calls every callback exactly once and posts the
 /// notifications (`object:` this downloader).
 ///
-/// Created by ``DWWebImageManager``; run by a ``DWWebImageOperation``. Thread safety: all mutable state is in
-/// `state`, one Mutex; callbacks and notifications are dispatched to the manager's `callbackQueue` after the lock
-/// is released.
+/// Created by ``DWWebImageManager``; run by a ``DWWebImageOperation``. A finished transfer is judged on the
+/// manager's work queue: validated, kept in memory, the slot given back (``DownloadContext/didEnd``, once per
+/// downloader), then every caller answered in one block on the callback queue, then the disk write.
+///
+/// Thread safety: all mutable state is in `state`, one `DWLock` (taken after the manager's, before a waiter's);
+/// callbacks and notifications are dispatched to the manager's `callbackQueue` after the lock is released.
 public final class DWWebImageDownloader: Sendable {
     /// The URL string callers asked for (also the cache key).
     public let url: String
     let context: DownloadContext
 
-    enum Phase: Sendable { case waiting, running, finished, cancelled }
+    /// `finishing`: the outcome is being evaluated; callers may still join until the manager has been told.
+    enum Phase: Sendable { case waiting, running, finishing, finished, cancelled }
 
     private struct State {
         var phase: Phase = .waiting
@@ -22,6 +26,8 @@ public final class DWWebImageDownloader: Sendable {
         var transfer: CurlTransfer?
         var finishOperation: (@Sendable () -> Void)?
         weak var operation: DWWebImageOperation?
+        /// The manager has been told this download is over (``DownloadContext/didEnd``; exactly once).
+        var endReported = false
         var lastProgressReport: UInt64 = 0
         var lastProgressBytes: Int64 = 0
         /// Attempts made so far (a whole-body refetch after a failed resume is part of the same attempt).
@@ -53,7 +59,7 @@ public final class DWWebImageDownloader: Sendable {
 
     /// The highest priority among the callers still waiting, and whether they are all the prefetcher;
     /// nil when nobody waits any more.
-    var demand: (priority: DWWebImagePriority, prefetchOnly: Bool)? {
+    var demand: DownloadDemand? {
         state.withLock { s in
             var best: DWWebImagePriority?
             var prefetchOnly = true
@@ -61,18 +67,16 @@ public final class DWWebImageDownloader: Sendable {
                 best = max(best ?? waiter.priority, waiter.priority)
                 if !waiter.isPrefetch { prefetchOnly = false }
             }
-            return best.map { ($0, prefetchOnly) }
+            return best.map { DownloadDemand(priority: $0, prefetchOnly: prefetchOnly) }
         }
     }
-
-    var phase: Phase { state.withLock { $0.phase } }
 
     func setOperation(_ operation: DWWebImageOperation) { state.withLock { $0.operation = operation } }
 
     /// Adds a caller to the callback array; false when this download has already ended (make a new one).
     func attach(_ waiter: Waiter) -> Bool {
         state.withLock { s in
-            guard s.phase == .waiting || s.phase == .running else { return false }
+            guard s.phase == .waiting || s.phase == .running || s.phase == .finishing else { return false }
             s.waiters.append(waiter)
             return true
         }
@@ -141,7 +145,7 @@ public final class DWWebImageDownloader: Sendable {
             onProgress: { [weak self] received, expected in self?.reportProgress(received, expected) },
             onComplete: { [weak self] result in
                 guard let self else { return }
-                self.context.processingQueue.async { self.transferEnded(result) }
+                self.context.workQueue.async { self.transferEnded(result) }
             })
         let live = state.withLock { s -> Bool in
             guard s.phase == .running else { return false }
@@ -152,9 +156,6 @@ public final class DWWebImageDownloader: Sendable {
         }
         if live { context.engine.submit(transfer) }
     }
-
-    /// Stops a running transfer (the operation was cancelled directly); waiters get 10007.
-    func stopTransfer() { cancelAll() }
 
     private func reportProgress(_ received: Int64, _ expected: Int64) {
         let now = DispatchTime.now().uptimeNanoseconds
@@ -210,7 +211,7 @@ public final class DWWebImageDownloader: Sendable {
             if let total = ResumeProtocol.expectedTotal(head: head, offset: appendedFrom), total != held {
                 if held > total { partial.discard() }
                 let message = "body ended at \(held) bytes of \(total) announced"
-                return .failed(.failure(.curl(code: 18, message: message)))  // CURLE_PARTIAL_FILE
+                return .failed(.failure(.curl(code: CurlCode.partialFile, message: message)))
             }
             return .complete(head)
         }
@@ -219,7 +220,8 @@ public final class DWWebImageDownloader: Sendable {
     private func transferEnded(_ result: Result<TransferResult, TransferFailure>) {
         enum Next {
             case again(whole: Bool, after: TimeInterval)
-            case finish([Waiter], (@Sendable () -> Void)?, DWDownloadMetrics, AttemptOutcome)
+            case abandoned((@Sendable () -> Void)?)
+            case evaluate((@Sendable () -> Void)?, DWDownloadMetrics)
         }
         let (requestedOffset, appendedFrom) = state.withLock { ($0.requestedOffset, $0.appendedFrom) }
         let outcome = judge(result, requestedOffset: requestedOffset, appendedFrom: appendedFrom)
@@ -233,18 +235,21 @@ public final class DWWebImageDownloader: Sendable {
         let next = state.withLock { s -> Next in
             s.transfer = nil
             if case .success(let r) = result { s.bytesReceived += r.bodyBytes }
-            if s.phase == .running {
-                if case .refetchWhole = outcome, s.wholeRefetches < 2 {
-                    s.wholeRefetches += 1
-                    return .again(whole: true, after: 0)
-                }
-                if let retryWait, s.attempts <= context.retryPolicy.maxRetries {
-                    s.attempts += 1
-                    return .again(whole: false, after: retryWait)
-                }
-            }
             let finish = s.finishOperation
+            guard s.phase == .running else {  // cancelled: every caller has been answered
+                s.finishOperation = nil
+                return .abandoned(finish)
+            }
+            if case .refetchWhole = outcome, s.wholeRefetches < 2 {
+                s.wholeRefetches += 1
+                return .again(whole: true, after: 0)
+            }
+            if let retryWait, s.attempts <= context.retryPolicy.maxRetries {
+                s.attempts += 1
+                return .again(whole: false, after: retryWait)
+            }
             s.finishOperation = nil
+            s.phase = .finishing
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- s.startedAt) / 1e9
             var status = 0
             if case .success(let r) = result { status = r.head.status }
@@ -254,11 +259,9 @@ public final class DWWebImageDownloader: Sendable {
                                             bytesReceived: s.bytesReceived, httpStatus: status, elapsed: elapsed)
             metrics.queued = Double(s.startedAt &- createdAt) / 1e9
             metrics.timeToFirstByte = s.firstByteAt.map { Double($0 &- s.startedAt) / 1e9 }
-            guard s.phase == .running else { return .finish([], finish, metrics, outcome) }  // already answered
-            s.phase = .finished
-            return .finish(s.waiters, finish, metrics, outcome)
+            return .evaluate(finish, metrics)
         }
-        let claimed: (waiters: [Waiter], finish: (@Sendable () -> Void)?)
+        let finishOperation: (@Sendable () -> Void)?
         let metrics: DWDownloadMetrics
         switch next {
         case .again(let whole, let delay):
@@ -268,45 +271,66 @@ public final class DWWebImageDownloader: Sendable {
                 DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in startAttempt(whole: whole) }
             }
             return
-        case .finish(let waiters, let finish, let m, _):
-            claimed = (waiters, finish)
+        case .abandoned(let finish):
+            partial.suspend()  // cancelled: keep what we have for the next time someone asks
+            reportEnd()
+            finish?()
+            return
+        case .evaluate(let finish, let m):
+            finishOperation = finish
             metrics = m
         }
-        defer { claimed.finish?() }
-        guard !claimed.waiters.isEmpty else {
-            partial.suspend()  // cancelled: keep what we have for the next time someone asks
-            return
-        }
-        context.didEnd(self)
 
+        // Validate and keep the image in memory before the manager forgets this download: a caller who finds no
+        // download for the URL from then on finds the image in the memory cache instead.
         let evaluated = evaluate(outcome, metrics: metrics)
-        let queue = context.callbackQueue
-        switch evaluated {
-        case .success(let (image, head)):
+        var policy = context.storePolicy
+        if case .success(let (image, head)) = evaluated {
             partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
-            var policy = context.storePolicy
             if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
                 policy.remove(.disk)
                 context.cache.removeDiskEntry(forKey: url)
             }
             if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
+            if policy.contains(.disk) { context.cache.willWrite() }
+        }
+        reportEnd()  // the slot is free before the disk write
+        finishOperation?()
+        let waiters = state.withLock { s -> [Waiter] in
+            s.phase = .finished
+            return s.waiters
+        }
+        let queue = context.callbackQueue
+        let center = context.notificationCenter
+        let handler = context.metricsHandler()
+        switch evaluated {
+        case .success(let (image, head)):
             let total = Int64(image.data.count)
-            let waiters = claimed.waiters
             // One final (total, total) call, unless the last progress report already said exactly that.
             let needsFinal = state.withLock { s -> Bool in
                 defer { s.lastProgressBytes = max(s.lastProgressBytes, total) }
                 return s.lastProgressBytes < total
             }
-            if policy.contains(.disk) { context.cache.willWrite() }
-            context.reportMetrics(metrics)  // before the completions, so a handler has seen it when they run
-            queue.async {
-                for waiter in waiters where waiter.claim() {
+            let info: [String: any Sendable] = [DWWebImageNotificationKey.url: url,
+                                                DWWebImageNotificationKey.image: image,
+                                                DWWebImageNotificationKey.metrics: metrics]
+            // Callers of a variant get theirs once it is made (the manager runs one transform per variant).
+            let originals = waiters.filter { !$0.options.isVariant }
+            let variants = waiters.filter { $0.options.isVariant }
+            // One block: the metrics handler first (so it has seen the record when completions run), every
+            // completion, then the Finish notification (its image is the original).
+            queue.async { [self] in
+                handler?(metrics)
+                for waiter in originals where waiter.claim() {
                     if needsFinal { waiter.progress?(total, total) }
                     waiter.callCompletion(.success(image))
                 }
+                if needsFinal { for waiter in variants where !waiter.isDelivered { waiter.progress?(total, total) } }
+                center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
             }
-            post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.image: image,
-                                             DWWebImageNotificationKey.metrics: metrics])
+            if !variants.isEmpty {
+                context.makeVariants(image, Array(Dictionary(grouping: variants) { $0.options.variant }.values))
+            }
             if policy.contains(.disk) {
                 var metadata = DWCacheEntryMetadata(etag: head.etag, lastModified: head.lastModified,
                                                     contentType: head.contentType, cacheControl: head.cacheControl)
@@ -327,13 +351,25 @@ public final class DWWebImageDownloader: Sendable {
             } else {
                 partial.discard()
             }
-            var failed = metrics
-            failed.errorCode = error.code
-            context.reportMetrics(failed)  // before the completions, so a handler has seen it when they run
-            for waiter in claimed.waiters { waiter.deliver(.failure(error), on: queue) }
-            post(.DWWebImageDownloadFinish, [DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.error: error,
-                                             DWWebImageNotificationKey.metrics: failed])
+            let failed = { var m = metrics; m.errorCode = error.code; return m }()
+            let info: [String: any Sendable] = [DWWebImageNotificationKey.url: url,
+                                                DWWebImageNotificationKey.error: error,
+                                                DWWebImageNotificationKey.metrics: failed]
+            queue.async { [self] in
+                handler?(failed)
+                for waiter in waiters where waiter.claim() { waiter.callCompletion(.failure(error)) }
+                center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
+            }
         }
+    }
+
+    /// Tells the manager, once, that this download is over: it takes no new callers and its slot is free.
+    private func reportEnd() {
+        let first = state.withLock { s -> Bool in
+            defer { s.endReported = true }
+            return !s.endReported
+        }
+        if first { context.didEnd(self) }
     }
 
     /// Seconds to wait before retrying after `result`; nil when it must not be retried (or Retry-After asks for
@@ -355,7 +391,7 @@ public final class DWWebImageDownloader: Sendable {
     private func evaluate(_ outcome: AttemptOutcome, metrics: DWDownloadMetrics)
         -> Result<(DWImage, DWResponseHead), DWWebImageError> {
         switch outcome {
-        case .refetchWhole(let why):
+        case .refetchWhole(let why), .failed(.failure(.refetchWhole(let why))):  // the second: judge() maps it
             return .failure(DWWebImageError(.transport, "resume failed: \(why)", url: url))
         case .failed(.failure(.cancelled)):
             return .failure(.cancelled(url))
@@ -363,8 +399,6 @@ public final class DWWebImageDownloader: Sendable {
             return .failure(.tooLarge(url, size: size, limit: limit))
         case .failed(.failure(.rejected(let why))):
             return .failure(DWWebImageError(.transport, "transfer aborted: \(why)", url: url))
-        case .failed(.failure(.refetchWhole(let why))):
-            return .failure(DWWebImageError(.transport, "resume failed: \(why)", url: url))
         case .failed(.failure(.curl(let code, let message))):
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
         case .failed(.success(let transfer)):
@@ -392,8 +426,7 @@ public final class DWWebImageDownloader: Sendable {
             let status = r.head.status
             return status >= 500 || status == 408 || status == 429
         case .failure(.curl(let code, _)):
-            // 1 unsupported protocol, 3 malformed URL, 47 too many redirects, 60 bad peer certificate.
-            return ![1, 3, 47, 60].contains(code)
+            return !CurlCode.permanent.contains(code)
         case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole):
             return false
         }
@@ -434,22 +467,22 @@ public final class DWWebImageDownloader: Sendable {
         cancelled()
     }
 
-    /// Effects of entering `.cancelled`: forget the download, stop its transfer or its waiting operation, post Stop.
+    /// Effects of entering `.cancelled`: stop the transfer, post Stop. With a transfer in flight its end finishes
+    /// the operation and frees the slot (``transferEnded(_:)``); without one (still waiting, or between attempts)
+    /// both happen now.
     private func cancelled() {
-        context.didEnd(self)
         let (transfer, operation, finish) = state.withLock { s in
-            // Between attempts (no transfer in flight) the operation is finished here; with a transfer, by its end.
             let finish = s.transfer == nil ? s.finishOperation : nil
             if s.transfer == nil { s.finishOperation = nil }
             return (s.transfer, s.operation, finish)
         }
-        if transfer == nil && finish != nil { partial.suspend() }  // between attempts: release the partial now
         if let transfer {
-            context.engine.cancel(transfer)  // its completion finishes the operation
-        } else if let finish {
-            finish()
-        } else if let operation, !operation.isExecuting {
-            operation.cancel()  // a waiting operation starts at once and finishes
+            context.engine.cancel(transfer)
+        } else {
+            if finish != nil { partial.suspend() }  // between attempts: release the partial now
+            reportEnd()
+            finish?()
+            operation?.cancel()  // marks a waiting operation cancelled; it is never started
         }
         post(.DWWebImageDownloadStop, [DWWebImageNotificationKey.url: url])
     }
@@ -472,7 +505,8 @@ struct DownloadContext: Sendable {
     let cache: DWWebImageCache
     let notificationCenter: NotificationCenter
     let callbackQueue: DispatchQueue
-    let processingQueue: DispatchQueue
+    /// Where finished transfers are evaluated and written to disk (concurrent; off the engine and callback queue).
+    let workQueue: DispatchQueue
     let request: TransferRequest
     let storePolicy: DWWebImageCachePolicy
     let maxPixelCount: Int
@@ -484,10 +518,12 @@ struct DownloadContext: Sendable {
     let partialStore: PartialStore?
     /// Minimum time between progress reports, in nanoseconds.
     let progressInterval: UInt64
-    /// Tells the manager this downloader no longer takes new callers.
+    /// Tells the manager, once per downloader, that it takes no new callers and holds no slot.
     let didEnd: @Sendable (DWWebImageDownloader) -> Void
-    /// Hands a finished download's record to the manager's metrics handler.
-    let reportMetrics: @Sendable (DWDownloadMetrics) -> Void
+    /// Hands the downloaded original and the callers of each variant (grouped by variant) to the manager.
+    let makeVariants: @Sendable (DWImage, [[Waiter]]) -> Void
+    /// The manager's metrics handler, read when a download ends.
+    let metricsHandler: @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?
     /// `host:port`, for the per-host connection cap.
     let hostKey: String
 }

@@ -4,7 +4,7 @@ import Foundation
 
 /// Large image bodies (a finished partial file, a big cache entry) are handed out as `Data` over a private
 /// `mmap` of their file instead of a heap copy. A mapped page counts towards the process's resident memory once
-/// touched, so every full pass the pipeline makes over such bytes (CRC-32, the cache write, gzip, `dwfetch -o`,
+/// touched, so every full pass the pipeline makes over such bytes (CRC-32C, the cache write, gzip, `dwfetch -o`,
 /// SHA-256) goes through ``forEachWindow(of:release:_:)``: 8 MiB at a time, after which the window can be dropped
 /// with `madvise(MADV_DONTNEED)`: a later read faults the page in again from the file. A 64 MiB download thus
 /// costs a few MiB of memory, not 64.

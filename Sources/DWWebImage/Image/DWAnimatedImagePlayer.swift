@@ -106,19 +106,19 @@ public final class DWAnimatedImagePlayer: Sendable {
     /// - Parameters:
     ///   - animation: the frames to play.
     ///   - loopMode: how many plays (default: the file's loop count).
-    ///   - queue: where handlers are called (default: main, the Apple-platform convention; a CLI or server that
-    ///     never drains the main queue should pass its own serial queue).
+    ///   - queue: where handlers are called; default a serial queue the player owns (a CLI or server on Linux often
+    ///     never drains the main queue). Pass `.main` for the Apple-platform convention.
     ///   - clock: the time source (inject one in tests).
-    public init(_ animation: DWAnimatedImage, loopMode: LoopMode = .file, queue: DispatchQueue = .main,
+    public init(_ animation: DWAnimatedImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
                 clock: any DWAnimationClock = DWSystemAnimationClock()) {
         self.animation = animation
         self.loopMode = loopMode
-        self.queue = queue
+        self.queue = queue ?? DispatchQueue(label: "DWWebImage.player", qos: .userInitiated)
         self.clock = clock
     }
 
     /// A player for a GIF `image` (nil for other formats), with a buffer of `bufferCount` decoded frames.
-    public convenience init?(image: DWImage, loopMode: LoopMode = .file, queue: DispatchQueue = .main,
+    public convenience init?(image: DWImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
                              clock: any DWAnimationClock = DWSystemAnimationClock(),
                              bufferCount: Int = DWAnimatedImage.defaultBufferCount) {
         guard let animation = image.animatedImage(bufferCount: bufferCount) else { return nil }

@@ -5,12 +5,17 @@ import DWLocking
 /// The entry point of the pipeline.
 ///
 /// For each request: answer from the cache (memory, then disk) unless told not to; else attach the caller to the
-/// in-flight ``DWWebImageDownloader`` for that URL (its callback array); else create a ``DWWebImageOperation`` on
-/// an `OperationQueue`. Each operation waits in the manager's scheduler and enters the queue when it is given one
-/// of the ``maxConcurrentDownloads`` slots: the highest priority first (a shared download counts its most urgent caller),
-/// the newest first within a priority, at most ``maxConcurrentDownloadsPerHost`` per host and
-/// ``maxConcurrentPrefetches`` for downloads only the prefetcher wants. The choice is made each time a slot frees,
-/// so every slot stays busy and a priority raised while waiting counts at the next free slot.
+/// in-flight ``DWWebImageDownloader`` for that URL (its callback array); else create a downloader and its
+/// ``DWWebImageOperation``. The operation waits in the manager's scheduler (``DownloadScheduler``) and is started
+/// when it is given one of the ``maxConcurrentDownloads`` slots: the highest priority first (a shared download
+/// counts its most urgent caller), the newest first within a priority, at most ``maxConcurrentDownloadsPerHost``
+/// per host and ``maxConcurrentPrefetches`` for downloads only the prefetcher wants. The choice is made each time a
+/// slot frees, so every slot stays busy and a priority raised while waiting counts at the next free slot.
+///
+/// The path of one URL: the caller's thread (memory hit, or hand-off) → the lookup queue (disk hit, or the
+/// scheduler starts the operation, which hands the transfer to the engine) → the engine thread (libcurl) → the
+/// work queue (validation, memory store, the slot released, then the disk write) → ``callbackQueue`` (one block:
+/// metrics, every completion, the Finish notification).
 ///
 /// Every caller gets exactly one completion — success, failure or cancellation (10007) — on ``callbackQueue``,
 /// where the notifications are posted too.
@@ -22,8 +27,9 @@ import DWLocking
 /// DWWebImageManager.shared.cancel(token)   // completes this caller with 10007
 /// ```
 ///
-/// Thread safety: all bookkeeping (downloaders by URL, the waiting and running operations, settings) lives in
-/// `state`, one lock; no user code runs while it is held. Lock order: manager, then downloader.
+/// Thread safety: all bookkeeping (downloaders by URL, the scheduler, settings) lives in `state`, one lock; no
+/// user code runs while it is held. Lock order (README, Design): manager `state` → downloader `state` → waiter
+/// `delivered` / token `level`; the cache's locks, the engine's inbox and the transfers' flags are leaves.
 public final class DWWebImageManager: Sendable {
     /// The process-wide manager, using ``DWWebImageCache/shared`` and `NotificationCenter.default`.
     public static let shared = DWWebImageManager()
@@ -35,8 +41,12 @@ public final class DWWebImageManager: Sendable {
 
     private struct State {
         var downloaders: [String: DWWebImageDownloader] = [:]
-        var scheduler = DownloadScheduler()
+        var scheduler = DownloadScheduler<ObjectIdentifier, DWWebImageOperation>()
         var lookups: [UInt64: Waiter] = [:]  // callers in the disk lookup, not yet attached to a downloader
+        /// Variants being made, by cache key: the callers waiting for each (one transform per key at a time).
+        var transforms: [String: [Waiter]] = [:]
+        /// The same callers by token id, for ``cancel(_:)``.
+        var transformWaiters: [UInt64: Waiter] = [:]
         var nextTokenID: UInt64 = 0
         var callbackQueue: DispatchQueue
         var configuration: Configuration
@@ -46,14 +56,17 @@ public final class DWWebImageManager: Sendable {
 
     private let state: DWLock<State>
     private let engine: CurlMulti
-    private let queue: OperationQueue
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
     private let diskHitsInFlight = DispatchSemaphore(value: 32)
-    private let processingQueue = DispatchQueue(label: "DWWebImage.processing", qos: .userInitiated, attributes: .concurrent)
+    /// Where finished transfers are judged, validated and written to disk: off the engine thread and off the
+    /// callback queue.
+    private let workQueue = DispatchQueue(label: "DWWebImage.work", qos: .userInitiated, attributes: .concurrent)
+    /// Operations started and not yet finished (``invalidate()`` waits for them).
+    private let runningOperations = DispatchGroup()
 
-    /// Creates a manager with its own transfer engine and operation queue.
+    /// Creates a manager with its own transfer engine.
     /// - Parameters:
     ///   - cache: the cache to read and fill (default ``DWWebImageCache/shared``).
     ///   - configuration: timeouts and limits.
@@ -70,10 +83,6 @@ public final class DWWebImageManager: Sendable {
         let callbacks = callbackQueue ?? DispatchQueue(label: "DWWebImage.callbacks", qos: .userInitiated)
         self.state = DWLock(State(callbackQueue: callbacks, configuration: configuration))
         self.engine = CurlMulti()
-        self.queue = OperationQueue()
-        queue.name = "DWWebImage.downloads"
-        // The scheduler hands out the slots: an operation enters the queue only when it has one.
-        queue.maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
                 cache.removeExpiredCacheIfDue()
@@ -157,69 +166,154 @@ public final class DWWebImageManager: Sendable {
             s.nextTokenID += 1
             return (s.nextTokenID, s.callbackQueue, s.configuration)
         }
-        let token = DWWebImageToken(url: url, id: id, priority: options.priority,
+        let request = RequestOptions(options, cachePolicy: cache.cachePolicy)
+        let token = DWWebImageToken(url: url, id: id, priority: request.priority,
                                     canceller: { [weak self] token in self?.cancel(token) },
                                     reprioritize: { [weak self] in self?.callersChanged(url: url) })
-        let waiter = Waiter(token: token, options: options, progress: progress, completion: completion)
+        let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
 
         let asciiURL: String
         switch URLValidator.validate(url) {
         case .failure(let error):
-            finishEarly(waiter, .failure(error), on: callbacks)
+            waiter.deliver(.failure(error), on: callbacks)
             return token
         case .success(let valid):
             asciiURL = valid
         }
 
-        let useCache = !options.contains(.noCache)
-        let policy = cache.cachePolicy
-        if useCache && !options.contains(.refreshCached) {
-            let asked = DispatchTime.now().uptimeNanoseconds
-            if policy.contains(.memory), let image = cache.memoryImage(forKey: url) {
+        let policy = request.readPolicy
+        let key = request.cacheKey(url: url)
+        let asked = DispatchTime.now().uptimeNanoseconds
+        if policy.contains(.memory) {
+            if let image = cache.memoryImage(forKey: key) {
                 let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
-                report(metrics, on: callbacks)
-                finishEarly(waiter, .success(image.from(.memory, metrics: metrics)), on: callbacks)
+                deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
                 return token
             }
-            if policy.contains(.disk) {
-                state.withLock { $0.lookups[id] = waiter }
-                lookupQueue.async { [self] in
-                    guard !waiter.isDelivered else { return }  // cancelled during the lookup
-                    let lookupStarted = DispatchTime.now().uptimeNanoseconds
-                    var found = cache.diskLookup(forKey: url, maxPixelCount: configuration.maxPixelCount)
-                    if case .expired(let image, let metadata) = found, options.contains(.fromCacheOnly) {
-                        found = .hit(image, metadata)  // offline: a stale image beats none
-                    }
-                    switch found {
-                    case .hit(let image, _):
-                        if policy.contains(.memory) { cache.storeInMemory(image, forKey: url) }
-                        let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
-                        report(metrics, on: callbacks)
-                        // Backpressure: disk hits are read faster than most callers consume them; holding every
-                        // image in queued completions would make memory grow with the number of requests.
-                        diskHitsInFlight.wait()
-                        state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
-                        waiter.deliver(.success(image.from(.disk, metrics: metrics)), on: callbacks) { [diskHitsInFlight] in
-                            diskHitsInFlight.signal()
-                        }
-                    case .expired(let image, let metadata):
-                        proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
-                                         revalidating: Revalidation(image: image, metadata: metadata))
-                    case .miss:
-                        proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
-                    }
-                }
+            if request.isVariant, let original = cache.memoryImage(forKey: url) {
+                let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
+                report(metrics, on: callbacks)
+                makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
                 return token
             }
         }
-        proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
+        guard policy.contains(.disk) else {
+            proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
+            return token
+        }
+        state.withLock { $0.lookups[id] = waiter }
+        lookupQueue.async { [self] in
+            guard !waiter.isDelivered else { return }  // cancelled during the lookup
+            let lookupStarted = DispatchTime.now().uptimeNanoseconds
+            // A variant on disk; else (below) its original, on disk or from the network, to make it from.
+            if request.isVariant,
+               case .hit(let image, _) = cache.diskLookup(forKey: key, maxPixelCount: configuration.maxPixelCount) {
+                deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
+                return
+            }
+            var found = cache.diskLookup(forKey: url, maxPixelCount: configuration.maxPixelCount)
+            if case .expired(let image, let metadata) = found, request.fromCacheOnly {
+                found = .hit(image, metadata)  // offline: a stale image beats none
+            }
+            switch found {
+            case .hit(let image, _) where request.isVariant:
+                if policy.contains(.memory) { cache.storeInMemory(image, forKey: url) }
+                let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
+                state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
+                report(metrics, on: callbacks)
+                makeVariant(from: image.from(.disk, metrics: metrics), for: [waiter], callbacks: callbacks)
+            case .hit(let image, _):
+                deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
+            case .expired(let image, let metadata):
+                proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                                 revalidating: Revalidation(image: image, metadata: metadata))
+            case .miss:
+                proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
+            }
+        }
         return token
+    }
+
+    /// A disk hit for what `waiter` asked for (on the lookup queue): kept in memory, then delivered.
+    private func deliverDiskHit(_ image: DWImage, key: String, to waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
+                                on callbacks: DispatchQueue) {
+        if waiter.options.readPolicy.contains(.memory) { cache.storeInMemory(image, forKey: key) }
+        let metrics = cacheHitMetrics(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
+        // Backpressure: disk hits are read faster than most callers consume them; holding every image in queued
+        // completions would make memory grow with the number of requests.
+        diskHitsInFlight.wait()
+        state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
+        deliver(.success(image.from(.disk, metrics: metrics)), to: waiter, metrics: metrics,
+                on: callbacks) { [diskHitsInFlight] in diskHitsInFlight.signal() }
+    }
+
+    // MARK: - Variants
+
+    /// Makes the variant `waiters` asked for (they share one cache key) from `original`, keeps it in the cache
+    /// under ``DWImageProcessors/cacheKey(url:processors:)`` and answers them; the variant reports the original's
+    /// source and metrics. One transform per key at a time: callers asking meanwhile join it. The processors run on
+    /// the work queue (off the engine thread and off the callback queue). A processor that throws fails these
+    /// callers with its error; the original stays cached.
+    func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue) {
+        guard let options = waiters.first?.options, let url = waiters.first?.token.url else { return }
+        let key = options.cacheKey(url: url)
+        enum Step { case start, joined, cached(DWImage) }
+        let step = state.withLock { s -> Step in
+            if s.transforms[key] != nil {
+                s.transforms[key]! += waiters
+                for waiter in waiters { s.transformWaiters[waiter.token.id] = waiter }
+                return .joined
+            }
+            // A transform of this key may have finished since these callers missed it: it kept its result in
+            // memory before it left `transforms`.
+            if options.readPolicy.contains(.memory), let variant = cache.memoryImage(forKey: key) {
+                return .cached(variant)
+            }
+            s.transforms[key] = waiters
+            for waiter in waiters { s.transformWaiters[waiter.token.id] = waiter }
+            return .start
+        }
+        switch step {
+        case .joined:
+            return
+        case .cached(let variant):
+            let result = Result<DWImage, DWWebImageError>.success(variant.from(original.source, metrics: original.metrics))
+            for waiter in waiters { waiter.deliver(result, on: callbacks) }
+            return
+        case .start:
+            break
+        }
+        let store = options.storePolicy
+        if store.contains(.disk) { cache.willWrite() }
+        workQueue.async { [self] in
+            let result: Result<DWImage, DWWebImageError>
+            do throws(DWWebImageError) {
+                let variant = try DWImageProcessors.apply(options.processors, to: original)
+                if store.contains(.memory) { cache.storeInMemory(variant, forKey: key) }
+                result = .success(variant.from(original.source, metrics: original.metrics))
+            } catch {
+                DWLog.debug("\(key): \(error.message)")
+                result = .failure(error.url == nil ? DWWebImageError(error.code, error.message, url: url,
+                                                                     httpStatus: error.httpStatus, curlCode: error.curlCode,
+                                                                     size: error.size, limit: error.limit) : error)
+            }
+            let answered = state.withLock { s -> [Waiter] in
+                let all = s.transforms.removeValue(forKey: key) ?? []
+                for waiter in all { s.transformWaiters[waiter.token.id] = nil }
+                return all
+            }
+            callbacks.async {
+                for waiter in answered where waiter.claim() { waiter.callCompletion(result) }
+            }
+            if store.contains(.disk) { cache.writeVariant(try? result.get(), forKey: key) }
+        }
     }
 
     /// Cancels one caller: it completes with 10007 at once; the download stops only if no caller is left.
     public func cancel(_ token: DWWebImageToken) {
         let (lookingUp, downloader, callbacks) = state.withLock { s in
-            (s.lookups.removeValue(forKey: token.id), s.downloaders[token.url], s.callbackQueue)
+            (s.lookups.removeValue(forKey: token.id) ?? s.transformWaiters.removeValue(forKey: token.id),
+             s.downloaders[token.url], s.callbackQueue)
         }
         if let lookingUp {
             lookingUp.deliver(.failure(.cancelled(token.url)), on: callbacks)
@@ -243,7 +337,7 @@ public final class DWWebImageManager: Sendable {
             return Array(s.downloaders.values)
         }
         for downloader in downloaders { downloader.cancelAll() }
-        queue.waitUntilAllOperationsAreFinished()
+        runningOperations.wait()
         engine.shutdown()
     }
 
@@ -253,21 +347,41 @@ public final class DWWebImageManager: Sendable {
     /// Downloads in flight or waiting for a slot, by URL.
     public var activeDownloadCount: Int { state.withLock { $0.downloaders.count } }
 
+    /// Callers attached to the download of `url`, not yet answered (tests).
+    func waiterCount(forURL url: String) -> Int { state.withLock { $0.downloaders[url] }?.waiterCount ?? 0 }
+
+    /// Downloads waiting for a slot, and downloads holding one (tests).
+    var scheduledCounts: (waiting: Int, running: Int) {
+        state.withLock { ($0.scheduler.waitingCount, $0.scheduler.runningCount) }
+    }
+
     // MARK: - Internals
 
-    private func finishEarly(_ waiter: Waiter, _ result: Result<DWImage, DWWebImageError>, on queue: DispatchQueue) {
-        state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
-        waiter.deliver(result, on: queue)
+    /// A result that needs no download (a cache hit, a refusal): its metrics, if any, then the completion, in one
+    /// block on `queue`.
+    private func deliver(_ result: Result<DWImage, DWWebImageError>, to waiter: Waiter, metrics: DWDownloadMetrics?,
+                         on queue: DispatchQueue, then: (@Sendable () -> Void)? = nil) {
+        let handler = metrics == nil ? nil : state.withLock { $0.metricsHandler }
+        guard let handler, let metrics else {
+            waiter.deliver(result, on: queue, then: then)
+            return
+        }
+        queue.async {
+            handler(metrics)
+            if waiter.claim() { waiter.callCompletion(result) }
+            then?()
+        }
     }
 
     private func proceedToNetwork(_ waiter: Waiter, asciiURL: String, configuration: Configuration,
                                   callbacks: DispatchQueue, revalidating: Revalidation? = nil) {
         let url = waiter.token.url
-        if waiter.options.contains(.fromCacheOnly) {
-            finishEarly(waiter, .failure(.notInCache(url)), on: callbacks)
+        if waiter.options.fromCacheOnly {
+            state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
+            waiter.deliver(.failure(.notInCache(url)), on: callbacks)
             return
         }
-        enum Step { case joined, created(DWWebImageOperation), gone, invalidated }
+        enum Step { case scheduled, gone, invalidated, memoryHit(DWImage) }
         // Join the in-flight download, or create one, atomically with respect to other callers and to cancel().
         let step = state.withLock { s -> Step in
             s.lookups[waiter.token.id] = nil
@@ -275,28 +389,39 @@ public final class DWWebImageManager: Sendable {
             if s.invalidated { return .invalidated }
             if let existing = s.downloaders[url], existing.attach(waiter) {
                 // Someone asks for it now: if it still waits, it is the newest request for its priority.
-                s.scheduler.update(existing, demand: existing.demand.map(DownloadScheduler.Demand.init), asked: true)
-                return .joined
+                s.scheduler.update(ObjectIdentifier(existing), demand: existing.demand, asked: true)
+                return .scheduled
+            }
+            // A download of this URL may have ended since the lookup missed: it kept its image in memory before
+            // it left `downloaders`, so look again there rather than fetch it twice.
+            if waiter.options.readPolicy.contains(.memory), let image = cache.memoryImage(forKey: url) {
+                return .memoryHit(image)
             }
             let downloader = DWWebImageDownloader(url: url, context: makeContext(
                 for: waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
                 revalidating: revalidating))
             _ = downloader.attach(waiter)
             s.downloaders[url] = downloader
-            let operation = DWWebImageOperation(downloader: downloader) { [weak self] op in
-                self?.operationDidFinish(op)
-            }
+            let operation = DWWebImageOperation(downloader: downloader, group: runningOperations)
             downloader.setOperation(operation)
-            s.scheduler.enqueue(operation, demand: .init(priority: waiter.priority, prefetchOnly: waiter.isPrefetch))
-            return .created(operation)
+            s.scheduler.enqueue(ObjectIdentifier(downloader), job: operation, host: downloader.context.hostKey,
+                                demand: .init(priority: waiter.priority, prefetchOnly: waiter.isPrefetch))
+            return .scheduled
         }
         switch step {
-        case .created:
-            schedule()
-        case .joined:
-            schedule()  // its priority may have risen, or a prefetch-only download is now wanted by someone
+        case .scheduled:
+            schedule()  // a new download, or a joined one whose priority may have risen
         case .invalidated:
             waiter.deliver(.failure(.cancelled(url)), on: callbacks)
+        case .memoryHit(let image):
+            let now = DispatchTime.now().uptimeNanoseconds
+            let metrics = cacheHitMetrics(url, .memory, since: now, lookupStarted: now)
+            if waiter.options.isVariant {
+                report(metrics, on: callbacks)
+                makeVariant(from: image.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
+            } else {
+                deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
+            }
         case .gone:
             break
         }
@@ -304,31 +429,40 @@ public final class DWWebImageManager: Sendable {
 
     // MARK: - Scheduling
 
-    /// Hands free slots to waiting operations (``DownloadScheduler``): highest priority first (a shared download
-    /// counts its most urgent caller still waiting), newest first within a priority, skipping hosts at their cap
-    /// and prefetch-only downloads beyond the prefetch cap. An operation enters the `OperationQueue` only when it
-    /// has a slot. Runs whenever something changes: a new download, a caller joining or cancelling, a priority
-    /// change, a finished operation, a changed limit.
+    /// Hands free slots to waiting operations (``DownloadScheduler``) and starts them here, on the calling thread:
+    /// starting is cheap (the transfer goes to the engine's inbox). Runs whenever something changes: a new
+    /// download, a caller joining or cancelling, a priority change, a download ending, a changed limit.
     func schedule() {
         let ready = state.withLock { $0.scheduler.next() }
-        for operation in ready { queue.addOperation(operation) }
+        for operation in ready { operation.start() }
     }
 
     /// The callers of `url`'s download changed (a cancel, a priority change): re-file it, then schedule.
     private func callersChanged(url: String) {
         state.withLock { s in
             guard let downloader = s.downloaders[url] else { return }
-            s.scheduler.update(downloader, demand: downloader.demand.map(DownloadScheduler.Demand.init), asked: false)
+            s.scheduler.update(ObjectIdentifier(downloader), demand: downloader.demand, asked: false)
         }
         schedule()
     }
 
-    private func operationDidFinish(_ operation: DWWebImageOperation) {
-        state.withLock { $0.scheduler.finished(operation) }
+    /// A download is over for the manager (called once per downloader): it takes no new callers, and its slot
+    /// — or its place in the waiting list — is free.
+    private func downloadEnded(_ downloader: DWWebImageDownloader) {
+        state.withLock { s in
+            if s.downloaders[downloader.url] === downloader { s.downloaders[downloader.url] = nil }
+            s.scheduler.end(ObjectIdentifier(downloader))
+        }
         schedule()
     }
 
     // MARK: - Metrics
+
+    /// Hands a record to the metrics handler, on the callback queue.
+    private func report(_ metrics: DWDownloadMetrics, on queue: DispatchQueue) {
+        guard let handler = state.withLock({ $0.metricsHandler }) else { return }
+        queue.async { handler(metrics) }
+    }
 
     private func cacheHitMetrics(_ url: String, _ source: DWImageSource, since asked: UInt64,
                                  lookupStarted: UInt64) -> DWDownloadMetrics {
@@ -339,11 +473,6 @@ public final class DWWebImageManager: Sendable {
         return metrics
     }
 
-    private func report(_ metrics: DWDownloadMetrics, on queue: DispatchQueue) {
-        guard let handler = state.withLock({ $0.metricsHandler }) else { return }
-        queue.async { handler(metrics) }
-    }
-
     /// Partial bodies live beside the cache spaces, under the cache root.
     private var partialStore: PartialStore {
         PartialStore(cacheRoot: cache.rootDirectory)  // the root is a cache setting that can change: no stored copy
@@ -352,7 +481,7 @@ public final class DWWebImageManager: Sendable {
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,
                              callbacks: DispatchQueue, revalidating: Revalidation?) -> DownloadContext {
         var headers = configuration.requestHeaders
-        headers.merge(waiter.options.requestHeaders) { $1 }
+        headers.merge(waiter.options.headers) { $1 }
         if let revalidating {
             // RFC 9110 §13.1: If-None-Match when there is an ETag; If-Modified-Since otherwise.
             if let etag = revalidating.metadata.etag {
@@ -371,29 +500,20 @@ public final class DWWebImageManager: Sendable {
         request.userAgent = configuration.userAgent
         request.tls = configuration.tls
         (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
-        var policy = cache.cachePolicy
-        if waiter.options.contains(.noCache) { policy = [] }
-        if waiter.options.contains(.cacheMemoryOnly) { policy.remove(.disk) }
+        let policy = waiter.options.storePolicy
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
-            processingQueue: processingQueue, request: request, storePolicy: policy,
+            workQueue: workQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
             revalidation: revalidating,
             retryPolicy: configuration.retryPolicy,
             partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
-            didEnd: { [weak self] downloader in
-                guard let self else { return }
-                state.withLock { s in
-                    if s.downloaders[downloader.url] === downloader { s.downloaders[downloader.url] = nil }
-                    s.scheduler.remove(downloader)  // a download cancelled while it waited gives up its place
-                }
-                schedule()
+            didEnd: { [weak self] downloader in self?.downloadEnded(downloader) },
+            makeVariants: { [weak self] original, groups in
+                for waiters in groups { self?.makeVariant(from: original, for: waiters, callbacks: callbacks) }
             },
-            reportMetrics: { [weak self] metrics in
-                guard let self else { return }
-                report(metrics, on: callbacks)
-            },
+            metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
             hostKey: Self.hostKey(asciiURL))
     }
 

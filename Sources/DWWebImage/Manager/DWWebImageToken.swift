@@ -1,4 +1,5 @@
 // DWWebImageToken: one caller's handle on a request, for cancelling just that caller.
+import Dispatch
 import DWLocking
 
 /// Identifies one call to ``DWWebImageManager/downloadImage(withURL:options:progress:completion:)``.
@@ -60,12 +61,12 @@ public enum DWImageSource: String, Sendable {
 /// One caller waiting for a result: its closures and a flag that makes delivery happen exactly once.
 final class Waiter: Sendable {
     let token: DWWebImageToken
-    let options: DWWebImageOptions
+    let options: RequestOptions
     let progress: (@Sendable (Int64, Int64) -> Void)?
     private let completion: @Sendable (Result<DWImage, DWWebImageError>) -> Void
     private let delivered = DWLock(false)
 
-    init(token: DWWebImageToken, options: DWWebImageOptions, progress: (@Sendable (Int64, Int64) -> Void)?,
+    init(token: DWWebImageToken, options: RequestOptions, progress: (@Sendable (Int64, Int64) -> Void)?,
          completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void) {
         self.token = token
         self.options = options
@@ -79,7 +80,7 @@ final class Waiter: Sendable {
     var priority: DWWebImagePriority { token.priority }
 
     /// Whether this caller is the prefetcher (prefetch-only downloads count against the prefetch cap).
-    var isPrefetch: Bool { options.contains(.prefetch) }
+    var isPrefetch: Bool { options.isPrefetch }
 
     /// Claims the one delivery; true for the first caller only.
     func claim() -> Bool {
@@ -107,5 +108,3 @@ final class Waiter: Sendable {
         return true
     }
 }
-
-import Dispatch

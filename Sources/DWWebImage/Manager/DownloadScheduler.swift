@@ -2,81 +2,75 @@
 // prefetch caps — in amortised constant time per decision.
 import Foundation
 
-/// The manager's scheduler. A value inside the manager's locked state: every call happens under that lock.
+/// The slot scheduler: a pure value type (no threads, no clocks), so its rules are tested directly.
 ///
-/// Waiting downloads live in ten buckets — five priorities × (wanted by someone / only by the prefetcher) — each
-/// ordered by how recently someone asked (a sequence number). A free slot goes to the newest entry of the
-/// highest non-empty priority whose host is under its cap; prefetch-only buckets are skipped while the prefetch
-/// cap is reached. A changed demand (a caller joins, cancels or changes priority) re-files the entry; the old
-/// record is left behind and recognised as stale when met (lazy deletion), so no step scans all waiting work.
-struct DownloadScheduler {
-    /// What the callers still waiting for a download want.
-    struct Demand: Equatable {
-        var priority: DWWebImagePriority
-        var prefetchOnly: Bool
+/// The manager keeps one inside its locked state (every call happens under that lock), with `ID` the downloader's
+/// identity and `Job` its operation. Waiting jobs live in ten buckets — five priorities × (wanted by someone / only
+/// by the prefetcher) — each ordered by how recently someone asked (a sequence number). A free slot goes to the
+/// newest entry of the highest non-empty priority whose host is under its cap; prefetch-only buckets are skipped
+/// while the prefetch cap is reached. A changed demand (a caller joins, cancels or changes priority) re-files the
+/// entry; the old record is left behind and recognised as stale when met (lazy deletion), so no step scans all
+/// waiting work. A job holds its slot from ``next()`` until ``end(_:)``.
+struct DownloadScheduler<ID: Hashable, Job> {
+    typealias Demand = DownloadDemand
 
-        init(priority: DWWebImagePriority, prefetchOnly: Bool) {
-            self.priority = priority
-            self.prefetchOnly = prefetchOnly
-        }
-
-        init(_ demand: (priority: DWWebImagePriority, prefetchOnly: Bool)) {
-            self.init(priority: demand.priority, prefetchOnly: demand.prefetchOnly)
-        }
-    }
-
-    private struct Waiting {
-        let operation: DWWebImageOperation
+    fileprivate struct Waiting {
+        let job: Job
+        let host: String
         var demand: Demand
         var sequence: UInt64
     }
-    private struct Record {
-        let key: ObjectIdentifier
+    fileprivate struct Record {
+        let id: ID
         let sequence: UInt64
     }
     private struct Running {
-        let operation: DWWebImageOperation
         let host: String
         var prefetchOnly: Bool
     }
 
+    /// Slots in all.
     var maxConcurrent = 6
+    /// Slots one host (`host:port`) may hold.
     var maxPerHost = 6
+    /// Slots jobs that only the prefetcher wants may hold.
     var maxPrefetches = 2
 
-    private var waiting: [ObjectIdentifier: Waiting] = [:]
+    private var waiting: [ID: Waiting] = [:]
     private var buckets = [[Record]](repeating: [], count: 10)
-    private var running: [ObjectIdentifier: Running] = [:]
+    private var running: [ID: Running] = [:]
     private var perHost: [String: Int] = [:]
+    private var runningPrefetches = 0
     private var nextSequence: UInt64 = 0
 
-    /// Downloads waiting for a slot.
+    /// Jobs waiting for a slot.
     var waitingCount: Int { waiting.count }
-    /// Downloads given a slot and not finished.
+    /// Jobs holding a slot.
     var runningCount: Int { running.count }
 
-    private static func key(_ operation: DWWebImageOperation) -> ObjectIdentifier { ObjectIdentifier(operation.downloader) }
     private static func bucket(_ demand: Demand) -> Int { (demand.priority.rawValue + 2) * 2 + (demand.prefetchOnly ? 0 : 1) }
 
-    /// A new download, the newest request so far.
-    mutating func enqueue(_ operation: DWWebImageOperation, demand: Demand) {
+    /// A new job, the newest request so far.
+    mutating func enqueue(_ id: ID, job: Job, host: String, demand: Demand) {
         nextSequence += 1
-        let key = Self.key(operation)
-        waiting[key] = Waiting(operation: operation, demand: demand, sequence: nextSequence)
-        buckets[Self.bucket(demand)].append(Record(key: key, sequence: nextSequence))
+        waiting[id] = Waiting(job: job, host: host, demand: demand, sequence: nextSequence)
+        buckets[Self.bucket(demand)].append(Record(id: id, sequence: nextSequence))
     }
 
-    /// The callers of `downloader` changed: `demand` is what they want now (nil = nobody waits); `asked` = someone
-    /// just asked for it, which makes it the newest request of its priority.
-    mutating func update(_ downloader: DWWebImageDownloader, demand: Demand?, asked: Bool) {
-        let key = ObjectIdentifier(downloader)
-        if running[key] != nil {
-            if let demand { running[key]?.prefetchOnly = demand.prefetchOnly }  // a prefetch lifted while running
+    /// The callers of `id` changed: `demand` is what they want now (nil = nobody waits); `asked` = someone just
+    /// asked for it, which makes it the newest request of its priority. A running job only leaves (or joins) the
+    /// prefetch count.
+    mutating func update(_ id: ID, demand: Demand?, asked: Bool) {
+        if let entry = running[id] {
+            if let demand, demand.prefetchOnly != entry.prefetchOnly {
+                running[id]?.prefetchOnly = demand.prefetchOnly
+                runningPrefetches += demand.prefetchOnly ? 1 : -1
+            }
             return
         }
-        guard var entry = waiting[key] else { return }
+        guard var entry = waiting[id] else { return }
         guard let demand else {
-            waiting[key] = nil
+            waiting[id] = nil
             return
         }
         guard asked || demand != entry.demand else { return }
@@ -85,33 +79,29 @@ struct DownloadScheduler {
             entry.sequence = nextSequence
         }
         entry.demand = demand
-        waiting[key] = entry
+        waiting[id] = entry
         // File a new record in order; the old one is now stale (other sequence or other bucket).
-        let record = Record(key: key, sequence: entry.sequence)
-        var bucket = buckets[Self.bucket(demand)]
-        var index = bucket.count
-        while index > 0 && bucket[index - 1].sequence > record.sequence { index -= 1 }
-        bucket.insert(record, at: index)
-        buckets[Self.bucket(demand)] = bucket
+        let record = Record(id: id, sequence: entry.sequence)
+        let b = Self.bucket(demand)
+        var index = buckets[b].count
+        while index > 0 && buckets[b][index - 1].sequence > record.sequence { index -= 1 }
+        buckets[b].insert(record, at: index)
     }
 
-    /// The download ended while it waited (cancelled): forget it.
-    mutating func remove(_ downloader: DWWebImageDownloader) {
-        waiting[ObjectIdentifier(downloader)] = nil
-    }
-
-    /// A running download's operation finished: its slot is free.
-    mutating func finished(_ operation: DWWebImageOperation) {
-        guard let entry = running.removeValue(forKey: Self.key(operation)) else { return }
+    /// The job is over — it ended while waiting (cancelled), or it held a slot and that slot is free now.
+    mutating func end(_ id: ID) {
+        if waiting.removeValue(forKey: id) != nil { return }
+        guard let entry = running.removeValue(forKey: id) else { return }
+        if entry.prefetchOnly { runningPrefetches -= 1 }
         perHost[entry.host, default: 1] -= 1
         if perHost[entry.host] == 0 { perHost[entry.host] = nil }
     }
 
-    /// Hands out free slots; returns the operations to start now, best first.
-    mutating func next() -> [DWWebImageOperation] {
-        var started: [DWWebImageOperation] = []
+    /// Hands out free slots; returns the jobs to start now, best first.
+    mutating func next() -> [Job] {
+        var started: [Job] = []
         while running.count < maxConcurrent, !waiting.isEmpty {
-            let prefetchAllowed = running.values.lazy.filter(\.prefetchOnly).count < maxPrefetches
+            let prefetchAllowed = runningPrefetches < maxPrefetches
             var pick: (bucket: Int, index: Int, sequence: UInt64)?
             for level in stride(from: 4, through: 0, by: -1) {
                 for bucket in [level * 2 + 1, level * 2] where bucket % 2 == 1 || prefetchAllowed {
@@ -122,11 +112,11 @@ struct DownloadScheduler {
             }
             guard let pick else { break }
             let record = buckets[pick.bucket].remove(at: pick.index)
-            guard let entry = waiting.removeValue(forKey: record.key) else { continue }
-            let host = entry.operation.downloader.context.hostKey
-            running[record.key] = Running(operation: entry.operation, host: host, prefetchOnly: entry.demand.prefetchOnly)
-            perHost[host, default: 0] += 1
-            started.append(entry.operation)
+            guard let entry = waiting.removeValue(forKey: record.id) else { continue }
+            running[record.id] = Running(host: entry.host, prefetchOnly: entry.demand.prefetchOnly)
+            if entry.demand.prefetchOnly { runningPrefetches += 1 }
+            perHost[entry.host, default: 0] += 1
+            started.append(entry.job)
         }
         return started
     }
@@ -136,13 +126,13 @@ struct DownloadScheduler {
         var index = buckets[bucket].count - 1
         while index >= 0 {
             let record = buckets[bucket][index]
-            guard let entry = waiting[record.key], entry.sequence == record.sequence,
+            guard let entry = waiting[record.id], entry.sequence == record.sequence,
                   Self.bucket(entry.demand) == bucket else {
                 if index == buckets[bucket].count - 1 { buckets[bucket].removeLast() }
                 index -= 1
                 continue
             }
-            if perHost[entry.operation.downloader.context.hostKey, default: 0] < maxPerHost {
+            if perHost[entry.host, default: 0] < maxPerHost {
                 return (index, record.sequence)
             }
             index -= 1
@@ -150,3 +140,14 @@ struct DownloadScheduler {
         return nil
     }
 }
+
+/// What the callers still waiting for a download want: the highest priority among them, and whether they are all
+/// the prefetcher.
+struct DownloadDemand: Equatable, Sendable {
+    var priority: DWWebImagePriority
+    var prefetchOnly: Bool
+}
+
+extension DownloadScheduler: Sendable where ID: Sendable, Job: Sendable {}
+extension DownloadScheduler.Waiting: Sendable where ID: Sendable, Job: Sendable {}
+extension DownloadScheduler.Record: Sendable where ID: Sendable, Job: Sendable {}

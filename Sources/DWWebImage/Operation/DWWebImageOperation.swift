@@ -5,14 +5,16 @@ import DWLocking
 /// An asynchronous `Operation` that runs one ``DWWebImageDownloader``: it starts the transfer in `start()` and
 /// becomes finished when the download ends (success, failure or cancellation).
 ///
-/// The manager's scheduler adds it to the `OperationQueue` when it has a slot.
+/// It is the manager's slot token: the manager's scheduler decides when it may run and calls `start()` itself
+/// (no `OperationQueue`: the scheduler is the queue, and a queue in between would only add a thread hop).
 public final class DWWebImageOperation: Operation, @unchecked Sendable {
     // @unchecked: Operation is not Sendable. This subclass's own mutable state is `state`, behind one lock;
-    // `downloader` and the hook are immutable.
+    // `downloader` and `group` are immutable.
 
     /// The download this operation runs.
     public let downloader: DWWebImageDownloader
-    private let didFinish: @Sendable (DWWebImageOperation) -> Void
+    /// The manager's count of started, unfinished operations.
+    private let group: DispatchGroup
 
     private struct State {
         var executing = false
@@ -20,48 +22,49 @@ public final class DWWebImageOperation: Operation, @unchecked Sendable {
     }
     private let state = DWLock(State())
 
-    init(downloader: DWWebImageDownloader, didFinish: @escaping @Sendable (DWWebImageOperation) -> Void) {
+    init(downloader: DWWebImageDownloader, group: DispatchGroup) {
         self.downloader = downloader
-        self.didFinish = didFinish
+        self.group = group
         super.init()
-        name = "DWWebImageOperation \(downloader.url)"
     }
 
-    /// Always true: the work runs on libcurl's thread, not on the queue's.
+    /// Always true: the work runs on libcurl's thread, not on the caller's.
     public override var isAsynchronous: Bool { true }
     /// True while the download runs.
     public override var isExecuting: Bool { state.withLock { $0.executing } }
     /// True once the download has ended.
     public override var isFinished: Bool { state.withLock { $0.finished } }
 
-    /// Starts the download (or finishes at once if cancelled while waiting).
+    /// Starts the download (or finishes at once if cancelled while waiting). Called by the manager, on the thread
+    /// that freed or found the slot, once.
     public override func start() {
+        let first = state.withLock { s -> Bool in
+            guard !s.executing && !s.finished else { return false }
+            s.executing = true
+            return true
+        }
+        guard first else { return }
+        group.enter()
         if isCancelled {
             finish()
             return
         }
-        state.withLock { $0.executing = true }
-        didChangeValue(forKey: "isExecuting")
         downloader.begin { [self] in finish() }
     }
 
     /// Cancels the operation; a running download is stopped (its callers get 10007).
     public override func cancel() {
         super.cancel()
-        if isExecuting { downloader.stopTransfer() }
+        if isExecuting { downloader.cancelAll() }
     }
 
-    func finish() {
-        let changed = state.withLock { s -> (wasExecuting: Bool, changed: Bool) in
-            guard !s.finished else { return (false, false) }
-            let was = s.executing
+    private func finish() {
+        let changed = state.withLock { s -> Bool in
+            guard !s.finished else { return false }
             s.executing = false
             s.finished = true
-            return (was, true)
+            return true
         }
-        guard changed.changed else { return }
-        if changed.wasExecuting { didChangeValue(forKey: "isExecuting") }
-        didChangeValue(forKey: "isFinished")
-        didFinish(self)
+        if changed { group.leave() }
     }
 }

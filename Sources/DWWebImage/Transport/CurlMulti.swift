@@ -5,14 +5,16 @@ internal import CCurlShim
 
 /// The transfer engine: one `CURLM` and one thread that owns it and every easy handle.
 ///
-/// Other threads talk to it only through ``submit(_:)`` and ``cancel(_:)``, which put work in a Mutex-guarded inbox
+/// Other threads talk to it only through ``submit(_:)`` and ``cancel(_:)``, which put work in a locked inbox
 /// and call `curl_multi_wakeup`. The loop is `curl_multi_perform` → drain `curl_multi_info_read` → `curl_multi_poll`.
+/// If libcurl reports a multi-level failure (out of memory, a broken wakeup pipe), the transfers in flight fail
+/// with it and the loop backs off before it tries again, so a persistent failure never spins a core.
 /// Easy handles are reset and reused, and all transfers share the multi handle's connection pool, so connections
 /// to a host are kept alive and reused across transfers.
 final class CurlMulti: @unchecked Sendable {
     // @unchecked: `multi`, `active` and `idleHandles` are touched only on the engine thread (`run`), except
     // `curl_multi_wakeup(multi)`, which libcurl documents as callable from any thread. Cross-thread requests go
-    // through `inbox`, a Mutex.
+    // through `inbox`, a DWLock.
 
     private struct Inbox {
         var adds: [CurlTransfer] = []
@@ -93,12 +95,27 @@ final class CurlMulti: @unchecked Sendable {
                 stopped.signal()
                 return
             }
-            _ = curl_multi_perform(multi, &running)
+            let performed = curl_multi_perform(multi, &running)
             drainMessages()
             activeCount.value = active.count
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            let polled = performed == CURLM_OK ? curl_multi_poll(multi, nil, 0, 1000, nil) : performed
+            if polled == CURLM_OK {
+                failures = 0
+                continue
+            }
+            // curl_multi_perform or curl_multi_poll failed: poll returned at once, so looping now would spin.
+            let message = "curl multi: \(String(cString: curl_multi_strerror(polled)))"
+            DWLog.warning(message)
+            for transfer in Array(active.values) {
+                stop(transfer, with: .curl(code: Int(polled.rawValue), message: message))
+            }
+            failures += 1
+            usleep(useconds_t(min(1_000_000, 1_000 << min(failures, 10))))  // 2 ms, doubling, at most 1 s
         }
     }
+
+    /// Consecutive failed loop turns (engine thread).
+    private var failures = 0
 
     private func start(_ transfer: CurlTransfer) {
         if transfer.cancelRequested.value {
@@ -107,7 +124,7 @@ final class CurlMulti: @unchecked Sendable {
         }
         let easy = idleHandles.popLast() ?? curl_easy_init()
         guard let easy else {
-            transfer.complete(.failure(.curl(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed")))
+            transfer.complete(.failure(.curl(code: CurlCode.outOfMemory, message: "curl_easy_init failed")))
             return
         }
         transfer.easy = easy
@@ -211,17 +228,9 @@ final class CurlMulti: @unchecked Sendable {
 
     private func finish(_ transfer: CurlTransfer, easy: UnsafeMutableRawPointer, code: CURLcode) {
         var status = 0
-        var connects = 0
-        var effective: String?
-        var value: Int = 0
-        if dw_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &value) == CURLE_OK { status = value }
-        if dw_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &value) == CURLE_OK { connects = value }
-        var cString: UnsafePointer<CChar>?
-        if dw_curl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &cString) == CURLE_OK, let cString {
-            effective = String(cString: cString)
+        if transfer.finalHead == nil, dw_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK {
+            status = 0
         }
-        let message = transfer.errorBuffer[0] != 0
-            ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
         active[easy] = nil
         _ = curl_multi_remove_handle(multi, easy)
         recycle(easy, transfer)
@@ -229,12 +238,13 @@ final class CurlMulti: @unchecked Sendable {
         if let reason = transfer.abortReason {
             transfer.complete(.failure(reason))
         } else if code != CURLE_OK && !(transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR) {
+            let message = transfer.errorBuffer[0] != 0
+                ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
             transfer.complete(.failure(.curl(code: Int(code.rawValue), message: message)))
         } else {
             var head = transfer.finalHead ?? DWResponseHead()
             if head.status == 0 { head.status = status }
-            transfer.complete(.success(TransferResult(head: head, bodyBytes: transfer.received,
-                                                      effectiveURL: effective, newConnections: connects)))
+            transfer.complete(.success(TransferResult(head: head, bodyBytes: transfer.received)))
         }
     }
 

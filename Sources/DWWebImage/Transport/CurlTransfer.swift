@@ -17,7 +17,7 @@ enum HeadDecision: Sendable {
 final class CurlTransfer: @unchecked Sendable {
     // @unchecked: after `CurlMulti.submit`, the mutable fields below are read and written only on the engine's
     // thread (inside libcurl callbacks and the event loop); `cancelRequested` is the one cross-thread field and
-    // sits behind its own Mutex.
+    // sits behind its own DWLock.
 
     let request: TransferRequest
     let onHead: @Sendable (DWResponseHead) -> HeadDecision
@@ -109,7 +109,7 @@ final class CurlTransfer: @unchecked Sendable {
     func checkStall(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> Bool {
         let limit = request.stallTimeout
         guard limit > 0, now > lastActivity, Double(now - lastActivity) / 1e9 > limit else { return true }
-        return abort(.curl(code: 28, message: String(format: "stalled: no data for %.0f s", limit)))
+        return abort(.curl(code: CurlCode.timedOut, message: String(format: "stalled: no data for %.0f s", limit)))
     }
 
     /// Called by libcurl for each body chunk; returning fewer bytes than given aborts the transfer.

@@ -35,10 +35,6 @@ struct TransferResult: Sendable {
     var head: DWResponseHead
     /// Body bytes received (for any status).
     var bodyBytes: Int64
-    /// The URL after redirects.
-    var effectiveURL: String?
-    /// New connections this transfer opened (0 when it reused one).
-    var newConnections: Int
 }
 
 /// Why a transfer did not finish.

@@ -120,7 +120,9 @@ struct PartialStore: Sendable {
 }
 
 /// One open, locked partial file. Not thread-safe: owned by one ``PartialBody``, which serialises access.
-final class PartialFile {
+final class PartialFile: @unchecked Sendable {
+    // @unchecked: not thread-safe by itself. PartialStore hands each new one to exactly one owner; a PartialBody
+    // touches it only inside its `state` lock, and tests use it from one thread.
     let fd: Int32
     let dataPath: String
     let recordPath: String

@@ -1,0 +1,43 @@
+// RequestOptions: one request's DWWebImageOptions, interpreted once.
+import Foundation
+
+/// What one request's ``DWWebImageOptions`` mean, worked out once when the request is made (against the cache's
+/// policy at that moment) and used everywhere after: lookup, coalescing, scheduling, the transfer, the store.
+struct RequestOptions: Sendable {
+    /// Cache layers read before going to the network (none with `.noCache` or `.refreshCached`).
+    let readPolicy: DWWebImageCachePolicy
+    /// Cache layers the result is written to (none with `.noCache`, memory only with `.cacheMemoryOnly`).
+    let storePolicy: DWWebImageCachePolicy
+    /// A miss is 10006 instead of a download.
+    let fromCacheOnly: Bool
+    /// The priority the caller asked for (its token can change it later).
+    let priority: DWWebImagePriority
+    /// The prefetcher's request (counts against the prefetch cap until someone else asks).
+    let isPrefetch: Bool
+    /// Extra request headers.
+    let headers: [String: String]
+    /// Processors to apply to the original, in order; empty for the original itself.
+    let processors: [any DWImageProcessor]
+    /// The processors' joined identifiers ("" for the original).
+    let variant: String
+
+    init(_ options: DWWebImageOptions, cachePolicy: DWWebImageCachePolicy) {
+        let noCache = options.contains(.noCache)
+        readPolicy = noCache || options.contains(.refreshCached) ? [] : cachePolicy
+        var store = noCache ? [] : cachePolicy
+        if options.contains(.cacheMemoryOnly) { store.remove(.disk) }
+        storePolicy = store
+        fromCacheOnly = options.contains(.fromCacheOnly)
+        priority = options.priority
+        isPrefetch = options.contains(.prefetch)
+        headers = options.requestHeaders
+        processors = options.processors
+        variant = DWImageProcessors.identifier(of: options.processors)
+    }
+
+    /// Whether processors turn the original into a variant.
+    var isVariant: Bool { !processors.isEmpty }
+
+    /// The cache key of what this request delivers: the URL, or `"<url>@<identifiers>"` for a variant.
+    func cacheKey(url: String) -> String { isVariant ? url + "@" + variant : url }
+}
