@@ -166,7 +166,7 @@ struct DWFetch: ParsableCommand {
         var settings = cache.configuration
         if let cacheDir { settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
         settings.cacheSpace = cacheSpace
-        if let cacheLimit { settings.diskSizeLimit = cacheLimit.bytes }
+        if let cacheLimit { settings.diskSizeLimit = max(0, cacheLimit.bytes) }
         settings.honorsCacheControl = honorCacheControl
         cache.configuration = settings
         if cacheStats {
