@@ -15,6 +15,9 @@ packages=(
   python3               # Pillow: the other reference reader (tests install it with pip)
   tmux                  # the preview tests run dwfetch in a real terminal
   libsixel-bin          # sixel2png: the preview tests decode sixels back
+  apache2               # RealServerTests: resume, no splicing and 304 against Apache httpd
+  lighttpd              # … and lighttpd
+  caddy                 # … and Caddy (Python's http.server is the fourth, with no Range)
 )
 missing=()
 for p in "${packages[@]}"; do

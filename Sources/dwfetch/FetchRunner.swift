@@ -49,6 +49,12 @@ struct FetchOutcome: Sendable {
     var metrics: DWDownloadMetrics?
     /// Fetched through `--prefetch`.
     var prefetched = false
+
+    /// The image arrived and, with `-o`, was written.
+    var succeeded: Bool {
+        if case .success = result { return writeError == nil }
+        return false
+    }
 }
 
 /// Totals for the summary line and the exit status.
@@ -161,16 +167,13 @@ final class FetchRunner: Sendable {
         manager.cache.waitForPendingWrites()
         printReady(urls)
         let prefetched = state.withLock { $0.prefetchOutcomes }
-        let prefetchLines = prefetch.compactMap { prefetched[$0] }.map { command.json ? OutputFormat.json($0) : OutputFormat.human($0) }
-        if !prefetchLines.isEmpty {
-            FileHandle.standardOutput.write(Data((prefetchLines.joined(separator: "\n") + "\n").utf8))
-        }
+        printLines(prefetch.compactMap { prefetched[$0] })
 
         var report = FetchReport()
         let outcomes = state.withLock { $0.outcomes }
         for (url, table) in urls.map({ ($0, outcomes) }) + prefetch.map({ ($0, prefetched) }) {
             guard let outcome = table[url] else { continue }
-            if case .success(let image) = outcome.result, outcome.writeError == nil {
+            if outcome.succeeded, case .success(let image) = outcome.result {
                 report.fetched += 1
                 report.bytes += Int64(image.byteCount)
             } else {
@@ -201,28 +204,43 @@ final class FetchRunner: Sendable {
     /// Prints every line whose turn has come (input order), as soon as its URL is done.
     private func printReady(_ urls: [String]) {
         printing.withLock { _ in
-            var lines: [String] = []
-            var printed: [String] = []
+            var outcomes: [FetchOutcome] = []
             state.withLock { s in
                 while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
-                    lines.append(command.json ? OutputFormat.json(outcome) : OutputFormat.human(outcome))
-                    printed.append(urls[s.nextToPrint])
+                    outcomes.append(outcome)
                     s.nextToPrint += 1
                 }
             }
-            guard !lines.isEmpty else { return }
+            guard !outcomes.isEmpty else { return }
             if let preview {
                 // Each line, then its picture (while an animation plays, other results wait here).
-                for (line, url) in zip(lines, printed) {
-                    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-                    preview.show(url: url)
+                for outcome in outcomes {
+                    printLines([outcome])
+                    preview.show(url: outcome.url)
                 }
                 return
             }
             progress?.clear()
-            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            printLines(outcomes)
             progress?.redraw()
         }
+    }
+
+    /// One line per outcome on stdout; with `-q` (and no `--json`), as wget -q and curl -sS: nothing for a success,
+    /// the failure's line on stderr.
+    private func printLines(_ outcomes: [FetchOutcome]) {
+        var out: [String] = [], err: [String] = []
+        for outcome in outcomes {
+            if command.json {
+                out.append(OutputFormat.json(outcome))
+            } else if !command.quiet {
+                out.append(OutputFormat.human(outcome))
+            } else if !outcome.succeeded {
+                err.append("dwfetch: " + OutputFormat.human(outcome))
+            }
+        }
+        if !out.isEmpty { FileHandle.standardOutput.write(Data((out.joined(separator: "\n") + "\n").utf8)) }
+        if !err.isEmpty { FileHandle.standardError.write(Data((err.joined(separator: "\n") + "\n").utf8)) }
     }
 
     private func printSummary(_ report: FetchReport) {
