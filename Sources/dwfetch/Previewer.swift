@@ -100,9 +100,11 @@ final class Previewer: Sendable {
     // MARK: - Drawing
 
     /// Reserves `rows` lines below the cursor (scrolling now, so drawing never scrolls), then lets `body` draw
-    /// pictures there, each from the same saved position (DECSC/DECRC), and leaves the cursor at column 0 below them with
-    /// attributes reset and the cursor shown.
-    private func draw(rows: Int, hideCursor: Bool = false, _ body: (_ drawFrame: @escaping @Sendable (String) -> Void) -> Void) {
+    /// pictures there, each from the same saved position (DECSC/DECRC); leaves the cursor at column 0 below them,
+    /// attributes reset and the cursor shown. The line below the pictures exists, so a sixel that moves the cursor
+    /// past its last row does not scroll either.
+    private func draw(rows: Int, hideCursor: Bool = false,
+                      _ body: (_ drawFrame: @escaping @Sendable (String) -> Void) -> Void) {
         write(String(repeating: "\n", count: rows) + "\u{1B}[\(rows)A\r\u{1B}7" + (hideCursor ? "\u{1B}[?25l" : ""))
         body { text in Self.writeOut("\u{1B}8" + text + "\u{1B}[0m") }
         write("\u{1B}8\u{1B}[\(rows)B\r\u{1B}[0m\u{1B}[?25h")
