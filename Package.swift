@@ -52,7 +52,7 @@ let package = Package(
         // libvips (Debian libvips-dev): headers and link flags from pkg-config, seen only by the CVips C target.
         .systemLibrary(name: "CVipsSystem", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
-        .target(name: "CVips", dependencies: ["CVipsSystem"]),
+        .target(name: "CVips", dependencies: ["CVipsSystem"], linkerSettings: [.linkedLibrary("gmodule-2.0")]),
         // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
         .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.
@@ -60,7 +60,7 @@ let package = Package(
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
         .target(name: "CChafa", dependencies: ["CChafaSystem"]),
         // Images as terminal output (Unicode symbols in 24-bit/256/16 colours, sixels, kitty, iTerm2) on libchafa.
-        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "CChafa", "DWLocking"]),
+        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "DWWebImageProcessing", "CChafa"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
         // Not a product: only this package's tests and dwfetch link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
@@ -104,7 +104,8 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
-        .testTarget(name: "DWWebImagePreviewTests", dependencies: ["DWWebImagePreview", "DWWebImage", "DWTestServer"]),
+        .testTarget(name: "DWWebImagePreviewTests",
+                    dependencies: ["DWWebImagePreview", "DWWebImage", "DWWebImageProcessing", "DWTestServer"]),
         // Real libvips on real files (made in the tests, or with Pillow where it is installed).
         .testTarget(
             name: "DWWebImageProcessingTests",

@@ -158,6 +158,9 @@ public final class DWWebImageDownloader: Sendable {
     }
 
     private func reportProgress(_ received: Int64, _ expected: Int64) {
+        // The last chunk: the final (total, total) call goes with the completions, in their block (a small image
+        // arrives in one chunk, and a block of its own on the callback queue would cost as much as the answer).
+        if received == expected { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let interval = context.progressInterval
         let waiters = state.withLock { s -> [Waiter] in

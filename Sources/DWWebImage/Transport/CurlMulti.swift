@@ -293,9 +293,7 @@ private let curlHeaderCallback: curl_write_callback = { buffer, size, count, use
     guard let buffer, let userdata else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    let raw = UnsafeRawBufferPointer(start: buffer, count: length)
-    let line = String(decoding: raw, as: UTF8.self)[...]
-    return transfer.didReceiveHeaderLine(line) ? length : 0
+    return transfer.didReceiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
 }
 
 private let curlProgressCallback: curl_xferinfo_callback = { userdata, _, _, _, _ in

@@ -67,14 +67,14 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Called by libcurl for each header line (status lines included, CRLF included).
-    func didReceiveHeaderLine(_ line: Substring) -> Bool {
+    func didReceiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         lastActivity = DispatchTime.now().uptimeNanoseconds
         if let status = DWResponseHead.status(fromStatusLine: line) {
             pendingHead = DWResponseHead()
             pendingHead.status = status
             return true
         }
-        guard line.utf8.contains(where: { $0 != 0x0D && $0 != 0x0A }) else {
+        guard line.contains(where: { $0 != 0x0D && $0 != 0x0A }) else {
             return didCompleteHead()
         }
         pendingHead.add(headerLine: line)
