@@ -14,6 +14,7 @@ packages=(
   python3               # Pillow: the other reference reader (tests install it with pip)
   tmux                  # the preview tests run dwfetch in a real terminal
   libsixel-bin          # sixel2png: the preview tests decode sixels back
+  valgrind              # bench/fetch/profile: callgrind instruction counts
 )
 missing=()
 for p in "${packages[@]}"; do

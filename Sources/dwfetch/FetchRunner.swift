@@ -122,9 +122,13 @@ final class FetchRunner: Sendable {
         for url in distinct {
             done.enter()
             progress?.started(url)
-            let token = manager.downloadImage(withURL: url, options: options, progress: { [progress] received, expected in
-                progress?.update(url, received: received, expected: expected)
-            }) { [self] result in
+            // No progress view (quiet, or stderr not a terminal): no progress closure, so the library sends no
+            // progress calls through the callback queue at all.
+            var onProgress: (@Sendable (Int64, Int64) -> Void)?
+            if let view = progress {
+                onProgress = { received, expected in view.update(url, received: received, expected: expected) }
+            }
+            let token = manager.downloadImage(withURL: url, options: options, progress: onProgress) { [self] result in
                 let (path, writeError) = save(result, url: url, name: names[url])
                 progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
                 state.withLock { s in
