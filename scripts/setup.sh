@@ -18,6 +18,10 @@ packages=(
   apache2               # RealServerTests: resume, no splicing and 304 against Apache httpd
   lighttpd              # … and lighttpd
   caddy                 # … and Caddy (Python's http.server is the fourth, with no Range)
+  nginx-light           # TLSAndProxyTests, TLSFlagsTests: HTTPS and HTTP/2 with a test CA (ssl, http_v2 built in)
+  openssl               # … which the tests make with the openssl CLI
+  tinyproxy             # … and a forward proxy (GET and CONNECT)
+  gzip                  # ContentEncodingTests: gzip-coded bodies and a gzip bomb
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 // VersionText: what `dwfetch --version` prints — dwfetch, then every library it runs on, as `curl --version` does.
 import DWWebImage
+import DWWebImageProcessing
 
 enum VersionText {
     /// dwfetch's own version (bump on release).
@@ -16,8 +17,7 @@ enum VersionText {
         if let path = curl.defaultCAPath { lines.append("  CA path: \(path)") }
         lines.append("giflib \(DWLibraryVersions.giflib)")
         lines.append("zlib \(DWLibraryVersions.zlib)")
-        // libvips: once dwfetch links DWWebImageProcessing, append its version line here ("libvips 8.14.1");
-        // until then there is none to print.
+        lines.append("libvips \(DWImageProcessing.libvipsVersion)")  // DWWebImageProcessing's engine
         return lines.joined(separator: "\n")
     }
 }

@@ -27,7 +27,7 @@ final class CurlHabitsTests: XCTestCase {
         try DWFetchProcess.run(["--cache-dir", cacheDir, "--retries", "0"] + args)
     }
 
-    func testVersionNamesDwfetchLibcurlWithFeaturesGiflibAndZlib() throws {
+    func testVersionNamesDwfetchLibcurlWithFeaturesGiflibZlibAndLibvips() throws {
         let run = try DWFetchProcess.run(["--version"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = run.lines
@@ -43,6 +43,8 @@ final class CurlHabitsTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.range(of: #"^giflib \d+\.\d+\.\d+$"#, options: .regularExpression) != nil }, run.stdout)
         let zlib = try Self.output("pkg-config", ["--modversion", "zlib"]).trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertTrue(lines.contains("zlib \(zlib)"), "zlib \(zlib) in \(run.stdout)")
+        let vips = try Self.output("pkg-config", ["--modversion", "vips"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(lines.contains("libvips \(vips)"), "libvips \(vips) in \(run.stdout)")
     }
 
     func testSizesTakeKMGSuffixesInPowersOf1024() throws {

@@ -83,6 +83,14 @@ final class RealServerTests: TemporaryRootTestCase {
         XCTAssertEqual(refetched.source, .network, kind.rawValue)
         XCTAssertEqual(refetched.data, changed, kind.rawValue)
 
+        // 4. Errors as each server words them: a missing file is 10004 with its status, a directory listing or
+        //    an HTML page is not an image (10000).
+        let missing = try fetch(proxy.baseURL + "/missing.png")
+        XCTAssertEqual(missing.failure?.code, .httpStatus, kind.rawValue)
+        XCTAssertEqual(missing.failure?.httpStatus, 404, kind.rawValue)
+        try server.put("page.png", Data("<html><body>not an image</body></html>".utf8), modified: lastHour)
+        XCTAssertEqual(try fetch(proxy.baseURL + "/page.png").failure?.code, .notAnImage, kind.rawValue)
+
         server.stop()  // flushes the access log
         let log = server.accessLog
         if kind != .caddy {  // Caddy logs JSON: "status":304
