@@ -36,6 +36,10 @@ public struct DWServeConfiguration: Sendable {
     /// Access log: one line per request at `.info`; the default `.warning` logs nothing per request.
     public var logLevel: Logger.Level = .warning
 
+    /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
+    /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).
+    public var tunesMalloc = ProcessInfo.processInfo.environment["DWSERVE_MALLOC_TUNING"] != "0"
+
     /// The defaults above.
     public init() {}
 }

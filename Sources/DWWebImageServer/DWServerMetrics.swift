@@ -1,4 +1,5 @@
 // DWServerMetrics: the Prometheus counters behind /metrics.
+import DWLocking
 import DWWebImage
 import Foundation
 import Prometheus
@@ -32,7 +33,7 @@ final class DWServerMetrics: Sendable {
     }
 
     private func requestCounter(_ status: Int) -> Counter {
-        registry.makeCounter(descriptor: Self.name("requests", "total", "Requests answered, by status."),
+        registry.makeCounter(descriptor: Self.name("requests", "total", "Image requests answered, by status (/health and /metrics not counted)."),
                              labels: [("status", String(status))])
     }
 
@@ -65,7 +66,14 @@ final class DWServerMetrics: Sendable {
     }
 
     /// A processor chain started on a source.
-    func transformStarted() { transforms.increment() }
+    func transformStarted() {
+        transforms.increment()
+        transformTotal.withLock { $0 += 1 }
+    }
+
+    /// Processor chains started so far.
+    var transformCount: Int { transformTotal.value }
+    private let transformTotal = DWLock(0)
 
     /// One processor step took `elapsed`.
     func transformStep(_ elapsed: Duration) { transformTime.record(elapsed) }

@@ -209,6 +209,20 @@ final class ServeTests: ServeTestCase {
         XCTAssertNil(named.header("Vary"), "a named format does not depend on Accept")
     }
 
+    func testHeadHasTheHeadersWithoutABodyAndOtherMethodsAre405() throws {
+        origin.setRoute("/h.png", .ok(png))
+        let server = try serve()
+        let path = ProxyPath.plain(origin.url("/h.png"))
+        let head = try server.get(path, method: "HEAD")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertTrue(head.body.isEmpty)
+        XCTAssertEqual(head.header("Content-Type"), "image/png")
+        XCTAssertNotNil(head.header("ETag"))
+        let post = try server.get(path, method: "POST")
+        XCTAssertEqual(post.status, 405)
+        XCTAssertEqual(origin.requestCount(path: "/h.png"), 1)
+    }
+
     func testConcurrentIdenticalColdRequestsMakeOneOriginFetch() throws {
         origin.setRoute("/hot.png", .delayed(0.3, .ok(png)))
         let server = try serve()

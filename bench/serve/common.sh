@@ -6,7 +6,11 @@ CORPUS="$ROOT/bench/corpus/serve"
 mkdir -p "$OUT" "$CORPUS"
 export PATH="$PATH:/opt/swift/usr/bin"
 PIDS=()
-cleanup() { for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() {
+    for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$OUT"/cache-* "$OUT"/nginx-tmp-*
+}
 trap cleanup EXIT
 
 log() { printf '[serve] %s\n' "$*" >&2; }
@@ -24,7 +28,8 @@ need_debs() {  # need_debs cmd:package ...
 
 build_dwfetch() {
     log "building dwfetch (release)"
-    (cd "$ROOT" && swift build -c release --product dwfetch 2>&1 | grep -E "error|Compiling dwfetch|Build complete" >&2)
+    (cd "$ROOT" && swift build -c release --product dwfetch 2>&1 | { grep -E "error|complete" >&2 || true; })
+    (cd "$ROOT" && swift build -c release --product dwfetch >/dev/null 2>&1) || { log "release build failed"; exit 1; }
     DWFETCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/dwfetch"
 }
 
