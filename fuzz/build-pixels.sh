@@ -38,6 +38,6 @@ printf 'public enum DWImageSource: String, Sendable { case network, memory, disk
 
 swiftc -parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6 -module-name DWPixelsFuzz \
     -I "$out" -I "$root/Sources/CGif" -I "$out/cvips-module" -L "$out" -lDWLocking -lgif -use-ld=lld \
-    "$src"/*.swift "$here/FuzzPixels.swift" "$out/CVips.o" $(pkg-config --libs vips) \
+    "$src"/*.swift "$here/FuzzPixels.swift" "$out/CVips.o" $(pkg-config --libs vips) -lgmodule-2.0 \
     -o "$out/pixels-fuzzer"
 echo "built $out/pixels-fuzzer"

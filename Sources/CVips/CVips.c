@@ -1,5 +1,8 @@
 // CVips: one-line forwards to libvips' variadic calls (see CVips.h). No policy lives here.
+#define _GNU_SOURCE
 #include "CVips.h"
+#include <dlfcn.h>
+#include <gmodule.h>
 #include <vips/vips.h>
 
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
@@ -10,6 +13,17 @@ void cvips_cache_set(int max_operations, size_t max_memory, int max_files) {
     vips_cache_set_max(max_operations);
     vips_cache_set_max_mem(max_memory);
     vips_cache_set_max_files(max_files);
+}
+int cvips_load_module(const char *path) {
+    GModule *module = g_module_open(path, G_MODULE_BIND_LAZY);
+    if (!module) return -1;
+    g_module_make_resident(module);
+    return 0;
+}
+char *cvips_library_path(void) {
+    Dl_info info;
+    if (!dladdr((void *)vips_init, &info) || !info.dli_fname) return NULL;
+    return g_strdup(info.dli_fname);
 }
 static void cvips_drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
     (void)domain; (void)level; (void)message; (void)data;

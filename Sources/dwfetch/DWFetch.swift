@@ -132,6 +132,9 @@ struct DWFetch: ParsableCommand {
     @OptionGroup(title: "Pixels")
     var processing: ProcessingOptions
 
+    @OptionGroup(title: "Preview")
+    var preview: PreviewOptions
+
     mutating func validate() throws {
         guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
         guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }
@@ -216,6 +219,17 @@ struct DWFetch: ParsableCommand {
     static func readURLList(_ path: String) throws -> [String] {
         let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile()
                                : try Data(contentsOf: URL(fileURLWithPath: path))
+        if data.allSatisfy({ $0 < 0x80 }) {
+            // ASCII (the usual list): split and trim on bytes; Foundation's trimming costs ~30 µs a line.
+            // The same lines as below: split at \n \v \f \r, trimmed of spaces and tabs.
+            return data.split(whereSeparator: { $0 >= 0x0A && $0 <= 0x0D }).compactMap { line -> String? in
+                var slice = line[...]
+                while let c = slice.first, c == 0x20 || c == 0x09 { slice.removeFirst() }
+                while let c = slice.last, c == 0x20 || c == 0x09 { slice.removeLast() }
+                guard let c = slice.first, c != 0x23 else { return nil }  // blank or '#'
+                return String(decoding: slice, as: UTF8.self)
+            }
+        }
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
@@ -256,6 +270,7 @@ struct DWFetch: ParsableCommand {
 enum Main {
     static func main() {
         signal(SIGPIPE, SIG_IGN)
+        if CommandLine.arguments.dropFirst().first == "serve" { Serve.main(arguments: Array(CommandLine.arguments.dropFirst(2))) }
         do {
             var command = try DWFetch.parseAsRoot()
             try command.run()

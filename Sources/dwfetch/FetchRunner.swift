@@ -21,7 +21,7 @@ struct ImageSummary: Sendable {
 
     init(_ image: DWImage, hash: Bool, original: SourceFacts? = nil) {
         self.original = original
-        source = original?.origin ?? image.source
+        source = image.source
         byteCount = image.data.count
         format = image.format
         pixelWidth = image.pixelWidth
@@ -35,7 +35,7 @@ struct ImageSummary: Sendable {
         } else {
             sha256 = nil
         }
-        metrics = original?.metrics ?? image.metrics
+        metrics = image.metrics
     }
 }
 
@@ -70,7 +70,12 @@ final class FetchRunner: Sendable {
     private let manager: DWWebImageManager
     private let output: OutputWriter?
     private let progress: ProgressView?
+    /// `--preview`: draws each image after its line (nil when off or stdout is not a terminal).
+    private let preview: Previewer?
     private let state = DWLock(RunState())
+    /// Held while lines (and, with --preview, pictures) are claimed and written: results finish on several
+    /// threads (the callback queue, the pixel stage's workers), and output must leave in input order.
+    private let printing = DWLock(())
     /// `--verify` and the pixel flags.
     private let pixels: PixelStage
 
@@ -89,7 +94,9 @@ final class FetchRunner: Sendable {
         self.command = command
         self.manager = manager
         self.output = command.output.map { OutputWriter(directory: $0) }
-        self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1) ? ProgressView() : nil
+        self.preview = Previewer(options: command.preview)
+        // The live progress and the previews would draw over each other on one terminal.
+        self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil
         self.pixels = PixelStage(options: command.processing)
     }
 
@@ -113,6 +120,7 @@ final class FetchRunner: Sendable {
             FileHandle.standardError.write(Data("dwfetch: \(failure)\n".utf8))
             return FetchReport(fetched: 0, failed: urls.count)
         }
+        preview?.expect(urls)
         let done = DispatchGroup()
         let interrupt = installInterruptHandler()
         progress?.begin(total: distinct.count)
@@ -134,11 +142,13 @@ final class FetchRunner: Sendable {
         for url in distinct {
             done.enter()
             progress?.started(url)
-            let token = manager.downloadImage(withURL: url, options: options, progress: { [progress] received, expected in
+            let (requestOptions, recorder) = pixels.request(options)
+            let token = manager.downloadImage(withURL: url, options: requestOptions, progress: { [progress] received, expected in
                 progress?.update(url, received: received, expected: expected)
             }) { [self] fetched in
-                pixels.finish(fetched) { [self] result, original in
+                pixels.finish(fetched, url: url, recorder: recorder, cache: manager.cache) { [self] result, original in
                     let (path, writeError) = save(result, url: url, name: names[url])
+                    if let image = result.value { preview?.keep(image, for: url) }
                     progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
                     state.withLock { s in
                         s.outcomes[url] = FetchOutcome(url: url,
@@ -194,17 +204,27 @@ final class FetchRunner: Sendable {
 
     /// Prints every line whose turn has come (input order), as soon as its URL is done.
     private func printReady(_ urls: [String]) {
-        var outcomes: [FetchOutcome] = []
-        state.withLock { s in
-            while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
-                outcomes.append(outcome)
-                s.nextToPrint += 1
+        printing.withLock { _ in
+            var outcomes: [FetchOutcome] = []
+            state.withLock { s in
+                while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
+                    outcomes.append(outcome)
+                    s.nextToPrint += 1
+                }
             }
+            guard !outcomes.isEmpty else { return }
+            if let preview {
+                // Each line, then its picture (while an animation plays, other results wait here).
+                for outcome in outcomes {
+                    printLines([outcome])
+                    preview.show(url: outcome.url)
+                }
+                return
+            }
+            progress?.clear()
+            printLines(outcomes)
+            progress?.redraw()
         }
-        guard !outcomes.isEmpty else { return }
-        progress?.clear()
-        printLines(outcomes)
-        progress?.redraw()
     }
 
     /// One line per outcome on stdout; with `-q` (and no `--json`), as wget -q and curl -sS: nothing for a success,
@@ -261,6 +281,7 @@ final class FetchRunner: Sendable {
                 s.interrupted = true
                 return s.tokens
             }
+            preview?.interrupt()
             for token in tokens { manager.cancel(token) }
             state.withLock { $0.prefetcher }?.cancelPrefetching()
         }

@@ -81,7 +81,9 @@ enum OutputFormat {
     }
 
     private static func pad(_ s: String, _ width: Int) -> String {
-        s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count)
+        // utf8.count, not count: the fields are ASCII, and counting Characters costs more than the padding.
+        let n = s.utf8.count
+        return n >= width ? s + " " : s + String(repeating: " ", count: width - n)
     }
 }
 

@@ -1,5 +1,6 @@
-// PixelStage: what dwfetch does with an image between the manager and the output — full-decode verification, the
-// processor chain, and the facts of the source a processed image came from.
+// PixelStage: what dwfetch adds to a request for the pixel flags — the processors ride in the request (the manager's
+// variant pipeline transforms and caches them), the original's facts for the JSON line, and --verify's full decode.
+import DWLocking
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -11,16 +12,33 @@ struct SourceFacts: Sendable {
     let height: Int
     /// The chain's identifier (`DWImageProcessors.identifier(of:)`).
     let variant: String
-    /// Where the original came from and how its download went (a processed image is made here, not fetched).
-    let origin: DWImageSource
-    let metrics: DWDownloadMetrics?
 }
 
-/// Runs `--verify` and processing off the manager's callback queue, at most one transform per core at a time.
+/// Runs the chain's first processor and remembers the facts of the image it was given — the original — under the
+/// same identifier, so the variant's cache key is the chain's own. One per request (dwfetch asks for each URL once).
+final class OriginalFactsRecorder: DWImageProcessor {
+    private let wrapped: any DWImageProcessor
+    /// Format, width and height of the last input (one lock).
+    private let seen = DWLock<(DWImageFormat, Int, Int)?>(nil)
+
+    init(wrapping processor: any DWImageProcessor) { wrapped = processor }
+
+    var identifier: String { wrapped.identifier }
+
+    func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        seen.withLock { $0 = (image.format, image.pixelWidth, image.pixelHeight) }
+        return try wrapped.process(image)
+    }
+
+    /// What the chain started from, if it ran in this process.
+    var original: (format: DWImageFormat, width: Int, height: Int)? { seen.withLock { $0 } }
+}
+
+/// `--verify` and the pixel flags. Verification (the only work here: processing happens in the manager) runs off
+/// the manager's callback queue, at most one decode per core at a time.
 final class PixelStage: Sendable {
     let processors: [any DWImageProcessor]
     let verify: Bool
-    /// Transforms run here: a CPU-bound job per image, as many at once as there are cores.
     private let queue: OperationQueue
 
     init(options: ProcessingOptions) {
@@ -34,37 +52,43 @@ final class PixelStage: Sendable {
     /// Whether the pixel flags ask for processing (the output is then a new image, named with its format's extension).
     var isProcessing: Bool { !processors.isEmpty }
 
-    /// Whether images go through this stage at all.
-    var isActive: Bool { verify || !processors.isEmpty }
-
-    /// The variant identifier, or nil without processors.
-    var variant: String? { processors.isEmpty ? nil : DWImageProcessors.identifier(of: processors) }
-
-    /// Calls `then` with the result to report: the image verified and/or processed (on this stage's queue), or the
-    /// manager's result unchanged (synchronously) when there is nothing to do.
-    func finish(_ result: Result<DWImage, DWWebImageError>,
-                then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void) {
-        guard isActive, case .success(let image) = result else { return then(result, nil) }
-        let processors = self.processors, verify = self.verify, variant = self.variant
-        queue.addOperation {
-            do throws(DWWebImageError) {
-                if processors.isEmpty {
-                    if verify { try image.verifyDecodes() }
-                    return then(.success(image), nil)
-                }
-                let facts = SourceFacts(format: image.format, width: image.pixelWidth, height: image.pixelHeight,
-                                        variant: variant ?? "", origin: image.source, metrics: image.metrics)
-                then(.success(try Self.applyUntilPipelineLands(processors, to: image)), facts)
-            } catch {
-                then(.failure(error), nil)
-            }
-        }
+    /// The request options for one URL: `base` plus the processors (the first one wrapped in a recorder), and the
+    /// recorder to ask for the original's facts afterwards.
+    func request(_ base: DWWebImageOptions) -> (DWWebImageOptions, OriginalFactsRecorder?) {
+        guard let first = processors.first else { return (base, nil) }
+        let recorder = OriginalFactsRecorder(wrapping: first)
+        return (base.union(.processors([recorder] + processors.dropFirst())), recorder)
     }
 
-    /// TEMPORARY: applies the chain here until the manager's variant pipeline (`.processors([...])`: cached
-    /// variants, one transform per variant) is on main; then the request carries the processors and this goes.
-    private static func applyUntilPipelineLands(_ processors: [any DWImageProcessor], to image: DWImage)
-        throws(DWWebImageError) -> DWImage {
-        try DWImageProcessors.apply(processors, to: image)
+    /// Calls `then` with the result to report and, for a processed image, the original's facts: from the recorder
+    /// when the transform ran in this run, else (a cached variant) from the cached original's header. With
+    /// `--verify` and no processors, the image is decoded fully first (a failure is 10000). Work that reads or
+    /// decodes runs on this stage's queue; a plain result is passed on at once.
+    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, recorder: OriginalFactsRecorder?,
+                cache: DWWebImageCache,
+                then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void) {
+        guard case .success(let image) = result, verify || isProcessing else { return then(result, nil) }
+        let variant = DWImageProcessors.identifier(of: processors), processing = isProcessing
+        queue.addOperation {
+            guard processing else {
+                do throws(DWWebImageError) {
+                    try image.verifyDecodes()
+                    then(result, nil)
+                } catch {
+                    then(.failure(DWWebImageError(error.code, error.message, url: url, size: error.size,
+                                                  limit: error.limit)), nil)
+                }
+                return
+            }
+            var facts: SourceFacts?
+            if let original = recorder?.original {
+                facts = SourceFacts(format: original.format, width: original.width, height: original.height,
+                                    variant: variant)
+            } else if let data = cache.objCache(forKey: url), let original = try? DWImage(data: data, maxPixelCount: .max) {
+                facts = SourceFacts(format: original.format, width: original.pixelWidth, height: original.pixelHeight,
+                                    variant: variant)
+            }
+            then(result, facts)
+        }
     }
 }

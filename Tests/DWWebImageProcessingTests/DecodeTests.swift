@@ -67,6 +67,17 @@ final class DecodeTests: XCTestCase {
         XCTAssertNotEqual([p.r, p.g, p.b], [200, 100, 50], "the P3 values were passed through unconverted")
     }
 
+    /// libvips starts with only its HEIF module: ImageMagick, poppler, OpenSlide and JPEG XL are never mapped.
+    func testOnlyTheHEIFModuleIsLoaded() throws {
+        _ = try Fixtures.image("q.heic").bitmap()
+        let maps = try XCTUnwrap(readProcFile("/proc/self/maps"))
+        let ours = maps.split(separator: "\n").filter { $0.contains("vips") || $0.contains("heif") }
+        XCTAssertTrue(maps.contains("vips-heif.so"), "the HEIF module is loaded: \(ours.joined(separator: "\n"))")
+        for untrusted in ["vips-magick.so", "vips-poppler.so", "vips-openslide.so", "vips-jxl.so"] {
+            XCTAssertFalse(maps.contains(untrusted), "\(untrusted) is mapped")
+        }
+    }
+
     func testGarbageAfterValidHeaderIs10000() throws {
         var png = try Fixtures.data("q.png")
         png.replaceSubrange(40..<png.count - 12, with: Data(repeating: 0x5A, count: png.count - 52))

@@ -48,3 +48,18 @@ func assertPixel(_ bitmap: DWBitmap, _ x: Int, _ y: Int, _ rgba: [Int], toleranc
         return
     }
 }
+
+/// The whole text of a /proc file (their size reads as 0, so read until EOF).
+func readProcFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = read(fd, &buffer, buffer.count)
+        if n <= 0 { break }
+        data.append(buffer, count: n)
+    }
+    return String(decoding: data, as: UTF8.self)
+}

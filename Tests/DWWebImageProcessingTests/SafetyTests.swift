@@ -12,7 +12,7 @@ final class SafetyTests: XCTestCase {
     /// Peak resident memory (VmHWM) of this process in bytes, after resetting it (clear_refs 5) before `body`.
     private func peakRSSGrowth(_ body: () throws -> Void) rethrows -> Int? {
         func value(_ key: String) -> Int? {
-            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+            guard let status = readProcFile("/proc/self/status") else { return nil }
             for line in status.split(separator: "\n") where line.hasPrefix(key) {
                 return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
             }

@@ -224,6 +224,31 @@ final class CacheTests: TemporaryRootTestCase {
         XCTAssertNotNil(cache.objCache(forKey: "small"))
     }
 
+    func testMemoryCacheDropsTheLeastRecentlyUsedFirst() {
+        let memory = MemoryCache(countLimit: 3, costLimit: 1000)
+        for k in ["a", "b", "c"] { memory.set(MemoryEntry(data: Data(count: 10), image: nil), forKey: k) }
+        XCTAssertNotNil(memory.object(forKey: "a"))  // a is now the most recently used
+        memory.set(MemoryEntry(data: Data(count: 10), image: nil), forKey: "d")
+        XCTAssertNil(memory.object(forKey: "b"), "the least recently used went first")
+        XCTAssertNotNil(memory.object(forKey: "a"))
+        memory.set(MemoryEntry(data: Data(count: 240), image: nil), forKey: "big1")
+        memory.set(MemoryEntry(data: Data(count: 240), image: nil), forKey: "big2")
+        memory.set(MemoryEntry(data: Data(count: 240), image: nil), forKey: "big3")
+        memory.set(MemoryEntry(data: Data(count: 240), image: nil), forKey: "big4")
+        XCTAssertNil(memory.object(forKey: "big1"), "the byte limit holds: 4 × 240 + what was left > 1000")
+        XCTAssertNotNil(memory.object(forKey: "big4"))
+        memory.set(MemoryEntry(data: Data(count: 251), image: nil), forKey: "too big")
+        XCTAssertNil(memory.object(forKey: "too big"), "over a quarter of the byte limit: not kept")
+        memory.set(MemoryEntry(data: Data([7]), image: nil), forKey: "big4")
+        XCTAssertEqual(memory.object(forKey: "big4")?.data, Data([7]), "replaced")
+        memory.removeObject(forKey: "big4")
+        XCTAssertNil(memory.object(forKey: "big4"))
+        memory.countLimit = 1
+        XCTAssertEqual(["a", "d", "big2", "big3"].filter { memory.object(forKey: $0) != nil }.count, 1)
+        memory.removeAllObjects()
+        XCTAssertNil(memory.object(forKey: "big3"))
+    }
+
     func testRemoveAllCacheEmptiesTheSpace() throws {
         let cache = makeCache()
         for i in 0..<5 { cache.cacheObj(Data([UInt8(i)]), forKey: "k\(i)") }

@@ -14,6 +14,11 @@ void cvips_block_untrusted(int block);
 void cvips_concurrency_set(int threads);
 int cvips_concurrency_get(void);
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files);
+/* Loads one libvips module (a loader plugin such as vips-heif.so), as vips_init does for its module directory;
+ * 0 on success. */
+int cvips_load_module(const char *_Nonnull path);
+/* The file libvips itself was loaded from (dladdr), or NULL; free with cvips_free. */
+char *_Nullable cvips_library_path(void);
 /* Drops libvips' GLib warnings (e.g. "ignoring nclx profile") instead of printing them on stderr. */
 void cvips_silence_warnings(void);
 const char *_Nonnull cvips_version(void);

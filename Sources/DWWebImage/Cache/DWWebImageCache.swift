@@ -1,11 +1,11 @@
-// DWWebImageCache: the DW cache — NSCache in memory plus self-validating files on disk, per cache space.
+// DWWebImageCache: the DW cache — an LRU in memory (DW's NSCache limits) plus self-validating files on disk, per cache space.
 import DWFileIO
 import Foundation
 import DWLocking
 
 /// Memory and disk cache for downloaded images.
 ///
-/// - Memory: an `NSCache` bounded by entry count and bytes (cost = bytes held).
+/// - Memory: an LRU bounded by entry count and bytes (cost = bytes held), DW's `NSCache` limits.
 /// - Disk: one file per key under `<rootDirectory>/<cacheSpace>/`, named by a digest of the key
 ///   (``keyDigest``: MD5 by default, SHA-1 or SHA-256) when ``useSecureKey`` is on. Writes are serialised by a semaphore (as in DW) and atomic (an unnamed `O_TMPFILE`
 ///   given its name by `linkat`, or a temp file renamed in the same directory), so readers in this or another
@@ -19,8 +19,8 @@ import DWLocking
 /// Settings are one ``Configuration`` value (``configuration``), also reachable by DW's property names.
 ///
 /// Thread safety: the configuration lives behind one `DWLock` (a leaf: nothing else is locked inside it); disk
-/// writes are serialised by `writeSemaphore`, inside which the space's `flock` is taken; `NSCache` is internally
-/// synchronised; ``ReadTouches`` has its own lock (a leaf).
+/// writes are serialised by `writeSemaphore`, inside which the space's `flock` is taken; the memory layer has its own
+/// lock (a leaf); ``ReadTouches`` has its own lock (a leaf).
 public final class DWWebImageCache: Sendable {
     /// The process-wide cache: `$XDG_CACHE_HOME/dwwebimage` (else `~/.cache/dwwebimage`), space "defaultCacheSpace".
     public static let shared = DWWebImageCache()
@@ -61,6 +61,12 @@ public final class DWWebImageCache: Sendable {
             self.cacheSpace = cacheSpace
         }
 
+        /// `<root>/partial` as a string.
+        fileprivate var partialPath: String {
+            let root = rootDirectory.path
+            return root + (root.hasSuffix("/") ? "" : "/") + "partial"
+        }
+
         /// `<root>/<space>/` as a string.
         fileprivate var spacePath: String {
             var dir = rootDirectory.path
@@ -70,21 +76,38 @@ public final class DWWebImageCache: Sendable {
     }
 
     private struct Settings {
-        var configuration: Configuration { didSet { spacePath = configuration.spacePath } }
+        var configuration: Configuration {
+            didSet {
+                spacePath = configuration.spacePath
+                partialPath = configuration.partialPath
+            }
+        }
         /// `<root>/<space>/` as a string, kept with the configuration it is made of: every lookup needs it, and
         /// URL.path plus the space-name encoding cost more than the rest of building a file name.
         private(set) var spacePath: String
+        /// `<root>/partial`, where downloads keep partial bodies (one ``PartialStore`` is made per download).
+        private(set) var partialPath: String
 
         init(_ configuration: Configuration) {
             self.configuration = configuration
             self.spacePath = configuration.spacePath
+            self.partialPath = configuration.partialPath
         }
     }
+
+    /// `<root>/partial`, the folder of partial downloads beside the cache spaces.
+    var partialPath: String { settings.withLock { $0.partialPath } }
 
     private let settings: DWLock<Settings>
     private let memory: MemoryCache
     private let writeSemaphore = DispatchSemaphore(value: 1)
     private let pendingWrites = DispatchGroup()
+    /// The pipeline's disk writes, one at a time in the order handed over: one thread, not one thread blocked on
+    /// `writeSemaphore` per write (each with its own malloc arena).
+    private let writeQueue = DispatchQueue(label: "DWWebImage.cache.writes", qos: .userInitiated)
+    /// Writes handed to `writeQueue` and not done yet, at most 16: downloads faster than the disk wait here (on the
+    /// work queue, after their slot was freed and their callers answered) rather than pile images up in memory.
+    private let writeBacklog = DispatchSemaphore(value: 16)
     /// Which entries this process marked as read in the last minute (LRU atimes; see ``ReadTouches``).
     let readTouches = ReadTouches()
     /// Where DidClean notifications are posted (the cache has no caller's queue of its own).
@@ -384,11 +407,26 @@ public final class DWWebImageCache: Sendable {
     /// ``waitForPendingWrites(timeout:)`` waits for it even if called before the write begins.
     func willWrite() { pendingWrites.enter() }
 
-    /// Writes `data` atomically under `key` (announced by ``willWrite()``), then posts
+    /// Hands `body` to the write queue, waiting while 16 writes are already queued; ends the write announced by
+    /// ``willWrite()`` when done.
+    private func enqueueWrite(_ body: @escaping @Sendable () -> Void) {
+        writeBacklog.wait()
+        writeQueue.async { [self] in
+            body()
+            writeBacklog.signal()
+            pendingWrites.leave()
+        }
+    }
+
+    /// Writes `data` atomically under `key` (announced by ``willWrite()``) on the cache's write queue, then posts
     /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
     func writeAndNotify(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
                         queue: DispatchQueue) {
-        defer { pendingWrites.leave() }
+        enqueueWrite { [self] in write(image, forKey: key, metadata: metadata, url: url, queue: queue) }
+    }
+
+    private func write(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
+                       queue: DispatchQueue) {
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
         do {
             try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
@@ -405,12 +443,16 @@ public final class DWWebImageCache: Sendable {
     /// It carries no validators, so once expired it is a miss and is made again from the original (which is
     /// revalidated). Failures are logged; no notification is posted.
     func writeVariant(_ image: DWImage?, forKey key: String) {
-        defer { pendingWrites.leave() }
-        guard let image else { return }
-        do {
-            try writeToDisk(image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
-        } catch {
-            DWLog.warning("cache write failed for \(key): \(error.message)")
+        guard let image else {
+            pendingWrites.leave()
+            return
+        }
+        enqueueWrite { [self] in
+            do throws(DWWebImageError) {
+                try writeToDisk(image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
+            } catch {
+                DWLog.warning("cache write failed for \(key): \(error.message)")
+            }
         }
     }
 
@@ -598,32 +640,117 @@ final class MemoryEntry: Sendable {
         self.data = data
         self.image = image
     }
+    /// What a freed slot holds (so it keeps no bytes alive).
+    static let empty = MemoryEntry(data: Data(), image: nil)
 }
 
-/// `NSCache` keyed by String, with cost = bytes held.
-final class MemoryCache: @unchecked Sendable {
-    // @unchecked: NSCache is documented thread-safe (corelibs guards it with an internal lock), but is not
-    // declared Sendable.
-    private let cache = NSCache<NSString, MemoryEntry>()
+/// The memory layer: least recently used entries go first when a count or byte limit (cost = bytes held; 0 = none)
+/// is passed, like DW's `NSCache` limits. Its own LRU, not `NSCache`: corelibs' `NSCache` bridges every key to an
+/// `NSString` and cost ~33k instructions per store. An entry bigger than a quarter of the byte limit is not kept.
+///
+/// Thread safety: everything is in `store`, one `DWLock` (a leaf).
+final class MemoryCache: Sendable {
+    private struct Node {
+        let key: String
+        var entry: MemoryEntry
+        var newer = -1
+        var older = -1
+    }
+
+    /// A doubly linked list over `nodes` (indices; `free` recycles slots), newest at `newest`.
+    private struct Store {
+        var countLimit: Int
+        var costLimit: Int
+        var index: [String: Int] = [:]
+        var nodes: [Node] = []
+        var free: [Int] = []
+        var newest = -1
+        var oldest = -1
+        var cost = 0
+
+        mutating func unlink(_ i: Int) {
+            let (newer, older) = (nodes[i].newer, nodes[i].older)
+            if newer >= 0 { nodes[newer].older = older } else { newest = older }
+            if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
+            nodes[i].newer = -1
+            nodes[i].older = -1
+        }
+
+        mutating func pushNewest(_ i: Int) {
+            nodes[i].older = newest
+            if newest >= 0 { nodes[newest].newer = i }
+            newest = i
+            if oldest < 0 { oldest = i }
+        }
+
+        mutating func remove(_ i: Int) {
+            unlink(i)
+            cost -= nodes[i].entry.data.count
+            index[nodes[i].key] = nil
+            nodes[i].entry = MemoryEntry.empty
+            free.append(i)
+        }
+
+        mutating func trim() {
+            while oldest >= 0, (countLimit > 0 && index.count > countLimit) || (costLimit > 0 && cost > costLimit) {
+                remove(oldest)
+            }
+        }
+    }
+
+    private let store: DWLock<Store>
 
     init(countLimit: Int, costLimit: Int) {
-        cache.countLimit = countLimit
-        cache.totalCostLimit = costLimit
+        store = DWLock(Store(countLimit: countLimit, costLimit: costLimit))
     }
+
     var countLimit: Int {
-        get { cache.countLimit }
-        set { cache.countLimit = newValue }
+        get { store.withLock { $0.countLimit } }
+        set { store.withLock { $0.countLimit = newValue; $0.trim() } }
     }
     var costLimit: Int {
-        get { cache.totalCostLimit }
-        set { cache.totalCostLimit = newValue }
+        get { store.withLock { $0.costLimit } }
+        set { store.withLock { $0.costLimit = newValue; $0.trim() } }
     }
-    func object(forKey key: String) -> MemoryEntry? { cache.object(forKey: key as NSString) }
+
+    /// The entry, now the most recently used.
+    func object(forKey key: String) -> MemoryEntry? {
+        store.withLock { s in
+            guard let i = s.index[key] else { return nil }
+            if s.newest != i {
+                s.unlink(i)
+                s.pushNewest(i)
+            }
+            return s.nodes[i].entry
+        }
+    }
+
     func set(_ entry: MemoryEntry, forKey key: String) {
-        // An entry bigger than a quarter of the budget would push out most of what is kept: leave it to the disk.
-        if costLimit > 0 && entry.data.count > costLimit / 4 { return }
-        cache.setObject(entry, forKey: key as NSString, cost: entry.data.count)
+        store.withLock { s in
+            if let i = s.index[key] { s.remove(i) }
+            // An entry bigger than a quarter of the budget would push out most of what is kept: leave it to the disk.
+            if s.costLimit > 0 && entry.data.count > s.costLimit / 4 { return }
+            let node = Node(key: key, entry: entry)
+            let i: Int
+            if let slot = s.free.popLast() {
+                i = slot
+                s.nodes[i] = node
+            } else {
+                i = s.nodes.count
+                s.nodes.append(node)
+            }
+            s.index[key] = i
+            s.cost += entry.data.count
+            s.pushNewest(i)
+            s.trim()
+        }
     }
-    func removeObject(forKey key: String) { cache.removeObject(forKey: key as NSString) }
-    func removeAllObjects() { cache.removeAllObjects() }
+
+    func removeObject(forKey key: String) {
+        store.withLock { s in if let i = s.index[key] { s.remove(i) } }
+    }
+
+    func removeAllObjects() {
+        store.withLock { s in s = Store(countLimit: s.countLimit, costLimit: s.costLimit) }
+    }
 }

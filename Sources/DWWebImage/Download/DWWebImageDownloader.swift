@@ -158,6 +158,9 @@ public final class DWWebImageDownloader: Sendable {
     }
 
     private func reportProgress(_ received: Int64, _ expected: Int64) {
+        // The last chunk: the final (total, total) call goes with the completions, in their block (a small image
+        // arrives in one chunk, and a block of its own on the callback queue would cost as much as the answer).
+        if received == expected { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let interval = context.progressInterval
         let waiters = state.withLock { s -> [Waiter] in
@@ -399,6 +402,11 @@ public final class DWWebImageDownloader: Sendable {
             return .failure(.tooLarge(url, size: size, limit: limit))
         case .failed(.failure(.rejected(let why))):
             return .failure(DWWebImageError(.transport, "transfer aborted: \(why)", url: url))
+        case .failed(.failure(.addressRefused(let address))):
+            var error = DWWebImageError(.transport, "connection to \(address) refused by the connection policy",
+                                        url: url, curlCode: CurlCode.couldNotConnect)
+            error.refusedAddress = address
+            return .failure(error)
         case .failed(.failure(.curl(let code, let message))):
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
         case .failed(.success(let transfer)):
@@ -427,7 +435,8 @@ public final class DWWebImageDownloader: Sendable {
             return status >= 500 || status == 408 || status == 429
         case .failure(.curl(let code, _)):
             return !CurlCode.permanent.contains(code)
-        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole):
+        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole),
+             .failure(.addressRefused):
             return false
         }
     }

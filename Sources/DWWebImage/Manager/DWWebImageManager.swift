@@ -475,7 +475,7 @@ public final class DWWebImageManager: Sendable {
 
     /// Partial bodies live beside the cache spaces, under the cache root.
     private var partialStore: PartialStore {
-        PartialStore(cacheRoot: cache.rootDirectory)  // the root is a cache setting that can change: no stored copy
+        PartialStore(path: cache.partialPath)  // the root is a cache setting that can change: no stored copy
     }
 
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,
@@ -500,6 +500,7 @@ public final class DWWebImageManager: Sendable {
         request.userAgent = configuration.userAgent
         request.tls = configuration.tls
         (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
+        request.connectionPolicy = configuration.connectionPolicy
         let policy = waiter.options.storePolicy
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
@@ -514,13 +515,6 @@ public final class DWWebImageManager: Sendable {
                 for waiters in groups { self?.makeVariant(from: original, for: waiters, callbacks: callbacks) }
             },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
-            hostKey: Self.hostKey(asciiURL))
-    }
-
-    /// `host:port` of a validated URL (default ports by scheme).
-    static func hostKey(_ url: String) -> String {
-        guard let components = URLComponents(string: url), let host = components.host?.lowercased() else { return url }
-        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
-        return "\(host):\(port)"
+            hostKey: URLValidator.hostKey(asciiURL))
     }
 }

@@ -213,6 +213,10 @@ final class CurlMulti: @unchecked Sendable {
         check(dw_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
         check(dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
         check(dw_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me), "PRIVATE")
+        if r.connectionPolicy != nil {
+            check(dw_curl_easy_setopt_opensocket_callback(easy, curlOpenSocketCallback), "OPENSOCKETFUNCTION")
+            check(dw_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me), "OPENSOCKETDATA")
+        }
         return failure
     }
 
@@ -237,6 +241,8 @@ final class CurlMulti: @unchecked Sendable {
 
         if let reason = transfer.abortReason {
             transfer.complete(.failure(reason))
+        } else if code != CURLE_OK, let refused = transfer.refusedAddress {
+            transfer.complete(.failure(.addressRefused(refused)))
         } else if code != CURLE_OK && !(transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR) {
             let message = transfer.errorBuffer[0] != 0
                 ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
@@ -287,15 +293,24 @@ private let curlHeaderCallback: curl_write_callback = { buffer, size, count, use
     guard let buffer, let userdata else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    let raw = UnsafeRawBufferPointer(start: buffer, count: length)
-    let line = String(decoding: raw, as: UTF8.self)[...]
-    return transfer.didReceiveHeaderLine(line) ? length : 0
+    return transfer.didReceiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
 }
 
 private let curlProgressCallback: curl_xferinfo_callback = { userdata, _, _, _, _ in
     guard let userdata else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.checkStall() ? 0 : 1  // nonzero aborts with CURLE_ABORTED_BY_CALLBACK
+}
+
+/// Opens the socket only if the transfer's connection policy allows the address libcurl is about to connect to.
+private let curlOpenSocketCallback: curl_opensocket_callback = { clientp, _, address in
+    guard let clientp, let address else { return DW_CURL_SOCKET_BAD }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
+    var ip = [UInt8](repeating: 0, count: 16)
+    var port: Int32 = 0
+    let count = Int(dw_curl_sockaddr_ip(address, &ip, &port))
+    guard transfer.mayConnect(to: Array(ip.prefix(count)), port: Int(port)) else { return DW_CURL_SOCKET_BAD }
+    return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
 }
 
 private let curlWriteCallback: curl_write_callback = { buffer, size, count, userdata in

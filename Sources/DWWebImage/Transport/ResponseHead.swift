@@ -35,31 +35,66 @@ public struct DWResponseHead: Sendable, Equatable {
 
     /// Records one header line (`Name: value`); names compare case-insensitively.
     mutating func add(headerLine line: Substring) {
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmedWhitespace()
-        switch name {
-        case "etag": etag = value
-        case "last-modified": lastModified = value
-        case "content-type": contentType = value
-        case "content-length":
+        var bytes = Array(line.utf8)
+        bytes.withUnsafeMutableBytes { add(headerLine: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Records one header line as libcurl hands it over (bytes, CRLF included). Works on bytes: only the values
+    /// kept become Strings (Character-level Substring operations cost more than the rest of a small transfer).
+    mutating func add(headerLine line: UnsafeRawBufferPointer) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
+        var start = colon + 1, end = line.count
+        while start < end, Self.isSpace(line[start]) { start += 1 }
+        while end > start, Self.isSpace(line[end - 1]) { end -= 1 }
+        let raw = UnsafeRawBufferPointer(rebasing: line[start..<end])
+        var value: String { String(decoding: raw, as: UTF8.self) }
+        switch name.count {
+        case 4 where Self.named(name, "etag"): etag = value
+        case 13 where Self.named(name, "last-modified"): lastModified = value
+        case 12 where Self.named(name, "content-type"): contentType = value
+        case 14 where Self.named(name, "content-length"):
             // RFC 9110 §8.6: digits only; anything else is ignored (curl rejects it anyway).
-            if !value.isEmpty, value.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int64(value) { contentLength = n }
-        case "accept-ranges": acceptRanges = value
-        case "content-range": contentRange = value
-        case "content-encoding": contentEncoding = value
-        case "retry-after": retryAfter = value
-        case "cache-control": cacheControl = cacheControl.map { $0 + ", " + value } ?? value
-        case "location": location = value
+            guard !raw.isEmpty, raw.count <= 18, raw.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { break }
+            contentLength = raw.reduce(Int64(0)) { $0 * 10 + Int64($1 - 48) }
+        case 13 where Self.named(name, "accept-ranges"): acceptRanges = value
+        case 13 where Self.named(name, "content-range"): contentRange = value
+        case 16 where Self.named(name, "content-encoding"): contentEncoding = value
+        case 11 where Self.named(name, "retry-after"): retryAfter = value
+        case 13 where Self.named(name, "cache-control"): cacheControl = cacheControl.map { $0 + ", " + value } ?? value
+        case 8 where Self.named(name, "location"): location = value
         default: break
         }
     }
 
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+
+    /// ASCII case-insensitive comparison with a lowercase name.
+    private static func named(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let expected = lowercase.utf8Start
+        for i in 0..<bytes.count where bytes[i] | 0x20 != expected[i] && bytes[i] != expected[i] { return false }
+        return true
+    }
+
     /// Parses `HTTP/1.1 200 OK` / `HTTP/2 200`; nil when the line is not a status line.
     static func status(fromStatusLine line: Substring) -> Int? {
-        guard line.hasPrefix("HTTP/") else { return nil }
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[1].count == 3, let code = Int(parts[1]) else { return nil }
+        Array(line.utf8).withUnsafeBytes { status(fromStatusLine: $0) }
+    }
+
+    /// Parses a status line from libcurl's bytes; nil when the line is not one.
+    static func status(fromStatusLine line: UnsafeRawBufferPointer) -> Int? {
+        guard line.count >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F
+        else { return nil }  // "HTTP/"
+        guard var i = line.firstIndex(of: 0x20) else { return nil }
+        while i < line.count, line[i] == 0x20 { i += 1 }
+        guard i + 3 <= line.count else { return nil }
+        var code = 0
+        for j in i..<i + 3 {
+            guard line[j] >= 48 && line[j] <= 57 else { return nil }
+            code = code * 10 + Int(line[j] - 48)
+        }
+        guard i + 3 == line.count || Self.isSpace(line[i + 3]) else { return nil }
         return code
     }
 }

@@ -27,6 +27,8 @@ struct TransferRequest: Sendable {
     /// `CURLOPT_PROXY` and `CURLOPT_NOPROXY`; nil leaves libcurl's environment rules.
     var proxy: String?
     var noProxy: String?
+    /// Asked before every connection is opened (see ``DWWebImageManager/Configuration/connectionPolicy``).
+    var connectionPolicy: DWConnectionPolicy?
 }
 
 /// A finished transfer.
@@ -49,4 +51,6 @@ enum TransferFailure: Error, Sendable, Equatable {
     case curl(code: Int, message: String)
     /// The response cannot continue the partial body (wrong range, changed encoding…): fetch the whole resource.
     case refetchWhole(String)
+    /// The connection policy refused the address about to be connected (text form); nothing was sent there.
+    case addressRefused(String)
 }

@@ -12,17 +12,22 @@ import Crypto
 /// loss can leave a short or torn tail, which the next run's If-Range/length checks and the image validation
 /// catch). The file length, not the record, says how many bytes are held.
 struct PartialStore: Sendable {
-    /// The folder (created on first use).
-    let directory: URL
+    /// The folder's path, without a trailing slash (created on first use). A string: one store is made per
+    /// download, and URL path operations cost microseconds each.
+    let path: String
+    /// The folder.
+    var directory: URL { URL(fileURLWithPath: path, isDirectory: true) }
 
-    init(directory: URL) { self.directory = directory }
+    init(directory: URL) { self.init(path: directory.path) }
+
+    init(path: String) { self.path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path }
 
     /// The store beside the cache spaces, `<cacheRoot>/partial` (built as a string: URL.appendingPathComponent
     /// stats the path, and this is made per download).
     init(cacheRoot: URL) {
         var root = cacheRoot.path
         if !root.hasSuffix("/") { root += "/" }
-        self.init(directory: URL(fileURLWithPath: root + "partial", isDirectory: true))
+        self.init(path: root + "partial")
     }
 
     /// What the `.meta` file says.
@@ -38,9 +43,7 @@ struct PartialStore: Sendable {
     func paths(for url: String) -> (data: String, record: String) {
         let digest = DWHex.encode(SHA256.hash(data: Data(url.utf8)).prefix(16))
         // A string, not URL.appendingPathComponent: that one stats the path to decide on a trailing slash.
-        var base = directory.path
-        if !base.hasSuffix("/") { base += "/" }
-        base += digest
+        let base = path + "/" + digest
         return (base + ".part", base + ".meta")
     }
 
@@ -92,10 +95,10 @@ struct PartialStore: Sendable {
     /// Removes partials not written for `maxAge` seconds and not in use; returns how many.
     @discardableResult
     func removeExpired(maxAge: TimeInterval, now: Date = Date()) -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return 0 }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return 0 }
         var removed = 0
         for name in names where name.hasSuffix(".part") {
-            let dataPath = directory.appendingPathComponent(name).path
+            let dataPath = path + "/" + name
             let recordPath = String(dataPath.dropLast(5)) + ".meta"
             var st = stat()
             guard stat(dataPath, &st) == 0 else { continue }
@@ -112,7 +115,7 @@ struct PartialStore: Sendable {
         }
         // Records whose data file is gone.
         for name in names where name.hasSuffix(".meta") {
-            let recordPath = directory.appendingPathComponent(name).path
+            let recordPath = path + "/" + name
             if access(String(recordPath.dropLast(5)) + ".part", F_OK) != 0 { unlink(recordPath) }
         }
         return removed
