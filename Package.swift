@@ -49,10 +49,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // libvips (Debian libvips-dev): headers and link flags from pkg-config, seen only by the CVips C target.
-        .systemLibrary(name: "CVipsSystem", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips (Debian libvips-dev): its headers sit in /usr/include and need only GLib's include paths, so those come
+        // from pkg-config gobject-2.0 (vips.pc also drags in OpenEXR's -pthread, which SwiftPM refuses with a warning);
+        // CVips links vips, gobject, glib and gmodule itself. Seen only by the CVips C target.
+        .systemLibrary(name: "CVipsSystem", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
         // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
-        .target(name: "CVips", dependencies: ["CVipsSystem"], linkerSettings: [.linkedLibrary("gmodule-2.0")]),
+        .target(name: "CVips", dependencies: ["CVipsSystem"],
+                linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("gmodule-2.0")]),
         // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
         .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.

@@ -158,7 +158,9 @@ int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, void **
                                         "effort", effort, NULL);
         return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression", compression, NULL);
     }
-    case CVIPS_SAVER_GIF: return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
+    case CVIPS_SAVER_GIF:
+        if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", TRUE, "effort", effort, NULL);
+        return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
     case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", TRUE, "compression",
                                                       VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
     default: vips_error("cvips", "unknown saver %d", saver); return -1;

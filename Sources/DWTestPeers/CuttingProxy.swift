@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 
+/// A relay whose state sits behind one lock (`state`); its threads block in accept/read and end on `shutdown`.
 public final class CuttingProxy: Sendable {
     private struct State {
         var cuts: [Int] = []  // byte budgets for the next connections, in order
@@ -16,11 +17,13 @@ public final class CuttingProxy: Sendable {
         var sent = Data()  // every byte clients sent, in arrival order
     }
 
+    /// The port it listens on (127.0.0.1).
     public let port: Int
     private let listener: Int32
     private let targetPort: Int
     private let state = DWLock(State())  // every field above, from the accept and pump threads
 
+    /// Listens on a free port and relays each connection to 127.0.0.1:`targetPort`.
     public init(targetPort: Int) throws {
         self.targetPort = targetPort
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -41,6 +44,7 @@ public final class CuttingProxy: Sendable {
         thread.start()
     }
 
+    /// "http://127.0.0.1:<port>"
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// The next connection is closed once `bytes` of the server's response have been relayed.
@@ -57,6 +61,7 @@ public final class CuttingProxy: Sendable {
     /// Connections accepted so far.
     public var connections: Int { state.withLock { $0.connections } }
 
+    /// Closes the listener and every relayed connection.
     public func shutdown() {
         let sockets = state.withLock { s -> Set<Int32> in
             s.closed = true

@@ -2,12 +2,17 @@
 // certificate from a TestCA; /private/ needs a client certificate from that CA; gzip for BMP and SVG.
 import Foundation
 
+/// One nginx process; driven from one test thread.
 public final class NginxTLS {
     let peer: PeerProcess
+    /// The port it listens on (127.0.0.1, TLS).
     public var port: Int { peer.port }
+    /// "https://127.0.0.1:<port>"
     public var baseURL: String { "https://127.0.0.1:\(port)" }
+    /// Where `put` writes the files it serves.
     public var documentRoot: URL { peer.directory.appendingPathComponent("www") }
 
+    /// Starts nginx with `ca`'s server certificate (and `ca` as the client CA for /private/).
     public init(ca: TestCA) throws {
         peer = try PeerProcess(name: "nginx")
         let d = peer.directory.path
@@ -50,8 +55,10 @@ public final class NginxTLS {
         try peer.start("/usr/sbin/nginx", ["-p", d, "-c", "\(d)/nginx.conf", "-e", "\(d)/error.log"], package: "nginx-light")
     }
 
+    /// Stops nginx (its access log is complete afterwards).
     public func stop() { peer.stop() }
 
+    /// Writes a file under the document root (readable by nginx's workers).
     public func put(_ name: String, _ data: Data) throws {
         let url = documentRoot.appendingPathComponent(name)
         try data.write(to: url)

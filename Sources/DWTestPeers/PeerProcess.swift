@@ -5,19 +5,23 @@ import Foundation
 /// The program is not installed: tests turn this into a skip that names the Debian package (scripts/setup.sh
 /// installs every one).
 public struct PeerUnavailable: Error, CustomStringConvertible {
+    /// What is missing and which package has it.
     public let description: String
 }
 
 /// The program is installed but did not start: a failure, with the end of its log.
 public struct PeerDidNotStart: Error, CustomStringConvertible {
+    /// What failed, with the end of the program's output.
     public let description: String
 }
 
 /// One child process serving on 127.0.0.1:`port`. Not thread-safe: a test drives it from one thread.
 public final class PeerProcess {
+    /// A short name (also in the directory's name).
     public let name: String
     /// Everything the peer owns: config, logs, documents. Removed when the peer is deallocated.
     public let directory: URL
+    /// The port the program is told to listen on (free when chosen).
     public let port: Int
     private let process = Process()
     let logURL: URL

@@ -2,15 +2,21 @@
 // 127.0.0.1 with a generated config.
 import Foundation
 
+/// One server process; driven from one test thread.
 public final class RealServer {
+    /// Which server: Apache httpd, lighttpd, Caddy (Debian packages) or `python3 -m http.server` (no Range).
     public enum Kind: String, CaseIterable, Sendable {
         case apache, lighttpd, caddy, python
     }
 
+    /// Which server this is.
     public let kind: Kind
     let peer: PeerProcess
+    /// The port it listens on (127.0.0.1).
     public var port: Int { peer.port }
+    /// Where `put` writes the files it serves.
     public var documentRoot: URL { peer.directory.appendingPathComponent("www") }
+    /// "http://127.0.0.1:<port>"
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts the server. Apache sends everything under `compressed/` with `Content-Encoding: gzip`

@@ -2,14 +2,18 @@
 // and localhost, a client certificate, a hashed CA directory (for CURLOPT_CAPATH) and the server key's pin.
 import Foundation
 
+/// Files made once by `init`; read-only afterwards.
 public final class TestCA {
     /// Holds every file; removed with the CA.
     public let directory: URL
+    /// The CA certificate (PEM), for CURLOPT_CAINFO / --cacert.
     public var caFile: String { path("ca.crt") }
     /// A directory with the CA under its subject hash (`openssl rehash`), as /etc/ssl/certs is.
     public var caDirectory: String { path("capath") }
+    /// The server's certificate (CN and SAN 127.0.0.1, SAN localhost) and key, signed by the CA.
     public var serverCertificate: String { path("server.crt") }
     public var serverKey: String { path("server.key") }
+    /// A client certificate (extendedKeyUsage clientAuth) and key, signed by the CA.
     public var clientCertificate: String { path("client.crt") }
     public var clientKey: String { path("client.key") }
     /// `sha256//<base64 of the SHA-256 of the server key's SubjectPublicKeyInfo>` (curl's --pinnedpubkey form).
@@ -17,6 +21,7 @@ public final class TestCA {
     /// Another CA's file: a server certificate it did not sign must be refused.
     public var otherCAFile: String { path("other-ca.crt") }
 
+    /// Makes both CAs, the server and client certificates, the hashed directory and the pin (openssl CLI).
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("dwca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("capath"), withIntermediateDirectories: true)
@@ -44,6 +49,7 @@ public final class TestCA {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
+    /// A file in ``directory``.
     public func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     @discardableResult

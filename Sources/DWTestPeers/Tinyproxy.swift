@@ -1,11 +1,15 @@
 // Tinyproxy: Debian's tinyproxy as a forward proxy on 127.0.0.1 (plain requests and CONNECT), logging each request.
 import Foundation
 
+/// One tinyproxy process; driven from one test thread.
 public final class Tinyproxy {
     let peer: PeerProcess
+    /// The port it listens on (127.0.0.1).
     public var port: Int { peer.port }
+    /// "http://127.0.0.1:<port>", for CURLOPT_PROXY or http_proxy.
     public var url: String { "http://127.0.0.1:\(port)" }
 
+    /// Starts tinyproxy, allowing 127.0.0.1 only.
     public init() throws {
         peer = try PeerProcess(name: "tinyproxy")
         let d = peer.directory.path
@@ -22,6 +26,7 @@ public final class Tinyproxy {
         try peer.start("/usr/bin/tinyproxy", ["-d", "-c", "\(d)/tinyproxy.conf"], package: "tinyproxy")
     }
 
+    /// Stops tinyproxy (its log is complete afterwards).
     public func stop() { peer.stop() }
 
     /// The request lines tinyproxy logged: "GET http://127.0.0.1:…/a.png HTTP/1.1", "CONNECT 127.0.0.1:… HTTP/1.1".

@@ -142,10 +142,14 @@ final class FetchRunner: Sendable {
         for url in distinct {
             done.enter()
             progress?.started(url)
+            // No progress view (quiet, or stderr not a terminal): no progress closure, so the library sends no
+            // progress calls through the callback queue at all.
+            var onProgress: (@Sendable (Int64, Int64) -> Void)?
+            if let view = progress {
+                onProgress = { received, expected in view.update(url, received: received, expected: expected) }
+            }
             let (requestOptions, recorder) = pixels.request(options)
-            let token = manager.downloadImage(withURL: url, options: requestOptions, progress: { [progress] received, expected in
-                progress?.update(url, received: received, expected: expected)
-            }) { [self] fetched in
+            let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) { [self] fetched in
                 pixels.finish(fetched, url: url, recorder: recorder, cache: manager.cache) { [self] result, original in
                     let (path, writeError) = save(result, url: url, name: names[url])
                     if let image = result.value { preview?.keep(image, for: url) }

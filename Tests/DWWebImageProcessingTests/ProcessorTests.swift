@@ -50,6 +50,13 @@ final class ProcessorTests: XCTestCase {
         assertPixel(bitmap, 2, 17, [40, 60, 210, 255], tolerance: 3, "BL")
     }
 
+    func testResizeFillNeverEnlargesASmallImage() throws {
+        let out = try DWResize(width: 100, height: 20, mode: .fill).process(quadrants())
+        XCTAssertEqual([out.pixelWidth, out.pixelHeight], [64, 20], "the short side is kept, the other cropped")
+        let enlarged = try DWResize(width: 100, height: 20, mode: .fill, enlarge: true).process(quadrants())
+        XCTAssertEqual([enlarged.pixelWidth, enlarged.pixelHeight], [100, 20])
+    }
+
     func testResizeForceStretches() throws {
         let out = try DWResize(width: 30, height: 40, mode: .force).process(quadrants())
         XCTAssertEqual([out.pixelWidth, out.pixelHeight], [30, 40])

@@ -96,7 +96,7 @@ void cvips_set_int(VipsImage *_Nonnull image, const char *_Nonnull name, int val
 void cvips_set_array_int(VipsImage *_Nonnull image, const char *_Nonnull name, const int *_Nonnull values, int n);
 void cvips_remove(VipsImage *_Nonnull image, const char *_Nonnull name);
 
-/* Savers. quality is used by the lossy ones; effort by WebP/HEIF (-1: libvips' default). */
+/* Savers. quality is used by the lossy ones; effort by WebP, HEIF and GIF (-1: libvips' default). */
 enum {
     CVIPS_SAVER_JPEG = 0,
     CVIPS_SAVER_PNG = 1,

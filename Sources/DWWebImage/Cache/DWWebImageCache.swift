@@ -407,10 +407,17 @@ public final class DWWebImageCache: Sendable {
     /// ``waitForPendingWrites(timeout:)`` waits for it even if called before the write begins.
     func willWrite() { pendingWrites.enter() }
 
-    /// Hands `body` to the write queue, waiting while 16 writes are already queued; ends the write announced by
-    /// ``willWrite()`` when done.
-    private func enqueueWrite(_ body: @escaping @Sendable () -> Void) {
-        writeBacklog.wait()
+    /// Takes one place in the write backlog now, if one is free (for a write the caller must not wait for: the
+    /// transfer engine's thread). Pass `reserved: true` to the write that uses it.
+    func reserveWrite() -> Bool { writeBacklog.wait(timeout: .now()) == .success }
+
+    /// Gives back a place taken by ``reserveWrite()`` that no write will use.
+    func unreserveWrite() { writeBacklog.signal() }
+
+    /// Hands `body` to the write queue, waiting while 16 writes are already queued (unless `reserved`: a place was
+    /// taken by ``reserveWrite()``); ends the write announced by ``willWrite()`` when done.
+    private func enqueueWrite(reserved: Bool = false, _ body: @escaping @Sendable () -> Void) {
+        if !reserved { writeBacklog.wait() }
         writeQueue.async { [self] in
             body()
             writeBacklog.signal()
@@ -421,8 +428,8 @@ public final class DWWebImageCache: Sendable {
     /// Writes `data` atomically under `key` (announced by ``willWrite()``) on the cache's write queue, then posts
     /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
     func writeAndNotify(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
-                        queue: DispatchQueue) {
-        enqueueWrite { [self] in write(image, forKey: key, metadata: metadata, url: url, queue: queue) }
+                        queue: DispatchQueue, reserved: Bool = false) {
+        enqueueWrite(reserved: reserved) { [self] in write(image, forKey: key, metadata: metadata, url: url, queue: queue) }
     }
 
     private func write(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,

@@ -145,7 +145,17 @@ public final class DWWebImageDownloader: Sendable {
             onProgress: { [weak self] received, expected in self?.reportProgress(received, expected) },
             onComplete: { [weak self] result in
                 guard let self else { return }
-                self.context.workQueue.async { self.transferEnded(result) }
+                // A small body that arrived whole in memory is judged right here on the engine thread (a
+                // header sniff and a few locks: cheaper than waking a thread for it), when its cache write can be
+                // queued without waiting; everything else (retries, partial files, big bodies, a busy disk) goes
+                // to the work queue.
+                if case .success(let r) = result, (200..<300).contains(r.head.status), self.context.revalidation == nil,
+                   self.partial.isSmallInMemory(atMost: Self.engineThreadLimit),
+                   !self.context.storePolicy.contains(.disk) || self.context.cache.reserveWrite() {
+                    self.transferEnded(result, writeReserved: self.context.storePolicy.contains(.disk))
+                } else {
+                    self.context.workQueue.async { self.transferEnded(result) }
+                }
             })
         let live = state.withLock { s -> Bool in
             guard s.phase == .running else { return false }
@@ -220,7 +230,12 @@ public final class DWWebImageDownloader: Sendable {
         }
     }
 
-    private func transferEnded(_ result: Result<TransferResult, TransferFailure>) {
+    /// Bodies up to this size (in memory) may be judged on the engine thread.
+    static let engineThreadLimit: Int64 = 256 * 1024
+
+    /// `writeReserved`: a place in the cache's write backlog was taken for this download (it is given back if the
+    /// download ends without a write).
+    private func transferEnded(_ result: Result<TransferResult, TransferFailure>, writeReserved: Bool = false) {
         enum Next {
             case again(whole: Bool, after: TimeInterval)
             case abandoned((@Sendable () -> Void)?)
@@ -268,6 +283,7 @@ public final class DWWebImageDownloader: Sendable {
         let metrics: DWDownloadMetrics
         switch next {
         case .again(let whole, let delay):
+            if writeReserved { context.cache.unreserveWrite() }
             if delay <= 0 {
                 startAttempt(whole: whole)
             } else {
@@ -275,6 +291,7 @@ public final class DWWebImageDownloader: Sendable {
             }
             return
         case .abandoned(let finish):
+            if writeReserved { context.cache.unreserveWrite() }
             partial.suspend()  // cancelled: keep what we have for the next time someone asks
             reportEnd()
             finish?()
@@ -297,6 +314,9 @@ public final class DWWebImageDownloader: Sendable {
             if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
             if policy.contains(.disk) { context.cache.willWrite() }
         }
+        let writes: Bool
+        if case .success = evaluated { writes = policy.contains(.disk) } else { writes = false }
+        if writeReserved && !writes { context.cache.unreserveWrite() }
         reportEnd()  // the slot is free before the disk write
         finishOperation?()
         let waiters = state.withLock { s -> [Waiter] in
@@ -345,7 +365,8 @@ public final class DWWebImageDownloader: Sendable {
                     metadata.contentType = old.contentType
                     metadata.cacheControl = head.cacheControl ?? old.cacheControl
                 }
-                context.cache.writeAndNotify(image, forKey: url, metadata: metadata, url: url, queue: queue)
+                context.cache.writeAndNotify(image, forKey: url, metadata: metadata, url: url, queue: queue,
+                                             reserved: writeReserved)
             }
         case .failure(let error):
             // Worth resuming later: transport failures and 5xx/408/429. Anything else is gone for good.

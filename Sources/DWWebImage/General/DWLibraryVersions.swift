@@ -17,8 +17,9 @@ public enum DWLibraryVersions {
         public var protocols: [String]
         /// "alt-svc", "AsynchDNS", "HTTP2", "libz", "SSL", …
         public var features: [String]
-        /// The CA bundle file and directory libcurl uses when none is configured (nil: none built in).
+        /// The CA bundle file libcurl uses when none is configured (nil: none built in).
         public var defaultCAFile: String?
+        /// The CA directory libcurl uses when none is configured (nil: none built in).
         public var defaultCAPath: String?
     }
 

@@ -13,9 +13,10 @@ import DWLocking
 /// slot frees, so every slot stays busy and a priority raised while waiting counts at the next free slot.
 ///
 /// The path of one URL: the caller's thread (memory hit, or hand-off) → the lookup queue (disk hit, or the
-/// scheduler starts the operation, which hands the transfer to the engine) → the engine thread (libcurl) → the
-/// work queue (validation, memory store, the slot released, then the disk write) → ``callbackQueue`` (one block:
-/// metrics, every completion, the Finish notification).
+/// scheduler starts the operation, which hands the transfer to the engine) → the engine thread (libcurl; a small
+/// body that arrived whole is validated and kept in memory right there, its slot released and its disk write
+/// queued; anything else goes on to the work queue for that) → ``callbackQueue`` (one block: metrics, every
+/// completion, the Finish notification). Disk writes run on the cache's write queue; processors on the work queue.
 ///
 /// Every caller gets exactly one completion — success, failure or cancellation (10007) — on ``callbackQueue``,
 /// where the notifications are posted too.

@@ -9,25 +9,31 @@ import Foundation
 /// buffer, which the entry keeps alive, so its address cannot be reused) comes back as the input of the next
 /// processor, its canvas is taken instead of decoding. The final output is encoded once from the original decode.
 ///
-/// Eight entries at most (oldest dropped first; at most 8 × 16 MiB of pixels), each taken at most once. Guarded by
-/// one lock.
+/// Eight entries and 32 MiB of pixels at most (oldest dropped first), each taken at most once. Guarded by one lock.
 enum Handoff {
     private struct Entry {
         let data: Data
         let canvas: Canvas
+        let bytes: Int
     }
 
     private static let entries = DWLock([Entry]())
     private static let capacity = 8
+    /// Pixels held at most: a single-step chain's canvas is never taken and waits here to be pushed out.
+    private static let byteBudget = 32 * 1024 * 1024
 
     /// Remembers that `data` was encoded from `canvas`.
     /// Only canvases computed into memory are kept (their pixels are small: see ``Encoder/materializeLimit``);
     /// a streaming one would decode its source again.
     static func remember(_ data: Data, canvas: Canvas) {
         guard canvas.isMaterialized else { return }
+        let bytes = canvas.frames.reduce(0) { $0 + $1.area * $1.bands }
         entries.withLock { list in
-            list.append(Entry(data: data, canvas: canvas))
-            if list.count > capacity { list.removeFirst(list.count - capacity) }
+            list.append(Entry(data: data, canvas: canvas, bytes: bytes))
+            var total = list.reduce(0) { $0 + $1.bytes }
+            while list.count > capacity || total > byteBudget {
+                total -= list.removeFirst().bytes
+            }
         }
     }
 

@@ -18,8 +18,10 @@ public enum DWResizeMode: String, Sendable, CaseIterable {
 /// On an image nobody has decoded yet this is `vips_thumbnail_buffer`: JPEG and WebP decode at a reduced scale
 /// (a 12 MP JPEG fitted into 512 × 512 never becomes a 36 MB bitmap) and HEIF uses its embedded thumbnail when it
 /// is big enough; EXIF orientation is applied and the pixels converted to sRGB. Animated GIFs are resized frame by
-/// frame and keep their frames, delays and loop count. Never enlarges unless `enlarge` is true (with `.fill`, an
-/// image smaller than the box is cropped to the box's shape without scaling up). The output keeps the source's
+/// frame and keep their frames, delays and loop count. Never enlarges unless `enlarge` is true: with `.fill`, a side
+/// of the image shorter than the box's is kept and the other cropped to the box (64×48 filled into 100×20 gives
+/// 64×20), so "exactly the box" holds for images at least as large as the box; with `.force`, each side is at most
+/// the image's. The output keeps the source's
 /// format (BMP and ICO become PNG) unless a ``DWConvert`` follows; lossy formats use quality 80.
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.

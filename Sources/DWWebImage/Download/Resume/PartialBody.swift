@@ -48,6 +48,9 @@ final class PartialBody: Sendable {
     /// Bytes held.
     var length: Int64 { state.withLock { $0.length } }
 
+    /// Whether all bytes held are in memory and at most `limit` of them (no partial file to close or record).
+    func isSmallInMemory(atMost limit: Int64) -> Bool { state.withLock { $0.file == nil && $0.length <= limit } }
+
     /// Bytes held and the validator to resume them with; offset 0 when they cannot be resumed.
     var resumePoint: (offset: Int64, validator: ResumeValidator?) {
         state.withLock { s in s.resumable && s.length > 0 ? (s.length, s.validator) : (0, nil) }
