@@ -7,11 +7,18 @@ let package = Package(
     products: [
         .library(name: "DWWebImage", targets: ["DWWebImage"]),
         .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
+        .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
+        .library(name: "DWWebImageServer", targets: ["DWWebImageServer"]),
         .executable(name: "dwfetch", targets: ["dwfetch"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // Typed wrappers around libcurl's variadic calls; no policy lives in C.
@@ -42,21 +49,48 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // libvips (Debian libvips-dev): headers and link flags from pkg-config, seen only by the CVips C target.
+        .systemLibrary(name: "CVipsSystem", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
+        .target(name: "CVips", dependencies: ["CVipsSystem"], linkerSettings: [.linkedLibrary("gmodule-2.0")]),
+        // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
+        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.
         .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
         .target(name: "CChafa", dependencies: ["CChafaSystem"]),
         // Images as terminal output (Unicode symbols in 24-bit/256/16 colours, sixels, kitty, iTerm2) on libchafa.
-        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "CChafa", "DWLocking"]),
+        .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "DWWebImageProcessing", "CChafa"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
         // Not a product: only this package's tests and dwfetch link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
+        // Real peers for tests: Apache, lighttpd, Caddy, Python's http.server, nginx over TLS with a CA made by
+        // openssl, tinyproxy, each started on 127.0.0.1 with a generated config; and a proxy that cuts downloads.
+        .target(name: "DWTestPeers", dependencies: ["DWLocking"]),
+        // `dwfetch serve`: an imgproxy-compatible image proxy on Hummingbird 2 over the pipeline.
+        .target(
+            name: "DWWebImageServer",
+            dependencies: [
+                "DWWebImage",
+                "DWWebImageProcessing",
+                "DWLocking",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "dwfetch",
             dependencies: [
                 "DWWebImage",
                 "DWWebImagePreview",
+                "DWWebImageProcessing",
+                "DWWebImageServer",
                 "DWTestServer",
+                .product(name: "Logging", package: "swift-log"),
                 "DWLocking",
                 "DWFileIO",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -66,15 +100,27 @@ let package = Package(
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",
-            dependencies: ["DWWebImage", "DWTestServer", "DWFileIO", "CChecksum"],
+            dependencies: ["DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum"],
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
-        .testTarget(name: "DWWebImagePreviewTests", dependencies: ["DWWebImagePreview", "DWWebImage", "DWTestServer"]),
+        .testTarget(name: "DWWebImagePreviewTests",
+                    dependencies: ["DWWebImagePreview", "DWWebImage", "DWWebImageProcessing", "DWTestServer"]),
+        // Real libvips on real files (made in the tests, or with Pillow where it is installed).
+        .testTarget(
+            name: "DWWebImageProcessingTests",
+            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer"],
+            exclude: ["Fixtures"]
+        ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",
-            dependencies: ["DWTestServer", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
+        .testTarget(
+            name: "DWServerTests",
+            dependencies: ["DWTestServer", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,12 +9,19 @@ packages=(
   libgif-dev            # GIF frames (CGif)
   zlib1g-dev            # cache entry compression (CZlib)
   pkg-config
+  libvips-dev           # decoding and processors (DWWebImageProcessing)
   libchafa-dev          # terminal previews (DWWebImagePreview)
-  libvips-tools         # vipsheader: the format corpus's independent reader
+  libvips-tools         # vipsheader, vipsthumbnail: reference reader, fixtures and benchmark anchor
   python3               # Pillow: the other reference reader (tests install it with pip)
   tmux                  # the preview tests run dwfetch in a real terminal
   libsixel-bin          # sixel2png: the preview tests decode sixels back
-  valgrind              # bench/fetch/profile: callgrind instruction counts
+  apache2               # RealServerTests: resume, no splicing and 304 against Apache httpd
+  lighttpd              # … and lighttpd
+  caddy                 # … and Caddy (Python's http.server is the fourth, with no Range)
+  nginx-light           # TLSAndProxyTests, TLSFlagsTests: HTTPS and HTTP/2 with a test CA (ssl, http_v2 built in)
+  openssl               # … which the tests make with the openssl CLI
+  tinyproxy             # … and a forward proxy (GET and CONNECT)
+  gzip                  # ContentEncodingTests: gzip-coded bodies and a gzip bomb
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,7 @@
 // One-line forwards to libcurl's variadic and union-returning calls (see include/CCurlShim.h).
 #include "CCurlShim.h"
+#include <netinet/in.h>
+#include <string.h>
 
 CURLcode dw_curl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
 CURLcode dw_curl_easy_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
@@ -8,6 +10,24 @@ CURLcode dw_curl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) 
 CURLcode dw_curl_easy_setopt_write_callback(CURL *h, CURLoption o, curl_write_callback cb) { return curl_easy_setopt(h, o, cb); }
 CURLcode dw_curl_easy_setopt_xferinfo_callback(CURL *h, curl_xferinfo_callback cb) {
     return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb);
+}
+CURLcode dw_curl_easy_setopt_opensocket_callback(CURL *h, curl_opensocket_callback cb) {
+    return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, cb);
+}
+int dw_curl_sockaddr_ip(const struct curl_sockaddr *a, unsigned char *out, int *port) {
+    if (a->family == AF_INET && a->addrlen >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)&a->addr;
+        memcpy(out, &in->sin_addr, 4);
+        *port = ntohs(in->sin_port);
+        return 4;
+    }
+    if (a->family == AF_INET6 && a->addrlen >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&a->addr;
+        memcpy(out, &in6->sin6_addr, 16);
+        *port = ntohs(in6->sin6_port);
+        return 16;
+    }
+    return 0;
 }
 
 CURLcode dw_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *out) { return curl_easy_getinfo(h, i, out); }

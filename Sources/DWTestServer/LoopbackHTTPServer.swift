@@ -29,30 +29,46 @@ public final class LoopbackHTTPServer: Sendable {
     private let state = DWLock(State())
     private let wake = NSCondition()  // broadcast on shutdown and on every change of `active`
 
-    /// Binds 127.0.0.1 on an ephemeral port and starts accepting immediately.
-    public init(routes: [String: Route] = [:]) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// The loopback address the server listens on: 127.0.0.1, or ::1 (`ipv6: true`).
+    public let host: String
+
+    /// Binds 127.0.0.1 (or ::1 with `ipv6: true`) on an ephemeral port and starts accepting immediately.
+    public init(routes: [String: Route] = [:], ipv6: Bool = false) throws {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        var storage = sockaddr_storage()
+        let length: socklen_t
+        if ipv6 {
+            var v6 = sockaddr_in6()
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_addr = in6addr_loopback
+            withUnsafeBytes(of: v6) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        } else {
+            var v4 = sockaddr_in()
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_addr.s_addr = inet_addr("127.0.0.1")
+            withUnsafeBytes(of: v4) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
         guard bound == 0, listen(fd, 512) == 0 else {
             let code = errno
             close(fd)
             throw POSIXError(.init(rawValue: code) ?? .EIO)
         }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        var boundLength = length
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &boundLength) }
         }
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        // sin_port and sin6_port sit at the same offset (2), in network order.
+        port = withUnsafeBytes(of: storage) { Int(UInt16($0[2]) << 8 | UInt16($0[3])) }
+        host = ipv6 ? "::1" : "127.0.0.1"
         state.withLock { $0.routes = routes }
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "LoopbackHTTPServer.accept"
@@ -61,8 +77,8 @@ public final class LoopbackHTTPServer: Sendable {
 
     deinit { shutdown() }
 
-    /// "http://127.0.0.1:<port>"
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// "http://127.0.0.1:<port>" (or "http://[::1]:<port>")
+    public var baseURL: String { host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)" }
     /// baseURL + path (path starts with "/").
     public func url(_ path: String) -> String { baseURL + path }
 

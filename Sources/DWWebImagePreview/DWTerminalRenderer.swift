@@ -1,6 +1,7 @@
 // DWTerminalRenderer: a DWBitmap (or a DWImage's first frame) as terminal output, through libchafa.
 import CChafa
 import DWWebImage
+import DWWebImageProcessing
 import Foundation
 
 /// A rendered picture: the terminal output and the cells it covers.
@@ -91,10 +92,21 @@ public struct DWTerminalRenderer: Sendable {
         return render(bitmap, columns: size.columns, rows: size.rows)
     }
 
-    /// `image`'s first frame fitted into `maxColumns` × `maxRows` cells.
+    /// `image`'s first frame (decoded by `DWWebImageProcessing`'s `bitmap()`, on the calling thread) fitted into
+    /// `maxColumns` × `maxRows` cells. An image much larger than the cells can show is shrunk while it loads
+    /// (`DWResize`: JPEG and WebP decode at a reduced scale), so a 24-megapixel photo costs a thumbnail's memory.
     ///
-    /// - Throws: 10000 when the image does not decode.
+    /// - Throws: what `bitmap()` throws: 10000 when the image does not decode, 10005 over the pixel limits.
     public func render(_ image: DWImage, maxColumns: Int, maxRows: Int) throws(DWWebImageError) -> DWTerminalPicture {
-        render(try image.previewBitmap(), maxColumns: maxColumns, maxRows: maxRows)
+        render(try previewBitmap(image, maxColumns: maxColumns, maxRows: maxRows), maxColumns: maxColumns, maxRows: maxRows)
+    }
+
+    /// The first frame, no larger than a square box that holds every fit within the cells (orientation may swap
+    /// the sides, so the box is square): symbols sample 8 × 8 pixels a cell, pixel protocols a cell's pixels.
+    func previewBitmap(_ image: DWImage, maxColumns: Int, maxRows: Int) throws(DWWebImageError) -> DWBitmap {
+        let sample = format.graphics == .symbols ? (8, 8) : (cellWidth, cellHeight)
+        let box = max(max(1, maxColumns) * sample.0, max(1, maxRows) * sample.1)
+        guard image.format != .gif, max(image.pixelWidth, image.pixelHeight) > box * 2 else { return try image.bitmap() }
+        return try DWResize(width: box, height: box, mode: .fit).process(image).bitmap()
     }
 }

@@ -17,7 +17,8 @@ struct DWFetch: ParsableCommand {
               dwfetch -j 8 -o out/ -i urls.txt --json > results.jsonl
               dwfetch --offline https://example.com/cat.png      # cache only
               dwfetch --demo                                       # offline demo on 127.0.0.1
-            """)
+            """,
+        version: VersionText.text)  // read from the libraries at run time (a static let is set on first use)
 
     @Argument(help: "Image URLs (http or https).")
     var urls: [String] = []
@@ -57,8 +58,37 @@ struct DWFetch: ParsableCommand {
     @Option(help: ArgumentHelp("Request timeout in seconds.", valueName: "SEC"))
     var timeout: Double = 15
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp("Refuse bodies larger than this.", valueName: "BYTES"))
-    var maxSize: Int64?
+    @Option(name: .customLong("max-size"), help: ArgumentHelp(
+        "Refuse bodies larger than this (bytes, or with a K, M or G suffix: powers of 1024, as curl).", valueName: "BYTES"))
+    var maxSize: ByteCount?
+
+    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the CA certificates in this PEM file (as curl).", valueName: "FILE"))
+    var caCert: String?
+
+    @Option(name: .customLong("capath"), help: ArgumentHelp(
+        "Trust the CA certificates in this hashed directory (openssl rehash).", valueName: "DIR"))
+    var caPath: String?
+
+    @Option(name: .customLong("cert"), help: ArgumentHelp("Client certificate (PEM) for servers that ask.", valueName: "FILE"))
+    var cert: String?
+
+    @Option(name: .customLong("key"), help: ArgumentHelp("Private key (PEM) of --cert.", valueName: "FILE"))
+    var key: String?
+
+    @Option(name: .customLong("pinnedpubkey"), help: ArgumentHelp(
+        "The server's public key must be this: sha256//BASE64 (';' between several) or a PEM/DER file.", valueName: "HASH"))
+    var pinnedPubKey: String?
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's certificate (as curl -k).")
+    var insecure = false
+
+    @Option(name: [.customShort("x"), .customLong("proxy")], help: ArgumentHelp(
+        "Use this HTTP proxy (https through CONNECT); default: http_proxy, https_proxy, all_proxy.", valueName: "URL"))
+    var proxy: String?
+
+    @Option(name: .customLong("noproxy"), help: ArgumentHelp(
+        "Hosts to reach without the proxy, comma-separated ('*' = all); default: no_proxy.", valueName: "LIST"))
+    var noProxy: String?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp(
         "Extra request header (repeatable).", valueName: "K: V"))
@@ -67,7 +97,7 @@ struct DWFetch: ParsableCommand {
     @Flag(help: "One JSON object per URL on stdout, in input order.")
     var json = false
 
-    @Flag(name: [.short, .long], help: "No progress and no summary.")
+    @Flag(name: [.short, .long], help: "Print nothing for images fetched (no lines, progress or summary); failures still go to stderr. --json lines are unaffected.")
     var quiet = false
 
     @Flag(name: .customLong("clear-cache"), help: "Empty the cache space and exit.")
@@ -84,9 +114,9 @@ struct DWFetch: ParsableCommand {
     var stats = false
 
     @Option(name: .customLong("cache-limit"), help: ArgumentHelp(
-        "Disk budget of the cache space in bytes (default 1 GiB; 0 = none); least recently read entries go first.",
+        "Disk budget of the cache space (bytes, or with K, M or G; default 1G; 0 = none); least recently read entries go first.",
         valueName: "BYTES"))
-    var cacheLimit: Int64?
+    var cacheLimit: ByteCount?
 
     @Flag(name: .customLong("honor-cache-control"), help: ArgumentHelp(
         "Let responses' Cache-Control shorten how long entries stay fresh: no-store is not cached, no-cache and "
@@ -99,19 +129,24 @@ struct DWFetch: ParsableCommand {
     @Flag(help: "Remove expired cache entries (keeping revalidatable ones for a while) and exit.")
     var expire = false
 
+    @OptionGroup(title: "Pixels")
+    var processing: ProcessingOptions
+
+    @OptionGroup(title: "Preview")
+    var preview: PreviewOptions
+
     mutating func validate() throws {
         guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
         guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }
         guard retryDelay >= 0 else { throw ValidationError("--retry-delay must not be negative") }
         guard timeout >= 0 else { throw ValidationError("--timeout must not be negative") }
-        if let maxSize, maxSize <= 0 { throw ValidationError("--max-size must be positive") }
+        if let maxSize, maxSize.bytes <= 0 { throw ValidationError("--max-size must be positive") }
         if [noCache, refresh, offline].filter({ $0 }).count > 1 {
             throw ValidationError("--no-cache, --refresh and --offline exclude each other")
         }
         for header in headers where Self.parseHeader(header) == nil {
             throw ValidationError("-H expects \"Name: value\", got \"\(header)\"")
         }
-        if let cacheLimit, cacheLimit < 0 { throw ValidationError("--cache-limit must not be negative") }
         if urls.isEmpty && input == nil && prefetch == nil && !clearCache && !demo && !cacheStats && !expire {
             throw ValidationError("no URL given (name URLs, or -i FILE, or --demo)")
         }
@@ -134,7 +169,7 @@ struct DWFetch: ParsableCommand {
         var settings = cache.configuration
         if let cacheDir { settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
         settings.cacheSpace = cacheSpace
-        if let cacheLimit { settings.diskSizeLimit = max(0, cacheLimit) }
+        if let cacheLimit { settings.diskSizeLimit = max(0, cacheLimit.bytes) }
         settings.honorsCacheControl = honorCacheControl
         cache.configuration = settings
         if cacheStats {
@@ -217,7 +252,15 @@ struct DWFetch: ParsableCommand {
         configuration.timeout = timeout
         configuration.retryCount = retries
         configuration.retryDelay = retryDelay
-        if let maxSize { configuration.maxBodySize = maxSize }
+        if let maxSize { configuration.maxBodySize = maxSize.bytes }
+        configuration.tls.caFile = caCert
+        configuration.tls.caDirectory = caPath
+        configuration.tls.clientCertificate = cert
+        configuration.tls.clientKey = key
+        configuration.tls.pinnedPublicKey = pinnedPubKey
+        configuration.tls.insecure = insecure
+        if let proxy { configuration.proxy = proxy }
+        if let noProxy { configuration.noProxy = noProxy }
         for header in headers {
             if let (name, value) = Self.parseHeader(header) { configuration.requestHeaders[name] = value }
         }
@@ -229,6 +272,7 @@ struct DWFetch: ParsableCommand {
 enum Main {
     static func main() {
         signal(SIGPIPE, SIG_IGN)
+        if CommandLine.arguments.dropFirst().first == "serve" { Serve.main(arguments: Array(CommandLine.arguments.dropFirst(2))) }
         do {
             var command = try DWFetch.parseAsRoot()
             try command.run()

@@ -16,8 +16,11 @@ struct ImageSummary: Sendable {
     /// Hex SHA-256 of the bytes (computed only for `--json`).
     let sha256: String?
     let metrics: DWDownloadMetrics?
+    /// For a processed image: the original's facts and the variant (`--resize` and friends).
+    let original: SourceFacts?
 
-    init(_ image: DWImage, hash: Bool) {
+    init(_ image: DWImage, hash: Bool, original: SourceFacts? = nil) {
+        self.original = original
         source = image.source
         byteCount = image.data.count
         format = image.format
@@ -46,6 +49,12 @@ struct FetchOutcome: Sendable {
     var metrics: DWDownloadMetrics?
     /// Fetched through `--prefetch`.
     var prefetched = false
+
+    /// The image arrived and, with `-o`, was written.
+    var succeeded: Bool {
+        if case .success = result { return writeError == nil }
+        return false
+    }
 }
 
 /// Totals for the summary line and the exit status.
@@ -61,7 +70,14 @@ final class FetchRunner: Sendable {
     private let manager: DWWebImageManager
     private let output: OutputWriter?
     private let progress: ProgressView?
+    /// `--preview`: draws each image after its line (nil when off or stdout is not a terminal).
+    private let preview: Previewer?
     private let state = DWLock(RunState())
+    /// Held while lines (and, with --preview, pictures) are claimed and written: results finish on several
+    /// threads (the callback queue, the pixel stage's workers), and output must leave in input order.
+    private let printing = DWLock(())
+    /// `--verify` and the pixel flags.
+    private let pixels: PixelStage
 
     private struct RunState {
         var outcomes: [String: FetchOutcome] = [:]
@@ -78,7 +94,10 @@ final class FetchRunner: Sendable {
         self.command = command
         self.manager = manager
         self.output = command.output.map { OutputWriter(directory: $0) }
-        self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1) ? ProgressView() : nil
+        self.preview = Previewer(options: command.preview)
+        // The live progress and the previews would draw over each other on one terminal.
+        self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil
+        self.pixels = PixelStage(options: command.processing)
     }
 
     /// Fetches every URL (each distinct one once), printing one line per mention in input order; then the
@@ -96,11 +115,12 @@ final class FetchRunner: Sendable {
         var distinct: [String] = []
         var seen = Set<String>()
         for url in urls where seen.insert(url).inserted { distinct.append(url) }
-        let names = output == nil ? [:] : OutputNames.assign(distinct)
+        let names = output == nil ? [:] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
         if let output, let failure = output.prepare() {
             FileHandle.standardError.write(Data("dwfetch: \(failure)\n".utf8))
             return FetchReport(fetched: 0, failed: urls.count)
         }
+        preview?.expect(urls)
         let done = DispatchGroup()
         let interrupt = installInterruptHandler()
         progress?.begin(total: distinct.count)
@@ -128,16 +148,21 @@ final class FetchRunner: Sendable {
             if let view = progress {
                 onProgress = { received, expected in view.update(url, received: received, expected: expected) }
             }
-            let token = manager.downloadImage(withURL: url, options: options, progress: onProgress) { [self] result in
-                let (path, writeError) = save(result, url: url, name: names[url])
-                progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
-                state.withLock { s in
-                    s.outcomes[url] = FetchOutcome(url: url, result: result.map { ImageSummary($0, hash: json) },
-                                                   path: path, writeError: writeError,
-                                                   metrics: s.metrics[url])
+            let (requestOptions, recorder) = pixels.request(options)
+            let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) { [self] fetched in
+                pixels.finish(fetched, url: url, recorder: recorder, cache: manager.cache) { [self] result, original in
+                    let (path, writeError) = save(result, url: url, name: names[url])
+                    if let image = result.value { preview?.keep(image, for: url) }
+                    progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
+                    state.withLock { s in
+                        s.outcomes[url] = FetchOutcome(url: url,
+                                                       result: result.map { ImageSummary($0, hash: json, original: original) },
+                                                       path: path, writeError: writeError,
+                                                       metrics: s.metrics[url])
+                    }
+                    printReady(urls)
+                    done.leave()
                 }
-                printReady(urls)
-                done.leave()
             }
             state.withLock { $0.tokens.append(token) }
         }
@@ -147,16 +172,13 @@ final class FetchRunner: Sendable {
         manager.cache.waitForPendingWrites()
         printReady(urls)
         let prefetched = state.withLock { $0.prefetchOutcomes }
-        let prefetchLines = prefetch.compactMap { prefetched[$0] }.map { command.json ? OutputFormat.json($0) : OutputFormat.human($0) }
-        if !prefetchLines.isEmpty {
-            FileHandle.standardOutput.write(Data((prefetchLines.joined(separator: "\n") + "\n").utf8))
-        }
+        printLines(prefetch.compactMap { prefetched[$0] })
 
         var report = FetchReport()
         let outcomes = state.withLock { $0.outcomes }
         for (url, table) in urls.map({ ($0, outcomes) }) + prefetch.map({ ($0, prefetched) }) {
             guard let outcome = table[url] else { continue }
-            if case .success(let image) = outcome.result, outcome.writeError == nil {
+            if outcome.succeeded, case .success(let image) = outcome.result {
                 report.fetched += 1
                 report.bytes += Int64(image.byteCount)
             } else {
@@ -175,7 +197,8 @@ final class FetchRunner: Sendable {
 
     /// Writes the image into the output directory (atomically), returning its path or why it failed.
     private func save(_ result: Result<DWImage, DWWebImageError>, url: String, name: String?) -> (String?, String?) {
-        guard let output, let name, case .success(let image) = result else { return (nil, nil) }
+        guard let output, var name, case .success(let image) = result else { return (nil, nil) }
+        if pixels.isProcessing { name += "." + image.format.fileExtension }  // the processed image's own format
         do {
             return (try output.write(image, name: name), nil)
         } catch {
@@ -185,17 +208,44 @@ final class FetchRunner: Sendable {
 
     /// Prints every line whose turn has come (input order), as soon as its URL is done.
     private func printReady(_ urls: [String]) {
-        var lines: [String] = []
-        state.withLock { s in
-            while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
-                lines.append(command.json ? OutputFormat.json(outcome) : OutputFormat.human(outcome))
-                s.nextToPrint += 1
+        printing.withLock { _ in
+            var outcomes: [FetchOutcome] = []
+            state.withLock { s in
+                while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
+                    outcomes.append(outcome)
+                    s.nextToPrint += 1
+                }
+            }
+            guard !outcomes.isEmpty else { return }
+            if let preview {
+                // Each line, then its picture (while an animation plays, other results wait here).
+                for outcome in outcomes {
+                    printLines([outcome])
+                    preview.show(url: outcome.url)
+                }
+                return
+            }
+            progress?.clear()
+            printLines(outcomes)
+            progress?.redraw()
+        }
+    }
+
+    /// One line per outcome on stdout; with `-q` (and no `--json`), as wget -q and curl -sS: nothing for a success,
+    /// the failure's line on stderr.
+    private func printLines(_ outcomes: [FetchOutcome]) {
+        var out: [String] = [], err: [String] = []
+        for outcome in outcomes {
+            if command.json {
+                out.append(OutputFormat.json(outcome))
+            } else if !command.quiet {
+                out.append(OutputFormat.human(outcome))
+            } else if !outcome.succeeded {
+                err.append("dwfetch: " + OutputFormat.human(outcome))
             }
         }
-        guard !lines.isEmpty else { return }
-        progress?.clear()
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        progress?.redraw()
+        if !out.isEmpty { FileHandle.standardOutput.write(Data((out.joined(separator: "\n") + "\n").utf8)) }
+        if !err.isEmpty { FileHandle.standardError.write(Data((err.joined(separator: "\n") + "\n").utf8)) }
     }
 
     private func printSummary(_ report: FetchReport) {
@@ -235,6 +285,7 @@ final class FetchRunner: Sendable {
                 s.interrupted = true
                 return s.tokens
             }
+            preview?.interrupt()
             for token in tokens { manager.cancel(token) }
             state.withLock { $0.prefetcher }?.cancelPrefetching()
         }

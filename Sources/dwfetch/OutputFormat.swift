@@ -33,6 +33,12 @@ enum OutputFormat {
             w.add("height", .int(Int64(image.pixelHeight)))
             w.add("frames", .int(Int64(image.frameCount)))
             w.add("loop_count", .int(Int64(image.loopCount)))
+            if let original = image.original {
+                w.add("source_format", .string(original.format.rawValue))
+                w.add("source_width", .int(Int64(original.width)))
+                w.add("source_height", .int(Int64(original.height)))
+                w.add("variant", .string(original.variant))
+            }
             w.add("sha256", image.sha256.map { .string($0) } ?? .null)
             w.add("path", outcome.path.map { .string($0) } ?? .null)
             w.add("resumed_from", .int(image.metrics?.resumedFrom ?? 0))

@@ -6,12 +6,17 @@ import Foundation
 
 /// Names for `-o`: the URL's last path component (percent-decoded, made safe), "image" when empty, and
 /// `name-1.ext`, `name-2.ext`… for clashes, assigned in input order (so the same command gives the same names).
+/// With `extensionFromFormat` (processed images) the names come without an extension — `cat.png` → `cat` — made
+/// unique as such, and the writer appends the output format's own.
 enum OutputNames {
-    static func assign(_ urls: [String]) -> [String: String] {
+    static func assign(_ urls: [String], extensionFromFormat: Bool = false) -> [String: String] {
         var taken = Set<String>()
         var names: [String: String] = [:]
         for url in urls {
-            let base = baseName(url)
+            var base = baseName(url)
+            if extensionFromFormat, let dot = base.lastIndex(of: "."), dot != base.startIndex {
+                base = String(base[..<dot])
+            }
             var candidate = base
             var n = 0
             while taken.contains(candidate.lowercased()) {

@@ -2,7 +2,8 @@
 // libsixel's sixel2png, kitty and iTerm2 sequences taken apart.
 import DWTestServer
 import DWWebImage
-import DWWebImagePreview
+@testable import DWWebImagePreview
+import DWWebImageProcessing
 import Foundation
 import XCTest
 
@@ -124,6 +125,29 @@ final class RendererTests: XCTestCase {
         let noneCodes = Set(TerminalScreen(none.text).sgrs.flatMap { $0 })
         XCTAssertTrue(noneCodes.isSubset(of: [0, 7, 27]), "no colour at all: \(none.text.debugDescription)")
         XCTAssertEqual(TerminalScreen(none.text).rows.map(\.count), [4, 4])
+    }
+
+    func testALargeImageIsShrunkWhileItLoadsAndKeepsItsColoursAndShape() throws {
+        // 1200 × 800: top half green, bottom half magenta, as a JPEG (libvips).
+        let indices = (0..<800).flatMap { y in [UInt8](repeating: y < 400 ? 0 : 1, count: 1200) }
+        let gif = SampleImages.gif(width: 1200, height: 800, palette: [(0, 255, 0), (255, 0, 255)], frames: [indices])
+        let jpeg = try DWConvert(format: .jpeg, quality: 95).process(DWImage(data: gif))
+        XCTAssertEqual(jpeg.format, .jpeg)
+        // 20 × 5 cells of symbols sample at most 160 px: the decoded bitmap is a thumbnail, not 1200 × 800.
+        let bitmap = try trueColor.previewBitmap(jpeg, maxColumns: 20, maxRows: 5)
+        XCTAssertLessThanOrEqual(max(bitmap.width, bitmap.height), 160)
+        XCTAssertEqual(Double(bitmap.width) / Double(bitmap.height), 1.5, accuracy: 0.02)
+        let picture = try trueColor.render(jpeg, maxColumns: 20, maxRows: 5)
+        XCTAssertEqual(picture.columns, 15, "height-limited: 5 rows × 2 × 1.5")
+        XCTAssertEqual(picture.rows, 5)
+        let rows = TerminalScreen(picture.text).rows
+        XCTAssertEqual(rows.count, 5)
+        let green = RGBColor(r: 0, g: 255, b: 0), magenta = RGBColor(r: 255, g: 0, b: 255)
+        for cell in rows[0] + rows[1] { XCTAssertTrue(cell.solidColor?.isClose(to: green, tolerance: 24) ?? false, "\(cell)") }
+        for cell in rows[3] + rows[4] { XCTAssertTrue(cell.solidColor?.isClose(to: magenta, tolerance: 24) ?? false, "\(cell)") }
+        // Small images are decoded as they are.
+        let small = try trueColor.previewBitmap(jpeg, maxColumns: 200, maxRows: 100)
+        XCTAssertEqual(small.width, 1200)
     }
 
     // MARK: - Pixel protocols

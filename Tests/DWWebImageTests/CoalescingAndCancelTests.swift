@@ -81,6 +81,9 @@ final class CoalescingAndCancelTests: XCTestCase {
         let box = ResultBox()
         for _ in 0..<5 { h.manager.downloadImage(withURL: url) { box.set($0) } }
         XCTAssertTrue(h.server.waitForActiveRequests(1, timeout: 5))
+        // Callers pass the disk lookup one by one: remove the download once all five hold a place in it (on a
+        // loaded machine the first can reach the server while the last is still looking up).
+        XCTAssertTrue(eventually { h.manager.waiterCount(forURL: url) == 5 })
         h.manager.removeOperation(byURL: url)
         XCTAssertTrue(box.waitFor(count: 5, timeout: 3))
         wait(for: [stop], timeout: 2)

@@ -71,12 +71,13 @@ final class FormatCorpusTests: XCTestCase {
     func testSnifferAgreesWithReferenceReaders() throws {
         let pillowFiles = Set(Self.cases.filter { $0.reader == .pillow }.map(\.file))
         let pillow = try Self.pillowFacts(Array(pillowFiles).sorted())
+        let vips = try Self.vipsFacts(Array(Set(Self.cases.filter { $0.reader == .vips }.map(\.file))).sorted())
         for (file, reader, verdict) in Self.cases {
             let data = try Data(contentsOf: Self.directory.appendingPathComponent(file))
             let reference: Facts?
             switch reader {
             case .pillow: reference = pillow[file] ?? nil
-            case .vips: reference = try Self.vipsFacts(file)
+            case .vips: reference = vips[file] ?? nil
             }
             let ours = Result { () throws(DWWebImageError) -> DWImage in try DWImage(data: data) }
             switch (verdict, ours) {
@@ -112,16 +113,25 @@ final class FormatCorpusTests: XCTestCase {
 
     // MARK: - Reference readers
 
-    /// `vipsheader FILE` (libvips' own loaders: libjpeg, libtiff, libnsgif, libpng, libwebp), and `-f n-pages`.
-    static func vipsFacts(_ file: String) throws -> Facts? {
-        let path = directory.appendingPathComponent(file).path
-        let (status, out) = try run("vipsheader", [path])
-        guard status == 0, let header = out.split(separator: "\n").first,
-              let sizeField = header.split(separator: " ").dropFirst().first else { return nil }
-        let size = sizeField.split(separator: "x").compactMap { Int($0) }
-        guard size.count == 2 else { return nil }
-        let (_, pages) = try run("vipsheader", ["-f", "n-pages", path])
-        return Facts(width: size[0], height: size[1], frames: Int(pages.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1)
+    /// One `vipsheader` run over `files` (libvips' own loaders: libjpeg, libtiff, libnsgif, libpng, libwebp; a
+    /// line "PATH: WxH …" for each file it reads), then `-f n-pages` for each GIF it read.
+    static func vipsFacts(_ files: [String]) throws -> [String: Facts?] {
+        let paths = files.map { directory.appendingPathComponent($0).path }
+        let (_, out) = try run("vipsheader", paths)
+        var facts: [String: Facts?] = Dictionary(uniqueKeysWithValues: files.map { ($0, nil) })
+        for line in out.split(separator: "\n") {
+            guard let colon = line.range(of: ": ") else { continue }
+            let file = URL(fileURLWithPath: String(line[..<colon.lowerBound])).lastPathComponent
+            let size = line[colon.upperBound...].split(separator: " ").first?.split(separator: "x").compactMap { Int($0) } ?? []
+            guard facts.keys.contains(file), size.count == 2 else { continue }
+            var frames = 1
+            if file.hasSuffix(".gif") {
+                let (_, pages) = try run("vipsheader", ["-f", "n-pages", directory.appendingPathComponent(file).path])
+                frames = Int(pages.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1
+            }
+            facts[file] = Facts(width: size[0], height: size[1], frames: frames)
+        }
+        return facts
     }
 
     /// One python3 run of Pillow over `files`: open, load (PNG-in-ICO sizes are known only then), size, n_frames.

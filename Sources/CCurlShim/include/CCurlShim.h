@@ -15,6 +15,11 @@ CURLcode dw_curl_easy_setopt_slist(CURL *_Nonnull h, CURLoption o, struct curl_s
 /* WRITEFUNCTION and HEADERFUNCTION share the curl_write_callback type. */
 CURLcode dw_curl_easy_setopt_write_callback(CURL *_Nonnull h, CURLoption o, curl_write_callback _Nullable cb);
 CURLcode dw_curl_easy_setopt_xferinfo_callback(CURL *_Nonnull h, curl_xferinfo_callback _Nullable cb);
+/* OPENSOCKETFUNCTION: called with the address of every connection libcurl opens (redirects included). */
+CURLcode dw_curl_easy_setopt_opensocket_callback(CURL *_Nonnull h, curl_opensocket_callback _Nullable cb);
+/* The IP of a curl_sockaddr in network order into out (4 or 16 bytes, the returned count; 0 for other families),
+   and its port. */
+int dw_curl_sockaddr_ip(const struct curl_sockaddr *_Nonnull a, unsigned char *_Nonnull out, int *_Nonnull port);
 
 /* curl_easy_getinfo for long results. */
 CURLcode dw_curl_easy_getinfo_long(CURL *_Nonnull h, CURLINFO i, long *_Nonnull out);
@@ -34,5 +39,6 @@ dw_curl_message dw_curl_multi_info_read(CURLM *_Nonnull m, int *_Nonnull msgsInQ
 /* Constants that are macros in curl.h and do not import into Swift. */
 static const long DW_CURL_GLOBAL_DEFAULT = CURL_GLOBAL_DEFAULT;
 static const int DW_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
+static const curl_socket_t DW_CURL_SOCKET_BAD = CURL_SOCKET_BAD;
 
 #endif

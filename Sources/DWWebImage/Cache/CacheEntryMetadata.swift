@@ -3,7 +3,9 @@ import Foundation
 
 /// What a disk entry knows about the response it came from.
 public struct DWCacheEntryMetadata: Sendable, Equatable {
-    /// When the entry was written.
+    /// When the entry was written, as read back: the entry file's modification time, the one clock that expiry,
+    /// the sweep and the statistics use (so `touch` renews an entry and `find -mtime` sees its age). The time in
+    /// the entry's header is a record of the write only.
     public var storedAt: Date
     /// The response's ETag, for revalidation.
     public var etag: String?

@@ -11,7 +11,8 @@ import DWLocking
 ///   given its name by `linkat`, or a temp file renamed in the same directory), so readers in this or another
 ///   process never see a torn entry. Each file carries its key, its length and CRC-32Cs; a truncated, corrupt or
 ///   foreign file is a miss and is removed. ``diskSizeLimit`` is held when entries are written (LRU by last read).
-/// - Expiry: entries older than ``expirationTime`` (by the time they were stored, like DW's modification date),
+/// - Expiry: entries older than ``expirationTime`` by their file's modification time (DW's clock, and the one the
+///   sweep and ``diskStatistics()`` read),
 ///   or than their `Cache-Control` allows when ``honorsCacheControl`` is on, are misses (kept for revalidation when
 ///   they have a validator), and ``removeExpiredCache()`` deletes them.
 ///
@@ -608,6 +609,15 @@ public final class DWWebImageCache: Sendable {
         if limit > 0 && size > limit {
             file.discard()
             throw DWWebImageError(.cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+        }
+        // The file's modification time is the entry's clock (see DWCacheEntryMetadata.storedAt): an entry stored
+        // with an earlier time (an import, a test) gets it before it is published.
+        let storedTime = metadata.storedAt.timeIntervalSince1970, now = Date().timeIntervalSince1970
+        if abs(storedTime - now) > 1 {
+            let seconds = storedTime.rounded(FloatingPointRoundingRule.down)
+            var times = [timespec(tv_sec: Int(now), tv_nsec: 0),
+                         timespec(tv_sec: Int(seconds), tv_nsec: Int((storedTime - seconds) * 1e9))]
+            _ = futimens(file.fd, &times)
         }
         let (code, evicted) = DiskBudget.commit(dir: dirPath, final: finalPath, size: size, limit: limit) {
             file.publish(as: finalPath, fallbackName: tempName)

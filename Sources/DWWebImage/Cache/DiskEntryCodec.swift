@@ -187,7 +187,13 @@ enum DiskEntryCodec {
         if fd < 0 && errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC) }  // not the file's owner
         guard fd >= 0 else { return .absent }
         defer { close(fd) }
-        guard let entry = read(fd: fd) else { return .invalid }
+        guard var entry = read(fd: fd) else { return .invalid }
+        // One expiry clock, DW's: the file's modification time (so `touch`, `find -mtime` and rsync mean what
+        // users expect), the same clock the sweep and the statistics read; the header's time is only a record.
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .invalid }
+        entry.metadata.storedAt = Date(timeIntervalSince1970: TimeInterval(st.st_mtim.tv_sec)
+                                       + TimeInterval(st.st_mtim.tv_nsec) / 1e9)
         if let touches, touches.shouldTouch(path) { DiskBudget.touch(fd) }
         return .entry(entry)
     }

@@ -111,6 +111,7 @@ public final class DWWebImageDownloader: Sendable {
             let point = partial.resumePoint
             if let extra = ResumeProtocol.requestHeaders(offset: point.offset, validator: point.validator) {
                 request.headers += extra
+                request.acceptEncoding = "identity"
                 offset = point.offset
                 validator = point.validator
             }
@@ -422,6 +423,11 @@ public final class DWWebImageDownloader: Sendable {
             return .failure(.tooLarge(url, size: size, limit: limit))
         case .failed(.failure(.rejected(let why))):
             return .failure(DWWebImageError(.transport, "transfer aborted: \(why)", url: url))
+        case .failed(.failure(.addressRefused(let address))):
+            var error = DWWebImageError(.transport, "connection to \(address) refused by the connection policy",
+                                        url: url, curlCode: CurlCode.couldNotConnect)
+            error.refusedAddress = address
+            return .failure(error)
         case .failed(.failure(.curl(let code, let message))):
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
         case .failed(.success(let transfer)):
@@ -450,7 +456,8 @@ public final class DWWebImageDownloader: Sendable {
             return status >= 500 || status == 408 || status == 429
         case .failure(.curl(let code, _)):
             return !CurlCode.permanent.contains(code)
-        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole):
+        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole),
+             .failure(.addressRefused):
             return false
         }
     }

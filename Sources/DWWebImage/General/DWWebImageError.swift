@@ -45,6 +45,9 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
     public let size: Int64?
     /// The limit that was exceeded (for ``Code/tooLarge``).
     public let limit: Int64?
+    /// The address the manager's ``DWWebImageManager/Configuration/connectionPolicy`` refused (a 10003 whose
+    /// connection was never opened), e.g. `"127.0.0.1"`; nil otherwise.
+    public internal(set) var refusedAddress: String?
 
     /// Creates an error; prefer the static factories.
     public init(_ code: Code, _ message: String, url: String? = nil, httpStatus: Int? = nil, curlCode: Int? = nil,

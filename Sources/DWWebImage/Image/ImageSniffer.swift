@@ -62,14 +62,6 @@ enum ImageSniffer {
         }
     }
 
-    /// A short reason for a failed ``inspect(_:)``, for error messages.
-    static func describeFailure(_ data: Data) -> String {
-        switch examine(data) {
-        case .failure(let failure): failure.reason
-        case .success: "readable header"
-        }
-    }
-
     // MARK: - Magic
 
     private static func format(_ b: Bytes) -> DWImageFormat {

@@ -1,6 +1,10 @@
 // DWWebImageManager.Configuration: transfer limits and decoding limits for one manager.
 import Foundation
 
+/// Decides whether a connection may be opened: `address` is the IP in network byte order (4 bytes for IPv4,
+/// 16 for IPv6, mapped forms as they are), `port` the TCP port. See ``DWWebImageManager/Configuration/connectionPolicy``.
+public typealias DWConnectionPolicy = @Sendable (_ address: [UInt8], _ port: Int) -> Bool
+
 extension DWWebImageManager {
     /// Limits and defaults for the transfers a manager starts.
     public struct Configuration: Sendable {
@@ -36,6 +40,21 @@ extension DWWebImageManager {
         }
         /// Minimum interval between progress calls, seconds (ImageX's 0.02 s).
         public var progressInterval: TimeInterval = 0.02
+        /// How HTTPS servers are trusted (CA file or directory, pinned key, insecure) and the client certificate.
+        public var tls = TLS()
+        /// A forward proxy for every request, `http://host:port` (https goes through it with CONNECT), as
+        /// `CURLOPT_PROXY`; "" = no proxy even if the environment names one. nil: libcurl's environment rules
+        /// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
+        public var proxy: String?
+        /// Hosts reached without the proxy: comma-separated names, domains, addresses or CIDRs, `*` = all
+        /// (`CURLOPT_NOPROXY`); nil: the `no_proxy` environment variable.
+        public var noProxy: String?
+        /// Asked for every connection a transfer is about to open — the first and each redirect's — with the IP
+        /// address actually about to be connected (after DNS, so rebinding cannot slip past it). Refused: no
+        /// socket is opened, nothing is retried, and the request fails with 10003 whose
+        /// ``DWWebImageError/refusedAddress`` is set. nil (the default) allows every address.
+        /// Called on the transfer thread: keep it quick.
+        public var connectionPolicy: DWConnectionPolicy?
 
         /// The defaults above.
         public init() {}

@@ -499,6 +499,9 @@ public final class DWWebImageManager: Sendable {
         request.maxBodySize = configuration.maxBodySize
         request.maxRedirects = configuration.maxRedirects
         request.userAgent = configuration.userAgent
+        request.tls = configuration.tls
+        (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
+        request.connectionPolicy = configuration.connectionPolicy
         let policy = waiter.options.storePolicy
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,

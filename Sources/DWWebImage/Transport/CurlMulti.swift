@@ -183,6 +183,23 @@ final class CurlMulti: @unchecked Sendable {
             check(dw_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
         }
         check(dw_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
+        // Content codings: libcurl decodes, so the size cap, the partial file, validation and the cache all see
+        // the image's bytes (a gzip bomb hits the cap as it inflates; CurlTransfer ignores a coded Content-Length).
+        check(dw_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, r.acceptEncoding), "ACCEPT_ENCODING")
+        let tls = r.tls
+        if let file = tls.caFile { check(dw_curl_easy_setopt_string(easy, CURLOPT_CAINFO, file), "CAINFO") }
+        if let dir = tls.caDirectory { check(dw_curl_easy_setopt_string(easy, CURLOPT_CAPATH, dir), "CAPATH") }
+        if let cert = tls.clientCertificate { check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLCERT, cert), "SSLCERT") }
+        if let key = tls.clientKey { check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLKEY, key), "SSLKEY") }
+        if let pin = tls.pinnedPublicKey {
+            check(dw_curl_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin), "PINNEDPUBLICKEY")
+        }
+        if tls.insecure {
+            check(dw_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "SSL_VERIFYPEER")
+            check(dw_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
+        }
+        if let proxy = r.proxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, proxy), "PROXY") }
+        if let noProxy = r.noProxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_NOPROXY, noProxy), "NOPROXY") }
         if !r.headers.isEmpty {
             var list: UnsafeMutablePointer<curl_slist>?
             for line in r.headers { list = curl_slist_append(list, line) }
@@ -196,6 +213,10 @@ final class CurlMulti: @unchecked Sendable {
         check(dw_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
         check(dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
         check(dw_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me), "PRIVATE")
+        if r.connectionPolicy != nil {
+            check(dw_curl_easy_setopt_opensocket_callback(easy, curlOpenSocketCallback), "OPENSOCKETFUNCTION")
+            check(dw_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me), "OPENSOCKETDATA")
+        }
         return failure
     }
 
@@ -220,6 +241,8 @@ final class CurlMulti: @unchecked Sendable {
 
         if let reason = transfer.abortReason {
             transfer.complete(.failure(reason))
+        } else if code != CURLE_OK, let refused = transfer.refusedAddress {
+            transfer.complete(.failure(.addressRefused(refused)))
         } else if code != CURLE_OK && !(transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR) {
             let message = transfer.errorBuffer[0] != 0
                 ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
@@ -277,6 +300,17 @@ private let curlProgressCallback: curl_xferinfo_callback = { userdata, _, _, _, 
     guard let userdata else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.checkStall() ? 0 : 1  // nonzero aborts with CURLE_ABORTED_BY_CALLBACK
+}
+
+/// Opens the socket only if the transfer's connection policy allows the address libcurl is about to connect to.
+private let curlOpenSocketCallback: curl_opensocket_callback = { clientp, _, address in
+    guard let clientp, let address else { return DW_CURL_SOCKET_BAD }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
+    var ip = [UInt8](repeating: 0, count: 16)
+    var port: Int32 = 0
+    let count = Int(dw_curl_sockaddr_ip(address, &ip, &port))
+    guard transfer.mayConnect(to: Array(ip.prefix(count)), port: Int(port)) else { return DW_CURL_SOCKET_BAD }
+    return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
 }
 
 private let curlWriteCallback: curl_write_callback = { buffer, size, count, userdata in

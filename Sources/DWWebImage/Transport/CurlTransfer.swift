@@ -59,8 +59,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// `onHead`; sizes and progress count from there.
     private(set) var baseOffset: Int64 = 0
 
-    /// The expected total body size (resumed bytes included), or -1 when the response did not say.
-    var expectedLength: Int64 { finalHead?.contentLength.map { baseOffset + $0 } ?? -1 }
+    /// The expected total body size (resumed bytes included), or -1 when the response did not say (or is coded:
+    /// Content-Length then counts coded bytes, and the callbacks see decoded ones).
+    var expectedLength: Int64 {
+        guard let head = finalHead, !head.isContentCoded else { return -1 }
+        return head.contentLength.map { baseOffset + $0 } ?? -1
+    }
 
     /// Called by libcurl for each header line (status lines included, CRLF included).
     func didReceiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
@@ -90,7 +94,7 @@ final class CurlTransfer: @unchecked Sendable {
             baseOffset = base
         }
         if (200..<300).contains(head.status), let limit = request.maxBodySize, let length = head.contentLength,
-           baseOffset + length > limit {
+           !head.isContentCoded, baseOffset + length > limit {
             return abort(.tooLarge(size: baseOffset + length, limit: limit))
         }
         return true
@@ -136,6 +140,26 @@ final class CurlTransfer: @unchecked Sendable {
     private func abort(_ reason: TransferFailure) -> Bool {
         if abortReason == nil { abortReason = reason }
         return false
+    }
+
+    /// The address the connection policy refused last (engine thread). libcurl may go on to another address of
+    /// the host; the transfer fails with `.addressRefused` only if it then fails.
+    private(set) var refusedAddress: String?
+
+    /// Asks the request's connection policy about an address libcurl is about to connect to (engine thread).
+    func mayConnect(to ip: [UInt8], port: Int) -> Bool {
+        guard let policy = request.connectionPolicy else { return true }
+        if !ip.isEmpty, policy(ip, port) { return true }
+        refusedAddress = Self.text(ip)
+        return false
+    }
+
+    /// `"127.0.0.1"`, `"::ffff:127.0.0.1"` (inet_ntop); `"?"` for an address family that is not IP.
+    private static func text(_ ip: [UInt8]) -> String {
+        guard ip.count == 4 || ip.count == 16 else { return "?" }
+        var buffer = [CChar](repeating: 0, count: 64)
+        _ = inet_ntop(ip.count == 4 ? AF_INET : AF_INET6, ip, &buffer, socklen_t(buffer.count))
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Delivers the outcome once; later calls are ignored.

@@ -18,6 +18,14 @@ public struct DWResponseHead: Sendable, Equatable {
     public var contentRange: String?
     /// `Content-Encoding`, verbatim.
     public var contentEncoding: String?
+    /// Whether the body is sent with a content coding other than identity (gzip, br…); libcurl hands it on decoded.
+    public var isContentCoded: Bool {
+        guard let contentEncoding else { return false }
+        return contentEncoding.split(separator: ",").contains {
+            let coding = $0.trimmingCharacters(in: .whitespaces).lowercased()
+            return !coding.isEmpty && coding != "identity"
+        }
+    }
     /// `Retry-After`, verbatim.
     public var retryAfter: String?
     /// `Cache-Control`, verbatim (several header lines joined with ", ").

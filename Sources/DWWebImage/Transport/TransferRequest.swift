@@ -19,6 +19,16 @@ struct TransferRequest: Sendable {
     var maxRedirects: Int = 10
     /// User-Agent header.
     var userAgent: String = "DWWebImage/0.1"
+    /// `CURLOPT_ACCEPT_ENCODING`: "" offers every coding libcurl decodes (gzip, deflate, br, zstd here) and the
+    /// body callbacks see decoded bytes; "identity" for Range requests (a coded range cannot be appended).
+    var acceptEncoding = ""
+    /// TLS trust and client identity.
+    var tls = DWWebImageManager.Configuration.TLS()
+    /// `CURLOPT_PROXY` and `CURLOPT_NOPROXY`; nil leaves libcurl's environment rules.
+    var proxy: String?
+    var noProxy: String?
+    /// Asked before every connection is opened (see ``DWWebImageManager/Configuration/connectionPolicy``).
+    var connectionPolicy: DWConnectionPolicy?
 }
 
 /// A finished transfer.
@@ -41,4 +51,6 @@ enum TransferFailure: Error, Sendable, Equatable {
     case curl(code: Int, message: String)
     /// The response cannot continue the partial body (wrong range, changed encoding…): fetch the whole resource.
     case refetchWhole(String)
+    /// The connection policy refused the address about to be connected (text form); nothing was sent there.
+    case addressRefused(String)
 }

@@ -63,12 +63,14 @@ final class PartialBody: Sendable {
         state.withLock { s in
             s.memory = Data()
             s.length = 0
-            let encoded = head.contentEncoding.map { !$0.lowercased().contains("identity") } ?? false
+            // A coded body arrives decoded: its ranges would count coded bytes, so it is never resumed, and its
+            // Content-Length is not the length of what is held.
+            let encoded = head.isContentCoded
             let noRanges = head.acceptRanges?.lowercased() == "none"
             s.validator = ResumeValidator(head: head)
             s.resumable = s.validator != nil && !encoded && !noRanges
-            s.total = head.contentLength
-            if s.file == nil, let length = head.contentLength, length > 0, length <= Int64(spillThreshold) {
+            s.total = encoded ? nil : head.contentLength
+            if s.file == nil, !encoded, let length = head.contentLength, length > 0, length <= Int64(spillThreshold) {
                 s.memory.reserveCapacity(Int(length))  // one allocation, not a doubling per 16 KiB chunk
             }
             if let file = s.file {

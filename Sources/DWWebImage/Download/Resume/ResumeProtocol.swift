@@ -59,10 +59,11 @@ enum ResumeProtocol {
         case noBody
     }
 
-    /// The request headers for resuming from `offset` (nil when the partial cannot be resumed).
+    /// The request headers for resuming from `offset` (nil when the partial cannot be resumed). The request also
+    /// asks for `Accept-Encoding: identity` (``TransferRequest/acceptEncoding``): a coded range cannot be appended.
     static func requestHeaders(offset: Int64, validator: ResumeValidator?) -> [String]? {
         guard offset > 0, let validator, !validator.ifRange.isEmpty else { return nil }
-        return ["Range: bytes=\(offset)-", "If-Range: \(validator.ifRange)", "Accept-Encoding: identity"]
+        return ["Range: bytes=\(offset)-", "If-Range: \(validator.ifRange)"]
     }
 
     /// Decides from the final response head. `requestedOffset` is the Range start sent (0 = no Range) and
@@ -104,8 +105,10 @@ enum ResumeProtocol {
         return validator.matches(head)
     }
 
-    /// The total size a finished body must have: Content-Range's total for a 206, Content-Length for others.
+    /// The total size a finished body must have: Content-Range's total for a 206, Content-Length for others; none
+    /// for a coded body (its lengths count coded bytes; libcurl checks those, the body holds decoded ones).
     static func expectedTotal(head: DWResponseHead, offset: Int64) -> Int64? {
+        if head.isContentCoded { return nil }
         if head.status == 206 { return parseContentRange(head.contentRange)?.total }
         return head.contentLength.map { offset + $0 }
     }

@@ -1,0 +1,169 @@
+// CVips: one-line forwards to libvips' variadic calls (see CVips.h). No policy lives here.
+#define _GNU_SOURCE
+#include "CVips.h"
+#include <dlfcn.h>
+#include <gmodule.h>
+#include <vips/vips.h>
+
+int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
+void cvips_block_untrusted(int block) { vips_block_untrusted_set(block ? TRUE : FALSE); }
+void cvips_concurrency_set(int threads) { vips_concurrency_set(threads); }
+int cvips_concurrency_get(void) { return vips_concurrency_get(); }
+void cvips_cache_set(int max_operations, size_t max_memory, int max_files) {
+    vips_cache_set_max(max_operations);
+    vips_cache_set_max_mem(max_memory);
+    vips_cache_set_max_files(max_files);
+}
+int cvips_load_module(const char *path) {
+    GModule *module = g_module_open(path, G_MODULE_BIND_LAZY);
+    if (!module) return -1;
+    g_module_make_resident(module);
+    return 0;
+}
+char *cvips_library_path(void) {
+    Dl_info info;
+    if (!dladdr((void *)vips_init, &info) || !info.dli_fname) return NULL;
+    return g_strdup(info.dli_fname);
+}
+static void cvips_drop_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+void cvips_silence_warnings(void) {
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, cvips_drop_log, NULL);
+}
+const char *cvips_version(void) { return vips_version_string(); }
+
+char *cvips_error_take(void) {
+    char *text = vips_error_buffer_copy();   /* copies and clears under libvips' lock */
+    if (text && !*text) { g_free(text); return NULL; }
+    return text;
+}
+void cvips_error_clear(void) { vips_error_clear(); }
+void cvips_free(void *p) { g_free(p); }
+void cvips_unref(VipsImage *image) { if (image) g_object_unref(image); }
+
+int cvips_width(VipsImage *image) { return vips_image_get_width(image); }
+int cvips_height(VipsImage *image) { return vips_image_get_height(image); }
+int cvips_bands(VipsImage *image) { return vips_image_get_bands(image); }
+int cvips_band_format(VipsImage *image) { return (int)vips_image_get_format(image); }
+int cvips_interpretation(VipsImage *image) { return (int)vips_image_get_interpretation(image); }
+int cvips_has_alpha(VipsImage *image) { return vips_image_hasalpha(image) ? 1 : 0; }
+int cvips_has_icc(VipsImage *image) { return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0; }
+int cvips_get_int(VipsImage *image, const char *name, int *out) {
+    if (!vips_image_get_typeof(image, name)) return -1;
+    return vips_image_get_int(image, name, out);
+}
+
+int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int sequential, int unlimited,
+                      VipsImage **out) {
+    void *b = (void *)buf;
+    VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+    switch (loader) {
+    case CVIPS_LOADER_JPEG: return vips_jpegload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
+    case CVIPS_LOADER_PNG:
+        return vips_pngload_buffer(b, len, out, "fail_on", fail_on, "access", access, "unlimited", unlimited, NULL);
+    case CVIPS_LOADER_WEBP: return vips_webpload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
+    case CVIPS_LOADER_TIFF: return vips_tiffload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
+    case CVIPS_LOADER_HEIF:
+        return vips_heifload_buffer(b, len, out, "fail_on", fail_on, "access", access, "unlimited", unlimited, NULL);
+    case CVIPS_LOADER_GIF: return vips_gifload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
+    default: vips_error("cvips", "unknown loader %d", loader); return -1;
+    }
+}
+
+int cvips_thumbnail_buffer(const void *buf, size_t len, int width, int height, int size, int crop, int fail_on,
+                           const char *option_string, VipsImage **out) {
+    if (option_string)
+        return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", size, "crop", crop,
+                                     "fail_on", fail_on, "option_string", option_string, NULL);
+    return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", size, "crop", crop,
+                                 "fail_on", fail_on, NULL);
+}
+int cvips_thumbnail_image(VipsImage *in, int width, int height, int size, int crop, VipsImage **out) {
+    return vips_thumbnail_image(in, out, width, "height", height, "size", size, "crop", crop, NULL);
+}
+int cvips_from_memory(const void *pixels, size_t len, int width, int height, int bands, VipsImage **out) {
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, len, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (!image) return -1;
+    image->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
+    *out = image;
+    return 0;
+}
+
+int cvips_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
+int cvips_copy_memory(VipsImage *in, VipsImage **out) {
+    VipsImage *image = vips_image_copy_memory(in);
+    if (!image) return -1;
+    *out = image;
+    return 0;
+}
+int cvips_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+int cvips_icc_to_srgb(VipsImage *in, int intent, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", intent, "depth", 8, NULL);
+}
+int cvips_colourspace(VipsImage *in, int space, VipsImage **out) { return vips_colourspace(in, out, space, NULL); }
+int cvips_cast_uchar(VipsImage *in, VipsImage **out) { return vips_cast_uchar(in, out, NULL); }
+int cvips_bandjoin_const1(VipsImage *in, double value, VipsImage **out) {
+    return vips_bandjoin_const1(in, out, value, NULL);
+}
+int cvips_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out) { return vips_bandjoin2(a, b, out, NULL); }
+int cvips_extract_band(VipsImage *in, int band, int n, VipsImage **out) {
+    return vips_extract_band(in, out, band, "n", n, NULL);
+}
+int cvips_flatten(VipsImage *in, double r, double g, double b, VipsImage **out) {
+    double background[3] = { r, g, b };
+    VipsArrayDouble *array = vips_array_double_new(background, 3);
+    int result = vips_flatten(in, out, "background", array, NULL);
+    vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+int cvips_resize(VipsImage *in, double hscale, double vscale, VipsImage **out) {
+    return vips_resize(in, out, hscale, "vscale", vscale, NULL);
+}
+int cvips_extract_area(VipsImage *in, int left, int top, int width, int height, VipsImage **out) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+int cvips_gaussblur(VipsImage *in, double sigma, VipsImage **out) { return vips_gaussblur(in, out, sigma, NULL); }
+int cvips_premultiply(VipsImage *in, VipsImage **out) { return vips_premultiply(in, out, NULL); }
+int cvips_unpremultiply(VipsImage *in, VipsImage **out) { return vips_unpremultiply(in, out, NULL); }
+int cvips_linear_uchar(VipsImage *in, const double *a, const double *b, int n, VipsImage **out) {
+    return vips_linear(in, out, (double *)a, (double *)b, n, "uchar", TRUE, NULL);
+}
+int cvips_multiply(VipsImage *a, VipsImage *b, VipsImage **out) { return vips_multiply(a, b, out, NULL); }
+int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out) {
+    return vips_arrayjoin(in, out, n, "across", 1, NULL);
+}
+int cvips_avg(VipsImage *in, double *out) { return vips_avg(in, out, NULL); }
+
+void cvips_set_int(VipsImage *image, const char *name, int value) { vips_image_set_int(image, name, value); }
+void cvips_set_array_int(VipsImage *image, const char *name, const int *values, int n) {
+    vips_image_set_array_int(image, name, values, n);
+}
+void cvips_remove(VipsImage *image, const char *name) { vips_image_remove(image, name); }
+
+int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, void **buf, size_t *len) {
+    switch (saver) {
+    case CVIPS_SAVER_JPEG:
+        return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
+    case CVIPS_SAVER_PNG: return vips_pngsave_buffer(in, buf, len, "strip", TRUE, "compression", 6, NULL);
+    case CVIPS_SAVER_WEBP:
+        if (effort >= 0) return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "effort", effort, NULL);
+        return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
+    case CVIPS_SAVER_AVIF:
+    case CVIPS_SAVER_HEIC: {
+        VipsForeignHeifCompression compression =
+            saver == CVIPS_SAVER_AVIF ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1 : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC;
+        if (effort >= 0)
+            return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression", compression,
+                                        "effort", effort, NULL);
+        return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression", compression, NULL);
+    }
+    case CVIPS_SAVER_GIF:
+        if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", TRUE, "effort", effort, NULL);
+        return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
+    case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", TRUE, "compression",
+                                                      VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
+    default: vips_error("cvips", "unknown saver %d", saver); return -1;
+    }
+}
+void *cvips_write_to_memory(VipsImage *in, size_t *len) { return vips_image_write_to_memory(in, len); }

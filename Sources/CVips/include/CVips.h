@@ -1,0 +1,115 @@
+// CVips: typed, non-variadic entry points for the libvips calls DWWebImageProcessing makes.
+// Every function is a thin forward (return 0 on success, -1 with libvips' error buffer set); which loader, which
+// limits and which options to use is decided in Swift. libvips stays opaque to Swift: no glib types cross here.
+#ifndef DW_CVIPS_H
+#define DW_CVIPS_H
+
+#include <stddef.h>
+
+typedef struct _VipsImage VipsImage;
+
+/* Start-up (call once; vips_init is not re-entrant the first time) and global settings. */
+int cvips_init(const char *_Nonnull argv0);
+void cvips_block_untrusted(int block);
+void cvips_concurrency_set(int threads);
+int cvips_concurrency_get(void);
+void cvips_cache_set(int max_operations, size_t max_memory, int max_files);
+/* Loads one libvips module (a loader plugin such as vips-heif.so), as vips_init does for its module directory;
+ * 0 on success. */
+int cvips_load_module(const char *_Nonnull path);
+/* The file libvips itself was loaded from (dladdr), or NULL; free with cvips_free. */
+char *_Nullable cvips_library_path(void);
+/* Drops libvips' GLib warnings (e.g. "ignoring nclx profile") instead of printing them on stderr. */
+void cvips_silence_warnings(void);
+const char *_Nonnull cvips_version(void);
+
+/* The error buffer: copied and cleared in one step (NULL when empty); free with cvips_free. */
+char *_Nullable cvips_error_take(void);
+void cvips_error_clear(void);
+void cvips_free(void *_Nullable p);
+void cvips_unref(VipsImage *_Nullable image);
+
+/* Header facts. */
+int cvips_width(VipsImage *_Nonnull image);
+int cvips_height(VipsImage *_Nonnull image);
+int cvips_bands(VipsImage *_Nonnull image);
+int cvips_band_format(VipsImage *_Nonnull image);   /* VipsBandFormat: 0 = uchar */
+int cvips_interpretation(VipsImage *_Nonnull image);
+int cvips_has_alpha(VipsImage *_Nonnull image);
+int cvips_has_icc(VipsImage *_Nonnull image);
+/* An int header field; 0 when present, -1 when absent. */
+int cvips_get_int(VipsImage *_Nonnull image, const char *_Nonnull name, int *_Nonnull out);
+
+/* Loaders (the buffer must outlive the image: libvips does not copy it). */
+enum {
+    CVIPS_LOADER_JPEG = 0,
+    CVIPS_LOADER_PNG = 1,
+    CVIPS_LOADER_WEBP = 2,
+    CVIPS_LOADER_TIFF = 3,
+    CVIPS_LOADER_HEIF = 4,
+    CVIPS_LOADER_GIF = 5,
+};
+/* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
+int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,
+                      int unlimited, VipsImage *_Nullable *_Nonnull out);
+/* vips_thumbnail_buffer: size is VipsSize (0 both, 1 up, 2 down, 3 force), crop VipsInteresting (0 none, 1 centre). */
+int cvips_thumbnail_buffer(const void *_Nonnull buf, size_t len, int width, int height, int size, int crop,
+                           int fail_on, const char *_Nullable option_string, VipsImage *_Nullable *_Nonnull out);
+int cvips_thumbnail_image(VipsImage *_Nonnull in, int width, int height, int size, int crop,
+                          VipsImage *_Nullable *_Nonnull out);
+/* A new image holding a copy of width × height × bands uchar pixels. */
+int cvips_from_memory(const void *_Nonnull pixels, size_t len, int width, int height, int bands,
+                      VipsImage *_Nullable *_Nonnull out);
+
+/* Operations. */
+int cvips_copy(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
+/* Computes the pipeline into a new memory image. */
+int cvips_copy_memory(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
+int cvips_autorot(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
+/* vips_icc_transform to the built-in sRGB profile from the embedded one (intent: VipsIntent). */
+int cvips_icc_to_srgb(VipsImage *_Nonnull in, int intent, VipsImage *_Nullable *_Nonnull out);
+/* vips_colourspace; space is VipsInterpretation (22 sRGB, 26 B_W). */
+int cvips_colourspace(VipsImage *_Nonnull in, int space, VipsImage *_Nullable *_Nonnull out);
+int cvips_cast_uchar(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
+int cvips_bandjoin_const1(VipsImage *_Nonnull in, double value, VipsImage *_Nullable *_Nonnull out);
+int cvips_bandjoin2(VipsImage *_Nonnull a, VipsImage *_Nonnull b, VipsImage *_Nullable *_Nonnull out);
+int cvips_extract_band(VipsImage *_Nonnull in, int band, int n, VipsImage *_Nullable *_Nonnull out);
+int cvips_flatten(VipsImage *_Nonnull in, double r, double g, double b, VipsImage *_Nullable *_Nonnull out);
+/* vips_resize with kernel lanczos3 (the default). */
+int cvips_resize(VipsImage *_Nonnull in, double hscale, double vscale, VipsImage *_Nullable *_Nonnull out);
+int cvips_extract_area(VipsImage *_Nonnull in, int left, int top, int width, int height,
+                       VipsImage *_Nullable *_Nonnull out);
+int cvips_gaussblur(VipsImage *_Nonnull in, double sigma, VipsImage *_Nullable *_Nonnull out);
+int cvips_premultiply(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
+int cvips_unpremultiply(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
+/* out = in × a + b, per band (n = 1 or bands), uchar output. */
+int cvips_linear_uchar(VipsImage *_Nonnull in, const double *_Nonnull a, const double *_Nonnull b, int n,
+                       VipsImage *_Nullable *_Nonnull out);
+int cvips_multiply(VipsImage *_Nonnull a, VipsImage *_Nonnull b, VipsImage *_Nullable *_Nonnull out);
+/* Stacks n images top to bottom (one column). */
+int cvips_arrayjoin_vertical(VipsImage *_Nonnull *_Nonnull in, int n, VipsImage *_Nullable *_Nonnull out);
+/* The mean of every band of every pixel: forces a full decode. */
+int cvips_avg(VipsImage *_Nonnull in, double *_Nonnull out);
+
+/* Metadata for animated saves (set on the image itself: give it a private copy). */
+void cvips_set_int(VipsImage *_Nonnull image, const char *_Nonnull name, int value);
+void cvips_set_array_int(VipsImage *_Nonnull image, const char *_Nonnull name, const int *_Nonnull values, int n);
+void cvips_remove(VipsImage *_Nonnull image, const char *_Nonnull name);
+
+/* Savers. quality is used by the lossy ones; effort by WebP, HEIF and GIF (-1: libvips' default). */
+enum {
+    CVIPS_SAVER_JPEG = 0,
+    CVIPS_SAVER_PNG = 1,
+    CVIPS_SAVER_WEBP = 2,
+    CVIPS_SAVER_AVIF = 3,
+    CVIPS_SAVER_HEIC = 4,
+    CVIPS_SAVER_GIF = 5,
+    CVIPS_SAVER_TIFF = 6,
+};
+/* Metadata is stripped (orientation is already applied and pixels are sRGB). Free *buf with cvips_free. */
+int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort,
+                      void *_Nullable *_Nonnull buf, size_t *_Nonnull len);
+/* The pixels, computed, packed (width × height × bands × sizeof(format)); NULL on failure. Free with cvips_free. */
+void *_Nullable cvips_write_to_memory(VipsImage *_Nonnull in, size_t *_Nonnull len);
+
+#endif

@@ -1,0 +1,73 @@
+// DWImage+Bitmap: decoded pixels and full-decode verification, on libvips.
+import CVips
+import DWWebImage
+import Foundation
+
+extension DWImage {
+    /// The first frame, decoded: RGBA8, straight alpha, sRGB (embedded ICC profiles converted), top row first,
+    /// EXIF orientation applied. JPEG, PNG, WebP, TIFF, HEIC and AVIF through libvips; GIF through the library's
+    /// giflib decoder; BMP and ICO through its own reader. Runs on the caller's thread.
+    ///
+    /// - Throws: 10005 when the header facts exceed ``DWImageProcessing/limits`` (before anything is decoded),
+    ///   10000 when the bytes do not decode (libvips' reason in the message), including truncated data.
+    public func bitmap() throws(DWWebImageError) -> DWBitmap {
+        try Vips.start()
+        if format == .gif {
+            try Decoder.checkLimits(self, limits: DWImageProcessing.limits)
+            guard let animation = animatedImage(bufferCount: 1), animation.frameCount > 0 else {
+                throw DWWebImageError(.notAnImage, "GIF has no frames")
+            }
+            let frame = animation.frame(at: 0)
+            guard frame.isComplete else { throw DWWebImageError(.notAnImage, "GIF frame 0 is corrupt") }
+            return frame.bitmap
+        }
+        var canvas = try Canvas(pending: self)
+        try canvas.decode()
+        var frame = canvas.frames[0]
+        if !frame.hasAlpha {
+            let opaque = frame
+            frame = try Vips.make("cannot add alpha") { cvips_bandjoin_const1(opaque.pointer, 255, $0) }
+        }
+        guard frame.bands == 4, frame.isUChar else {
+            throw DWWebImageError(.notAnImage, "decoded to \(frame.bands) bands, not RGBA8")
+        }
+        var length = 0
+        guard let pixels = cvips_write_to_memory(frame.pointer, &length) else { throw Vips.error("cannot decode") }
+        defer { cvips_free(pixels) }
+        let data = Data(bytes: pixels, count: length)
+        guard let bitmap = DWBitmap(width: frame.width, height: frame.height, pixels: data) else {
+            throw DWWebImageError(.notAnImage, "decoded \(length) bytes for \(frame.width)×\(frame.height)")
+        }
+        return bitmap
+    }
+
+    /// Decodes every pixel (every frame of a GIF) and discards them: a body that is truncated or corrupt after a
+    /// valid header throws 10000 instead of passing as an image. Memory stays low (libvips streams the decode).
+    /// Runs on the caller's thread.
+    ///
+    /// - Throws: 10005 over ``DWImageProcessing/limits`` (checked first), 10000 when the data does not decode.
+    public func verifyDecodes() throws(DWWebImageError) {
+        try Vips.start()
+        try Decoder.checkLimits(self, limits: DWImageProcessing.limits)
+        switch format {
+        case .gif:
+            guard let animation = animatedImage(bufferCount: 1) else { throw DWWebImageError(.notAnImage, "GIF has no frames") }
+            if animation.isPartial {
+                throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt after frame \(animation.frameCount)"
+                                          + (animation.partialReason.map { ": \($0)" } ?? ""))
+            }
+            var corrupt: Int?
+            animation.forEachFrame { frame in
+                if !frame.isComplete { corrupt = frame.index }
+                return frame.isComplete
+            }
+            if let corrupt { throw DWWebImageError(.notAnImage, "GIF frame \(corrupt) is corrupt") }
+        case .bmp, .ico:
+            _ = try Decoder.decode(self)
+        default:
+            let opened = try Decoder.open(data, format: format, sequential: true)
+            var mean = 0.0
+            guard cvips_avg(opened.pointer, &mean) == 0 else { throw Vips.error("cannot decode \(format.rawValue)") }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+// DWImageProcessing: settings of the libvips engine — limits checked before decoding, threads per transform.
+import CVips
+import DWLocking
+import DWWebImage
+import Foundation
+
+/// What a decode may cost, checked from the header facts before libvips (or any decoder) sees the bytes.
+public struct DWProcessingLimits: Sendable, Equatable {
+    /// Pixels of one frame (width × height); more is 10005.
+    public var maxPixelCount: Int
+    /// Frames of an animation; more is 10005.
+    public var maxFrameCount: Int
+    /// Frames × frame area of an animation (every frame is decoded); more is 10005.
+    public var maxTotalPixelCount: Int
+    /// Bytes of the encoded image; more is 10005.
+    public var maxByteCount: Int
+
+    /// The defaults: 64 MP per frame (the core's decode limit), 1,000 frames, 64 MP over all frames (256 MB of
+    /// RGBA), 64 MiB of encoded bytes.
+    public init(maxPixelCount: Int = DWImage.defaultMaxPixelCount, maxFrameCount: Int = 1_000,
+                maxTotalPixelCount: Int = 64 * 1024 * 1024, maxByteCount: Int = 64 * 1024 * 1024) {
+        self.maxPixelCount = maxPixelCount
+        self.maxFrameCount = maxFrameCount
+        self.maxTotalPixelCount = maxTotalPixelCount
+        self.maxByteCount = maxByteCount
+    }
+}
+
+/// Process-wide settings of the processing engine (libvips, started on first use).
+///
+/// Settings are guarded by one lock and may be changed from any thread; a change applies to transforms that start
+/// afterwards.
+public enum DWImageProcessing {
+    private struct Settings {
+        var limits = DWProcessingLimits()
+        var threadsPerTransform = 1
+    }
+
+    private static let settings = DWLock(Settings())
+
+    /// The limits every processor, ``DWImage/bitmap()`` and ``DWImage/verifyDecodes()`` check first.
+    public static var limits: DWProcessingLimits {
+        get { settings.withLock { $0.limits } }
+        set { settings.withLock { $0.limits = newValue } }
+    }
+
+    /// libvips worker threads per transform (`vips_concurrency_set`); default 1. The pipeline already runs one
+    /// transform per core, and imgproxy measured, as `bench/pixels/run` does here, that more threads per transform
+    /// only add contention under load; a single large image on an idle machine is the case where 2+ helps.
+    public static var threadsPerTransform: Int {
+        get { settings.withLock { $0.threadsPerTransform } }
+        set {
+            let threads = max(1, newValue)
+            settings.withLock { $0.threadsPerTransform = threads }
+            if Vips.started { cvips_concurrency_set(Int32(threads)) }
+        }
+    }
+
+    /// The quality lossy output uses when none is asked for (SPEC: 80).
+    public static let defaultQuality = 80
+
+    /// The libvips version in use, e.g. "8.14.1".
+    public static var libvipsVersion: String {
+        _ = Vips.started
+        return String(cString: cvips_version())
+    }
+}

@@ -1,0 +1,212 @@
+// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF), giflib (GIF) or our own
+// BMP/ICO reader; every frame leaves here upright, sRGB, 8-bit, with 3 or 4 bands.
+import CVips
+import DWWebImage
+import Foundation
+
+enum Decoder {
+    /// Decoded frames and what must outlive them.
+    struct Decoded {
+        var frames: [VImage]
+        var delays: [TimeInterval] = []
+        var netscapeLoopCount: Int?
+        var keepAlive: [Data] = []
+    }
+
+    /// VipsFailOn: fail on truncated data (and on errors), not on libjpeg's recoverable warnings.
+    static let failOnTruncated: Int32 = 1
+
+    // MARK: Limits
+
+    /// The header facts `DWImage(data:)` read (size, frames, bytes) against `limits`: 10005 before any decoding.
+    static func checkLimits(_ image: DWImage, limits: DWProcessingLimits) throws(DWWebImageError) {
+        if image.data.count > limits.maxByteCount {
+            throw tooLarge(Int64(image.data.count), Int64(limits.maxByteCount), "encoded size in bytes")
+        }
+        try checkArea(image.pixelWidth, image.pixelHeight, limits: limits)
+        let frames = image.format == .gif ? image.frameCount : 1
+        if frames > limits.maxFrameCount {
+            throw tooLarge(Int64(frames), Int64(limits.maxFrameCount), "frame count")
+        }
+        let area = image.pixelWidth * image.pixelHeight  // checkArea ruled out overflow
+        let total = area.multipliedReportingOverflow(by: frames)
+        if total.overflow || total.partialValue > limits.maxTotalPixelCount {
+            throw tooLarge(total.overflow ? .max : Int64(total.partialValue), Int64(limits.maxTotalPixelCount),
+                           "\(frames) frames × \(image.pixelWidth)×\(image.pixelHeight) pixel count")
+        }
+    }
+
+    /// width × height against the per-frame limit (also for sizes a decoder's own header reports).
+    static func checkArea(_ width: Int, _ height: Int, limits: DWProcessingLimits) throws(DWWebImageError) {
+        let area = width.multipliedReportingOverflow(by: height)
+        if width <= 0 || height <= 0 {
+            throw DWWebImageError(.notAnImage, "image has no pixels (\(width)×\(height))")
+        }
+        if area.overflow || area.partialValue > limits.maxPixelCount {
+            throw tooLarge(area.overflow ? .max : Int64(area.partialValue), Int64(limits.maxPixelCount),
+                           "\(width)×\(height) pixel count")
+        }
+    }
+
+    private static func tooLarge(_ size: Int64, _ limit: Int64, _ what: String) -> DWWebImageError {
+        DWWebImageError(.tooLarge, "\(what) of \(size) is over the limit of \(limit)", size: size, limit: limit)
+    }
+
+    // MARK: libvips loaders
+
+    /// The libvips loader for a format, if libvips reads it without its untrusted loaders.
+    static func vipsLoader(for format: DWImageFormat) -> Int32? {
+        switch format {
+        case .jpeg: Int32(CVIPS_LOADER_JPEG)
+        case .png: Int32(CVIPS_LOADER_PNG)
+        case .webp: Int32(CVIPS_LOADER_WEBP)
+        case .tiff: Int32(CVIPS_LOADER_TIFF)
+        case .heic, .avif: Int32(CVIPS_LOADER_HEIF)
+        default: nil
+        }
+    }
+
+    /// Opens `data` with the loader for `format` (libvips reads the header now, pixels when they are needed), and
+    /// checks the size libvips reports against the limits too. `data` must outlive the image.
+    static func open(_ data: Data, format: DWImageFormat, sequential: Bool = false) throws(DWWebImageError) -> VImage {
+        try Vips.start()
+        guard let loader = vipsLoader(for: format) else {
+            throw DWWebImageError(.notAnImage, "no decoder for \(format.rawValue) images")
+        }
+        let image = try borrowBytes(data) { bytes throws(DWWebImageError) in
+            try Vips.make("cannot decode \(format.rawValue)") {
+                cvips_load_buffer(loader, bytes.baseAddress!, bytes.count, failOnTruncated, sequential ? 1 : 0, 0, $0)
+            }
+        }
+        try checkArea(image.width, image.height, limits: DWImageProcessing.limits)
+        return image
+    }
+
+    /// Shrink-on-load thumbnail (`vips_thumbnail_buffer`: JPEG and WebP decode at a reduced scale, HEIF uses its
+    /// embedded thumbnail when big enough), EXIF orientation applied, converted to sRGB.
+    /// `size`: VipsSize (0 both, 2 down, 3 force); `crop`: VipsInteresting (0 none, 1 centre).
+    static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
+        throws(DWWebImageError) -> Decoded {
+        _ = try open(image.data, format: image.format)  // libvips' own header against the limits first
+        let thumb = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
+            try Vips.make("cannot decode \(image.format.rawValue)") {
+                cvips_thumbnail_buffer(bytes.baseAddress!, bytes.count, Int32(width), Int32(height), size, crop,
+                                       failOnTruncated, "fail_on=truncated", $0)
+            }
+        }
+        return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
+    }
+
+    // MARK: Full decode
+
+    /// Every frame of a GIF (composited by our giflib decoder), the first frame of anything else.
+    static func decode(_ image: DWImage) throws(DWWebImageError) -> Decoded {
+        try Vips.start()
+        switch image.format {
+        case .gif:
+            return try decodeGIF(image)
+        case .bmp:
+            let raster = try DIBReader.decodeBMP(image.data, limits: DWImageProcessing.limits)
+            return Decoded(frames: [try raster.vipsImage()])
+        case .ico:
+            return try decodeICO(image)
+        default:
+            let opened = try open(image.data, format: image.format)
+            return Decoded(frames: [try normalize(opened, autorotate: true)], keepAlive: [image.data])
+        }
+    }
+
+    private static func decodeGIF(_ image: DWImage) throws(DWWebImageError) -> Decoded {
+        guard let animation = image.animatedImage(bufferCount: 1) else {
+            throw DWWebImageError(.notAnImage, "GIF has no frames")
+        }
+        if animation.isPartial {
+            throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt after frame \(animation.frameCount)"
+                                      + (animation.partialReason.map { ": \($0)" } ?? ""))
+        }
+        var decoded = Decoded(frames: [], netscapeLoopCount: animation.netscapeLoopCount)
+        var failure: DWWebImageError?
+        animation.forEachFrame { frame in
+            guard frame.isComplete else {
+                failure = DWWebImageError(.notAnImage, "GIF frame \(frame.index) is corrupt")
+                return false
+            }
+            do throws(DWWebImageError) {
+                let vimage = try borrowBytes(frame.pixels) { bytes throws(DWWebImageError) in
+                    try Vips.make("cannot wrap GIF frame") {
+                        cvips_from_memory(bytes.baseAddress!, bytes.count, Int32(frame.width), Int32(frame.height), 4, $0)
+                    }
+                }
+                decoded.frames.append(vimage)
+                decoded.delays.append(frame.delay)
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+        guard !decoded.frames.isEmpty else { throw DWWebImageError(.notAnImage, "GIF has no frames") }
+        return decoded
+    }
+
+    private static func decodeICO(_ image: DWImage) throws(DWWebImageError) -> Decoded {
+        let limits = DWImageProcessing.limits
+        switch try DIBReader.decodeICO(image.data, limits: limits) {
+        case .raster(let raster):
+            return Decoded(frames: [try raster.vipsImage()])
+        case .png(let png):
+            let opened = try open(png, format: .png)
+            return Decoded(frames: [try normalize(opened, autorotate: false)], keepAlive: [png])
+        }
+    }
+
+    // MARK: Normalising
+
+    /// Upright (EXIF orientation), sRGB (an embedded ICC profile converted; grey, 16-bit and CMYK converted too),
+    /// 8 bits per band, 3 bands or 4 with alpha.
+    static func normalize(_ input: VImage, autorotate: Bool) throws(DWWebImageError) -> VImage {
+        var image = input
+        if autorotate, (image.int("orientation") ?? 1) != 1 {
+            image = try Vips.make("cannot apply EXIF orientation") { cvips_autorot(image.pointer, $0) }
+        }
+        if image.hasICCProfile {
+            // Perceptual intent; a profile lcms cannot use is ignored (then the colourspace step below applies).
+            let source = image
+            if let converted = try? Vips.make("ICC transform", { cvips_icc_to_srgb(source.pointer, 0, $0) }) {
+                image = converted
+            }
+        }
+        if !image.isSRGB || !(image.bands == 3 || image.bands == 4) {
+            let source = image
+            image = try Vips.make("cannot convert to sRGB") { cvips_colourspace(source.pointer, 22, $0) }
+        }
+        if !image.isUChar {
+            let source = image
+            image = try Vips.make("cannot convert to 8 bits") { cvips_cast_uchar(source.pointer, $0) }
+        }
+        if image.bands > 4 {
+            let source = image
+            image = try Vips.make("cannot drop extra bands") { cvips_extract_band(source.pointer, 0, 4, $0) }
+        }
+        return image
+    }
+}
+
+/// `body` with `data`'s bytes, keeping the error's type (the standard `withUnsafeBytes` only rethrows).
+/// The pointer stays valid after `body` while `data` is alive and unmodified (libvips reads lazily from it).
+func borrowBytes<T>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError) -> T {
+    guard !data.isEmpty else { throw DWWebImageError(.notAnImage, "no bytes") }
+    let result: Result<T, DWWebImageError> = data.withUnsafeBytes { bytes in
+        do throws(DWWebImageError) { return .success(try body(bytes)) } catch { return .failure(error) }
+    }
+    return try result.get()
+}
+
+/// `body` with an array's bytes, keeping the error's type.
+func borrowBytes<T>(_ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError) -> T {
+    let result: Result<T, DWWebImageError> = array.withUnsafeBytes { bytes in
+        do throws(DWWebImageError) { return .success(try body(bytes)) } catch { return .failure(error) }
+    }
+    return try result.get()
+}

@@ -1,0 +1,147 @@
+// Encoder: a canvas to bytes — the output format's saver, animations as one libvips "toilet roll" with page-height,
+// delays and loop count.
+import CVips
+import DWWebImage
+import Foundation
+
+enum Encoder {
+    /// The format a processed image keeps when nothing converts it: the source's own, except BMP and ICO, which
+    /// libvips cannot write without ImageMagick; they become PNG.
+    static func defaultOutputFormat(for format: DWImageFormat) -> DWImageFormat {
+        switch format {
+        case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif: format
+        default: .png
+        }
+    }
+
+    /// Formats that keep an alpha channel.
+    static func keepsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg }
+
+    /// Formats that keep every frame of an animation.
+    static func keepsFrames(_ format: DWImageFormat) -> Bool { format == .gif || format == .webp }
+
+    /// Canvases up to this many bytes of pixels are computed into memory before saving, so the next processor of
+    /// a chain can start from them (see ``Handoff``); bigger ones stay streaming pipelines.
+    static let materializeLimit = 16 * 1024 * 1024
+
+    /// Encodes `canvas` (decoding it first if no processor did), computing small canvases into memory on the way.
+    static func encode(_ canvas: inout Canvas) throws(DWWebImageError) -> Data {
+        try canvas.decode()
+        let format = canvas.outputFormat
+        let animated = canvas.frames.count > 1 && keepsFrames(format)
+        var frames = animated ? canvas.frames : [canvas.frames[0]]
+        if !keepsAlpha(format), frames.contains(where: \.hasAlpha) {
+            frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
+                guard frame.hasAlpha else { return frame }
+                return try Vips.make("cannot flatten alpha") { cvips_flatten(frame.pointer, 255, 255, 255, $0) }
+            }
+        }
+        if pixelBytes(frames) <= materializeLimit {
+            frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
+                try Vips.make("cannot compute the image") { cvips_copy_memory(frame.pointer, $0) }
+            }
+            canvas.isMaterialized = true
+        }
+        // The canvas now describes exactly what is encoded (the next processor of a chain starts from it).
+        canvas.frames = frames
+        if !animated {
+            canvas.delays = []
+            canvas.netscapeLoopCount = nil
+        }
+        let image: VImage
+        if animated {
+            image = try toiletRoll(frames, delays: canvas.delays, netscapeLoopCount: canvas.netscapeLoopCount)
+        } else {
+            image = frames[0]
+        }
+        return try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality)
+    }
+
+    private static func pixelBytes(_ frames: [VImage]) -> Int {
+        frames.reduce(0) { $0 + $1.area * $1.bands }
+    }
+
+    /// The frames stacked top to bottom, with the metadata libvips' GIF and WebP savers read: `page-height`,
+    /// `delay` (ms per frame) and `loop`.
+    private static func toiletRoll(_ frames: [VImage], delays: [TimeInterval], netscapeLoopCount: Int?)
+        throws(DWWebImageError) -> VImage {
+        // Every page needs the same bands: give opaque frames an alpha band when any frame has one.
+        var pages = frames
+        if frames.contains(where: \.hasAlpha) {
+            pages = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
+                frame.hasAlpha ? frame : try Vips.make("cannot add alpha") { cvips_bandjoin_const1(frame.pointer, 255, $0) }
+            }
+        }
+        var pointers: [OpaquePointer] = pages.map(\.pointer)
+        let count = Int32(pointers.count)
+        let joined = try Vips.make("cannot join frames") { out in
+            withExtendedLifetime(pages) { cvips_arrayjoin_vertical(&pointers, count, out) }
+        }
+        let roll = try Vips.make("cannot copy frames") { cvips_copy(joined.pointer, $0) }
+        cvips_set_int(roll.pointer, "page-height", Int32(frames[0].height))
+        var milliseconds = (0..<frames.count).map { i in Int32(((i < delays.count ? delays[i] : 0.1) * 1000).rounded()) }
+        cvips_set_array_int(roll.pointer, "delay", &milliseconds, Int32(milliseconds.count))
+        cvips_set_int(roll.pointer, "loop", Int32(vipsLoop(netscapeLoopCount: netscapeLoopCount)))
+        cvips_remove(roll.pointer, "gif-delay")
+        cvips_remove(roll.pointer, "gif-loop")
+        return roll
+    }
+
+    /// libvips' `loop` counts plays (0 = forever): its GIF saver writes NETSCAPE2.0 `loop − 1` (no block for 1), its
+    /// WebP saver the ANIM loop count as is. A GIF's NETSCAPE2.0 value n means n + 1 plays in browsers (0 = forever,
+    /// no block = once), so the source's own block is written back unchanged.
+    static func vipsLoop(netscapeLoopCount: Int?) -> Int {
+        guard let n = netscapeLoopCount else { return 1 }
+        return n == 0 ? 0 : n + 1
+    }
+
+    /// The saver for `format`: JPEG (optimised Huffman tables), PNG (deflate 6), WebP, AVIF (AV1), HEIC (HEVC), GIF
+    /// (libimagequant palette per frame, effort 4), TIFF (deflate). Metadata is stripped: orientation is applied and the
+    /// pixels are sRGB.
+    static func save(_ image: VImage, format: DWImageFormat, quality: Int) throws(DWWebImageError) -> Data {
+        let saver: Int32
+        switch format {
+        case .jpeg: saver = Int32(CVIPS_SAVER_JPEG)
+        case .png: saver = Int32(CVIPS_SAVER_PNG)
+        case .webp: saver = Int32(CVIPS_SAVER_WEBP)
+        case .avif: saver = Int32(CVIPS_SAVER_AVIF)
+        case .heic: saver = Int32(CVIPS_SAVER_HEIC)
+        case .gif: saver = Int32(CVIPS_SAVER_GIF)
+        case .tiff: saver = Int32(CVIPS_SAVER_TIFF)
+        default: throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
+        }
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        // GIF: libimagequant at effort 4 instead of libvips' 7 costs a third of the CPU (bench/pixels: GIF was the
+        // most expensive output by far) for a palette one can hardly tell apart.
+        let effort: Int32 = format == .gif ? 4 : -1
+        guard cvips_save_buffer(saver, image.pointer, Int32(min(100, max(1, quality))), effort, &buffer, &length) == 0,
+              let buffer else {
+            throw Vips.error("cannot encode \(format.rawValue)")
+        }
+        defer { cvips_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+}
+
+/// Runs processors' work on a canvas: take the previous step's canvas or open the image, let `body` change it,
+/// encode, remember the canvas for the next step.
+enum Engine {
+    static func process(_ image: DWImage, _ body: (inout Canvas) throws(DWWebImageError) -> Void)
+        throws(DWWebImageError) -> DWImage {
+        try Vips.start()
+        var canvas: Canvas
+        if let previous = Handoff.take(image) { canvas = previous } else { canvas = try Canvas(pending: image) }
+        try body(&canvas)
+        let data = try Encoder.encode(&canvas)
+        let output: DWImage
+        do {
+            output = try DWImage(data: data, maxPixelCount: .max)
+        } catch {
+            throw DWWebImageError(.notAnImage, "the \(canvas.outputFormat.rawValue) encoder's output does not read back: "
+                                      + error.message)
+        }
+        Handoff.remember(output.data, canvas: canvas)
+        return output
+    }
+}

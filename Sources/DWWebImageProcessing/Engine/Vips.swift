@@ -1,0 +1,99 @@
+// Vips: libvips started once per process, its errors turned into DWWebImageError, and VImage (one owned reference).
+import CVips
+import DWWebImage
+import Foundation
+
+/// The process-wide libvips runtime.
+enum Vips {
+    /// Starts libvips the first time it is read (a Swift `static let` is initialised exactly once, thread-safely),
+    /// then blocks its untrusted loaders (ImageMagick, PDF, SVG, JPEG XL, FITS…: not image formats of the web),
+    /// turns off its operation cache (every transform reads new bytes; a server would only pay memory for it),
+    /// drops its GLib warnings, and sets the threads per transform.
+    ///
+    /// libvips' plugin modules: `vips_init` loads every module in its module directory — on Debian ImageMagick,
+    /// poppler (PDF), OpenSlide, JPEG XL and HEIF. All but HEIF are untrusted loaders we block anyway, and loading
+    /// them costs ~170 ms and ~7 MB per process and maps their code into ours. Unless `VIPSHOME` is set by the
+    /// user, libvips is started with `VIPSHOME` pointing nowhere (no module is found) and only `vips-heif.so` is
+    /// loaded from beside libvips afterwards.
+    static let started: Bool = {
+        let onlyHEIF = getenv("VIPSHOME") == nil
+        if onlyHEIF { setenv("VIPSHOME", "/nonexistent/dwwebimage-load-no-vips-modules", 1) }
+        let status = cvips_init("dwwebimage")
+        if onlyHEIF { unsetenv("VIPSHOME") }
+        guard status == 0 else { return false }
+        if onlyHEIF { loadHEIFModule() }
+        cvips_block_untrusted(1)
+        cvips_silence_warnings()
+        cvips_cache_set(0, 0, 0)
+        cvips_concurrency_set(Int32(DWImageProcessing.threadsPerTransform))
+        return true
+    }()
+
+    /// `<dir of libvips.so>/vips-modules-<major.minor>/vips-heif.so`, if it is there.
+    private static func loadHEIFModule() {
+        guard let library = cvips_library_path() else { return }
+        defer { cvips_free(library) }
+        let directory = (String(cString: library) as NSString).deletingLastPathComponent
+        let version = String(cString: cvips_version()).split(separator: ".").prefix(2).joined(separator: ".")
+        let module = "\(directory)/vips-modules-\(version)/vips-heif.so"
+        if FileManager.default.fileExists(atPath: module) { _ = cvips_load_module(module) }
+    }
+
+    /// Starts libvips if needed; 10000 if it cannot start (its reason in the message).
+    static func start() throws(DWWebImageError) {
+        guard started else { throw error("cannot start libvips") }
+    }
+
+    /// libvips' reason for the last failure, taken out of its (process-wide) error buffer, which is left empty.
+    static func takeErrorText() -> String {
+        guard let text = cvips_error_take() else { return "" }
+        defer { cvips_free(text) }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+            .split(separator: "\n").prefix(3).joined(separator: "; ")
+    }
+
+    /// A 10000 error: `what` failed, with libvips' reason.
+    static func error(_ what: String) -> DWWebImageError {
+        let reason = takeErrorText()
+        return DWWebImageError(.notAnImage, reason.isEmpty ? what : "\(what): \(reason)")
+    }
+
+    /// Runs one libvips call that produces an image (`body` gets the out-pointer and returns libvips' status).
+    static func make(_ what: String, _ body: (UnsafeMutablePointer<OpaquePointer?>) -> Int32)
+        throws(DWWebImageError) -> VImage {
+        var out: OpaquePointer?
+        guard body(&out) == 0, let out else {
+            if let out { cvips_unref(out) }
+            throw error(what)
+        }
+        return VImage(out)
+    }
+}
+
+/// One reference to a `VipsImage`, released when this object goes.
+///
+/// `@unchecked Sendable` holds because a libvips image is immutable once built (metadata is only set on a private
+/// copy, before anyone else sees it), its reference count is atomic, and libvips evaluates one image from several
+/// threads by design.
+final class VImage: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { cvips_unref(pointer) }
+
+    var width: Int { Int(cvips_width(pointer)) }
+    var height: Int { Int(cvips_height(pointer)) }
+    var bands: Int { Int(cvips_bands(pointer)) }
+    var hasAlpha: Bool { cvips_has_alpha(pointer) != 0 }
+    var hasICCProfile: Bool { cvips_has_icc(pointer) != 0 }
+    var isUChar: Bool { cvips_band_format(pointer) == 0 }
+    /// VipsInterpretation 22 is sRGB.
+    var isSRGB: Bool { cvips_interpretation(pointer) == 22 }
+    /// An integer header field, if present.
+    func int(_ name: String) -> Int? {
+        var value: Int32 = 0
+        return cvips_get_int(pointer, name, &value) == 0 ? Int(value) : nil
+    }
+    /// The number of pixels per band-plane (width × height), without overflow.
+    var area: Int { width.multipliedReportingOverflow(by: height).partialValue }
+}

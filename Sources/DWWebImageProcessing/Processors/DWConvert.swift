@@ -1,0 +1,54 @@
+// DWConvert: the output format and quality.
+import DWWebImage
+import Foundation
+
+/// Encodes the result as `format` — JPEG, PNG, WebP, AVIF or GIF — with `quality` (1…100) for the lossy ones
+/// (default 80). Transparency becomes white in JPEG. Animated GIFs keep every frame, delay and the loop count when
+/// converted to GIF or WebP; other formats take the first frame. A ``DWConvert`` after other processors only
+/// changes how their result is encoded (the pixels are not decoded again).
+///
+/// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
+public struct DWConvert: DWImageProcessor, Hashable {
+    /// The output format; nil: the format the image would have anyway (see ``init(quality:)``).
+    public let format: DWImageFormat?
+    public let quality: Int?
+
+    /// The formats ``DWConvert`` writes.
+    public static let formats: [DWImageFormat] = [.jpeg, .png, .webp, .avif, .gif]
+
+    /// A conversion to `format`, with `quality` (1…100; nil: 80) for lossy output.
+    public init(format: DWImageFormat, quality: Int? = nil) {
+        self.format = format
+        self.quality = quality
+    }
+
+    /// Only a quality (1…100) for the format the image keeps (`dwfetch --quality` without `--format`).
+    public init(quality: Int) {
+        self.format = nil
+        self.quality = quality
+    }
+
+    /// `convert(<format>)`, `convert(<format>,q<quality>)` or `convert(q<quality>)`.
+    public var identifier: String {
+        switch (format, quality) {
+        case (let format?, let quality?): "convert(\(format.rawValue),q\(quality))"
+        case (let format?, nil): "convert(\(format.rawValue))"
+        case (nil, let quality?): "convert(q\(quality))"
+        case (nil, nil): "convert()"
+        }
+    }
+
+    /// The converted image; 10000 for a format it does not write or a quality outside 1…100.
+    public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        if let format, !Self.formats.contains(format) {
+            throw DWWebImageError(.notAnImage, "cannot convert to \(format.rawValue) (jpeg, png, webp, avif or gif)")
+        }
+        if let quality, !(1...100).contains(quality) {
+            throw DWWebImageError(.notAnImage, "quality must be 1…100 (got \(quality))")
+        }
+        return try Engine.process(image) { canvas throws(DWWebImageError) in
+            if let format { canvas.outputFormat = format }
+            if let quality { canvas.quality = quality }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+// DWGrayscale: luminance only.
+import CVips
+import DWWebImage
+import Foundation
+
+/// Grey levels from the sRGB luminance (libvips' B_W colourspace), kept as sRGB pixels (alpha kept). Every frame of
+/// an animated GIF is converted.
+///
+/// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
+public struct DWGrayscale: DWImageProcessor, Hashable {
+    public init() {}
+
+    /// `grayscale`.
+    public var identifier: String { "grayscale" }
+
+    public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        try Engine.process(image) { canvas throws(DWWebImageError) in
+            try canvas.mapFrames { frame throws(DWWebImageError) in
+                let grey = try Vips.make("cannot convert to grey") { cvips_colourspace(frame.pointer, 26, $0) }
+                return try Vips.make("cannot convert to grey") { cvips_colourspace(grey.pointer, 22, $0) }
+            }
+        }
+    }
+}

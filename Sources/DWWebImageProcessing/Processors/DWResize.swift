@@ -1,0 +1,101 @@
+// DWResize: thumbnails — fit, fill (cover + centre crop) or force, shrinking on load from the encoded bytes.
+import CVips
+import DWWebImage
+import Foundation
+
+/// How ``DWResize`` maps an image onto the target box.
+public enum DWResizeMode: String, Sendable, CaseIterable {
+    /// Inside the box, keeping the aspect ratio (one side may be smaller).
+    case fit
+    /// Cover the box, keeping the aspect ratio, and crop the centre: exactly the box (needs width and height).
+    case fill
+    /// Exactly the box, stretched.
+    case force
+}
+
+/// Resizes to `width` × `height` (either may be nil: that side follows the aspect ratio).
+///
+/// On an image nobody has decoded yet this is `vips_thumbnail_buffer`: JPEG and WebP decode at a reduced scale
+/// (a 12 MP JPEG fitted into 512 × 512 never becomes a 36 MB bitmap) and HEIF uses its embedded thumbnail when it
+/// is big enough; EXIF orientation is applied and the pixels converted to sRGB. Animated GIFs are resized frame by
+/// frame and keep their frames, delays and loop count. Never enlarges unless `enlarge` is true: with `.fill`, a side
+/// of the image shorter than the box's is kept and the other cropped to the box (64×48 filled into 100×20 gives
+/// 64×20), so "exactly the box" holds for images at least as large as the box; with `.force`, each side is at most
+/// the image's. The output keeps the source's
+/// format (BMP and ICO become PNG) unless a ``DWConvert`` follows; lossy formats use quality 80.
+///
+/// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
+public struct DWResize: DWImageProcessor, Hashable {
+    /// Target width in pixels, or nil to follow the height and the aspect ratio.
+    public let width: Int?
+    /// Target height in pixels, or nil to follow the width and the aspect ratio.
+    public let height: Int?
+    /// How the image maps onto the box.
+    public let mode: DWResizeMode
+    /// Whether an image smaller than the box may be scaled up.
+    public let enlarge: Bool
+
+    /// A resize to `width` × `height` (at least one of them, positive).
+    public init(width: Int?, height: Int?, mode: DWResizeMode = .fit, enlarge: Bool = false) {
+        self.width = width
+        self.height = height
+        self.mode = mode
+        self.enlarge = enlarge
+    }
+
+    /// `resize(<w>x<h>,<mode>[,enlarge])`, a missing side left empty: `resize(200x,fit)`.
+    public var identifier: String {
+        "resize(\(width.map(String.init) ?? "")x\(height.map(String.init) ?? ""),\(mode.rawValue)\(enlarge ? ",enlarge" : ""))"
+    }
+
+    /// The resized image. 10000 for a non-positive or missing size, or bytes that do not decode; 10005 over the
+    /// limits (``DWImageProcessing/limits``), checked before decoding.
+    public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+    }
+
+    /// libvips' largest coordinate: "no limit on this side".
+    private static let unbounded = 10_000_000
+
+    func apply(to canvas: inout Canvas) throws(DWWebImageError) {
+        guard width != nil || height != nil, (width ?? 1) > 0, (height ?? 1) > 0,
+              (width ?? 0) <= Self.unbounded, (height ?? 0) <= Self.unbounded else {
+            throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
+        }
+        var boxWidth = width ?? Self.unbounded
+        var boxHeight = height ?? Self.unbounded
+        let fill = mode == .fill && width != nil && height != nil
+        var size: Int32 = enlarge ? 0 : 2  // VipsSize: both / down
+        if mode == .force && width != nil && height != nil {
+            size = 3
+            if !enlarge {
+                let (sourceWidth, sourceHeight) = try uprightSize(of: canvas)
+                boxWidth = min(boxWidth, sourceWidth)
+                boxHeight = min(boxHeight, sourceHeight)
+            }
+        }
+        let crop: Int32 = fill ? 1 : 0  // VipsInteresting: none / centre
+        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil {
+            let decoded = try Decoder.thumbnail(source, width: boxWidth, height: boxHeight, size: size, crop: crop)
+            canvas.frames = decoded.frames
+            canvas.keepAlive.append(contentsOf: decoded.keepAlive)
+            canvas.source = nil
+            canvas.isMaterialized = false
+            return
+        }
+        try canvas.mapFrames { frame throws(DWWebImageError) in
+            try Vips.make("cannot resize") {
+                cvips_thumbnail_image(frame.pointer, Int32(boxWidth), Int32(boxHeight), size, crop, $0)
+            }
+        }
+    }
+
+    /// The canvas's size after EXIF orientation, from the header when it is not decoded yet.
+    private func uprightSize(of canvas: Canvas) throws(DWWebImageError) -> (Int, Int) {
+        guard let source = canvas.source else { return (canvas.width, canvas.height) }
+        guard Decoder.vipsLoader(for: source.format) != nil else { return (source.pixelWidth, source.pixelHeight) }
+        let header = try Decoder.open(source.data, format: source.format)
+        let swapped = (5...8).contains(header.int("orientation") ?? 1)
+        return swapped ? (header.height, header.width) : (header.width, header.height)
+    }
+}

@@ -1,0 +1,83 @@
+// DWServerMetrics: the Prometheus counters behind /metrics.
+import DWLocking
+import DWWebImage
+import Foundation
+import Prometheus
+
+/// Counters and histograms of one server, exported as Prometheus text. Every member is thread-safe (the
+/// registry's and each metric's own locks).
+final class DWServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let responseBytes: Counter
+    private let originFetches: Counter
+    private let originBytes: Counter
+    private let transforms: Counter
+    private let transformTime: DurationHistogram
+    private let requestTime: DurationHistogram
+
+    init() {
+        responseBytes = registry.makeCounter(descriptor: Self.name("response_bytes", "total", "Body bytes sent to clients."))
+        originFetches = registry.makeCounter(descriptor: Self.name(
+            "origin_fetches", "total", "Downloads an origin answered (after coalescing; retries count once)."))
+        originBytes = registry.makeCounter(descriptor: Self.name("origin_bytes", "total", "Body bytes received from origins."))
+        transforms = registry.makeCounter(descriptor: Self.name("transforms", "total", "Processor chains run on a source."))
+        let buckets: [Duration] = [.milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+                                   .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+                                   .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)]
+        transformTime = registry.makeDurationHistogram(
+            descriptor: Self.name("transform", "seconds", "Time of each processor step."), buckets: buckets)
+        requestTime = registry.makeDurationHistogram(
+            descriptor: Self.name("request", "seconds", "Time from request to response head."), buckets: buckets)
+        for status in [200, 304, 400, 403, 404, 422, 502, 504] { _ = requestCounter(status) }
+        for layer in ["memory", "disk"] { _ = cacheHitCounter(layer) }
+    }
+
+    private func requestCounter(_ status: Int) -> Counter {
+        registry.makeCounter(descriptor: Self.name("requests", "total", "Image requests answered, by status (/health and /metrics not counted)."),
+                             labels: [("status", String(status))])
+    }
+
+    private func cacheHitCounter(_ layer: String) -> Counter {
+        registry.makeCounter(descriptor: Self.name("cache_hits", "total", "Images answered from the pipeline's cache, by layer."),
+                             labels: [("layer", layer)])
+    }
+
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "dwserve", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// One answered request.
+    func answered(status: Int, bytes: Int, elapsed: Duration) {
+        requestCounter(status).increment()
+        if bytes > 0 { responseBytes.increment(by: Int64(bytes)) }
+        requestTime.record(elapsed)
+    }
+
+    /// The pipeline's record of one finished fetch or cache hit (``DWWebImageManager/metricsHandler``).
+    func pipeline(_ metrics: DWDownloadMetrics) {
+        switch metrics.source {
+        case .memory: cacheHitCounter("memory").increment()
+        case .disk: cacheHitCounter("disk").increment()
+        default:
+            // A download the origin answered (a refused address or a failed connection never reached it).
+            if metrics.httpStatus > 0 { originFetches.increment() }
+            if metrics.bytesReceived > 0 { originBytes.increment(by: metrics.bytesReceived) }
+        }
+    }
+
+    /// A processor chain started on a source.
+    func transformStarted() {
+        transforms.increment()
+        transformTotal.withLock { $0 += 1 }
+    }
+
+    /// Processor chains started so far.
+    var transformCount: Int { transformTotal.value }
+    private let transformTotal = DWLock(0)
+
+    /// One processor step took `elapsed`.
+    func transformStep(_ elapsed: Duration) { transformTime.record(elapsed) }
+
+    /// The Prometheus text exposition.
+    func text() -> String { registry.emitToString() }
+}

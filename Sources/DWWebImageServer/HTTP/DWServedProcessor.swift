@@ -1,0 +1,35 @@
+// DWServedProcessor: a processor of the chain as the server runs it — timed, and the first one checks the frame limit.
+import DWWebImage
+
+/// Wraps one processor of a request's chain. Its identifier is the wrapped one's, so cache keys are exactly
+/// ``DWImageProcessors/cacheKey(url:processors:)`` of the engine's chain. The first of a chain refuses a source with
+/// more than `maxFrames` frames (counted from the header, before anything decodes) and counts the transform.
+struct DWServedProcessor: DWImageProcessor {
+    let inner: any DWImageProcessor
+    let first: Bool
+    let maxFrames: Int
+    let metrics: DWServerMetrics
+
+    var identifier: String { inner.identifier }
+
+    func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        if first {
+            guard image.frameCount <= maxFrames else {
+                throw DWWebImageError(.tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
+                                      size: Int64(image.frameCount), limit: Int64(maxFrames))
+            }
+            metrics.transformStarted()
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        defer { metrics.transformStep(clock.now - start) }
+        return try inner.process(image)
+    }
+
+    /// `chain`, each wrapped.
+    static func wrap(_ chain: [any DWImageProcessor], maxFrames: Int, metrics: DWServerMetrics) -> [any DWImageProcessor] {
+        chain.enumerated().map { index, processor in
+            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, metrics: metrics)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+// ProcessingOptions: dwfetch's pixel flags (--resize, --fill, --format, --quality, --blur, --grayscale, --round,
+// --tint, --verify) and the processor chain they make.
+import ArgumentParser
+import DWWebImage
+import DWWebImageProcessing
+import Foundation
+
+struct ProcessingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Fit inside WxH keeping the aspect ratio (200x or x200: one side); never enlarges.", valueName: "WxH"))
+    var resize: String?
+
+    @Flag(help: "With --resize: cover WxH and crop the centre, giving exactly WxH.")
+    var fill = false
+
+    @Option(help: ArgumentHelp("Convert to jpeg, png, webp, avif or gif (the -o file's extension follows).",
+                               valueName: "FMT"))
+    var format: String?
+
+    @Option(help: ArgumentHelp("Quality 1–100 for lossy output (default 80).", valueName: "N"))
+    var quality: Int?
+
+    @Option(help: ArgumentHelp("Gaussian blur of SIGMA pixels.", valueName: "SIGMA"))
+    var blur: Double?
+
+    @Flag(help: "Grey levels only.")
+    var grayscale = false
+
+    @Option(help: ArgumentHelp("Transparent rounded corners of RADIUS pixels (JPEG becomes PNG).", valueName: "RADIUS"))
+    var round: Double?
+
+    @Option(help: ArgumentHelp("Blend the colour RRGGBB over the image at AA (default 80 = 50%).", valueName: "RRGGBB[AA]"))
+    var tint: String?
+
+    @Flag(help: "Decode every image fully; a body that does not decode is 10000 (processing implies it).")
+    var verify = false
+
+    mutating func validate() throws {
+        if let resize, Self.parseSize(resize) == nil {
+            throw ValidationError("--resize expects WxH, Wx or xH with sizes 1–100000, got \"\(resize)\"")
+        }
+        if fill {
+            guard let resize, let size = Self.parseSize(resize), size.width != nil, size.height != nil else {
+                throw ValidationError("--fill needs --resize WxH with both sides")
+            }
+        }
+        if let format, Self.parseFormat(format) == nil {
+            throw ValidationError("--format expects jpeg, png, webp, avif or gif, got \"\(format)\"")
+        }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be 1–100, got \(quality)") }
+        if let blur, !(blur.isFinite && blur > 0 && blur <= 1000) {
+            throw ValidationError("--blur expects a sigma above 0 and at most 1000, got \(blur)")
+        }
+        if let round, !(round.isFinite && round >= 0 && round <= 100_000) {
+            throw ValidationError("--round expects a radius 0–100000, got \(round)")
+        }
+        if let tint, Self.parseTint(tint) == nil {
+            throw ValidationError("--tint expects RRGGBB or RRGGBBAA (hex), got \"\(tint)\"")
+        }
+    }
+
+    /// Whether any flag asks for pixels to change.
+    var isProcessing: Bool { !processors.isEmpty }
+
+    /// The chain, in a fixed order: resize, blur, grayscale, tint, round corners (in output pixels), then the
+    /// encoding (format and quality).
+    var processors: [any DWImageProcessor] {
+        var chain: [any DWImageProcessor] = []
+        if let resize, let size = Self.parseSize(resize) {
+            chain.append(DWResize(width: size.width, height: size.height, mode: fill ? .fill : .fit))
+        }
+        if let blur { chain.append(DWBlur(sigma: blur)) }
+        if grayscale { chain.append(DWGrayscale()) }
+        if let tint, let colour = Self.parseTint(tint) {
+            chain.append(DWTint(red: colour.r, green: colour.g, blue: colour.b, alpha: colour.a))
+        }
+        if let round { chain.append(DWRoundCorners(radius: round)) }
+        if let format, let parsed = Self.parseFormat(format) {
+            chain.append(DWConvert(format: parsed, quality: quality))
+        } else if let quality {
+            chain.append(DWConvert(quality: quality))
+        }
+        return chain
+    }
+
+    /// `WxH`, `Wx` or `xH`, each side 1…100000.
+    static func parseSize(_ text: String) -> (width: Int?, height: Int?)? {
+        let parts = text.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        func side(_ s: Substring) -> Int?? {
+            if s.isEmpty { return .some(nil) }
+            guard s.allSatisfy(\.isASCII), let n = Int(s), (1...100_000).contains(n) else { return nil }
+            return .some(n)
+        }
+        guard let width = side(parts[0]), let height = side(parts[1]), width != nil || height != nil else { return nil }
+        return (width, height)
+    }
+
+    static func parseFormat(_ text: String) -> DWImageFormat? {
+        switch text.lowercased() {
+        case "jpeg", "jpg": .jpeg
+        case "png": .png
+        case "webp": .webp
+        case "avif": .avif
+        case "gif": .gif
+        default: nil
+        }
+    }
+
+    /// `RRGGBB` (alpha 0x80, half) or `RRGGBBAA`, an optional leading `#`; components 0…1.
+    static func parseTint(_ text: String) -> (r: Double, g: Double, b: Double, a: Double)? {
+        let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+        guard hex.count == 6 || hex.count == 8, hex.allSatisfy(\.isHexDigit), let value = UInt64(hex, radix: 16) else {
+            return nil
+        }
+        let full = hex.count == 6 ? value << 8 | 0x80 : value
+        func component(_ shift: UInt64) -> Double { Double((full >> shift) & 0xFF) / 255 }
+        return (component(24), component(16), component(8), component(0))
+    }
+}

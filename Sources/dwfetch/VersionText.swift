@@ -1,0 +1,23 @@
+// VersionText: what `dwfetch --version` prints — dwfetch, then every library it runs on, as `curl --version` does.
+import DWWebImage
+import DWWebImageProcessing
+
+enum VersionText {
+    /// dwfetch's own version (bump on release).
+    static let dwfetch = "0.1.0"
+
+    /// The lines of `dwfetch --version`, read from the libraries at run time.
+    static var text: String {
+        let curl = DWLibraryVersions.curl
+        var lines = ["dwfetch \(dwfetch) (DWWebImage)"]
+        lines.append((["libcurl \(curl.version)"] + curl.libraries).joined(separator: " "))
+        lines.append("  Protocols: " + curl.protocols.joined(separator: " "))
+        lines.append("  Features: " + curl.features.joined(separator: " "))
+        if let file = curl.defaultCAFile { lines.append("  CA file: \(file)") }
+        if let path = curl.defaultCAPath { lines.append("  CA path: \(path)") }
+        lines.append("giflib \(DWLibraryVersions.giflib)")
+        lines.append("zlib \(DWLibraryVersions.zlib)")
+        lines.append("libvips \(DWImageProcessing.libvipsVersion)")  // DWWebImageProcessing's engine
+        return lines.joined(separator: "\n")
+    }
+}

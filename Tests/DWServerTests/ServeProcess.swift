@@ -1,0 +1,232 @@
+// Runs the built `dwfetch serve` as a child process and talks plain HTTP/1.1 to it over a socket, as a client would.
+import Foundation
+import XCTest
+
+/// One running `dwfetch serve`; stopped (SIGKILL if needed) by `stop()`.
+final class ServeProcess: @unchecked Sendable {
+    // @unchecked: every stored property is a constant set in init; Process may be queried from any thread.
+    let process: Process
+    let port: Int
+    let cacheDir: URL
+    private let errURL: URL
+
+    /// `dwfetch serve --port 0 --cache-dir <temp> args`; waits until it prints the port it listens on.
+    init(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        cacheDir = dir.appendingPathComponent("cache")
+        let out = dir.appendingPathComponent("stdout")
+        errURL = dir.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let binary = Self.binary
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw XCTSkip("dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
+        }
+        process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--port", "0", "--cache-dir", cacheDir.path] + args
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        var found: Int?
+        while found == nil, Date() < deadline, process.isRunning {
+            let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"listening on http://[^:]+:(\d+)"#, options: .regularExpression) {
+                found = Int(text[range].split(separator: ":").last!)
+            } else {
+                usleep(20_000)
+            }
+        }
+        guard let found else {
+            process.terminate()
+            let log = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+            throw XCTSkip("dwfetch serve did not start: \(log)")
+        }
+        port = found
+    }
+
+    var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
+    /// Sends `sig` and waits for the exit status (SIGKILL after `timeout`).
+    @discardableResult
+    func stop(signal sig: Int32 = SIGTERM, timeout: TimeInterval = 20) -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, sig) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: cacheDir.deletingLastPathComponent())
+            return -1
+        }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: cacheDir.deletingLastPathComponent())
+        return process.terminationStatus
+    }
+
+    /// GET (or another method) of a raw request target, exactly as given.
+    func get(_ target: String, headers: [String: String] = [:], method: String = "GET") throws -> HTTPResult {
+        try HTTPClient.request(port: port, target: target, headers: headers, method: method)
+    }
+
+    /// A Prometheus sample's value from /metrics ("name{labels}" as printed), 0 when absent.
+    func metric(_ sample: String) throws -> Double {
+        let text = String(decoding: try get("/metrics").body, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix(sample + " ") {
+            return Double(line.split(separator: " ").last!) ?? 0
+        }
+        return 0
+    }
+
+    /// Resident set size of the server, bytes (/proc/PID/status VmRSS).
+    var residentBytes: Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+        }
+        return 0
+    }
+
+    /// `.build/<triple>/debug/dwfetch`, beside the test bundle.
+    static var binary: URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for dir in [bundle, bundle.deletingLastPathComponent()] {
+            let candidate = dir.appendingPathComponent("dwfetch")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return Bundle(for: ServeProcess.self).bundleURL.deletingLastPathComponent().appendingPathComponent("dwfetch")
+    }
+}
+
+/// A response as received.
+struct HTTPResult {
+    let status: Int
+    let headers: [(String, String)]
+    let body: Data
+
+    /// The first value of a header (case-insensitive name).
+    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A minimal HTTP/1.1 client over a blocking socket: one request per connection (`Connection: close`), the raw
+/// target sent as given (no normalisation, which a URL-session client would do).
+enum HTTPClient {
+    static func request(host: String = "127.0.0.1", port: Int, target: String, headers: [String: String] = [:],
+                        method: String = "GET", timeout: TimeInterval = 30) throws -> HTTPResult {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(fd) }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr(host)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var lines = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { lines += "\(name): \(value)\r\n" }
+        lines += "\r\n"
+        let bytes = Array(lines.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw POSIXError(.EPIPE) }
+            sent += n
+        }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        guard let split = received.firstRange(of: Array("\r\n\r\n".utf8)) else { throw POSIXError(.EBADMSG) }
+        let head = String(decoding: received[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        guard let statusLine = head.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
+            throw POSIXError(.EBADMSG)
+        }
+        let fields: [(String, String)] = head.dropFirst().compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var body = Data(received[split.upperBound...])
+        if fields.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") }) {
+            body = dechunk(body)
+        }
+        return HTTPResult(status: status, headers: fields, body: body)
+    }
+
+    private static func dechunk(_ data: Data) -> Data {
+        var out = Data()
+        var rest = data[...]
+        while let lineEnd = rest.firstRange(of: Data("\r\n".utf8)) {
+            let sizeText = String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText, radix: 16), size > 0 else { break }
+            let start = lineEnd.upperBound
+            let end = rest.index(start, offsetBy: size, limitedBy: rest.endIndex) ?? rest.endIndex
+            out += rest[start..<end]
+            rest = rest[min(rest.endIndex, rest.index(end, offsetBy: 2, limitedBy: rest.endIndex) ?? rest.endIndex)...]
+        }
+        return out
+    }
+}
+
+/// A listener on an address other than the origin's that only counts the connections it accepts (and closes them).
+final class ConnectionCounter: @unchecked Sendable {
+    // @unchecked: `accepted` is guarded by `lock`; fd and port are set once in init.
+    let port: Int
+    private let fd: Int32
+    private let lock = NSLock()
+    private var accepted = 0
+    private var stopped = false
+
+    init(address: String) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr(address)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { close(fd); throw POSIXError(.EADDRNOTAVAIL) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        let thread = Thread { [self] in loop() }
+        thread.start()
+    }
+
+    var count: Int { lock.withLock { accepted } }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    private func loop() {
+        while true {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, 100)
+            if lock.withLock({ stopped }) { close(fd); return }
+            guard pfd.revents & Int16(POLLIN) != 0 else { continue }
+            let client = accept(fd, nil, nil)
+            if client >= 0 {
+                lock.withLock { accepted += 1 }
+                close(client)
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+# bench/serve/common.sh: shared by bench/serve/{run,memory,fleet} — a release dwfetch, a corpus, nginx as the origin,
+# `dwfetch serve` instances; everything on 127.0.0.1, stopped on exit.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT="$ROOT/bench/out/serve"
+CORPUS="$ROOT/bench/corpus/serve"
+mkdir -p "$OUT" "$CORPUS"
+export PATH="$PATH:/opt/swift/usr/bin"
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$OUT"/cache-* "$OUT"/nginx-tmp-*
+}
+trap cleanup EXIT
+
+log() { printf '[serve] %s\n' "$*" >&2; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+need_debs() {  # need_debs cmd:package ...
+    local missing=()
+    for pair in "$@"; do command -v "${pair%%:*}" >/dev/null 2>&1 || [[ -x "/usr/sbin/${pair%%:*}" ]] || missing+=("${pair##*:}"); done
+    if ((${#missing[@]})); then
+        log "installing ${missing[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
+
+build_dwfetch() {
+    log "building dwfetch (release)"
+    (cd "$ROOT" && swift build -c release --product dwfetch 2>&1 | { grep -E "error|complete" >&2 || true; })
+    (cd "$ROOT" && swift build -c release --product dwfetch >/dev/null 2>&1) || { log "release build failed"; exit 1; }
+    DWFETCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/dwfetch"
+}
+
+# make_corpus N: N JPEGs of 2048x1536 ("2K"), noisy like photos, made once with Pillow.
+make_corpus() {
+    python3 - "$CORPUS" "$1" <<'PY'
+import os, sys
+from PIL import Image, ImageFilter
+d, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    p = os.path.join(d, f"img{i:04d}.jpg")
+    if os.path.exists(p): continue
+    w, h = 2048, 1536
+    g = Image.linear_gradient("L").resize((w, h))
+    noise = Image.effect_noise((w, h), 30 + i % 40)
+    img = Image.merge("RGB", (g, noise, g.rotate(90 + i).resize((w, h)))).filter(ImageFilter.GaussianBlur(1))
+    img.save(p + ".tmp", "JPEG", quality=85)
+    os.rename(p + ".tmp", p)
+PY
+}
+
+# start_nginx DIR → ORIGIN_PORT: nginx serving DIR (the origin, or the static-file anchor).
+start_nginx() {
+    local dir="$1" port; port=$(free_port)
+    local conf="$OUT/nginx-$port.conf"
+    mkdir -p "$OUT/nginx-tmp-$port"
+    cat > "$conf" <<NGX
+worker_processes 1;
+daemon off;
+pid $OUT/nginx-$port.pid;
+error_log $OUT/nginx-$port.err;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $OUT/nginx-tmp-$port;
+  proxy_temp_path $OUT/nginx-tmp-$port;
+  fastcgi_temp_path $OUT/nginx-tmp-$port;
+  uwsgi_temp_path $OUT/nginx-tmp-$port;
+  scgi_temp_path $OUT/nginx-tmp-$port;
+  sendfile on;
+  keepalive_requests 100000;
+  types { image/jpeg jpg; image/png png; image/webp webp; }
+  server { listen 127.0.0.1:$port; root $dir; }
+}
+NGX
+    /usr/sbin/nginx -c "$conf" -e "$OUT/nginx-$port.err" & PIDS+=($!)
+    NGINX_PORT=$port
+    wait_port "$port"
+}
+
+# start_serve ARGS... → SERVE_PORT, SERVE_PID: a dwfetch serve on a free port with its own cache dir.
+start_serve() {
+    local port; port=$(free_port)
+    local cache="$OUT/cache-$port"
+    rm -rf "$cache"
+    "$DWFETCH" serve --port "$port" --cache-dir "$cache" --allow-network 127.0.0.1/32 "$@" > "$OUT/serve-$port.log" 2>&1 &
+    SERVE_PID=$!
+    PIDS+=($SERVE_PID)
+    SERVE_PORT=$port
+    wait_port "$port"
+}
+
+wait_port() {
+    for _ in $(seq 1 200); do
+        (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
+        sleep 0.05
+    done
+    log "nothing listens on $1"; return 1
+}
+
+rss_kib() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+hwm_kib() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+
+# plain_path OPTIONS URL [EXT]: an unsigned imgproxy path for URL.
+plain_path() {
+    local enc; enc=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$2")
+    printf '/insecure/%s/plain/%s%s' "$1" "$enc" "${3:+@$3}"
+}
