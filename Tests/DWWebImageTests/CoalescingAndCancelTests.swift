@@ -38,6 +38,9 @@ final class CoalescingAndCancelTests: XCTestCase {
         let token = h.manager.downloadImage(withURL: url) { first.set($0) }
         h.manager.downloadImage(withURL: url) { second.set($0) }
         XCTAssertTrue(h.server.waitForActiveRequests(1, timeout: 5))
+        // Both callers are on the download (the second's disk lookup may still be running otherwise: cancelling
+        // the only caller then stops the transfer, and the second starts a new one).
+        XCTAssertTrue(eventually(timeout: 5) { h.manager.waiterCount(forURL: url) == 2 })
         h.manager.cancel(token)
         XCTAssertEqual(first.wait(timeout: 2)?.error?.code, .cancelled, "the cancelled caller hears 10007 at once")
         XCTAssertEqual(try XCTUnwrap(second.wait(timeout: 5)).value?.data, png)
