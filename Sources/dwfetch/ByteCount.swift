@@ -9,6 +9,13 @@ struct ByteCount: ExpressibleByArgument, Equatable, Sendable {
 
     init(bytes: Int64) { self.bytes = bytes }
 
+    /// How `--help` shows a default: whole MiB or KiB where exact, else bytes.
+    var defaultValueDescription: String {
+        if bytes > 0 && bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
+        if bytes > 0 && bytes % (1 << 10) == 0 { return "\(bytes >> 10)K" }
+        return "\(bytes)"
+    }
+
     init?(argument: String) {
         guard let bytes = Self.parse(argument) else { return nil }
         self.bytes = bytes

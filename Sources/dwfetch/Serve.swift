@@ -29,8 +29,9 @@ struct Serve: ParsableCommand {
         "Let the SSRF guard connect inside this network (repeatable), e.g. 127.0.0.1/32.", valueName: "CIDR"))
     var allowNetworks: [String] = []
     @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Cache root.", valueName: "DIR")) var cacheDir: String?
-    @Option(name: .customLong("max-size"), help: ArgumentHelp("Largest source body (default 50 MiB).", valueName: "BYTES"))
-    var maxSize: Int64 = 50 * 1024 * 1024
+    @Option(name: .customLong("max-size"), help: ArgumentHelp(
+        "Largest source body (bytes, or with a K, M or G suffix as in dwfetch --max-size).", valueName: "BYTES"))
+    var maxSize = ByteCount(bytes: 50 * 1024 * 1024)
     @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Largest source pixel count.", valueName: "N"))
     var maxPixels = 50_000_000
     @Option(name: .customLong("max-frames"), help: ArgumentHelp("Most frames in a source.", valueName: "N"))
@@ -54,7 +55,7 @@ struct Serve: ParsableCommand {
         }
         for cidr in allowNetworks where DWCIDR(cidr) == nil { throw ValidationError("not a CIDR: \(cidr)") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
+        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
             throw ValidationError("limits must be positive")
         }
     }
@@ -67,7 +68,7 @@ struct Serve: ParsableCommand {
         configuration.allowedHosts = allowHosts
         configuration.allowedNetworks = allowNetworks.compactMap(DWCIDR.init)
         configuration.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        configuration.maxSize = maxSize
+        configuration.maxSize = maxSize.bytes
         configuration.maxPixels = maxPixels
         configuration.maxFrames = maxFrames
         configuration.maxAge = maxAge
