@@ -120,6 +120,11 @@ let package = Package(
             name: "DWFetchTests",
             dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // imgproxy's options in-process: the parser, the one transform builder, and the pixels it makes (real libvips).
+        .testTarget(
+            name: "DWImgproxyTests",
+            dependencies: ["DWWebImageServer", "DWWebImageProcessing", "DWWebImage", "DWTestServer"]
+        ),
         // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
         .testTarget(
             name: "DWServerTests",

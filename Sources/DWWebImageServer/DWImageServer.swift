@@ -118,24 +118,31 @@ public final class DWImageServer: Sendable {
             if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
                 return (Self.error(403, "invalid signature"), " bad-signature")
             }
-            url = try DWProxyURL(target: target)
+            url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
         } catch {
-            return (Self.error(400, error.description), " bad-url")
+            return (Self.error(error.status, error.description), error.status == 404 ? " expired" : " bad-url")
         }
-        guard hostIsAllowed(url.sourceHost) else {
+        let isLocal = url.source.hasPrefix("local://")
+        guard isLocal || hostIsAllowed(url.sourceHost) else {
             return (Self.error(403, "source host is not allowed"), " host-refused")
         }
-        let format = DWFormatNegotiation.outputFormat(explicit: url.options.format, accept: request.headers[.accept],
-                                                      autoFormat: configuration.autoFormat)
-        let varies = configuration.autoFormat && url.options.format == nil
-        let chain = DWServedProcessor.wrap(url.options.processors(outputFormat: format),
+        let format = DWFormatNegotiation.outputFormat(explicit: url.options.transform.format,
+                                                      accept: request.headers[.accept],
+                                                      autoFormat: configuration.autoFormat && !url.options.raw)
+        let varies = configuration.autoFormat && url.options.transform.format == nil && !url.options.raw
+        let chain = DWServedProcessor.wrap(self.chain(for: url, format: format),
                                            maxFrames: configuration.maxFrames, metrics: metrics)
-        let image: DWImage
+        var image: DWImage
+        var status = 200, maxAge = configuration.maxAge
         do {
-            image = try await variant(of: url.source, chain: chain)
+            image = isLocal ? try localImage(url.source, chain: chain) : try await variant(of: url.source, chain: chain)
         } catch {
-            let (status, message) = Self.status(for: error)
-            return (Self.error(status, message), " error \(error.code.rawValue)")
+            guard let fallback = fallbackImage(chain: chain) else {
+                let (status, message) = Self.status(for: error)
+                return (Self.error(status, message), " error \(error.code.rawValue)")
+            }
+            (image, status) = (fallback, configuration.imgproxy.fallbackStatus)
+            maxAge = configuration.imgproxy.fallbackMaxAge ?? maxAge
         }
         guard image.frameCount <= configuration.maxFrames else {
             return (Self.error(422, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)"), " frames")
@@ -146,8 +153,11 @@ public final class DWImageServer: Sendable {
         let etag = Self.etag(of: image.data)
         var headers = HTTPFields()
         headers[.eTag] = etag
-        headers[.cacheControl] = "public, max-age=\(configuration.maxAge)"
+        headers[.cacheControl] = "public, max-age=\(maxAge)"
         if varies { headers[.vary] = "Accept" }
+        if url.options.filename != nil || url.options.returnAttachment {
+            headers[.contentDisposition] = Self.contentDisposition(url.options, source: url.source, format: image.format)
+        }
         Self.addSecurityHeaders(&headers)
         let note = " \(image.source)"
         if Self.matches(ifNoneMatch: request.headers[values: .ifNoneMatch], etag: etag) {
@@ -155,7 +165,7 @@ public final class DWImageServer: Sendable {
         }
         headers[.contentType] = contentType
         headers[.contentLength] = String(image.data.count)
-        return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data))), note)
+        return (Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data))), note)
     }
 
     /// The source processed by `chain` (the source itself for an empty chain), through the pipeline's variant

@@ -33,6 +33,8 @@ public struct DWServeConfiguration: Sendable {
     public var timeout: TimeInterval = 15
     /// Bytes the memory cache of originals and variants may hold (default 128 MiB).
     public var memoryCacheBytes = 128 * 1024 * 1024
+    /// Presets, per-format qualities, watermark, local files, fallback image.
+    public var imgproxy = DWImgproxySettings()
     /// Access log: one line per request at `.info`; the default `.warning` logs nothing per request.
     public var logLevel: Logger.Level = .warning
 

@@ -62,26 +62,24 @@ struct ProcessingOptions: ParsableArguments {
     /// Whether any flag asks for pixels to change.
     var isProcessing: Bool { !processors.isEmpty }
 
-    /// The chain, in a fixed order: resize, blur, grayscale, tint, round corners (in output pixels), then the
-    /// encoding (format and quality).
-    var processors: [any DWImageProcessor] {
-        var chain: [any DWImageProcessor] = []
+    /// The flags as the one transform value the library and `dwfetch serve` use too.
+    var transform: DWTransform {
+        var transform = DWTransform()
         if let resize, let size = Self.parseSize(resize) {
-            chain.append(DWResize(width: size.width, height: size.height, mode: fill ? .fill : .fit))
+            (transform.width, transform.height) = (size.width ?? 0, size.height ?? 0)
+            transform.resizingType = fill ? .fill : .fit
         }
-        if let blur { chain.append(DWBlur(sigma: blur)) }
-        if grayscale { chain.append(DWGrayscale()) }
-        if let tint, let colour = Self.parseTint(tint) {
-            chain.append(DWTint(red: colour.r, green: colour.g, blue: colour.b, alpha: colour.a))
-        }
-        if let round { chain.append(DWRoundCorners(radius: round)) }
-        if let format, let parsed = Self.parseFormat(format) {
-            chain.append(DWConvert(format: parsed, quality: quality))
-        } else if let quality {
-            chain.append(DWConvert(quality: quality))
-        }
-        return chain
+        transform.blur = blur ?? 0
+        transform.grayscale = grayscale
+        if let tint, let colour = Self.parseTint(tint) { transform.tint = [colour.r, colour.g, colour.b, colour.a] }
+        transform.roundCorners = round
+        transform.format = format.flatMap(Self.parseFormat)
+        transform.quality = quality
+        return transform
     }
+
+    /// The chain the transform builds (resize, blur, grayscale, tint, round corners, then the encoding).
+    var processors: [any DWImageProcessor] { transform.processors() }
 
     /// `WxH`, `Wx` or `xH`, each side 1…100000.
     static func parseSize(_ text: String) -> (width: Int?, height: Int?)? {

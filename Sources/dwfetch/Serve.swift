@@ -12,7 +12,7 @@ struct Serve: ParsableCommand {
         abstract: "Serve images through the pipeline at imgproxy-style URLs.",
         discussion: """
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
-            options: rs:{fit|fill|force}:{w}:{h}  w:{w}  h:{h}  el:1  q:{1-100}  f:{jpeg|png|webp|avif|gif}  bl:{sigma}  g:ce
+            options: every processing option of imgproxy's open-source edition (README: "Serving images")
             GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT finishes the requests in flight and exits 0.
             Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
             unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
@@ -47,6 +47,7 @@ struct Serve: ParsableCommand {
         "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
     var memoryCache = 128
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") var verbose = false
+    @OptionGroup(title: "imgproxy compatibility") var imgproxy: ServeImgproxyOptions
 
     func validate() throws {
         if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
@@ -77,6 +78,7 @@ struct Serve: ParsableCommand {
         configuration.timeout = timeout
         configuration.memoryCacheBytes = memoryCache * 1024 * 1024
         configuration.logLevel = verbose ? .info : .warning
+        configuration.imgproxy = try imgproxy.settings()
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
 
         let server = DWImageServer(configuration: configuration)
