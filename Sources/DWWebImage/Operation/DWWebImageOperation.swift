@@ -35,8 +35,8 @@ public final class DWWebImageOperation: Operation, @unchecked Sendable {
     /// True once the download has ended.
     public override var isFinished: Bool { state.withLock { $0.finished } }
 
-    /// Starts the download (or finishes at once if cancelled while waiting). Called by the manager, on the thread
-    /// that freed or found the slot, once.
+    /// Starts the download (or finishes at once if cancelled while waiting). Called by the manager once, on its
+    /// start queue (see ``DWWebImageManager``'s `schedule()`).
     public override func start() {
         let first = state.withLock { s -> Bool in
             guard !s.executing && !s.finished else { return false }
