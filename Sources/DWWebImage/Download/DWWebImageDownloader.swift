@@ -6,9 +6,11 @@ import DWLocking
 /// ends it validates the bytes, stores them in the cache, calls every callback exactly once and posts the
 /// notifications (`object:` this downloader).
 ///
-/// Created by ``DWWebImageManager``; run by a ``DWWebImageOperation``. A finished transfer is judged on the
-/// manager's work queue: validated, kept in memory, the slot given back (``DownloadContext/didEnd``, once per
-/// downloader), then every caller answered in one block on the callback queue, then the disk write.
+/// Created by ``DWWebImageManager``; run by a ``DWWebImageOperation``, which starts it on the manager's start
+/// queue. A finished transfer is judged on the engine thread (a small body held whole in memory whose disk write
+/// can be queued without waiting) or else on the manager's work queue: validated, kept in memory, the slot given
+/// back (``DownloadContext/didEnd``, once per downloader), then every caller answered in one block on the
+/// callback queue, then the disk write queued on the cache's write queue.
 ///
 /// Thread safety: all mutable state is in `state`, one `DWLock` (taken after the manager's, before a waiter's);
 /// callbacks and notifications are dispatched to the manager's `callbackQueue` after the lock is released.

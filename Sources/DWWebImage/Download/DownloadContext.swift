@@ -13,7 +13,8 @@ struct DownloadContext: Sendable {
     let cache: DWWebImageCache
     let notificationCenter: NotificationCenter
     let callbackQueue: DispatchQueue
-    /// Where finished transfers are evaluated and written to disk (concurrent; off the engine and callback queue).
+    /// Where finished transfers too big or too slow for the engine thread are judged and validated (concurrent; off
+    /// the engine thread and the callback queue). Disk writes go to the cache's own write queue.
     let workQueue: DispatchQueue
     let request: TransferRequest
     let storePolicy: DWWebImageCachePolicy

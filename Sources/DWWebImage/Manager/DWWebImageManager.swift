@@ -62,8 +62,8 @@ public final class DWWebImageManager: Sendable {
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
     private let diskHitsInFlight = DispatchSemaphore(value: 32)
-    /// Where finished transfers are judged, validated and written to disk: off the engine thread and off the
-    /// callback queue.
+    /// Where finished transfers are judged and validated when not on the engine thread, and where variants are
+    /// made: off the engine thread and off the callback queue (disk writes go to the cache's write queue).
     let workQueue = DispatchQueue(label: "DWWebImage.work", qos: .userInitiated, attributes: .concurrent)
     /// Where ``schedule()`` starts operations (serial): starting reads a partial body, posts Start and hands the
     /// transfer to the engine's inbox.

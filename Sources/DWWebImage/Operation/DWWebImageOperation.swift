@@ -5,8 +5,8 @@ import DWLocking
 /// An asynchronous `Operation` that runs one ``DWWebImageDownloader``: it starts the transfer in `start()` and
 /// becomes finished when the download ends (success, failure or cancellation).
 ///
-/// It is the manager's slot token: the manager's scheduler decides when it may run and calls `start()` itself
-/// (no `OperationQueue`: the scheduler is the queue, and a queue in between would only add a thread hop).
+/// It is the manager's slot token: the manager's scheduler decides when it may run, and the manager calls `start()`
+/// on its one serial start queue (no `OperationQueue`: the scheduler holds the order and the count).
 public final class DWWebImageOperation: Operation, @unchecked Sendable {
     // @unchecked: Operation is not Sendable. This subclass's own mutable state is `state`, behind one lock;
     // `downloader` and `group` are immutable.
