@@ -35,6 +35,7 @@ public struct DWGravity: Sendable, Hashable, CustomStringConvertible {
 
     /// `ce`, `no:10:5`, `fp:0.5:0.25`: the URL form, offsets only when not zero.
     public var description: String {
-        x == 0 && y == 0 && kind != .focusPoint ? kind.rawValue : "\(kind.rawValue):\(DWTransform.number(x)):\(DWTransform.number(y))"
+        x == 0 && y == 0 && kind != .focusPoint
+            ? kind.rawValue : "\(kind.rawValue):\(DWTransform.number(x)):\(DWTransform.number(y))"
     }
 }

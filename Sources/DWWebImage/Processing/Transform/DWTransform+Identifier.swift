@@ -24,11 +24,13 @@ extension DWTransform {
         if let extendAspectRatio { parts.append("exar:1:\(extendAspectRatio.gravity)") }
         if gravity != d.gravity { parts.append("g:\(gravity)") }
         if cropWidth != 0 || cropHeight != 0 {
-            parts.append("c:\(Self.number(cropWidth)):\(Self.number(cropHeight))" + (cropGravity.map { ":\($0)" } ?? ""))
+            parts.append(
+                "c:\(Self.number(cropWidth)):\(Self.number(cropHeight))" + (cropGravity.map { ":\($0)" } ?? ""))
         }
         if let trim {
-            parts.append("t:\(Self.number(trim.threshold)):\(trim.color?.description ?? ""):"
-                + "\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)")
+            parts.append(
+                "t:\(Self.number(trim.threshold)):\(trim.color?.description ?? ""):"
+                    + "\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)")
         }
         if !padding.isEmpty { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
         if !autoRotate { parts.append("ar:0") }
@@ -48,8 +50,10 @@ extension DWTransform {
         }
         if let monochrome { parts.append("mc:\(Self.number(monochrome.intensity)):\(monochrome.color)") }
         if let watermark {
-            parts.append("wm:\(Self.number(watermark.opacity)):\(watermark.position.kind.rawValue):"
-                + "\(Self.number(watermark.position.x)):\(Self.number(watermark.position.y)):\(Self.number(watermark.scale))")
+            parts.append(
+                "wm:\(Self.number(watermark.opacity)):\(watermark.position.kind.rawValue):"
+                    + "\(Self.number(watermark.position.x)):\(Self.number(watermark.position.y)):\(Self.number(watermark.scale))"
+            )
         }
         if grayscale { parts.append("grayscale") }
         if let tint { parts.append("tint:" + tint.map(Self.number).joined(separator: ":")) }
@@ -57,15 +61,19 @@ extension DWTransform {
         if let format { parts.append("f:\(format.rawValue)") }
         if let quality { parts.append("q:\(quality)") }
         if !formatQuality.isEmpty {
-            parts.append("fq:" + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }
-                .map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
+            parts.append(
+                "fq:"
+                    + formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }
+                    .map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
         }
         if maxBytes != 0 { parts.append("mb:\(maxBytes)") }
         if !stripMetadata { parts.append("sm:0") }
         if !keepCopyright { parts.append("kcr:0") }
         if !stripColorProfile { parts.append("scp:0") }
         if enforceThumbnail { parts.append("eth:1") }
-        if !skipProcessing.isEmpty { parts.append("skp:" + skipProcessing.map(\.rawValue).sorted().joined(separator: ":")) }
+        if !skipProcessing.isEmpty {
+            parts.append("skp:" + skipProcessing.map(\.rawValue).sorted().joined(separator: ":"))
+        }
         if !cacheBuster.isEmpty { parts.append("cb:" + cacheBuster.replacingOccurrences(of: "|", with: "%7C")) }
         if maxAnimationFrames != 0 { parts.append("maf:\(maxAnimationFrames)") }
         return parts

@@ -47,7 +47,9 @@ public struct DWTrim: Sendable, Hashable {
     public var equalVertical: Bool
 
     /// A trim; imgproxy's defaults (threshold 10, colour of the top-left pixel).
-    public init(threshold: Double = 10, color: DWColor? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+    public init(
+        threshold: Double = 10, color: DWColor? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false
+    ) {
         self.threshold = threshold
         self.color = color
         self.equalHorizontal = equalHorizontal
