@@ -46,6 +46,12 @@ if ! python3 -c 'import PIL' >/dev/null 2>&1; then
   }
 fi
 
+# PyPI's imgproxy client (issue 23's tests build imgproxy URLs with it, signed and unsigned), the way Pillow is installed.
+if ! python3 -c 'import imgproxy' >/dev/null 2>&1; then
+  echo "setup: installing the imgproxy URL builder for python3" >&2
+  python3 -m pip install --quiet imgproxy >/dev/null 2>&1 || echo "setup: pip could not install imgproxy" >&2
+fi
+
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "setup: add /opt/swift/usr/bin to PATH" >&2
