@@ -186,6 +186,9 @@ package final class FetchRunner: Sendable {
         if !command.quiet { printSummary(report) }
         if command.stats { printStats(state.withLock { $0.allMetrics }) }
         if let signal = state.withLock({ $0.interruptedBy }) {
+            // A cancelled caller hears 10007 at once; its transfer ends a moment later on the engine thread, which
+            // is when the partial body's record is written for resume. Wait for that before exiting.
+            manager.invalidate()
             output?.removeTemporaryFiles()
             exit(128 + signal)  // 130, 143, 129: as shells report a run killed by the signal
         }

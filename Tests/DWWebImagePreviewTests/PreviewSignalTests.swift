@@ -35,8 +35,9 @@ final class PreviewSignalTests: XCTestCase {
         let tmux = try Tmux(command: "unset NO_COLOR\nexport COLORTERM=truecolor\n\(args) &\necho $! > '\(pidFile.path)'\n"
                             + "wait $!\necho \"exit=$?\"\nexec sleep 600", rows: 20)
         let playing = try tmux.wait(timeout: 30) {
-            FileManager.default.fileExists(atPath: pidFile.path) && (try tmux.display("#{cursor_flag}")) == "0"
-                && (try tmux.capture()).contains("/forever.gif")
+            guard FileManager.default.fileExists(atPath: pidFile.path) else { return false }
+            let hidden = try tmux.display("#{cursor_flag}") == "0"
+            return try hidden && tmux.capture().contains("/forever.gif")
         }
         XCTAssertTrue(playing, "run \(n): the animation plays, cursor hidden: \((try? tmux.capture()) ?? "")")
         let pidText = try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
