@@ -81,16 +81,8 @@ package struct ProcessingOptions: ParsableArguments {
         return (width, height)
     }
 
-    package static func parseFormat(_ text: String) -> DWImageFormat? {
-        switch text.lowercased() {
-        case "jpeg", "jpg": .jpeg
-        case "png": .png
-        case "webp": .webp
-        case "avif": .avif
-        case "gif": .gif
-        default: nil
-        }
-    }
+    /// A `--format` value: one of ``DWImageFormat/conversionTargets`` by any of its names.
+    package static func parseFormat(_ text: String) -> DWImageFormat? { DWImageFormat(conversionTargetNamed: text) }
 
     /// `RRGGBB` (alpha 0x80, half) or `RRGGBBAA`, an optional leading `#`; components 0…1.
     package static func parseTint(_ text: String) -> (r: Double, g: Double, b: Double, a: Double)? {
