@@ -430,6 +430,8 @@ public final class DWWebImageDownloader: Sendable {
             return .failure(error)
         case .failed(.failure(.curl(let code, let message))):
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
+        case .failed(.failure(.hook(let error))):
+            return .failure(error.about(url))
         case .failed(.success(let transfer)):
             return .failure(.http(transfer.head.status, url: url))
         case .notModified(let head):
@@ -457,7 +459,7 @@ public final class DWWebImageDownloader: Sendable {
         case .failure(.curl(let code, _)):
             return !CurlCode.permanent.contains(code)
         case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole),
-             .failure(.addressRefused):
+             .failure(.addressRefused), .failure(.hook):
             return false
         }
     }
