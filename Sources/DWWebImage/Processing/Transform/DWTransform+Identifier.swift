@@ -29,7 +29,7 @@ extension DWTransform {
         }
         if let trim {
             parts.append(
-                "t:\(Self.number(trim.threshold)):\(trim.color?.description ?? ""):"
+                "t:\(Self.number(trim.threshold)):\(trim.color?.hexDigits ?? ""):"
                     + "\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)")
         }
         if !padding.isEmpty { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
@@ -41,14 +41,14 @@ extension DWTransform {
 
     private var pixelParts: [String] {
         var parts: [String] = []
-        if let background { parts.append("bg:\(background)") }
+        if let background { parts.append("bg:\(background.hexDigits)") }
         if blur != 0 { parts.append("bl:\(Self.number(blur))") }
         if sharpen != 0 { parts.append("sh:\(Self.number(sharpen))") }
         if pixelate > 1 { parts.append("pix:\(pixelate)") }
         if brightness != 0 || contrast != 1 || saturation != 1 {
             parts.append("a:\(brightness):\(Self.number(contrast)):\(Self.number(saturation))")
         }
-        if let monochrome { parts.append("mc:\(Self.number(monochrome.intensity)):\(monochrome.color)") }
+        if let monochrome { parts.append("mc:\(Self.number(monochrome.intensity)):\(monochrome.color.hexDigits)") }
         if let watermark {
             parts.append(
                 "wm:\(Self.number(watermark.opacity)):\(watermark.position.kind.rawValue):"

@@ -1,6 +1,6 @@
 // The small values a DWTransform is made of: colours, extension, trim, padding, monochrome, watermark placement.
 
-/// An opaque sRGB colour.
+/// An opaque sRGB colour, 8 bits a channel (URL options, placeholders, /info).
 public struct DWColor: Sendable, Hashable, CustomStringConvertible {
     public var red: UInt8, green: UInt8, blue: UInt8
 
@@ -21,10 +21,16 @@ public struct DWColor: Sendable, Hashable, CustomStringConvertible {
         self.init(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
     }
 
-    /// `rrggbb`, lower-case hex.
-    public var description: String {
+    /// `rrggbb`, lower-case hex without `#` (imgproxy's URL form).
+    public var hexDigits: String {
         [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
+
+    /// `"#rrggbb"`, lower case (CSS; /info's dominant colours).
+    public var hex: String { "#" + hexDigits }
+
+    /// ``hex``.
+    public var description: String { hex }
 }
 
 /// Extend (`ex`) or extend-aspect-ratio (`exar`): grow the canvas to the box, the image placed at `gravity`.
