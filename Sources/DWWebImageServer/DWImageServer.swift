@@ -92,6 +92,8 @@ public final class DWImageServer: Sendable {
             response = Self.text(200, "ok")
         } else if target == "/metrics" {
             response = Self.text(200, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        } else if target.hasPrefix("/info/") {
+            (response, note) = await info(for: request, target: target)
         } else {
             (response, note) = await image(for: request, target: target)
         }

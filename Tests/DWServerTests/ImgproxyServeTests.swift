@@ -153,39 +153,6 @@ final class ImgproxyServeTests: ServeTestCase {
 
     // MARK: - Helpers
 
-    /// Width, height and format as Pillow reads them.
-    func pillow(_ data: Data) throws -> (width: Int, height: Int, format: String, frames: Int) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwpil-\(UUID().uuidString)")
-        try data.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let text = try python("""
-            from PIL import Image
-            im = Image.open('\(file.path)'); print(im.width, im.height, im.format, getattr(im, 'n_frames', 1))
-            """)
-        let parts = text.split(separator: " ")
-        guard parts.count == 4 else { XCTFail("Pillow: \(text)"); return (0, 0, "", 0) }
-        return (Int(parts[0]) ?? -1, Int(parts[1]) ?? -1, String(parts[2]), Int(parts[3]) ?? -1)
-    }
-
-    /// Runs a python3 script; its stdout, trimmed. A missing module fails the test (scripts/setup.sh installs them).
-    func python(_ script: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        let out = Pipe(), err = Pipe()
-        (process.standardOutput, process.standardError) = (out, err)
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "python3", code: Int(process.terminationStatus), userInfo: [
-                NSLocalizedDescriptionKey: "python3 failed (scripts/setup.sh installs Pillow and imgproxy): "
-                    + String(decoding: errors, as: UTF8.self)])
-        }
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// `dwfetch --json args`'s one line.
     func dwfetchJSON(_ args: [String]) throws -> [String: Any] {
         let process = Process()
@@ -200,4 +167,37 @@ final class ImgproxyServeTests: ServeTestCase {
         let first = data.split(separator: UInt8(ascii: "\n")).first ?? Data()
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(first)) as? [String: Any])
     }
+}
+
+/// Width, height and format as Pillow reads them.
+func pillow(_ data: Data) throws -> (width: Int, height: Int, format: String, frames: Int) {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwpil-\(UUID().uuidString)")
+    try data.write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let text = try python("""
+        from PIL import Image
+        im = Image.open('\(file.path)'); print(im.width, im.height, im.format, getattr(im, 'n_frames', 1))
+        """)
+    let parts = text.split(separator: " ")
+    guard parts.count == 4 else { XCTFail("Pillow: \(text)"); return (0, 0, "", 0) }
+    return (Int(parts[0]) ?? -1, Int(parts[1]) ?? -1, String(parts[2]), Int(parts[3]) ?? -1)
+}
+
+/// Runs a python3 script; its stdout, trimmed. A missing module fails the test (scripts/setup.sh installs them).
+func python(_ script: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", script]
+    let out = Pipe(), err = Pipe()
+    (process.standardOutput, process.standardError) = (out, err)
+    try process.run()
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    let errors = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw NSError(domain: "python3", code: Int(process.terminationStatus), userInfo: [
+            NSLocalizedDescriptionKey: "python3 failed (scripts/setup.sh installs Pillow and imgproxy): "
+                + String(decoding: errors, as: UTF8.self)])
+    }
+    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
