@@ -201,3 +201,10 @@ int cvips_linear(VipsImage *in, const double *a, const double *b, int n, VipsIma
 int cvips_replicate(VipsImage *in, int across, int down, VipsImage **out) {
     return vips_replicate(in, out, across, down, NULL);
 }
+int cvips_load_webp_pages(const void *buf, size_t len, int fail_on, VipsImage **out) {
+    return vips_webpload_buffer((void *)buf, len, out, "n", -1, "fail_on", fail_on, NULL);
+}
+int cvips_get_array_int(VipsImage *image, const char *name, int **out, int *n) {
+    if (!vips_image_get_typeof(image, name)) return -1;
+    return vips_image_get_array_int(image, name, out, n);
+}

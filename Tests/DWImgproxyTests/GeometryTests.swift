@@ -52,4 +52,15 @@ final class GeometryTests: XCTestCase {
         XCTAssertEqual(try Imgproxy.run("w:8/skp:jpg", on: png).0.pixelWidth, 8)
         XCTAssertEqual(try Imgproxy.run("cb:1", on: png).0.data, png)
     }
+
+    /// A server's --max-animation-frames: the first N frames are processed (imgproxy's rule), never a 422.
+    func testMaxAnimationFramesTakesTheFirstFrames() throws {
+        let gif = try DWImage(data: SampleImages.gif(width: 16, height: 16, frames: 3))
+        var transform = DWTransform()
+        (transform.width, transform.maxAnimationFrames) = (8, 2)
+        let out = try DWImageProcessors.apply(transform.processors(), to: gif)
+        XCTAssertEqual([out.frameCount, out.pixelWidth], [2, 8])
+        transform.maxAnimationFrames = 0
+        XCTAssertEqual(try DWImageProcessors.apply(transform.processors(), to: gif).frameCount, 3)
+    }
 }

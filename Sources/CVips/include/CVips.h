@@ -136,4 +136,10 @@ int cvips_linear(VipsImage *_Nonnull in, const double *_Nonnull a, const double 
 /* Copies in tiled replicas across a width × height canvas. */
 int cvips_replicate(VipsImage *_Nonnull in, int across, int down, VipsImage *_Nullable *_Nonnull out);
 
+/* Every page of an animated WebP as one tall image ("n" = -1), with page-height, delay and loop set. */
+int cvips_load_webp_pages(const void *_Nonnull buf, size_t len, int fail_on, VipsImage *_Nullable *_Nonnull out);
+/* An int-array header field (borrowed: valid while image lives); -1 when absent. */
+int cvips_get_array_int(VipsImage *_Nonnull image, const char *_Nonnull name, int *_Nullable *_Nonnull out,
+                        int *_Nonnull n);
+
 #endif

@@ -74,7 +74,7 @@ public struct DWResize: DWImageProcessor, Hashable {
             }
         }
         let crop: Int32 = fill ? 1 : 0  // VipsInteresting: none / centre
-        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil {
+        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil, !Decoder.isAnimatedWebP(source) {
             let decoded = try Decoder.thumbnail(source, width: boxWidth, height: boxHeight, size: size, crop: crop)
             canvas.frames = decoded.frames
             canvas.keepAlive.append(contentsOf: decoded.keepAlive)
