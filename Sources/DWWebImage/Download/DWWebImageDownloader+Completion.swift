@@ -91,9 +91,9 @@ extension DWWebImageDownloader {
             partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
             if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
                 policy.remove(.disk)
-                context.cache.removeDiskEntry(forKey: url)
+                context.cache.removeDiskEntry(forKey: key)
             }
-            if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
+            if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: key) }
             if policy.contains(.disk) { context.cache.willWrite() }
         }
         let writes: Bool
@@ -109,7 +109,7 @@ extension DWWebImageDownloader {
         case .success(let (image, head)):
             deliver(image, metrics: metrics, to: waiters)
             if policy.contains(.disk) {
-                context.cache.writeAndNotify(image, forKey: url, metadata: diskMetadata(for: head), url: url,
+                context.cache.writeAndNotify(image, forKey: key, metadata: diskMetadata(for: head), url: url,
                                              queue: context.callbackQueue, reserved: writeReserved)
             }
         case .failure(let error):
