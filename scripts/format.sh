@@ -19,14 +19,10 @@ FORMATTED=(Sources/DWWebImage Sources/DWLocking Sources/DWFileIO)
 # folders were formatted (their merges stay small). Format one and drop it from here once its branch has landed.
 PENDING=(
   Sources/DWWebImage/Cache/CacheKey.swift
-  Sources/DWWebImage/Download/DWWebImageDownloader.swift
-  Sources/DWWebImage/General/DWWebImageError.swift
-  Sources/DWWebImage/General/DWWebImageOptions.swift
   Sources/DWWebImage/Manager/DWWebImageManager.swift
   Sources/DWWebImage/Manager/URLValidator.swift
   Sources/DWWebImage/Processing/DWImageProcessor.swift
   Sources/DWWebImage/Transport/CurlMulti.swift
-  Sources/DWWebImage/Transport/CurlTransfer.swift
 )
 LAYOUT='AddLines|EndOfLineComment|Indentation|LineLength|RemoveLine|Spacing|TrailingComma|TrailingWhitespace'
 
