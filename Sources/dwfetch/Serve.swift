@@ -13,7 +13,8 @@ struct Serve: ParsableCommand {
         discussion: """
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
             options: rs:{fit|fill|force}:{w}:{h}  w:{w}  h:{h}  el:1  q:{1-100}  f:{jpeg|png|webp|avif|gif}  bl:{sigma}  g:ce
-            GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT finishes the requests in flight and exits 0.
+            GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT: stop accepting, write every accepted response in
+            full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once (143 or 130).
             Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
             unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
             """)
@@ -46,6 +47,9 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("memory-cache"), help: ArgumentHelp(
         "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
     var memoryCache = 128
+    @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp(
+        "On SIGTERM/SIGINT, wait this long for responses in flight to be written in full.", valueName: "SEC"))
+    var shutdownTimeout: Double = 30
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") var verbose = false
 
     func validate() throws {
@@ -55,7 +59,8 @@ struct Serve: ParsableCommand {
         }
         for cidr in allowNetworks where DWCIDR(cidr) == nil { throw ValidationError("not a CIDR: \(cidr)") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
+        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0,
+              shutdownTimeout >= 0, shutdownTimeout.isFinite else {
             throw ValidationError("limits must be positive")
         }
     }
@@ -76,6 +81,7 @@ struct Serve: ParsableCommand {
         configuration.jobs = jobs
         configuration.timeout = timeout
         configuration.memoryCacheBytes = memoryCache * 1024 * 1024
+        configuration.shutdownTimeout = shutdownTimeout
         configuration.logLevel = verbose ? .info : .warning
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
 
