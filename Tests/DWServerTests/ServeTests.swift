@@ -287,7 +287,7 @@ func python(hmacOf path: String, key: String, salt: String) throws -> String {
     process.arguments = ["python3", "-c", script, key, salt, path]
     let pipe = Pipe()
     process.standardOutput = pipe
-    do { try process.run() } catch { throw XCTSkip("python3 is needed to compute a reference signature") }
+    do { try process.run() } catch { throw ServeStartFailure("python3 is needed to compute a reference signature: \(error)") }
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
