@@ -80,7 +80,8 @@ final class CIDRAndAddressPolicyTests: XCTestCase {
         XCTAssertFalse(v4.contains(Array(repeating: 0, count: 16)), "an IPv4 network holds no IPv6 address")
         let v6 = try XCTUnwrap(DWCIDR("fd00::/8"))
         XCTAssertTrue(v6.contains([0xfd, 0x12] + Array(repeating: 0, count: 14)))
-        for bad in ["", "10.0.0.0", "10.0.0.0/33", "fd00::/129", "10.0.0/8", "x/8", "10.0.0.0/-1"] {
+        XCTAssertEqual(DWCIDR("10.0.0.7")?.prefixLength, 32, "a bare address is that one host")
+        for bad in ["", "10.0.0.0/33", "fd00::/129", "10.0.0/8", "x/8", "10.0.0.0/-1"] {
             XCTAssertNil(DWCIDR(bad), bad)
         }
     }
@@ -129,7 +130,7 @@ final class NegotiationAndStatusTests: XCTestCase {
         XCTAssertEqual(DWResponses.errorLine(.gatewayTimeout, "slow"), "504 Gateway Timeout: slow\n")
         let response = DWResponses.error(.forbidden, "no")
         XCTAssertEqual(response.status, .forbidden)
-        XCTAssertEqual(response.headers[.contentLength], "16")
+        XCTAssertEqual(response.headers[.contentLength], "18")  // "403 Forbidden: no\n"
         XCTAssertEqual(response.headers[.cacheControl], "no-store")
         XCTAssertEqual(response.headers[HTTPField.Name("X-Content-Type-Options")!], "nosniff")
     }

@@ -74,10 +74,11 @@ final class RoutesTests: XCTestCase {
         let image = plain("/a.png")
         let resized = plain("/a.png", options: "rs:fit:32:32")
         let missing = plain("/missing.png")
+        let png = png
         try await standaloneApp(server).test(.router) { client in
             try await client.execute(uri: image, method: .get) { response in
                 XCTAssertEqual(response.status, .ok)
-                XCTAssertEqual(Data(response.body.readableBytesView), self.png)
+                XCTAssertEqual(Data(response.body.readableBytesView), png)
                 XCTAssertEqual(response.headers[.contentType], "image/png")
                 XCTAssertNotNil(response.headers[.eTag])
             }
