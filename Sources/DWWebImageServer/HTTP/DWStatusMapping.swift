@@ -15,7 +15,7 @@ enum DWStatusMapping {
             return (.unprocessableContent, "source too large: \(error.message)")
         case .transport:
             if let address = error.refusedAddress { return (.forbidden, "source address \(address) is not allowed") }
-            if error.isOriginTimeout { return (.gatewayTimeout, "origin timed out") }
+            if error.isTimeout { return (.gatewayTimeout, "origin timed out") }
             return (.badGateway, "origin unreachable: \(error.message)")
         case .httpStatus:
             let status = error.httpStatus ?? 0
@@ -25,9 +25,4 @@ enum DWStatusMapping {
             return (.badGateway, error.message)
         }
     }
-}
-
-extension DWWebImageError {
-    /// libcurl's CURLE_OPERATION_TIMEDOUT: the fetch ran out of ``DWServeConfiguration/timeout``.
-    var isOriginTimeout: Bool { code == .transport && curlCode == 28 }
 }
