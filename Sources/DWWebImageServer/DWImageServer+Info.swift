@@ -9,14 +9,14 @@ extension DWImageServer {
     /// `GET /info/{signature}/{options}/{source}`: the signature covers the part after it (as for images); options
     /// are ``DWInfoOptions``; the source is fetched through the pipeline (cached, coalesced, address-checked) or
     /// read under `--local-root`. Answered on the request's task.
-    func info(for request: Request, target: String) async -> (Response, String) {
+    func infoResponse(for request: Request, target: String) async -> Response {
         let url: DWProxyURL
         var options = DWInfoOptions()
         do {
             let inner = String(target.dropFirst("/info".count))
             let (signature, signedPath) = try DWProxyURL.split(target: inner)
             if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
-                return (Self.error(403, "invalid signature"), " bad-signature")
+                return refuse(.forbidden, "invalid signature", note: " bad-signature")
             }
             // The info options are taken off first; what is left is a processing URL with no options.
             var rest = signedPath.dropFirst()[...]
@@ -26,11 +26,11 @@ extension DWImageServer {
             }
             url = try DWProxyURL(target: "/\(signature)/\(rest)")
         } catch {
-            return (Self.error(error.status, error.description), " bad-url")
+            return refuse(.init(code: error.status), error.description, note: " bad-url")
         }
         let isLocal = url.source.hasPrefix("local://")
         guard isLocal || hostIsAllowed(url.sourceHost) else {
-            return (Self.error(403, "source host is not allowed"), " host-refused")
+            return refuse(.forbidden, "source host is not allowed", note: " host-refused")
         }
         do {
             let image = isLocal ? try localImage(url.source, chain: []) : try await manager.image(withURL: url.source)
@@ -39,13 +39,13 @@ extension DWImageServer {
             headers[.contentType] = "application/json"
             headers[.contentLength] = String(body.count)
             headers[.cacheControl] = "public, max-age=\(configuration.maxAge)"
-            headers[.eTag] = Self.etag(of: body)
-            Self.addSecurityHeaders(&headers)
-            return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))),
-                    " info \(image.source)")
+            headers[.eTag] = DWETag.of(body)
+            DWResponses.addSecurityHeaders(&headers)
+            DWAccessNote.current?.text = " info \(image.source)"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         } catch {
-            let (status, message) = Self.status(for: error)
-            return (Self.error(status, message), " error \(error.code.rawValue)")
+            let (status, message) = DWStatusMapping.status(for: error)
+            return refuse(status, message, note: " error \(error.code.rawValue)")
         }
     }
 

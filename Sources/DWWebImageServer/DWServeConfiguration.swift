@@ -35,6 +35,9 @@ public struct DWServeConfiguration: Sendable {
     public var memoryCacheBytes = 128 * 1024 * 1024
     /// Presets, per-format qualities, watermark, local files, fallback image.
     public var imgproxy = DWImgproxySettings()
+    /// Seconds a shutdown (SIGTERM, SIGINT) waits for accepted responses to be written in full (default 30); what is
+    /// still being written then is cut, logged and counted, and the server exits 0 all the same.
+    public var shutdownTimeout: Double = 30
     /// Access log: one line per request at `.info`; the default `.warning` logs nothing per request.
     public var logLevel: Logger.Level = .warning
 

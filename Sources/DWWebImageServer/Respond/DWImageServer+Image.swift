@@ -1,0 +1,64 @@
+// The image answer: URL and signature, allowed host, then fetch + transform (or a local file, or the fallback image),
+// then headers (ETag, 304, cache, Content-Disposition).
+import DWWebImage
+import Hummingbird
+import HTTPTypes
+
+extension DWImageServer {
+    /// Answers one image request; never throws (every failure is a one-line text response, and a note for the
+    /// access log). Runs in the request's task; the fetch and transform run on the pipeline's queues.
+    func imageResponse(for request: Request, target: String) async -> Response {
+        let url: DWProxyURL
+        do {
+            // The signature first (as imgproxy does): an unsigned request learns nothing about the rest.
+            let (signature, signedPath) = try DWProxyURL.split(target: target)
+            if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
+                return refuse(.forbidden, "invalid signature", note: " bad-signature")
+            }
+            url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
+        } catch {
+            return refuse(.init(code: error.status), error.description, note: error.status == 404 ? " expired" : " bad-url")
+        }
+        let isLocal = url.source.hasPrefix("local://")
+        guard isLocal || hostIsAllowed(url.sourceHost) else {
+            return refuse(.forbidden, "source host is not allowed", note: " host-refused")
+        }
+        let named = url.options.transform.format
+        let format = DWFormatNegotiation.outputFormat(explicit: named, accept: request.headers[.accept],
+                                                      autoFormat: configuration.autoFormat && !url.options.raw)
+        let chain = transformChain(for: url, outputFormat: format)
+        var image: DWImage
+        var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
+        do {
+            image = isLocal ? try localImage(url.source, chain: chain) : try await variant(of: url.source, chain: chain)
+        } catch {
+            guard let fallback = fallbackImage(chain: chain) else {
+                let (status, message) = DWStatusMapping.status(for: error)
+                return refuse(status, message, note: " error \(error.code.rawValue)")
+            }
+            (image, status) = (fallback, .init(code: configuration.imgproxy.fallbackStatus))
+            maxAge = configuration.imgproxy.fallbackMaxAge ?? maxAge
+        }
+        guard image.frameCount <= configuration.maxFrames else {
+            return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",
+                          note: " frames")
+        }
+        guard let contentType = image.format.mimeType else {
+            return refuse(.unprocessableContent, "source is not an image", note: " not-image")
+        }
+        DWAccessNote.current?.text = " \(image.source)"
+        var extra = HTTPFields()
+        if url.options.filename != nil || url.options.returnAttachment {
+            extra[.contentDisposition] = Self.contentDisposition(url.options, source: url.source, format: image.format)
+        }
+        let varies = configuration.autoFormat && named == nil && !url.options.raw
+        return DWResponses.image(image.data, contentType: contentType, maxAge: maxAge, varies: varies,
+                                 ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
+    }
+
+    /// A one-line error answer, its reason noted for the access log.
+    func refuse(_ status: HTTPResponse.Status, _ message: String, note: String) -> Response {
+        DWAccessNote.current?.text = note
+        return DWResponses.error(status, message)
+    }
+}
