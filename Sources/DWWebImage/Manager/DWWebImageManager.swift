@@ -174,7 +174,7 @@ public final class DWWebImageManager: Sendable {
         let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
 
         let asciiURL: String
-        switch URLValidator.validate(url) {
+        switch URLValidator.validate(url, s3: configuration.s3) {
         case .failure(let error):
             waiter.deliver(.failure(error), on: callbacks)
             return token
@@ -502,6 +502,7 @@ public final class DWWebImageManager: Sendable {
         request.tls = configuration.tls
         (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
         request.connectionPolicy = configuration.connectionPolicy
+        if DWS3Location(waiter.token.url) != nil { request.signForS3(configuration.s3) }
         let policy = waiter.options.storePolicy
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,

@@ -29,6 +29,9 @@ struct TransferRequest: Sendable {
     var noProxy: String?
     /// Asked before every connection is opened (see ``DWWebImageManager/Configuration/connectionPolicy``).
     var connectionPolicy: DWConnectionPolicy?
+    /// S3 signing: `CURLOPT_AWS_SIGV4`'s provider ("aws:amz:REGION:s3") and `CURLOPT_USERPWD` ("key:secret");
+    /// nil sends the request unsigned.
+    var awsSigV4: (provider: String, userPassword: String)?
 }
 
 /// A finished transfer.
