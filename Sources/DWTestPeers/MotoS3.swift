@@ -79,7 +79,7 @@ public final class MotoS3 {
     }
 
     /// Runs python3 with `arguments`; its stdout, or ``PeerDidNotStart`` with its stderr when it fails.
-    static func python(_ arguments: [String]) throws -> String {
+    public static func python(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments

@@ -21,6 +21,8 @@ public final class DWImageServer: Sendable {
     public let manager: DWWebImageManager
     let metrics = DWServerMetrics()
     let logger: Logger
+    /// Variants shared with other instances (``DWServeConfiguration/resultStorage``), or nil.
+    let resultStorage: DWResultStorage?
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager.
     public init(configuration: DWServeConfiguration) {
@@ -39,6 +41,7 @@ public final class DWImageServer: Sendable {
         pipeline.retryPolicy = DWRetryPolicy(maxRetries: 1, interval: 0.25)
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
+        pipeline.s3 = configuration.s3
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.jobs
@@ -49,6 +52,10 @@ public final class DWImageServer: Sendable {
         limits.maxFrameCount = configuration.maxFrames
         limits.maxByteCount = Int(clamping: configuration.maxSize)
         DWImageProcessing.limits = limits
+        resultStorage = configuration.resultStorage.map { [metrics, logger] in
+            DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5), prefix: $0,
+                            metrics: metrics, logger: logger)
+        }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
     }
 
@@ -125,6 +132,9 @@ public final class DWImageServer: Sendable {
         guard hostIsAllowed(url.sourceHost) else {
             return (Self.error(403, "source host is not allowed"), " host-refused")
         }
+        if !configuration.allowS3, DWS3Location(url.source) != nil {
+            return (Self.error(403, "s3:// sources are not enabled (--allow-s3)"), " s3-refused")
+        }
         let format = DWFormatNegotiation.outputFormat(explicit: url.options.format, accept: request.headers[.accept],
                                                       autoFormat: configuration.autoFormat)
         let varies = configuration.autoFormat && url.options.format == nil
@@ -162,7 +172,10 @@ public final class DWImageServer: Sendable {
     /// cache: concurrent identical requests share one download and one transform, and another chain over a cached
     /// original needs no request to the origin.
     private func variant(of source: String, chain: [any DWImageProcessor]) async throws(DWWebImageError) -> DWImage {
-        try await manager.image(withURL: source, options: chain.isEmpty ? [] : .processors(chain))
+        guard let resultStorage, !chain.isEmpty else {
+            return try await manager.image(withURL: source, options: chain.isEmpty ? [] : .processors(chain))
+        }
+        return try await sharedVariant(of: source, chain: chain, storage: resultStorage)
     }
 
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.

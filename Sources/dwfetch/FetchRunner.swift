@@ -93,7 +93,7 @@ final class FetchRunner: Sendable {
     init(command: DWFetch, manager: DWWebImageManager) {
         self.command = command
         self.manager = manager
-        self.output = command.output.map { OutputWriter(directory: $0) }
+        self.output = command.output.map { OutputWriter(directory: $0, s3: .fromEnvironment(endpoint: command.s3Endpoint)) }
         self.preview = Previewer(options: command.preview)
         // The live progress and the previews would draw over each other on one terminal.
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil

@@ -46,6 +46,15 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("memory-cache"), help: ArgumentHelp(
         "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
     var memoryCache = 128
+    @Flag(name: .customLong("allow-s3"), help: "Accept s3://bucket/key sources (imgproxy's IMGPROXY_USE_S3); AWS_* credentials.")
+    var allowS3 = false
+    @Option(name: .customLong("s3-endpoint"), help: ArgumentHelp(
+        "S3-compatible endpoint, path-style (default: AWS's regional one for AWS_REGION).", valueName: "URL"))
+    var s3Endpoint: String?
+    @Option(name: .customLong("result-storage"), help: ArgumentHelp(
+        "Share variants between instances in this bucket and prefix (looked up before, written after each transform).",
+        valueName: "s3://BUCKET/PREFIX"))
+    var resultStorage: String?
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") var verbose = false
 
     func validate() throws {
@@ -54,6 +63,12 @@ struct Serve: ParsableCommand {
             throw ValidationError("--key and --salt must be hex (and the key not empty)")
         }
         for cidr in allowNetworks where DWCIDR(cidr) == nil { throw ValidationError("not a CIDR: \(cidr)") }
+        if let resultStorage, DWS3Location(resultStorage) == nil {
+            throw ValidationError("--result-storage must be s3://bucket[/prefix]")
+        }
+        if let s3Endpoint, !(s3Endpoint.hasPrefix("http://") || s3Endpoint.hasPrefix("https://")) {
+            throw ValidationError("--s3-endpoint must be an http(s) URL")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
             throw ValidationError("limits must be positive")
@@ -76,6 +91,9 @@ struct Serve: ParsableCommand {
         configuration.jobs = jobs
         configuration.timeout = timeout
         configuration.memoryCacheBytes = memoryCache * 1024 * 1024
+        configuration.allowS3 = allowS3
+        configuration.s3 = .fromEnvironment(endpoint: s3Endpoint)
+        configuration.resultStorage = resultStorage.flatMap(DWS3Location.init)
         configuration.logLevel = verbose ? .info : .warning
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
 
