@@ -89,7 +89,6 @@ public struct DWS3Client: Sendable {
         request.signForS3(configuration, payloadSHA256: body.map(DWS3Configuration.sha256Hex)
                           ?? DWS3Configuration.emptyPayloadSHA256)
         if let contentType { request.headers.append("Content-Type: \(contentType)") }
-        request.headers.append("Expect:")  // no 100-continue round trip before a PUT's body
         let sink = BodySink(limit: maxBodySize)
         let code: CURLcode = withExtendedLifetime(sink) {
             let payload = body ?? Data()
@@ -102,8 +101,11 @@ public struct DWS3Client: Sendable {
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 5) * 1000))
-                _ = dw_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
                 if body != nil {
+                    // POSTFIELDS sends the body; the method is PUT. (No "Expect:" header to suppress 100-continue:
+                    // libcurl would sign that empty header it never sends.)
+                    _ = dw_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+                    _ = dw_curl_easy_setopt_long(easy, CURLOPT_EXPECT_100_TIMEOUT_MS, 200)
                     _ = dw_curl_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, bytes.count)
                     _ = dw_curl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS,
                                                     UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
