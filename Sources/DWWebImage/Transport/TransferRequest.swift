@@ -32,6 +32,10 @@ struct TransferRequest: Sendable {
     /// S3 signing: `CURLOPT_AWS_SIGV4`'s provider ("aws:amz:REGION:s3") and `CURLOPT_USERPWD` ("key:secret");
     /// nil sends the request unsigned.
     var awsSigV4: (provider: String, userPassword: String)?
+    /// The app's request modifiers and redirect handlers (see ``RequestHooks``).
+    var hooks = RequestHooks()
+    /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's string.
+    var loader: (any DWImageLoader)?
 }
 
 /// A finished transfer.
@@ -56,4 +60,7 @@ enum TransferFailure: Error, Sendable, Equatable {
     case refetchWhole(String)
     /// The connection policy refused the address about to be connected (text form); nothing was sent there.
     case addressRefused(String)
+    /// A request hook failed the request (a modifier threw, a redirect handler refused, a rewritten URL is not
+    /// http(s)): this error, delivered as it is and never retried.
+    case hook(DWWebImageError)
 }
