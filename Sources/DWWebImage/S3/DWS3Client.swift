@@ -50,7 +50,8 @@ public struct DWS3Client: Sendable {
 
     /// Writes the object (a PUT whose `x-amz-content-sha256` is the payload's SHA-256). Blocks the calling thread.
     public func put(_ location: DWS3Location, data: Data, contentType: String = "application/octet-stream")
-        throws(Failure) {
+        throws(Failure)
+    {
         let (status, _) = try perform(method: "PUT", location, body: data, contentType: contentType)
         guard (200..<300).contains(status) else { throw .status(status) }
     }
@@ -63,14 +64,16 @@ public struct DWS3Client: Sendable {
 
     /// ``put(_:data:contentType:)`` on a global queue.
     public func put(_ location: DWS3Location, data: Data, contentType: String = "application/octet-stream")
-        async throws(Failure) {
+        async throws(Failure)
+    {
         let result: Result<Void, Failure> = await offThread { () throws(Failure) in
             try self.put(location, data: data, contentType: contentType)
         }
         try result.get()
     }
 
-    private func offThread<T: Sendable>(_ work: @escaping @Sendable () throws(Failure) -> T) async -> Result<T, Failure> {
+    private func offThread<T: Sendable>(_ work: @escaping @Sendable () throws(Failure) -> T) async -> Result<T, Failure>
+    {
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 do throws(Failure) { continuation.resume(returning: .success(try work())) } catch {
@@ -82,12 +85,15 @@ public struct DWS3Client: Sendable {
 
     /// One request; returns the status and the body read (capped at ``maxBodySize``).
     private func perform(method: String, _ location: DWS3Location, body: Data?, contentType: String?)
-        throws(Failure) -> (Int, Data) {
+        throws(Failure) -> (Int, Data)
+    {
         guard let easy = curl_easy_init() else { throw .transport(code: -1, message: "curl_easy_init failed") }
         defer { curl_easy_cleanup(easy) }
         var request = TransferRequest(url: configuration.httpURL(bucket: location.bucket, key: location.key))
-        request.signForS3(configuration, payloadSHA256: body.map(DWS3Configuration.sha256Hex)
-                          ?? DWS3Configuration.emptyPayloadSHA256)
+        request.signForS3(
+            configuration,
+            payloadSHA256: body.map(DWS3Configuration.sha256Hex)
+                ?? DWS3Configuration.emptyPayloadSHA256)
         if let contentType { request.headers.append("Content-Type: \(contentType)") }
         let sink = BodySink(limit: maxBodySize)
         let code: CURLcode = withExtendedLifetime(sink) {
@@ -107,8 +113,9 @@ public struct DWS3Client: Sendable {
                     _ = dw_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
                     _ = dw_curl_easy_setopt_long(easy, CURLOPT_EXPECT_100_TIMEOUT_MS, 200)
                     _ = dw_curl_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, bytes.count)
-                    _ = dw_curl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS,
-                                                    UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                    _ = dw_curl_easy_setopt_pointer(
+                        easy, CURLOPT_POSTFIELDS,
+                        UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
                 }
                 if let sign = request.awsSigV4 {
                     _ = dw_curl_easy_setopt_aws_sigv4(easy, sign.provider, sign.userPassword)

@@ -19,8 +19,10 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
     public var sessionToken: String?
 
     /// A configuration; a nil endpoint means AWS's regional one for `region`.
-    public init(endpoint: String? = nil, region: String = "us-east-1", accessKeyID: String? = nil,
-                secretAccessKey: String? = nil, sessionToken: String? = nil) {
+    public init(
+        endpoint: String? = nil, region: String = "us-east-1", accessKeyID: String? = nil,
+        secretAccessKey: String? = nil, sessionToken: String? = nil
+    ) {
         self.region = region
         var base = endpoint ?? "https://s3.\(region).amazonaws.com"
         while base.hasSuffix("/") { base.removeLast() }
@@ -32,14 +34,17 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
 
     /// Read as every S3 tool reads them: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
     /// `AWS_REGION` (else `AWS_DEFAULT_REGION`, else us-east-1); `endpoint` overrides the regional default.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment,
-                                       endpoint: String? = nil) -> DWS3Configuration {
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        endpoint: String? = nil
+    ) -> DWS3Configuration {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        return DWS3Configuration(endpoint: endpoint,
-                                 region: value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1",
-                                 accessKeyID: value("AWS_ACCESS_KEY_ID"),
-                                 secretAccessKey: value("AWS_SECRET_ACCESS_KEY"),
-                                 sessionToken: value("AWS_SESSION_TOKEN"))
+        return DWS3Configuration(
+            endpoint: endpoint,
+            region: value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1",
+            accessKeyID: value("AWS_ACCESS_KEY_ID"),
+            secretAccessKey: value("AWS_SECRET_ACCESS_KEY"),
+            sessionToken: value("AWS_SESSION_TOKEN"))
     }
 
     /// Whether requests are signed (an access key and a secret are both set).
@@ -81,7 +86,11 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
     static func encodeKey(_ key: String) -> String {
         var out = ""
         for byte in key.utf8 {
-            if unreserved.contains(byte) { out.unicodeScalars.append(Unicode.Scalar(byte)) } else { out += String(format: "%%%02X", byte) }
+            if unreserved.contains(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += String(format: "%%%02X", byte)
+            }
         }
         return out
     }
