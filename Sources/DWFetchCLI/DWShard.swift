@@ -5,11 +5,11 @@ import Foundation
 
 /// Shard K of N (1 ≤ K ≤ N). A URL belongs to shard 1 + (the first 8 bytes of SHA-256(URL), big-endian) mod N: the
 /// same on every machine and every run, so N runs with K = 1…N together take every URL of a list exactly once.
-struct DWShard: ExpressibleByArgument, Sendable, Equatable {
-    let index: Int
-    let count: Int
+package struct DWShard: ExpressibleByArgument, Sendable, Equatable {
+    package let index: Int
+    package let count: Int
 
-    init?(argument: String) {
+    package init?(argument: String) {
         let parts = argument.split(separator: "/")
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else {
             return nil
@@ -18,7 +18,7 @@ struct DWShard: ExpressibleByArgument, Sendable, Equatable {
     }
 
     /// Whether `url` (as written) is in this shard.
-    func contains(_ url: String) -> Bool {
+    package func contains(_ url: String) -> Bool {
         Self.shard(of: url, count: count) == index
     }
 

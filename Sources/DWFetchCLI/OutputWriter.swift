@@ -124,22 +124,8 @@ final class OutputWriter: Sendable {
     private static func put(_ image: DWImage, name: String, store: (client: DWS3Client, prefix: DWS3Location))
         throws -> String {
         let location = store.prefix.appending(name)
-        try store.client.put(location, data: image.data, contentType: Self.contentType(image.format))
+        try store.client.put(location, data: image.data, contentType: image.format.mimeType ?? "application/octet-stream")
         return location.url
-    }
-
-    private static func contentType(_ format: DWImageFormat) -> String {
-        switch format {
-        case .png: "image/png"
-        case .jpeg: "image/jpeg"
-        case .gif: "image/gif"
-        case .webp: "image/webp"
-        case .avif: "image/avif"
-        case .bmp: "image/bmp"
-        case .tiff: "image/tiff"
-        case .heic: "image/heic"
-        default: "application/octet-stream"
-        }
     }
 
     /// Removes temp files this process left (after Ctrl-C).

@@ -19,7 +19,7 @@ extension DWImageServer {
             return stored
         }
         let made = try await manager.image(withURL: source, options: options)
-        if let contentType = DWFormatNegotiation.contentType(made.format) {
+        if let contentType = made.format.mimeType {
             storage.store(made, variantKey: key, contentType: contentType)
         }
         return made
