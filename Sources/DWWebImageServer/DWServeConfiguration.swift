@@ -39,6 +39,9 @@ public struct DWServeConfiguration: Sendable {
     public var s3 = DWS3Configuration.fromEnvironment()
     /// Where variants are shared between instances (`--result-storage s3://bucket/prefix`); nil = not shared.
     public var resultStorage: DWS3Location?
+    /// Seconds a shutdown (SIGTERM, SIGINT) waits for accepted responses to be written in full (default 30); what is
+    /// still being written then is cut, logged and counted, and the server exits 0 all the same.
+    public var shutdownTimeout: Double = 30
     /// Access log: one line per request at `.info`; the default `.warning` logs nothing per request.
     public var logLevel: Logger.Level = .warning
 

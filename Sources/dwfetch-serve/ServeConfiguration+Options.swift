@@ -35,6 +35,7 @@ extension DWServeConfiguration {
         allowS3 = options.allowS3
         s3 = .fromEnvironment(endpoint: options.s3Endpoint)
         resultStorage = options.resultStorage.flatMap(DWS3Location.init)
+        shutdownTimeout = options.shutdownTimeout
         logLevel = options.verbose ? .info : .warning
     }
 }
