@@ -23,6 +23,9 @@ extension DWImageServer {
         guard isLocal || hostIsAllowed(url.sourceHost) else {
             return refuse(.forbidden, "source host is not allowed", note: " host-refused")
         }
+        if !configuration.allowS3, DWS3Location(url.source) != nil {
+            return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
+        }
         let named = url.options.transform.format
         let format = DWFormatNegotiation.outputFormat(explicit: named, accept: request.headers[.accept],
                                                       autoFormat: configuration.autoFormat && !url.options.raw)
