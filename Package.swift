@@ -78,6 +78,7 @@ let package = Package(
                 "DWWebImageProcessing",
                 "DWLocking",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),  // connection limits (MaximumAvailableConnections)
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -120,10 +121,11 @@ let package = Package(
             name: "DWFetchTests",
             dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
+        // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin; unit tests of the
+        // server's pure parts (address ranges, result limits, the work gate).
         .testTarget(
             name: "DWServerTests",
-            dependencies: ["DWTestServer", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["DWTestServer", "DWLocking", "DWWebImageServer", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

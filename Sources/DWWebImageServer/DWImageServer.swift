@@ -21,6 +21,8 @@ public final class DWImageServer: Sendable {
     public let manager: DWWebImageManager
     let metrics = DWServerMetrics()
     let logger: Logger
+    /// `--workers` / `--queue`: admission of image requests, oldest first.
+    let gate: DWWorkGate
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager.
     public init(configuration: DWServeConfiguration) {
@@ -29,9 +31,11 @@ public final class DWImageServer: Sendable {
         logger.logLevel = configuration.logLevel
         self.logger = logger
 
-        let cache = DWWebImageCache(rootDirectory: configuration.cacheDirectory, memoryCountLimit: 4096,
-                                    memoryCostLimit: configuration.memoryCacheBytes, notificationCenter: NotificationCenter())
+        let cache = DWWebImageCache(configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
+        DWCachePolicyMarker.adopt(cache, fingerprint: DWCachePolicyMarker.fingerprint(of: configuration))
+        gate = DWWorkGate(workers: configuration.workers, queue: configuration.queue)
         var pipeline = DWWebImageManager.Configuration()
+        pipeline.proxy = configuration.proxy ?? ""  // "" = none: http_proxy & co. in the environment are ignored
         pipeline.timeout = configuration.timeout
         pipeline.maxBodySize = configuration.maxSize
         pipeline.maxPixelCount = configuration.maxPixels
@@ -41,20 +45,23 @@ public final class DWImageServer: Sendable {
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
-        manager.maxConcurrentDownloadsPerHost = configuration.jobs
+        manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)
         manager.metricsHandler = { [metrics] in metrics.pipeline($0) }
         // The engine checks the same limits from the header before it decodes anything.
         var limits = DWImageProcessing.limits
         limits.maxPixelCount = configuration.maxPixels
         limits.maxFrameCount = configuration.maxFrames
         limits.maxByteCount = Int(clamping: configuration.maxSize)
+        limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames
         DWImageProcessing.limits = limits
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
     }
 
     /// Serves until SIGTERM or SIGINT, then stops accepting, lets the requests in flight finish, and returns.
-    /// `onListening` is called with the bound port once the server accepts connections.
-    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    /// `onListening` is called with the bound port once the server accepts connections, `onMetricsListening` with
+    /// the metrics listener's (only with ``DWServeConfiguration/metricsBind``).
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in },
+                    onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         if configuration.tunesMalloc {
             DWMallocTuning.limitArenas(2)
             // Free pages go back to the kernel a few seconds after a burst of transforms, not during it.
@@ -70,8 +77,8 @@ public final class DWImageServer: Sendable {
         }
         let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in await respond(to: request) }
         let app = Application(
-            responder: responder,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            responder: responder, server: httpServer, configuration: applicationConfiguration,
+            services: metricsServices(onListening: onMetricsListening),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
@@ -91,9 +98,9 @@ public final class DWImageServer: Sendable {
         } else if target == "/health" {
             response = Self.text(200, "ok")
         } else if target == "/metrics" {
-            response = Self.text(200, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            response = Self.error(404, "not found")  // only on --metrics-bind's listener
         } else {
-            (response, note) = await image(for: request, target: target)
+            (response, note) = await boundedImage(for: request, target: target)
         }
         let bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0
         if request.method == .head { response.body = ResponseBody() }
@@ -110,17 +117,21 @@ public final class DWImageServer: Sendable {
     }
 
     /// The image answer, and a note for the access log (where the bytes came from, or why it failed).
-    private func image(for request: Request, target: String) async -> (Response, String) {
+    func image(for request: Request, target: String) async -> (Response, String) {
         let url: DWProxyURL
         do {
             // The signature first (as imgproxy does): an unsigned request learns nothing about the rest.
             let (signature, signedPath) = try DWProxyURL.split(target: target)
-            if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
+            if !configuration.signers.isEmpty,
+               !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
                 return (Self.error(403, "invalid signature"), " bad-signature")
             }
             url = try DWProxyURL(target: target)
         } catch {
             return (Self.error(400, error.description), " bad-url")
+        }
+        guard !Self.hasUserinfo(url.source) else {
+            return (Self.error(400, "source URL must not contain credentials"), " userinfo")
         }
         guard hostIsAllowed(url.sourceHost) else {
             return (Self.error(403, "source host is not allowed"), " host-refused")
@@ -128,14 +139,15 @@ public final class DWImageServer: Sendable {
         let format = DWFormatNegotiation.outputFormat(explicit: url.options.format, accept: request.headers[.accept],
                                                       autoFormat: configuration.autoFormat)
         let varies = configuration.autoFormat && url.options.format == nil
-        let chain = DWServedProcessor.wrap(url.options.processors(outputFormat: format),
-                                           maxFrames: configuration.maxFrames, metrics: metrics)
+        let options = DWResultLimits.clamped(url.options)
+        let chain = DWServedProcessor.wrap(servedChain(options, outputFormat: format), maxFrames: configuration.maxFrames,
+                                           metrics: metrics, precheck: resultCheck(options, outputFormat: format))
         let image: DWImage
         do {
             image = try await variant(of: url.source, chain: chain)
         } catch {
             let (status, message) = Self.status(for: error)
-            return (Self.error(status, message), " error \(error.code.rawValue)")
+            return (Self.error(status, message), " error \(error.code.rawValue): \(error.message)")
         }
         guard image.frameCount <= configuration.maxFrames else {
             return (Self.error(422, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)"), " frames")
@@ -181,25 +193,29 @@ public final class DWImageServer: Sendable {
 
     // MARK: - Mapping and headers
 
-    /// The status and one-line message for a pipeline error (SPEC's table).
+    /// The status and one-line message for a pipeline error (SPEC's table). The message names the class of failure
+    /// only — never an address, a file path, libcurl's text or anything the origin sent; the details go to the access
+    /// log (`-v`).
     static func status(for error: DWWebImageError) -> (Int, String) {
         switch error.code {
         case .emptyURL, .invalidURL:
-            return (400, "source URL is not usable: \(error.message)")
+            return (400, "source URL is not usable")
         case .notAnImage:
             return (422, "source is not a decodable image")
         case .tooLarge:
-            return (422, "source too large: \(error.message)")
+            return (422, "image is over a size limit")
         case .transport:
-            if let address = error.refusedAddress { return (403, "source address \(address) is not allowed") }
+            if error.refusedAddress != nil { return (403, "source address not allowed") }
             if error.curlCode == 28 { return (504, "origin timed out") }
-            return (502, "origin unreachable: \(error.message)")
+            return (502, "origin unreachable")
         case .httpStatus:
             let status = error.httpStatus ?? 0
             if status == 404 || status == 410 { return (404, "origin answered \(status)") }
             return (502, "origin answered \(status)")
-        case .notInCache, .cacheIO, .cancelled:
-            return (502, error.message)
+        case .cancelled:
+            return (504, "request took too long")
+        case .notInCache, .cacheIO:
+            return (502, "internal error")
         }
     }
 
@@ -252,6 +268,7 @@ public final class DWImageServer: Sendable {
         case 405: "Method Not Allowed"
         case 422: "Unprocessable Content"
         case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
         default: "Error"
         }

@@ -13,15 +13,14 @@ struct Serve: ParsableCommand {
         discussion: """
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
             options: rs:{fit|fill|force}:{w}:{h}  w:{w}  h:{h}  el:1  q:{1-100}  f:{jpeg|png|webp|avif|gif}  bl:{sigma}  g:ce
-            GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT finishes the requests in flight and exits 0.
+            GET /health; GET /metrics (Prometheus) only on --metrics-bind. SIGTERM or SIGINT finishes the requests in
+            flight and exits 0. Security defaults (limits, keys, timeouts): README.
             Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
             unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
             """)
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 = any free port; the port is printed on stdout).") var port = 8080
-    @Option(help: ArgumentHelp("URL signature key (hex), as IMGPROXY_KEY.", valueName: "HEX")) var key: String?
-    @Option(help: ArgumentHelp("URL signature salt (hex), as IMGPROXY_SALT.", valueName: "HEX")) var salt: String?
     @Option(name: .customLong("allow-host"), help: ArgumentHelp(
         "Only fetch from this host (repeatable; *.example.com for subdomains).", valueName: "HOST"))
     var allowHosts: [String] = []
@@ -47,12 +46,9 @@ struct Serve: ParsableCommand {
         "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
     var memoryCache = 128
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") var verbose = false
+    @OptionGroup(title: "Security") var security: ServeSecurityOptions
 
     func validate() throws {
-        if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
-        if let key, let salt, DWURLSigner(keyHex: key, saltHex: salt) == nil {
-            throw ValidationError("--key and --salt must be hex (and the key not empty)")
-        }
         for cidr in allowNetworks where DWCIDR(cidr) == nil { throw ValidationError("not a CIDR: \(cidr)") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
@@ -64,7 +60,6 @@ struct Serve: ParsableCommand {
         var configuration = DWServeConfiguration()
         configuration.host = host
         configuration.port = port
-        if let key, let salt { configuration.signer = DWURLSigner(keyHex: key, saltHex: salt) }
         configuration.allowedHosts = allowHosts
         configuration.allowedNetworks = allowNetworks.compactMap(DWCIDR.init)
         configuration.cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
@@ -77,7 +72,16 @@ struct Serve: ParsableCommand {
         configuration.timeout = timeout
         configuration.memoryCacheBytes = memoryCache * 1024 * 1024
         configuration.logLevel = verbose ? .info : .warning
+        do {
+            try security.apply(to: &configuration)
+        } catch let error as ValidationError {
+            FileHandle.standardError.write(Data("dwfetch serve: \(error.message)\n".utf8))
+            throw ExitCode(2)
+        }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Cache files 0600 and directories 0700: what a proxy fetched for one client is no other local user's to read.
+        // (The library's default modes stay 0644/0755, which the CLI keeps: its cache is the user's own files.)
+        umask(0o077)
 
         let server = DWImageServer(configuration: configuration)
         let host = configuration.host
@@ -85,9 +89,11 @@ struct Serve: ParsableCommand {
         let failure = FailureBox()
         Task {
             do {
-                try await server.run { port in
+                try await server.run(onListening: { port in
                     FileHandle.standardOutput.write(Data("dwfetch serve: listening on http://\(host):\(port)\n".utf8))
-                }
+                }, onMetricsListening: { port in
+                    FileHandle.standardOutput.write(Data("dwfetch serve: metrics on port \(port)\n".utf8))
+                })
             } catch {
                 failure.message = "\(error)"
             }

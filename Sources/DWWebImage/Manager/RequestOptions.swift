@@ -38,6 +38,7 @@ struct RequestOptions: Sendable {
     /// Whether processors turn the original into a variant.
     var isVariant: Bool { !processors.isEmpty }
 
-    /// The cache key of what this request delivers: the URL, or `"<url>@<identifiers>"` for a variant.
-    func cacheKey(url: String) -> String { isVariant ? url + "@" + variant : url }
+    /// The cache key of what this request delivers: the URL, or ``DWImageProcessors/cacheKey(url:processors:)`` for a
+    /// variant.
+    func cacheKey(url: String) -> String { isVariant ? DWImageProcessors.cacheKey(url: url, processors: processors) : url }
 }

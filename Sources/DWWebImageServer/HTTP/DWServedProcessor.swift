@@ -1,14 +1,19 @@
-// DWServedProcessor: a processor of the chain as the server runs it — timed, and the first one checks the frame limit.
+// DWServedProcessor: a processor of the chain as the server runs it — timed, and the first one checks the limits.
 import DWWebImage
 
 /// Wraps one processor of a request's chain. Its identifier is the wrapped one's, so cache keys are exactly
 /// ``DWImageProcessors/cacheKey(url:processors:)`` of the engine's chain. The first of a chain refuses a source with
-/// more than `maxFrames` frames (counted from the header, before anything decodes) and counts the transform.
+/// more than `maxFrames` frames and runs the request's result check (``DWResultLimits``), both from the header
+/// before anything decodes, and counts the transform. Runs on the pipeline's processing thread.
 struct DWServedProcessor: DWImageProcessor {
+    /// A check of the source's header facts before the first step decodes anything.
+    typealias Precheck = @Sendable (DWImage) throws(DWWebImageError) -> Void
+
     let inner: any DWImageProcessor
     let first: Bool
     let maxFrames: Int
     let metrics: DWServerMetrics
+    let precheck: Precheck
 
     var identifier: String { inner.identifier }
 
@@ -18,6 +23,7 @@ struct DWServedProcessor: DWImageProcessor {
                 throw DWWebImageError(.tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
                                       size: Int64(image.frameCount), limit: Int64(maxFrames))
             }
+            try precheck(image)
             metrics.transformStarted()
         }
         let clock = ContinuousClock()
@@ -26,10 +32,12 @@ struct DWServedProcessor: DWImageProcessor {
         return try inner.process(image)
     }
 
-    /// `chain`, each wrapped.
-    static func wrap(_ chain: [any DWImageProcessor], maxFrames: Int, metrics: DWServerMetrics) -> [any DWImageProcessor] {
+    /// `chain`, each wrapped; `precheck` runs before the first step.
+    static func wrap(_ chain: [any DWImageProcessor], maxFrames: Int, metrics: DWServerMetrics,
+                     precheck: @escaping Precheck = { _ in }) -> [any DWImageProcessor] {
         chain.enumerated().map { index, processor in
-            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, metrics: metrics)
+            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, metrics: metrics,
+                              precheck: precheck)
         }
     }
 }

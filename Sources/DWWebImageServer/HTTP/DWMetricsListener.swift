@@ -1,0 +1,32 @@
+// The metrics listener: `/metrics` only on `--metrics-bind HOST:PORT`, never on the public port.
+import Hummingbird
+import HummingbirdCore
+import Logging
+import ServiceLifecycle
+
+extension DWImageServer {
+    /// The metrics listener as a service run beside the public one (none without `--metrics-bind`): `GET /metrics`
+    /// answers the Prometheus text, anything else 404. `onListening` gets its bound port. Runs on Hummingbird's event
+    /// loops; stops with the public listener.
+    func metricsServices(onListening: @escaping @Sendable (Int) -> Void) -> [any Service] {
+        guard let bind = configuration.metricsBind else { return [] }
+        let metrics = self.metrics
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            guard request.method == .get || request.method == .head, request.head.path == "/metrics" else {
+                return Self.error(404, "not found")
+            }
+            var response = Self.text(200, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            if request.method == .head { response.body = ResponseBody() }
+            return response
+        }
+        var logger = Logger(label: "dwfetch.serve.metrics")
+        logger.logLevel = configuration.logLevel
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname(bind.host, port: bind.port), serverName: nil,
+                                 availableConnectionsDelegate: MaximumAvailableConnections(64)),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        return [app]
+    }
+}
