@@ -162,6 +162,25 @@ final class HardeningTests: ServeTestCase {
         XCTAssertEqual(received, 0, "closed by the server (not the 15 s receive timeout: errno \(errno))")
     }
 
+    func testConnectionsOverTheCapAreNotReadUntilOthersClose() throws {
+        let server = try serve(["--max-connections", "2", "--header-timeout", "60"])
+        // NIO accepts up to 4 connections per wake-up before the cap is looked at again, so the cap is exceeded by
+        // at most a few: 8 silent connections are sure to fill it.
+        var silent: [Int32] = []
+        for _ in 0..<8 { silent.append(try Self.connect(port: server.port, receiveTimeout: 5)) }
+        let waiting = try Self.connect(port: server.port, receiveTimeout: 30)
+        defer { close(waiting) }
+        let request = Array("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+        XCTAssertEqual(request.withUnsafeBytes { send(waiting, $0.baseAddress, $0.count, 0) }, request.count)
+        var pending = pollfd(fd: waiting, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&pending, 1, 1500), 0, "no answer while the cap is reached")
+        silent.forEach { close($0) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let n = recv(waiting, &buffer, buffer.count, 0)
+        XCTAssertGreaterThan(n, 0)
+        XCTAssertTrue(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+    }
+
     func testErrorBodiesNameNoAddressAndNoCurlText() throws {
         let closed = try LoopbackHTTPServer()
         let closedURL = closed.url("/gone.png")
