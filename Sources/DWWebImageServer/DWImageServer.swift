@@ -152,7 +152,7 @@ public final class DWImageServer: Sendable {
         guard image.frameCount <= configuration.maxFrames else {
             return (Self.error(422, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)"), " frames")
         }
-        guard let contentType = DWFormatNegotiation.contentType(image.format) else {
+        guard let contentType = image.format.mimeType else {
             return (Self.error(422, "source is not an image"), " not-image")
         }
         let etag = Self.etag(of: image.data)
@@ -206,7 +206,7 @@ public final class DWImageServer: Sendable {
             return (422, "image is over a size limit")
         case .transport:
             if error.refusedAddress != nil { return (403, "source address not allowed") }
-            if error.curlCode == 28 { return (504, "origin timed out") }
+            if error.isTimeout { return (504, "origin timed out") }
             return (502, "origin unreachable")
         case .httpStatus:
             let status = error.httpStatus ?? 0

@@ -96,16 +96,8 @@ struct ProcessingOptions: ParsableArguments {
         return (width, height)
     }
 
-    static func parseFormat(_ text: String) -> DWImageFormat? {
-        switch text.lowercased() {
-        case "jpeg", "jpg": .jpeg
-        case "png": .png
-        case "webp": .webp
-        case "avif": .avif
-        case "gif": .gif
-        default: nil
-        }
-    }
+    /// A `--format` value: one of ``DWImageFormat/conversionTargets`` by any of its names.
+    static func parseFormat(_ text: String) -> DWImageFormat? { DWImageFormat(conversionTargetNamed: text) }
 
     /// `RRGGBB` (alpha 0x80, half) or `RRGGBBAA`, an optional leading `#`; components 0…1.
     static func parseTint(_ text: String) -> (r: Double, g: Double, b: Double, a: Double)? {

@@ -40,12 +40,6 @@ enum DiskEntryCodec {
     /// Flag bit: the payload is a gzip stream.
     static let gzipFlag: UInt16 = 1
 
-    static func encode(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
-        var out = encodeHeader(key: key, payload: payload, metadata: metadata)
-        out.append(payload)
-        return out
-    }
-
     /// Everything before the payload: write it, then the payload itself, so a large body is never copied.
     static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata, release: Bool = false) -> Data {
         encodeHeader(key: key, payloadLength: UInt64(payload.count),
@@ -313,12 +307,6 @@ enum DiskEntryCodec {
                 return UInt32(truncatingIfNeeded: c)
             }
         }
-    }
-}
-
-extension Data {
-    mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
 

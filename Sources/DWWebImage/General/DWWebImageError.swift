@@ -49,6 +49,17 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
     /// connection was never opened), e.g. `"127.0.0.1"`; nil otherwise.
     public internal(set) var refusedAddress: String?
 
+    /// Whether this is a transport failure because time ran out (curl's CURLE_OPERATION_TIMEDOUT: the total
+    /// timeout, the connect timeout or the stall timeout).
+    public var isTimeout: Bool { code == .transport && curlCode == CurlCode.timedOut }
+    /// Whether the connection policy refused the address the URL resolved to (see ``refusedAddress``).
+    public var isRefusedAddress: Bool { refusedAddress != nil }
+    /// Whether another attempt could succeed: transport failures, HTTP 5xx, 408 and 429 (what the downloader keeps
+    /// a partial body for).
+    public var isTransient: Bool {
+        code == .transport || (httpStatus.map { $0 >= 500 || $0 == 408 || $0 == 429 } ?? false)
+    }
+
     /// Creates an error; prefer the static factories.
     public init(_ code: Code, _ message: String, url: String? = nil, httpStatus: Int? = nil, curlCode: Int? = nil,
                 size: Int64? = nil, limit: Int64? = nil) {

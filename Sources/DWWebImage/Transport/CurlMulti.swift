@@ -28,8 +28,6 @@ final class CurlMulti: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
 
-    /// Number of transfers in flight (engine thread's view; for tests and diagnostics).
-    let activeCount = DWLock(0)
     /// The most transfers ever in flight at once.
     let maxActiveCount = DWLock(0)
 
@@ -97,7 +95,6 @@ final class CurlMulti: @unchecked Sendable {
             }
             let performed = curl_multi_perform(multi, &running)
             drainMessages()
-            activeCount.value = active.count
             let polled = performed == CURLM_OK ? curl_multi_poll(multi, nil, 0, 1000, nil) : performed
             if polled == CURLM_OK {
                 failures = 0

@@ -7,9 +7,6 @@
 import CGif
 import Foundation
 
-/// giflib's compile-time version, e.g. "5.2.1".
-let giflibVersion = "\(GIFLIB_MAJOR).\(GIFLIB_MINOR).\(GIFLIB_RELEASE)"
-
 /// The byte cursor giflib's input callback reads from (through `GifFileType.UserData`).
 struct GIFInput {
     var base: UnsafeRawPointer?
