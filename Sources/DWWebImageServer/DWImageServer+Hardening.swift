@@ -87,6 +87,7 @@ extension DWImageServer {
         cache.memoryCostLimit = configuration.memoryCacheBytes
         cache.diskSizeLimit = configuration.cacheLimit
         cache.expirationTime = configuration.cacheMaxAge
+        cache.privateFiles = true
         return cache
     }
 
