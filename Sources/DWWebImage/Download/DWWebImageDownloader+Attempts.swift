@@ -179,7 +179,7 @@ extension DWWebImageDownloader {
         case .failure(.curl(let code, _)):
             return !CurlCode.permanent.contains(code)
         case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole),
-             .failure(.addressRefused):
+             .failure(.addressRefused), .failure(.hook):
             return false
         }
     }

@@ -205,6 +205,8 @@ extension DWWebImageDownloader {
             return .failure(error)
         case .failed(.failure(.curl(let code, let message))):
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
+        case .failed(.failure(.hook(let error))):
+            return .failure(error.about(url))
         case .failed(.success(let transfer)):
             return .failure(.http(transfer.head.status, url: url))
         case .notModified(let head):

@@ -178,7 +178,7 @@ public final class DWWebImageManager: Sendable {
         let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
 
         let asciiURL: String
-        switch URLValidator.validate(url) {
+        switch configuration.loader(for: url) == nil ? URLValidator.validate(url) : .success(url) {
         case .failure(let error):
             waiter.deliver(.failure(error), on: callbacks)
             return token
@@ -449,6 +449,9 @@ public final class DWWebImageManager: Sendable {
         request.tls = configuration.tls
         (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
         request.connectionPolicy = configuration.connectionPolicy
+        request.loader = configuration.loader(for: waiter.token.url)
+        request.hooks = RequestHooks(modifiers: [configuration.requestModifier, waiter.options.requestModifier],
+                                     redirectHandlers: [configuration.redirectHandler, waiter.options.redirectHandler])
         let policy = waiter.options.storePolicy
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
@@ -463,6 +466,6 @@ public final class DWWebImageManager: Sendable {
                 for waiters in groups { self?.makeVariant(from: original, for: waiters, callbacks: callbacks) }
             },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
-            hostKey: URLValidator.hostKey(asciiURL))
+            hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL))
     }
 }
