@@ -43,6 +43,7 @@ public final class DWImageServer: Sendable {
         pipeline.retryPolicy = DWRetryPolicy(maxRetries: 1, interval: 0.25)
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
+        pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)
@@ -179,16 +180,7 @@ public final class DWImageServer: Sendable {
 
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.
     func hostIsAllowed(_ host: String) -> Bool {
-        let allowed = configuration.allowedHosts
-        guard !allowed.isEmpty else { return true }
-        return allowed.contains { pattern in
-            let pattern = pattern.lowercased()
-            if pattern.hasPrefix("*.") {
-                let suffix = pattern.dropFirst(1)
-                return host.hasSuffix(suffix) || host == suffix.dropFirst()
-            }
-            return host == pattern
-        }
+        DWRedirectGuard.isAllowed(host, by: configuration.allowedHosts)
     }
 
     // MARK: - Mapping and headers
@@ -209,6 +201,7 @@ public final class DWImageServer: Sendable {
             if error.isTimeout { return (504, "origin timed out") }
             return (502, "origin unreachable")
         case .httpStatus:
+            if error.refusedRedirect != nil { return (403, "redirect target not allowed") }
             let status = error.httpStatus ?? 0
             if status == 404 || status == 410 { return (404, "origin answered \(status)") }
             return (502, "origin answered \(status)")

@@ -57,6 +57,8 @@ final class HardeningTests: ServeTestCase {
         let server = try serve(["--request-timeout", "1", "--timeout", "60"])
         let response = try server.get(ProxyPath.plain(origin.url("/hang.png")))
         XCTAssertEqual(response.status, 504, response.text)
+        XCTAssertTrue(origin.waitForActiveRequests(0, timeout: 10), "the abandoned fetch was cancelled, its connection closed")
+        XCTAssertEqual(origin.requestCount(path: "/hang.png"), 1, "and not retried")
         XCTAssertEqual(try server.get("/health").status, 200)
     }
 
@@ -70,6 +72,19 @@ final class HardeningTests: ServeTestCase {
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"))).status, 200)
         XCTAssertEqual(proxy.acceptedConnections, 0, "the recording proxy saw nothing")
         XCTAssertEqual(origin.requestCount(path: "/a.png"), 1, "fetched directly")
+    }
+
+    func testARedirectFromAnAllowedHostToAnotherIsRefusedBeforeItIsFollowed() throws {
+        // The address guard lets all of 127/8 through here: only --allow-host can stop the second hop.
+        let other = try ConnectionCounter(address: "127.0.0.2")
+        defer { other.stop() }
+        origin.setRoute("/open", .redirect(to: "http://127.0.0.2:\(other.port)/x.png"))
+        let server = try serve(["--allow-network", "127.0.0.0/8", "--allow-host", "127.0.0.1"])
+        let response = try server.get(ProxyPath.plain(origin.url("/open")))
+        XCTAssertEqual(response.status, 403, response.text)
+        XCTAssertFalse(response.text.contains("127.0.0.2"), response.text)
+        XCTAssertEqual(origin.requestCount(path: "/open"), 1, "the allowed host was asked")
+        XCTAssertEqual(other.count, 0, "nothing reached the other host")
     }
 
     func testTheVariantKeyCannotBeSpelledByAnotherURL() throws {
