@@ -70,6 +70,7 @@ final class ErrorTests: XCTestCase {
         let error = try XCTUnwrap(h.fetch(h.server.url("/stall.png")).error)
         XCTAssertEqual(error.code, .transport)
         XCTAssertEqual(error.curlCode, 28, "CURLE_OPERATION_TIMEDOUT")
+        XCTAssertTrue(error.isTimeout)
     }
 
     func testHTTPErrorsAre10004WithStatus() throws {

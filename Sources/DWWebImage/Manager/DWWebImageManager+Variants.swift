@@ -30,7 +30,8 @@ extension DWWebImageManager {
         case .joined:
             return
         case .cached(let variant):
-            let result = Result<DWImage, DWWebImageError>.success(variant.from(original.source, metrics: original.metrics))
+            let result = Result<DWImage, DWWebImageError>.success(
+                variant.from(original.source, metrics: original.metrics))
             for waiter in waiters { waiter.deliver(result, on: callbacks) }
             return
         case .start:
@@ -46,9 +47,12 @@ extension DWWebImageManager {
                 result = .success(variant.from(original.source, metrics: original.metrics))
             } catch {
                 DWLog.debug("\(key): \(error.message)")
-                result = .failure(error.url == nil ? DWWebImageError(error.code, error.message, url: url,
-                                                                     httpStatus: error.httpStatus, curlCode: error.curlCode,
-                                                                     size: error.size, limit: error.limit) : error)
+                result = .failure(
+                    error.url == nil
+                        ? DWWebImageError(
+                            error.code, error.message, url: url,
+                            httpStatus: error.httpStatus, curlCode: error.curlCode,
+                            size: error.size, limit: error.limit) : error)
             }
             let answered = state.withLock { s -> [Waiter] in
                 let all = s.transforms.removeValue(forKey: key) ?? []
