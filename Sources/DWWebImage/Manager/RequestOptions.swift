@@ -45,5 +45,7 @@ struct RequestOptions: Sendable {
 
     /// The cache key of what this request delivers: the URL, or ``DWImageProcessors/cacheKey(url:processors:)`` for a
     /// variant.
-    func cacheKey(url: String) -> String { isVariant ? DWImageProcessors.cacheKey(url: url, processors: processors) : url }
+    func cacheKey(url: String) -> String {
+        isVariant ? DWImageProcessors.cacheKey(url: url, processors: processors) : url
+    }
 }
