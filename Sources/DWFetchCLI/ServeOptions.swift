@@ -14,8 +14,9 @@ package struct ServeOptions: ParsableCommand {
         discussion: """
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
             options: rs:{fit|fill|force}:{w}:{h}  w:{w}  h:{h}  el:1  q:{1-100}  f:{jpeg|png|webp|avif|gif}  bl:{sigma}  g:ce
-            GET /health; GET /metrics (Prometheus) only on --metrics-bind. SIGTERM or SIGINT finishes the requests in
-            flight and exits 0. Security defaults (limits, keys, timeouts): README.
+            GET /health; GET /metrics (Prometheus) only on --metrics-bind. SIGTERM or SIGINT: stop accepting, write
+            every accepted response in full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once
+            (143 or 130). Security defaults (limits, keys, timeouts): README.
             Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
             unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
             """)
@@ -49,6 +50,9 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("memory-cache"), help: ArgumentHelp(
         "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
     package var memoryCache = 128
+    @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp(
+        "On SIGTERM/SIGINT, wait this long for responses in flight to be written in full.", valueName: "SEC"))
+    package var shutdownTimeout: Double = 30
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") package var verbose = false
     /// Keys, result limits, bounded work, fetch hygiene, connections (issue 22).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions
@@ -57,7 +61,8 @@ package struct ServeOptions: ParsableCommand {
     /// dwfetch-serve, with the same exit status 2).
     package func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
+        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0,
+              shutdownTimeout >= 0, shutdownTimeout.isFinite else {
             throw ValidationError("limits must be positive")
         }
     }

@@ -12,21 +12,22 @@ extension DWImageServer {
     /// The image answer within the server's bounds: admitted by ``gate`` (503 with `Retry-After` at once when every
     /// worker is busy and the queue is full), and answered 504 when `requestTimeout` runs out first — waiting
     /// included; the request's fetch is then cancelled (a libvips step already running finishes on its thread, its
-    /// result dropped). Runs on the request's task; the work runs in a child task.
-    func boundedImage(for request: Request, target: String) async -> (Response, String) {
+    /// result dropped). Runs on the request's task; the work runs in a child task (which inherits its access note).
+    func boundedImageResponse(for request: Request, target: String) async -> Response {
         let timeout = configuration.requestTimeout
         let gate = self.gate
-        return await withTaskGroup(of: (Response, String)?.self) { group in
+        return await withTaskGroup(of: Response?.self) { group in
             group.addTask {
                 do {
                     try await gate.enter()
                 } catch DWWorkGate.Refusal.full {
-                    return (Self.busy(), " queue-full")
+                    DWAccessNote.current?.text = " queue-full"
+                    return Self.busy()
                 } catch {
                     return nil  // cancelled while waiting: the deadline's 504 answers
                 }
                 defer { gate.leave() }
-                return await self.image(for: request, target: target)
+                return await self.imageResponse(for: request, target: target)
             }
             group.addTask {
                 try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
@@ -34,13 +35,15 @@ extension DWImageServer {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? (Self.error(504, "request took too long"), " deadline")
+            if let first { return first }
+            DWAccessNote.current?.text = " deadline"
+            return DWResponses.error(.gatewayTimeout, "request took too long")
         }
     }
 
     /// 503 with `Retry-After: 1`: every worker busy and the queue full.
     static func busy() -> Response {
-        var response = error(503, "server busy, retry later")
+        var response = DWResponses.error(.serviceUnavailable, "server busy, retry later")
         response.headers[HTTPField.Name("Retry-After")!] = "1"
         return response
     }
@@ -91,12 +94,11 @@ extension DWImageServer {
         return cache
     }
 
-    /// HTTP/1.1 with Hummingbird's connection timer: a connection that has not sent a complete request head within
-    /// the smaller of `--header-timeout` and `--idle-timeout` (from its start, or from its previous response) is
-    /// closed — a half-sent request included.
-    var httpServer: HTTPServerBuilder {
-        let seconds = min(configuration.headerTimeout, configuration.idleTimeout)
-        return .http1(configuration: .init(idleTimeout: .milliseconds(Int64(seconds * 1000))))
+    /// Hummingbird's connection timer: a connection that has not sent a complete request head within the smaller of
+    /// `--header-timeout` and `--idle-timeout` (from its start, or from its previous response) is closed — a
+    /// half-sent request included.
+    var connectionTimeoutMilliseconds: Int64 {
+        Int64(min(configuration.headerTimeout, configuration.idleTimeout) * 1000)
     }
 
     /// The public listener: its address, and at most `--max-connections` connections (no more accepted until one

@@ -13,9 +13,9 @@ extension DWImageServer {
         let metrics = self.metrics
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             guard request.method == .get || request.method == .head, request.head.path == "/metrics" else {
-                return Self.error(404, "not found")
+                return DWResponses.error(.notFound, "not found")
             }
-            var response = Self.text(200, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            var response = DWResponses.text(.ok, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
             if request.method == .head { response.body = ResponseBody() }
             return response
         }
@@ -29,4 +29,8 @@ extension DWImageServer {
             logger: logger)
         return [app]
     }
+
+    /// The Prometheus text of this server's counters (what the metrics listener serves), for an embedder that
+    /// exposes it its own way. Any thread.
+    public func metricsText() -> String { metrics.text() }
 }

@@ -1,10 +1,14 @@
-// DWServedProcessor: a processor of the chain as the server runs it — timed, and the first one checks the limits.
+// DWServedProcessor: a processor of the chain as the server runs it — timed, under the server's limits, and the first
+// one checks the frame limit.
 import DWWebImage
+import DWWebImageProcessing
 
 /// Wraps one processor of a request's chain. Its identifier is the wrapped one's, so cache keys are exactly
 /// ``DWImageProcessors/cacheKey(url:processors:)`` of the engine's chain. The first of a chain refuses a source with
-/// more than `maxFrames` frames and runs the request's result check (``DWResultLimits``), both from the header
-/// before anything decodes, and counts the transform. Runs on the pipeline's processing thread.
+/// more than `maxFrames` frames and runs the request's result check (``DWResultLimits``), both from the header before
+/// anything decodes, and counts the transform. Each
+/// runs through ``DWImageProcessing/process(_:with:limits:)`` with the server's `limits`, on the pipeline's
+/// processing queue.
 struct DWServedProcessor: DWImageProcessor {
     /// A check of the source's header facts before the first step decodes anything.
     typealias Precheck = @Sendable (DWImage) throws(DWWebImageError) -> Void
@@ -12,6 +16,7 @@ struct DWServedProcessor: DWImageProcessor {
     let inner: any DWImageProcessor
     let first: Bool
     let maxFrames: Int
+    let limits: DWProcessingLimits
     let metrics: DWServerMetrics
     let precheck: Precheck
 
@@ -29,14 +34,14 @@ struct DWServedProcessor: DWImageProcessor {
         let clock = ContinuousClock()
         let start = clock.now
         defer { metrics.transformStep(clock.now - start) }
-        return try inner.process(image)
+        return try DWImageProcessing.process(image, with: inner, limits: limits)
     }
 
     /// `chain`, each wrapped; `precheck` runs before the first step.
-    static func wrap(_ chain: [any DWImageProcessor], maxFrames: Int, metrics: DWServerMetrics,
-                     precheck: @escaping Precheck = { _ in }) -> [any DWImageProcessor] {
+    static func wrap(_ chain: [any DWImageProcessor], maxFrames: Int, limits: DWProcessingLimits,
+                     metrics: DWServerMetrics, precheck: @escaping Precheck = { _ in }) -> [any DWImageProcessor] {
         chain.enumerated().map { index, processor in
-            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, metrics: metrics,
+            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, limits: limits, metrics: metrics,
                               precheck: precheck)
         }
     }

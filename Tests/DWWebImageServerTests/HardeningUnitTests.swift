@@ -108,11 +108,13 @@ final class HardeningUnitTests: XCTestCase {
         XCTAssertEqual(gate.load.running, 0)
     }
 
-    /// Polls an observable condition with a 10 s deadline.
+    private struct Timeout: Error {}
+
+    /// Polls an observable condition with a 10 s deadline (throws, failing the test, when it passes).
     private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(10)
         while !condition() {
-            guard Date() < deadline else { throw ServeStartFailure(log: "condition not reached within 10 s") }
+            guard Date() < deadline else { throw Timeout() }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
