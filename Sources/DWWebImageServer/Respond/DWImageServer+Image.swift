@@ -38,7 +38,7 @@ extension DWImageServer {
             return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",
                           note: " frames")
         }
-        guard let contentType = DWFormatNegotiation.contentType(image.format) else {
+        guard let contentType = image.format.mimeType else {
             return refuse(.unprocessableContent, "source is not an image", note: " not-image")
         }
         DWAccessNote.current?.text = " \(image.source)"
