@@ -23,6 +23,8 @@ struct RequestOptions: Sendable {
     /// The request's own modifier and redirect handler (after the manager's).
     let requestModifier: DWRequestModifier?
     let redirectHandler: DWRedirectHandler?
+    /// The request's own cache key (``DWWebImageOptions/cacheKey(_:)``).
+    let explicitKey: String?
 
     init(_ options: DWWebImageOptions, cachePolicy: DWWebImageCachePolicy) {
         let noCache = options.contains(.noCache)
@@ -38,14 +40,21 @@ struct RequestOptions: Sendable {
         variant = DWImageProcessors.identifier(of: options.processors)
         requestModifier = options.requestModifier
         redirectHandler = options.redirectHandler
+        explicitKey = options.cacheKey
     }
 
     /// Whether processors turn the original into a variant.
     var isVariant: Bool { !processors.isEmpty }
 
-    /// The cache key of what this request delivers: the URL, or ``DWImageProcessors/cacheKey(url:processors:)`` for a
-    /// variant.
-    func cacheKey(url: String) -> String {
-        isVariant ? DWImageProcessors.cacheKey(url: url, processors: processors) : url
+    /// The key the original is cached and coalesced under: ``DWWebImageOptions/cacheKey(_:)``, else the URL
+    /// through the manager's filter, else the URL.
+    func originalKey(url: String, filter: DWCacheKeyFilter?) -> String {
+        explicitKey ?? filter?.key(for: url) ?? url
+    }
+
+    /// The cache key of what this request delivers: `base` (``originalKey(url:filter:)``), or
+    /// ``DWImageProcessors/cacheKey(url:processors:)`` over `base` for a variant (length-prefixed: unambiguous).
+    func cacheKey(base: String) -> String {
+        isVariant ? DWImageProcessors.cacheKey(url: base, processors: processors) : base
     }
 }

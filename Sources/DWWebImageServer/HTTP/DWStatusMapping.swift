@@ -16,7 +16,7 @@ enum DWStatusMapping {
             return (.unprocessableContent, "image is over a size limit")
         case .transport:
             if error.refusedAddress != nil { return (.forbidden, "source address not allowed") }
-            if error.isOriginTimeout { return (.gatewayTimeout, "origin timed out") }
+            if error.isTimeout { return (.gatewayTimeout, "origin timed out") }
             return (.badGateway, "origin unreachable")
         case .httpStatus:
             if error.refusedRedirect != nil { return (.forbidden, "redirect target not allowed") }
@@ -29,9 +29,4 @@ enum DWStatusMapping {
             return (.badGateway, "internal error")
         }
     }
-}
-
-extension DWWebImageError {
-    /// libcurl's CURLE_OPERATION_TIMEDOUT: the fetch ran out of ``DWServeConfiguration/timeout``.
-    var isOriginTimeout: Bool { code == .transport && curlCode == 28 }
 }
