@@ -27,6 +27,8 @@ public final class DWImageServer: Sendable {
     let logger: Logger
     /// `--workers` / `--queue`: admission of image requests, oldest first.
     let gate: DWWorkGate
+    /// Variants shared with other instances (``DWServeConfiguration/resultStorage``), or nil.
+    let resultStorage: DWResultStorage?
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
@@ -49,6 +51,7 @@ public final class DWImageServer: Sendable {
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)
+        pipeline.s3 = configuration.s3
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)
@@ -60,6 +63,10 @@ public final class DWImageServer: Sendable {
         limits.maxByteCount = Int(clamping: configuration.maxSize)
         limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames
         self.limits = limits
+        resultStorage = configuration.resultStorage.map { [metrics, logger] in
+            DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5), prefix: $0,
+                            metrics: metrics, logger: logger)
+        }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
     }
 }

@@ -34,9 +34,7 @@ final class ServeProcess: @unchecked Sendable {
         process.executableURL = binary
         let metrics = args.contains("--metrics-bind") ? [] : ["--metrics-bind", "127.0.0.1:0"]
         process.arguments = ["serve", "--port", "0", "--cache-dir", self.cacheDir.path] + metrics + args
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice
