@@ -159,7 +159,7 @@ let package = Package(
         // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
         .testTarget(
             name: "DWServerTests",
-            dependencies: ["DWTestServer", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["DWTestServer", "DWTestPeers", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@
 // `dwfetch serve --help` needs no server); dwfetch-serve maps them onto DWServeConfiguration in
 // Sources/dwfetch-serve/ServeConfiguration+Options.swift (a new flag: declare it here, map it there).
 import ArgumentParser
+import DWWebImage
 import Foundation
 
 /// `dwfetch serve [--host H] [--port N] [--key HEX --salt HEX] ...`, a subcommand of ``DWFetch``. Parsed on the main
@@ -51,6 +52,15 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("memory-cache"), help: ArgumentHelp(
         "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
     package var memoryCache = 128
+    @Flag(name: .customLong("allow-s3"), help: "Accept s3://bucket/key sources (imgproxy's IMGPROXY_USE_S3); AWS_* credentials.")
+    package var allowS3 = false
+    @Option(name: .customLong("s3-endpoint"), help: ArgumentHelp(
+        "S3-compatible endpoint, path-style (default: AWS's regional one for AWS_REGION).", valueName: "URL"))
+    package var s3Endpoint: String?
+    @Option(name: .customLong("result-storage"), help: ArgumentHelp(
+        "Share variants between instances in this bucket and prefix (looked up before, written after each transform).",
+        valueName: "s3://BUCKET/PREFIX"))
+    package var resultStorage: String?
     @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp(
         "On SIGTERM/SIGINT, wait this long for responses in flight to be written in full.", valueName: "SEC"))
     package var shutdownTimeout: Double = 30
@@ -60,6 +70,12 @@ package struct ServeOptions: ParsableCommand {
     /// dwfetch-serve, with the same exit status 2).
     package func validate() throws {
         if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
+        if let resultStorage, DWS3Location(resultStorage) == nil {
+            throw ValidationError("--result-storage must be s3://bucket[/prefix]")
+        }
+        if let s3Endpoint, !(s3Endpoint.hasPrefix("http://") || s3Endpoint.hasPrefix("https://")) {
+            throw ValidationError("--s3-endpoint must be an http(s) URL")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0,
               shutdownTimeout >= 0, shutdownTimeout.isFinite else {

@@ -25,6 +25,8 @@ public final class DWImageServer: Sendable {
     public let limits: DWProcessingLimits
     let metrics = DWServerMetrics()
     let logger: Logger
+    /// Variants shared with other instances (``DWServeConfiguration/resultStorage``), or nil.
+    let resultStorage: DWResultStorage?
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
@@ -44,6 +46,7 @@ public final class DWImageServer: Sendable {
         pipeline.retryPolicy = DWRetryPolicy(maxRetries: 1, interval: 0.25)
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
+        pipeline.s3 = configuration.s3
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.jobs
@@ -54,6 +57,10 @@ public final class DWImageServer: Sendable {
         limits.maxFrameCount = configuration.maxFrames
         limits.maxByteCount = Int(clamping: configuration.maxSize)
         self.limits = limits
+        resultStorage = configuration.resultStorage.map { [metrics, logger] in
+            DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5), prefix: $0,
+                            metrics: metrics, logger: logger)
+        }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
     }
 }

@@ -33,6 +33,12 @@ public struct DWServeConfiguration: Sendable {
     public var timeout: TimeInterval = 15
     /// Bytes the memory cache of originals and variants may hold (default 128 MiB).
     public var memoryCacheBytes = 128 * 1024 * 1024
+    /// Accept `s3://bucket/key` sources (imgproxy's `IMGPROXY_USE_S3`); off, they are refused with 403.
+    public var allowS3 = false
+    /// The S3 store of `s3://` sources and result storage (default: the `AWS_*` environment, AWS's endpoint).
+    public var s3 = DWS3Configuration.fromEnvironment()
+    /// Where variants are shared between instances (`--result-storage s3://bucket/prefix`); nil = not shared.
+    public var resultStorage: DWS3Location?
     /// Seconds a shutdown (SIGTERM, SIGINT) waits for accepted responses to be written in full (default 30); what is
     /// still being written then is cut, logged and counted, and the server exits 0 all the same.
     public var shutdownTimeout: Double = 30

@@ -2,6 +2,7 @@
 // DWServeConfiguration, with the checks that need the server's own parsers.
 import ArgumentParser
 import DWFetchCLI
+import DWWebImage
 import DWWebImageServer
 import Foundation
 
@@ -31,6 +32,9 @@ extension DWServeConfiguration {
         jobs = options.jobs
         timeout = options.timeout
         memoryCacheBytes = options.memoryCache * 1024 * 1024
+        allowS3 = options.allowS3
+        s3 = .fromEnvironment(endpoint: options.s3Endpoint)
+        resultStorage = options.resultStorage.flatMap(DWS3Location.init)
         shutdownTimeout = options.shutdownTimeout
         logLevel = options.verbose ? .info : .warning
     }

@@ -11,7 +11,7 @@ final class ServeProcess: @unchecked Sendable {
     private let errURL: URL
 
     /// `dwfetch serve --port 0 --cache-dir <temp> args`; waits until it prints the port it listens on.
-    init(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    init(_ args: [String], environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         cacheDir = dir.appendingPathComponent("cache")
@@ -26,6 +26,7 @@ final class ServeProcess: @unchecked Sendable {
         process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--port", "0", "--cache-dir", cacheDir.path] + args
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice

@@ -37,8 +37,8 @@ class ServeTestCase: XCTestCase {
     }
 
     /// A server that may reach the origin on 127.0.0.1 (SSRF tests pass `allowOrigin: false`).
-    func serve(_ args: [String] = [], allowOrigin: Bool = true) throws -> ServeProcess {
-        let server = try ServeProcess((allowOrigin ? ["--allow-network", "127.0.0.1/32"] : []) + args)
+    func serve(_ args: [String] = [], allowOrigin: Bool = true, environment: [String: String] = [:]) throws -> ServeProcess {
+        let server = try ServeProcess((allowOrigin ? ["--allow-network", "127.0.0.1/32"] : []) + args, environment: environment)
         servers.append(server)
         return server
     }

@@ -55,6 +55,11 @@ extension DWWebImageManager {
         /// ``DWWebImageError/refusedAddress`` is set. nil (the default) allows every address.
         /// Called on the transfer thread: keep it quick.
         public var connectionPolicy: DWConnectionPolicy?
+        /// Where `s3://bucket/key` URLs are fetched and how they are signed; default from the `AWS_*` environment
+        /// variables (``DWS3Configuration/fromEnvironment(_:endpoint:)``). The cache key of an s3 source is its
+        /// s3:// URL. The endpoint is the operator's choice, not a request's: ``connectionPolicy`` does not apply
+        /// to it, and s3 requests follow no redirects.
+        public var s3 = DWS3Configuration.fromEnvironment()
 
         /// Changes every request before it is sent (an auth token fetched asynchronously, a signature), once per
         /// attempt, before a request's own ``DWWebImageOptions/requestModifier(_:)``. See ``DWRequestModifier``.

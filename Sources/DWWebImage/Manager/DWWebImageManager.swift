@@ -179,7 +179,7 @@ public final class DWWebImageManager: Sendable {
         let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
 
         let asciiURL: String
-        switch configuration.loader(for: url) == nil ? URLValidator.validate(url) : .success(url) {
+        switch configuration.loader(for: url) == nil ? URLValidator.validate(url, s3: configuration.s3) : .success(url) {
         case .failure(let error):
             waiter.deliver(.failure(error), on: callbacks)
             return token
@@ -441,8 +441,9 @@ public final class DWWebImageManager: Sendable {
                 headers["If-Modified-Since"] = lastModified
             }
         }
-        let request = configuration.transferRequest(
+        var request = configuration.transferRequest(
             url: asciiURL, headers: headers, options: waiter.options, loader: configuration.loader(for: waiter.token.url))
+        if DWS3Location(waiter.token.url) != nil { request.signForS3(configuration.s3) }
         let policy = waiter.options.storePolicy
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,

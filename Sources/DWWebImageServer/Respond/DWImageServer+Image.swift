@@ -21,6 +21,9 @@ extension DWImageServer {
         guard hostIsAllowed(url.sourceHost) else {
             return refuse(.forbidden, "source host is not allowed", note: " host-refused")
         }
+        if !configuration.allowS3, DWS3Location(url.source) != nil {
+            return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
+        }
         let format = DWFormatNegotiation.outputFormat(explicit: url.options.format, accept: request.headers[.accept],
                                                       autoFormat: configuration.autoFormat)
         let image: DWImage
