@@ -84,6 +84,7 @@ let package = Package(
                 "DWWebImageProcessing",
                 "DWLocking",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),  // connection limits (MaximumAvailableConnections)
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -151,12 +152,12 @@ let package = Package(
             name: "DWImgproxyTests",
             dependencies: ["DWWebImageServer", "DWWebImageProcessing", "DWWebImage", "DWTestServer"]
         ),
-        // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping)
-        // and its routes through HummingbirdTesting's router framework: no process, no socket.
+        // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping,
+        // result limits, the work gate) and its routes through HummingbirdTesting's router framework: no process, no socket.
         .testTarget(
             name: "DWWebImageServerTests",
             dependencies: [
-                "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer",
+                "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWLocking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

@@ -16,8 +16,9 @@ package struct ServeOptions: ParsableCommand {
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
             options: every processing option of imgproxy's open-source edition (README: "Serving images");
             GET /info/{signature}/{info options}/{source}: the source's facts as JSON (imgproxy Pro's shape)
-            GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT: stop accepting, write every accepted response in
-            full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once (143 or 130).
+            GET /health; GET /metrics (Prometheus) only on --metrics-bind. SIGTERM or SIGINT: stop accepting, write
+            every accepted response in full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once
+            (143 or 130). Security defaults (limits, keys, timeouts): README.
             Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
             unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
             """)
@@ -27,8 +28,6 @@ package struct ServeOptions: ParsableCommand {
 
     @Option(help: "Address to listen on.") package var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 = any free port; the port is printed on stdout).") package var port = 8080
-    @Option(help: ArgumentHelp("URL signature key (hex), as IMGPROXY_KEY.", valueName: "HEX")) package var key: String?
-    @Option(help: ArgumentHelp("URL signature salt (hex), as IMGPROXY_SALT.", valueName: "HEX")) package var salt: String?
     @Option(name: .customLong("allow-host"), help: ArgumentHelp(
         "Only fetch from this host (repeatable; *.example.com for subdomains).", valueName: "HOST"))
     package var allowHosts: [String] = []
@@ -67,11 +66,12 @@ package struct ServeOptions: ParsableCommand {
     package var shutdownTimeout: Double = 30
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") package var verbose = false
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
+    /// Keys, result limits, bounded work, fetch hygiene, connections (issue 22).
+    @OptionGroup(title: "Security") package var security: ServeSecurityOptions
 
     /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in
     /// dwfetch-serve, with the same exit status 2).
     package func validate() throws {
-        if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
         if let resultStorage, DWS3Location(resultStorage) == nil {
             throw ValidationError("--result-storage must be s3://bucket[/prefix]")
         }

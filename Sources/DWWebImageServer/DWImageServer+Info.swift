@@ -15,7 +15,8 @@ extension DWImageServer {
         do {
             let inner = String(target.dropFirst("/info".count))
             let (signature, signedPath) = try DWProxyURL.split(target: inner)
-            if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
+            if !configuration.signers.isEmpty,
+               !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
                 return refuse(.forbidden, "invalid signature", note: " bad-signature")
             }
             // The info options are taken off first; what is left is a processing URL with no options.

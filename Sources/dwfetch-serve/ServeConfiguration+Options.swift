@@ -12,12 +12,6 @@ extension DWServeConfiguration {
         self.init()
         host = options.host
         port = options.port
-        if let key = options.key, let salt = options.salt {
-            guard let signer = DWURLSigner(keyHex: key, saltHex: salt) else {
-                throw ValidationError("--key and --salt must be hex (and the key not empty)")
-            }
-            self.signer = signer
-        }
         allowedHosts = options.allowHosts
         allowedNetworks = try options.allowNetworks.map { cidr in
             guard let parsed = DWCIDR(cidr) else { throw ValidationError("not a CIDR: \(cidr)") }
@@ -38,5 +32,6 @@ extension DWServeConfiguration {
         shutdownTimeout = options.shutdownTimeout
         logLevel = options.verbose ? .info : .warning
         imgproxy = try DWImgproxySettings(options.imgproxy)
+        try options.security.apply(to: &self)
     }
 }

@@ -110,10 +110,11 @@ final class ParserTests: XCTestCase {
         var cli = DWTransform()
         cli.quality = 80
         XCTAssertEqual(try key("q:80"), DWImageProcessors.cacheKey(url: Imgproxy.source, processors: cli.processors()))
-        XCTAssertEqual(try key("q:80"), Imgproxy.source + "@convert(q80)")
+        let q80 = try key("q:80")
+        XCTAssertTrue(q80.hasSuffix("@12:convert(q80)"), q80)
         cli.width = 32
         cli.format = .webp
-        XCTAssertEqual(try key("rs:fit:32:0/f:webp/q:80"), Imgproxy.source + "@resize(32x,fit)|convert(webp,q80)")
+        XCTAssertTrue(try key("rs:fit:32:0/f:webp/q:80").hasSuffix("@15:resize(32x,fit)|17:convert(webp,q80)"))
         XCTAssertEqual(try key("w:32/q:80/f:webp"),
                        DWImageProcessors.cacheKey(url: Imgproxy.source, processors: cli.processors()))
     }

@@ -7,7 +7,7 @@ import XCTest
 final class AnimationServeTests: ServeTestCase {
     func testGIFAndWebPKeepFramesDelaysAndLoop() throws {
         origin.setRoute("/a.gif", .ok(SampleImages.gif(width: 40, height: 20, frames: 3, delayCentiseconds: 20)))
-        let server = try serve()
+        let server = try serve(["--max-animation-frames", "100"])
         let gif = try server.get(ProxyPath.plain(origin.url("/a.gif"), options: "w:20"))
         XCTAssertEqual(gif.status, 200, gif.text)
         XCTAssertEqual(try animation(gif.body), "GIF 20x10 3 200,200,200", "GIF in, GIF out, every frame resized")
@@ -28,7 +28,7 @@ final class AnimationServeTests: ServeTestCase {
     /// NETSCAPE2.0 loop 3 (four plays) survives GIF → GIF, GIF → WebP (ANIM loop 4) and WebP → GIF.
     func testLoopCountIsKept() throws {
         origin.setRoute("/l.gif", .ok(SampleImages.gif(width: 8, height: 8, frames: 2, loopCount: 3)))
-        let server = try serve()
+        let server = try serve(["--max-animation-frames", "100"])
         let gif = try server.get(ProxyPath.plain(origin.url("/l.gif"), options: "w:4"))
         let webp = try server.get(ProxyPath.plain(origin.url("/l.gif"), options: "w:4/f:webp"))
         XCTAssertEqual(try loop(gif.body), "3")

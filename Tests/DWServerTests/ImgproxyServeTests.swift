@@ -83,10 +83,11 @@ final class ImgproxyServeTests: ServeTestCase {
         let expired = try server.get(ProxyPath.plain(source, options: "exp:1600000000"))
         XCTAssertEqual(expired.status, 404, expired.text)
         XCTAssertEqual(try server.get(ProxyPath.plain(source, options: "exp:4102444800")).status, 200, "2100 is not past")
+        let before = try server.metric("dwserve_transforms_total")
         let one = try server.get(ProxyPath.plain(source, options: "w:8/cb:1"))
         let two = try server.get(ProxyPath.plain(source, options: "w:8/cb:2"))
         XCTAssertEqual(one.body, two.body, "cb changes the key, not the image")
-        XCTAssertEqual(try server.metric("dwserve_transforms_total"), 2, "each cache buster is its own variant")
+        XCTAssertEqual(try server.metric("dwserve_transforms_total") - before, 2, "each cache buster is its own variant")
         XCTAssertNil(one.header("Content-Disposition"))
         let attachment = try server.get(ProxyPath.plain(source, options: "att:1", ext: "webp"))
         XCTAssertEqual(attachment.header("Content-Disposition"),

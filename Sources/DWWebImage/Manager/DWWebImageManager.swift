@@ -426,7 +426,8 @@ public final class DWWebImageManager: Sendable {
 
     /// Partial bodies live beside the cache spaces, under the cache root.
     private var partialStore: PartialStore {
-        PartialStore(path: cache.partialPath)  // the root is a cache setting that can change: no stored copy
+        // The root is a cache setting that can change: no stored copy.
+        PartialStore(path: cache.partialPath, privateFiles: cache.configuration.privateFiles)
     }
 
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,

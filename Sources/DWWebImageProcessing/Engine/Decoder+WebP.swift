@@ -17,7 +17,7 @@ extension Decoder {
         try checkArea(roll.width, roll.height, limits: DWImageProcessing.limits)
         let pageHeight = roll.int("page-height") ?? roll.height
         guard pageHeight > 0, roll.height % pageHeight == 0 else { throw DWWebImageError(.notAnImage, "WebP pages differ in size") }
-        let count = roll.height / pageHeight
+        let count = min(roll.height / pageHeight, max(1, DWImageProcessing.effectiveLimits.maxProcessedFrames))
         let flat = try normalize(roll, autorotate: false)
         var decoded = Decoded(frames: [], keepAlive: [image.data])
         for page in 0..<count {

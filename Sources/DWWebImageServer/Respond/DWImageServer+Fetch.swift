@@ -15,15 +15,6 @@ extension DWImageServer {
 
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.
     func hostIsAllowed(_ host: String) -> Bool {
-        let allowed = configuration.allowedHosts
-        guard !allowed.isEmpty else { return true }
-        return allowed.contains { pattern in
-            let pattern = pattern.lowercased()
-            if pattern.hasPrefix("*.") {
-                let suffix = pattern.dropFirst(1)
-                return host.hasSuffix(suffix) || host == suffix.dropFirst()
-            }
-            return host == pattern
-        }
+        DWRedirectGuard.isAllowed(host, by: configuration.allowedHosts)
     }
 }

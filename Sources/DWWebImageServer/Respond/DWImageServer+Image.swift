@@ -12,12 +12,16 @@ extension DWImageServer {
         do {
             // The signature first (as imgproxy does): an unsigned request learns nothing about the rest.
             let (signature, signedPath) = try DWProxyURL.split(target: target)
-            if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
+            if !configuration.signers.isEmpty,
+               !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
                 return refuse(.forbidden, "invalid signature", note: " bad-signature")
             }
             url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
         } catch {
             return refuse(.init(code: error.status), error.description, note: error.status == 404 ? " expired" : " bad-url")
+        }
+        guard !Self.hasUserinfo(url.source) else {
+            return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
         }
         let isLocal = url.source.hasPrefix("local://")
         guard isLocal || hostIsAllowed(url.sourceHost) else {
@@ -37,7 +41,7 @@ extension DWImageServer {
         } catch {
             guard let fallback = fallbackImage(chain: chain) else {
                 let (status, message) = DWStatusMapping.status(for: error)
-                return refuse(status, message, note: " error \(error.code.rawValue)")
+                return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
             }
             (image, status) = (fallback, .init(code: configuration.imgproxy.fallbackStatus))
             maxAge = configuration.imgproxy.fallbackMaxAge ?? maxAge
