@@ -7,11 +7,13 @@ import HTTPTypes
 
 /// Builds the server's responses. Pure functions, callable from any thread.
 enum DWResponses {
-    /// 200 with the image (`Content-Type`, `Content-Length`, strong `ETag`, `Cache-Control: public, max-age`,
-    /// `Vary: Accept` when `varies`), or 304 without a body when `ifNoneMatch` matches the ETag.
-    static func image(_ data: Data, contentType: String, maxAge: Int, varies: Bool, ifNoneMatch: [String]) -> Response {
+    /// `status` (200, or a fallback image's) with the image (`Content-Type`, `Content-Length`, strong `ETag`,
+    /// `Cache-Control: public, max-age`, `Vary: Accept` when `varies`, and the `extra` fields), or 304 without a
+    /// body when `ifNoneMatch` matches the ETag.
+    static func image(_ data: Data, contentType: String, maxAge: Int, varies: Bool, ifNoneMatch: [String],
+                      status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields()) -> Response {
         let etag = DWETag.of(data)
-        var headers = HTTPFields()
+        var headers = extra
         headers[.eTag] = etag
         headers[.cacheControl] = "public, max-age=\(maxAge)"
         if varies { headers[.vary] = "Accept" }
@@ -21,7 +23,7 @@ enum DWResponses {
         }
         headers[.contentType] = contentType
         headers[.contentLength] = String(data.count)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// A one-line text error: "403 Forbidden: invalid signature" (the status's HTTPTypes reason phrase).
