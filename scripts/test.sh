@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 scripts/setup.sh
 scripts/check-size.sh  # no Swift file over 500 lines, no function over 80 (the DWWebImage target)
+scripts/format.sh --check  # .swift-format's rules everywhere, swift-format's layout where formatted
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

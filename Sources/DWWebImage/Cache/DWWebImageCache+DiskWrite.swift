@@ -10,9 +10,13 @@ extension DWWebImageCache {
     }
 
     /// Stores `data` under `key`, reporting disk failures as ``DWWebImageError`` 10008.
-    public func store(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata = DWCacheEntryMetadata(),
-                      policy: DWWebImageCachePolicy) throws(DWWebImageError) {
-        if policy.contains(.memory) { memory.set(MemoryEntry(data: data, image: try? DWImage(data: data)), forKey: key) }
+    public func store(
+        _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata = DWCacheEntryMetadata(),
+        policy: DWWebImageCachePolicy
+    ) throws(DWWebImageError) {
+        if policy.contains(.memory) {
+            memory.set(MemoryEntry(data: data, image: try? DWImage(data: data)), forKey: key)
+        }
         if policy.contains(.disk) { try writeToDisk(data, forKey: key, metadata: metadata) }
     }
 
@@ -46,13 +50,19 @@ extension DWWebImageCache {
 
     /// Writes `data` atomically under `key` (announced by ``willWrite()``) on the cache's write queue, then posts
     /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
-    func writeAndNotify(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
-                        queue: DispatchQueue, reserved: Bool = false) {
-        enqueueWrite(reserved: reserved) { [self] in write(image, forKey: key, metadata: metadata, url: url, queue: queue) }
+    func writeAndNotify(
+        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
+        queue: DispatchQueue, reserved: Bool = false
+    ) {
+        enqueueWrite(reserved: reserved) { [self] in
+            write(image, forKey: key, metadata: metadata, url: url, queue: queue)
+        }
     }
 
-    private func write(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
-                       queue: DispatchQueue) {
+    private func write(
+        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
+        queue: DispatchQueue
+    ) {
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
         do {
             try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
@@ -75,7 +85,8 @@ extension DWWebImageCache {
         }
         enqueueWrite { [self] in
             do throws(DWWebImageError) {
-                try writeToDisk(image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
+                try writeToDisk(
+                    image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
             } catch {
                 DWLog.warning("cache write failed for \(key): \(error.message)")
             }
@@ -88,18 +99,22 @@ extension DWWebImageCache {
     /// entries when it would pass it). Runs on the caller's thread (the write queue for the pipeline), one write
     /// at a time through `writeSemaphore`.
     /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
-    private func writeToDisk(_ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
-                             release: Bool = false) throws(DWWebImageError) {
+    private func writeToDisk(
+        _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
+        release: Bool = false
+    ) throws(DWWebImageError) {
         // One read of the settings per write. Paths as strings: Foundation's URL path operations cost
         // microseconds each, per write.
         let (config, spacePath) = settings.withLock { ($0.configuration, $0.spacePath) }
         let finalPath = spacePath + CacheKey.fileName(for: key, secure: config.useSecureKey, digest: config.keyDigest)
         let dirPath = String(spacePath.dropLast())
-        let writer = DiskEntryWriter(data: data, key: key, metadata: metadata, compression: config.compression,
-                                     release: release)
+        let writer = DiskEntryWriter(
+            data: data, key: key, metadata: metadata, compression: config.compression,
+            release: release)
         let limit = max(0, config.diskSizeLimit)
         if limit > 0, let size = writer.plainSize, size > limit {
-            throw DWWebImageError(.cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+            throw DWWebImageError(
+                .cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
         }
         writeSemaphore.wait()
         defer { writeSemaphore.signal() }
@@ -115,7 +130,8 @@ extension DWWebImageCache {
         }
         if limit > 0 && size > limit {
             file.discard()
-            throw DWWebImageError(.cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+            throw DWWebImageError(
+                .cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
         }
         Self.setModificationTime(of: file.fd, to: metadata.storedAt)
         let (code, evicted) = DiskBudget.commit(dir: dirPath, final: finalPath, size: size, limit: limit) {
@@ -129,8 +145,10 @@ extension DWWebImageCache {
 
     /// A new, not yet visible file in `dirPath`: unnamed until published (O_TMPFILE), else a named temp file;
     /// either way never seen half-written. Creates the directory when it is missing.
-    private func createEntryFile(in dirPath: String, fallbackName: () -> String,
-                                 key: String) throws(DWWebImageError) -> AtomicFile {
+    private func createEntryFile(
+        in dirPath: String, fallbackName: () -> String,
+        key: String
+    ) throws(DWWebImageError) -> AtomicFile {
         var created = AtomicFile.create(in: dirPath, fallbackName: fallbackName)
         if created == nil && errno == ENOENT {
             // First write, or the directory was deleted while we ran: create it and try once more.
@@ -147,8 +165,10 @@ extension DWWebImageCache {
         let storedTime = storedAt.timeIntervalSince1970, now = Date().timeIntervalSince1970
         guard abs(storedTime - now) > 1 else { return }
         let seconds = storedTime.rounded(FloatingPointRoundingRule.down)
-        var times = [timespec(tv_sec: Int(now), tv_nsec: 0),
-                     timespec(tv_sec: Int(seconds), tv_nsec: Int((storedTime - seconds) * 1e9))]
+        var times = [
+            timespec(tv_sec: Int(now), tv_nsec: 0),
+            timespec(tv_sec: Int(seconds), tv_nsec: Int((storedTime - seconds) * 1e9))
+        ]
         _ = futimens(fd, &times)
     }
 

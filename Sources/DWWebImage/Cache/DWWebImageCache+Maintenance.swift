@@ -32,7 +32,8 @@ extension DWWebImageCache {
             }
             guard !name.hasPrefix("."), age > maxAge else { continue }
             if age <= 4 * maxAge, case .entry(let entry) = DiskEntryCodec.read(path: path),
-               entry.metadata.etag != nil || entry.metadata.lastModified != nil {
+                entry.metadata.etag != nil || entry.metadata.lastModified != nil
+            {
                 continue  // revalidatable
             }
             let key = DiskBudget.entryKey(path)

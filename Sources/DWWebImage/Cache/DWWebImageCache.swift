@@ -129,9 +129,11 @@ public final class DWWebImageCache: Sendable {
     ///   - memoryCountLimit: most entries kept in memory (DW: 20).
     ///   - memoryCostLimit: most bytes kept in memory (DW: 5 MB).
     ///   - notificationCenter: where ``Notification/Name/DWWebImageCacheComplete`` is posted.
-    public convenience init(rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace",
-                            memoryCountLimit: Int = 20, memoryCostLimit: Int = 5 * 1024 * 1024,
-                            notificationCenter: NotificationCenter = .default) {
+    public convenience init(
+        rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace",
+        memoryCountLimit: Int = 20, memoryCostLimit: Int = 5 * 1024 * 1024,
+        notificationCenter: NotificationCenter = .default
+    ) {
         var configuration = Configuration(rootDirectory: rootDirectory, cacheSpace: cacheSpace)
         configuration.memoryCountLimit = memoryCountLimit
         configuration.memoryCostLimit = memoryCostLimit
@@ -161,7 +163,9 @@ public final class DWWebImageCache: Sendable {
         }
     }
 
-    private func setting<T>(_ path: KeyPath<Configuration, T>) -> T { settings.withLock { $0.configuration[keyPath: path] } }
+    private func setting<T>(_ path: KeyPath<Configuration, T>) -> T {
+        settings.withLock { $0.configuration[keyPath: path] }
+    }
     private func set<T>(_ path: WritableKeyPath<Configuration, T>, _ value: T) {
         settings.withLock { $0.configuration[keyPath: path] = value }
     }

@@ -32,9 +32,11 @@ struct DiskEntryWriter {
         self.compression = compression
         self.release = release
         compress = compression.applies(to: data)
-        header = compress
-            ? DiskEntryCodec.encodeHeader(key: key, payloadLength: 0, payloadCRC: 0, flags: DiskEntryCodec.gzipFlag,
-                                          metadata: metadata)
+        header =
+            compress
+            ? DiskEntryCodec.encodeHeader(
+                key: key, payloadLength: 0, payloadCRC: 0, flags: DiskEntryCodec.gzipFlag,
+                metadata: metadata)
             : DiskEntryCodec.encodeHeader(key: key, payload: data, metadata: metadata, release: release)
     }
 
@@ -63,8 +65,10 @@ struct DiskEntryWriter {
         let total = header.count + data.count
         let n = header.withUnsafeBytes { h in
             data.withUnsafeBytes { p -> Int in
-                var parts = [iovec(iov_base: UnsafeMutableRawPointer(mutating: h.baseAddress), iov_len: h.count),
-                             iovec(iov_base: UnsafeMutableRawPointer(mutating: p.baseAddress), iov_len: p.count)]
+                var parts = [
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: h.baseAddress), iov_len: h.count),
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: p.baseAddress), iov_len: p.count)
+                ]
                 return writev(fd, &parts, p.count > 0 ? 2 : 1)
             }
         }
@@ -82,8 +86,9 @@ struct DiskEntryWriter {
             return .failure(Failure(value: errno == 0 ? EIO : errno))
         }
         if length < Int64(data.count) || compression == .gzip {
-            let final = DiskEntryCodec.encodeHeader(key: key, payloadLength: UInt64(length), payloadCRC: crc,
-                                                    flags: DiskEntryCodec.gzipFlag, metadata: metadata)
+            let final = DiskEntryCodec.encodeHeader(
+                key: key, payloadLength: UInt64(length), payloadCRC: crc,
+                flags: DiskEntryCodec.gzipFlag, metadata: metadata)
             let rewritten = final.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
             if rewritten != final.count { return .failure(Failure(value: errno == 0 ? EIO : errno)) }
             return .success(Int64(final.count) + length)

@@ -76,11 +76,19 @@ final class MemoryCache: Sendable {
 
     var countLimit: Int {
         get { store.withLock { $0.countLimit } }
-        set { store.withLock { $0.countLimit = newValue; $0.trim() } }
+        set {
+            store.withLock {
+                $0.countLimit = newValue; $0.trim()
+            }
+        }
     }
     var costLimit: Int {
         get { store.withLock { $0.costLimit } }
-        set { store.withLock { $0.costLimit = newValue; $0.trim() } }
+        set {
+            store.withLock {
+                $0.costLimit = newValue; $0.trim()
+            }
+        }
     }
 
     /// The entry, now the most recently used.

@@ -47,8 +47,9 @@ extension DWWebImageDownloader {
                 self?.state.withLock { s in
                     if s.firstByteAt == nil { s.firstByteAt = DispatchTime.now().uptimeNanoseconds }
                 }
-                let outcome = ResumeProtocol.decide(head: head, requestedOffset: requestedOffset,
-                                                    validator: sentValidator)
+                let outcome = ResumeProtocol.decide(
+                    head: head, requestedOffset: requestedOffset,
+                    validator: sentValidator)
                 switch outcome {
                 case .append(let base):
                     self?.state.withLock { $0.appendedFrom = base }
@@ -71,8 +72,9 @@ extension DWWebImageDownloader {
                 // queued without waiting; everything else (retries, partial files, big bodies, a busy disk) goes
                 // to the work queue.
                 if case .success(let r) = result, (200..<300).contains(r.head.status), self.context.revalidation == nil,
-                   self.partial.isSmallInMemory(atMost: Self.engineThreadLimit),
-                   !self.context.storePolicy.contains(.disk) || self.context.cache.reserveWrite() {
+                    self.partial.isSmallInMemory(atMost: Self.engineThreadLimit),
+                    !self.context.storePolicy.contains(.disk) || self.context.cache.reserveWrite()
+                {
                     self.transferEnded(result, writeReserved: self.context.storePolicy.contains(.disk))
                 } else {
                     self.context.workQueue.async { self.transferEnded(result) }
@@ -120,8 +122,10 @@ extension DWWebImageDownloader {
     }
 
     /// Applies the resume rules to a finished request.
-    func judge(_ result: Result<TransferResult, TransferFailure>, requestedOffset: Int64,
-                       appendedFrom: Int64) -> AttemptOutcome {
+    func judge(
+        _ result: Result<TransferResult, TransferFailure>, requestedOffset: Int64,
+        appendedFrom: Int64
+    ) -> AttemptOutcome {
         switch result {
         case .failure(.refetchWhole(let why)):
             return .refetchWhole(why)
@@ -132,8 +136,10 @@ extension DWWebImageDownloader {
             if head.status == 304, context.revalidation != nil { return .notModified(head) }
             if head.status == 416 && requestedOffset > 0 {
                 let point = partial.resumePoint
-                if ResumeProtocol.unsatisfiedRangeMeansComplete(head: head, partialLength: point.offset,
-                                                                validator: point.validator) {
+                if ResumeProtocol.unsatisfiedRangeMeansComplete(
+                    head: head, partialLength: point.offset,
+                    validator: point.validator)
+                {
                     var complete = head
                     complete.status = 200
                     return .complete(complete)
@@ -161,13 +167,13 @@ extension DWWebImageDownloader {
         let attempt = state.withLock { $0.attempts }
         var delay = policy.delay(beforeRetry: attempt)
         if case .success(let r) = result, r.head.status == 429 || r.head.status == 503,
-           let asked = DWRetryPolicy.retryAfterSeconds(r.head.retryAfter) {
+            let asked = DWRetryPolicy.retryAfterSeconds(r.head.retryAfter)
+        {
             guard asked <= policy.maxRetryAfter else { return nil }
             delay = max(delay, asked)
         }
         return delay
     }
-
 
     /// Transport failures, 5xx, 408 and 429 are worth another attempt; cancellation, size limits, other 4xx,
     /// redirect loops and refused protocols are not.
@@ -179,7 +185,7 @@ extension DWWebImageDownloader {
         case .failure(.curl(let code, _)):
             return !CurlCode.permanent.contains(code)
         case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole),
-             .failure(.addressRefused):
+            .failure(.addressRefused), .failure(.hook):
             return false
         }
     }

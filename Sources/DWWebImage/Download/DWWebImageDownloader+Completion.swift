@@ -46,8 +46,10 @@ extension DWWebImageDownloader {
 
     /// Under the lock: records the request's end and decides whether another request follows. When the download
     /// is over it moves to `.finishing` and gathers its metrics.
-    private func nextStep(after result: Result<TransferResult, TransferFailure>, outcome: AttemptOutcome,
-                          retryWait: TimeInterval?) -> NextStep {
+    private func nextStep(
+        after result: Result<TransferResult, TransferFailure>, outcome: AttemptOutcome,
+        retryWait: TimeInterval?
+    ) -> NextStep {
         state.withLock { s -> NextStep in
             s.transfer = nil
             if case .success(let r) = result { s.bytesReceived += r.bodyBytes }
@@ -71,8 +73,9 @@ extension DWWebImageDownloader {
             if case .success(let r) = result { status = r.head.status }
             var resumedFrom = s.appendedFrom
             if case .complete = outcome, status == 416 { resumedFrom = s.requestedOffset }
-            var metrics = DWDownloadMetrics(url: url, source: .network, attempts: s.attempts, resumedFrom: resumedFrom,
-                                            bytesReceived: s.bytesReceived, httpStatus: status, elapsed: elapsed)
+            var metrics = DWDownloadMetrics(
+                url: url, source: .network, attempts: s.attempts, resumedFrom: resumedFrom,
+                bytesReceived: s.bytesReceived, httpStatus: status, elapsed: elapsed)
             metrics.queued = Double(s.startedAt &- createdAt) / 1e9
             metrics.timeToFirstByte = s.firstByteAt.map { Double($0 &- s.startedAt) / 1e9 }
             return .evaluate(finish, metrics)
@@ -81,8 +84,10 @@ extension DWWebImageDownloader {
 
     /// The download is over: validates the outcome, keeps the image in memory, frees the slot, finishes the
     /// operation, then answers every caller and queues the disk write.
-    private func complete(_ outcome: AttemptOutcome, metrics: DWDownloadMetrics,
-                          finishOperation: (@Sendable () -> Void)?, writeReserved: Bool) {
+    private func complete(
+        _ outcome: AttemptOutcome, metrics: DWDownloadMetrics,
+        finishOperation: (@Sendable () -> Void)?, writeReserved: Bool
+    ) {
         // Validate and keep the image in memory before the manager forgets this download: a caller who finds no
         // download for the URL from then on finds the image in the memory cache instead.
         let evaluated = evaluate(outcome, metrics: metrics)
@@ -91,9 +96,9 @@ extension DWWebImageDownloader {
             partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
             if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
                 policy.remove(.disk)
-                context.cache.removeDiskEntry(forKey: url)
+                context.cache.removeDiskEntry(forKey: key)
             }
-            if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
+            if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: key) }
             if policy.contains(.disk) { context.cache.willWrite() }
         }
         let writes: Bool
@@ -109,8 +114,9 @@ extension DWWebImageDownloader {
         case .success(let (image, head)):
             deliver(image, metrics: metrics, to: waiters)
             if policy.contains(.disk) {
-                context.cache.writeAndNotify(image, forKey: url, metadata: diskMetadata(for: head), url: url,
-                                             queue: context.callbackQueue, reserved: writeReserved)
+                context.cache.writeAndNotify(
+                    image, forKey: key, metadata: diskMetadata(for: head), url: url,
+                    queue: context.callbackQueue, reserved: writeReserved)
             }
         case .failure(let error):
             deliver(error, metrics: metrics, to: waiters)
@@ -128,9 +134,11 @@ extension DWWebImageDownloader {
             defer { s.lastProgressBytes = max(s.lastProgressBytes, total) }
             return s.lastProgressBytes < total
         }
-        let info: [String: any Sendable] = [DWWebImageNotificationKey.url: url,
-                                            DWWebImageNotificationKey.image: image,
-                                            DWWebImageNotificationKey.metrics: metrics]
+        let info: [String: any Sendable] = [
+            DWWebImageNotificationKey.url: url,
+            DWWebImageNotificationKey.image: image,
+            DWWebImageNotificationKey.metrics: metrics
+        ]
         // Callers of a variant get theirs once it is made (the manager runs one transform per variant).
         let originals = waiters.filter { !$0.options.isVariant }
         let variants = waiters.filter { $0.options.isVariant }
@@ -161,10 +169,14 @@ extension DWWebImageDownloader {
         }
         let center = context.notificationCenter
         let handler = context.metricsHandler()
-        let failed = { var m = metrics; m.errorCode = error.code; return m }()
-        let info: [String: any Sendable] = [DWWebImageNotificationKey.url: url,
-                                            DWWebImageNotificationKey.error: error,
-                                            DWWebImageNotificationKey.metrics: failed]
+        let failed = {
+            var m = metrics; m.errorCode = error.code; return m
+        }()
+        let info: [String: any Sendable] = [
+            DWWebImageNotificationKey.url: url,
+            DWWebImageNotificationKey.error: error,
+            DWWebImageNotificationKey.metrics: failed
+        ]
         context.callbackQueue.async { [self] in
             handler?(failed)
             for waiter in waiters where waiter.claim() { waiter.callCompletion(.failure(error)) }
@@ -175,8 +187,9 @@ extension DWWebImageDownloader {
     /// The entry to store for a response: its validators, type and Cache-Control; after a 304, the old entry's
     /// type with the validators and Cache-Control the 304 updated (RFC 9111 §4.3.4), and new dates.
     private func diskMetadata(for head: DWResponseHead) -> DWCacheEntryMetadata {
-        var metadata = DWCacheEntryMetadata(etag: head.etag, lastModified: head.lastModified,
-                                            contentType: head.contentType, cacheControl: head.cacheControl)
+        var metadata = DWCacheEntryMetadata(
+            etag: head.etag, lastModified: head.lastModified,
+            contentType: head.contentType, cacheControl: head.cacheControl)
         if head.status == 304, let old = context.revalidation?.metadata {
             metadata.etag = head.etag ?? old.etag
             metadata.lastModified = head.lastModified ?? old.lastModified
@@ -188,7 +201,8 @@ extension DWWebImageDownloader {
 
     /// Turns the download's outcome into an image or the error a user should see.
     private func evaluate(_ outcome: AttemptOutcome, metrics: DWDownloadMetrics)
-        -> Result<(DWImage, DWResponseHead), DWWebImageError> {
+        -> Result<(DWImage, DWResponseHead), DWWebImageError>
+    {
         switch outcome {
         case .refetchWhole(let why), .failed(.failure(.refetchWhole(let why))):  // the second: judge() maps it
             return .failure(DWWebImageError(.transport, "resume failed: \(why)", url: url))
@@ -199,12 +213,15 @@ extension DWWebImageDownloader {
         case .failed(.failure(.rejected(let why))):
             return .failure(DWWebImageError(.transport, "transfer aborted: \(why)", url: url))
         case .failed(.failure(.addressRefused(let address))):
-            var error = DWWebImageError(.transport, "connection to \(address) refused by the connection policy",
-                                        url: url, curlCode: CurlCode.couldNotConnect)
+            var error = DWWebImageError(
+                .transport, "connection to \(address) refused by the connection policy",
+                url: url, curlCode: CurlCode.couldNotConnect)
             error.refusedAddress = address
             return .failure(error)
         case .failed(.failure(.curl(let code, let message))):
             return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
+        case .failed(.failure(.hook(let error))):
+            return .failure(error.about(url))
         case .failed(.success(let transfer)):
             return .failure(.http(transfer.head.status, url: url))
         case .notModified(let head):
@@ -216,8 +233,10 @@ extension DWWebImageDownloader {
                 let image = try DWImage.pipeline(data: data, maxPixelCount: context.maxPixelCount)
                 return .success((image.from(.network, metrics: metrics), head))
             } catch {
-                return .failure(DWWebImageError(error.code, error.message, url: url, httpStatus: head.status,
-                                                size: error.size, limit: error.limit))
+                return .failure(
+                    DWWebImageError(
+                        error.code, error.message, url: url, httpStatus: head.status,
+                        size: error.size, limit: error.limit))
             }
         }
     }

@@ -8,8 +8,9 @@ extension DWWebImageManager {
     /// the work queue (off the engine thread and off the callback queue). A processor that throws fails these
     /// callers with its error; the original stays cached.
     func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue) {
-        guard let options = waiters.first?.options, let url = waiters.first?.token.url else { return }
-        let key = options.cacheKey(url: url)
+        guard let options = waiters.first?.options, let token = waiters.first?.token else { return }
+        let url = token.url
+        let key = options.cacheKey(base: token.cacheKey)
         enum Step { case start, joined, cached(DWImage) }
         let step = state.withLock { s -> Step in
             if s.transforms[key] != nil {
@@ -30,7 +31,8 @@ extension DWWebImageManager {
         case .joined:
             return
         case .cached(let variant):
-            let result = Result<DWImage, DWWebImageError>.success(variant.from(original.source, metrics: original.metrics))
+            let result = Result<DWImage, DWWebImageError>.success(
+                variant.from(original.source, metrics: original.metrics))
             for waiter in waiters { waiter.deliver(result, on: callbacks) }
             return
         case .start:
@@ -46,9 +48,12 @@ extension DWWebImageManager {
                 result = .success(variant.from(original.source, metrics: original.metrics))
             } catch {
                 DWLog.debug("\(key): \(error.message)")
-                result = .failure(error.url == nil ? DWWebImageError(error.code, error.message, url: url,
-                                                                     httpStatus: error.httpStatus, curlCode: error.curlCode,
-                                                                     size: error.size, limit: error.limit) : error)
+                result = .failure(
+                    error.url == nil
+                        ? DWWebImageError(
+                            error.code, error.message, url: url,
+                            httpStatus: error.httpStatus, curlCode: error.curlCode,
+                            size: error.size, limit: error.limit) : error)
             }
             let answered = state.withLock { s -> [Waiter] in
                 let all = s.transforms.removeValue(forKey: key) ?? []

@@ -1,6 +1,4 @@
 // The notification names and userInfo keys of the DW original, posted on the manager's callbackQueue.
-// The names are DW's (SPEC), not lowerCamelCase:
-// swift-format-ignore-file: AlwaysUseLowerCamelCase
 import Foundation
 
 extension Notification.Name {

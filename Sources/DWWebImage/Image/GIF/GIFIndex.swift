@@ -70,23 +70,30 @@ struct GIFIndex: Sendable, Equatable {
     ///   10005 when the screen or a frame rect is over `limits.maxPixelCount`, or the frame count or the frames'
     ///   total area is over its limit.
     /// `release`: `data` is a mapping the library made and nobody else holds (see ``FileBytes``).
-    static func scan(_ data: Data, limits: DWAnimatedImage.Limits, release: Bool = false) throws(DWWebImageError) -> GIFIndex {
+    static func scan(_ data: Data, limits: DWAnimatedImage.Limits, release: Bool = false) throws(DWWebImageError)
+        -> GIFIndex
+    {
         try withBytes(data) { (bytes) throws(DWWebImageError) -> GIFIndex in
             try scan(bytes, limits: limits, release: release)
         }
     }
 
-    static func scan(_ bytes: UnsafeRawBufferPointer, limits: DWAnimatedImage.Limits,
-                     release: Bool = false) throws(DWWebImageError) -> GIFIndex {
+    static func scan(
+        _ bytes: UnsafeRawBufferPointer, limits: DWAnimatedImage.Limits,
+        release: Bool = false
+    ) throws(DWWebImageError) -> GIFIndex {
         try GIFSession.with(bytes, release: release) { (gif, input) throws(DWWebImageError) -> GIFIndex in
             let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
             guard width > 0, height > 0 else {
-                throw DWWebImageError.notAnImage(nil, bytes: bytes.count, detail: "GIF logical screen is \(width)×\(height)")
+                throw DWWebImageError.notAnImage(
+                    nil, bytes: bytes.count, detail: "GIF logical screen is \(width)×\(height)")
             }
             try checkPixels(width, height, limit: limits.maxPixelCount, what: "GIF logical screen \(width)×\(height)")
 
-            var scan = Scan(index: GIFIndex(width: width, height: height, frames: [], netscapeLoopCount: nil,
-                                            isPartial: false))
+            var scan = Scan(
+                index: GIFIndex(
+                    width: width, height: height, frames: [], netscapeLoopCount: nil,
+                    isPartial: false))
             var stopReason: String?
             walk: while true {
                 let recordStart = input.pointee.offset
@@ -109,8 +116,9 @@ struct GIFIndex: Sendable, Equatable {
             }
             var index = scan.index
             guard !index.frames.isEmpty else {
-                throw DWWebImageError.notAnImage(nil, bytes: bytes.count,
-                                                 detail: "GIF has no complete frame (\(stopReason ?? "no image descriptor"))")
+                throw DWWebImageError.notAnImage(
+                    nil, bytes: bytes.count,
+                    detail: "GIF has no complete frame (\(stopReason ?? "no image descriptor"))")
             }
             if let stopReason {
                 index.isPartial = true
@@ -130,9 +138,11 @@ struct GIFIndex: Sendable, Equatable {
 
     /// Reads an image descriptor and skips its compressed data, adding the frame to `scan`; nil, or why the walk
     /// stops here (a truncated or damaged frame). Throws 10005 when a limit is passed.
-    private static func readFrame(_ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
-                                  _ bytes: UnsafeRawBufferPointer, recordStart: Int, limits: DWAnimatedImage.Limits,
-                                  _ scan: inout Scan) throws(DWWebImageError) -> String? {
+    private static func readFrame(
+        _ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
+        _ bytes: UnsafeRawBufferPointer, recordStart: Int, limits: DWAnimatedImage.Limits,
+        _ scan: inout Scan
+    ) throws(DWWebImageError) -> String? {
         guard DGifGetImageDesc(gif) == GIF_OK else { return failure(gif, input, "image descriptor") }
         // DGifGetImageDesc has just read the LZW minimum code size; giflib only rejects > 8.
         let codeSize = input.pointee.offset > 0 ? bytes[input.pointee.offset - 1] : 0
@@ -158,30 +168,36 @@ struct GIFIndex: Sendable, Equatable {
         input.pointee.offset = cursor
         // Limits apply to complete frames: a damaged descriptor in a truncated tail (a 65535×65535 rect whose data
         // ends with the file) is where the walk stops, as browsers stop there, not a 10005.
-        try checkPixels(frameWidth, frameHeight, limit: limits.maxPixelCount,
-                        what: "GIF frame \(frameNumber) of \(frameWidth)×\(frameHeight)")
+        try checkPixels(
+            frameWidth, frameHeight, limit: limits.maxPixelCount,
+            what: "GIF frame \(frameNumber) of \(frameWidth)×\(frameHeight)")
         guard frameNumber < limits.maxFrameCount else {
-            throw DWWebImageError.tooLarge(nil, size: Int64(frameNumber + 1), limit: Int64(limits.maxFrameCount),
-                                           what: "GIF frame count")
+            throw DWWebImageError.tooLarge(
+                nil, size: Int64(frameNumber + 1), limit: Int64(limits.maxFrameCount),
+                what: "GIF frame count")
         }
         scan.totalPixels += frameWidth * frameHeight  // each ≤ maxPixelCount, count ≤ maxFrameCount: no overflow
         guard scan.totalPixels <= limits.maxTotalPixelCount else {
-            throw DWWebImageError.tooLarge(nil, size: Int64(scan.totalPixels), limit: Int64(limits.maxTotalPixelCount),
-                                           what: "GIF total frame area (pixels)")
+            throw DWWebImageError.tooLarge(
+                nil, size: Int64(scan.totalPixels), limit: Int64(limits.maxTotalPixelCount),
+                what: "GIF total frame area (pixels)")
         }
         let pending = scan.pending
-        scan.index.frames.append(GIFFrameInfo(
-            offset: recordStart, left: Int(desc.Left), top: Int(desc.Top), width: frameWidth,
-            height: frameHeight, interlaced: desc.Interlace, delayCentiseconds: pending.delay,
-            disposal: pending.disposal, transparentIndex: pending.transparent))
+        scan.index.frames.append(
+            GIFFrameInfo(
+                offset: recordStart, left: Int(desc.Left), top: Int(desc.Top), width: frameWidth,
+                height: frameHeight, interlaced: desc.Interlace, delayCentiseconds: pending.delay,
+                disposal: pending.disposal, transparentIndex: pending.transparent))
         scan.pending = (0, .unspecified, nil)
         return nil
     }
 
     /// Reads an extension: a Graphic Control Extension becomes `scan.pending`, a NETSCAPE2.0/ANIMEXTS1.0 loop count
     /// the index's; others are skipped. Nil, or why the walk stops here.
-    private static func readExtension(_ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
-                                      _ scan: inout Scan) -> String? {
+    private static func readExtension(
+        _ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
+        _ scan: inout Scan
+    ) -> String? {
         var code: Int32 = 0
         var block: UnsafeMutablePointer<GifByteType>?
         guard DGifGetExtension(gif, &code, &block) == GIF_OK else { return failure(gif, input, "extension") }
@@ -191,8 +207,10 @@ struct GIFIndex: Sendable, Equatable {
             let length = Int(b[0])  // Pascal-style: b[0] is the sub-block length, b[1...length] the data
             if first, code == GRAPHICS_EXT_FUNC_CODE, length == 4 {
                 // Only a 4-byte GCB is valid (DGifExtensionToGCB's rule); others are ignored.
-                scan.pending = (Int(b[2]) | Int(b[3]) << 8, GIFDisposal(bits: (b[1] >> 2) & 0x07),
-                                b[1] & 0x01 != 0 ? Int(b[4]) : nil)
+                scan.pending = (
+                    Int(b[2]) | Int(b[3]) << 8, GIFDisposal(bits: (b[1] >> 2) & 0x07),
+                    b[1] & 0x01 != 0 ? Int(b[4]) : nil
+                )
             } else if first, code == APPLICATION_EXT_FUNC_CODE, length == 11 {
                 let id = UnsafeRawBufferPointer(start: b + 1, count: 11)
                 isLoopApplication = id.elementsEqual("NETSCAPE2.0".utf8) || id.elementsEqual("ANIMEXTS1.0".utf8)
@@ -205,8 +223,10 @@ struct GIFIndex: Sendable, Equatable {
         return nil
     }
 
-    private static func failure(_ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
-                                _ what: String) -> String {
+    private static func failure(
+        _ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
+        _ what: String
+    ) -> String {
         // giflib 5.2.1 can fail without setting Error (research D1): any GIF_ERROR is a failure regardless.
         let code = gif.pointee.Error
         let text = code == D_GIF_SUCCEEDED ? "read failed" : GIFSession.describe(code)
@@ -222,7 +242,9 @@ struct GIFIndex: Sendable, Equatable {
 }
 
 /// `Data.withUnsafeBytes` with a typed error.
-func withBytes<R>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> R) throws(DWWebImageError) -> R {
+func withBytes<R>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> R) throws(DWWebImageError)
+    -> R
+{
     let result: Result<R, DWWebImageError> = data.withUnsafeBytes { raw in
         Result { () throws(DWWebImageError) -> R in try body(raw) }
     }
