@@ -97,8 +97,6 @@ public final class DWWebImageDownloader: Sendable {
         if first { context.didEnd(self) }
     }
 
-
-
     func post(_ name: Notification.Name, _ info: [String: any Sendable]) {
         let center = context.notificationCenter
         context.callbackQueue.async { center.post(name: name, object: self, userInfo: info) }

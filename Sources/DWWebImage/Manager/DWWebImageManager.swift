@@ -57,7 +57,7 @@ public final class DWWebImageManager: Sendable {
     }
 
     let state: DWLock<State>
-    private let engine: CurlMulti
+    let engine: CurlMulti
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
@@ -441,20 +441,8 @@ public final class DWWebImageManager: Sendable {
                 headers["If-Modified-Since"] = lastModified
             }
         }
-        var request = TransferRequest(url: asciiURL)
-        request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-        request.timeout = configuration.timeout
-        request.connectTimeout = configuration.connectTimeout
-        request.stallTimeout = configuration.stallTimeout
-        request.maxBodySize = configuration.maxBodySize
-        request.maxRedirects = configuration.maxRedirects
-        request.userAgent = configuration.userAgent
-        request.tls = configuration.tls
-        (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
-        request.connectionPolicy = configuration.connectionPolicy
-        request.loader = configuration.loader(for: waiter.token.url)
-        request.hooks = RequestHooks(modifiers: [configuration.requestModifier, waiter.options.requestModifier],
-                                     redirectHandlers: [configuration.redirectHandler, waiter.options.redirectHandler])
+        let request = configuration.transferRequest(
+            url: asciiURL, headers: headers, options: waiter.options, loader: configuration.loader(for: waiter.token.url))
         let policy = waiter.options.storePolicy
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
