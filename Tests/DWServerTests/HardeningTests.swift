@@ -206,6 +206,13 @@ final class HardeningTests: ServeTestCase {
         XCTAssertLessThan(ContinuousClock.now - answered, .seconds(4), "by the 1 s idle timer, not the 5 s header one")
     }
 
+    func testARequestWhoseHeadArrivedOutlivesBothConnectionTimers() throws {
+        origin.setRoute("/slow.png", .delayed(2, .ok(png)))
+        let server = try serve(["--header-timeout", "1", "--idle-timeout", "1"])
+        let response = try server.get(ProxyPath.plain(origin.url("/slow.png")))
+        XCTAssertEqual(response.status, 200, "a 2 s fetch is the request deadline's business: \(response.text)")
+    }
+
     func testConnectionsOverTheCapAreNotReadUntilOthersClose() throws {
         let server = try serve(["--max-connections", "2", "--header-timeout", "60"])
         // NIO accepts up to 4 connections per wake-up before the cap is looked at again, so the cap is exceeded by
