@@ -95,13 +95,6 @@ extension DWImageServer {
         return cache
     }
 
-    /// Hummingbird's connection timer: a connection that has not sent a complete request head within the smaller of
-    /// `--header-timeout` and `--idle-timeout` (from its start, or from its previous response) is closed — a
-    /// half-sent request included.
-    var connectionTimeoutMilliseconds: Int64 {
-        Int64(min(configuration.headerTimeout, configuration.idleTimeout) * 1000)
-    }
-
     /// The public listener: its address, and at most `--max-connections` connections (no more accepted until one
     /// closes).
     var applicationConfiguration: ApplicationConfiguration {

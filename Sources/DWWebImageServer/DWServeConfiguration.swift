@@ -76,8 +76,8 @@ public struct DWServeConfiguration: Sendable {
     public var cacheMaxAge: TimeInterval = 7 * 24 * 3600
     /// Seconds a client may take to send a request's head (`--header-timeout`, default 10); then the connection closes.
     public var headerTimeout: TimeInterval = 10
-    /// Seconds an idle keep-alive connection is kept (`--idle-timeout`, default 60).
-    public var idleTimeout: TimeInterval = 60
+    /// Seconds an idle keep-alive connection is kept between requests (`--idle-timeout`, default 10).
+    public var idleTimeout: TimeInterval = 10
     /// Client connections open at once (`--max-connections`, default 1024); more are closed on accept.
     public var maxConnections = 1024
     /// Where `/metrics` is served (`--metrics-bind HOST:PORT`); nil = nowhere (the public port answers 404).

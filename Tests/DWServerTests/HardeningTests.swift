@@ -166,15 +166,51 @@ final class HardeningTests: ServeTestCase {
     }
 
     func testAHalfSentRequestIsClosedWithinTheHeaderTimeoutWhileOthersAreServed() throws {
-        let server = try serve(["--header-timeout", "1"])
+        let server = try serve(["--header-timeout", "1", "--idle-timeout", "5"])
         let fd = try Self.connect(port: server.port, receiveTimeout: 15)
         defer { close(fd) }
+        let opened = ContinuousClock.now
         let partial = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)  // no blank line: never finished
         XCTAssertEqual(partial.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, partial.count)
         XCTAssertEqual(try server.get("/health").status, 200, "another client is served meanwhile")
         var byte: UInt8 = 0
         let received = recv(fd, &byte, 1, 0)
         XCTAssertEqual(received, 0, "closed by the server (not the 15 s receive timeout: errno \(errno))")
+        XCTAssertLessThan(ContinuousClock.now - opened, .seconds(4), "by the 1 s header timer, not the 5 s idle one")
+    }
+
+    func testAnIdleKeepAliveConnectionOutlivesTheHeaderTimeoutAndIsClosedByTheIdleTimeout() throws {
+        let server = try serve(["--header-timeout", "1", "--idle-timeout", "5"])
+        let fd = try Self.connect(port: server.port, receiveTimeout: 15)
+        defer { close(fd) }
+        XCTAssertTrue(try Self.exchange(fd).hasPrefix("HTTP/1.1 200"))
+        var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&pending, 1, 1500), 0, "still open (and silent) 1.5 s after its response")
+        XCTAssertTrue(try Self.exchange(fd).hasPrefix("HTTP/1.1 200"), "a late next request is served")
+        let answered = ContinuousClock.now
+        var byte: UInt8 = 0
+        XCTAssertEqual(recv(fd, &byte, 1, 0), 0, "closed by the server (not the 15 s receive timeout: errno \(errno))")
+        let idle = ContinuousClock.now - answered
+        XCTAssertGreaterThan(idle, .seconds(4), "the idle timer (5 s) closed it, not the header timer (1 s)")
+        XCTAssertLessThan(idle, .seconds(9))
+    }
+
+    func testAnIdleKeepAliveConnectionIsClosedByAShortIdleTimeout() throws {
+        let server = try serve(["--header-timeout", "5", "--idle-timeout", "1"])
+        let fd = try Self.connect(port: server.port, receiveTimeout: 15)
+        defer { close(fd) }
+        XCTAssertTrue(try Self.exchange(fd).hasPrefix("HTTP/1.1 200"))
+        let answered = ContinuousClock.now
+        var byte: UInt8 = 0
+        XCTAssertEqual(recv(fd, &byte, 1, 0), 0, "closed by the server (not the 15 s receive timeout: errno \(errno))")
+        XCTAssertLessThan(ContinuousClock.now - answered, .seconds(4), "by the 1 s idle timer, not the 5 s header one")
+    }
+
+    func testARequestWhoseHeadArrivedOutlivesBothConnectionTimers() throws {
+        origin.setRoute("/slow.png", .delayed(2, .ok(png)))
+        let server = try serve(["--header-timeout", "1", "--idle-timeout", "1"])
+        let response = try server.get(ProxyPath.plain(origin.url("/slow.png")))
+        XCTAssertEqual(response.status, 200, "a 2 s fetch is the request deadline's business: \(response.text)")
     }
 
     func testConnectionsOverTheCapAreNotReadUntilOthersClose() throws {
@@ -346,6 +382,28 @@ final class HardeningTests: ServeTestCase {
             return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
         }
         return Data([0xFF, 0xD8] + segment(exif) + segment(xmp)) + jpeg.dropFirst(2)
+    }
+
+    /// Sends a keep-alive `GET /health` on `fd` and reads its whole response (head and `Content-Length` body).
+    static func exchange(_ fd: Int32) throws -> String {
+        let request = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+            throw POSIXError(.EPIPE)
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let text = String(decoding: response, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let length = text[..<end.lowerBound].split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text.utf8.distance(from: end.upperBound, to: text.endIndex) >= length { return text }
+            }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { throw POSIXError(.ECONNRESET) }
+            response += buffer.prefix(n)
+        }
     }
 
     static func connect(port: Int, receiveTimeout: Int) throws -> Int32 {

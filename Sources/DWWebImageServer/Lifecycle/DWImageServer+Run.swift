@@ -16,10 +16,13 @@ extension DWImageServer {
         let router = Router(context: BasicRequestContext.self)
         mount(on: router, at: "", refusingOtherMethods: true)
         let drain = DWConnectionDrain(logger: lifecycleLogger)
+        let (headerTimeout, idleTimeout) = (configuration.headerTimeout, configuration.idleTimeout)
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [DWDrainHandler(drain: drain)],
-                                                idleTimeout: .milliseconds(connectionTimeoutMilliseconds))),
+            server: .http1(configuration: .init(additionalChannelHandlers: [
+                DWDrainHandler(drain: drain),
+                DWConnectionTimerHandler(headerTimeout: headerTimeout, idleTimeout: idleTimeout),
+            ])),
             configuration: applicationConfiguration,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
