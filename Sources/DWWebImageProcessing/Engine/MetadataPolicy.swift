@@ -30,7 +30,7 @@ struct MetadataPolicy: Sendable, Hashable {
     var stripsAll: Bool { strip && !keepCopyright && !keepColorProfile }
 
     /// `image` with the dropped fields removed (a copy: the input may be shared with a cached canvas), and whether
-    /// anything is left to write.
+    /// anything is left to write (if not, the caller strips everything).
     func apply(to image: VImage) throws(DWWebImageError) -> (image: VImage, keepsAny: Bool) {
         let copy = try Vips.make("cannot copy the image") { cvips_copy(image.pointer, $0) }
         let names = cvips_field_names(copy.pointer)
@@ -41,8 +41,9 @@ struct MetadataPolicy: Sendable, Hashable {
             let name = String(cString: pointer)
             if drops(name) {
                 cvips_remove(copy.pointer, name)
-            } else if name == "icc-profile-data" || name.hasPrefix("exif-") || name == "xmp-data" || name == "iptc-data" {
-                keepsAny = true
+            } else if name == "icc-profile-data" || (name.hasPrefix("exif-") && name != "exif-data")
+                        || name == "xmp-data" || name == "iptc-data" {
+                keepsAny = true  // `exif-data` alone (no tag kept) is not worth an EXIF block
             }
             index += 1
         }
