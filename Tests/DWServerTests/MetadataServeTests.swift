@@ -31,6 +31,23 @@ final class MetadataServeTests: ServeTestCase {
         }
     }
 
+    /// 2400 × 2400 RGB is over the encoder's 16 MiB in-memory limit: the chain's steps decode each other's output
+    /// instead of passing the canvas on, and the policy of `sm:0`/`scp:0` must still reach the last step.
+    func testPoliciesSurviveAChainOfStreamingSteps() throws {
+        origin.setRoute("/big.jpg", .ok(try pillowImage("""
+            im = im.resize((2400, 2400)); exif = Image.Exif(); exif[0x010F] = 'CAM-MAKE'
+            p = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB')).tobytes()
+            im.save(out, 'JPEG', exif=exif.tobytes(), icc_profile=p)
+            """)))
+        let server = try serve()
+        let response = try server.get(ProxyPath.plain(origin.url("/big.jpg"), options: "sm:0/scp:0/w:2300/q:70"))
+        XCTAssertEqual(response.status, 200, response.text)
+        let header = try vipsheaderAll(response.body)
+        XCTAssertTrue(header.contains("2300x2300"), header)
+        XCTAssertTrue(header.contains("CAM-MAKE"), "sm:0 after a streaming step\n\(header)")
+        XCTAssertTrue(header.contains("icc-profile-data"), "scp:0 after a streaming step\n\(header)")
+    }
+
     func testColorProfileConvertedByDefaultKeptWithScp0() throws {
         let save = "p = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB')).tobytes()\n"
         origin.setRoute("/icc.jpg", .ok(try pillowImage(save + "im.save(out, 'JPEG', icc_profile=p)")))

@@ -146,7 +146,12 @@ enum Engine {
         throws(DWWebImageError) -> DWImage {
         try Vips.start()
         var canvas: Canvas
-        if let previous = Handoff.take(image) { canvas = previous } else { canvas = try Canvas(pending: image) }
+        if let previous = Handoff.take(image) {
+            canvas = previous
+        } else {
+            canvas = try Canvas(pending: image)
+            if let policy = Handoff.takePolicy(image) { canvas.metadata = policy }
+        }
         try body(&canvas)
         let data = try Encoder.encode(&canvas)
         let output: DWImage
@@ -156,7 +161,11 @@ enum Engine {
             throw DWWebImageError(.notAnImage, "the \(canvas.outputFormat.rawValue) encoder's output does not read back: "
                                       + error.message)
         }
-        Handoff.remember(output.data, canvas: canvas)
+        if canvas.isMaterialized {
+            Handoff.remember(output.data, canvas: canvas)
+        } else {
+            Handoff.remember(output.data, policy: canvas.metadata)
+        }
         return output
     }
 }
