@@ -138,28 +138,30 @@ void cvips_set_array_int(VipsImage *image, const char *name, const int *values, 
     vips_image_set_array_int(image, name, values, n);
 }
 void cvips_remove(VipsImage *image, const char *name) { vips_image_remove(image, name); }
+char **cvips_field_names(VipsImage *image) { return vips_image_get_fields(image); }
+void cvips_strfreev(char **names) { g_strfreev(names); }
 
-int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, void **buf, size_t *len) {
+int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len) {
     switch (saver) {
     case CVIPS_SAVER_JPEG:
-        return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
-    case CVIPS_SAVER_PNG: return vips_pngsave_buffer(in, buf, len, "strip", TRUE, "compression", 6, NULL);
+        return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", strip, "optimize_coding", TRUE, NULL);
+    case CVIPS_SAVER_PNG: return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, NULL);
     case CVIPS_SAVER_WEBP:
-        if (effort >= 0) return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "effort", effort, NULL);
-        return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
+        if (effort >= 0) return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", strip, "effort", effort, NULL);
+        return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", strip, NULL);
     case CVIPS_SAVER_AVIF:
     case CVIPS_SAVER_HEIC: {
         VipsForeignHeifCompression compression =
             saver == CVIPS_SAVER_AVIF ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1 : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC;
         if (effort >= 0)
-            return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression", compression,
+            return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", strip, "compression", compression,
                                         "effort", effort, NULL);
-        return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression", compression, NULL);
+        return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", strip, "compression", compression, NULL);
     }
     case CVIPS_SAVER_GIF:
-        if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", TRUE, "effort", effort, NULL);
-        return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
-    case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", TRUE, "compression",
+        if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", strip, "effort", effort, NULL);
+        return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
+    case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", strip, "compression",
                                                       VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
     default: vips_error("cvips", "unknown saver %d", saver); return -1;
     }

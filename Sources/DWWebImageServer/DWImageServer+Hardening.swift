@@ -104,8 +104,9 @@ extension DWImageServer {
 }
 
 /// The no-options answer with metadata stripped: the source itself when ``DWMetadataScan`` finds nothing to strip,
-/// else its pixels re-encoded in its own format (PNG for one the engine does not write) — every metadata block dropped
-/// by the encoder, an ICC profile converted to sRGB pixels by the decoder, at most `maxFrames` frames kept.
+/// else its pixels re-encoded in its own format (PNG for one the engine does not write) — the encoder keeps only the
+/// EXIF Copyright and Artist (imgproxy's `keep_copyright`), the decoder converts an ICC profile to sRGB pixels, at most
+/// `maxFrames` frames kept.
 struct DWStripMetadata: DWImageProcessor {
     let maxFrames: Int
 

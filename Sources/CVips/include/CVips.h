@@ -93,6 +93,9 @@ int cvips_avg(VipsImage *_Nonnull in, double *_Nonnull out);
 void cvips_set_int(VipsImage *_Nonnull image, const char *_Nonnull name, int value);
 void cvips_set_array_int(VipsImage *_Nonnull image, const char *_Nonnull name, const int *_Nonnull values, int n);
 void cvips_remove(VipsImage *_Nonnull image, const char *_Nonnull name);
+/* vips_image_get_fields: every field name, NULL-terminated; free with cvips_strfreev. */
+char *_Nullable *_Nonnull cvips_field_names(VipsImage *_Nonnull image);
+void cvips_strfreev(char *_Nullable *_Nonnull names);
 
 /* Savers. quality is used by the lossy ones; effort by WebP, HEIF and GIF (-1: libvips' default). */
 enum {
@@ -104,8 +107,8 @@ enum {
     CVIPS_SAVER_GIF = 5,
     CVIPS_SAVER_TIFF = 6,
 };
-/* Metadata is stripped (orientation is already applied and pixels are sRGB). Free *buf with cvips_free. */
-int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort,
+/* strip: 1 drops every metadata block, 0 writes the image's metadata fields. Free *buf with cvips_free. */
+int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort, int strip,
                       void *_Nullable *_Nonnull buf, size_t *_Nonnull len);
 /* The pixels, computed, packed (width × height × bands × sizeof(format)); NULL on failure. Free with cvips_free. */
 void *_Nullable cvips_write_to_memory(VipsImage *_Nonnull in, size_t *_Nonnull len);

@@ -23,6 +23,8 @@ struct Canvas: Sendable {
     var outputFormat: DWImageFormat
     /// Quality for lossy output; nil: ``DWImageProcessing/defaultQuality(for:)``.
     var quality: Int?
+    /// The metadata the encoder writes back (set before decoding: a kept colour profile skips the sRGB conversion).
+    var metadata = MetadataPolicy()
     var keepAlive: [Data] = []
 
     /// A pending canvas for `image` (limits are checked here, before anything is decoded).
@@ -42,7 +44,7 @@ struct Canvas: Sendable {
     /// Decodes a pending canvas (every frame of a GIF; the first of anything else).
     mutating func decode() throws(DWWebImageError) {
         guard let image = source else { return }
-        let decoded = try Decoder.decode(image)
+        let decoded = try Decoder.decode(image, keepColorProfile: metadata.keepColorProfile)
         frames = decoded.frames
         delays = decoded.delays
         netscapeLoopCount = decoded.netscapeLoopCount

@@ -101,8 +101,8 @@ enum Decoder {
 
     /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`) or an animated
     /// WebP (libvips), the first frame of
-    /// anything else.
-    static func decode(_ image: DWImage) throws(DWWebImageError) -> Decoded {
+    /// anything else. `keepColorProfile`: a JPEG, PNG, TIFF, HEIC or AVIF keeps its pixels and ICC profile as they are.
+    static func decode(_ image: DWImage, keepColorProfile: Bool = false) throws(DWWebImageError) -> Decoded {
         try Vips.start()
         switch image.format {
         case .gif:
@@ -116,7 +116,8 @@ enum Decoder {
             return try decodeWebP(image)
         default:
             let opened = try open(image.data, format: image.format)
-            return Decoded(frames: [try normalize(opened, autorotate: true)], keepAlive: [image.data])
+            return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
+                           keepAlive: [image.data])
         }
     }
 
@@ -169,13 +170,14 @@ enum Decoder {
     // MARK: Normalising
 
     /// Upright (EXIF orientation), sRGB (an embedded ICC profile converted; grey, 16-bit and CMYK converted too),
-    /// 8 bits per band, 3 bands or 4 with alpha.
-    static func normalize(_ input: VImage, autorotate: Bool) throws(DWWebImageError) -> VImage {
+    /// 8 bits per band, 3 bands or 4 with alpha. `keepColorProfile`: an RGB image keeps its profile and pixels.
+    static func normalize(_ input: VImage, autorotate: Bool, keepColorProfile: Bool = false)
+        throws(DWWebImageError) -> VImage {
         var image = input
         if autorotate, (image.int("orientation") ?? 1) != 1 {
             image = try Vips.make("cannot apply EXIF orientation") { cvips_autorot(image.pointer, $0) }
         }
-        if image.hasICCProfile {
+        if image.hasICCProfile, !(keepColorProfile && image.isSRGB) {
             // Perceptual intent; a profile lcms cannot use is ignored (then the colourspace step below applies).
             let source = image
             if let converted = try? Vips.make("ICC transform", { cvips_icc_to_srgb(source.pointer, 0, $0) }) {

@@ -54,7 +54,8 @@ enum Encoder {
         } else {
             image = frames[0]
         }
-        return try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format))
+        return try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
+                        metadata: canvas.metadata)
     }
 
     private static func pixelBytes(_ frames: [VImage]) -> Int {
@@ -96,9 +97,10 @@ enum Encoder {
     }
 
     /// The saver for `format`: JPEG (optimised Huffman tables), PNG (deflate 6), WebP, AVIF (AV1), HEIC (HEVC), GIF
-    /// (libimagequant palette per frame, effort 4), TIFF (deflate). Metadata is stripped: orientation is applied and the
-    /// pixels are sRGB.
-    static func save(_ image: VImage, format: DWImageFormat, quality: Int) throws(DWWebImageError) -> Data {
+    /// (libimagequant palette per frame, effort 4), TIFF (deflate). Metadata as `metadata` says (orientation is
+    /// applied already; the pixels are sRGB unless the colour profile is kept).
+    static func save(_ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy())
+        throws(DWWebImageError) -> Data {
         let saver: Int32
         switch format {
         case .jpeg: saver = Int32(CVIPS_SAVER_JPEG)
@@ -109,6 +111,12 @@ enum Encoder {
         case .gif: saver = Int32(CVIPS_SAVER_GIF)
         case .tiff: saver = Int32(CVIPS_SAVER_TIFF)
         default: throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
+        }
+        var kept = image
+        var strip: Int32 = 1
+        if !metadata.stripsAll {
+            let applied = try metadata.apply(to: image)
+            if applied.keepsAny { (kept, strip) = (applied.image, 0) }
         }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
@@ -121,7 +129,8 @@ enum Encoder {
         case .avif: Self.avifEffort
         default: -1
         }
-        guard cvips_save_buffer(saver, image.pointer, Int32(min(100, max(1, quality))), effort, &buffer, &length) == 0,
+        guard cvips_save_buffer(saver, kept.pointer, Int32(min(100, max(1, quality))), effort, strip,
+                                &buffer, &length) == 0,
               let buffer else {
             throw Vips.error("cannot encode \(format.rawValue)")
         }
@@ -137,7 +146,12 @@ enum Engine {
         throws(DWWebImageError) -> DWImage {
         try Vips.start()
         var canvas: Canvas
-        if let previous = Handoff.take(image) { canvas = previous } else { canvas = try Canvas(pending: image) }
+        if let previous = Handoff.take(image) {
+            canvas = previous
+        } else {
+            canvas = try Canvas(pending: image)
+            if let policy = Handoff.takePolicy(image) { canvas.metadata = policy }
+        }
         try body(&canvas)
         let data = try Encoder.encode(&canvas)
         let output: DWImage
@@ -147,7 +161,11 @@ enum Engine {
             throw DWWebImageError(.notAnImage, "the \(canvas.outputFormat.rawValue) encoder's output does not read back: "
                                       + error.message)
         }
-        Handoff.remember(output.data, canvas: canvas)
+        if canvas.isMaterialized {
+            Handoff.remember(output.data, canvas: canvas)
+        } else {
+            Handoff.remember(output.data, policy: canvas.metadata)
+        }
         return output
     }
 }

@@ -47,6 +47,29 @@ enum Handoff {
         }
     }
 
+    /// Outputs of streaming canvases (not kept above) whose metadata policy is not the default, so the next step,
+    /// which decodes them again, still keeps what ``DWMetadataOptions`` asked for. Eight at most, taken once.
+    private static let policies = DWLock([(data: Data, policy: MetadataPolicy)]())
+
+    /// Remembers that `data` was encoded with `policy` (only a policy other than the default).
+    static func remember(_ data: Data, policy: MetadataPolicy) {
+        guard policy != MetadataPolicy() else { return }
+        policies.withLock { list in
+            list.append((data, policy))
+            if list.count > capacity { list.removeFirst() }
+        }
+    }
+
+    /// The policy `image.data` was encoded with, if remembered and not taken yet.
+    static func takePolicy(_ image: DWImage) -> MetadataPolicy? {
+        let key = identity(image.data)
+        guard key.count > 0 else { return nil }
+        return policies.withLock { list in
+            guard let i = list.firstIndex(where: { identity($0.data) == key }) else { return nil }
+            return list.remove(at: i).policy
+        }
+    }
+
     /// Where a `Data`'s bytes live and how many there are.
     private static func identity(_ data: Data) -> (address: UInt, count: Int) {
         data.withUnsafeBytes { (UInt(bitPattern: $0.baseAddress), $0.count) }

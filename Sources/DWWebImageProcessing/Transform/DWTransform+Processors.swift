@@ -7,12 +7,16 @@ extension DWTransform {
     /// cache key (``DWImageProcessors/cacheKey(url:processors:)``) and the same bytes. Empty for ``isIdentity``.
     ///
     /// A plain resize (fit, fill, or force with both sides; no other geometry) is ``DWResize``, which shrinks on load;
-    /// anything else of imgproxy's geometry and pixels is one ``DWImgproxyProcessor``. Then `dwfetch`'s grayscale,
+    /// anything else of imgproxy's geometry and pixels is one ``DWImgproxyProcessor``; ``DWMetadataOptions`` before
+    /// them when `sm`, `kcr` or `scp` differ from imgproxy's defaults. Then `dwfetch`'s grayscale,
     /// tint and round corners, then the encoding: ``DWConvert`` for a format and/or one quality, ``DWEncode`` when
     /// per-format qualities or a byte limit are asked for. `watermark` is the image ``DWTransform/watermark`` draws.
     /// Call on any thread.
     public func processors(watermark: DWImage? = nil) -> [any DWImageProcessor] {
         var chain: [any DWImageProcessor] = []
+        let metadata = DWMetadataOptions(stripMetadata: stripMetadata, keepCopyright: keepCopyright,
+                                         stripColorProfile: stripColorProfile)
+        if !metadata.isDefault { chain.append(metadata) }
         if let resize = plainResize {
             chain.append(resize)
             if blur > 0 { chain.append(DWBlur(sigma: blur)) }
@@ -48,7 +52,7 @@ extension DWTransform {
         steps.maxBytes = 0
         steps.cacheBuster = ""
         steps.skipProcessing = []
-        steps.stripMetadata = true  // the encoder strips everything either way (see README)
+        steps.stripMetadata = true  // DWMetadataOptions, first in the chain
         steps.keepCopyright = true
         steps.stripColorProfile = true
         steps.enforceThumbnail = false

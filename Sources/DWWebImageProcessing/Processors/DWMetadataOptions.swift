@@ -1,0 +1,39 @@
+// DWMetadataOptions: imgproxy's strip_metadata, keep_copyright and strip_color_profile when they differ from the
+// defaults.
+import DWWebImage
+import Foundation
+
+/// The metadata the result keeps; first in a chain, so that the steps after it (which take over its canvas) encode
+/// with the same policy. Without it every result is written as imgproxy's defaults say: EXIF, XMP and IPTC stripped
+/// except the EXIF Copyright and Artist, pixels converted to sRGB, no ICC profile.
+///
+/// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
+public struct DWMetadataOptions: DWImageProcessor, Hashable {
+    /// `strip_metadata`: drop EXIF, XMP and IPTC.
+    public let stripMetadata: Bool
+    /// `keep_copyright`: when stripping, keep the EXIF Copyright and Artist.
+    public let keepCopyright: Bool
+    /// `strip_color_profile`: convert to sRGB and drop the ICC profile (false: keep the source's profile and pixels).
+    public let stripColorProfile: Bool
+
+    /// A policy from imgproxy's three options.
+    public init(stripMetadata: Bool, keepCopyright: Bool, stripColorProfile: Bool) {
+        (self.stripMetadata, self.keepCopyright, self.stripColorProfile) = (stripMetadata, keepCopyright, stripColorProfile)
+    }
+
+    /// Whether these are imgproxy's defaults (then no step is needed).
+    public var isDefault: Bool { stripMetadata && keepCopyright && stripColorProfile }
+
+    /// `metadata(sm:N,kcr:N,scp:N)`.
+    public var identifier: String {
+        "metadata(sm:\(stripMetadata ? 1 : 0),kcr:\(keepCopyright ? 1 : 0),scp:\(stripColorProfile ? 1 : 0))"
+    }
+
+    /// The image re-encoded in its own output format with this policy.
+    public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        try Engine.process(image) { canvas throws(DWWebImageError) in
+            canvas.metadata = MetadataPolicy(strip: stripMetadata, keepCopyright: keepCopyright,
+                                             keepColorProfile: !stripColorProfile)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+// imgproxy's metadata options over HTTP: strip_metadata/sm, keep_copyright/kcr, strip_color_profile/scp. Sources made
+// by Pillow (the reference writer), outputs read back with `vipsheader -a` (libvips-tools).
+import Foundation
+import XCTest
+
+final class MetadataServeTests: ServeTestCase {
+    func testExifCopyrightAndArtistKeptGPSStrippedByDefault() throws {
+        origin.setRoute("/exif.jpg", .ok(try pillowImage("""
+            exif = Image.Exif(); exif[0x8298] = 'ACME-COPYRIGHT'; exif[0x013B] = 'JANE-ARTIST'; exif[0x010F] = 'CAM-MAKE'
+            exif[0x8825] = {1: 'N', 2: (48.0, 51.0, 24.0), 3: 'E', 4: (2.0, 21.0, 3.0)}
+            im.save(out, 'JPEG', exif=exif.tobytes())
+            """)))
+        let server = try serve()
+        let source = origin.url("/exif.jpg")
+        // (options, tags expected, tags absent)
+        let cases: [(String, [String], [String])] = [
+            ("", ["ACME-COPYRIGHT", "JANE-ARTIST"], ["GPSLatitude", "CAM-MAKE"]),
+            ("w:20", ["ACME-COPYRIGHT", "JANE-ARTIST"], ["GPSLatitude", "CAM-MAKE"]),
+            ("f:png", ["ACME-COPYRIGHT", "JANE-ARTIST"], ["GPSLatitude", "CAM-MAKE"]),
+            ("kcr:0", [], ["ACME-COPYRIGHT", "JANE-ARTIST", "GPSLatitude", "CAM-MAKE", "exif-"]),
+            ("keep_copyright:0/w:20", [], ["ACME-COPYRIGHT", "JANE-ARTIST", "GPSLatitude", "exif-"]),
+            ("sm:0", ["ACME-COPYRIGHT", "JANE-ARTIST", "GPSLatitude", "CAM-MAKE"], []),
+            ("strip_metadata:0/w:20", ["ACME-COPYRIGHT", "GPSLatitude", "CAM-MAKE"], []),
+        ]
+        for (options, present, absent) in cases {
+            let response = try server.get(ProxyPath.plain(source, options: options))
+            XCTAssertEqual(response.status, 200, "\(options): \(response.text)")
+            let header = try vipsheaderAll(response.body)
+            for tag in present { XCTAssertTrue(header.contains(tag), "\(options): \(tag) kept\n\(header)") }
+            for tag in absent { XCTAssertFalse(header.contains(tag), "\(options): \(tag) stripped\n\(header)") }
+        }
+    }
+
+    /// 2400 × 2400 RGB is over the encoder's 16 MiB in-memory limit: the chain's steps decode each other's output
+    /// instead of passing the canvas on, and the policy of `sm:0`/`scp:0` must still reach the last step.
+    func testPoliciesSurviveAChainOfStreamingSteps() throws {
+        origin.setRoute("/big.jpg", .ok(try pillowImage("""
+            im = im.resize((2400, 2400)); exif = Image.Exif(); exif[0x010F] = 'CAM-MAKE'
+            p = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB')).tobytes()
+            im.save(out, 'JPEG', exif=exif.tobytes(), icc_profile=p)
+            """)))
+        let server = try serve()
+        let response = try server.get(ProxyPath.plain(origin.url("/big.jpg"), options: "sm:0/scp:0/w:2300/q:70"))
+        XCTAssertEqual(response.status, 200, response.text)
+        let header = try vipsheaderAll(response.body)
+        XCTAssertTrue(header.contains("2300x2300"), header)
+        XCTAssertTrue(header.contains("CAM-MAKE"), "sm:0 after a streaming step\n\(header)")
+        XCTAssertTrue(header.contains("icc-profile-data"), "scp:0 after a streaming step\n\(header)")
+    }
+
+    func testColorProfileConvertedByDefaultKeptWithScp0() throws {
+        let save = "p = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB')).tobytes()\n"
+        origin.setRoute("/icc.jpg", .ok(try pillowImage(save + "im.save(out, 'JPEG', icc_profile=p)")))
+        origin.setRoute("/icc.png", .ok(try pillowImage(save + "im.save(out, 'PNG', icc_profile=p)")))
+        let server = try serve()
+        for name in ["/icc.jpg", "/icc.png"] {
+            let source = origin.url(name)
+            for (options, kept) in [("", false), ("w:20", false), ("scp:0", true), ("strip_color_profile:0/w:20", true)] {
+                let response = try server.get(ProxyPath.plain(source, options: options))
+                XCTAssertEqual(response.status, 200, "\(name) \(options): \(response.text)")
+                let header = try vipsheaderAll(response.body)
+                XCTAssertEqual(header.contains("icc-profile-data"), kept, "\(name) \(options)\n\(header)")
+            }
+        }
+    }
+
+    /// A 40 × 30 RGB image written by Pillow: `script` has `im` (the image), `out` (a BytesIO) and ImageCms.
+    private func pillowImage(_ script: String) throws -> Data {
+        let text = try python("""
+            import base64, io
+            from PIL import Image, ImageCms
+            im = Image.new('RGB', (40, 30), (200, 100, 50)); out = io.BytesIO()
+            \(script)
+            print(base64.b64encode(out.getvalue()).decode())
+            """)
+        guard let data = Data(base64Encoded: text) else { throw ServeStartFailure("Pillow wrote no image: \(text)") }
+        return data
+    }
+
+    /// Every field `vipsheader -a` prints for `data`.
+    private func vipsheaderAll(_ data: Data) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwmeta-\(UUID().uuidString)")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["vipsheader", "-a", file.path]
+        let pipe = Pipe()
+        (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
+        do { try process.run() } catch { throw ServeStartFailure("vipsheader (libvips-tools) is needed: \(error)") }
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "vipsheader reads the output")
+        return String(decoding: out, as: UTF8.self)
+    }
+}
