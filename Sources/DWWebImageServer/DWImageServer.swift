@@ -1,5 +1,4 @@
 // DWImageServer: `dwfetch serve` — imgproxy-style URLs answered through the pipeline, on Hummingbird 2.
-import Crypto
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -20,6 +19,8 @@ public final class DWImageServer: Sendable {
     /// The pipeline every source goes through.
     public let manager: DWWebImageManager
     let metrics = DWServerMetrics()
+    /// Response bodies and ETags of the images served, made once per image.
+    let served = DWServedBytes()
     let logger: Logger
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager.
@@ -37,6 +38,8 @@ public final class DWImageServer: Sendable {
         pipeline.maxPixelCount = configuration.maxPixels
         // A proxy answers a waiting client: one quick retry, not DW's three 3 s apart.
         pipeline.retryPolicy = DWRetryPolicy(maxRetries: 1, interval: 0.25)
+        // The memory cache is for variants (what clients ask again); originals are read back from disk.
+        pipeline.memoryCachesVariantSources = false
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
@@ -143,7 +146,8 @@ public final class DWImageServer: Sendable {
         guard let contentType = DWFormatNegotiation.contentType(image.format) else {
             return (Self.error(422, "source is not an image"), " not-image")
         }
-        let etag = Self.etag(of: image.data)
+        let body = served.body(for: image.data)
+        let etag = body.etag
         var headers = HTTPFields()
         headers[.eTag] = etag
         headers[.cacheControl] = "public, max-age=\(configuration.maxAge)"
@@ -155,7 +159,7 @@ public final class DWImageServer: Sendable {
         }
         headers[.contentType] = contentType
         headers[.contentLength] = String(image.data.count)
-        return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data))), note)
+        return (Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body.buffer)), note)
     }
 
     /// The source processed by `chain` (the source itself for an empty chain), through the pipeline's variant
@@ -201,14 +205,6 @@ public final class DWImageServer: Sendable {
         case .notInCache, .cacheIO, .cancelled:
             return (502, error.message)
         }
-    }
-
-    /// A strong ETag of the bytes served: 128 bits of their SHA-256.
-    static func etag(of data: Data) -> String {
-        let digest = SHA256.hash(data: data)
-        var hex = "\""
-        for byte in digest.prefix(16) { hex += String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }
-        return hex + "\""
     }
 
     /// RFC 9110 §13.1.2: weak comparison, "*" matches anything.

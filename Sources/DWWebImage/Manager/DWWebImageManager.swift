@@ -218,7 +218,9 @@ public final class DWWebImageManager: Sendable {
             }
             switch found {
             case .hit(let image, _) where request.isVariant:
-                if policy.contains(.memory) { cache.storeInMemory(image, forKey: url) }
+                if policy.contains(.memory) && configuration.memoryCachesVariantSources {
+                    cache.storeInMemory(image, forKey: url)
+                }
                 let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
                 state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
                 report(metrics, on: callbacks)
@@ -502,7 +504,8 @@ public final class DWWebImageManager: Sendable {
         request.tls = configuration.tls
         (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
         request.connectionPolicy = configuration.connectionPolicy
-        let policy = waiter.options.storePolicy
+        var policy = waiter.options.storePolicy
+        if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             workQueue: workQueue, request: request, storePolicy: policy,
