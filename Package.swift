@@ -9,7 +9,10 @@ let package = Package(
         .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
         .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
         .library(name: "DWWebImageServer", targets: ["DWWebImageServer"]),
+        // One executable per job (README, Design): the thin fetcher, and the engines it hands over to with execv.
         .executable(name: "dwfetch", targets: ["dwfetch"]),
+        .executable(name: "dwfetch-pixels", targets: ["dwfetch-pixels"]),
+        .executable(name: "dwfetch-serve", targets: ["dwfetch-serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -85,19 +88,37 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .executableTarget(
-            name: "dwfetch",
+        // The version libvips' headers declare (a macro only: nothing links libvips), for the thin dwfetch's --version.
+        .target(name: "CVipsVersion"),
+        // Everything the dwfetch executables share: the whole argument tree (fetch flags, pixel and preview flags,
+        // `serve`'s options), the fetch runner, output, signals and the hand-over to the engine executables. It links
+        // only the core (libcurl, giflib, zlib): no libvips, libchafa, NIO or test server.
+        .target(
+            name: "DWFetchCLI",
             dependencies: [
                 "DWWebImage",
-                "DWWebImagePreview",
-                "DWWebImageProcessing",
-                "DWWebImageServer",
-                "DWTestServer",
-                .product(name: "Logging", package: "swift-log"),
                 "DWLocking",
                 "DWFileIO",
+                "CVipsVersion",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `dwfetch`: plain fetches; pixel flags, --preview and --demo execv dwfetch-pixels, `serve` dwfetch-serve.
+        .executableTarget(name: "dwfetch", dependencies: ["DWFetchCLI"]),
+        // `dwfetch` with the pixel engines: libvips (pixel flags, --verify), libchafa (--preview), the demo server.
+        .executableTarget(
+            name: "dwfetch-pixels",
+            dependencies: ["DWFetchCLI", "DWWebImage", "DWWebImageProcessing", "DWWebImagePreview", "DWTestServer", "DWLocking"]
+        ),
+        // `dwfetch serve`: the image proxy on Hummingbird (and libvips through DWWebImageServer).
+        .executableTarget(
+            name: "dwfetch-serve",
+            dependencies: [
+                "DWFetchCLI",
+                "DWWebImage",
+                "DWWebImageServer",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.

@@ -4,5 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 scripts/setup.sh
-swift build -c release --product dwfetch 2>&1 | grep -E "error|warning: |Compiling dwfetch|Build complete" || true
+# --demo runs in dwfetch-pixels (it holds the demo server), which dwfetch execs: build both.
+for product in dwfetch dwfetch-pixels; do
+  swift build -c release --product "$product" 2>&1 | grep -E "error|warning: |Build of product" || true
+done
 exec .build/release/dwfetch --demo "$@"

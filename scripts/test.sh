@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 scripts/setup.sh
+scripts/check-size.sh  # no Swift file over 500 lines, no function over 80 (the DWWebImage target)
+scripts/format.sh --check  # .swift-format's rules everywhere, swift-format's layout where formatted
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -19,4 +21,11 @@ if [ -n "$own_warnings" ]; then
   echo "test: the build has warnings in our own code (zero allowed)" >&2
   exit 1
 fi
-swift test --skip-build "$@"
+# No test may be skipped: print what ran and fail on any skip (scripts/test-count.sh reads XCTest's and Swift
+# Testing's summaries). The exit status of `swift test` itself still decides first.
+test_log=$(mktemp)
+trap 'rm -f "$log" "$test_log"' EXIT
+status=0
+swift test --skip-build "$@" 2>&1 | tee "$test_log" || status=$?
+scripts/test-count.sh "$test_log" || { [ "$status" -ne 0 ] || status=1; }
+exit "$status"

@@ -51,14 +51,6 @@ void dw_chafa_config_set_dither(dw_chafa_config *config, float intensity) {
     if (intensity > 0) chafa_canvas_config_set_dither_intensity(cfg(config), intensity);
 }
 
-void dw_chafa_config_set_transparency_threshold(dw_chafa_config *config, float threshold) {
-    chafa_canvas_config_set_transparency_threshold(cfg(config), threshold);
-}
-
-void dw_chafa_config_set_work_factor(dw_chafa_config *config, float work) {
-    chafa_canvas_config_set_work_factor(cfg(config), work);
-}
-
 dw_chafa_canvas *dw_chafa_canvas_new(const dw_chafa_config *config) {
     return (dw_chafa_canvas *)chafa_canvas_new((const ChafaCanvasConfig *)config);
 }

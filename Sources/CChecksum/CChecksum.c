@@ -128,14 +128,6 @@ __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t c, const ui
 }
 #endif
 
-int dw_crc32c_hardware(void) {
-#if defined(__x86_64__)
-    return __builtin_cpu_supports("sse4.2") ? 1 : 0;
-#else
-    return 0;
-#endif
-}
-
 uint32_t dw_crc32c_tables(uint32_t crc, const void *data, size_t length) {
     return ~crc_tables(~crc, (const uint8_t *)data, length);
 }

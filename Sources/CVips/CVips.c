@@ -8,7 +8,6 @@
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
 void cvips_block_untrusted(int block) { vips_block_untrusted_set(block ? TRUE : FALSE); }
 void cvips_concurrency_set(int threads) { vips_concurrency_set(threads); }
-int cvips_concurrency_get(void) { return vips_concurrency_get(); }
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files) {
     vips_cache_set_max(max_operations);
     vips_cache_set_max_mem(max_memory);
@@ -38,7 +37,6 @@ char *cvips_error_take(void) {
     if (text && !*text) { g_free(text); return NULL; }
     return text;
 }
-void cvips_error_clear(void) { vips_error_clear(); }
 void cvips_free(void *p) { g_free(p); }
 void cvips_unref(VipsImage *image) { if (image) g_object_unref(image); }
 

@@ -70,7 +70,8 @@ public struct AtomicFile {
         if canLinkUnnamedFiles {
             let fd = open(directory, oTmpFile | O_WRONLY | O_CLOEXEC, mode)
             if fd >= 0 { return AtomicFile(fd: fd, directory: directory, tempPath: nil) }
-            guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { return nil }  // ENOENT, EACCES…: real
+            // ENOENT, EACCES…: real failures; only "no O_TMPFILE here" falls back to a named file.
+            guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { return nil }
         }
         let path = directory + "/" + fallbackName()
         let named = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)

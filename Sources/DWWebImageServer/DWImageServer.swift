@@ -143,7 +143,7 @@ public final class DWImageServer: Sendable {
         guard image.frameCount <= configuration.maxFrames else {
             return (Self.error(422, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)"), " frames")
         }
-        guard let contentType = DWFormatNegotiation.contentType(image.format) else {
+        guard let contentType = image.format.mimeType else {
             return (Self.error(422, "source is not an image"), " not-image")
         }
         let body = served.body(for: image.data)
@@ -196,7 +196,7 @@ public final class DWImageServer: Sendable {
             return (422, "source too large: \(error.message)")
         case .transport:
             if let address = error.refusedAddress { return (403, "source address \(address) is not allowed") }
-            if error.curlCode == 28 { return (504, "origin timed out") }
+            if error.isTimeout { return (504, "origin timed out") }
             return (502, "origin unreachable: \(error.message)")
         case .httpStatus:
             let status = error.httpStatus ?? 0

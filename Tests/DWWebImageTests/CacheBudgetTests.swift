@@ -22,7 +22,7 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         defer { center.removeObserver(observer) }
         for i in 0..<9 {
             try cache.store(image(i), forKey: "k\(i)", policy: [.disk])
-            usleep(2_000)  // distinct atimes
+            setLastRead(cache, "k\(i)", secondsAgo: 100 - i)  // distinct atimes, oldest first, without waiting
         }
         XCTAssertNotNil(cache.objCache(forKey: "k0"), "k0 read now: it becomes the most recently used")
         for i in 9..<14 { try cache.store(image(i), forKey: "k\(i)", policy: [.disk]) }
@@ -157,6 +157,15 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         XCTAssertEqual(other.removeExpiredCacheIfDue(), [], "swept moments ago: skipped")
         XCTAssertEqual(other.removeExpiredCacheIfDue(interval: 0), ["second"], "due again once the interval passed")
         XCTAssertEqual(cache.entryCount(), 0, "the marker is not an entry")
+    }
+
+    /// Gives `key`'s entry a last read (atime) `secondsAgo` in the past; its write time (mtime) is left alone.
+    private func setLastRead(_ cache: DWWebImageCache, _ key: String, secondsAgo: Int,
+                             file: StaticString = #filePath, line: UInt = #line) {
+        let now = Int(Date().timeIntervalSince1970)
+        let utimeOmit = (1 << 30) - 2  // UTIME_OMIT, a macro Swift does not import
+        var times = [timespec(tv_sec: now - secondsAgo, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
+        XCTAssertEqual(utimensat(AT_FDCWD, cache.fileURL(forKey: key).path, &times, 0), 0, file: file, line: line)
     }
 
     private func eventuallyValue<T: Collection>(_ read: () -> T) -> T {

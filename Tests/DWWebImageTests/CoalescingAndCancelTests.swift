@@ -98,13 +98,21 @@ final class CoalescingAndCancelTests: XCTestCase {
         h.server.setRoute("/busy.png", .delayed(0.5, .ok(SampleImages.png(width: 2, height: 2))))
         h.server.setRoute("/queued.png", .ok(SampleImages.png(width: 2, height: 2)))
         let busy = ResultBox(), queued = ResultBox()
+        let started = Recorder<String>()
+        let observer = h.center.addObserver(forName: .DWWebImageDownloadStart, object: nil, queue: nil) { note in
+            started.append(note.userInfo?[DWWebImageNotificationKey.url] as? String ?? "")
+        }
+        defer { h.center.removeObserver(observer) }
         h.manager.downloadImage(withURL: h.server.url("/busy.png")) { busy.set($0) }
         XCTAssertTrue(h.server.waitForActiveRequests(1, timeout: 5))
         let token = h.manager.downloadImage(withURL: h.server.url("/queued.png")) { queued.set($0) }
         h.manager.cancel(token)
         XCTAssertEqual(queued.wait(timeout: 2)?.error?.code, .cancelled)
         XCTAssertNotNil(busy.wait(timeout: 5)?.value)
-        usleep(200_000)
+        // Once the manager holds no download, nothing can start any more.
+        XCTAssertTrue(eventually { h.manager.activeDownloadCount == 0 && h.manager.scheduledCounts == (0, 0) })
+        h.drainCallbacks()  // Start notifications are posted there
+        XCTAssertEqual(started.values, [h.server.url("/busy.png")], "the queued download never started")
         XCTAssertEqual(h.server.requestCount(path: "/queued.png"), 0)
     }
 

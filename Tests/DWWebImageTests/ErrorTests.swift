@@ -30,7 +30,7 @@ final class ErrorTests: XCTestCase {
     }
 
     func testMalformedOrNonHTTPURLIs10002() throws {
-        let h = try Harness()
+        let h = try Harness { $0.loaders = [] }  // file: and data: URLs are loaders' (LoaderTests)
         defer { h.close() }
         for url in ["ftp://example.com/a.png", "file:///etc/passwd", "not a url", "http://", "//host/a.png",
                     "gopher://127.0.0.1/", "http://127.0.0.1:99999/a.png", "javascript:alert(1)"] {
@@ -70,6 +70,7 @@ final class ErrorTests: XCTestCase {
         let error = try XCTUnwrap(h.fetch(h.server.url("/stall.png")).error)
         XCTAssertEqual(error.code, .transport)
         XCTAssertEqual(error.curlCode, 28, "CURLE_OPERATION_TIMEDOUT")
+        XCTAssertTrue(error.isTimeout)
     }
 
     func testHTTPErrorsAre10004WithStatus() throws {

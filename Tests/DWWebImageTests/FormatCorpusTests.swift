@@ -152,7 +152,7 @@ final class FormatCorpusTests: XCTestCase {
             """
         let (status, out) = try run("python3", ["-c", script] + files.map { directory.appendingPathComponent($0).path })
         guard status == 0, let json = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any] else {
-            throw XCTSkip("Pillow is not importable by python3 (scripts/setup.sh installs it): \(out)")
+            throw MissingPrerequisite("Pillow is not importable by python3 (scripts/setup.sh installs it): \(out)")
         }
         var facts: [String: Facts?] = [:]
         for (file, value) in json {
@@ -174,7 +174,7 @@ final class FormatCorpusTests: XCTestCase {
         try process.run()
         let out = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        if process.terminationStatus == 127 { throw XCTSkip("\(tool) is not installed (scripts/setup.sh installs it)") }
+        if process.terminationStatus == 127 { throw MissingPrerequisite("\(tool) is not installed (scripts/setup.sh installs it)") }
         return (process.terminationStatus, String(decoding: out, as: UTF8.self))
     }
 }

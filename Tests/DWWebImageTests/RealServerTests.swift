@@ -120,12 +120,12 @@ final class RealServerTests: TemporaryRootTestCase {
     }
 }
 
-/// Runs `make`, turning a missing program into a skip that names its package.
+/// Runs `make`, turning a missing program into a failure that names its package.
 func peer<T>(_ make: () throws -> T) throws -> T {
     do {
         return try make()
     } catch let missing as PeerUnavailable {
-        throw XCTSkip(missing.description)
+        throw MissingPrerequisite(missing.description)
     }
 }
 

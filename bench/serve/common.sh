@@ -28,8 +28,11 @@ need_debs() {  # need_debs cmd:package ...
 
 build_dwfetch() {
     log "building dwfetch (release)"
-    (cd "$ROOT" && swift build -c release --product dwfetch 2>&1 | { grep -E "error|complete" >&2 || true; })
-    (cd "$ROOT" && swift build -c release --product dwfetch >/dev/null 2>&1) || { log "release build failed"; exit 1; }
+    # `dwfetch serve` execs dwfetch-serve, built beside it.
+    for product in dwfetch dwfetch-serve; do
+        (cd "$ROOT" && swift build -c release --product "$product" 2>&1 | { grep -E "error|complete" >&2 || true; })
+        (cd "$ROOT" && swift build -c release --product "$product" >/dev/null 2>&1) || { log "release build failed"; exit 1; }
+    done
     DWFETCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/dwfetch"
 }
 

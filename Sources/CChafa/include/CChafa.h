@@ -68,10 +68,6 @@ void dw_chafa_config_set_symbol_tags(dw_chafa_config *config, uint32_t tags);
 void dw_chafa_config_set_optimizations(dw_chafa_config *config, uint32_t optimizations);
 /// 0.0 (no dithering) … 1.0; ordered dithering when > 0.
 void dw_chafa_config_set_dither(dw_chafa_config *config, float intensity);
-/// Alpha below this (0…1) is transparent.
-void dw_chafa_config_set_transparency_threshold(dw_chafa_config *config, float threshold);
-/// 0.0 … 1.0: how hard chafa searches for the best symbols.
-void dw_chafa_config_set_work_factor(dw_chafa_config *config, float work);
 
 /// chafa_canvas_new with a copy of `config`. Free with dw_chafa_canvas_free.
 dw_chafa_canvas *dw_chafa_canvas_new(const dw_chafa_config *config);

@@ -12,7 +12,4 @@ uint32_t dw_crc32c(uint32_t crc, const void *data, size_t length);
 /// The same with the table code, whatever the CPU has (for tests that compare the two).
 uint32_t dw_crc32c_tables(uint32_t crc, const void *data, size_t length);
 
-/// 1 when the hardware instruction is used, 0 for the table fallback.
-int dw_crc32c_hardware(void);
-
 #endif

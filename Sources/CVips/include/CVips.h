@@ -12,7 +12,6 @@ typedef struct _VipsImage VipsImage;
 int cvips_init(const char *_Nonnull argv0);
 void cvips_block_untrusted(int block);
 void cvips_concurrency_set(int threads);
-int cvips_concurrency_get(void);
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files);
 /* Loads one libvips module (a loader plugin such as vips-heif.so), as vips_init does for its module directory;
  * 0 on success. */
@@ -25,7 +24,6 @@ const char *_Nonnull cvips_version(void);
 
 /* The error buffer: copied and cleared in one step (NULL when empty); free with cvips_free. */
 char *_Nullable cvips_error_take(void);
-void cvips_error_clear(void);
 void cvips_free(void *_Nullable p);
 void cvips_unref(VipsImage *_Nullable image);
 

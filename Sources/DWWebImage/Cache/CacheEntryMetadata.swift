@@ -17,8 +17,10 @@ public struct DWCacheEntryMetadata: Sendable, Equatable {
     public var cacheControl: String?
 
     /// Creates metadata; `storedAt` defaults to now.
-    public init(storedAt: Date = Date(), etag: String? = nil, lastModified: String? = nil, contentType: String? = nil,
-                cacheControl: String? = nil) {
+    public init(
+        storedAt: Date = Date(), etag: String? = nil, lastModified: String? = nil, contentType: String? = nil,
+        cacheControl: String? = nil
+    ) {
         self.storedAt = storedAt
         self.etag = etag
         self.lastModified = lastModified

@@ -28,9 +28,11 @@ enum DiskBudget {
         for name in names where !name.hasPrefix(".") {
             var st = stat()
             guard lstat(dir + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-            files.append(File(name: name, size: Int64(st.st_size),
-                              lastRead: Int64(st.st_atim.tv_sec) * 1_000_000_000 + Int64(st.st_atim.tv_nsec),
-                              written: Int64(st.st_mtim.tv_sec)))
+            files.append(
+                File(
+                    name: name, size: Int64(st.st_size),
+                    lastRead: Int64(st.st_atim.tv_sec) * 1_000_000_000 + Int64(st.st_atim.tv_nsec),
+                    written: Int64(st.st_mtim.tv_sec)))
         }
         return files
     }
@@ -38,8 +40,10 @@ enum DiskBudget {
     /// Publishes a new entry of `size` bytes as `final` (`publish` names the written file and returns 0 or an
     /// errno) under the space lock, first evicting least recently read entries when the space would pass `limit`
     /// (0 = no limit). Returns publish's result and the keys of the evicted entries.
-    static func commit(dir: String, final: String, size: Int64, limit: Int64,
-                       publish: () -> Int32) -> (Int32, [String]) {
+    static func commit(
+        dir: String, final: String, size: Int64, limit: Int64,
+        publish: () -> Int32
+    ) -> (Int32, [String]) {
         let lock = open(dir + "/" + lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if lock >= 0 { while flock(lock, LOCK_EX) != 0 && errno == EINTR {} }
         defer { if lock >= 0 { close(lock) } }  // closing releases the flock

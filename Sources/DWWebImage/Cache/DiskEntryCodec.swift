@@ -40,25 +40,25 @@ enum DiskEntryCodec {
     /// Flag bit: the payload is a gzip stream.
     static let gzipFlag: UInt16 = 1
 
-    static func encode(key: String, payload: Data, metadata: DWCacheEntryMetadata) -> Data {
-        var out = encodeHeader(key: key, payload: payload, metadata: metadata)
-        out.append(payload)
-        return out
-    }
-
     /// Everything before the payload: write it, then the payload itself, so a large body is never copied.
-    static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata, release: Bool = false) -> Data {
-        encodeHeader(key: key, payloadLength: UInt64(payload.count),
-                     payloadCRC: windowedChecksum(of: payload, release: release), flags: 0,
-                     metadata: metadata)
+    static func encodeHeader(key: String, payload: Data, metadata: DWCacheEntryMetadata, release: Bool = false) -> Data
+    {
+        encodeHeader(
+            key: key, payloadLength: UInt64(payload.count),
+            payloadCRC: windowedChecksum(of: payload, release: release), flags: 0,
+            metadata: metadata)
     }
 
     /// The header for a payload of `payloadLength` stored bytes whose CRC-32C is `payloadCRC`.
-    static func encodeHeader(key: String, payloadLength: UInt64, payloadCRC: UInt32, flags: UInt16,
-                             metadata: DWCacheEntryMetadata) -> Data {
+    static func encodeHeader(
+        key: String, payloadLength: UInt64, payloadCRC: UInt32, flags: UInt16,
+        metadata: DWCacheEntryMetadata
+    ) -> Data {
         var key = key
-        var strings = [metadata.etag ?? "", metadata.lastModified ?? "", metadata.contentType ?? "",
-                       metadata.cacheControl ?? ""]
+        var strings = [
+            metadata.etag ?? "", metadata.lastModified ?? "", metadata.contentType ?? "",
+            metadata.cacheControl ?? ""
+        ]
         // Written in place into one buffer of the final size (field-by-field Data appends cost ~20k instructions
         // an entry): fixed header, then the key, then the strings (each at most 4 KiB).
         let lengths = strings.map { min($0.utf8.count, 4096) }
@@ -68,7 +68,8 @@ enum DiskEntryCodec {
             p.copyBytes(from: magic)
             p.storeBytes(of: version.littleEndian, toByteOffset: 4, as: UInt16.self)
             p.storeBytes(of: flags.littleEndian, toByteOffset: 6, as: UInt16.self)
-            p.storeBytes(of: metadata.storedAt.timeIntervalSince1970.bitPattern.littleEndian, toByteOffset: 8, as: UInt64.self)
+            p.storeBytes(
+                of: metadata.storedAt.timeIntervalSince1970.bitPattern.littleEndian, toByteOffset: 8, as: UInt64.self)
             p.storeBytes(of: payloadLength.littleEndian, toByteOffset: 16, as: UInt64.self)
             p.storeBytes(of: payloadCRC.littleEndian, toByteOffset: 24, as: UInt32.self)
             p.storeBytes(of: UInt32(keyLength).littleEndian, toByteOffset: 28, as: UInt32.self)
@@ -77,7 +78,8 @@ enum DiskEntryCodec {
             }
             var offset = fixedHeaderSize
             key.withUTF8 { k in
-                UnsafeMutableRawBufferPointer(rebasing: p[offset..<offset + keyLength]).copyMemory(from: UnsafeRawBufferPointer(k))
+                UnsafeMutableRawBufferPointer(rebasing: p[offset..<offset + keyLength]).copyMemory(
+                    from: UnsafeRawBufferPointer(k))
             }
             offset += keyLength
             for i in strings.indices {
@@ -113,8 +115,9 @@ enum DiskEntryCodec {
     static func stringsLength(_ fixed: UnsafeRawBufferPointer) -> Int? {
         let b = Bytes(fixed)
         guard b.count >= fixedHeaderSize, b.matches(0, magic), let v = b.u16le(4), Checksum(version: v) != nil,
-              let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
-              let ctLength = b.u16le(36), let ccLength = b.u16le(38) else { return nil }
+            let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
+            let ctLength = b.u16le(36), let ccLength = b.u16le(38)
+        else { return nil }
         return Int(keyLength) + Int(etagLength) + Int(lmLength) + Int(ctLength) + Int(ccLength)
     }
 
@@ -123,20 +126,23 @@ enum DiskEntryCodec {
     static func parseHeader(_ raw: UnsafeRawBufferPointer, fileSize: Int) -> Header? {
         let b = Bytes(raw)
         guard let stringsTotal = stringsLength(raw), let flags = b.u16le(6),
-              let storedBits = b.u64le(8), let payloadLength = b.u64le(16), let payloadCRC = b.u32le(24),
-              let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
-              let ctLength = b.u16le(36), let ccLength = b.u16le(38), let headerCRC = b.u32le(40),
-              let checksum = b.u16le(4).flatMap(Checksum.init(version:)),
-              b.has(fixedHeaderSize, stringsTotal),
-              payloadLength <= UInt64(Int.max - fixedHeaderSize - stringsTotal),
-              fileSize == fixedHeaderSize + stringsTotal + Int(payloadLength) else { return nil }
+            let storedBits = b.u64le(8), let payloadLength = b.u64le(16), let payloadCRC = b.u32le(24),
+            let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
+            let ctLength = b.u16le(36), let ccLength = b.u16le(38), let headerCRC = b.u32le(40),
+            let checksum = b.u16le(4).flatMap(Checksum.init(version:)),
+            b.has(fixedHeaderSize, stringsTotal),
+            payloadLength <= UInt64(Int.max - fixedHeaderSize - stringsTotal),
+            fileSize == fixedHeaderSize + stringsTotal + Int(payloadLength)
+        else { return nil }
         var crc = checksum.update(0, UnsafeRawBufferPointer(rebasing: raw[0..<40]))
-        crc = checksum.update(crc, UnsafeRawBufferPointer(rebasing: raw[fixedHeaderSize..<fixedHeaderSize + stringsTotal]))
+        crc = checksum.update(
+            crc, UnsafeRawBufferPointer(rebasing: raw[fixedHeaderSize..<fixedHeaderSize + stringsTotal]))
         guard crc == headerCRC else { return nil }
         var strings: [String] = []
         var offset = fixedHeaderSize
         for length in [Int(keyLength), Int(etagLength), Int(lmLength), Int(ctLength), Int(ccLength)] {
-            strings.append(String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]), as: UTF8.self))
+            strings.append(
+                String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]), as: UTF8.self))
             offset += length
         }
         let metadata = DWCacheEntryMetadata(
@@ -145,8 +151,9 @@ enum DiskEntryCodec {
             lastModified: strings[2].isEmpty ? nil : strings[2],
             contentType: strings[3].isEmpty ? nil : strings[3],
             cacheControl: strings[4].isEmpty ? nil : strings[4])
-        return Header(key: strings[0], metadata: metadata, flags: flags, payloadLength: Int(payloadLength),
-                      payloadCRC: payloadCRC, payloadOffset: offset, checksum: checksum)
+        return Header(
+            key: strings[0], metadata: metadata, flags: flags, payloadLength: Int(payloadLength),
+            payloadCRC: payloadCRC, payloadOffset: offset, checksum: checksum)
     }
 
     /// Checks `payload` (the stored bytes) against the header's checksum — window by window, so a large mapped
@@ -154,7 +161,8 @@ enum DiskEntryCodec {
     /// `mapped`: the payload was mapped here, so nobody else has it yet and passed windows may be released.
     static func finish(_ header: Header, payload: Data, mapped: Bool = false) -> Entry? {
         guard payload.count == header.payloadLength,
-              windowedChecksum(of: payload, using: header.checksum, release: mapped) == header.payloadCRC else { return nil }
+            windowedChecksum(of: payload, using: header.checksum, release: mapped) == header.payloadCRC
+        else { return nil }
         if header.flags & gzipFlag != 0 {
             guard let inflated = Gzip.decompress(payload, release: mapped) else { return nil }
             return Entry(key: header.key, metadata: header.metadata, payload: inflated, compressed: true)
@@ -192,8 +200,9 @@ enum DiskEntryCodec {
         // users expect), the same clock the sweep and the statistics read; the header's time is only a record.
         var st = stat()
         guard fstat(fd, &st) == 0 else { return .invalid }
-        entry.metadata.storedAt = Date(timeIntervalSince1970: TimeInterval(st.st_mtim.tv_sec)
-                                       + TimeInterval(st.st_mtim.tv_nsec) / 1e9)
+        entry.metadata.storedAt = Date(
+            timeIntervalSince1970: TimeInterval(st.st_mtim.tv_sec)
+                + TimeInterval(st.st_mtim.tv_nsec) / 1e9)
         if let touches, touches.shouldTouch(path) { DiskBudget.touch(fd) }
         return .entry(entry)
     }
@@ -217,8 +226,9 @@ enum DiskEntryCodec {
         repeat { n = pread(fd, buffer, firstReadSize, 0) } while n < 0 && errno == EINTR
         guard n >= 0 else { free(buffer); return nil }
         if n >= fixedHeaderSize && n < firstReadSize,
-           let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: n), fileSize: n),
-           let owned = realloc(buffer, n) {
+            let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: n), fileSize: n),
+            let owned = realloc(buffer, n)
+        {
             return entry(header, inMallocked: owned)
         }
         // Longer than the first read — or, should a regular file ever read short before its end, a header that
@@ -234,7 +244,8 @@ enum DiskEntryCodec {
         buffer = grown
         let have = min(n, size)
         guard preadFully(fd, buffer + have, size - have, at: have),
-              let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: size), fileSize: size) else {
+            let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: size), fileSize: size)
+        else {
             free(buffer)
             return nil
         }
@@ -243,8 +254,9 @@ enum DiskEntryCodec {
 
     /// The entry whose whole file is in `buffer` (from `malloc`; the payload takes ownership of it).
     private static func entry(_ header: Header, inMallocked buffer: UnsafeMutableRawPointer) -> Entry? {
-        let payload = Data(bytesNoCopy: buffer + header.payloadOffset, count: header.payloadLength,
-                           deallocator: .custom { _, _ in free(buffer) })
+        let payload = Data(
+            bytesNoCopy: buffer + header.payloadOffset, count: header.payloadLength,
+            deallocator: .custom { _, _ in free(buffer) })
         return finish(header, payload: payload)
     }
 
@@ -252,16 +264,19 @@ enum DiskEntryCodec {
     private static func readMapped(fd: Int32, size: Int) -> Entry? {
         var fixed = [UInt8](repeating: 0, count: fixedHeaderSize)
         guard fixed.withUnsafeMutableBytes({ preadFully(fd, $0.baseAddress!, fixedHeaderSize, at: 0) }),
-              let stringsTotal = fixed.withUnsafeBytes({ stringsLength($0) }),
-              stringsTotal <= size - fixedHeaderSize else { return nil }
+            let stringsTotal = fixed.withUnsafeBytes({ stringsLength($0) }),
+            stringsTotal <= size - fixedHeaderSize
+        else { return nil }
         var head = [UInt8](repeating: 0, count: fixedHeaderSize + stringsTotal)
         guard head.withUnsafeMutableBytes({ preadFully(fd, $0.baseAddress!, $0.count, at: 0) }),
-              let header = head.withUnsafeBytes({ parseHeader($0, fileSize: size) }),
-              let payload = FileBytes.map(fd: fd, length: size, from: header.payloadOffset) else { return nil }
+            let header = head.withUnsafeBytes({ parseHeader($0, fileSize: size) }),
+            let payload = FileBytes.map(fd: fd, length: size, from: header.payloadOffset)
+        else { return nil }
         return finish(header, payload: payload, mapped: true)
     }
 
-    private static func preadFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool {
+    private static func preadFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool
+    {
         var done = 0
         while done < count {
             let n = pread(fd, buffer + done, count - done, off_t(offset + done))
@@ -313,12 +328,6 @@ enum DiskEntryCodec {
                 return UInt32(truncatingIfNeeded: c)
             }
         }
-    }
-}
-
-extension Data {
-    mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
 

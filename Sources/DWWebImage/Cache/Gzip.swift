@@ -29,11 +29,11 @@ public enum DWCacheCompression: String, Sendable, CaseIterable {
     private static func alreadyCompressed(_ payload: Data) -> Bool {
         let b = [UInt8](payload.prefix(12))
         guard b.count == 12 else { return false }
-        if b[0] == 0xFF && b[1] == 0xD8 { return true }                                   // JPEG
-        if b[0] == 0x89 && b[1] == 0x50 && b[2] == 0x4E && b[3] == 0x47 { return true }   // PNG
-        if b[0] == 0x47 && b[1] == 0x49 && b[2] == 0x46 { return true }                   // GIF
+        if b[0] == 0xFF && b[1] == 0xD8 { return true }  // JPEG
+        if b[0] == 0x89 && b[1] == 0x50 && b[2] == 0x4E && b[3] == 0x47 { return true }  // PNG
+        if b[0] == 0x47 && b[1] == 0x49 && b[2] == 0x46 { return true }  // GIF
         if b[0..<4] == [0x52, 0x49, 0x46, 0x46] && b[8..<12] == [0x57, 0x45, 0x42, 0x50] { return true }  // WebP
-        if b[4..<8] == [0x66, 0x74, 0x79, 0x70] { return true }                           // ISO BMFF: HEIC, AVIF
+        if b[4..<8] == [0x66, 0x74, 0x79, 0x70] { return true }  // ISO BMFF: HEIC, AVIF
         return false
     }
 
@@ -49,8 +49,10 @@ public enum DWCacheCompression: String, Sendable, CaseIterable {
                 var bound = compressBound(uLong(n))
                 var out = [UInt8](repeating: 0, count: Int(bound))
                 let status = out.withUnsafeMutableBufferPointer {
-                    compress2($0.baseAddress, &bound, raw.baseAddress!.advanced(by: start).assumingMemoryBound(to: Bytef.self),
-                              uLong(n), 1)
+                    compress2(
+                        $0.baseAddress, &bound,
+                        raw.baseAddress!.advanced(by: start).assumingMemoryBound(to: Bytef.self),
+                        uLong(n), 1)
                 }
                 input += n
                 output += status == Z_OK ? Int(bound) : n
@@ -67,11 +69,16 @@ enum Gzip {
     /// checksum (the entry format's CRC-32C of the stored bytes), or nil (with errno set when a write failed).
     /// Level 1 (zlib's fastest): on BMP it keeps most of the gain of level 6 at a fraction of the time, which
     /// matters for large bodies (level 6 took 3.4 s for a 64 MiB BMP here).
-    static func compress(_ data: Data, into fd: Int32, level: Int32 = 1,
-                         release: Bool = false) -> (length: Int64, crc: UInt32)? {
+    static func compress(
+        _ data: Data, into fd: Int32, level: Int32 = 1,
+        release: Bool = false
+    ) -> (length: Int64, crc: UInt32)? {
         var stream = z_stream()
-        guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
-                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        guard
+            deflateInit2_(
+                &stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+                Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else { return nil }
         defer { deflateEnd(&stream) }
         var out = [UInt8](repeating: 0, count: chunk)
         var written: Int64 = 0
@@ -121,7 +128,9 @@ enum Gzip {
         let size = Int(tail[0]) | Int(tail[1]) << 8 | Int(tail[2]) << 16 | Int(tail[3]) << 24
         guard size <= limit else { return nil }
         var stream = z_stream()
-        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            return nil
+        }
         defer { inflateEnd(&stream) }
         var out = Data(count: max(size, 1))  // one spare byte: an empty body still has a buffer to point at
         var status = Z_OK

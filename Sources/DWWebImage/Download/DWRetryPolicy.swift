@@ -27,7 +27,8 @@ public struct DWRetryPolicy: Sendable, Equatable {
     public var maxRetryAfter: TimeInterval
 
     /// A policy; see the properties.
-    public init(maxRetries: Int, interval: TimeInterval, backoff: Backoff = .constant, maxRetryAfter: TimeInterval = 60) {
+    public init(maxRetries: Int, interval: TimeInterval, backoff: Backoff = .constant, maxRetryAfter: TimeInterval = 60)
+    {
         self.maxRetries = max(0, maxRetries)
         self.interval = max(0, interval)
         self.backoff = backoff
@@ -68,7 +69,8 @@ enum HTTPDate {
     static func parse(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
-              let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]) else { return nil }
+            let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3])
+        else { return nil }
         let clock = parts[4].split(separator: ":").compactMap { Int($0) }
         guard clock.count == 3 else { return nil }
         var components = DateComponents()

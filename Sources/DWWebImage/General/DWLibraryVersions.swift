@@ -41,17 +41,22 @@ public enum DWLibraryVersions {
         var libraries: [String] = []
         if let ssl = string(info.ssl_version) { libraries.append(ssl) }
         if let z = string(info.libz_version) { libraries.append("zlib/\(z)") }
-        if age >= CURLVERSION_FIFTH.rawValue, let brotli = string(info.brotli_version) { libraries.append("brotli/\(brotli)") }
+        if age >= CURLVERSION_FIFTH.rawValue, let brotli = string(info.brotli_version) {
+            libraries.append("brotli/\(brotli)")
+        }
         if age >= CURLVERSION_EIGHTH.rawValue, let zstd = string(info.zstd_version) { libraries.append("zstd/\(zstd)") }
         if let idn = string(info.libidn) { libraries.append("libidn2/\(idn)") }
         if age >= CURLVERSION_FOURTH.rawValue, let ssh = string(info.libssh_version) { libraries.append(ssh) }
-        if age >= CURLVERSION_SIXTH.rawValue, let h2 = string(info.nghttp2_version) { libraries.append("nghttp2/\(h2)") }
+        if age >= CURLVERSION_SIXTH.rawValue, let h2 = string(info.nghttp2_version) {
+            libraries.append("nghttp2/\(h2)")
+        }
         if age >= CURLVERSION_SIXTH.rawValue, let quic = string(info.quic_version) { libraries.append(quic) }
         let features = age >= CURLVERSION_ELEVENTH.rawValue ? list(info.feature_names) : []
-        return Curl(version: string(info.version) ?? "?", libraries: libraries, protocols: list(info.protocols),
-                    features: features,
-                    defaultCAFile: age >= CURLVERSION_SEVENTH.rawValue ? string(info.cainfo) : nil,
-                    defaultCAPath: age >= CURLVERSION_SEVENTH.rawValue ? string(info.capath) : nil)
+        return Curl(
+            version: string(info.version) ?? "?", libraries: libraries, protocols: list(info.protocols),
+            features: features,
+            defaultCAFile: age >= CURLVERSION_SEVENTH.rawValue ? string(info.cainfo) : nil,
+            defaultCAPath: age >= CURLVERSION_SEVENTH.rawValue ? string(info.capath) : nil)
     }
 
     /// giflib's version ("5.2.1"), from the headers it was compiled against (giflib has no run-time query).

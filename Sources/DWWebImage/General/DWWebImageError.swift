@@ -48,6 +48,20 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
     /// The address the manager's ``DWWebImageManager/Configuration/connectionPolicy`` refused (a 10003 whose
     /// connection was never opened), e.g. `"127.0.0.1"`; nil otherwise.
     public internal(set) var refusedAddress: String?
+    /// The redirect target a redirect handler refused (a 10004 carrying the redirect's status); nil otherwise.
+    /// See ``DWRedirectHandler``.
+    public internal(set) var refusedRedirect: String?
+
+    /// Whether this is a transport failure because time ran out (curl's CURLE_OPERATION_TIMEDOUT: the total
+    /// timeout, the connect timeout or the stall timeout).
+    public var isTimeout: Bool { code == .transport && curlCode == CurlCode.timedOut }
+    /// Whether the connection policy refused the address the URL resolved to (see ``refusedAddress``).
+    public var isRefusedAddress: Bool { refusedAddress != nil }
+    /// Whether another attempt could succeed: transport failures, HTTP 5xx, 408 and 429 (what the downloader keeps
+    /// a partial body for).
+    public var isTransient: Bool {
+        code == .transport || (httpStatus.map { $0 >= 500 || $0 == 408 || $0 == 429 } ?? false)
+    }
 
     /// Creates an error; prefer the static factories.
     public init(_ code: Code, _ message: String, url: String? = nil, httpStatus: Int? = nil, curlCode: Int? = nil,
@@ -85,6 +99,14 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 extension DWWebImageError {
+    /// The same error about `url` (every other field kept).
+    func about(_ url: String) -> DWWebImageError {
+        var copy = DWWebImageError(code, message, url: url, httpStatus: httpStatus, curlCode: curlCode, size: size,
+                                   limit: limit)
+        copy.refusedAddress = refusedAddress
+        copy.refusedRedirect = refusedRedirect
+        return copy
+    }
     static func notAnImage(_ url: String?, bytes: Int, detail: String = "") -> DWWebImageError {
         let suffix = detail.isEmpty ? "" : ": \(detail)"
         return .init(.notAnImage, "downloaded \(bytes) bytes that are not a decodable image\(suffix)", url: url)

@@ -8,14 +8,26 @@ import Foundation
 /// ```
 ///
 /// Flags combine as set operations; headers given with ``headers(_:)`` are merged (a later value for the same name
-/// wins); processors given with ``processors(_:)`` are a chain, and a later chain replaces an earlier one.
+/// wins); processors given with ``processors(_:)`` are a chain, and a later chain replaces an earlier one; a later
+/// ``requestModifier(_:)``, ``redirectHandler(_:)`` or ``cacheKey(_:)`` replaces an earlier one.
+///
+/// Callers that join one download share its transfer: the first caller's headers, modifier and redirect handler
+/// make the request.
 public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     /// The flag bits.
     public let rawValue: UInt
+    private var payload = Payload()
+
     /// Extra request headers ("Name" → "value"), sent with the transfer this request starts.
-    public private(set) var requestHeaders: [String: String] = [:]
+    public var requestHeaders: [String: String] { payload.headers }
     /// The processors applied, in order, to the downloaded image (see ``DWImageProcessor``); empty for the original.
-    public private(set) var processors: [any DWImageProcessor] = []
+    public var processors: [any DWImageProcessor] { payload.processors }
+    /// This request's modifier (after the manager's); see ``requestModifier(_:)``.
+    public var requestModifier: DWRequestModifier? { payload.requestModifier }
+    /// This request's redirect handler (after the manager's); see ``redirectHandler(_:)``.
+    public var redirectHandler: DWRedirectHandler? { payload.redirectHandler }
+    /// The cache key asked for instead of the URL; see ``cacheKey(_:)``.
+    public var cacheKey: String? { payload.cacheKey }
 
     /// Creates options from flag bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
@@ -61,11 +73,14 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     }
     private static let headersBit = DWWebImageOptions(rawValue: 1 << 31)
     private static let processorsBit = DWWebImageOptions(rawValue: 1 << 30)
+    private static let modifierBit = DWWebImageOptions(rawValue: 1 << 29)
+    private static let redirectBit = DWWebImageOptions(rawValue: 1 << 28)
+    private static let cacheKeyBit = DWWebImageOptions(rawValue: 1 << 27)
 
     /// Options that add request headers, e.g. `.headers(["Referer": "https://example.com/"])`.
     public static func headers(_ headers: [String: String]) -> DWWebImageOptions {
         var options = DWWebImageOptions(rawValue: headersBit.rawValue)
-        options.requestHeaders = headers
+        options.payload.headers = headers
         return options
     }
 
@@ -74,44 +89,65 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     /// cached original needs no request. An empty chain asks for the original.
     public static func processors(_ processors: [any DWImageProcessor]) -> DWWebImageOptions {
         var options = DWWebImageOptions(rawValue: processors.isEmpty ? 0 : processorsBit.rawValue)
-        options.processors = processors
+        options.payload.processors = processors
         return options
     }
 
-    /// Equal flags, headers and processor identifiers.
+    /// Changes this request before each attempt is sent, after the manager's
+    /// ``DWWebImageManager/Configuration/requestModifier`` (e.g. a token fetched asynchronously). See
+    /// ``DWRequestModifier``.
+    public static func requestModifier(_ modifier: @escaping DWRequestModifier) -> DWWebImageOptions {
+        var options = DWWebImageOptions(rawValue: modifierBit.rawValue)
+        options.payload.requestModifier = modifier
+        return options
+    }
+
+    /// Follows, refuses or rewrites each redirect of this request, after the manager's
+    /// ``DWWebImageManager/Configuration/redirectHandler``. See ``DWRedirectHandler``.
+    public static func redirectHandler(_ handler: @escaping DWRedirectHandler) -> DWWebImageOptions {
+        var options = DWWebImageOptions(rawValue: redirectBit.rawValue)
+        options.payload.redirectHandler = handler
+        return options
+    }
+
+    /// Caches (and coalesces) this request under `key` instead of its URL (Kingfisher's `cacheKey`, Nuke's
+    /// `imageId`): a signed URL whose query changes every hour is still one entry. A variant's key is built from
+    /// it (`"<key>@<identifiers>"`). An empty key means the URL.
+    public static func cacheKey(_ key: String) -> DWWebImageOptions {
+        var options = DWWebImageOptions(rawValue: key.isEmpty ? 0 : cacheKeyBit.rawValue)
+        options.payload.cacheKey = key.isEmpty ? nil : key
+        return options
+    }
+
+    /// Equal flags, headers, processor identifiers and cache keys (closures are compared by their flag only).
     public static func == (lhs: DWWebImageOptions, rhs: DWWebImageOptions) -> Bool {
-        lhs.rawValue == rhs.rawValue && lhs.requestHeaders == rhs.requestHeaders
+        lhs.rawValue == rhs.rawValue && lhs.requestHeaders == rhs.requestHeaders && lhs.cacheKey == rhs.cacheKey
             && DWImageProcessors.identifier(of: lhs.processors) == DWImageProcessors.identifier(of: rhs.processors)
     }
 
-    /// Hashes flags, headers and processor identifiers.
+    /// Hashes flags, headers, processor identifiers and the cache key.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(rawValue)
         hasher.combine(requestHeaders)
+        hasher.combine(cacheKey)
         hasher.combine(DWImageProcessors.identifier(of: processors))
     }
 
-    // SetAlgebra, written out so that headers and processors survive unions and inserts.
+    // SetAlgebra, written out so that headers, processors and the other payloads survive unions and inserts.
 
-    /// Adds the flags and headers of `other`; its processors replace these when it has any.
+    /// Adds the flags and headers of `other`; its processors, modifier, handler and key replace these when it has them.
     public mutating func formUnion(_ other: DWWebImageOptions) {
-        self = DWWebImageOptions(rawValue: rawValue | other.rawValue,
-                                 headers: requestHeaders.merging(other.requestHeaders) { $1 },
-                                 processors: other.processors.isEmpty ? processors : other.processors)
+        self = DWWebImageOptions(rawValue: rawValue | other.rawValue, payload: payload.merging(other.payload))
     }
-    /// Keeps the flags both have; headers and processors are kept only if both carry them.
+    /// Keeps the flags both have; payloads are kept only if both carry them.
     public mutating func formIntersection(_ other: DWWebImageOptions) {
         let bits = rawValue & other.rawValue
-        self = DWWebImageOptions(rawValue: bits, headers: bits & Self.headersBit.rawValue != 0 ? requestHeaders : [:],
-                                 processors: bits & Self.processorsBit.rawValue != 0 ? processors : [])
+        self = DWWebImageOptions(rawValue: bits, payload: payload.keeping(bits))
     }
     /// Keeps the flags exactly one of them has.
     public mutating func formSymmetricDifference(_ other: DWWebImageOptions) {
         let bits = rawValue ^ other.rawValue
-        let headers = requestHeaders.isEmpty ? other.requestHeaders : requestHeaders
-        let chain = processors.isEmpty ? other.processors : processors
-        self = DWWebImageOptions(rawValue: bits, headers: bits & Self.headersBit.rawValue != 0 ? headers : [:],
-                                 processors: bits & Self.processorsBit.rawValue != 0 ? chain : [])
+        self = DWWebImageOptions(rawValue: bits, payload: other.payload.merging(payload).keeping(bits))
     }
     /// The union of both.
     public func union(_ other: DWWebImageOptions) -> DWWebImageOptions { var copy = self; copy.formUnion(other); return copy }
@@ -123,20 +159,19 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     public func symmetricDifference(_ other: DWWebImageOptions) -> DWWebImageOptions {
         var copy = self; copy.formSymmetricDifference(other); return copy
     }
-    /// Inserts flags and headers.
+    /// Inserts flags and payloads.
     @discardableResult
     public mutating func insert(_ newMember: DWWebImageOptions) -> (inserted: Bool, memberAfterInsert: DWWebImageOptions) {
-        let inserted = !contains(newMember) || !newMember.requestHeaders.isEmpty || !newMember.processors.isEmpty
+        let inserted = !contains(newMember) || newMember.rawValue & Payload.allBits != 0
         formUnion(newMember)
         return (inserted, newMember)
     }
-    /// Removes flags (removing `.headers(...)` drops all headers, removing `.processors(...)` the chain).
+    /// Removes flags (removing `.headers(...)` drops all headers, removing `.processors(...)` the chain, and so on).
     @discardableResult
     public mutating func remove(_ member: DWWebImageOptions) -> DWWebImageOptions? {
         guard contains(member) else { return nil }
         let bits = rawValue & ~member.rawValue
-        self = DWWebImageOptions(rawValue: bits, headers: bits & Self.headersBit.rawValue != 0 ? requestHeaders : [:],
-                                 processors: bits & Self.processorsBit.rawValue != 0 ? processors : [])
+        self = DWWebImageOptions(rawValue: bits, payload: payload.keeping(bits))
         return member
     }
     /// Inserts, returning the member if it was already present.
@@ -147,9 +182,42 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
         return present ? newMember : nil
     }
 
-    private init(rawValue: UInt, headers: [String: String], processors: [any DWImageProcessor]) {
+    private init(rawValue: UInt, payload: Payload) {
         self.rawValue = rawValue
-        self.requestHeaders = headers
-        self.processors = processors
+        self.payload = payload
+    }
+
+    /// What options carry besides flags; each item is present only while its bit is set.
+    private struct Payload: Sendable {
+        var headers: [String: String] = [:]
+        var processors: [any DWImageProcessor] = []
+        var requestModifier: DWRequestModifier?
+        var redirectHandler: DWRedirectHandler?
+        var cacheKey: String?
+
+        static let allBits = headersBit.rawValue | processorsBit.rawValue | modifierBit.rawValue | redirectBit.rawValue
+            | cacheKeyBit.rawValue
+
+        /// These items with `other`'s added: headers merged (other's win), the rest replaced where other has one.
+        func merging(_ other: Payload) -> Payload {
+            var merged = self
+            merged.headers.merge(other.headers) { $1 }
+            if !other.processors.isEmpty { merged.processors = other.processors }
+            merged.requestModifier = other.requestModifier ?? requestModifier
+            merged.redirectHandler = other.redirectHandler ?? redirectHandler
+            merged.cacheKey = other.cacheKey ?? cacheKey
+            return merged
+        }
+
+        /// Only the items whose bit is in `bits`.
+        func keeping(_ bits: UInt) -> Payload {
+            var kept = Payload()
+            if bits & headersBit.rawValue != 0 { kept.headers = headers }
+            if bits & processorsBit.rawValue != 0 { kept.processors = processors }
+            if bits & modifierBit.rawValue != 0 { kept.requestModifier = requestModifier }
+            if bits & redirectBit.rawValue != 0 { kept.redirectHandler = redirectHandler }
+            if bits & cacheKeyBit.rawValue != 0 { kept.cacheKey = cacheKey }
+            return kept
+        }
     }
 }

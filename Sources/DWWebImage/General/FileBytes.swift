@@ -32,7 +32,8 @@ enum FileBytes {
     /// the mapping alive; nil if `mmap` fails. The descriptor may be closed afterwards.
     static func map(fd: Int32, length: Int, from offset: Int = 0) -> Data? {
         guard length > 0, offset >= 0, offset <= length,
-              let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
+            let base = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), base != MAP_FAILED
+        else {
             return nil
         }
         let key = UInt(bitPattern: base)
@@ -41,9 +42,11 @@ enum FileBytes {
             unmap(base, length)
             return Data()
         }
-        return Data(bytesNoCopy: base + offset, count: length - offset, deallocator: .custom { _, _ in
-            unmap(base, length)
-        })
+        return Data(
+            bytesNoCopy: base + offset, count: length - offset,
+            deallocator: .custom { _, _ in
+                unmap(base, length)
+            })
     }
 
     private static func unmap(_ base: UnsafeMutableRawPointer, _ length: Int) {
@@ -55,8 +58,10 @@ enum FileBytes {
     /// returns false, and returns false then. With `release`, windows of a mapping made here are dropped after
     /// use (see the type's notes for when that is safe).
     @discardableResult
-    static func forEachWindow(of data: Data, release: Bool,
-                              _ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+    static func forEachWindow(
+        of data: Data, release: Bool,
+        _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) rethrows -> Bool {
         try data.withUnsafeBytes { raw -> Bool in
             guard let start = raw.baseAddress, raw.count > 0 else { return try body(raw) }
             let mapping = release ? region(containing: UInt(bitPattern: start), count: raw.count) : nil
@@ -83,7 +88,8 @@ enum FileBytes {
     /// been written (see the type's notes); a no-op otherwise.
     static func drop(_ bytes: UnsafeRawBufferPointer) {
         guard let start = bytes.baseAddress, bytes.count > 0,
-              let mapping = region(containing: UInt(bitPattern: start), count: bytes.count) else { return }
+            let mapping = region(containing: UInt(bitPattern: start), count: bytes.count)
+        else { return }
         dropPages(of: bytes, within: mapping)
     }
 

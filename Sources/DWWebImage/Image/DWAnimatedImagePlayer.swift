@@ -109,8 +109,10 @@ public final class DWAnimatedImagePlayer: Sendable {
     ///   - queue: where handlers are called; default a serial queue the player owns (a CLI or server on Linux often
     ///     never drains the main queue). Pass `.main` for the Apple-platform convention.
     ///   - clock: the time source (inject one in tests).
-    public init(_ animation: DWAnimatedImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
-                clock: any DWAnimationClock = DWSystemAnimationClock()) {
+    public init(
+        _ animation: DWAnimatedImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
+        clock: any DWAnimationClock = DWSystemAnimationClock()
+    ) {
         self.animation = animation
         self.loopMode = loopMode
         self.queue = queue ?? DispatchQueue(label: "DWWebImage.player", qos: .userInitiated)
@@ -118,9 +120,11 @@ public final class DWAnimatedImagePlayer: Sendable {
     }
 
     /// A player for a GIF `image` (nil for other formats), with a buffer of `bufferCount` decoded frames.
-    public convenience init?(image: DWImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
-                             clock: any DWAnimationClock = DWSystemAnimationClock(),
-                             bufferCount: Int = DWAnimatedImage.defaultBufferCount) {
+    public convenience init?(
+        image: DWImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
+        clock: any DWAnimationClock = DWSystemAnimationClock(),
+        bufferCount: Int = DWAnimatedImage.defaultBufferCount
+    ) {
         guard let animation = image.animatedImage(bufferCount: bufferCount) else { return nil }
         self.init(animation, loopMode: loopMode, queue: queue, clock: clock)
     }
@@ -151,8 +155,10 @@ public final class DWAnimatedImagePlayer: Sendable {
     /// - Parameters:
     ///   - frameHandler: called on ``queue`` with each frame when it is due.
     ///   - completion: called on ``queue`` once, when the last play ends or the player is stopped.
-    public func play(frameHandler: @escaping @Sendable (DWImageFrame) -> Void,
-                     completion: (@Sendable (Ending) -> Void)? = nil) {
+    public func play(
+        frameHandler: @escaping @Sendable (DWImageFrame) -> Void,
+        completion: (@Sendable (Ending) -> Void)? = nil
+    ) {
         let (run, previous) = state.withLock { s -> (Int, (@Sendable (Ending) -> Void)?) in
             let previous = s.phase == .playing || s.phase == .paused ? s.completion : nil
             s = State(phase: .playing, run: s.run + 1, timer: s.timer + 1)

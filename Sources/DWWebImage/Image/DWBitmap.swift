@@ -18,7 +18,8 @@ public struct DWBitmap: Sendable, Equatable {
     public init?(width: Int, height: Int, bytesPerRow: Int? = nil, pixels: Data) {
         let rowBytes = bytesPerRow ?? width * 4
         guard width > 0, height > 0, rowBytes >= width * 4,
-              rowBytes.multipliedReportingOverflow(by: height).partialValue <= pixels.count else { return nil }
+            rowBytes.multipliedReportingOverflow(by: height).partialValue <= pixels.count
+        else { return nil }
         self.width = width
         self.height = height
         self.bytesPerRow = rowBytes

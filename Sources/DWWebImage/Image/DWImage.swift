@@ -49,7 +49,8 @@ public struct DWImage: Sendable, Equatable {
     ///
     /// - Throws: ``DWWebImageError`` 10008 when the file cannot be opened or mapped; otherwise as
     ///   ``init(data:maxPixelCount:)``.
-    public init(contentsOfFile path: String, maxPixelCount: Int = DWImage.defaultMaxPixelCount) throws(DWWebImageError) {
+    public init(contentsOfFile path: String, maxPixelCount: Int = DWImage.defaultMaxPixelCount) throws(DWWebImageError)
+    {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw DWWebImageError(.cacheIO, "cannot open \(path): \(String(cString: strerror(errno)))")
@@ -81,8 +82,9 @@ public struct DWImage: Sendable, Equatable {
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
         if pixels.overflow || pixels.partialValue > maxPixelCount {
             let count = pixels.overflow ? Int64.max : Int64(pixels.partialValue)
-            throw DWWebImageError.tooLarge(nil, size: count, limit: Int64(maxPixelCount),
-                                           what: "\(info.width)×\(info.height) pixel count")
+            throw DWWebImageError.tooLarge(
+                nil, size: count, limit: Int64(maxPixelCount),
+                what: "\(info.width)×\(info.height) pixel count")
         }
         self.data = data
         self.format = info.format

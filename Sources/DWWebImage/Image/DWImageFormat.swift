@@ -1,6 +1,12 @@
-// DWImageFormat: the image formats DWWebImage recognises by their magic bytes.
+// DWImageFormat: the image formats DWWebImage recognises by their magic bytes, and every fact about each one —
+// the names it goes by, its MIME type and file extension, and whether the processing engine can write it.
 
 /// An image format, recognised from the data's first bytes (never from the URL or Content-Type).
+///
+/// This type is the one place for a format's facts: ``names`` (what `--format`, imgproxy URLs and file
+/// extensions call it), ``mimeType``, ``fileExtension``, ``isWritable`` (libvips can save it) and
+/// ``conversionTargets`` (what a conversion may ask for). Values and static members are plain constants, safe on
+/// any thread.
 public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     /// PNG (and APNG).
     case png
@@ -31,5 +37,57 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
         case .unknown: "bin"
         default: rawValue
         }
+    }
+
+    /// The names the format goes by, lower case: its raw value first, then aliases (`jpg` for JPEG). Empty for
+    /// ``unknown``.
+    public var names: [String] {
+        switch self {
+        case .jpeg: ["jpeg", "jpg"]
+        case .unknown: []
+        default: [rawValue]
+        }
+    }
+
+    /// The format called `name` (any of its ``names``, any case); nil for any other name.
+    public init?(name: some StringProtocol) {
+        let lowered = name.lowercased()
+        guard let format = Self.allCases.first(where: { $0.names.contains(lowered) }) else { return nil }
+        self = format
+    }
+
+    /// The media type of the format (`Content-Type`); nil for ``unknown``.
+    public var mimeType: String? {
+        switch self {
+        case .png: "image/png"
+        case .jpeg: "image/jpeg"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .avif: "image/avif"
+        case .bmp: "image/bmp"
+        case .tiff: "image/tiff"
+        case .heic: "image/heic"
+        case .ico: "image/x-icon"
+        case .unknown: nil
+        }
+    }
+
+    /// Whether the processing engine (libvips, without ImageMagick) can write the format. BMP and ICO are read
+    /// only: a processed image of either becomes PNG.
+    public var isWritable: Bool {
+        switch self {
+        case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif: true
+        case .bmp, .ico, .unknown: false
+        }
+    }
+
+    /// The formats a conversion may ask for (`dwfetch --format`, an imgproxy URL's extension or `format:`
+    /// option, ``DWConvert``-style processors): JPEG, PNG, WebP, AVIF and GIF.
+    public static let conversionTargets: [DWImageFormat] = [.jpeg, .png, .webp, .avif, .gif]
+
+    /// The conversion target called `name` (see ``conversionTargets``); nil for any other name.
+    public init?(conversionTargetNamed name: some StringProtocol) {
+        guard let format = DWImageFormat(name: name), Self.conversionTargets.contains(format) else { return nil }
+        self = format
     }
 }

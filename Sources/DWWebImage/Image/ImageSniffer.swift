@@ -116,7 +116,9 @@ enum ImageSniffer {
             repeat {
                 while offset < b.count, b[offset] != 0xFF { offset += 1 }
                 while offset < b.count, b[offset] == 0xFF { offset += 1 }
-                guard offset < b.count else { throw SniffFailure("JPEG ends at byte \(b.count) before a frame header (SOF)") }
+                guard offset < b.count else {
+                    throw SniffFailure("JPEG ends at byte \(b.count) before a frame header (SOF)")
+                }
                 marker = b[offset]
                 offset += 1
             } while marker == 0x00
@@ -133,10 +135,13 @@ enum ImageSniffer {
                 break
             }
             guard let length = b.u16be(offset) else {
-                throw SniffFailure("JPEG marker 0x\(String(marker, radix: 16, uppercase: true)) ends at byte \(b.count)")
+                throw SniffFailure(
+                    "JPEG marker 0x\(String(marker, radix: 16, uppercase: true)) ends at byte \(b.count)")
             }
             guard length >= 2 else {
-                throw SniffFailure("JPEG marker 0x\(String(marker, radix: 16, uppercase: true)) at byte \(offset - 2) has length \(length)")
+                throw SniffFailure(
+                    "JPEG marker 0x\(String(marker, radix: 16, uppercase: true)) at byte \(offset - 2) has length \(length)"
+                )
             }
             let isSOF = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
             if isSOF {
@@ -165,23 +170,30 @@ enum ImageSniffer {
         scan: while let introducer = b.u8(offset) {
             switch introducer {
             case 0x2C:  // image descriptor
-                guard let packed = b.u8(offset + 9) else { stop = "image descriptor ends at byte \(b.count)"; break scan }
+                guard let packed = b.u8(offset + 9) else {
+                    stop = "image descriptor ends at byte \(b.count)"; break scan
+                }
                 offset += 10
                 if packed & 0x80 != 0 { offset += 3 << (Int(packed & 0x07) + 1) }
                 guard let codeSize = b.u8(offset), (1...11).contains(codeSize) else {
                     stop = "no valid LZW code size at byte \(offset)"
                     break scan
                 }
-                guard let end = skipSubBlocks(b, offset + 1) else { stop = "image data ends at byte \(b.count)"; break scan }
+                guard let end = skipSubBlocks(b, offset + 1) else {
+                    stop = "image data ends at byte \(b.count)"; break scan
+                }
                 offset = end
                 frames += 1
             case 0x21:  // extension
                 guard let label = b.u8(offset + 1) else { stop = "extension ends at byte \(b.count)"; break scan }
                 if label == 0xFF, b.u8(offset + 2) == 11, b.matches(offset + 3, Array("NETSCAPE2.0".utf8)),
-                   b.u8(offset + 14) == 3, b.u8(offset + 15) == 1, let count = b.u16le(offset + 16) {
+                    b.u8(offset + 14) == 3, b.u8(offset + 15) == 1, let count = b.u16le(offset + 16)
+                {
                     loops = Int(count)
                 }
-                guard let end = skipSubBlocks(b, offset + 2) else { stop = "extension ends at byte \(b.count)"; break scan }
+                guard let end = skipSubBlocks(b, offset + 2) else {
+                    stop = "extension ends at byte \(b.count)"; break scan
+                }
                 offset = end
             case 0x3B:  // trailer
                 break scan
@@ -224,14 +236,16 @@ enum ImageSniffer {
                 info = info ?? ImageInfo(format: .webp, width: w + 1, height: h + 1)
             case "VP8 ":
                 guard b.matches(payload + 3, [0x9D, 0x01, 0x2A]), let w = b.u16le(payload + 6),
-                      let h = b.u16le(payload + 8) else { throw SniffFailure("WebP VP8 frame header is malformed or truncated") }
+                    let h = b.u16le(payload + 8)
+                else { throw SniffFailure("WebP VP8 frame header is malformed or truncated") }
                 if info == nil { info = ImageInfo(format: .webp, width: Int(w & 0x3FFF), height: Int(h & 0x3FFF)) }
             case "VP8L":
                 guard b.u8(payload) == 0x2F, let bits = b.u32le(payload + 1) else {
                     throw SniffFailure("WebP VP8L header is malformed or truncated")
                 }
                 if info == nil {
-                    info = ImageInfo(format: .webp, width: Int(bits & 0x3FFF) + 1, height: Int((bits >> 14) & 0x3FFF) + 1)
+                    info = ImageInfo(
+                        format: .webp, width: Int(bits & 0x3FFF) + 1, height: Int((bits >> 14) & 0x3FFF) + 1)
                 }
             case "ANIM":
                 if let count = b.u16le(payload + 4) { loops = Int(count) }
@@ -257,11 +271,15 @@ enum ImageSniffer {
     private static func bmp(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
         guard let headerSize = b.u32le(14) else { throw SniffFailure("BMP header ends at byte \(b.count)") }
         if headerSize == 12 {
-            guard let w = b.u16le(18), let h = b.u16le(20) else { throw SniffFailure("BMP core header ends at byte \(b.count)") }
+            guard let w = b.u16le(18), let h = b.u16le(20) else {
+                throw SniffFailure("BMP core header ends at byte \(b.count)")
+            }
             return ImageInfo(format: .bmp, width: Int(w), height: Int(h))
         }
         guard headerSize >= 40 else { throw SniffFailure("BMP info header of \(headerSize) bytes") }
-        guard let w = b.u32le(18), let h = b.u32le(22) else { throw SniffFailure("BMP info header ends at byte \(b.count)") }
+        guard let w = b.u32le(18), let h = b.u32le(22) else {
+            throw SniffFailure("BMP info header ends at byte \(b.count)")
+        }
         let width = Int(Int32(bitPattern: w)), height = Int(Int32(bitPattern: h)).magnitude
         guard width > 0 else { throw SniffFailure("BMP declares a width of \(width)") }
         return ImageInfo(format: .bmp, width: width, height: Int(height))
@@ -332,7 +350,8 @@ enum ImageSniffer {
         guard count > 0 else { throw SniffFailure("\(kind) directory has no entries") }
         let directoryEnd = 6 + Int(count) * 16
         guard directoryEnd <= b.count else {
-            throw SniffFailure("\(kind) directory of \(count) entries ends at byte \(directoryEnd), past the \(b.count)-byte file")
+            throw SniffFailure(
+                "\(kind) directory of \(count) entries ends at byte \(directoryEnd), past the \(b.count)-byte file")
         }
         // The largest by directory size (0 means 256), then by bit depth: Pillow's choice, and what a browser
         // draws when there is room. Cursors keep hotspots where icons keep planes and depth.
@@ -348,7 +367,9 @@ enum ImageSniffer {
         let entry = best!.entry
         let size = Int(b.u32le(entry + 8)!), offset = Int(b.u32le(entry + 12)!)
         guard offset >= directoryEnd, size > 0, offset <= b.count, size <= b.count - offset else {
-            throw SniffFailure("\(kind) entry \((entry - 6) / 16) (\(size) bytes at byte \(offset)) is not inside the \(b.count)-byte file")
+            throw SniffFailure(
+                "\(kind) entry \((entry - 6) / 16) (\(size) bytes at byte \(offset)) is not inside the \(b.count)-byte file"
+            )
         }
         let payload = Bytes(UnsafeRawBufferPointer(rebasing: b.raw[offset..<offset + size]))
         if payload.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {

@@ -61,6 +61,24 @@ extension DWWebImageManager {
         /// limit and leave little room for the variants that are asked again; originals stay on disk.
         public var memoryCachesVariantSources = true
 
+        /// Changes every request before it is sent (an auth token fetched asynchronously, a signature), once per
+        /// attempt, before a request's own ``DWWebImageOptions/requestModifier(_:)``. See ``DWRequestModifier``.
+        public var requestModifier: DWRequestModifier?
+        /// Follows, refuses or rewrites each redirect hop, before a request's own
+        /// ``DWWebImageOptions/redirectHandler(_:)``. With one set the pipeline follows redirects itself (each hop
+        /// also passes ``connectionPolicy``); nil: libcurl follows them. See ``DWRedirectHandler``.
+        public var redirectHandler: DWRedirectHandler?
+
+        /// Sources other than HTTP, asked in order whether they take a URL (before it is checked as http/https):
+        /// by default files (`file://` URLs and absolute paths) and `data:` URLs. Insert an app's own (an
+        /// in-memory store, `s3://`) or remove these (a server passing users' URLs through). See ``DWImageLoader``.
+        public var loaders: [any DWImageLoader] = [DWFileLoader(), DWDataURLLoader()]
+
+        /// The first of ``loaders`` that takes `url`.
+        func loader(for url: String) -> (any DWImageLoader)? {
+            loaders.first { $0.canLoad(url) }
+        }
+
         /// The defaults above.
         public init() {}
     }

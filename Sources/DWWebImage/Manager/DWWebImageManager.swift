@@ -13,7 +13,8 @@ import DWLocking
 /// slot frees, so every slot stays busy and a priority raised while waiting counts at the next free slot.
 ///
 /// The path of one URL: the caller's thread (memory hit, or hand-off) → the lookup queue (disk hit, or the
-/// scheduler starts the operation, which hands the transfer to the engine) → the engine thread (libcurl; a small
+/// download is filed with the scheduler) → the start queue (the operation starts and hands the transfer to the
+/// engine) → the engine thread (libcurl; a small
 /// body that arrived whole is validated and kept in memory right there, its slot released and its disk write
 /// queued; anything else goes on to the work queue for that) → ``callbackQueue`` (one block: metrics, every
 /// completion, the Finish notification). Disk writes run on the cache's write queue; processors on the work queue.
@@ -40,7 +41,7 @@ public final class DWWebImageManager: Sendable {
     /// Where notifications are posted.
     public let notificationCenter: NotificationCenter
 
-    private struct State {
+    struct State {
         var downloaders: [String: DWWebImageDownloader] = [:]
         var scheduler = DownloadScheduler<ObjectIdentifier, DWWebImageOperation>()
         var lookups: [UInt64: Waiter] = [:]  // callers in the disk lookup, not yet attached to a downloader
@@ -55,15 +56,18 @@ public final class DWWebImageManager: Sendable {
         var invalidated = false
     }
 
-    private let state: DWLock<State>
+    let state: DWLock<State>
     private let engine: CurlMulti
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
     private let diskHitsInFlight = DispatchSemaphore(value: 32)
-    /// Where finished transfers are judged, validated and written to disk: off the engine thread and off the
-    /// callback queue.
-    private let workQueue = DispatchQueue(label: "DWWebImage.work", qos: .userInitiated, attributes: .concurrent)
+    /// Where finished transfers are judged and validated when not on the engine thread, and where variants are
+    /// made: off the engine thread and off the callback queue (disk writes go to the cache's write queue).
+    let workQueue = DispatchQueue(label: "DWWebImage.work", qos: .userInitiated, attributes: .concurrent)
+    /// Where ``schedule()`` starts operations (serial): starting reads a partial body, posts Start and hands the
+    /// transfer to the engine's inbox.
+    private let startQueue = DispatchQueue(label: "DWWebImage.start", qos: .userInitiated)
     /// Operations started and not yet finished (``invalidate()`` waits for them).
     private let runningOperations = DispatchGroup()
 
@@ -174,7 +178,7 @@ public final class DWWebImageManager: Sendable {
         let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
 
         let asciiURL: String
-        switch URLValidator.validate(url) {
+        switch configuration.loader(for: url) == nil ? URLValidator.validate(url) : .success(url) {
         case .failure(let error):
             waiter.deliver(.failure(error), on: callbacks)
             return token
@@ -250,68 +254,6 @@ public final class DWWebImageManager: Sendable {
                 on: callbacks) { [diskHitsInFlight] in diskHitsInFlight.signal() }
     }
 
-    // MARK: - Variants
-
-    /// Makes the variant `waiters` asked for (they share one cache key) from `original`, keeps it in the cache
-    /// under ``DWImageProcessors/cacheKey(url:processors:)`` and answers them; the variant reports the original's
-    /// source and metrics. One transform per key at a time: callers asking meanwhile join it. The processors run on
-    /// the work queue (off the engine thread and off the callback queue). A processor that throws fails these
-    /// callers with its error; the original stays cached.
-    func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue) {
-        guard let options = waiters.first?.options, let url = waiters.first?.token.url else { return }
-        let key = options.cacheKey(url: url)
-        enum Step { case start, joined, cached(DWImage) }
-        let step = state.withLock { s -> Step in
-            if s.transforms[key] != nil {
-                s.transforms[key]! += waiters
-                for waiter in waiters { s.transformWaiters[waiter.token.id] = waiter }
-                return .joined
-            }
-            // A transform of this key may have finished since these callers missed it: it kept its result in
-            // memory before it left `transforms`.
-            if options.readPolicy.contains(.memory), let variant = cache.memoryImage(forKey: key) {
-                return .cached(variant)
-            }
-            s.transforms[key] = waiters
-            for waiter in waiters { s.transformWaiters[waiter.token.id] = waiter }
-            return .start
-        }
-        switch step {
-        case .joined:
-            return
-        case .cached(let variant):
-            let result = Result<DWImage, DWWebImageError>.success(variant.from(original.source, metrics: original.metrics))
-            for waiter in waiters { waiter.deliver(result, on: callbacks) }
-            return
-        case .start:
-            break
-        }
-        let store = options.storePolicy
-        if store.contains(.disk) { cache.willWrite() }
-        workQueue.async { [self] in
-            let result: Result<DWImage, DWWebImageError>
-            do throws(DWWebImageError) {
-                let variant = try DWImageProcessors.apply(options.processors, to: original)
-                if store.contains(.memory) { cache.storeInMemory(variant, forKey: key) }
-                result = .success(variant.from(original.source, metrics: original.metrics))
-            } catch {
-                DWLog.debug("\(key): \(error.message)")
-                result = .failure(error.url == nil ? DWWebImageError(error.code, error.message, url: url,
-                                                                     httpStatus: error.httpStatus, curlCode: error.curlCode,
-                                                                     size: error.size, limit: error.limit) : error)
-            }
-            let answered = state.withLock { s -> [Waiter] in
-                let all = s.transforms.removeValue(forKey: key) ?? []
-                for waiter in all { s.transformWaiters[waiter.token.id] = nil }
-                return all
-            }
-            callbacks.async {
-                for waiter in answered where waiter.claim() { waiter.callCompletion(result) }
-            }
-            if store.contains(.disk) { cache.writeVariant(try? result.get(), forKey: key) }
-        }
-    }
-
     /// Cancels one caller: it completes with 10007 at once; the download stops only if no caller is left.
     public func cancel(_ token: DWWebImageToken) {
         let (lookingUp, downloader, callbacks) = state.withLock { s in
@@ -340,6 +282,7 @@ public final class DWWebImageManager: Sendable {
             return Array(s.downloaders.values)
         }
         for downloader in downloaders { downloader.cancelAll() }
+        startQueue.sync {}  // operations handed a slot before the cancel have started (and finished at once)
         runningOperations.wait()
         engine.shutdown()
     }
@@ -432,12 +375,15 @@ public final class DWWebImageManager: Sendable {
 
     // MARK: - Scheduling
 
-    /// Hands free slots to waiting operations (``DownloadScheduler``) and starts them here, on the calling thread:
-    /// starting is cheap (the transfer goes to the engine's inbox). Runs whenever something changes: a new
-    /// download, a caller joining or cancelling, a priority change, a download ending, a changed limit.
+    /// Hands free slots to waiting operations (``DownloadScheduler``, under the manager's lock, on the calling
+    /// thread) and starts them on `startQueue`, the manager's one serial queue for starting operations: whichever
+    /// thread changed something (a caller's, the lookup queue, the engine thread, the work queue), operations
+    /// always start there, in the order the scheduler chose them. Runs whenever something changes: a new download,
+    /// a caller joining or cancelling, a priority change, a download ending, a changed limit.
     func schedule() {
         let ready = state.withLock { $0.scheduler.next() }
-        for operation in ready { operation.start() }
+        guard !ready.isEmpty else { return }
+        startQueue.async { for operation in ready { operation.start() } }
     }
 
     /// The callers of `url`'s download changed (a cancel, a priority change): re-file it, then schedule.
@@ -504,6 +450,9 @@ public final class DWWebImageManager: Sendable {
         request.tls = configuration.tls
         (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
         request.connectionPolicy = configuration.connectionPolicy
+        request.loader = configuration.loader(for: waiter.token.url)
+        request.hooks = RequestHooks(modifiers: [configuration.requestModifier, waiter.options.requestModifier],
+                                     redirectHandlers: [configuration.redirectHandler, waiter.options.redirectHandler])
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
         return DownloadContext(
@@ -519,6 +468,6 @@ public final class DWWebImageManager: Sendable {
                 for waiters in groups { self?.makeVariant(from: original, for: waiters, callbacks: callbacks) }
             },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
-            hostKey: URLValidator.hostKey(asciiURL))
+            hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL))
     }
 }

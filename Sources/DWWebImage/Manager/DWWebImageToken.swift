@@ -12,9 +12,11 @@ public final class DWWebImageToken: Sendable, Hashable, CustomStringConvertible 
     private let reprioritize: @Sendable () -> Void
     private let level: DWLock<DWWebImagePriority>
 
-    init(url: String, id: UInt64, priority: DWWebImagePriority,
-         canceller: @escaping @Sendable (DWWebImageToken) -> Void,
-         reprioritize: @escaping @Sendable () -> Void = {}) {
+    init(
+        url: String, id: UInt64, priority: DWWebImagePriority,
+        canceller: @escaping @Sendable (DWWebImageToken) -> Void,
+        reprioritize: @escaping @Sendable () -> Void = {}
+    ) {
         self.url = url
         self.id = id
         self.canceller = canceller
@@ -66,8 +68,10 @@ final class Waiter: Sendable {
     private let completion: @Sendable (Result<DWImage, DWWebImageError>) -> Void
     private let delivered = DWLock(false)
 
-    init(token: DWWebImageToken, options: RequestOptions, progress: (@Sendable (Int64, Int64) -> Void)?,
-         completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void) {
+    init(
+        token: DWWebImageToken, options: RequestOptions, progress: (@Sendable (Int64, Int64) -> Void)?,
+        completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
+    ) {
         self.token = token
         self.options = options
         self.progress = progress
@@ -95,8 +99,10 @@ final class Waiter: Sendable {
 
     /// Claims and, if this is the first delivery, calls the completion asynchronously on `queue`.
     @discardableResult
-    func deliver(_ result: Result<DWImage, DWWebImageError>, on queue: DispatchQueue,
-                 then: (@Sendable () -> Void)? = nil) -> Bool {
+    func deliver(
+        _ result: Result<DWImage, DWWebImageError>, on queue: DispatchQueue,
+        then: (@Sendable () -> Void)? = nil
+    ) -> Bool {
         guard claim() else {
             then?()
             return false

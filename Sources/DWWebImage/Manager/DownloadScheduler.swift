@@ -48,7 +48,9 @@ struct DownloadScheduler<ID: Hashable, Job> {
     /// Jobs holding a slot.
     var runningCount: Int { running.count }
 
-    private static func bucket(_ demand: Demand) -> Int { (demand.priority.rawValue + 2) * 2 + (demand.prefetchOnly ? 0 : 1) }
+    private static func bucket(_ demand: Demand) -> Int {
+        (demand.priority.rawValue + 2) * 2 + (demand.prefetchOnly ? 0 : 1)
+    }
 
     /// A new job, the newest request so far.
     mutating func enqueue(_ id: ID, job: Job, host: String, demand: Demand) {
@@ -127,7 +129,8 @@ struct DownloadScheduler<ID: Hashable, Job> {
         while index >= 0 {
             let record = buckets[bucket][index]
             guard let entry = waiting[record.id], entry.sequence == record.sequence,
-                  Self.bucket(entry.demand) == bucket else {
+                Self.bucket(entry.demand) == bucket
+            else {
                 if index == buckets[bucket].count - 1 { buckets[bucket].removeLast() }
                 index -= 1
                 continue

@@ -20,6 +20,9 @@ struct RequestOptions: Sendable {
     let processors: [any DWImageProcessor]
     /// The processors' joined identifiers ("" for the original).
     let variant: String
+    /// The request's own modifier and redirect handler (after the manager's).
+    let requestModifier: DWRequestModifier?
+    let redirectHandler: DWRedirectHandler?
 
     init(_ options: DWWebImageOptions, cachePolicy: DWWebImageCachePolicy) {
         let noCache = options.contains(.noCache)
@@ -33,6 +36,8 @@ struct RequestOptions: Sendable {
         headers = options.requestHeaders
         processors = options.processors
         variant = DWImageProcessors.identifier(of: options.processors)
+        requestModifier = options.requestModifier
+        redirectHandler = options.redirectHandler
     }
 
     /// Whether processors turn the original into a variant.

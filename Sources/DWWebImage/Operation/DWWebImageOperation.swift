@@ -5,8 +5,8 @@ import DWLocking
 /// An asynchronous `Operation` that runs one ``DWWebImageDownloader``: it starts the transfer in `start()` and
 /// becomes finished when the download ends (success, failure or cancellation).
 ///
-/// It is the manager's slot token: the manager's scheduler decides when it may run and calls `start()` itself
-/// (no `OperationQueue`: the scheduler is the queue, and a queue in between would only add a thread hop).
+/// It is the manager's slot token: the manager's scheduler decides when it may run, and the manager calls `start()`
+/// on its one serial start queue (no `OperationQueue`: the scheduler holds the order and the count).
 public final class DWWebImageOperation: Operation, @unchecked Sendable {
     // @unchecked: Operation is not Sendable. This subclass's own mutable state is `state`, behind one lock;
     // `downloader` and `group` are immutable.
@@ -35,8 +35,8 @@ public final class DWWebImageOperation: Operation, @unchecked Sendable {
     /// True once the download has ended.
     public override var isFinished: Bool { state.withLock { $0.finished } }
 
-    /// Starts the download (or finishes at once if cancelled while waiting). Called by the manager, on the thread
-    /// that freed or found the slot, once.
+    /// Starts the download (or finishes at once if cancelled while waiting). Called by the manager once, on its
+    /// start queue (see ``DWWebImageManager``'s `schedule()`).
     public override func start() {
         let first = state.withLock { s -> Bool in
             guard !s.executing && !s.finished else { return false }

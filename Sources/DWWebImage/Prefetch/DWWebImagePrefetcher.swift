@@ -44,9 +44,11 @@ public final class DWWebImagePrefetcher: Sendable {
     ///   - each: called once per URL (duplicates included) with its result, on the manager's callback queue.
     ///   - completion: called once, after every `each`, with the counts: `finished` = fetched from the network,
     ///     `failed` = errors (cancellation included), `skipped` = already cached.
-    public func prefetchURLs(_ urls: [String],
-                             each: (@Sendable (String, Result<DWImage, DWWebImageError>) -> Void)? = nil,
-                             completion: (@Sendable (_ finished: Int, _ failed: Int, _ skipped: Int) -> Void)? = nil) {
+    public func prefetchURLs(
+        _ urls: [String],
+        each: (@Sendable (String, Result<DWImage, DWWebImageError>) -> Void)? = nil,
+        completion: (@Sendable (_ finished: Int, _ failed: Int, _ skipped: Int) -> Void)? = nil
+    ) {
         let batch = batches.withLock { n -> UInt64 in
             n += 1
             return n
@@ -59,11 +61,13 @@ public final class DWWebImagePrefetcher: Sendable {
         var issued: [DWWebImageToken] = []
         tokens.withLock { $0[batch] = [] }
         for url in urls {
-            let token = manager.downloadImage(withURL: url, options: [.prefetch, .priority(priority)]) { [tokens] result in
+            let token = manager.downloadImage(withURL: url, options: [.prefetch, .priority(priority)]) {
+                [tokens] result in
                 each?(url, result)
                 let done = counts.withLock { c -> (Int, Int, Int)? in
                     switch result {
-                    case .success(let image) where image.source == .network || image.source == .revalidated: c.finished += 1
+                    case .success(let image) where image.source == .network || image.source == .revalidated:
+                        c.finished += 1
                     case .success: c.skipped += 1
                     case .failure: c.failed += 1
                     }

@@ -17,7 +17,7 @@ final class CurlMulti: @unchecked Sendable {
     // through `inbox`, a DWLock.
 
     private struct Inbox {
-        var adds: [CurlTransfer] = []
+        var adds: [(CurlTransfer, TransferRequest)] = []
         var cancels: [CurlTransfer] = []
         var shuttingDown = false
     }
@@ -28,8 +28,6 @@ final class CurlMulti: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
 
-    /// Number of transfers in flight (engine thread's view; for tests and diagnostics).
-    let activeCount = DWLock(0)
     /// The most transfers ever in flight at once.
     let maxActiveCount = DWLock(0)
 
@@ -44,11 +42,23 @@ final class CurlMulti: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues a transfer; its callbacks start on the engine thread.
+    /// Queues a transfer; its callbacks start on the engine thread. With request modifiers, they run first
+    /// (CurlMulti+Hooks).
     func submit(_ transfer: CurlTransfer) {
+        if let loader = transfer.request.loader {
+            load(transfer, with: loader)
+        } else if transfer.request.hooks.modifiers.isEmpty {
+            enqueue(transfer, transfer.request)
+        } else {
+            modifyThenEnqueue(transfer)
+        }
+    }
+
+    /// Hands one hop of a transfer (`request`: what to send) to the engine thread.
+    func enqueue(_ transfer: CurlTransfer, _ request: TransferRequest) {
         let accepted = inbox.withLock { box -> Bool in
             guard !box.shuttingDown else { return false }
-            box.adds.append(transfer)
+            box.adds.append((transfer, request))
             return true
         }
         if accepted {
@@ -61,6 +71,7 @@ final class CurlMulti: @unchecked Sendable {
     /// Stops a transfer (queued or running); it completes with `.cancelled` unless it already finished.
     func cancel(_ transfer: CurlTransfer) {
         transfer.cancelRequested.value = true
+        transfer.hookTask.value?.cancel()
         inbox.withLock { $0.cancels.append(transfer) }
         curl_multi_wakeup(multi)
     }
@@ -86,7 +97,7 @@ final class CurlMulti: @unchecked Sendable {
                 defer { box.adds.removeAll(); box.cancels.removeAll() }
                 return box
             }
-            for transfer in work.adds { start(transfer) }
+            for (transfer, request) in work.adds { start(transfer, request) }
             for transfer in work.cancels { stop(transfer, with: .cancelled) }
             if work.shuttingDown {
                 for transfer in Array(active.values) { stop(transfer, with: .cancelled) }
@@ -97,7 +108,6 @@ final class CurlMulti: @unchecked Sendable {
             }
             let performed = curl_multi_perform(multi, &running)
             drainMessages()
-            activeCount.value = active.count
             let polled = performed == CURLM_OK ? curl_multi_poll(multi, nil, 0, 1000, nil) : performed
             if polled == CURLM_OK {
                 failures = 0
@@ -117,7 +127,8 @@ final class CurlMulti: @unchecked Sendable {
     /// Consecutive failed loop turns (engine thread).
     private var failures = 0
 
-    private func start(_ transfer: CurlTransfer) {
+    private func start(_ transfer: CurlTransfer, _ request: TransferRequest) {
+        transfer.beginHop(request)
         if transfer.cancelRequested.value {
             transfer.complete(.failure(.cancelled))
             return
@@ -147,7 +158,7 @@ final class CurlMulti: @unchecked Sendable {
 
     /// Sets every option of a transfer; returns a failure if libcurl refuses one (e.g. an unusable URL).
     private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) -> TransferFailure? {
-        let r = transfer.request
+        let r = transfer.current
         var failure: TransferFailure?
         func check(_ code: CURLcode, _ what: String) {
             if code != CURLE_OK, failure == nil {
@@ -158,7 +169,8 @@ final class CurlMulti: @unchecked Sendable {
         check(dw_curl_easy_setopt_string(easy, CURLOPT_URL, r.url), "URL")
         check(dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
         check(dw_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
-        check(dw_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), "FOLLOWLOCATION")
+        // With a redirect handler the pipeline follows redirects itself, one transfer per hop (CurlMulti+Hooks).
+        check(dw_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.hooks.followsRedirects ? 0 : 1), "FOLLOWLOCATION")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.maxRedirects), "MAXREDIRS")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)), "CONNECTTIMEOUT")
@@ -239,7 +251,10 @@ final class CurlMulti: @unchecked Sendable {
         _ = curl_multi_remove_handle(multi, easy)
         recycle(easy, transfer)
 
-        if let reason = transfer.abortReason {
+        let bodyOK = code == CURLE_OK || (transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR)
+        if transfer.abortReason == nil, bodyOK, transfer.isRedirectHop, let head = transfer.finalHead {
+            followRedirect(transfer, head: head)
+        } else if let reason = transfer.abortReason {
             transfer.complete(.failure(reason))
         } else if code != CURLE_OK, let refused = transfer.refusedAddress {
             transfer.complete(.failure(.addressRefused(refused)))

@@ -16,8 +16,9 @@ enum HeadDecision: Sendable {
 /// Callbacks must be quick: they run inside libcurl's event loop.
 final class CurlTransfer: @unchecked Sendable {
     // @unchecked: after `CurlMulti.submit`, the mutable fields below are read and written only on the engine's
-    // thread (inside libcurl callbacks and the event loop); `cancelRequested` is the one cross-thread field and
-    // sits behind its own DWLock.
+    // thread (inside libcurl callbacks and the event loop); `cancelRequested`, `hookTask` and `completed` are the
+    // cross-thread fields and sit behind their own DWLocks. Between redirect hops (RequestHooks) the transfer is in
+    // no engine structure: the hook task hands it back through the engine's locked inbox.
 
     let request: TransferRequest
     let onHead: @Sendable (DWResponseHead) -> HeadDecision
@@ -27,6 +28,14 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Set from any thread by `CurlMulti.cancel`.
     let cancelRequested = DWLock(false)
+    /// The request modifier or redirect handler running for this transfer (cancelled with it).
+    let hookTask = DWLock<Task<Void, Never>?>(nil)
+    /// The request of the hop in flight: `request` as the modifiers and redirect handlers left it (engine thread).
+    var current: TransferRequest
+    /// Redirects followed by the pipeline itself so far (engine thread; see RequestHooks).
+    var hops = 0
+    /// The final head is a redirect the pipeline follows itself (a redirect handler is set).
+    private(set) var isRedirectHop = false
 
     // Engine-thread state.
     var easy: UnsafeMutableRawPointer?
@@ -36,7 +45,7 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var finalHead: DWResponseHead?
     private(set) var received: Int64 = 0
     private(set) var abortReason: TransferFailure?
-    private var completed = false
+    private let completed = DWLock(false)
 
     init(request: TransferRequest,
          onHead: @escaping @Sendable (DWResponseHead) -> HeadDecision = { _ in .accept(baseOffset: 0) },
@@ -44,6 +53,7 @@ final class CurlTransfer: @unchecked Sendable {
          onProgress: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
          onComplete: @escaping @Sendable (Result<TransferResult, TransferFailure>) -> Void) {
         self.request = request
+        self.current = request
         self.onHead = onHead
         self.onData = onData
         self.onProgress = onProgress
@@ -84,7 +94,12 @@ final class CurlTransfer: @unchecked Sendable {
     private func didCompleteHead() -> Bool {
         let head = pendingHead
         // A redirect that libcurl will follow, or an interim 1xx: the final response is still to come.
-        if (300..<400).contains(head.status), head.location != nil { return true }
+        if (300..<400).contains(head.status), head.location != nil {
+            guard request.hooks.followsRedirects, RequestHooks.redirectStatuses.contains(head.status) else { return true }
+            finalHead = head  // ours to follow (CurlMulti+Hooks): its body is read as an error page's, then dropped
+            isRedirectHop = true
+            return true
+        }
         if head.status < 200 { return true }
         finalHead = head
         switch onHead(head) {
@@ -162,10 +177,32 @@ final class CurlTransfer: @unchecked Sendable {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Delivers the outcome once; later calls are ignored.
+    /// Starts a hop (engine thread): the request to send, and the per-response state cleared.
+    func beginHop(_ request: TransferRequest) {
+        current = request
+        pendingHead = DWResponseHead()
+        finalHead = nil
+        received = 0
+        abortReason = nil
+        baseOffset = 0
+        errorBodyDiscarded = false
+        refusedAddress = nil
+        isRedirectHop = false
+        lastActivity = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Runs `body` unless the transfer has completed, excluding completion meanwhile (a loader's callbacks, from
+    /// its own task); nil when it had completed.
+    func whileLive<T>(_ body: () -> T) -> T? {
+        completed.withLock { done in done ? nil : body() }
+    }
+
+    /// Delivers the outcome once, from any thread; later calls are ignored.
     func complete(_ result: Result<TransferResult, TransferFailure>) {
-        guard !completed else { return }
-        completed = true
-        onComplete(result)
+        let first = completed.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first { onComplete(result) }
     }
 }

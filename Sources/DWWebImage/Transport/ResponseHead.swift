@@ -105,7 +105,8 @@ extension Substring {
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
         let bytes = utf8
         guard let start = bytes.firstIndex(where: { !isSpace($0) }),
-              let end = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+            let end = bytes.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(self[start...end])
     }
 }

@@ -29,6 +29,10 @@ struct TransferRequest: Sendable {
     var noProxy: String?
     /// Asked before every connection is opened (see ``DWWebImageManager/Configuration/connectionPolicy``).
     var connectionPolicy: DWConnectionPolicy?
+    /// The app's request modifiers and redirect handlers (see ``RequestHooks``).
+    var hooks = RequestHooks()
+    /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's string.
+    var loader: (any DWImageLoader)?
 }
 
 /// A finished transfer.
@@ -53,4 +57,7 @@ enum TransferFailure: Error, Sendable, Equatable {
     case refetchWhole(String)
     /// The connection policy refused the address about to be connected (text form); nothing was sent there.
     case addressRefused(String)
+    /// A request hook failed the request (a modifier threw, a redirect handler refused, a rewritten URL is not
+    /// http(s)): this error, delivered as it is and never retried.
+    case hook(DWWebImageError)
 }

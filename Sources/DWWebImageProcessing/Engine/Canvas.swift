@@ -33,7 +33,6 @@ struct Canvas: Sendable {
         outputFormat = Encoder.defaultOutputFormat(for: image.format)
     }
 
-    var isDecoded: Bool { source == nil }
     /// Whether every frame is computed in memory (set by the encoder for small canvases).
     var isMaterialized = false
     var width: Int { frames.first?.width ?? 0 }

@@ -5,13 +5,10 @@ import DWWebImage
 import Foundation
 
 enum Encoder {
-    /// The format a processed image keeps when nothing converts it: the source's own, except BMP and ICO, which
-    /// libvips cannot write without ImageMagick; they become PNG.
+    /// The format a processed image keeps when nothing converts it: the source's own when libvips can write it
+    /// (``DWImageFormat/isWritable``), else PNG (BMP and ICO, which libvips cannot write without ImageMagick).
     static func defaultOutputFormat(for format: DWImageFormat) -> DWImageFormat {
-        switch format {
-        case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif: format
-        default: .png
-        }
+        format.isWritable ? format : .png
     }
 
     /// Formats that keep an alpha channel.

@@ -13,8 +13,8 @@ public struct DWConvert: DWImageProcessor, Hashable {
     public let format: DWImageFormat?
     public let quality: Int?
 
-    /// The formats ``DWConvert`` writes.
-    public static let formats: [DWImageFormat] = [.jpeg, .png, .webp, .avif, .gif]
+    /// The formats ``DWConvert`` writes (``DWImageFormat/conversionTargets``).
+    public static let formats: [DWImageFormat] = DWImageFormat.conversionTargets
 
     /// A conversion to `format`, with `quality` (1…100; nil: 80) for lossy output.
     public init(format: DWImageFormat, quality: Int? = nil) {

@@ -27,20 +27,4 @@ enum DWFormatNegotiation {
         }
         return types
     }
-
-    /// The `Content-Type` of an output format.
-    static func contentType(_ format: DWImageFormat) -> String? {
-        switch format {
-        case .png: "image/png"
-        case .jpeg: "image/jpeg"
-        case .gif: "image/gif"
-        case .webp: "image/webp"
-        case .avif: "image/avif"
-        case .bmp: "image/bmp"
-        case .tiff: "image/tiff"
-        case .heic: "image/heic"
-        case .ico: "image/x-icon"
-        case .unknown: nil
-        }
-    }
 }

@@ -182,16 +182,7 @@ public struct DWProxyURL: Sendable, Equatable {
     }
 
     /// A format by the names URLs use (`jpg` and `jpeg` alike); nil for anything else.
-    static func format(named name: Substring) -> DWImageFormat? {
-        switch name.lowercased() {
-        case "jpg", "jpeg": .jpeg
-        case "png": .png
-        case "webp": .webp
-        case "avif": .avif
-        case "gif": .gif
-        default: nil
-        }
-    }
+    static func format(named name: Substring) -> DWImageFormat? { DWImageFormat(conversionTargetNamed: name) }
 
     /// base64url with or without padding (standard-alphabet characters are refused, as imgproxy does).
     static func base64URLDecode(_ text: Substring) -> Data? {

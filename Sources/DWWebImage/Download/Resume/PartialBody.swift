@@ -8,8 +8,9 @@ import DWLocking
 /// Bodies start in memory. Once one passes `spillThreshold` bytes and is resumable (a strong ETag or a
 /// Last-Modified, no `Accept-Ranges: none`, no content coding), it moves to a ``PartialFile`` and streams there,
 /// so large bodies cost disk, not memory, and survive a crash. Small ones are cheaper to fetch again than to
-/// persist. Thread safety: every field is behind `state` (one lock); the engine thread appends, the processing
-/// queue reads and decides, never at the same time, but the lock keeps that honest.
+/// persist. Thread safety: every field is behind `state` (one lock); the engine thread appends, the thread that
+/// judges the ended request (the engine thread or the manager's work queue) reads and decides, never at the same
+/// time, but the lock keeps that honest.
 final class PartialBody: Sendable {
     private struct State {
         var memory = Data()

@@ -58,8 +58,9 @@ struct PartialStore: Sendable {
             return nil
         }
         guard let recordData = FileManager.default.contents(atPath: recordPath),
-              let record = try? JSONDecoder().decode(Record.self, from: recordData), record.url == url,
-              record.etag != nil || record.lastModified != nil else {
+            let record = try? JSONDecoder().decode(Record.self, from: recordData), record.url == url,
+            record.etag != nil || record.lastModified != nil
+        else {
             unlink(dataPath)
             unlink(recordPath)
             close(fd)
@@ -71,8 +72,9 @@ struct PartialStore: Sendable {
             return nil
         }
         let validator = ResumeValidator(etag: record.etag, lastModified: record.lastModified)
-        return PartialFile(fd: fd, dataPath: dataPath, recordPath: recordPath, length: Int64(st.st_size),
-                           url: url, validator: validator, total: record.total)
+        return PartialFile(
+            fd: fd, dataPath: dataPath, recordPath: recordPath, length: Int64(st.st_size),
+            url: url, validator: validator, total: record.total)
     }
 
     /// A new, empty partial for `url`, locked; nil when the folder is unwritable or the file is in use.
@@ -88,8 +90,9 @@ struct PartialStore: Sendable {
             close(fd)
             return nil
         }
-        return PartialFile(fd: fd, dataPath: dataPath, recordPath: recordPath, length: 0, url: url,
-                           validator: nil, total: nil)
+        return PartialFile(
+            fd: fd, dataPath: dataPath, recordPath: recordPath, length: 0, url: url,
+            validator: nil, total: nil)
     }
 
     /// Removes partials not written for `maxAge` seconds and not in use; returns how many.
@@ -135,8 +138,10 @@ final class PartialFile: @unchecked Sendable {
     var total: Int64?
     private var closed = false
 
-    init(fd: Int32, dataPath: String, recordPath: String, length: Int64, url: String,
-         validator: ResumeValidator?, total: Int64?) {
+    init(
+        fd: Int32, dataPath: String, recordPath: String, length: Int64, url: String,
+        validator: ResumeValidator?, total: Int64?
+    ) {
         self.fd = fd
         self.dataPath = dataPath
         self.recordPath = recordPath
@@ -164,9 +169,10 @@ final class PartialFile: @unchecked Sendable {
 
     /// Writes the record beside the data (temp + rename, so a reader never sees half of it).
     func writeRecord(acceptRanges: Bool) {
-        let record = PartialStore.Record(url: url, bytes: length, etag: validator?.etag,
-                                         lastModified: validator?.lastModified, acceptRanges: acceptRanges,
-                                         total: total)
+        let record = PartialStore.Record(
+            url: url, bytes: length, etag: validator?.etag,
+            lastModified: validator?.lastModified, acceptRanges: acceptRanges,
+            total: total)
         guard let data = try? JSONEncoder().encode(record) else { return }
         let temp = recordPath + ".tmp-\(getpid())"
         let ok = data.withUnsafeBytes { raw -> Bool in

@@ -97,11 +97,14 @@ enum ResumeProtocol {
 
     /// After a 416 to a request for `bytes=N-` with `N == partialLength`: whether what we hold is the complete,
     /// current resource (`Content-Range: bytes */N` and the validator still matches).
-    static func unsatisfiedRangeMeansComplete(head: DWResponseHead, partialLength: Int64,
-                                              validator: ResumeValidator?) -> Bool {
+    static func unsatisfiedRangeMeansComplete(
+        head: DWResponseHead, partialLength: Int64,
+        validator: ResumeValidator?
+    ) -> Bool {
         guard head.status == 416, partialLength > 0, let validator,
-              let range = parseContentRange(head.contentRange), range.start == nil,
-              range.total == partialLength else { return false }
+            let range = parseContentRange(head.contentRange), range.start == nil,
+            range.total == partialLength
+        else { return false }
         return validator.matches(head)
     }
 
@@ -120,7 +123,9 @@ enum ResumeProtocol {
         let halves = spec.split(separator: "/", omittingEmptySubsequences: false)
         guard halves.count == 2 else { return nil }
         let total: Int64?
-        if halves[1] == "*" { total = nil } else {
+        if halves[1] == "*" {
+            total = nil
+        } else {
             guard let t = digits(halves[1]) else { return nil }
             total = t
         }

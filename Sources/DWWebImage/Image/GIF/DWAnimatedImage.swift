@@ -47,8 +47,10 @@ public final class DWAnimatedImage: Sendable {
         public var maxTotalPixelCount: Int
 
         /// Creates limits; the defaults are those of ``default``.
-        public init(maxPixelCount: Int = 64 * 1024 * 1024, maxFrameCount: Int = 10_000,
-                    maxTotalPixelCount: Int = 1 << 32) {
+        public init(
+            maxPixelCount: Int = 64 * 1024 * 1024, maxFrameCount: Int = 10_000,
+            maxTotalPixelCount: Int = 1 << 32
+        ) {
             self.maxPixelCount = maxPixelCount
             self.maxFrameCount = maxFrameCount
             self.maxTotalPixelCount = maxTotalPixelCount
@@ -87,8 +89,10 @@ public final class DWAnimatedImage: Sendable {
     ///   - maxBufferBytes: most bytes the kept frames may use.
     /// - Throws: ``DWWebImageError`` 10000 when giflib cannot read a single complete frame; 10005 when a limit is
     ///   exceeded.
-    public convenience init(data: Data, limits: Limits = .default, bufferCount: Int = DWAnimatedImage.defaultBufferCount,
-                            maxBufferBytes: Int = DWAnimatedImage.defaultMaxBufferBytes) throws(DWWebImageError) {
+    public convenience init(
+        data: Data, limits: Limits = .default, bufferCount: Int = DWAnimatedImage.defaultBufferCount,
+        maxBufferBytes: Int = DWAnimatedImage.defaultMaxBufferBytes
+    ) throws(DWWebImageError) {
         let index = try GIFIndex.scan(data, limits: limits)
         self.init(data: data, index: index, bufferCount: bufferCount, maxBufferBytes: maxBufferBytes)
     }

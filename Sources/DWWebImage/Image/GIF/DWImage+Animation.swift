@@ -21,7 +21,8 @@ extension DWImage {
     /// image itself stays a small value that caches can hold without the decoded frames.
     public func animatedImage(bufferCount: Int = DWAnimatedImage.defaultBufferCount) -> DWAnimatedImage? {
         guard let gifIndex else { return nil }
-        return DWAnimatedImage(data: data, index: gifIndex, bufferCount: bufferCount,
-                               maxBufferBytes: DWAnimatedImage.defaultMaxBufferBytes, releasable: releasesWindows)
+        return DWAnimatedImage(
+            data: data, index: gifIndex, bufferCount: bufferCount,
+            maxBufferBytes: DWAnimatedImage.defaultMaxBufferBytes, releasable: releasesWindows)
     }
 }

@@ -72,7 +72,8 @@ struct GIFCanvas {
             }
             count = byteCount
         }
-        return DWImageFrame(index: index, width: width, height: height, pixels: bytes, delay: delay, isComplete: isComplete)
+        return DWImageFrame(
+            index: index, width: width, height: height, pixels: bytes, delay: delay, isComplete: isComplete)
     }
 
     /// Disposes frame ``drawn`` and draws frame `index` (which must be `drawn + 1`). Returns false when the frame's
@@ -167,16 +168,20 @@ struct GIFCanvas {
         UInt32(littleEndian: UInt32(r) | UInt32(g) << 8 | UInt32(b) << 16 | 0xFF00_0000)
     }
 
-    private mutating func decode(_ frame: GIFFrameInfo, clip: GIFClip, file: UnsafeMutablePointer<GifFileType>,
-                                 input: UnsafeMutablePointer<GIFInput>) -> Bool {
+    private mutating func decode(
+        _ frame: GIFFrameInfo, clip: GIFClip, file: UnsafeMutablePointer<GifFileType>,
+        input: UnsafeMutablePointer<GIFInput>
+    ) -> Bool {
         input.pointee.offset = frame.offset
         var type = UNDEFINED_RECORD_TYPE
         guard DGifGetRecordType(file, &type) == GIF_OK, type == IMAGE_DESC_RECORD_TYPE,
-              DGifGetImageDesc(file) == GIF_OK else { return false }
+            DGifGetImageDesc(file) == GIF_OK
+        else { return false }
         let desc = file.pointee.Image
         // The same bytes were walked by the scan; anything else means the index does not belong to these bytes.
         guard Int(desc.Left) == frame.left, Int(desc.Top) == frame.top, Int(desc.Width) == frame.width,
-              Int(desc.Height) == frame.height else { return false }
+            Int(desc.Height) == frame.height
+        else { return false }
         prepareTable(file, transparent: frame.transparentIndex)
         let hasTransparency = frame.transparentIndex.map { table[$0] == 0 } ?? false
 

@@ -70,26 +70,31 @@ struct GIFIndex: Sendable, Equatable {
     ///   10005 when the screen or a frame rect is over `limits.maxPixelCount`, or the frame count or the frames'
     ///   total area is over its limit.
     /// `release`: `data` is a mapping the library made and nobody else holds (see ``FileBytes``).
-    static func scan(_ data: Data, limits: DWAnimatedImage.Limits, release: Bool = false) throws(DWWebImageError) -> GIFIndex {
+    static func scan(_ data: Data, limits: DWAnimatedImage.Limits, release: Bool = false) throws(DWWebImageError)
+        -> GIFIndex
+    {
         try withBytes(data) { (bytes) throws(DWWebImageError) -> GIFIndex in
             try scan(bytes, limits: limits, release: release)
         }
     }
 
-    static func scan(_ bytes: UnsafeRawBufferPointer, limits: DWAnimatedImage.Limits,
-                     release: Bool = false) throws(DWWebImageError) -> GIFIndex {
+    static func scan(
+        _ bytes: UnsafeRawBufferPointer, limits: DWAnimatedImage.Limits,
+        release: Bool = false
+    ) throws(DWWebImageError) -> GIFIndex {
         try GIFSession.with(bytes, release: release) { (gif, input) throws(DWWebImageError) -> GIFIndex in
             let width = Int(gif.pointee.SWidth), height = Int(gif.pointee.SHeight)
             guard width > 0, height > 0 else {
-                throw DWWebImageError.notAnImage(nil, bytes: bytes.count, detail: "GIF logical screen is \(width)×\(height)")
+                throw DWWebImageError.notAnImage(
+                    nil, bytes: bytes.count, detail: "GIF logical screen is \(width)×\(height)")
             }
             try checkPixels(width, height, limit: limits.maxPixelCount, what: "GIF logical screen \(width)×\(height)")
 
-            var index = GIFIndex(width: width, height: height, frames: [], netscapeLoopCount: nil, isPartial: false)
-            var pending = (delay: 0, disposal: GIFDisposal.unspecified, transparent: Int?.none)
-            var totalPixels = 0
+            var scan = Scan(
+                index: GIFIndex(
+                    width: width, height: height, frames: [], netscapeLoopCount: nil,
+                    isPartial: false))
             var stopReason: String?
-
             walk: while true {
                 let recordStart = input.pointee.offset
                 var type = UNDEFINED_RECORD_TYPE
@@ -99,97 +104,21 @@ struct GIFIndex: Sendable, Equatable {
                 }
                 switch type {
                 case IMAGE_DESC_RECORD_TYPE:
-                    guard DGifGetImageDesc(gif) == GIF_OK else {
-                        stopReason = failure(gif, input, "image descriptor")
-                        break walk
-                    }
-                    // DGifGetImageDesc has just read the LZW minimum code size; giflib only rejects > 8.
-                    let codeSize = input.pointee.offset > 0 ? bytes[input.pointee.offset - 1] : 0
-                    guard (1...8).contains(codeSize) else {
-                        stopReason = "LZW minimum code size \(codeSize) at byte \(input.pointee.offset - 1)"
-                        break walk
-                    }
-                    let desc = gif.pointee.Image
-                    let frameWidth = Int(desc.Width), frameHeight = Int(desc.Height)
-                    // Skip the compressed data sub-blocks without decoding them. This is what DGifGetCode /
-                    // DGifGetCodeNext do (same truncation rule: a sub-block must be complete), without copying each
-                    // block through giflib; giflib's input buffer is empty after DGifSetupDecompress, so moving the
-                    // cursor to the end of the chain leaves it ready for DGifGetRecordType.
-                    var cursor = input.pointee.offset
-                    while true {
-                        guard cursor < bytes.count else {
-                            stopReason = "image data of frame \(index.frames.count) ends at byte \(bytes.count)"
-                            break walk
-                        }
-                        let length = Int(bytes[cursor])
-                        cursor += 1 + length
-                        if length == 0 { break }
-                        input.pointee.release(upTo: cursor)
-                    }
-                    guard cursor <= bytes.count else {
-                        stopReason = "image data of frame \(index.frames.count) ends at byte \(bytes.count)"
-                        break walk
-                    }
-                    input.pointee.offset = cursor
-                    // Limits apply to complete frames: a damaged descriptor in a truncated tail (a 65535×65535 rect
-                    // whose data ends with the file) is where the walk stops, as browsers stop there, not a 10005.
-                    try checkPixels(frameWidth, frameHeight, limit: limits.maxPixelCount,
-                                    what: "GIF frame \(index.frames.count) of \(frameWidth)×\(frameHeight)")
-                    guard index.frames.count < limits.maxFrameCount else {
-                        throw DWWebImageError.tooLarge(nil, size: Int64(index.frames.count + 1),
-                                                       limit: Int64(limits.maxFrameCount), what: "GIF frame count")
-                    }
-                    totalPixels += frameWidth * frameHeight  // each ≤ maxPixelCount, count ≤ maxFrameCount: no overflow
-                    guard totalPixels <= limits.maxTotalPixelCount else {
-                        throw DWWebImageError.tooLarge(nil, size: Int64(totalPixels), limit: Int64(limits.maxTotalPixelCount),
-                                                       what: "GIF total frame area (pixels)")
-                    }
-                    index.frames.append(GIFFrameInfo(
-                        offset: recordStart, left: Int(desc.Left), top: Int(desc.Top), width: frameWidth,
-                        height: frameHeight, interlaced: desc.Interlace, delayCentiseconds: pending.delay,
-                        disposal: pending.disposal, transparentIndex: pending.transparent))
-                    pending = (0, .unspecified, nil)
-
+                    stopReason = try readFrame(gif, input, bytes, recordStart: recordStart, limits: limits, &scan)
                 case EXTENSION_RECORD_TYPE:
-                    var code: Int32 = 0
-                    var block: UnsafeMutablePointer<GifByteType>?
-                    guard DGifGetExtension(gif, &code, &block) == GIF_OK else {
-                        stopReason = failure(gif, input, "extension")
-                        break walk
-                    }
-                    var isLoopApplication = false
-                    var first = true
-                    while let b = block {
-                        let length = Int(b[0])  // Pascal-style: b[0] is the sub-block length, b[1...length] the data
-                        if first, code == GRAPHICS_EXT_FUNC_CODE, length == 4 {
-                            // Only a 4-byte GCB is valid (DGifExtensionToGCB's rule); others are ignored.
-                            pending = (Int(b[2]) | Int(b[3]) << 8, GIFDisposal(bits: (b[1] >> 2) & 0x07),
-                                       b[1] & 0x01 != 0 ? Int(b[4]) : nil)
-                        } else if first, code == APPLICATION_EXT_FUNC_CODE, length == 11 {
-                            let id = UnsafeRawBufferPointer(start: b + 1, count: 11)
-                            isLoopApplication = id.elementsEqual("NETSCAPE2.0".utf8) || id.elementsEqual("ANIMEXTS1.0".utf8)
-                        } else if !first, isLoopApplication, length >= 3, b[1] == 1 {
-                            index.netscapeLoopCount = Int(b[2]) | Int(b[3]) << 8
-                        }
-                        first = false
-                        guard DGifGetExtensionNext(gif, &block) == GIF_OK else {
-                            stopReason = failure(gif, input, "extension data")
-                            break walk
-                        }
-                    }
-
+                    stopReason = readExtension(gif, input, &scan)
                 case TERMINATE_RECORD_TYPE:
                     break walk
-
                 default:
                     stopReason = "unknown record at byte \(recordStart)"
-                    break walk
                 }
+                if stopReason != nil { break walk }
             }
-
+            var index = scan.index
             guard !index.frames.isEmpty else {
-                throw DWWebImageError.notAnImage(nil, bytes: bytes.count,
-                                                 detail: "GIF has no complete frame (\(stopReason ?? "no image descriptor"))")
+                throw DWWebImageError.notAnImage(
+                    nil, bytes: bytes.count,
+                    detail: "GIF has no complete frame (\(stopReason ?? "no image descriptor"))")
             }
             if let stopReason {
                 index.isPartial = true
@@ -199,8 +128,105 @@ struct GIFIndex: Sendable, Equatable {
         }
     }
 
-    private static func failure(_ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
-                                _ what: String) -> String {
+    /// What the walk over the records has gathered so far.
+    private struct Scan {
+        var index: GIFIndex
+        /// The Graphic Control Extension waiting for the next frame.
+        var pending = (delay: 0, disposal: GIFDisposal.unspecified, transparent: Int?.none)
+        var totalPixels = 0
+    }
+
+    /// Reads an image descriptor and skips its compressed data, adding the frame to `scan`; nil, or why the walk
+    /// stops here (a truncated or damaged frame). Throws 10005 when a limit is passed.
+    private static func readFrame(
+        _ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
+        _ bytes: UnsafeRawBufferPointer, recordStart: Int, limits: DWAnimatedImage.Limits,
+        _ scan: inout Scan
+    ) throws(DWWebImageError) -> String? {
+        guard DGifGetImageDesc(gif) == GIF_OK else { return failure(gif, input, "image descriptor") }
+        // DGifGetImageDesc has just read the LZW minimum code size; giflib only rejects > 8.
+        let codeSize = input.pointee.offset > 0 ? bytes[input.pointee.offset - 1] : 0
+        guard (1...8).contains(codeSize) else {
+            return "LZW minimum code size \(codeSize) at byte \(input.pointee.offset - 1)"
+        }
+        let desc = gif.pointee.Image
+        let frameWidth = Int(desc.Width), frameHeight = Int(desc.Height)
+        let frameNumber = scan.index.frames.count
+        // Skip the compressed data sub-blocks without decoding them. This is what DGifGetCode / DGifGetCodeNext do
+        // (same truncation rule: a sub-block must be complete), without copying each block through giflib;
+        // giflib's input buffer is empty after DGifSetupDecompress, so moving the cursor to the end of the chain
+        // leaves it ready for DGifGetRecordType.
+        var cursor = input.pointee.offset
+        while true {
+            guard cursor < bytes.count else { return "image data of frame \(frameNumber) ends at byte \(bytes.count)" }
+            let length = Int(bytes[cursor])
+            cursor += 1 + length
+            if length == 0 { break }
+            input.pointee.release(upTo: cursor)
+        }
+        guard cursor <= bytes.count else { return "image data of frame \(frameNumber) ends at byte \(bytes.count)" }
+        input.pointee.offset = cursor
+        // Limits apply to complete frames: a damaged descriptor in a truncated tail (a 65535×65535 rect whose data
+        // ends with the file) is where the walk stops, as browsers stop there, not a 10005.
+        try checkPixels(
+            frameWidth, frameHeight, limit: limits.maxPixelCount,
+            what: "GIF frame \(frameNumber) of \(frameWidth)×\(frameHeight)")
+        guard frameNumber < limits.maxFrameCount else {
+            throw DWWebImageError.tooLarge(
+                nil, size: Int64(frameNumber + 1), limit: Int64(limits.maxFrameCount),
+                what: "GIF frame count")
+        }
+        scan.totalPixels += frameWidth * frameHeight  // each ≤ maxPixelCount, count ≤ maxFrameCount: no overflow
+        guard scan.totalPixels <= limits.maxTotalPixelCount else {
+            throw DWWebImageError.tooLarge(
+                nil, size: Int64(scan.totalPixels), limit: Int64(limits.maxTotalPixelCount),
+                what: "GIF total frame area (pixels)")
+        }
+        let pending = scan.pending
+        scan.index.frames.append(
+            GIFFrameInfo(
+                offset: recordStart, left: Int(desc.Left), top: Int(desc.Top), width: frameWidth,
+                height: frameHeight, interlaced: desc.Interlace, delayCentiseconds: pending.delay,
+                disposal: pending.disposal, transparentIndex: pending.transparent))
+        scan.pending = (0, .unspecified, nil)
+        return nil
+    }
+
+    /// Reads an extension: a Graphic Control Extension becomes `scan.pending`, a NETSCAPE2.0/ANIMEXTS1.0 loop count
+    /// the index's; others are skipped. Nil, or why the walk stops here.
+    private static func readExtension(
+        _ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
+        _ scan: inout Scan
+    ) -> String? {
+        var code: Int32 = 0
+        var block: UnsafeMutablePointer<GifByteType>?
+        guard DGifGetExtension(gif, &code, &block) == GIF_OK else { return failure(gif, input, "extension") }
+        var isLoopApplication = false
+        var first = true
+        while let b = block {
+            let length = Int(b[0])  // Pascal-style: b[0] is the sub-block length, b[1...length] the data
+            if first, code == GRAPHICS_EXT_FUNC_CODE, length == 4 {
+                // Only a 4-byte GCB is valid (DGifExtensionToGCB's rule); others are ignored.
+                scan.pending = (
+                    Int(b[2]) | Int(b[3]) << 8, GIFDisposal(bits: (b[1] >> 2) & 0x07),
+                    b[1] & 0x01 != 0 ? Int(b[4]) : nil
+                )
+            } else if first, code == APPLICATION_EXT_FUNC_CODE, length == 11 {
+                let id = UnsafeRawBufferPointer(start: b + 1, count: 11)
+                isLoopApplication = id.elementsEqual("NETSCAPE2.0".utf8) || id.elementsEqual("ANIMEXTS1.0".utf8)
+            } else if !first, isLoopApplication, length >= 3, b[1] == 1 {
+                scan.index.netscapeLoopCount = Int(b[2]) | Int(b[3]) << 8
+            }
+            first = false
+            guard DGifGetExtensionNext(gif, &block) == GIF_OK else { return failure(gif, input, "extension data") }
+        }
+        return nil
+    }
+
+    private static func failure(
+        _ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
+        _ what: String
+    ) -> String {
         // giflib 5.2.1 can fail without setting Error (research D1): any GIF_ERROR is a failure regardless.
         let code = gif.pointee.Error
         let text = code == D_GIF_SUCCEEDED ? "read failed" : GIFSession.describe(code)
@@ -216,7 +242,9 @@ struct GIFIndex: Sendable, Equatable {
 }
 
 /// `Data.withUnsafeBytes` with a typed error.
-func withBytes<R>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> R) throws(DWWebImageError) -> R {
+func withBytes<R>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> R) throws(DWWebImageError)
+    -> R
+{
     let result: Result<R, DWWebImageError> = data.withUnsafeBytes { raw in
         Result { () throws(DWWebImageError) -> R in try body(raw) }
     }

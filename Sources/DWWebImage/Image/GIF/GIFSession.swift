@@ -7,9 +7,6 @@
 import CGif
 import Foundation
 
-/// giflib's compile-time version, e.g. "5.2.1".
-let giflibVersion = "\(GIFLIB_MAJOR).\(GIFLIB_MINOR).\(GIFLIB_RELEASE)"
-
 /// The byte cursor giflib's input callback reads from (through `GifFileType.UserData`).
 struct GIFInput {
     var base: UnsafeRawPointer?
@@ -39,24 +36,30 @@ enum GIFSession {
         _ body: (UnsafeMutablePointer<GifFileType>, UnsafeMutablePointer<GIFInput>) throws(DWWebImageError) -> R
     ) throws(DWWebImageError) -> R {
         let input = UnsafeMutablePointer<GIFInput>.allocate(capacity: 1)
-        input.initialize(to: GIFInput(base: bytes.baseAddress, count: bytes.count, offset: 0,
-                                      releasable: release && FileBytes.isMapping(bytes)))
+        input.initialize(
+            to: GIFInput(
+                base: bytes.baseAddress, count: bytes.count, offset: 0,
+                releasable: release && FileBytes.isMapping(bytes)))
         defer { input.deallocate() }
         var error: Int32 = 0
-        guard let gif = DGifOpen(UnsafeMutableRawPointer(input), { file, buffer, length in
-            // giflib's InputFunc: copy at most `length` bytes from the cursor; 0 at the end (giflib treats a short
-            // read as an error, so truncation surfaces as GIF_ERROR rather than as a read past the buffer).
-            guard let file, let buffer, length > 0, let user = file.pointee.UserData else { return 0 }
-            let cursor = user.assumingMemoryBound(to: GIFInput.self)
-            guard let base = cursor.pointee.base else { return 0 }
-            let available = cursor.pointee.count - cursor.pointee.offset
-            let n = min(Int(length), available)
-            guard n > 0 else { return 0 }
-            UnsafeMutableRawPointer(buffer).copyMemory(from: base + cursor.pointee.offset, byteCount: n)
-            cursor.pointee.offset += n
-            cursor.pointee.release(upTo: cursor.pointee.offset)
-            return Int32(n)
-        }, &error) else {
+        guard
+            let gif = DGifOpen(
+                UnsafeMutableRawPointer(input),
+                { file, buffer, length in
+                    // giflib's InputFunc: copy at most `length` bytes from the cursor; 0 at the end (giflib treats a short
+                    // read as an error, so truncation surfaces as GIF_ERROR rather than as a read past the buffer).
+                    guard let file, let buffer, length > 0, let user = file.pointee.UserData else { return 0 }
+                    let cursor = user.assumingMemoryBound(to: GIFInput.self)
+                    guard let base = cursor.pointee.base else { return 0 }
+                    let available = cursor.pointee.count - cursor.pointee.offset
+                    let n = min(Int(length), available)
+                    guard n > 0 else { return 0 }
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: base + cursor.pointee.offset, byteCount: n)
+                    cursor.pointee.offset += n
+                    cursor.pointee.release(upTo: cursor.pointee.offset)
+                    return Int32(n)
+                }, &error)
+        else {
             throw DWWebImageError.notAnImage(nil, bytes: bytes.count, detail: "giflib: \(describe(error))")
         }
         defer {

@@ -4,24 +4,24 @@ import Foundation
 
 /// A byte count given as `1048576`, `512K`, `10M`, `1.5G` or `2T` (case-insensitive; K = 1024, as curl's
 /// `--max-filesize` and `--limit-rate`); a trailing `B` or `iB` is allowed (`10MiB`).
-struct ByteCount: ExpressibleByArgument, Equatable, Sendable {
-    let bytes: Int64
+package struct ByteCount: ExpressibleByArgument, Equatable, Sendable {
+    package let bytes: Int64
 
-    init(bytes: Int64) { self.bytes = bytes }
+    package init(bytes: Int64) { self.bytes = bytes }
 
     /// How `--help` shows a default: whole MiB or KiB where exact, else bytes.
-    var defaultValueDescription: String {
+    package var defaultValueDescription: String {
         if bytes > 0 && bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
         if bytes > 0 && bytes % (1 << 10) == 0 { return "\(bytes >> 10)K" }
         return "\(bytes)"
     }
 
-    init?(argument: String) {
+    package init?(argument: String) {
         guard let bytes = Self.parse(argument) else { return nil }
         self.bytes = bytes
     }
 
-    static func parse(_ text: String) -> Int64? {
+    package static func parse(_ text: String) -> Int64? {
         var s = text.trimmingCharacters(in: .whitespaces).lowercased()[...]
         if s.hasSuffix("ib") { s = s.dropLast(2) } else if s.hasSuffix("b") { s = s.dropLast() }
         var multiplier: Double = 1

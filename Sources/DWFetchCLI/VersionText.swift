@@ -1,12 +1,13 @@
 // VersionText: what `dwfetch --version` prints — dwfetch, then every library it runs on, as `curl --version` does.
+import CVipsVersion
 import DWWebImage
-import DWWebImageProcessing
 
 enum VersionText {
     /// dwfetch's own version (bump on release).
     static let dwfetch = "0.1.0"
 
-    /// The lines of `dwfetch --version`, read from the libraries at run time.
+    /// The lines of `dwfetch --version`, read from the libraries at run time; libvips' from the headers
+    /// dwfetch-pixels was built with (reading it at run time would load libvips and its ~70 libraries).
     static var text: String {
         let curl = DWLibraryVersions.curl
         var lines = ["dwfetch \(dwfetch) (DWWebImage)"]
@@ -17,7 +18,7 @@ enum VersionText {
         if let path = curl.defaultCAPath { lines.append("  CA path: \(path)") }
         lines.append("giflib \(DWLibraryVersions.giflib)")
         lines.append("zlib \(DWLibraryVersions.zlib)")
-        lines.append("libvips \(DWImageProcessing.libvipsVersion)")  // DWWebImageProcessing's engine
+        lines.append("libvips \(String(cString: dw_vips_header_version()))")  // dwfetch-pixels' engine
         return lines.joined(separator: "\n")
     }
 }

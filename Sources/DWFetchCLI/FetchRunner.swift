@@ -58,26 +58,35 @@ struct FetchOutcome: Sendable {
 }
 
 /// Totals for the summary line and the exit status.
-struct FetchReport {
-    var fetched = 0
-    var failed = 0
-    var bytes: Int64 = 0
-    var elapsed: TimeInterval = 0
+package struct FetchReport {
+    /// Images fetched (and written, with `-o`).
+    package var fetched = 0
+    /// URLs that failed.
+    package var failed = 0
+    /// Bytes of the images fetched.
+    package var bytes: Int64 = 0
+    /// Seconds from start to the last line.
+    package var elapsed: TimeInterval = 0
 }
 
-final class FetchRunner: Sendable {
+/// One dwfetch run over a manager. Requests run on the library's queues; every result is taken from the library's
+/// callback queue to this runner's own serial queue (``outputQueue``), where `-o` writes, hashing, printing and
+/// previews happen, so the library's queue is never held by the CLI's work.
+package final class FetchRunner: Sendable {
     private let command: DWFetch
     private let manager: DWWebImageManager
     private let output: OutputWriter?
     private let progress: ProgressView?
     /// `--preview`: draws each image after its line (nil when off or stdout is not a terminal).
-    private let preview: Previewer?
+    private let preview: (any FetchPreview)?
     private let state = DWLock(RunState())
     /// Held while lines (and, with --preview, pictures) are claimed and written: results finish on several
     /// threads (the callback queue, the pixel stage's workers), and output must leave in input order.
     private let printing = DWLock(())
-    /// `--verify` and the pixel flags.
-    private let pixels: PixelStage
+    /// `--verify` and the pixel flags (dwfetch-pixels' stage; a pass-through in the thin dwfetch).
+    private let pixels: any FetchPixelStage
+    /// The CLI's own serial queue: `-o` writes, hashing, lines and previews.
+    private let outputQueue = DispatchQueue(label: "dwfetch.output")
 
     private struct RunState {
         var outcomes: [String: FetchOutcome] = [:]
@@ -87,22 +96,24 @@ final class FetchRunner: Sendable {
         var nextToPrint = 0
         var tokens: [DWWebImageToken] = []
         var prefetcher: DWWebImagePrefetcher?
-        var interrupted = false
+        /// The signal that stopped the run (SIGINT, SIGTERM or SIGHUP), if one did.
+        var interruptedBy: Int32?
     }
 
-    init(command: DWFetch, manager: DWWebImageManager) {
+    /// A runner for `command` over `manager`, with the pixel stage and previewer of `engines`.
+    package init(command: DWFetch, manager: DWWebImageManager, engines: DWFetchEngines) {
         self.command = command
         self.manager = manager
         self.output = command.output.map { OutputWriter(directory: $0) }
-        self.preview = Previewer(options: command.preview)
+        self.preview = command.preview.requested ? engines.preview?(command.preview) : nil
         // The live progress and the previews would draw over each other on one terminal.
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil
-        self.pixels = PixelStage(options: command.processing)
+        self.pixels = engines.pixels?(command.processing) ?? PassThroughPixelStage()
     }
 
     /// Fetches every URL (each distinct one once), printing one line per mention in input order; then the
     /// `prefetch` URLs' lines (fetched at low priority meanwhile, in file order).
-    func run(_ urls: [String], prefetch: [String] = []) -> FetchReport {
+    package func run(_ urls: [String], prefetch: [String] = []) -> FetchReport {
         let started = Date()
         manager.maxConcurrentDownloads = command.jobs
         manager.configuration = command.managerConfiguration(base: manager.configuration)
@@ -122,23 +133,11 @@ final class FetchRunner: Sendable {
         }
         preview?.expect(urls)
         let done = DispatchGroup()
-        let interrupt = installInterruptHandler()
+        let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
         let json = command.json
-        if !prefetch.isEmpty {
-            // Queued first, but at low priority under the prefetch cap: the named URLs still go first.
-            done.enter()
-            let prefetcher = DWWebImagePrefetcher(manager: manager)
-            prefetcher.prefetchURLs(prefetch, each: { [state] url, result in
-                state.withLock { s in
-                    s.prefetchOutcomes[url] = FetchOutcome(url: url, result: result.map { ImageSummary($0, hash: json) },
-                                                           path: nil, writeError: nil,
-                                                           metrics: s.metrics[url], prefetched: true)
-                }
-            }, completion: { _, _, _ in done.leave() })
-            state.withLock { $0.prefetcher = prefetcher }
-        }
+        if !prefetch.isEmpty { startPrefetch(prefetch, json: json, done: done) }
         for url in distinct {
             done.enter()
             progress?.started(url)
@@ -148,26 +147,24 @@ final class FetchRunner: Sendable {
             if let view = progress {
                 onProgress = { received, expected in view.update(url, received: received, expected: expected) }
             }
-            let (requestOptions, recorder) = pixels.request(options)
+            let (requestOptions, context) = pixels.request(options)
             let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) { [self] fetched in
-                pixels.finish(fetched, url: url, recorder: recorder, cache: manager.cache) { [self] result, original in
-                    let (path, writeError) = save(result, url: url, name: names[url])
-                    if let image = result.value { preview?.keep(image, for: url) }
-                    progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
-                    state.withLock { s in
-                        s.outcomes[url] = FetchOutcome(url: url,
-                                                       result: result.map { ImageSummary($0, hash: json, original: original) },
-                                                       path: path, writeError: writeError,
-                                                       metrics: s.metrics[url])
+                pixels.finish(fetched, url: url, context: context, cache: manager.cache) { [self] result, original in
+                    outputQueue.async { [self] in
+                        finished(url, result, original: original, name: names[url], json: json, urls: urls)
+                        done.leave()
                     }
-                    printReady(urls)
-                    done.leave()
                 }
             }
-            state.withLock { $0.tokens.append(token) }
+            // A signal that came while requests were being queued cancels the ones queued after it too.
+            let stopped = state.withLock { s -> Bool in
+                s.tokens.append(token)
+                return s.interruptedBy != nil
+            }
+            if stopped { manager.cancel(token) }
         }
         done.wait()
-        interrupt.cancel()
+        signals.cancel()
         progress?.end()
         manager.cache.waitForPendingWrites()
         printReady(urls)
@@ -188,11 +185,46 @@ final class FetchRunner: Sendable {
         report.elapsed = Date().timeIntervalSince(started)
         if !command.quiet { printSummary(report) }
         if command.stats { printStats(state.withLock { $0.allMetrics }) }
-        if state.withLock({ $0.interrupted }) {
+        if let signal = state.withLock({ $0.interruptedBy }) {
+            // A cancelled caller hears 10007 at once; its transfer ends a moment later on the engine thread, which
+            // is when the partial body's record is written for resume. Wait for that before exiting.
+            manager.invalidate()
             output?.removeTemporaryFiles()
-            exit(130)
+            exit(128 + signal)  // 130, 143, 129: as shells report a run killed by the signal
         }
         return report
+    }
+
+    /// One URL's result, on the output queue: written (`-o`), kept for its preview, hashed (`--json`), recorded, and
+    /// printed with every line whose turn has come.
+    private func finished(_ url: String, _ result: Result<DWImage, DWWebImageError>, original: SourceFacts?,
+                          name: String?, json: Bool, urls: [String]) {
+        let (path, writeError) = save(result, url: url, name: name)
+        if let image = result.value { preview?.keep(image, for: url) }
+        progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
+        let summary = result.map { ImageSummary($0, hash: json, original: original) }
+        state.withLock { s in
+            s.outcomes[url] = FetchOutcome(url: url, result: summary, path: path, writeError: writeError,
+                                           metrics: s.metrics[url])
+        }
+        printReady(urls)
+    }
+
+    /// `--prefetch`: queued first, but at low priority under the prefetch cap, so the named URLs still go first.
+    /// Results are summarized on the output queue; `done` is left after the last of them.
+    private func startPrefetch(_ prefetch: [String], json: Bool, done: DispatchGroup) {
+        done.enter()
+        let prefetcher = DWWebImagePrefetcher(manager: manager)
+        prefetcher.prefetchURLs(prefetch, each: { [state, outputQueue] url, result in
+            outputQueue.async {
+                let summary = result.map { ImageSummary($0, hash: json) }
+                state.withLock { s in
+                    s.prefetchOutcomes[url] = FetchOutcome(url: url, result: summary, path: nil, writeError: nil,
+                                                           metrics: s.metrics[url], prefetched: true)
+                }
+            }
+        }, completion: { [outputQueue] _, _, _ in outputQueue.async { done.leave() } })
+        state.withLock { $0.prefetcher = prefetcher }
     }
 
     /// Writes the image into the output directory (atomically), returning its path or why it failed.
@@ -276,21 +308,16 @@ final class FetchRunner: Sendable {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    /// Ctrl-C: cancel every request (each completes with 10007), then `run` cleans up and exits 130.
-    private func installInterruptHandler() -> DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { [self] in
-            let tokens = state.withLock { s -> [DWWebImageToken] in
-                s.interrupted = true
-                return s.tokens
-            }
-            preview?.interrupt()
-            for token in tokens { manager.cancel(token) }
-            state.withLock { $0.prefetcher }?.cancelPrefetching()
+    /// Ctrl-C, SIGTERM or SIGHUP (on the signal queue): cancel every request (each completes with 10007; partial
+    /// bodies stay for resume), stop previews and restore the terminal; then `run` cleans up and exits 128 + signal.
+    private func interrupt(by signal: Int32) {
+        let tokens = state.withLock { s -> [DWWebImageToken] in
+            if s.interruptedBy == nil { s.interruptedBy = signal }
+            return s.tokens
         }
-        source.resume()
-        return source
+        preview?.interrupt()
+        for token in tokens { manager.cancel(token) }
+        state.withLock { $0.prefetcher }?.cancelPrefetching()
     }
 }
 

@@ -1,41 +1,44 @@
 // ProcessingOptions: dwfetch's pixel flags (--resize, --fill, --format, --quality, --blur, --grayscale, --round,
-// --tint, --verify) and the processor chain they make.
+// --tint, --verify) and their validation; dwfetch-pixels builds the processor chain from them.
 import ArgumentParser
 import DWWebImage
-import DWWebImageProcessing
 import Foundation
 
-struct ProcessingOptions: ParsableArguments {
+/// The pixel flags, as parsed (no libvips here: the chain is made in dwfetch-pixels).
+package struct ProcessingOptions: ParsableArguments {
+    /// Every flag at its default.
+    package init() {}
+
     @Option(help: ArgumentHelp(
         "Fit inside WxH keeping the aspect ratio (200x or x200: one side); never enlarges.", valueName: "WxH"))
-    var resize: String?
+    package var resize: String?
 
     @Flag(help: "With --resize: cover WxH and crop the centre, giving exactly WxH.")
-    var fill = false
+    package var fill = false
 
     @Option(help: ArgumentHelp("Convert to jpeg, png, webp, avif or gif (the -o file's extension follows).",
                                valueName: "FMT"))
-    var format: String?
+    package var format: String?
 
     @Option(help: ArgumentHelp("Quality 1–100 for lossy output (default 80).", valueName: "N"))
-    var quality: Int?
+    package var quality: Int?
 
     @Option(help: ArgumentHelp("Gaussian blur of SIGMA pixels.", valueName: "SIGMA"))
-    var blur: Double?
+    package var blur: Double?
 
     @Flag(help: "Grey levels only.")
-    var grayscale = false
+    package var grayscale = false
 
     @Option(help: ArgumentHelp("Transparent rounded corners of RADIUS pixels (JPEG becomes PNG).", valueName: "RADIUS"))
-    var round: Double?
+    package var round: Double?
 
     @Option(help: ArgumentHelp("Blend the colour RRGGBB over the image at AA (default 80 = 50%).", valueName: "RRGGBB[AA]"))
-    var tint: String?
+    package var tint: String?
 
     @Flag(help: "Decode every image fully; a body that does not decode is 10000 (processing implies it).")
-    var verify = false
+    package var verify = false
 
-    mutating func validate() throws {
+    package mutating func validate() throws {
         if let resize, Self.parseSize(resize) == nil {
             throw ValidationError("--resize expects WxH, Wx or xH with sizes 1–100000, got \"\(resize)\"")
         }
@@ -59,32 +62,14 @@ struct ProcessingOptions: ParsableArguments {
         }
     }
 
-    /// Whether any flag asks for pixels to change.
-    var isProcessing: Bool { !processors.isEmpty }
-
-    /// The chain, in a fixed order: resize, blur, grayscale, tint, round corners (in output pixels), then the
-    /// encoding (format and quality).
-    var processors: [any DWImageProcessor] {
-        var chain: [any DWImageProcessor] = []
-        if let resize, let size = Self.parseSize(resize) {
-            chain.append(DWResize(width: size.width, height: size.height, mode: fill ? .fill : .fit))
-        }
-        if let blur { chain.append(DWBlur(sigma: blur)) }
-        if grayscale { chain.append(DWGrayscale()) }
-        if let tint, let colour = Self.parseTint(tint) {
-            chain.append(DWTint(red: colour.r, green: colour.g, blue: colour.b, alpha: colour.a))
-        }
-        if let round { chain.append(DWRoundCorners(radius: round)) }
-        if let format, let parsed = Self.parseFormat(format) {
-            chain.append(DWConvert(format: parsed, quality: quality))
-        } else if let quality {
-            chain.append(DWConvert(quality: quality))
-        }
-        return chain
+    /// Whether any pixel flag is given (`--verify` included): such a run needs the pixel engine (dwfetch-pixels).
+    package var isRequested: Bool {
+        resize != nil || fill || format != nil || quality != nil || blur != nil || grayscale || round != nil
+            || tint != nil || verify
     }
 
     /// `WxH`, `Wx` or `xH`, each side 1…100000.
-    static func parseSize(_ text: String) -> (width: Int?, height: Int?)? {
+    package static func parseSize(_ text: String) -> (width: Int?, height: Int?)? {
         let parts = text.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         func side(_ s: Substring) -> Int?? {
@@ -96,19 +81,11 @@ struct ProcessingOptions: ParsableArguments {
         return (width, height)
     }
 
-    static func parseFormat(_ text: String) -> DWImageFormat? {
-        switch text.lowercased() {
-        case "jpeg", "jpg": .jpeg
-        case "png": .png
-        case "webp": .webp
-        case "avif": .avif
-        case "gif": .gif
-        default: nil
-        }
-    }
+    /// A `--format` value: one of ``DWImageFormat/conversionTargets`` by any of its names.
+    package static func parseFormat(_ text: String) -> DWImageFormat? { DWImageFormat(conversionTargetNamed: text) }
 
     /// `RRGGBB` (alpha 0x80, half) or `RRGGBBAA`, an optional leading `#`; components 0…1.
-    static func parseTint(_ text: String) -> (r: Double, g: Double, b: Double, a: Double)? {
+    package static func parseTint(_ text: String) -> (r: Double, g: Double, b: Double, a: Double)? {
         let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
         guard hex.count == 6 || hex.count == 8, hex.allSatisfy(\.isHexDigit), let value = UInt64(hex, radix: 16) else {
             return nil

@@ -1,10 +1,14 @@
 // Demo: `dwfetch --demo` — an embedded loopback server with sample images, fetched cold and then warm.
+import DWFetchCLI
 import DWTestServer
 import DWWebImage
 import Foundation
 
+/// Runs on the main thread; results are printed by the fetch runners' own queues.
 struct Demo {
     let command: DWFetch
+    /// The pixel stage and previewer of dwfetch-pixels (the demo honours --preview and the pixel flags too).
+    let engines: DWFetchEngines
 
     /// The sample set: every format the library sniffs, an animation, and two that must fail cleanly.
     static func routes() -> [(path: String, route: Route, note: String)] {
@@ -44,14 +48,14 @@ struct Demo {
         say("dwfetch demo: \(samples.count) samples served by an embedded HTTP server on \(server.baseURL)")
         say("cache: \(cache.directory.path)\n")
         say("1) cold: every image comes from the network (one URL is named twice and fetched once)")
-        let cold = FetchRunner(command: demoCommand, manager: DWWebImageManager.shared).run(urls)
+        let cold = FetchRunner(command: demoCommand, manager: DWWebImageManager.shared, engines: engines).run(urls)
         let coldRequests = server.requestLog.count
         server.resetStatistics()
 
         say("\n2) warm: a new manager over the same cache directory — served from disk, no request sent")
         let warmManager = DWWebImageManager(cache: DWWebImageCache(rootDirectory: root, cacheSpace: "demo"))
         defer { warmManager.invalidate() }
-        let warm = FetchRunner(command: demoCommand, manager: warmManager).run(urls)
+        let warm = FetchRunner(command: demoCommand, manager: warmManager, engines: engines).run(urls)
         let warmRequests = server.requestLog.count
 
         say(String(format: "\ncold: %d requests, %.0f ms   warm: %d requests (failures are not cached), %.0f ms",

@@ -3,11 +3,16 @@ import ArgumentParser
 import DWWebImage
 import Foundation
 
-/// `dwfetch [options] URL...`
-struct DWFetch: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `dwfetch [options] URL...` and its subcommands (`serve`): the whole argument tree, parsed by every dwfetch
+/// executable alike. Parsing runs on the main thread; ``FetchCommand`` runs a parsed fetch.
+package struct DWFetch: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "dwfetch",
         abstract: "Download, validate and cache images over HTTP(S) with DWWebImage.",
+        usage: """
+            dwfetch [<options>] <url> ...
+              dwfetch serve [<options>]
+            """,
         discussion: """
             Each URL is fetched once (however often it is named), checked to be a real image, and kept in the \
             cache, so a second run is served from disk. Exit status: 0 all fetched, 1 any failed, 2 usage error.
@@ -17,125 +22,130 @@ struct DWFetch: ParsableCommand {
               dwfetch -j 8 -o out/ -i urls.txt --json > results.jsonl
               dwfetch --offline https://example.com/cat.png      # cache only
               dwfetch --demo                                       # offline demo on 127.0.0.1
+              dwfetch serve --port 8080                            # the image proxy (dwfetch serve --help)
             """,
-        version: VersionText.text)  // read from the libraries at run time (a static let is set on first use)
+        version: VersionText.text,  // read from the libraries at run time (a static let is set on first use)
+        subcommands: [ServeOptions.self])
+
+    /// Every flag at its default.
+    package init() {}
 
     @Argument(help: "Image URLs (http or https).")
-    var urls: [String] = []
+    package var urls: [String] = []
 
     @Option(name: [.short, .customLong("input")], help: ArgumentHelp(
         "Read more URLs from FILE, one a line ('-' = stdin; blank lines and '#' comments skipped).", valueName: "FILE"))
-    var input: String?
+    package var input: String?
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write each image into DIR.", valueName: "DIR"))
-    var output: String?
+    package var output: String?
 
     @Option(name: [.short, .customLong("jobs")], help: ArgumentHelp("Concurrent downloads.", valueName: "N"))
-    var jobs: Int = 6
+    package var jobs: Int = 6
 
     @Option(name: .customLong("cache-dir"), help: ArgumentHelp(
         "Cache root (default $XDG_CACHE_HOME/dwwebimage, else ~/.cache/dwwebimage).", valueName: "DIR"))
-    var cacheDir: String?
+    package var cacheDir: String?
 
     @Option(name: .customLong("cache-space"), help: ArgumentHelp("Cache space (a namespace under the root).", valueName: "NAME"))
-    var cacheSpace: String = "defaultCacheSpace"
+    package var cacheSpace: String = "defaultCacheSpace"
 
     @Flag(name: .customLong("no-cache"), help: "Neither read nor write the cache.")
-    var noCache = false
+    package var noCache = false
 
     @Flag(help: "Ignore cached entries, download again, store the result.")
-    var refresh = false
+    package var refresh = false
 
     @Flag(help: "Cache only; a miss is error 10006.")
-    var offline = false
+    package var offline = false
 
     @Option(help: ArgumentHelp("Retries after a failed attempt.", valueName: "N"))
-    var retries: Int = 3
+    package var retries: Int = 3
 
     @Option(name: .customLong("retry-delay"), help: ArgumentHelp("Seconds between attempts.", valueName: "SEC"))
-    var retryDelay: Double = 3
+    package var retryDelay: Double = 3
 
     @Option(help: ArgumentHelp("Request timeout in seconds.", valueName: "SEC"))
-    var timeout: Double = 15
+    package var timeout: Double = 15
 
     @Option(name: .customLong("max-size"), help: ArgumentHelp(
         "Refuse bodies larger than this (bytes, or with a K, M or G suffix: powers of 1024, as curl).", valueName: "BYTES"))
-    var maxSize: ByteCount?
+    package var maxSize: ByteCount?
 
     @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the CA certificates in this PEM file (as curl).", valueName: "FILE"))
-    var caCert: String?
+    package var caCert: String?
 
     @Option(name: .customLong("capath"), help: ArgumentHelp(
         "Trust the CA certificates in this hashed directory (openssl rehash).", valueName: "DIR"))
-    var caPath: String?
+    package var caPath: String?
 
     @Option(name: .customLong("cert"), help: ArgumentHelp("Client certificate (PEM) for servers that ask.", valueName: "FILE"))
-    var cert: String?
+    package var cert: String?
 
     @Option(name: .customLong("key"), help: ArgumentHelp("Private key (PEM) of --cert.", valueName: "FILE"))
-    var key: String?
+    package var key: String?
 
     @Option(name: .customLong("pinnedpubkey"), help: ArgumentHelp(
         "The server's public key must be this: sha256//BASE64 (';' between several) or a PEM/DER file.", valueName: "HASH"))
-    var pinnedPubKey: String?
+    package var pinnedPubKey: String?
 
     @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's certificate (as curl -k).")
-    var insecure = false
+    package var insecure = false
 
     @Option(name: [.customShort("x"), .customLong("proxy")], help: ArgumentHelp(
         "Use this HTTP proxy (https through CONNECT); default: http_proxy, https_proxy, all_proxy.", valueName: "URL"))
-    var proxy: String?
+    package var proxy: String?
 
     @Option(name: .customLong("noproxy"), help: ArgumentHelp(
         "Hosts to reach without the proxy, comma-separated ('*' = all); default: no_proxy.", valueName: "LIST"))
-    var noProxy: String?
+    package var noProxy: String?
 
     @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp(
         "Extra request header (repeatable).", valueName: "K: V"))
-    var headers: [String] = []
+    package var headers: [String] = []
 
     @Flag(help: "One JSON object per URL on stdout, in input order.")
-    var json = false
+    package var json = false
 
     @Flag(name: [.short, .long], help: "Print nothing for images fetched (no lines, progress or summary); failures still go to stderr. --json lines are unaffected.")
-    var quiet = false
+    package var quiet = false
 
     @Flag(name: .customLong("clear-cache"), help: "Empty the cache space and exit.")
-    var clearCache = false
+    package var clearCache = false
 
     @Flag(help: "Fetch a built-in sample set from an embedded loopback server, cold then warm.")
-    var demo = false
+    package var demo = false
 
     @Option(name: .customLong("prefetch"), help: ArgumentHelp(
         "Also fetch the URLs in FILE at low priority (at most 2 at a time) while the others go first.", valueName: "FILE"))
-    var prefetch: String?
+    package var prefetch: String?
 
     @Flag(help: "Print a summary of the requests at the end (count by source, bytes, p50/p95 time).")
-    var stats = false
+    package var stats = false
 
     @Option(name: .customLong("cache-limit"), help: ArgumentHelp(
         "Disk budget of the cache space (bytes, or with K, M or G; default 1G; 0 = none); least recently read entries go first.",
         valueName: "BYTES"))
-    var cacheLimit: ByteCount?
+    package var cacheLimit: ByteCount?
 
     @Flag(name: .customLong("honor-cache-control"), help: ArgumentHelp(
         "Let responses' Cache-Control shorten how long entries stay fresh: no-store is not cached, no-cache and "
             + "expired max-age entries are revalidated (default: every entry lives the cache's 7 days)."))
-    var honorCacheControl = false
+    package var honorCacheControl = false
 
     @Flag(name: .customLong("cache-stats"), help: "Print the cache space's entries, bytes, oldest and newest entry, and exit.")
-    var cacheStats = false
+    package var cacheStats = false
 
     @Flag(help: "Remove expired cache entries (keeping revalidatable ones for a while) and exit.")
-    var expire = false
+    package var expire = false
 
     @OptionGroup(title: "Pixels")
-    var processing: ProcessingOptions
+    package var processing: ProcessingOptions
 
     @OptionGroup(title: "Preview")
-    var preview: PreviewOptions
+    package var preview: PreviewOptions
 
-    mutating func validate() throws {
+    package mutating func validate() throws {
         guard jobs >= 1 && jobs <= 256 else { throw ValidationError("--jobs must be between 1 and 256") }
         guard retries >= 0 && retries <= 100 else { throw ValidationError("--retries must be between 0 and 100") }
         guard retryDelay >= 0 else { throw ValidationError("--retry-delay must not be negative") }
@@ -152,7 +162,7 @@ struct DWFetch: ParsableCommand {
         }
     }
 
-    static func parseHeader(_ text: String) -> (String, String)? {
+    package static func parseHeader(_ text: String) -> (String, String)? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let name = text[..<colon].trimmingCharacters(in: .whitespaces)
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
@@ -161,62 +171,8 @@ struct DWFetch: ParsableCommand {
         return (name, value)
     }
 
-    func run() throws {
-        if demo {
-            throw ExitCode(try Demo(command: self).run())
-        }
-        let cache = DWWebImageCache.shared
-        var settings = cache.configuration
-        if let cacheDir { settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
-        settings.cacheSpace = cacheSpace
-        if let cacheLimit { settings.diskSizeLimit = max(0, cacheLimit.bytes) }
-        settings.honorsCacheControl = honorCacheControl
-        cache.configuration = settings
-        if cacheStats {
-            let st = cache.diskStatistics()
-            let formatter = ISO8601DateFormatter()
-            print("space \(st.space)  \(st.directory.path)")
-            print("entries \(st.entryCount)  bytes \(st.totalBytes)  limit \(st.limit == 0 ? "none" : String(st.limit))")
-            print("oldest \(st.oldest.map { formatter.string(from: $0) } ?? "-")  newest \(st.newest.map { formatter.string(from: $0) } ?? "-")")
-            return
-        }
-        if expire {
-            let removed = cache.removeExpiredCache()
-            if !quiet { FileHandle.standardError.write(Data("expired \(removed.count) entries\n".utf8)) }
-            return
-        }
-        if clearCache {
-            cache.removeAllCache()
-            if !quiet { FileHandle.standardError.write(Data("cleared \(cache.directory.path)\n".utf8)) }
-            return
-        }
-        var all = urls
-        if let input {
-            do {
-                all += try Self.readURLList(input)
-            } catch {
-                FileHandle.standardError.write(Data("dwfetch: cannot read \(input): \(error.localizedDescription)\n".utf8))
-                throw ExitCode(2)
-            }
-        }
-        // --no-cache must leave the cache alone, including the shared manager's start-up sweep of expired entries.
-        let manager = noCache ? DWWebImageManager(cache: cache, removeExpiredAtStart: false) : DWWebImageManager.shared
-        var prefetchURLs: [String] = []
-        if let prefetch {
-            do {
-                prefetchURLs = try Self.readURLList(prefetch)
-            } catch {
-                FileHandle.standardError.write(Data("dwfetch: cannot read \(prefetch): \(error.localizedDescription)\n".utf8))
-                throw ExitCode(2)
-            }
-        }
-        let runner = FetchRunner(command: self, manager: manager)
-        let report = runner.run(all, prefetch: prefetchURLs)
-        throw ExitCode(report.failed == 0 ? 0 : 1)
-    }
-
     /// URLs from a file or stdin: one a line, blank lines and '#' comments skipped.
-    static func readURLList(_ path: String) throws -> [String] {
+    package static func readURLList(_ path: String) throws -> [String] {
         let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile()
                                : try Data(contentsOf: URL(fileURLWithPath: path))
         let bytes = [UInt8](data)
@@ -238,7 +194,7 @@ struct DWFetch: ParsableCommand {
     }
 
     /// The library options for one request.
-    var requestOptions: DWWebImageOptions {
+    package var requestOptions: DWWebImageOptions {
         var options: DWWebImageOptions = []
         if noCache { options.insert(.noCache) }
         if refresh { options.insert(.refreshCached) }
@@ -247,7 +203,7 @@ struct DWFetch: ParsableCommand {
     }
 
     /// The manager configuration these flags ask for.
-    func managerConfiguration(base: DWWebImageManager.Configuration) -> DWWebImageManager.Configuration {
+    package func managerConfiguration(base: DWWebImageManager.Configuration) -> DWWebImageManager.Configuration {
         var configuration = base
         configuration.timeout = timeout
         configuration.retryCount = retries
@@ -265,31 +221,5 @@ struct DWFetch: ParsableCommand {
             if let (name, value) = Self.parseHeader(header) { configuration.requestHeaders[name] = value }
         }
         return configuration
-    }
-}
-
-@main
-enum Main {
-    static func main() {
-        signal(SIGPIPE, SIG_IGN)
-        if CommandLine.arguments.dropFirst().first == "serve" { Serve.main(arguments: Array(CommandLine.arguments.dropFirst(2))) }
-        do {
-            var command = try DWFetch.parseAsRoot()
-            try command.run()
-        } catch let exit as ExitCode {
-            Foundation.exit(exit.rawValue)
-        } catch {
-            // Usage errors exit 2 (SPEC), not ArgumentParser's 64; --help and --version exit 0.
-            let code = DWFetch.exitCode(for: error)
-            if code == .success {
-                print(DWFetch.fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            FileHandle.standardError.write(Data((DWFetch.fullMessage(for: error) + "\n").utf8))
-            if code == .validationFailure || error is ValidationError {
-                FileHandle.standardError.write(Data("Run 'dwfetch --help' for usage.\n".utf8))
-            }
-            Foundation.exit(2)
-        }
     }
 }

@@ -1,18 +1,10 @@
 // PixelStage: what dwfetch adds to a request for the pixel flags — the processors ride in the request (the manager's
 // variant pipeline transforms and caches them), the original's facts for the JSON line, and --verify's full decode.
+import DWFetchCLI
 import DWLocking
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
-
-/// The original's facts, for the JSON line of a processed image.
-struct SourceFacts: Sendable {
-    let format: DWImageFormat
-    let width: Int
-    let height: Int
-    /// The chain's identifier (`DWImageProcessors.identifier(of:)`).
-    let variant: String
-}
 
 /// Runs the chain's first processor and remembers the facts of the image it was given — the original — under the
 /// same identifier, so the variant's cache key is the chain's own. One per request (dwfetch asks for each URL once).
@@ -36,7 +28,7 @@ final class OriginalFactsRecorder: DWImageProcessor {
 
 /// `--verify` and the pixel flags. Verification (the only work here: processing happens in the manager) runs off
 /// the manager's callback queue, at most one decode per core at a time.
-final class PixelStage: Sendable {
+final class PixelStage: FetchPixelStage {
     let processors: [any DWImageProcessor]
     let verify: Bool
     private let queue: OperationQueue
@@ -53,8 +45,8 @@ final class PixelStage: Sendable {
     var isProcessing: Bool { !processors.isEmpty }
 
     /// The request options for one URL: `base` plus the processors (the first one wrapped in a recorder), and the
-    /// recorder to ask for the original's facts afterwards.
-    func request(_ base: DWWebImageOptions) -> (DWWebImageOptions, OriginalFactsRecorder?) {
+    /// recorder (the context) to ask for the original's facts afterwards.
+    func request(_ base: DWWebImageOptions) -> (options: DWWebImageOptions, context: (any Sendable)?) {
         guard let first = processors.first else { return (base, nil) }
         let recorder = OriginalFactsRecorder(wrapping: first)
         return (base.union(.processors([recorder] + processors.dropFirst())), recorder)
@@ -64,9 +56,10 @@ final class PixelStage: Sendable {
     /// when the transform ran in this run, else (a cached variant) from the cached original's header. With
     /// `--verify` and no processors, the image is decoded fully first (a failure is 10000). Work that reads or
     /// decodes runs on this stage's queue; a plain result is passed on at once.
-    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, recorder: OriginalFactsRecorder?,
+    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, context: (any Sendable)?,
                 cache: DWWebImageCache,
                 then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void) {
+        let recorder = context as? OriginalFactsRecorder
         guard case .success(let image) = result, verify || isProcessing else { return then(result, nil) }
         let variant = DWImageProcessors.identifier(of: processors), processing = isProcessing
         queue.addOperation {

@@ -1,5 +1,6 @@
 // Previewer: dwfetch --preview — draws each fetched image in the terminal after its result line; animated GIFs
-// play through DWAnimatedImagePlayer; Ctrl-C stops playback and leaves the terminal clean.
+// play through DWAnimatedImagePlayer; Ctrl-C, SIGTERM and SIGHUP stop playback and leave the terminal clean.
+import DWFetchCLI
 import DWLocking
 import DWWebImage
 import DWWebImagePreview
@@ -7,10 +8,10 @@ import Foundation
 
 /// Draws images on stdout when it is a terminal.
 ///
-/// ``show(url:)`` runs on the thread that prints the result lines (the manager's callback queue) and returns when
+/// ``show(url:)`` runs on the thread that prints the result lines (the fetch runner's output queue) and returns when
 /// the picture is drawn or the animation is over, so lines and pictures keep input order; downloads go on
 /// meanwhile. One lock (``state``) guards the kept images, the player on screen and the interrupted flag.
-final class Previewer: Sendable {
+final class Previewer: FetchPreview {
     /// How long an animation plays without `--preview-loop`.
     static let playLimit: TimeInterval = 3
 
@@ -45,7 +46,7 @@ final class Previewer: Sendable {
             return nil
         }
         var format = DWTerminalFormat.detect(environment: environment)
-        if let forced = options.format?.graphics { format.graphics = forced }
+        if let forced = options.format.map(Self.graphics) { format.graphics = forced }
         let cell = size.cellSize
         renderer = DWTerminalRenderer(format: format, cellWidth: cell.width, cellHeight: cell.height)
         // One column spare (no auto-wrap surprises); room for the result line above and a line below.
@@ -88,7 +89,8 @@ final class Previewer: Sendable {
         }
     }
 
-    /// Ctrl-C: stops the animation on screen (its cleanup still runs) and draws nothing more.
+    /// A signal (Ctrl-C, SIGTERM, SIGHUP), on the signal queue: stops the animation on screen (its cleanup still runs
+    /// on the output queue: kitty/iTerm frames deleted, attributes reset, cursor shown) and draws nothing more.
     func interrupt() {
         let player = state.withLock { s -> DWAnimatedImagePlayer? in
             s.interrupted = true
@@ -131,8 +133,10 @@ final class Previewer: Sendable {
         let renderer = self.renderer
         let done = DispatchSemaphore(value: 0)
         draw(rows: size.rows, hideCursor: true) { drawFrame in
+            // kitty keeps every image it is sent: each frame first deletes (and frees) the one it replaces.
+            let replace = renderer.format.graphics == .kitty ? Self.kittyDeleteAtCursor : ""
             player.play(frameHandler: { frame in
-                drawFrame(renderer.render(frame.bitmap, columns: size.columns, rows: size.rows).text)
+                drawFrame(replace + renderer.render(frame.bitmap, columns: size.columns, rows: size.rows).text)
             }, completion: { _ in done.signal() })
             // Registered once playing, so an interrupt either sees this player or has already set the flag.
             let interrupted = state.withLock { s -> Bool in
@@ -145,13 +149,37 @@ final class Previewer: Sendable {
             }
             // The completion runs on the frame queue after any frame being drawn: nothing draws once it signals.
             done.wait()
+            if state.withLock({ $0.interrupted }) { eraseInterruptedFrame() }
         }
         state.withLock { $0.player = nil }
+    }
+
+    /// kitty's "delete the placements at the cursor and free their images" command.
+    static let kittyDeleteAtCursor = "\u{1B}_Ga=d,d=C\u{1B}\\"
+
+    /// After a signal, an animation cut mid-play is taken off the screen where its frames are images of their own:
+    /// kitty's are deleted and freed, iTerm's cells erased (symbols and sixels are text cells and stay, as drawn).
+    private func eraseInterruptedFrame() {
+        switch renderer.format.graphics {
+        case .kitty: write("\u{1B}8" + Self.kittyDeleteAtCursor)
+        case .iterm: write("\u{1B}8\u{1B}[J")
+        default: break
+        }
     }
 
     private func write(_ text: String) { Self.writeOut(text) }
 
     private static func writeOut(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// The renderer's graphics for a `--preview-format` name.
+    private static func graphics(_ format: PreviewOptions.Format) -> DWTerminalGraphics {
+        switch format {
+        case .symbols: return .symbols
+        case .sixels: return .sixels
+        case .kitty: return .kitty
+        case .iterm: return .iterm
+        }
     }
 }

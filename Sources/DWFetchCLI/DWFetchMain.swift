@@ -1,0 +1,62 @@
+// DWFetchMain: the entry point every dwfetch executable shares — parse the whole argument tree, then run the command
+// with this executable's engines or hand it to the executable that has them.
+import ArgumentParser
+import Foundation
+
+/// `main` of `dwfetch`, `dwfetch-pixels` and `dwfetch-serve`. Runs on the main thread and never returns.
+package enum DWFetchMain {
+    /// Parses `CommandLine.arguments` and runs what they ask for; exits with the command's status (2 for usage
+    /// errors, as SPEC says, not ArgumentParser's 64; 0 for --help and --version).
+    package static func run(engines: DWFetchEngines) -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let type = commandType(for: arguments)
+        do {
+            var command = try parse(arguments, as: type)
+            switch command {
+            case let serve as ServeOptions:
+                guard let runServe = engines.serve else { exit(EngineHandoff.exec(EngineHandoff.serve)) }
+                exit(try runServe(serve))
+            case let fetch as DWFetch:
+                if fetch.needsPixelEngine && engines.pixels == nil { exit(EngineHandoff.exec(EngineHandoff.pixels)) }
+                exit(try FetchCommand(command: fetch, engines: engines).run())
+            default:
+                try command.run()  // ArgumentParser's own `help` command (what `--help` parses to with subcommands)
+                exit(0)
+            }
+        } catch let code as ExitCode {
+            exit(code.rawValue)
+        } catch {
+            if type.exitCode(for: error) == .success {
+                print(type.fullMessage(for: error))
+                exit(0)
+            }
+            FileHandle.standardError.write(Data((type.fullMessage(for: error) + "\n").utf8))
+            let help = type == DWFetch.self ? "dwfetch --help" : "dwfetch \(type._commandName) --help"
+            FileHandle.standardError.write(Data("Run '\(help)' for usage.\n".utf8))
+            exit(2)
+        }
+    }
+
+    /// The command the arguments are for: a first argument naming one of ``DWFetch``'s subcommands (`serve`) selects
+    /// it, and `help NAME` its help. ArgumentParser cannot tell subcommand names from a root's positional arguments
+    /// (its lenient pass takes `serve` as a URL), so the root's own subcommand list is consulted first.
+    static func commandType(for arguments: [String]) -> ParsableCommand.Type {
+        var name = arguments.first
+        if name == "help" { name = arguments.dropFirst().first }
+        return DWFetch.configuration.subcommands.first { $0._commandName == name } ?? DWFetch.self
+    }
+
+    /// Parses `arguments` for `type` (a subcommand without its own name).
+    static func parse(_ arguments: [String], as type: ParsableCommand.Type) throws -> ParsableCommand {
+        guard type != DWFetch.self else { return try DWFetch.parseAsRoot(arguments == ["help"] ? ["--help"] : arguments) }
+        if arguments.first == "help" { return try type.parseAsRoot(["--help"]) }
+        return try type.parseAsRoot(Array(arguments.dropFirst()))
+    }
+}
+
+extension DWFetch {
+    /// Whether this run needs dwfetch-pixels' engines: the pixel flags (libvips), `--preview` (libchafa) or `--demo`
+    /// (the loopback test server).
+    package var needsPixelEngine: Bool { processing.isRequested || preview.requested || demo }
+}

@@ -1,0 +1,69 @@
+// FetchCommand: runs a parsed `dwfetch` (no subcommand): the cache commands, or the fetch of every URL.
+import DWWebImage
+import Foundation
+
+/// A parsed fetch and the engines of the executable running it.
+package struct FetchCommand {
+    let command: DWFetch
+    let engines: DWFetchEngines
+
+    /// The command to run with `engines` (the thin dwfetch has none: see ``DWFetch/needsPixelEngine``).
+    package init(command: DWFetch, engines: DWFetchEngines) {
+        self.command = command
+        self.engines = engines
+    }
+
+    /// Runs the parsed command on the main thread (requests run on the library's queues, output on the runner's
+    /// own); returns the exit status.
+    package func run() throws -> Int32 {
+        if command.demo, let demo = engines.demo { return try demo(command) }
+        let cache = DWWebImageCache.shared
+        var settings = cache.configuration
+        if let cacheDir = command.cacheDir { settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+        settings.cacheSpace = command.cacheSpace
+        if let cacheLimit = command.cacheLimit { settings.diskSizeLimit = max(0, cacheLimit.bytes) }
+        settings.honorsCacheControl = command.honorCacheControl
+        cache.configuration = settings
+        if command.cacheStats {
+            let st = cache.diskStatistics()
+            let formatter = ISO8601DateFormatter()
+            print("space \(st.space)  \(st.directory.path)")
+            print("entries \(st.entryCount)  bytes \(st.totalBytes)  limit \(st.limit == 0 ? "none" : String(st.limit))")
+            print("oldest \(st.oldest.map { formatter.string(from: $0) } ?? "-")  newest \(st.newest.map { formatter.string(from: $0) } ?? "-")")
+            return 0
+        }
+        if command.expire {
+            let removed = cache.removeExpiredCache()
+            if !command.quiet { FileHandle.standardError.write(Data("expired \(removed.count) entries\n".utf8)) }
+            return 0
+        }
+        if command.clearCache {
+            cache.removeAllCache()
+            if !command.quiet { FileHandle.standardError.write(Data("cleared \(cache.directory.path)\n".utf8)) }
+            return 0
+        }
+        var all = command.urls
+        if let input = command.input {
+            do {
+                all += try DWFetch.readURLList(input)
+            } catch {
+                FileHandle.standardError.write(Data("dwfetch: cannot read \(input): \(error.localizedDescription)\n".utf8))
+                return 2
+            }
+        }
+        // --no-cache must leave the cache alone, including the shared manager's start-up sweep of expired entries.
+        let manager = command.noCache ? DWWebImageManager(cache: cache, removeExpiredAtStart: false) : DWWebImageManager.shared
+        var prefetchURLs: [String] = []
+        if let prefetch = command.prefetch {
+            do {
+                prefetchURLs = try DWFetch.readURLList(prefetch)
+            } catch {
+                FileHandle.standardError.write(Data("dwfetch: cannot read \(prefetch): \(error.localizedDescription)\n".utf8))
+                return 2
+            }
+        }
+        let runner = FetchRunner(command: command, manager: manager, engines: engines)
+        let report = runner.run(all, prefetch: prefetchURLs)
+        return report.failed == 0 ? 0 : 1
+    }
+}

@@ -1,0 +1,64 @@
+// ServeOptions: `dwfetch serve`'s flags — THE one place they are declared. Every dwfetch executable parses them (so
+// `dwfetch serve --help` needs no server); dwfetch-serve maps them onto DWServeConfiguration in
+// Sources/dwfetch-serve/ServeConfiguration+Options.swift (a new flag: declare it here, map it there).
+import ArgumentParser
+import Foundation
+
+/// `dwfetch serve [--host H] [--port N] [--key HEX --salt HEX] ...`, a subcommand of ``DWFetch``. Parsed on the main
+/// thread; run by dwfetch-serve.
+package struct ServeOptions: ParsableCommand {
+    package static let configuration = CommandConfiguration(
+        commandName: "serve",
+        _superCommandName: "dwfetch",  // parsed on its own (see DWFetchMain.parse), its usage reads `dwfetch serve`
+        abstract: "Serve images through the pipeline at imgproxy-style URLs.",
+        discussion: """
+            GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
+            options: rs:{fit|fill|force}:{w}:{h}  w:{w}  h:{h}  el:1  q:{1-100}  f:{jpeg|png|webp|avif|gif}  bl:{sigma}  g:ce
+            GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT finishes the requests in flight and exits 0.
+            Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
+            unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
+            """)
+
+    /// Every flag at its default.
+    package init() {}
+
+    @Option(help: "Address to listen on.") package var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 = any free port; the port is printed on stdout).") package var port = 8080
+    @Option(help: ArgumentHelp("URL signature key (hex), as IMGPROXY_KEY.", valueName: "HEX")) package var key: String?
+    @Option(help: ArgumentHelp("URL signature salt (hex), as IMGPROXY_SALT.", valueName: "HEX")) package var salt: String?
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp(
+        "Only fetch from this host (repeatable; *.example.com for subdomains).", valueName: "HOST"))
+    package var allowHosts: [String] = []
+    @Option(name: .customLong("allow-network"), help: ArgumentHelp(
+        "Let the SSRF guard connect inside this network (repeatable), e.g. 127.0.0.1/32.", valueName: "CIDR"))
+    package var allowNetworks: [String] = []
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp("Cache root.", valueName: "DIR")) package var cacheDir: String?
+    @Option(name: .customLong("max-size"), help: ArgumentHelp(
+        "Largest source body (bytes, or with a K, M or G suffix as in dwfetch --max-size).", valueName: "BYTES"))
+    package var maxSize = ByteCount(bytes: 50 * 1024 * 1024)
+    @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Largest source pixel count.", valueName: "N"))
+    package var maxPixels = 50_000_000
+    @Option(name: .customLong("max-frames"), help: ArgumentHelp("Most frames in a source.", valueName: "N"))
+    package var maxFrames = 1000
+    @Option(name: .customLong("max-age"), help: ArgumentHelp("Cache-Control max-age of images.", valueName: "SEC"))
+    package var maxAge = 31_536_000
+    @Flag(name: .customLong("auto-format"), help: "WebP or AVIF when Accept allows and the URL names no format.")
+    package var autoFormat = false
+    @Option(name: [.short, .customLong("jobs")], help: ArgumentHelp("Concurrent origin downloads.", valueName: "N"))
+    package var jobs = 16
+    @Option(help: ArgumentHelp("Origin fetch timeout (504 when it runs out).", valueName: "SEC")) package var timeout: Double = 15
+    @Option(name: .customLong("memory-cache"), help: ArgumentHelp(
+        "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
+    package var memoryCache = 128
+    @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") package var verbose = false
+
+    /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in
+    /// dwfetch-serve, with the same exit status 2).
+    package func validate() throws {
+        if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
+            throw ValidationError("limits must be positive")
+        }
+    }
+}

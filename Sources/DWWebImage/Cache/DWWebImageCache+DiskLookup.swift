@@ -1,0 +1,65 @@
+// DWWebImageCache + disk lookup: where a key's file is, reading it, and whether it is still fresh.
+import Foundation
+
+extension DWWebImageCache {
+    /// The bytes stored under `key`: memory first, then disk (a disk hit is promoted to memory). Nil on a miss,
+    /// an expired entry, or a damaged file (which is removed).
+    public func objCache(forKey key: String) -> Data? {
+        let policy = cachePolicy
+        if policy.contains(.memory), let entry = memory.object(forKey: key) { return entry.data }
+        guard policy.contains(.disk), let entry = diskEntry(forKey: key) else { return nil }
+        if policy.contains(.memory) { memory.set(MemoryEntry(data: entry.payload, image: nil), forKey: key) }
+        return entry.payload
+    }
+
+    /// The file `key` is stored in (whether or not it exists).
+    public func fileURL(forKey key: String) -> URL {
+        let (secure, digest) = settings.withLock { ($0.configuration.useSecureKey, $0.configuration.keyDigest) }
+        return directory.appendingPathComponent(CacheKey.fileName(for: key, secure: secure, digest: digest))
+    }
+
+    private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
+        let path = filePath(forKey: key)
+        let found = DiskEntryCodec.read(path: path, touches: readTouches)  // last read, for LRU eviction
+        if case .absent = found { return nil }
+        guard case .entry(let entry) = found, entry.key == key else {
+            unlink(path)  // torn, corrupt, or another key's file (a hash collision): a miss
+            return nil
+        }
+        if Date().timeIntervalSince(entry.metadata.storedAt) > freshnessLifetime(of: entry.metadata) {
+            // Stale. One that can be revalidated stays for the manager's next request (as the sweep keeps it).
+            if entry.metadata.etag == nil && entry.metadata.lastModified == nil { unlink(path) }
+            return nil
+        }
+        return entry
+    }
+
+    /// How long after it was stored an entry stays fresh: ``expirationTime``, shortened by the entry's
+    /// Cache-Control when ``honorsCacheControl`` is on.
+    func freshnessLifetime(of metadata: DWCacheEntryMetadata) -> TimeInterval {
+        let (expiration, honors) = settings.withLock {
+            ($0.configuration.expirationTime, $0.configuration.honorsCacheControl)
+        }
+        guard honors, metadata.cacheControl != nil else { return expiration }
+        return CacheControl(metadata.cacheControl).freshnessLifetime(cappedAt: expiration)
+    }
+
+    /// Whether a response with these headers may be written to disk (only `no-store` under
+    /// ``honorsCacheControl`` says no).
+    func mayStore(_ head: DWResponseHead) -> Bool {
+        !(honorsCacheControl && CacheControl(head.cacheControl).noStore)
+    }
+
+    /// Removes `key`'s disk entry, if any (a response that must not be stored replaces nothing).
+    func removeDiskEntry(forKey key: String) {
+        if unlink(filePath(forKey: key)) == 0 { DiskBudget.invalidate(directory.path) }
+    }
+
+    /// The path of `key`'s file, built as a string (URL path operations cost microseconds each).
+    func filePath(forKey key: String) -> String {
+        let (dir, secure, digest) = settings.withLock {
+            ($0.spacePath, $0.configuration.useSecureKey, $0.configuration.keyDigest)
+        }
+        return dir + CacheKey.fileName(for: key, secure: secure, digest: digest)
+    }
+}

@@ -1,0 +1,184 @@
+// DWWebImageCache + disk write: the pipeline's write queue and backlog, and atomic, budgeted entry files.
+import DWFileIO
+import Foundation
+
+extension DWWebImageCache {
+    /// Stores `data` under `key` in the layers of ``cachePolicy`` (the disk write is done when this returns).
+    /// Failures are dropped, as in DW; use ``store(_:forKey:metadata:policy:)`` to see them.
+    public func cacheObj(_ data: Data, forKey key: String) {
+        try? store(data, forKey: key, metadata: DWCacheEntryMetadata(), policy: cachePolicy)
+    }
+
+    /// Stores `data` under `key`, reporting disk failures as ``DWWebImageError`` 10008.
+    public func store(
+        _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata = DWCacheEntryMetadata(),
+        policy: DWWebImageCachePolicy
+    ) throws(DWWebImageError) {
+        if policy.contains(.memory) {
+            memory.set(MemoryEntry(data: data, image: try? DWImage(data: data)), forKey: key)
+        }
+        if policy.contains(.disk) { try writeToDisk(data, forKey: key, metadata: metadata) }
+    }
+
+    /// Blocks until the disk writes the pipeline has started are done (a CLI calls this before it exits).
+    /// Returns false if `timeout` passed first.
+    @discardableResult
+    public func waitForPendingWrites(timeout: TimeInterval = 30) -> Bool {
+        pendingWrites.wait(timeout: .now() + timeout) == .success
+    }
+
+    /// ``waitForPendingWrites(timeout:)`` waits for it even if called before the write begins.
+    func willWrite() { pendingWrites.enter() }
+
+    /// Takes one place in the write backlog now, if one is free (for a write the caller must not wait for: the
+    /// transfer engine's thread). Pass `reserved: true` to the write that uses it.
+    func reserveWrite() -> Bool { writeBacklog.wait(timeout: .now()) == .success }
+
+    /// Gives back a place taken by ``reserveWrite()`` that no write will use.
+    func unreserveWrite() { writeBacklog.signal() }
+
+    /// Hands `body` to the write queue, waiting while 16 writes are already queued (unless `reserved`: a place was
+    /// taken by ``reserveWrite()``); ends the write announced by ``willWrite()`` when done.
+    private func enqueueWrite(reserved: Bool = false, _ body: @escaping @Sendable () -> Void) {
+        if !reserved { writeBacklog.wait() }
+        writeQueue.async { [self] in
+            body()
+            writeBacklog.signal()
+            pendingWrites.leave()
+        }
+    }
+
+    /// Writes `data` atomically under `key` (announced by ``willWrite()``) on the cache's write queue, then posts
+    /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
+    func writeAndNotify(
+        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
+        queue: DispatchQueue, reserved: Bool = false
+    ) {
+        enqueueWrite(reserved: reserved) { [self] in
+            write(image, forKey: key, metadata: metadata, url: url, queue: queue)
+        }
+    }
+
+    private func write(
+        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
+        queue: DispatchQueue
+    ) {
+        var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
+        do {
+            try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
+        } catch {
+            info[DWWebImageNotificationKey.error] = error
+            DWLog.warning("cache write failed for \(url): \(error.message)")
+        }
+        let center = notificationCenter
+        let payload = info
+        queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
+    }
+
+    /// Writes a processed variant (announced by ``willWrite()``; nil when making it failed: nothing to write).
+    /// It carries no validators, so once expired it is a miss and is made again from the original (which is
+    /// revalidated). Failures are logged; no notification is posted.
+    func writeVariant(_ image: DWImage?, forKey key: String) {
+        guard let image else {
+            pendingWrites.leave()
+            return
+        }
+        enqueueWrite { [self] in
+            do throws(DWWebImageError) {
+                try writeToDisk(
+                    image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
+            } catch {
+                DWLog.warning("cache write failed for \(key): \(error.message)")
+            }
+        }
+    }
+
+    static let tempPrefix = ".tmp-"
+
+    /// Writes one entry file atomically under `key`, within the disk budget (evicting the least recently read
+    /// entries when it would pass it). Runs on the caller's thread (the write queue for the pipeline), one write
+    /// at a time through `writeSemaphore`.
+    /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
+    private func writeToDisk(
+        _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
+        release: Bool = false
+    ) throws(DWWebImageError) {
+        // One read of the settings per write. Paths as strings: Foundation's URL path operations cost
+        // microseconds each, per write.
+        let (config, spacePath) = settings.withLock { ($0.configuration, $0.spacePath) }
+        let finalPath = spacePath + CacheKey.fileName(for: key, secure: config.useSecureKey, digest: config.keyDigest)
+        let dirPath = String(spacePath.dropLast())
+        let writer = DiskEntryWriter(
+            data: data, key: key, metadata: metadata, compression: config.compression,
+            release: release)
+        let limit = max(0, config.diskSizeLimit)
+        if limit > 0, let size = writer.plainSize, size > limit {
+            throw DWWebImageError(
+                .cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+        }
+        writeSemaphore.wait()
+        defer { writeSemaphore.signal() }
+        let tempName = { Self.tempPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))" }
+        var file = try createEntryFile(in: dirPath, fallbackName: tempName, key: key)
+        let size: Int64
+        switch writer.write(to: file.fd) {
+        case .success(let written):
+            size = written
+        case .failure(let code):
+            file.discard()
+            throw Self.ioError("write \(file.tempPath ?? dirPath + "/(unnamed)")", code.value, key)
+        }
+        if limit > 0 && size > limit {
+            file.discard()
+            throw DWWebImageError(
+                .cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+        }
+        Self.setModificationTime(of: file.fd, to: metadata.storedAt)
+        let (code, evicted) = DiskBudget.commit(dir: dirPath, final: finalPath, size: size, limit: limit) {
+            file.publish(as: finalPath, fallbackName: tempName)
+        }
+        if !evicted.isEmpty { postDidClean(evicted) }
+        if code != 0 {
+            throw Self.ioError("publish \(finalPath)", code, key)
+        }
+    }
+
+    /// A new, not yet visible file in `dirPath`: unnamed until published (O_TMPFILE), else a named temp file;
+    /// either way never seen half-written. Creates the directory when it is missing.
+    private func createEntryFile(
+        in dirPath: String, fallbackName: () -> String,
+        key: String
+    ) throws(DWWebImageError) -> AtomicFile {
+        var created = AtomicFile.create(in: dirPath, fallbackName: fallbackName)
+        if created == nil && errno == ENOENT {
+            // First write, or the directory was deleted while we ran: create it and try once more.
+            try? FileManager.default.createDirectory(atPath: dirPath, withIntermediateDirectories: true)
+            created = AtomicFile.create(in: dirPath, fallbackName: fallbackName)
+        }
+        guard let file = created else { throw Self.ioError("create a file in \(dirPath)", errno, key) }
+        return file
+    }
+
+    /// The file's modification time is the entry's clock (see DWCacheEntryMetadata.storedAt): an entry stored
+    /// with an earlier time (an import, a test) gets it before it is published.
+    private static func setModificationTime(of fd: Int32, to storedAt: Date) {
+        let storedTime = storedAt.timeIntervalSince1970, now = Date().timeIntervalSince1970
+        guard abs(storedTime - now) > 1 else { return }
+        let seconds = storedTime.rounded(FloatingPointRoundingRule.down)
+        var times = [
+            timespec(tv_sec: Int(now), tv_nsec: 0),
+            timespec(tv_sec: Int(seconds), tv_nsec: Int((storedTime - seconds) * 1e9))
+        ]
+        _ = futimens(fd, &times)
+    }
+
+    /// Posts ``Notification/Name/DWWebImageCacheDidClean`` with the removed keys, on the cache's own queue.
+    func postDidClean(_ keys: [String]) {
+        let center = notificationCenter
+        notifyQueue.async { center.post(name: .DWWebImageCacheDidClean, object: self, userInfo: ["keys": keys]) }
+    }
+
+    private static func ioError(_ what: String, _ code: Int32, _ key: String) -> DWWebImageError {
+        DWWebImageError(.cacheIO, "cache \(what) failed: \(String(cString: strerror(code)))", url: key)
+    }
+}

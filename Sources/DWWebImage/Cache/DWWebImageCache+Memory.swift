@@ -1,0 +1,16 @@
+// DWWebImageCache + memory: the pipeline's reads and writes of the memory layer (the LRU is ``MemoryCache``).
+import Foundation
+
+extension DWWebImageCache {
+    func memoryImage(forKey key: String) -> DWImage? {
+        guard let entry = memory.object(forKey: key) else { return nil }
+        if let image = entry.image { return image }
+        return try? DWImage(data: entry.data)
+    }
+
+    /// Keeps a decoded image in memory.
+    func storeInMemory(_ image: DWImage, forKey key: String) {
+        memory.set(MemoryEntry(data: image.data, image: image), forKey: key)
+    }
+
+}

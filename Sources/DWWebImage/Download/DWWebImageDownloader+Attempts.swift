@@ -1,0 +1,192 @@
+// DWWebImageDownloader + attempts: starting requests (resuming where possible), progress, judging a request's
+// end by the resume rules, and when to retry.
+import Foundation
+
+extension DWWebImageDownloader {
+    // MARK: - Running
+
+    /// Starts the transfer (called by the operation); `finish` is called once the download has ended.
+    func begin(finish: @escaping @Sendable () -> Void) {
+        let started = state.withLock { s -> Bool in
+            guard s.phase == .waiting else { return false }
+            s.phase = .running
+            s.finishOperation = finish
+            s.startedAt = DispatchTime.now().uptimeNanoseconds
+            return true
+        }
+        guard started else {
+            finish()  // cancelled while it waited
+            return
+        }
+        partial.loadExisting()
+        post(.DWWebImageDownloadStart, [DWWebImageNotificationKey.url: url])
+        startAttempt()
+    }
+
+    /// Starts one request: resuming from the bytes held when they can be resumed, else for the whole body.
+    func startAttempt(whole: Bool = false) {
+        var request = context.request
+        var offset: Int64 = 0
+        var validator: ResumeValidator?
+        if !whole && context.revalidation == nil {
+            let point = partial.resumePoint
+            if let extra = ResumeProtocol.requestHeaders(offset: point.offset, validator: point.validator) {
+                request.headers += extra
+                request.acceptEncoding = "identity"
+                offset = point.offset
+                validator = point.validator
+            }
+        }
+        let partial = self.partial
+        let requestedOffset = offset
+        let sentValidator = validator
+        let transfer = CurlTransfer(
+            request: request,
+            onHead: { [weak self] head in
+                // Decided before a single body byte is written (libcurl's own resume logic is never used).
+                self?.state.withLock { s in
+                    if s.firstByteAt == nil { s.firstByteAt = DispatchTime.now().uptimeNanoseconds }
+                }
+                let outcome = ResumeProtocol.decide(
+                    head: head, requestedOffset: requestedOffset,
+                    validator: sentValidator)
+                switch outcome {
+                case .append(let base):
+                    self?.state.withLock { $0.appendedFrom = base }
+                    return .accept(baseOffset: base)
+                case .replace:
+                    partial.begin(.replace, head: head)
+                    return .accept(baseOffset: 0)
+                case .refetchWhole(let why):
+                    return .refuse(.refetchWhole(why))
+                case .noBody:
+                    return .accept(baseOffset: 0)
+                }
+            },
+            onData: { chunk in partial.append(chunk) },
+            onProgress: { [weak self] received, expected in self?.reportProgress(received, expected) },
+            onComplete: { [weak self] result in
+                guard let self else { return }
+                // A small body that arrived whole in memory is judged right here on the engine thread (a
+                // header sniff and a few locks: cheaper than waking a thread for it), when its cache write can be
+                // queued without waiting; everything else (retries, partial files, big bodies, a busy disk) goes
+                // to the work queue.
+                if case .success(let r) = result, (200..<300).contains(r.head.status), self.context.revalidation == nil,
+                    self.partial.isSmallInMemory(atMost: Self.engineThreadLimit),
+                    !self.context.storePolicy.contains(.disk) || self.context.cache.reserveWrite()
+                {
+                    self.transferEnded(result, writeReserved: self.context.storePolicy.contains(.disk))
+                } else {
+                    self.context.workQueue.async { self.transferEnded(result) }
+                }
+            })
+        let live = state.withLock { s -> Bool in
+            guard s.phase == .running else { return false }
+            s.transfer = transfer
+            s.requestedOffset = offset
+            s.appendedFrom = 0
+            return true
+        }
+        if live { context.engine.submit(transfer) }
+    }
+
+    private func reportProgress(_ received: Int64, _ expected: Int64) {
+        // The last chunk: the final (total, total) call goes with the completions, in their block (a small image
+        // arrives in one chunk, and a block of its own on the callback queue would cost as much as the answer).
+        if received == expected { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let interval = context.progressInterval
+        let waiters = state.withLock { s -> [Waiter] in
+            // Monotonic across retries: a new attempt reports nothing until it passes the bytes already shown.
+            guard now &- s.lastProgressReport >= interval, received > s.lastProgressBytes else { return [] }
+            s.lastProgressReport = now
+            s.lastProgressBytes = received
+            return s.waiters.filter { $0.progress != nil }
+        }
+        guard !waiters.isEmpty else { return }
+        context.callbackQueue.async {
+            for waiter in waiters where !waiter.isDelivered { waiter.progress?(received, expected) }
+        }
+    }
+
+    /// What one request's end means for the download.
+    enum AttemptOutcome {
+        /// The whole body is held: validate it.
+        case complete(DWResponseHead)
+        /// 304 to a revalidation: the cached entry is current.
+        case notModified(DWResponseHead)
+        /// The held bytes cannot be continued: ask for the whole body again, now.
+        case refetchWhole(String)
+        /// This attempt failed with this result (retry or give up).
+        case failed(Result<TransferResult, TransferFailure>)
+    }
+
+    /// Applies the resume rules to a finished request.
+    func judge(
+        _ result: Result<TransferResult, TransferFailure>, requestedOffset: Int64,
+        appendedFrom: Int64
+    ) -> AttemptOutcome {
+        switch result {
+        case .failure(.refetchWhole(let why)):
+            return .refetchWhole(why)
+        case .failure:
+            return .failed(result)
+        case .success(let r):
+            let head = r.head
+            if head.status == 304, context.revalidation != nil { return .notModified(head) }
+            if head.status == 416 && requestedOffset > 0 {
+                let point = partial.resumePoint
+                if ResumeProtocol.unsatisfiedRangeMeansComplete(
+                    head: head, partialLength: point.offset,
+                    validator: point.validator)
+                {
+                    var complete = head
+                    complete.status = 200
+                    return .complete(complete)
+                }
+                return .refetchWhole("416 for bytes=\(requestedOffset)- does not confirm the partial")
+            }
+            guard (200..<300).contains(head.status) else { return .failed(result) }
+            let held = partial.length
+            if let total = ResumeProtocol.expectedTotal(head: head, offset: appendedFrom), total != held {
+                if held > total { partial.discard() }
+                let message = "body ended at \(held) bytes of \(total) announced"
+                return .failed(.failure(.curl(code: CurlCode.partialFile, message: message)))
+            }
+            return .complete(head)
+        }
+    }
+
+    /// Bodies up to this size (in memory) may be judged on the engine thread.
+    static let engineThreadLimit: Int64 = 256 * 1024
+
+    /// longer than the policy's cap).
+    func retryDelay(for result: Result<TransferResult, TransferFailure>) -> TimeInterval? {
+        guard Self.shouldRetry(result) else { return nil }
+        let policy = context.retryPolicy
+        let attempt = state.withLock { $0.attempts }
+        var delay = policy.delay(beforeRetry: attempt)
+        if case .success(let r) = result, r.head.status == 429 || r.head.status == 503,
+            let asked = DWRetryPolicy.retryAfterSeconds(r.head.retryAfter)
+        {
+            guard asked <= policy.maxRetryAfter else { return nil }
+            delay = max(delay, asked)
+        }
+        return delay
+    }
+
+    /// Transport failures, 5xx, 408 and 429 are worth another attempt; cancellation, size limits, other 4xx,
+    /// redirect loops and refused protocols are not.
+    static func shouldRetry(_ result: Result<TransferResult, TransferFailure>) -> Bool {
+        switch result {
+        case .success(let r):
+            let status = r.head.status
+            return status >= 500 || status == 408 || status == 429
+        case .failure(.curl(let code, _)):
+            return !CurlCode.permanent.contains(code)
+        case .failure(.cancelled), .failure(.tooLarge), .failure(.rejected), .failure(.refetchWhole),
+            .failure(.addressRefused), .failure(.hook):
+            return false
+        }
+    }
+}

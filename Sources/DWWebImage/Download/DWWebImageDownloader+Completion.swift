@@ -1,0 +1,243 @@
+// DWWebImageDownloader + completion: after a request's end, another attempt or the download's end — the image
+// validated and kept, the slot freed, every caller answered once, the disk write queued.
+import Foundation
+
+extension DWWebImageDownloader {
+    /// What follows the end of one request.
+    enum NextStep {
+        /// Another request (for the whole body, or a retry), after `after` seconds.
+        case again(whole: Bool, after: TimeInterval)
+        /// The download was cancelled meanwhile; finish the operation (if still to be done) and stop.
+        case abandoned((@Sendable () -> Void)?)
+        /// The download is over: judge the outcome, finish the operation, answer every caller.
+        case evaluate((@Sendable () -> Void)?, DWDownloadMetrics)
+    }
+
+    /// A request ended (on the engine thread for a small body in memory, else on the work queue).
+    /// `writeReserved`: a place in the cache's write backlog was taken for this download (it is given back if the
+    /// download ends without a write).
+    func transferEnded(_ result: Result<TransferResult, TransferFailure>, writeReserved: Bool = false) {
+        let (requestedOffset, appendedFrom) = state.withLock { ($0.requestedOffset, $0.appendedFrom) }
+        let outcome = judge(result, requestedOffset: requestedOffset, appendedFrom: appendedFrom)
+        if case .refetchWhole(let why) = outcome {
+            DWLog.debug("\(url): \(why); fetching the whole body")
+            partial.discard()
+        }
+        var failure: Result<TransferResult, TransferFailure>?
+        if case .failed(let r) = outcome { failure = r }
+        let retryWait = failure.flatMap { retryDelay(for: $0) }
+        switch nextStep(after: result, outcome: outcome, retryWait: retryWait) {
+        case .again(let whole, let delay):
+            if writeReserved { context.cache.unreserveWrite() }
+            if delay <= 0 {
+                startAttempt(whole: whole)
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in startAttempt(whole: whole) }
+            }
+        case .abandoned(let finish):
+            if writeReserved { context.cache.unreserveWrite() }
+            partial.suspend()  // cancelled: keep what we have for the next time someone asks
+            reportEnd()
+            finish?()
+        case .evaluate(let finish, let metrics):
+            complete(outcome, metrics: metrics, finishOperation: finish, writeReserved: writeReserved)
+        }
+    }
+
+    /// Under the lock: records the request's end and decides whether another request follows. When the download
+    /// is over it moves to `.finishing` and gathers its metrics.
+    private func nextStep(
+        after result: Result<TransferResult, TransferFailure>, outcome: AttemptOutcome,
+        retryWait: TimeInterval?
+    ) -> NextStep {
+        state.withLock { s -> NextStep in
+            s.transfer = nil
+            if case .success(let r) = result { s.bytesReceived += r.bodyBytes }
+            let finish = s.finishOperation
+            guard s.phase == .running else {  // cancelled: every caller has been answered
+                s.finishOperation = nil
+                return .abandoned(finish)
+            }
+            if case .refetchWhole = outcome, s.wholeRefetches < 2 {
+                s.wholeRefetches += 1
+                return .again(whole: true, after: 0)
+            }
+            if let retryWait, s.attempts <= context.retryPolicy.maxRetries {
+                s.attempts += 1
+                return .again(whole: false, after: retryWait)
+            }
+            s.finishOperation = nil
+            s.phase = .finishing
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds &- s.startedAt) / 1e9
+            var status = 0
+            if case .success(let r) = result { status = r.head.status }
+            var resumedFrom = s.appendedFrom
+            if case .complete = outcome, status == 416 { resumedFrom = s.requestedOffset }
+            var metrics = DWDownloadMetrics(
+                url: url, source: .network, attempts: s.attempts, resumedFrom: resumedFrom,
+                bytesReceived: s.bytesReceived, httpStatus: status, elapsed: elapsed)
+            metrics.queued = Double(s.startedAt &- createdAt) / 1e9
+            metrics.timeToFirstByte = s.firstByteAt.map { Double($0 &- s.startedAt) / 1e9 }
+            return .evaluate(finish, metrics)
+        }
+    }
+
+    /// The download is over: validates the outcome, keeps the image in memory, frees the slot, finishes the
+    /// operation, then answers every caller and queues the disk write.
+    private func complete(
+        _ outcome: AttemptOutcome, metrics: DWDownloadMetrics,
+        finishOperation: (@Sendable () -> Void)?, writeReserved: Bool
+    ) {
+        // Validate and keep the image in memory before the manager forgets this download: a caller who finds no
+        // download for the URL from then on finds the image in the memory cache instead.
+        let evaluated = evaluate(outcome, metrics: metrics)
+        var policy = context.storePolicy
+        if case .success(let (image, head)) = evaluated {
+            partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
+            if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
+                policy.remove(.disk)
+                context.cache.removeDiskEntry(forKey: url)
+            }
+            if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
+            if policy.contains(.disk) { context.cache.willWrite() }
+        }
+        let writes: Bool
+        if case .success = evaluated { writes = policy.contains(.disk) } else { writes = false }
+        if writeReserved && !writes { context.cache.unreserveWrite() }
+        reportEnd()  // the slot is free before the disk write
+        finishOperation?()
+        let waiters = state.withLock { s -> [Waiter] in
+            s.phase = .finished
+            return s.waiters
+        }
+        switch evaluated {
+        case .success(let (image, head)):
+            deliver(image, metrics: metrics, to: waiters)
+            if policy.contains(.disk) {
+                context.cache.writeAndNotify(
+                    image, forKey: url, metadata: diskMetadata(for: head), url: url,
+                    queue: context.callbackQueue, reserved: writeReserved)
+            }
+        case .failure(let error):
+            deliver(error, metrics: metrics, to: waiters)
+        }
+    }
+
+    /// Answers the callers of the original in one block on the callback queue, and hands the callers of variants
+    /// to the manager.
+    private func deliver(_ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter]) {
+        let center = context.notificationCenter
+        let handler = context.metricsHandler()
+        let total = Int64(image.data.count)
+        // One final (total, total) call, unless the last progress report already said exactly that.
+        let needsFinal = state.withLock { s -> Bool in
+            defer { s.lastProgressBytes = max(s.lastProgressBytes, total) }
+            return s.lastProgressBytes < total
+        }
+        let info: [String: any Sendable] = [
+            DWWebImageNotificationKey.url: url,
+            DWWebImageNotificationKey.image: image,
+            DWWebImageNotificationKey.metrics: metrics
+        ]
+        // Callers of a variant get theirs once it is made (the manager runs one transform per variant).
+        let originals = waiters.filter { !$0.options.isVariant }
+        let variants = waiters.filter { $0.options.isVariant }
+        // One block: the metrics handler first (so it has seen the record when completions run), every
+        // completion, then the Finish notification (its image is the original).
+        context.callbackQueue.async { [self] in
+            handler?(metrics)
+            for waiter in originals where waiter.claim() {
+                if needsFinal { waiter.progress?(total, total) }
+                waiter.callCompletion(.success(image))
+            }
+            if needsFinal { for waiter in variants where !waiter.isDelivered { waiter.progress?(total, total) } }
+            center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
+        }
+        if !variants.isEmpty {
+            context.makeVariants(image, Array(Dictionary(grouping: variants) { $0.options.variant }.values))
+        }
+    }
+
+    /// Keeps the partial body when the failure is worth resuming later, then answers every caller with `error`
+    /// in one block on the callback queue.
+    private func deliver(_ error: DWWebImageError, metrics: DWDownloadMetrics, to waiters: [Waiter]) {
+        // Worth resuming later: transport failures and 5xx/408/429. Anything else is gone for good.
+        if error.isTransient {
+            partial.suspend()
+        } else {
+            partial.discard()
+        }
+        let center = context.notificationCenter
+        let handler = context.metricsHandler()
+        let failed = {
+            var m = metrics; m.errorCode = error.code; return m
+        }()
+        let info: [String: any Sendable] = [
+            DWWebImageNotificationKey.url: url,
+            DWWebImageNotificationKey.error: error,
+            DWWebImageNotificationKey.metrics: failed
+        ]
+        context.callbackQueue.async { [self] in
+            handler?(failed)
+            for waiter in waiters where waiter.claim() { waiter.callCompletion(.failure(error)) }
+            center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
+        }
+    }
+
+    /// The entry to store for a response: its validators, type and Cache-Control; after a 304, the old entry's
+    /// type with the validators and Cache-Control the 304 updated (RFC 9111 §4.3.4), and new dates.
+    private func diskMetadata(for head: DWResponseHead) -> DWCacheEntryMetadata {
+        var metadata = DWCacheEntryMetadata(
+            etag: head.etag, lastModified: head.lastModified,
+            contentType: head.contentType, cacheControl: head.cacheControl)
+        if head.status == 304, let old = context.revalidation?.metadata {
+            metadata.etag = head.etag ?? old.etag
+            metadata.lastModified = head.lastModified ?? old.lastModified
+            metadata.contentType = old.contentType
+            metadata.cacheControl = head.cacheControl ?? old.cacheControl
+        }
+        return metadata
+    }
+
+    /// Turns the download's outcome into an image or the error a user should see.
+    private func evaluate(_ outcome: AttemptOutcome, metrics: DWDownloadMetrics)
+        -> Result<(DWImage, DWResponseHead), DWWebImageError>
+    {
+        switch outcome {
+        case .refetchWhole(let why), .failed(.failure(.refetchWhole(let why))):  // the second: judge() maps it
+            return .failure(DWWebImageError(.transport, "resume failed: \(why)", url: url))
+        case .failed(.failure(.cancelled)):
+            return .failure(.cancelled(url))
+        case .failed(.failure(.tooLarge(let size, let limit))):
+            return .failure(.tooLarge(url, size: size, limit: limit))
+        case .failed(.failure(.rejected(let why))):
+            return .failure(DWWebImageError(.transport, "transfer aborted: \(why)", url: url))
+        case .failed(.failure(.addressRefused(let address))):
+            var error = DWWebImageError(
+                .transport, "connection to \(address) refused by the connection policy",
+                url: url, curlCode: CurlCode.couldNotConnect)
+            error.refusedAddress = address
+            return .failure(error)
+        case .failed(.failure(.curl(let code, let message))):
+            return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
+        case .failed(.failure(.hook(let error))):
+            return .failure(error.about(url))
+        case .failed(.success(let transfer)):
+            return .failure(.http(transfer.head.status, url: url))
+        case .notModified(let head):
+            guard let revalidation = context.revalidation else { return .failure(.http(304, url: url)) }
+            return .success((revalidation.image.from(.revalidated, metrics: metrics), head))
+        case .complete(let head):
+            let data = partial.data()
+            do throws(DWWebImageError) {
+                let image = try DWImage.pipeline(data: data, maxPixelCount: context.maxPixelCount)
+                return .success((image.from(.network, metrics: metrics), head))
+            } catch {
+                return .failure(
+                    DWWebImageError(
+                        error.code, error.message, url: url, httpStatus: head.status,
+                        size: error.size, limit: error.limit))
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+// DWDataURLLoader: data: URLs (RFC 2397), base64 or percent-encoded (a built-in DWImageLoader).
+import Foundation
+
+/// Loads `data:[<media type>][;base64],<data>` URLs: base64 (whitespace ignored, percent-escapes decoded first, as
+/// browsers do) or percent-encoded bytes. The media type is not trusted (the bytes are sniffed like any body).
+/// A malformed URL or payload is 10002.
+public struct DWDataURLLoader: DWImageLoader {
+    /// A `data:` URL loader.
+    public init() {}
+
+    /// URLs starting with `data:` (any case).
+    public func canLoad(_ url: String) -> Bool {
+        url.prefix(5).lowercased() == "data:"
+    }
+
+    /// Decodes the payload into `body`.
+    public func load(_ url: String, into body: DWImageLoaderBody) async throws {
+        let bytes = try Self.decode(url)
+        body.expect(length: Int64(bytes.count))
+        try body.append(bytes)
+    }
+
+    /// The bytes a `data:` URL carries.
+    static func decode(_ url: String) throws(DWWebImageError) -> Data {
+        let utf8 = Array(url.utf8)
+        guard utf8.count >= 5, let comma = utf8.firstIndex(of: UInt8(ascii: ",")) else {
+            throw DWWebImageError(.invalidURL, "invalid URL: data URL without a comma", url: String(url.prefix(64)))
+        }
+        let header = String(decoding: utf8[5..<comma], as: UTF8.self).lowercased()
+        let payload = percentDecoded(utf8[(comma + 1)...])
+        guard header.split(separator: ";").last?.trimmingCharacters(in: .whitespaces) == "base64" else {
+            return Data(payload)
+        }
+        let text = String(decoding: payload.filter { !Self.isSpace($0) }, as: UTF8.self)
+        var padded = text
+        if padded.count % 4 != 0 { padded += String(repeating: "=", count: 4 - padded.count % 4) }
+        guard let data = Data(base64Encoded: padded) ?? Data(base64Encoded: Self.standardAlphabet(padded)) else {
+            throw DWWebImageError(.invalidURL, "invalid URL: data URL's base64 does not decode", url: String(url.prefix(64)))
+        }
+        return data
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
+    /// base64url's `-` and `_` as base64's `+` and `/`.
+    private static func standardAlphabet(_ text: String) -> String {
+        text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    }
+
+    /// `%XX` escapes decoded; a `%` not followed by two hex digits stays as it is.
+    private static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.endIndex, let hi = hex(bytes[i + 1]), let lo = hex(bytes[i + 2]) {
+                out.append(hi << 4 | lo)
+                i += 3
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return out
+    }
+
+    private static func hex(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x41...0x46: c - 0x41 + 10
+        case 0x61...0x66: c - 0x61 + 10
+        default: nil
+        }
+    }
+}

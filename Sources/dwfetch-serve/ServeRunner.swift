@@ -1,0 +1,39 @@
+// ServeRunner: runs DWImageServer for `dwfetch serve` until it stops (SIGTERM/SIGINT drain inside the server).
+import DWFetchCLI
+import DWWebImageServer
+import Foundation
+import Logging
+
+/// Runs the server on a Task and blocks the main thread until it ends; returns the exit status.
+enum ServeRunner {
+    static func run(_ options: ServeOptions) throws -> Int32 {
+        let configuration = try DWServeConfiguration(options)
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let server = DWImageServer(configuration: configuration)
+        let host = configuration.host
+        let finished = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        Task {
+            do {
+                try await server.run { port in
+                    FileHandle.standardOutput.write(Data("dwfetch serve: listening on http://\(host):\(port)\n".utf8))
+                }
+            } catch {
+                failure.message = "\(error)"
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if let message = failure.message {
+            FileHandle.standardError.write(Data("dwfetch serve: \(message)\n".utf8))
+            return 1
+        }
+        return 0
+    }
+
+    /// Hands the server task's error to the blocked main thread (written before `finished.signal()`, read after).
+    private final class FailureBox: @unchecked Sendable {
+        // @unchecked: one write on the task before the semaphore is signalled, one read on main after it.
+        var message: String?
+    }
+}

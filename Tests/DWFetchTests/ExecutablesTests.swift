@@ -1,0 +1,115 @@
+// One executable per job: a plain fetch maps the core's libraries only (read from /proc/PID/maps while it runs),
+// the engines come in through dwfetch-pixels and dwfetch-serve, and `serve` is a subcommand of the parser.
+import DWTestServer
+import Foundation
+import XCTest
+
+final class ExecutablesTests: XCTestCase {
+    private var server: LoopbackHTTPServer!
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        server = try LoopbackHTTPServer()
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("dwfetch-exe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let body = SampleImages.png(approximateSize: 300_000, seed: 4)
+        server.setRoute("/slow.png", .throttled(chunk: 16 * 1024, interval: 0.05, .ok(body, contentType: "image/png")))
+    }
+
+    override func tearDown() {
+        server.shutdown()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private var cacheDir: String { root.appendingPathComponent("cache").path }
+
+    /// The shared objects a running dwfetch has mapped, by path, read while `/slow.png` is mid-body.
+    private func mappedLibraries(_ args: [String]) throws -> Set<String> {
+        server.resetStatistics()
+        let running = try DWFetchProcess.start(["--cache-dir", cacheDir, "--no-cache"] + args + [server.url("/slow.png")])
+        defer { running.signal(SIGKILL); _ = running.wait(timeout: 20) }
+        XCTAssertTrue(server.waitForBodyBytes(path: "/slow.png", atLeast: 32 * 1024, timeout: 30), "the fetch started")
+        // Read to EOF (a /proc file has no size, and a sized read stops at the first page).
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/\(running.process.processIdentifier)/maps"))
+        let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        return Set(maps.split(separator: "\n").compactMap { line -> String? in
+            guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/"),
+                  path.contains(".so") else { return nil }
+            return String(path)
+        })
+    }
+
+    private func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? "") }
+
+    /// The shared objects `ldd` lists for an executable beside dwfetch (or a library at a path), by file name.
+    private func linked(_ name: String) throws -> Set<String> {
+        let binary = name.hasPrefix("/") ? name : DWFetchProcess.binary.deletingLastPathComponent().appendingPathComponent(name).path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+        process.arguments = [binary]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "ldd \(binary)")
+        return Set(text.split(separator: "\n").compactMap { line in
+            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first { $0.hasPrefix("/") }.map { String($0.split(separator: "/").last!) }
+        })
+    }
+
+    func testAPlainFetchMapsOnlyLibcurlGiflibZlibAndTheSwiftRuntime() throws {
+        let thin = try linked("dwfetch"), pixels = try linked("dwfetch-pixels")
+        let paths = try mappedLibraries([])
+        let maps = Set(paths.map(fileName))
+        let engines = pixels.subtracting(thin)
+        XCTAssertTrue(engines.contains { $0.hasPrefix("libvips.so") }, "dwfetch-pixels links libvips: \(engines.sorted())")
+        XCTAssertTrue(engines.contains { $0.hasPrefix("libchafa.so") }, "dwfetch-pixels links libchafa")
+        XCTAssertEqual(maps.intersection(engines), [], "a plain fetch maps none of the pixel engines' libraries")
+        for name in maps {
+            XCTAssertFalse(["vips", "chafa", "glib", "gobject", "gmodule"].contains { name.contains($0) }, name)
+        }
+        XCTAssertTrue(maps.contains { $0.hasPrefix("libcurl") } && maps.contains { $0.hasPrefix("libgif") }
+                      && maps.contains { $0.hasPrefix("libz.") }, maps.sorted().joined(separator: " "))
+        // Beyond what dwfetch links (libcurl with its TLS, LDAP, SSH… and the Swift runtime), only the SASL plugins
+        // libcurl's LDAP loads at start-up, and what they link.
+        var allowed = thin
+        for plugin in paths where plugin.contains("/sasl2/") { allowed.formUnion(try linked(plugin).union([fileName(plugin)])) }
+        let unexpected = maps.filter { name in !allowed.contains { $0 == name || name.hasPrefix($0 + ".") } }
+        XCTAssertEqual(unexpected, [], "mapped but neither linked by dwfetch nor libcurl's SASL plugins")
+    }
+
+    func testTheThinBinaryHoldsNoServerNoTestServerAndNoPixelCode() throws {
+        let binary = try Data(contentsOf: DWFetchProcess.binary, options: .alwaysMapped)
+        for module in ["Hummingbird", "NIOPosix", "LoopbackHTTPServer", "DWImageServer", "vips_image_new", "chafa_canvas"] {
+            XCTAssertNil(binary.range(of: Data(module.utf8)), "dwfetch holds no \(module)")
+        }
+    }
+
+    func testPixelFlagsAndPreviewBringTheirEnginesIn() throws {
+        let maps = Set(try mappedLibraries(["--resize", "8x8"]).map(fileName))
+        XCTAssertTrue(maps.contains { $0.hasPrefix("libvips.so") }, "the pixel flags run in dwfetch-pixels: \(maps.sorted())")
+        XCTAssertFalse(try linked("dwfetch-serve").contains { $0.hasPrefix("libchafa") }, "serve maps no libchafa")
+    }
+
+    func testServeIsASubcommandWithItsOwnHelp() throws {
+        let help = try DWFetchProcess.run(["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("SUBCOMMANDS:") && help.stdout.contains("serve"), help.stdout)
+        for args in [["serve", "--help"], ["help", "serve"]] {
+            let serveHelp = try DWFetchProcess.run(args)
+            XCTAssertEqual(serveHelp.status, 0, "\(args): \(serveHelp.stderr)")
+            XCTAssertTrue(serveHelp.stdout.contains("USAGE: dwfetch serve"), serveHelp.stdout)
+            for flag in ["--host", "--port", "--key", "--salt", "--allow-network", "--max-size"] {
+                XCTAssertTrue(serveHelp.stdout.contains(flag), "\(args) mentions \(flag)")
+            }
+            XCTAssertFalse(serveHelp.stdout.contains("--resize"), "serve's help is its own")
+        }
+        for bad in [["serve", "--port", "70000"], ["serve", "--allow-network", "not-a-cidr"], ["serve", "--key", "00"],
+                    ["serve", "--bogus"]] {
+            let run = try DWFetchProcess.run(bad)
+            XCTAssertEqual(run.status, 2, "\(bad): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("dwfetch serve --help") || run.stderr.contains("Usage"), run.stderr)
+        }
+    }
+}

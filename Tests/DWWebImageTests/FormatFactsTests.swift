@@ -1,0 +1,52 @@
+// The facts DWImageFormat holds for every target (names, MIME types, extensions, writability), and the named
+// error predicates policy code uses instead of raw curl codes.
+import Foundation
+import XCTest
+
+@testable import DWWebImage
+
+final class FormatFactsTests: XCTestCase {
+    func testEveryKnownFormatHasANameAMediaTypeAndAnExtension() {
+        for format in DWImageFormat.allCases where format != .unknown {
+            XCTAssertEqual(format.names.first, format.rawValue, "\(format)")
+            XCTAssertEqual(DWImageFormat(name: format.rawValue.uppercased()), format, "names match in any case")
+            XCTAssertTrue(format.mimeType?.hasPrefix("image/") ?? false, "\(format)")
+            XCTAssertFalse(format.fileExtension.isEmpty)
+        }
+        XCTAssertNil(DWImageFormat.unknown.mimeType)
+        XCTAssertEqual(DWImageFormat.unknown.names, [])
+        XCTAssertEqual(DWImageFormat(name: "jpg"), .jpeg)
+        XCTAssertEqual(DWImageFormat.jpeg.fileExtension, "jpg")
+        XCTAssertEqual(DWImageFormat.ico.mimeType, "image/x-icon")
+        XCTAssertNil(DWImageFormat(name: "unknown"), "the fallback case is not a name")
+        XCTAssertNil(DWImageFormat(name: "svg"))
+    }
+
+    func testConversionTargetsAreWritableAndNamedAsTheCLIAndURLsNameThem() {
+        XCTAssertEqual(DWImageFormat.conversionTargets, [.jpeg, .png, .webp, .avif, .gif])
+        for format in DWImageFormat.conversionTargets { XCTAssertTrue(format.isWritable, "\(format)") }
+        XCTAssertFalse(DWImageFormat.bmp.isWritable)
+        XCTAssertFalse(DWImageFormat.ico.isWritable)
+        XCTAssertTrue(DWImageFormat.tiff.isWritable)
+        XCTAssertEqual(DWImageFormat(conversionTargetNamed: "JPG"), .jpeg)
+        XCTAssertEqual(DWImageFormat(conversionTargetNamed: "webp"), .webp)
+        XCTAssertNil(DWImageFormat(conversionTargetNamed: "tiff"), "readable and writable, but not a conversion target")
+        XCTAssertNil(DWImageFormat(conversionTargetNamed: "bmp"))
+    }
+
+    func testErrorPredicatesNameTheConditions() {
+        let timeout = DWWebImageError(.transport, "curl error 28", curlCode: CurlCode.timedOut)
+        XCTAssertTrue(timeout.isTimeout)
+        XCTAssertTrue(timeout.isTransient)
+        XCTAssertFalse(DWWebImageError(.transport, "refused", curlCode: CurlCode.couldNotConnect).isTimeout)
+        XCTAssertFalse(DWWebImageError(.cacheIO, "odd", curlCode: CurlCode.timedOut).isTimeout, "only transport")
+        var refused = DWWebImageError(.transport, "policy", curlCode: CurlCode.couldNotConnect)
+        XCTAssertFalse(refused.isRefusedAddress)
+        refused.refusedAddress = "127.0.0.1"
+        XCTAssertTrue(refused.isRefusedAddress)
+        XCTAssertTrue(DWWebImageError.http(503, url: nil).isTransient)
+        XCTAssertTrue(DWWebImageError.http(429, url: nil).isTransient)
+        XCTAssertFalse(DWWebImageError.http(404, url: nil).isTransient)
+        XCTAssertFalse(DWWebImageError.cancelled(nil).isTransient)
+    }
+}
