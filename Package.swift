@@ -22,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        // NIOCore and NIOHTTPTypes: the server's per-connection drain handler (Lifecycle/DWDrainHandler.swift).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.0.0"),
     ],
     targets: [
         // Typed wrappers around libcurl's variadic calls; no policy lives in C.
@@ -85,6 +88,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -140,6 +145,16 @@ let package = Package(
         .testTarget(
             name: "DWFetchTests",
             dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping)
+        // and its routes through HummingbirdTesting's router framework: no process, no socket.
+        .testTarget(
+            name: "DWWebImageServerTests",
+            dependencies: [
+                "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
         .testTarget(

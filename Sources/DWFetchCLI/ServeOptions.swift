@@ -14,7 +14,8 @@ package struct ServeOptions: ParsableCommand {
         discussion: """
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
             options: rs:{fit|fill|force}:{w}:{h}  w:{w}  h:{h}  el:1  q:{1-100}  f:{jpeg|png|webp|avif|gif}  bl:{sigma}  g:ce
-            GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT finishes the requests in flight and exits 0.
+            GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT: stop accepting, write every accepted response in
+            full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once (143 or 130).
             Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
             unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
             """)
@@ -50,6 +51,9 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("memory-cache"), help: ArgumentHelp(
         "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
     package var memoryCache = 128
+    @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp(
+        "On SIGTERM/SIGINT, wait this long for responses in flight to be written in full.", valueName: "SEC"))
+    package var shutdownTimeout: Double = 30
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") package var verbose = false
 
     /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in
@@ -57,7 +61,8 @@ package struct ServeOptions: ParsableCommand {
     package func validate() throws {
         if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0 else {
+        guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0,
+              shutdownTimeout >= 0, shutdownTimeout.isFinite else {
             throw ValidationError("limits must be positive")
         }
     }

@@ -267,7 +267,9 @@ public final class LoopbackHTTPServer: Sendable {
             break
         }
         let body = request.method == "HEAD" ? Data() : plan.body
-        var head = "HTTP/1.1 \(plan.status) \(Self.reason(plan.status))\r\n"
+        // No reason phrase (RFC 9112 makes it optional; HTTP/2 has none): clients must not depend on one, and the
+        // project keeps one table of them (the core's, for its error messages), not a copy here.
+        var head = "HTTP/1.1 \(plan.status) \r\n"
         for (name, value) in plan.headers { head += "\(name): \(value)\r\n" }
         var chunked = plan.chunked
         if case .endless = plan.fault { chunked = true }
@@ -347,22 +349,6 @@ public final class LoopbackHTTPServer: Sendable {
             offset += n
         }
         return true
-    }
-
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 206: "Partial Content"
-        case 301: "Moved Permanently"
-        case 302: "Found"
-        case 304: "Not Modified"
-        case 404: "Not Found"
-        case 416: "Range Not Satisfiable"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 503: "Service Unavailable"
-        default: "Status"
-        }
     }
 }
 

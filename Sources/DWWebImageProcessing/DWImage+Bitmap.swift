@@ -13,7 +13,7 @@ extension DWImage {
     public func bitmap() throws(DWWebImageError) -> DWBitmap {
         try Vips.start()
         if format == .gif {
-            try Decoder.checkLimits(self, limits: DWImageProcessing.limits)
+            try Decoder.checkLimits(self, limits: DWImageProcessing.effectiveLimits)
             guard let animation = animatedImage(bufferCount: 1), animation.frameCount > 0 else {
                 throw DWWebImageError(.notAnImage, "GIF has no frames")
             }
@@ -48,7 +48,7 @@ extension DWImage {
     /// - Throws: 10005 over ``DWImageProcessing/limits`` (checked first), 10000 when the data does not decode.
     public func verifyDecodes() throws(DWWebImageError) {
         try Vips.start()
-        try Decoder.checkLimits(self, limits: DWImageProcessing.limits)
+        try Decoder.checkLimits(self, limits: DWImageProcessing.effectiveLimits)
         switch format {
         case .gif:
             guard let animation = animatedImage(bufferCount: 1) else { throw DWWebImageError(.notAnImage, "GIF has no frames") }

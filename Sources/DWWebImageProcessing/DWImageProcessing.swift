@@ -38,11 +38,28 @@ public enum DWImageProcessing {
 
     private static let settings = DWLock(Settings())
 
-    /// The limits every processor, ``DWImage/bitmap()`` and ``DWImage/verifyDecodes()`` check first.
+    /// The process-wide default limits every processor, ``DWImage/bitmap()`` and ``DWImage/verifyDecodes()`` check
+    /// first, unless the call runs inside ``process(_:with:limits:)``, whose limits apply instead.
     public static var limits: DWProcessingLimits {
         get { settings.withLock { $0.limits } }
         set { settings.withLock { $0.limits = newValue } }
     }
+
+    /// Runs `processor` on `image` on the caller's thread, every check inside it against `limits` instead of the
+    /// process-wide ``limits``: a server passes its own limits per request and never changes the global ones.
+    public static func process(_ image: DWImage, with processor: any DWImageProcessor,
+                               limits: DWProcessingLimits) throws(DWWebImageError) -> DWImage {
+        let result = $scopedLimits.withValue(limits) { () -> Result<DWImage, DWWebImageError> in
+            do throws(DWWebImageError) { return .success(try processor.process(image)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The limits of the innermost ``process(_:with:limits:)`` on this thread (or task), nil outside one.
+    @TaskLocal private static var scopedLimits: DWProcessingLimits?
+
+    /// The limits a check made now uses: the scoped ones inside ``process(_:with:limits:)``, else ``limits``.
+    static var effectiveLimits: DWProcessingLimits { scopedLimits ?? limits }
 
     /// libvips worker threads per transform (`vips_concurrency_set`); default 1. The pipeline already runs one
     /// transform per core, and imgproxy measured, as `bench/pixels/run` does here, that more threads per transform

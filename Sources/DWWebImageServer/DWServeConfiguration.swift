@@ -33,6 +33,9 @@ public struct DWServeConfiguration: Sendable {
     public var timeout: TimeInterval = 15
     /// Bytes the memory cache of originals and variants may hold (default 128 MiB).
     public var memoryCacheBytes = 128 * 1024 * 1024
+    /// Seconds a shutdown (SIGTERM, SIGINT) waits for accepted responses to be written in full (default 30); what is
+    /// still being written then is cut, logged and counted, and the server exits 0 all the same.
+    public var shutdownTimeout: Double = 30
     /// Access log: one line per request at `.info`; the default `.warning` logs nothing per request.
     public var logLevel: Logger.Level = .warning
 

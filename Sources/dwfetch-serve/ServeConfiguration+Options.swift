@@ -31,6 +31,7 @@ extension DWServeConfiguration {
         jobs = options.jobs
         timeout = options.timeout
         memoryCacheBytes = options.memoryCache * 1024 * 1024
+        shutdownTimeout = options.shutdownTimeout
         logLevel = options.verbose ? .info : .warning
     }
 }

@@ -94,7 +94,7 @@ final class CurlHabitsTests: XCTestCase {
         do {
             v6 = try LoopbackHTTPServer(ipv6: true)
         } catch {
-            throw XCTSkip("this machine cannot listen on ::1 (\(error)); IPv6 is disabled in the kernel")
+            throw MissingPrerequisite("this machine cannot listen on ::1 (\(error)); IPv6 is disabled in the kernel")
         }
         defer { v6.shutdown() }
         v6.setRoute("/img/cat.png", .ok(image, contentType: "image/png"))
@@ -121,7 +121,7 @@ final class CurlHabitsTests: XCTestCase {
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw XCTSkip("\(tool) failed (scripts/setup.sh installs it)") }
+        guard process.terminationStatus == 0 else { throw MissingPrerequisite("\(tool) failed (scripts/setup.sh installs it)") }
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 // Runs the built `dwfetch` binary as a child process, the way a user does.
+import DWTestServer
 import Foundation
 import XCTest
 
@@ -55,7 +56,7 @@ enum DWFetchProcess {
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw XCTSkip("dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
+            throw MissingPrerequisite("dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
         }
         try process.run()
         if let stdin {

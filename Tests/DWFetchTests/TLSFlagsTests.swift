@@ -16,7 +16,7 @@ final class TLSFlagsTests: XCTestCase {
             ca = try TestCA()
             nginx = try NginxTLS(ca: ca)
         } catch let missing as PeerUnavailable {
-            throw XCTSkip(missing.description)
+            throw MissingPrerequisite(missing.description)
         }
         try nginx.put("cat.png", png)
         try nginx.put("private/cat.png", png)
@@ -73,7 +73,7 @@ final class TLSFlagsTests: XCTestCase {
 
     func testProxyFlagsAndEnvironment() throws {
         let proxy: Tinyproxy
-        do { proxy = try Tinyproxy() } catch let missing as PeerUnavailable { throw XCTSkip(missing.description) }
+        do { proxy = try Tinyproxy() } catch let missing as PeerUnavailable { throw MissingPrerequisite(missing.description) }
         defer { proxy.stop() }
         let server = try LoopbackHTTPServer()
         defer { server.shutdown() }

@@ -21,7 +21,7 @@ final class ServeProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let binary = Self.binary
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw XCTSkip("dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
+            throw ServeStartFailure("dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
         }
         process = Process()
         process.executableURL = binary
@@ -43,7 +43,7 @@ final class ServeProcess: @unchecked Sendable {
         guard let found else {
             process.terminate()
             let log = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-            throw XCTSkip("dwfetch serve did not start: \(log)")
+            throw ServeStartFailure("dwfetch serve did not start: \(log)")
         }
         port = found
     }
@@ -65,6 +65,25 @@ final class ServeProcess: @unchecked Sendable {
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: cacheDir.deletingLastPathComponent())
         return process.terminationStatus
+    }
+
+    /// The exit status once the process has ended by itself within `timeout` (polled), nil if it is still running.
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Whether stderr shows `text` within `timeout` (polled).
+    func waitForStderr(containing text: String, timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if stderr.contains(text) { return true }
+            usleep(5_000)
+        }
+        return stderr.contains(text)
     }
 
     /// GET (or another method) of a raw request target, exactly as given.
@@ -99,6 +118,12 @@ final class ServeProcess: @unchecked Sendable {
         }
         return Bundle(for: ServeProcess.self).bundleURL.deletingLastPathComponent().appendingPathComponent("dwfetch")
     }
+}
+
+/// `dwfetch serve` could not be started: thrown from a test, it fails the test (never a skip).
+struct ServeStartFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// A response as received.

@@ -121,7 +121,7 @@ final class ServeTransformTests: ServeTestCase {
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch { throw XCTSkip("vipsheader (libvips-tools) is needed; scripts/setup.sh installs it") }
+            do { try process.run() } catch { throw ServeStartFailure("vipsheader (libvips-tools) is needed; scripts/setup.sh installs it: \(error)") }
             let out = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

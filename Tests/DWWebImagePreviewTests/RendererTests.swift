@@ -155,7 +155,7 @@ final class RendererTests: XCTestCase {
     func testSixelsDecodeBackToTheCanvasSize() throws {
         let tool = "/usr/bin/sixel2png"
         guard FileManager.default.isExecutableFile(atPath: tool) else {
-            throw XCTSkip("sixel2png is missing (Debian libsixel-bin; scripts/setup.sh installs it)")
+            throw MissingPrerequisite("sixel2png is missing (Debian libsixel-bin; scripts/setup.sh installs it)")
         }
         // 4 × 2 cells of 10 × 24 px: 40 × 48 px (sixel bands are 6 px high, so 48 is exact).
         let renderer = DWTerminalRenderer(format: DWTerminalFormat(graphics: .sixels), cellWidth: 10, cellHeight: 24)

@@ -1,5 +1,6 @@
 // Tmux: a private tmux server (its own socket) running one command in a pane of a fixed size, read back with
 // capture-pane -e — a real terminal emulator between dwfetch and the test.
+import DWTestServer
 import Foundation
 import XCTest
 
@@ -11,7 +12,7 @@ final class Tmux {
     /// Starts `command` (run by bash) in a detached `columns` × `rows` session.
     init(command: String, columns: Int = 80, rows: Int = 40) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
-            throw XCTSkip("tmux is missing (Debian tmux; scripts/setup.sh installs it)")
+            throw MissingPrerequisite("tmux is missing (Debian tmux; scripts/setup.sh installs it)")
         }
         socket = "dwpreview-\(getpid())-\(UUID().uuidString.prefix(8))"
         dir = FileManager.default.temporaryDirectory.appendingPathComponent(socket)
@@ -87,7 +88,7 @@ enum DWFetchBinary {
     }
 
     static func require() throws -> String {
-        guard let path else { throw XCTSkip("dwfetch is not built; run scripts/test.sh (it builds every product)") }
+        guard let path else { throw MissingPrerequisite("dwfetch is not built; run scripts/test.sh (it builds every product)") }
         return path
     }
 }

@@ -2,6 +2,7 @@
 // what the sniffer says about each file is checked against an independent reader run by the test — libvips
 // (`vipsheader`: libjpeg, libtiff, libnsgif — NetSurf's browser GIF decoder) or Pillow — and a file is refused
 // exactly when that reader refuses it, with a message that says why.
+import DWTestServer
 import Foundation
 import XCTest
 

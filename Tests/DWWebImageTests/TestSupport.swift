@@ -138,13 +138,6 @@ extension Result {
     }
 }
 
-/// A test's prerequisite (a program, a peer, a privilege) is missing: thrown, it fails the test with this reason.
-/// Tests never skip: a skipped test can no longer fail, and scripts/test.sh refuses a run with skips.
-struct MissingPrerequisite: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Polls `condition` until true or the timeout passes.
 func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)

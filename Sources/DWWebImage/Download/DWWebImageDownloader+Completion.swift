@@ -96,9 +96,9 @@ extension DWWebImageDownloader {
             partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
             if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
                 policy.remove(.disk)
-                context.cache.removeDiskEntry(forKey: url)
+                context.cache.removeDiskEntry(forKey: key)
             }
-            if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: url) }
+            if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: key) }
             if policy.contains(.disk) { context.cache.willWrite() }
         }
         let writes: Bool
@@ -115,7 +115,7 @@ extension DWWebImageDownloader {
             deliver(image, metrics: metrics, to: waiters)
             if policy.contains(.disk) {
                 context.cache.writeAndNotify(
-                    image, forKey: url, metadata: diskMetadata(for: head), url: url,
+                    image, forKey: key, metadata: diskMetadata(for: head), url: url,
                     queue: context.callbackQueue, reserved: writeReserved)
             }
         case .failure(let error):

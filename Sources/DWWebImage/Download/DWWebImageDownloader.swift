@@ -50,10 +50,14 @@ public final class DWWebImageDownloader: Sendable {
     /// The body across attempts (memory, or a partial file on disk).
     let partial: PartialBody
 
-    init(url: String, context: DownloadContext) {
+    /// The key it is cached and coalesced under (the URL unless a cache key or key filter says otherwise).
+    let key: String
+
+    init(url: String, key: String? = nil, context: DownloadContext) {
         self.url = url
+        self.key = key ?? url
         self.context = context
-        self.partial = PartialBody(url: url, store: context.partialStore)
+        self.partial = PartialBody(url: self.key, store: context.partialStore)
     }
 
     /// Callers currently waiting (not yet completed).
@@ -92,8 +96,6 @@ public final class DWWebImageDownloader: Sendable {
         }
         if first { context.didEnd(self) }
     }
-
-
 
     func post(_ name: Notification.Name, _ info: [String: any Sendable]) {
         let center = context.notificationCenter

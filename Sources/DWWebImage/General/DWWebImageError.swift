@@ -64,8 +64,10 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// Creates an error; prefer the static factories.
-    public init(_ code: Code, _ message: String, url: String? = nil, httpStatus: Int? = nil, curlCode: Int? = nil,
-                size: Int64? = nil, limit: Int64? = nil) {
+    public init(
+        _ code: Code, _ message: String, url: String? = nil, httpStatus: Int? = nil, curlCode: Int? = nil,
+        size: Int64? = nil, limit: Int64? = nil
+    ) {
         self.code = code
         self.message = message
         self.url = url
@@ -101,8 +103,9 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
 extension DWWebImageError {
     /// The same error about `url` (every other field kept).
     func about(_ url: String) -> DWWebImageError {
-        var copy = DWWebImageError(code, message, url: url, httpStatus: httpStatus, curlCode: curlCode, size: size,
-                                   limit: limit)
+        var copy = DWWebImageError(
+            code, message, url: url, httpStatus: httpStatus, curlCode: curlCode, size: size,
+            limit: limit)
         copy.refusedAddress = refusedAddress
         copy.refusedRedirect = refusedRedirect
         return copy

@@ -150,7 +150,9 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
         self = DWWebImageOptions(rawValue: bits, payload: other.payload.merging(payload).keeping(bits))
     }
     /// The union of both.
-    public func union(_ other: DWWebImageOptions) -> DWWebImageOptions { var copy = self; copy.formUnion(other); return copy }
+    public func union(_ other: DWWebImageOptions) -> DWWebImageOptions {
+        var copy = self; copy.formUnion(other); return copy
+    }
     /// The intersection of both.
     public func intersection(_ other: DWWebImageOptions) -> DWWebImageOptions {
         var copy = self; copy.formIntersection(other); return copy
@@ -161,7 +163,9 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     }
     /// Inserts flags and payloads.
     @discardableResult
-    public mutating func insert(_ newMember: DWWebImageOptions) -> (inserted: Bool, memberAfterInsert: DWWebImageOptions) {
+    public mutating func insert(_ newMember: DWWebImageOptions) -> (
+        inserted: Bool, memberAfterInsert: DWWebImageOptions
+    ) {
         let inserted = !contains(newMember) || newMember.rawValue & Payload.allBits != 0
         formUnion(newMember)
         return (inserted, newMember)
@@ -195,7 +199,8 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
         var redirectHandler: DWRedirectHandler?
         var cacheKey: String?
 
-        static let allBits = headersBit.rawValue | processorsBit.rawValue | modifierBit.rawValue | redirectBit.rawValue
+        static let allBits =
+            headersBit.rawValue | processorsBit.rawValue | modifierBit.rawValue | redirectBit.rawValue
             | cacheKeyBit.rawValue
 
         /// These items with `other`'s added: headers merged (other's win), the rest replaced where other has one.

@@ -35,7 +35,8 @@ public struct DWDataURLLoader: DWImageLoader {
         var padded = text
         if padded.count % 4 != 0 { padded += String(repeating: "=", count: 4 - padded.count % 4) }
         guard let data = Data(base64Encoded: padded) ?? Data(base64Encoded: Self.standardAlphabet(padded)) else {
-            throw DWWebImageError(.invalidURL, "invalid URL: data URL's base64 does not decode", url: String(url.prefix(64)))
+            throw DWWebImageError(
+                .invalidURL, "invalid URL: data URL's base64 does not decode", url: String(url.prefix(64)))
         }
         return data
     }
@@ -53,7 +54,9 @@ public struct DWDataURLLoader: DWImageLoader {
         out.reserveCapacity(bytes.count)
         var i = bytes.startIndex
         while i < bytes.endIndex {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.endIndex, let hi = hex(bytes[i + 1]), let lo = hex(bytes[i + 2]) {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.endIndex, let hi = hex(bytes[i + 1]),
+                let lo = hex(bytes[i + 2])
+            {
                 out.append(hi << 4 | lo)
                 i += 3
             } else {

@@ -49,7 +49,9 @@ public struct DWFileLoader: DWImageLoader {
             throw DWWebImageError(.invalidURL, "invalid URL: file URL names another host (\(host))", url: url)
         }
         let path = components.path
-        guard path.hasPrefix("/") else { throw DWWebImageError(.invalidURL, "invalid URL: file URL without a path", url: url) }
+        guard path.hasPrefix("/") else {
+            throw DWWebImageError(.invalidURL, "invalid URL: file URL without a path", url: url)
+        }
         return path
     }
 

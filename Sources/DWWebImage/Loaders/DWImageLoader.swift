@@ -66,7 +66,9 @@ public final class DWImageLoaderBody: Sendable {
             bytes.withUnsafeBytes { transfer.onData($0) }
         }
         guard let accepted else { throw .cancelled(transfer.request.url) }
-        guard accepted else { throw DWWebImageError(.transport, "the body could not be stored", url: transfer.request.url) }
+        guard accepted else {
+            throw DWWebImageError(.transport, "the body could not be stored", url: transfer.request.url)
+        }
         transfer.onProgress(received, expected)
     }
 

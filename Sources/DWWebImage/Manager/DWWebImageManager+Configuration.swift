@@ -74,6 +74,10 @@ extension DWWebImageManager {
         /// in-memory store, `s3://`) or remove these (a server passing users' URLs through). See ``DWImageLoader``.
         public var loaders: [any DWImageLoader] = [DWFileLoader(), DWDataURLLoader()]
 
+        /// The key a URL's image is cached and coalesced under (e.g. without signature and expiry query items);
+        /// nil: the URL itself. A request's ``DWWebImageOptions/cacheKey(_:)`` wins. See ``DWCacheKeyFilter``.
+        public var cacheKeyFilter: DWCacheKeyFilter?
+
         /// The first of ``loaders`` that takes `url`.
         func loader(for url: String) -> (any DWImageLoader)? {
             loaders.first { $0.canLoad(url) }

@@ -8,8 +8,9 @@ extension DWWebImageManager {
     /// the work queue (off the engine thread and off the callback queue). A processor that throws fails these
     /// callers with its error; the original stays cached.
     func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue) {
-        guard let options = waiters.first?.options, let url = waiters.first?.token.url else { return }
-        let key = options.cacheKey(url: url)
+        guard let options = waiters.first?.options, let token = waiters.first?.token else { return }
+        let url = token.url
+        let key = options.cacheKey(base: token.cacheKey)
         enum Step { case start, joined, cached(DWImage) }
         let step = state.withLock { s -> Step in
             if s.transforms[key] != nil {

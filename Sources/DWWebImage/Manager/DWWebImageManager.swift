@@ -57,7 +57,7 @@ public final class DWWebImageManager: Sendable {
     }
 
     let state: DWLock<State>
-    private let engine: CurlMulti
+    let engine: CurlMulti
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
@@ -172,9 +172,10 @@ public final class DWWebImageManager: Sendable {
             return (s.nextTokenID, s.callbackQueue, s.configuration)
         }
         let request = RequestOptions(options, cachePolicy: cache.cachePolicy)
-        let token = DWWebImageToken(url: url, id: id, priority: request.priority,
+        let base = request.originalKey(url: url, filter: configuration.cacheKeyFilter)
+        let token = DWWebImageToken(url: url, cacheKey: base, id: id, priority: request.priority,
                                     canceller: { [weak self] token in self?.cancel(token) },
-                                    reprioritize: { [weak self] in self?.callersChanged(url: url) })
+                                    reprioritize: { [weak self] in self?.callersChanged(key: base) })
         let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
 
         let asciiURL: String
@@ -187,7 +188,7 @@ public final class DWWebImageManager: Sendable {
         }
 
         let policy = request.readPolicy
-        let key = request.cacheKey(url: url)
+        let key = request.cacheKey(base: base)
         let asked = DispatchTime.now().uptimeNanoseconds
         if policy.contains(.memory) {
             if let image = cache.memoryImage(forKey: key) {
@@ -195,7 +196,7 @@ public final class DWWebImageManager: Sendable {
                 deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
                 return token
             }
-            if request.isVariant, let original = cache.memoryImage(forKey: url) {
+            if request.isVariant, let original = cache.memoryImage(forKey: base) {
                 let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
                 report(metrics, on: callbacks)
                 makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
@@ -216,14 +217,14 @@ public final class DWWebImageManager: Sendable {
                 deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
                 return
             }
-            var found = cache.diskLookup(forKey: url, maxPixelCount: configuration.maxPixelCount)
+            var found = cache.diskLookup(forKey: base, maxPixelCount: configuration.maxPixelCount)
             if case .expired(let image, let metadata) = found, request.fromCacheOnly {
                 found = .hit(image, metadata)  // offline: a stale image beats none
             }
             switch found {
             case .hit(let image, _) where request.isVariant:
                 if policy.contains(.memory) && configuration.memoryCachesVariantSources {
-                    cache.storeInMemory(image, forKey: url)
+                    cache.storeInMemory(image, forKey: base)
                 }
                 let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
                 state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
@@ -258,19 +259,21 @@ public final class DWWebImageManager: Sendable {
     public func cancel(_ token: DWWebImageToken) {
         let (lookingUp, downloader, callbacks) = state.withLock { s in
             (s.lookups.removeValue(forKey: token.id) ?? s.transformWaiters.removeValue(forKey: token.id),
-             s.downloaders[token.url], s.callbackQueue)
+             s.downloaders[token.cacheKey], s.callbackQueue)
         }
         if let lookingUp {
             lookingUp.deliver(.failure(.cancelled(token.url)), on: callbacks)
         } else if let downloader {
             downloader.cancelWaiter(token)
-            callersChanged(url: token.url)  // its priority stops counting
+            callersChanged(key: token.cacheKey)  // its priority stops counting
         }
     }
 
-    /// Cancels the whole download for `url`: every caller waiting for it gets 10007, and a Stop notification is posted.
+    /// Cancels the whole download for `url` (its key after the manager's key filter): every caller waiting for it
+    /// gets 10007, and a Stop notification is posted.
     public func removeOperation(byURL url: String) {
-        let downloader = state.withLock { $0.downloaders[url] }
+        let key = configuration.cacheKeyFilter?.key(for: url) ?? url
+        let downloader = state.withLock { $0.downloaders[key] ?? $0.downloaders[url] }
         downloader?.cancelAll()
     }
 
@@ -322,6 +325,7 @@ public final class DWWebImageManager: Sendable {
     private func proceedToNetwork(_ waiter: Waiter, asciiURL: String, configuration: Configuration,
                                   callbacks: DispatchQueue, revalidating: Revalidation? = nil) {
         let url = waiter.token.url
+        let key = waiter.token.cacheKey
         if waiter.options.fromCacheOnly {
             state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
             waiter.deliver(.failure(.notInCache(url)), on: callbacks)
@@ -333,21 +337,21 @@ public final class DWWebImageManager: Sendable {
             s.lookups[waiter.token.id] = nil
             if waiter.isDelivered { return .gone }  // cancelled during the cache lookup
             if s.invalidated { return .invalidated }
-            if let existing = s.downloaders[url], existing.attach(waiter) {
+            if let existing = s.downloaders[key], existing.attach(waiter) {
                 // Someone asks for it now: if it still waits, it is the newest request for its priority.
                 s.scheduler.update(ObjectIdentifier(existing), demand: existing.demand, asked: true)
                 return .scheduled
             }
             // A download of this URL may have ended since the lookup missed: it kept its image in memory before
             // it left `downloaders`, so look again there rather than fetch it twice.
-            if waiter.options.readPolicy.contains(.memory), let image = cache.memoryImage(forKey: url) {
+            if waiter.options.readPolicy.contains(.memory), let image = cache.memoryImage(forKey: key) {
                 return .memoryHit(image)
             }
-            let downloader = DWWebImageDownloader(url: url, context: makeContext(
+            let downloader = DWWebImageDownloader(url: url, key: key, context: makeContext(
                 for: waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
                 revalidating: revalidating))
             _ = downloader.attach(waiter)
-            s.downloaders[url] = downloader
+            s.downloaders[key] = downloader
             let operation = DWWebImageOperation(downloader: downloader, group: runningOperations)
             downloader.setOperation(operation)
             s.scheduler.enqueue(ObjectIdentifier(downloader), job: operation, host: downloader.context.hostKey,
@@ -386,10 +390,10 @@ public final class DWWebImageManager: Sendable {
         startQueue.async { for operation in ready { operation.start() } }
     }
 
-    /// The callers of `url`'s download changed (a cancel, a priority change): re-file it, then schedule.
-    private func callersChanged(url: String) {
+    /// The callers of the download under `key` changed (a cancel, a priority change): re-file it, then schedule.
+    private func callersChanged(key: String) {
         state.withLock { s in
-            guard let downloader = s.downloaders[url] else { return }
+            guard let downloader = s.downloaders[key] else { return }
             s.scheduler.update(ObjectIdentifier(downloader), demand: downloader.demand, asked: false)
         }
         schedule()
@@ -399,7 +403,7 @@ public final class DWWebImageManager: Sendable {
     /// — or its place in the waiting list — is free.
     private func downloadEnded(_ downloader: DWWebImageDownloader) {
         state.withLock { s in
-            if s.downloaders[downloader.url] === downloader { s.downloaders[downloader.url] = nil }
+            if s.downloaders[downloader.key] === downloader { s.downloaders[downloader.key] = nil }
             s.scheduler.end(ObjectIdentifier(downloader))
         }
         schedule()
@@ -439,20 +443,8 @@ public final class DWWebImageManager: Sendable {
                 headers["If-Modified-Since"] = lastModified
             }
         }
-        var request = TransferRequest(url: asciiURL)
-        request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-        request.timeout = configuration.timeout
-        request.connectTimeout = configuration.connectTimeout
-        request.stallTimeout = configuration.stallTimeout
-        request.maxBodySize = configuration.maxBodySize
-        request.maxRedirects = configuration.maxRedirects
-        request.userAgent = configuration.userAgent
-        request.tls = configuration.tls
-        (request.proxy, request.noProxy) = (configuration.proxy, configuration.noProxy)
-        request.connectionPolicy = configuration.connectionPolicy
-        request.loader = configuration.loader(for: waiter.token.url)
-        request.hooks = RequestHooks(modifiers: [configuration.requestModifier, waiter.options.requestModifier],
-                                     redirectHandlers: [configuration.redirectHandler, waiter.options.redirectHandler])
+        let request = configuration.transferRequest(
+            url: asciiURL, headers: headers, options: waiter.options, loader: configuration.loader(for: waiter.token.url))
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
         return DownloadContext(

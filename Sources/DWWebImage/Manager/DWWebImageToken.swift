@@ -7,17 +7,21 @@ import DWLocking
 public final class DWWebImageToken: Sendable, Hashable, CustomStringConvertible {
     /// The URL string the caller asked for.
     public let url: String
+    /// The key its download is cached and coalesced under: the URL, the request's
+    /// ``DWWebImageOptions/cacheKey(_:)``, or the URL through the manager's key filter.
+    public let cacheKey: String
     let id: UInt64
     private let canceller: @Sendable (DWWebImageToken) -> Void
     private let reprioritize: @Sendable () -> Void
     private let level: DWLock<DWWebImagePriority>
 
     init(
-        url: String, id: UInt64, priority: DWWebImagePriority,
+        url: String, cacheKey: String? = nil, id: UInt64, priority: DWWebImagePriority,
         canceller: @escaping @Sendable (DWWebImageToken) -> Void,
         reprioritize: @escaping @Sendable () -> Void = {}
     ) {
         self.url = url
+        self.cacheKey = cacheKey ?? url
         self.id = id
         self.canceller = canceller
         self.reprioritize = reprioritize

@@ -23,6 +23,8 @@ struct RequestOptions: Sendable {
     /// The request's own modifier and redirect handler (after the manager's).
     let requestModifier: DWRequestModifier?
     let redirectHandler: DWRedirectHandler?
+    /// The request's own cache key (``DWWebImageOptions/cacheKey(_:)``).
+    let explicitKey: String?
 
     init(_ options: DWWebImageOptions, cachePolicy: DWWebImageCachePolicy) {
         let noCache = options.contains(.noCache)
@@ -38,11 +40,19 @@ struct RequestOptions: Sendable {
         variant = DWImageProcessors.identifier(of: options.processors)
         requestModifier = options.requestModifier
         redirectHandler = options.redirectHandler
+        explicitKey = options.cacheKey
     }
 
     /// Whether processors turn the original into a variant.
     var isVariant: Bool { !processors.isEmpty }
 
-    /// The cache key of what this request delivers: the URL, or `"<url>@<identifiers>"` for a variant.
-    func cacheKey(url: String) -> String { isVariant ? url + "@" + variant : url }
+    /// The key the original is cached and coalesced under: ``DWWebImageOptions/cacheKey(_:)``, else the URL
+    /// through the manager's filter, else the URL.
+    func originalKey(url: String, filter: DWCacheKeyFilter?) -> String {
+        explicitKey ?? filter?.key(for: url) ?? url
+    }
+
+    /// The cache key of what this request delivers: `base` (``originalKey(url:filter:)``), or
+    /// `"<base>@<identifiers>"` for a variant.
+    func cacheKey(base: String) -> String { isVariant ? base + "@" + variant : base }
 }

@@ -24,11 +24,13 @@ extension CurlMulti {
         }
         let location = head.location ?? ""
         guard let next = RequestHooks.nextRequest(from: from, location: location) else {
-            transfer.complete(.failure(.hook(.invalidURL(location, "redirect from \(from.url) to an unusable Location"))))
+            transfer.complete(
+                .failure(.hook(.invalidURL(location, "redirect from \(from.url) to an unusable Location"))))
             return
         }
         transfer.hops += 1
-        let redirect = DWRedirect(from: from.url, status: head.status, location: location, next: next, hop: transfer.hops)
+        let redirect = DWRedirect(
+            from: from.url, status: head.status, location: location, next: next, hop: transfer.hops)
         let task = Task { [self] in
             let outcome = await from.hooks.decide(redirect, base: from)
             resume(transfer, with: outcome)

@@ -47,11 +47,13 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var abortReason: TransferFailure?
     private let completed = DWLock(false)
 
-    init(request: TransferRequest,
-         onHead: @escaping @Sendable (DWResponseHead) -> HeadDecision = { _ in .accept(baseOffset: 0) },
-         onData: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool,
-         onProgress: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
-         onComplete: @escaping @Sendable (Result<TransferResult, TransferFailure>) -> Void) {
+    init(
+        request: TransferRequest,
+        onHead: @escaping @Sendable (DWResponseHead) -> HeadDecision = { _ in .accept(baseOffset: 0) },
+        onData: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool,
+        onProgress: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
+        onComplete: @escaping @Sendable (Result<TransferResult, TransferFailure>) -> Void
+    ) {
         self.request = request
         self.current = request
         self.onHead = onHead
@@ -95,7 +97,9 @@ final class CurlTransfer: @unchecked Sendable {
         let head = pendingHead
         // A redirect that libcurl will follow, or an interim 1xx: the final response is still to come.
         if (300..<400).contains(head.status), head.location != nil {
-            guard request.hooks.followsRedirects, RequestHooks.redirectStatuses.contains(head.status) else { return true }
+            guard request.hooks.followsRedirects, RequestHooks.redirectStatuses.contains(head.status) else {
+                return true
+            }
             finalHead = head  // ours to follow (CurlMulti+Hooks): its body is read as an error page's, then dropped
             isRedirectHop = true
             return true
@@ -109,7 +113,8 @@ final class CurlTransfer: @unchecked Sendable {
             baseOffset = base
         }
         if (200..<300).contains(head.status), let limit = request.maxBodySize, let length = head.contentLength,
-           !head.isContentCoded, baseOffset + length > limit {
+            !head.isContentCoded, baseOffset + length > limit
+        {
             return abort(.tooLarge(size: baseOffset + length, limit: limit))
         }
         return true

@@ -47,14 +47,16 @@ struct RequestHooks: Sendable {
     func decide(_ redirect: DWRedirect, base: TransferRequest) async -> Result<TransferRequest, DWWebImageError> {
         var next = redirect.next
         for handler in redirectHandlers {
-            let asked = DWRedirect(from: redirect.from, status: redirect.status, location: redirect.location,
-                                   next: next, hop: redirect.hop)
+            let asked = DWRedirect(
+                from: redirect.from, status: redirect.status, location: redirect.location,
+                next: next, hop: redirect.hop)
             switch await handler(asked) {
             case .follow:
                 continue
             case .refuse(let reason):
-                var error = DWWebImageError(.httpStatus, "redirect (\(redirect.status)) to \(next.url) refused: \(reason)",
-                                            url: redirect.from, httpStatus: redirect.status)
+                var error = DWWebImageError(
+                    .httpStatus, "redirect (\(redirect.status)) to \(next.url) refused: \(reason)",
+                    url: redirect.from, httpStatus: redirect.status)
                 error.refusedRedirect = next.url
                 return .failure(error)
             case .rewrite(let request):
@@ -65,7 +67,9 @@ struct RequestHooks: Sendable {
     }
 
     /// `base` with the URL (validated: http or https, percent-encoded) and headers of `request`.
-    private static func apply(_ request: DWURLRequest, to base: TransferRequest) -> Result<TransferRequest, DWWebImageError> {
+    private static func apply(_ request: DWURLRequest, to base: TransferRequest) -> Result<
+        TransferRequest, DWWebImageError
+    > {
         URLValidator.validate(request.url).map { ascii in
             var next = base
             next.url = ascii
@@ -78,8 +82,11 @@ struct RequestHooks: Sendable {
     /// when the origin (scheme, host, port) changes — libcurl's rule for headers set with `CURLOPT_HTTPHEADER`.
     static func nextRequest(from: TransferRequest, location: String) -> DWURLRequest? {
         guard let base = URL(string: from.url),
-              let target = URL(string: location, relativeTo: base) ?? URL(string: location.addingPercentEncoding(withAllowedCharacters: locationCharacters) ?? location,
-                                                                         relativeTo: base) else { return nil }
+            let target = URL(string: location, relativeTo: base)
+                ?? URL(
+                    string: location.addingPercentEncoding(withAllowedCharacters: locationCharacters) ?? location,
+                    relativeTo: base)
+        else { return nil }
         var next = DWURLRequest(url: target.absoluteString, headerLines: from.headers)
         if origin(of: base) != origin(of: target) {
             next.setHeader("Authorization", nil)

@@ -27,7 +27,7 @@ struct Canvas: Sendable {
 
     /// A pending canvas for `image` (limits are checked here, before anything is decoded).
     init(pending image: DWImage) throws(DWWebImageError) {
-        try Decoder.checkLimits(image, limits: DWImageProcessing.limits)
+        try Decoder.checkLimits(image, limits: DWImageProcessing.effectiveLimits)
         source = image
         sourceFormat = image.format
         outputFormat = Encoder.defaultOutputFormat(for: image.format)

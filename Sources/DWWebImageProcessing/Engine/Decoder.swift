@@ -78,7 +78,7 @@ enum Decoder {
                 cvips_load_buffer(loader, bytes.baseAddress!, bytes.count, failOnTruncated, sequential ? 1 : 0, 0, $0)
             }
         }
-        try checkArea(image.width, image.height, limits: DWImageProcessing.limits)
+        try checkArea(image.width, image.height, limits: DWImageProcessing.effectiveLimits)
         return image
     }
 
@@ -119,7 +119,7 @@ enum Decoder {
         case .gif:
             return try decodeGIF(image)
         case .bmp:
-            let raster = try DIBReader.decodeBMP(image.data, limits: DWImageProcessing.limits)
+            let raster = try DIBReader.decodeBMP(image.data, limits: DWImageProcessing.effectiveLimits)
             return Decoded(frames: [try raster.vipsImage()])
         case .ico:
             return try decodeICO(image)
@@ -164,7 +164,7 @@ enum Decoder {
     }
 
     private static func decodeICO(_ image: DWImage) throws(DWWebImageError) -> Decoded {
-        let limits = DWImageProcessing.limits
+        let limits = DWImageProcessing.effectiveLimits
         switch try DIBReader.decodeICO(image.data, limits: limits) {
         case .raster(let raster):
             return Decoded(frames: [try raster.vipsImage()])

@@ -1,5 +1,4 @@
 // DWServedBytes: each served image's response body and ETag, made once per image, not once per request.
-import Crypto
 import DWLocking
 import Foundation
 import Hummingbird
@@ -56,7 +55,7 @@ final class DWServedBytes: Sendable {
         // Tiny Data keeps its bytes inline (no stable address): not worth keeping anyway.
         let cacheable = identity.count >= 64 && identity.count <= byteBudget / 4
         if cacheable, let body = table.withLock({ $0.entries[identity]?.body }) { return body }
-        let body = Body(buffer: ByteBuffer(bytes: data), etag: Self.etag(of: data))
+        let body = Body(buffer: ByteBuffer(bytes: data), etag: DWETag.of(data))
         guard cacheable else { return body }
         table.withLock { t in
             guard t.entries[identity] == nil else { return }
@@ -73,17 +72,5 @@ final class DWServedBytes: Sendable {
             }
         }
         return body
-    }
-
-    /// A strong ETag of the bytes: 128 bits of their SHA-256, in hex, quoted.
-    static func etag(of data: Data) -> String {
-        let digest = SHA256.hash(data: data)
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var text = [UInt8](repeating: UInt8(ascii: "\""), count: 34)
-        for (i, byte) in digest.prefix(16).enumerated() {
-            text[1 + 2 * i] = hex[Int(byte >> 4)]
-            text[2 + 2 * i] = hex[Int(byte & 15)]
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -1,13 +1,18 @@
-// DWServedProcessor: a processor of the chain as the server runs it — timed, and the first one checks the frame limit.
+// DWServedProcessor: a processor of the chain as the server runs it — timed, under the server's limits, and the first
+// one checks the frame limit.
 import DWWebImage
+import DWWebImageProcessing
 
 /// Wraps one processor of a request's chain. Its identifier is the wrapped one's, so cache keys are exactly
 /// ``DWImageProcessors/cacheKey(url:processors:)`` of the engine's chain. The first of a chain refuses a source with
-/// more than `maxFrames` frames (counted from the header, before anything decodes) and counts the transform.
+/// more than `maxFrames` frames (counted from the header, before anything decodes) and counts the transform. Each
+/// runs through ``DWImageProcessing/process(_:with:limits:)`` with the server's `limits`, on the pipeline's
+/// processing queue.
 struct DWServedProcessor: DWImageProcessor {
     let inner: any DWImageProcessor
     let first: Bool
     let maxFrames: Int
+    let limits: DWProcessingLimits
     let metrics: DWServerMetrics
 
     var identifier: String { inner.identifier }
@@ -23,13 +28,14 @@ struct DWServedProcessor: DWImageProcessor {
         let clock = ContinuousClock()
         let start = clock.now
         defer { metrics.transformStep(clock.now - start) }
-        return try inner.process(image)
+        return try DWImageProcessing.process(image, with: inner, limits: limits)
     }
 
     /// `chain`, each wrapped.
-    static func wrap(_ chain: [any DWImageProcessor], maxFrames: Int, metrics: DWServerMetrics) -> [any DWImageProcessor] {
+    static func wrap(_ chain: [any DWImageProcessor], maxFrames: Int, limits: DWProcessingLimits,
+                     metrics: DWServerMetrics) -> [any DWImageProcessor] {
         chain.enumerated().map { index, processor in
-            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, metrics: metrics)
+            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, limits: limits, metrics: metrics)
         }
     }
 }

@@ -1,0 +1,28 @@
+// Configuration.transferRequest: what the engine is asked to do for one request under a manager's configuration.
+import Foundation
+
+extension DWWebImageManager.Configuration {
+    /// The transfer for `url` (validated, or a loader's URL as given) with `headers` and these limits, trust, proxy
+    /// and hooks (the manager's, then the request's).
+    func transferRequest(
+        url: String, headers: [String: String], options: RequestOptions,
+        loader: (any DWImageLoader)?
+    ) -> TransferRequest {
+        var request = TransferRequest(url: url)
+        request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        request.timeout = timeout
+        request.connectTimeout = connectTimeout
+        request.stallTimeout = stallTimeout
+        request.maxBodySize = maxBodySize
+        request.maxRedirects = maxRedirects
+        request.userAgent = userAgent
+        request.tls = tls
+        (request.proxy, request.noProxy) = (proxy, noProxy)
+        request.connectionPolicy = connectionPolicy
+        request.loader = loader
+        request.hooks = RequestHooks(
+            modifiers: [requestModifier, options.requestModifier],
+            redirectHandlers: [redirectHandler, options.redirectHandler])
+        return request
+    }
+}

@@ -1,0 +1,83 @@
+// DWResponses: the server's answers — images with cache headers, one-line errors, plain text; reason phrases are
+// HTTPTypes' (the statuses' own), never a table of ours.
+import Crypto
+import Foundation
+import Hummingbird
+import HTTPTypes
+
+/// Builds the server's responses. Pure functions, callable from any thread.
+enum DWResponses {
+    /// 200 with the image (`Content-Type`, `Content-Length`, strong `ETag`, `Cache-Control: public, max-age`,
+    /// `Vary: Accept` when `varies`), or 304 without a body when `ifNoneMatch` matches the ETag. `body` is the
+    /// image's buffer and ETag, made once per image (``DWServedBytes``).
+    static func image(_ body: DWServedBytes.Body, contentType: String, maxAge: Int, varies: Bool,
+                      ifNoneMatch: [String]) -> Response {
+        let etag = body.etag
+        var headers = HTTPFields()
+        headers[.eTag] = etag
+        headers[.cacheControl] = "public, max-age=\(maxAge)"
+        if varies { headers[.vary] = "Accept" }
+        addSecurityHeaders(&headers)
+        if DWETag.matches(ifNoneMatch: ifNoneMatch, etag: etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = contentType
+        headers[.contentLength] = String(body.buffer.readableBytes)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body.buffer))
+    }
+
+    /// A one-line text error: "403 Forbidden: invalid signature" (the status's HTTPTypes reason phrase).
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        text(status, errorLine(status, message))
+    }
+
+    /// "403 Forbidden: invalid signature\n": the message's line breaks become spaces.
+    static func errorLine(_ status: HTTPResponse.Status, _ message: String) -> String {
+        let line = message.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+        return "\(status.code) \(status.reasonPhrase): \(line)\n"
+    }
+
+    /// A text answer that no cache keeps.
+    static func text(_ status: HTTPResponse.Status, _ body: String,
+                     contentType: String = "text/plain; charset=utf-8") -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.contentLength] = String(body.utf8.count)
+        headers[.cacheControl] = "no-store"
+        addSecurityHeaders(&headers)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// `X-Content-Type-Options: nosniff` and a CSP that makes any body inert in a browser.
+    static func addSecurityHeaders(_ headers: inout HTTPFields) {
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+    }
+}
+
+/// Entity tags of served bytes.
+enum DWETag {
+    /// A strong ETag of the bytes served: 128 bits of their SHA-256, in hex.
+    static func of(_ data: Data) -> String {
+        let digest = SHA256.hash(data: data)
+        var hex = "\""
+        for byte in digest.prefix(16) {
+            let digits = String(byte, radix: 16)
+            hex += digits.count == 1 ? "0" + digits : digits
+        }
+        return hex + "\""
+    }
+
+    /// RFC 9110 §13.1.2: weak comparison, "*" matches anything.
+    static func matches(ifNoneMatch values: [String], etag: String) -> Bool {
+        for value in values {
+            for candidate in value.split(separator: ",") {
+                var tag = candidate.trimmingCharacters(in: .whitespaces)
+                if tag == "*" { return true }
+                if tag.hasPrefix("W/") { tag.removeFirst(2) }
+                if tag == etag { return true }
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,70 @@
+// DWImageServer.run: the whole server — router, HTTP/1.1 with draining connections, signals, malloc tuning.
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+extension DWImageServer {
+    /// Serves until SIGTERM or SIGINT, then stops accepting, waits until every accepted response has been written to
+    /// its socket in full (or its client has gone), at most ``DWServeConfiguration/shutdownTimeout`` seconds (what is
+    /// cut then is logged with its count), and returns. A second signal exits the process at once with 128 + the
+    /// signal's number. `onListening` is called (on an event loop) with the bound port once connections are accepted.
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        if configuration.tunesMalloc { startMallocTuning() }
+        let router = Router(context: BasicRequestContext.self)
+        mount(on: router, at: "", refusingOtherMethods: true)
+        let drain = DWConnectionDrain(logger: lifecycleLogger)
+        let app = Application(
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [DWDrainHandler(drain: drain)])),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let signals = DWShutdownSignals(logger: lifecycleLogger) {
+            drain.beginShutdown()
+            Task { await group.triggerGracefulShutdown() }
+        }
+        defer { signals.cancel() }
+
+        let (ended, continuation) = AsyncStream<Void>.makeStream()
+        let serving = Task {
+            defer { continuation.finish() }
+            try await group.run()
+        }
+        let deadline = Task {
+            guard await drain.waitForShutdown() else { return }
+            try? await Task.sleep(for: .seconds(configuration.shutdownTimeout))
+            guard !Task.isCancelled else { return }
+            drain.cutRemaining(after: configuration.shutdownTimeout)
+            continuation.finish()
+        }
+        for await _ in ended {}
+        deadline.cancel()
+        drain.finish()
+        if drain.isForcing { return }  // the deadline passed: return without waiting for the cut responses' handlers
+        try await serving.value
+    }
+
+    /// The shutdown's own lines (draining, cut) at notice level even when the access log is off.
+    var lifecycleLogger: Logger {
+        var lifecycle = logger
+        lifecycle.logLevel = min(logger.logLevel, .notice)
+        return lifecycle
+    }
+
+    /// Caps malloc arenas and gives free pages back to the kernel a few seconds after a burst of transforms, not
+    /// during it (a detached background task, polling every 5 s).
+    private func startMallocTuning() {
+        DWMallocTuning.limitArenas(2)
+        Task.detached(priority: .background) { [metrics] in
+            var last = metrics.transformCount
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(5))
+                let now = metrics.transformCount
+                if now != last { DWMallocTuning.trim() }
+                last = now
+            }
+        }
+    }
+}

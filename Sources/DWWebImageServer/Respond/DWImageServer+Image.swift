@@ -1,0 +1,51 @@
+// The image answer: URL and signature, allowed host, then fetch + transform, then headers (ETag, 304, cache).
+import DWWebImage
+import Hummingbird
+import HTTPTypes
+
+extension DWImageServer {
+    /// Answers one image request; never throws (every failure is a one-line text response, and a note for the
+    /// access log). Runs in the request's task; the fetch and transform run on the pipeline's queues.
+    func imageResponse(for request: Request, target: String) async -> Response {
+        let url: DWProxyURL
+        do {
+            // The signature first (as imgproxy does): an unsigned request learns nothing about the rest.
+            let (signature, signedPath) = try DWProxyURL.split(target: target)
+            if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
+                return refuse(.forbidden, "invalid signature", note: " bad-signature")
+            }
+            url = try DWProxyURL(target: target)
+        } catch {
+            return refuse(.badRequest, error.description, note: " bad-url")
+        }
+        guard hostIsAllowed(url.sourceHost) else {
+            return refuse(.forbidden, "source host is not allowed", note: " host-refused")
+        }
+        let format = DWFormatNegotiation.outputFormat(explicit: url.options.format, accept: request.headers[.accept],
+                                                      autoFormat: configuration.autoFormat)
+        let image: DWImage
+        do {
+            image = try await variant(of: url.source, chain: transformChain(for: url.options, outputFormat: format))
+        } catch {
+            let (status, message) = DWStatusMapping.status(for: error)
+            return refuse(status, message, note: " error \(error.code.rawValue)")
+        }
+        guard image.frameCount <= configuration.maxFrames else {
+            return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",
+                          note: " frames")
+        }
+        guard let contentType = image.format.mimeType else {
+            return refuse(.unprocessableContent, "source is not an image", note: " not-image")
+        }
+        DWAccessNote.current?.text = " \(image.source)"
+        let varies = configuration.autoFormat && url.options.format == nil
+        return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: configuration.maxAge,
+                                 varies: varies, ifNoneMatch: request.headers[values: .ifNoneMatch])
+    }
+
+    /// A one-line error answer, its reason noted for the access log.
+    private func refuse(_ status: HTTPResponse.Status, _ message: String, note: String) -> Response {
+        DWAccessNote.current?.text = note
+        return DWResponses.error(status, message)
+    }
+}

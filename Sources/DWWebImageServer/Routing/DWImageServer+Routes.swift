@@ -1,0 +1,62 @@
+// The server's routes on Hummingbird's Router: /health, /metrics and the image route, behind one middleware.
+import Foundation
+import Hummingbird
+
+extension DWImageServer {
+    /// Mounts this server's routes in a Hummingbird application, under `prefix` ("" for the root, or e.g. "images"):
+    /// `GET`/`HEAD` `{prefix}/health` (200 "ok"), `{prefix}/metrics` (Prometheus text) and the image route, every
+    /// other path under the prefix (imgproxy's `/{signature}/{options}/{source}`, parsed after the prefix). The
+    /// routes sit in their own group with ``DWImageServer``'s access-log and metrics middleware, so the
+    /// application's other routes and middleware are untouched; other methods stay the application's business.
+    ///
+    /// ```swift
+    /// let router = Router()
+    /// router.get("hello") { _, _ in "hello" }
+    /// server.addRoutes(to: router, at: "images")   // GET /images/insecure/rs:fit:200:0/plain/https://…
+    /// let app = Application(router: router)
+    /// ```
+    /// Handlers run on Hummingbird's tasks; this server's manager, cache and limits serve them. Its shutdown is the
+    /// application's (``run(onListening:)`` is not involved).
+    public func addRoutes(to router: some RouterMethods, at prefix: String = "") {
+        mount(on: router, at: prefix, refusingOtherMethods: false)
+    }
+
+    /// The routes; `refusingOtherMethods` (the whole server of ``run(onListening:)``) answers 405 to other methods.
+    func mount<Routes: RouterMethods>(on router: Routes, at prefix: String, refusingOtherMethods: Bool) {
+        let trimmed = prefix.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let base = trimmed.isEmpty ? "" : "/" + trimmed
+        let group = router.group(RouterPath(trimmed)).add(middleware: DWAccessLogMiddleware<Routes.Context>(server: self))
+        for method in [HTTPRequest.Method.get, .head] {
+            group.on("health", method: method) { _, _ in
+                DWAccessNote.current?.isProbe = true
+                return DWResponses.text(.ok, "ok")
+            }
+            group.on("metrics", method: method) { [metrics] _, _ in
+                DWAccessNote.current?.isProbe = true
+                return DWResponses.text(.ok, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            }
+            for path: RouterPath in ["", "**"] {
+                group.on(path, method: method) { [self] request, _ in
+                    await imageResponse(for: request, target: Self.target(of: request, below: base))
+                }
+            }
+        }
+        guard refusingOtherMethods else { return }
+        for method in [HTTPRequest.Method.post, .put, .delete, .patch, .options, .trace, .connect] {
+            for path: RouterPath in ["", "**"] {
+                group.on(path, method: method) { _, _ in
+                    DWAccessNote.current?.text = " method"
+                    return DWResponses.error(.methodNotAllowed, "only GET and HEAD are served")
+                }
+            }
+        }
+    }
+
+    /// The request target as received (path and query, percent-encoding untouched) after the mount prefix.
+    static func target(of request: Request, below base: String) -> String {
+        let raw = request.head.path ?? "/"
+        guard !base.isEmpty, raw.hasPrefix(base) else { return raw }
+        let rest = String(raw.dropFirst(base.count))
+        return rest.isEmpty ? "/" : rest
+    }
+}

@@ -1,0 +1,100 @@
+// manager.facts(withURL:): format, size, frames and orientation from the first 64 KiB — against nginx (a 20 MB
+// JPEG, Range honoured, bytes counted in its access log), a server that ignores Range, and the cache.
+import DWLocking
+import DWTestPeers
+import DWTestServer
+import Foundation
+import XCTest
+
+@testable import DWWebImage
+
+final class FactsTests: XCTestCase {
+    func testTwentyMegabyteImageFromNginxReadsUnder64KiB() async throws {
+        let ca = try peer { try TestCA() }
+        let nginx = try peer { try NginxTLS(ca: ca) }
+        defer { nginx.stop() }
+        let jpeg = try pillowNoiseJPEG(width: 3000, height: 2600, orientation: 6)
+        XCTAssertGreaterThan(jpeg.count, 20_000_000)
+        try nginx.put("big.jpg", jpeg)
+        let h = try Harness { $0.tls.caFile = ca.caFile }
+        defer { h.close() }
+        let facts = try await h.manager.facts(withURL: nginx.baseURL + "/big.jpg")
+        XCTAssertEqual(facts.format, .jpeg)
+        XCTAssertEqual([facts.pixelWidth, facts.pixelHeight], [3000, 2600])
+        XCTAssertEqual(facts.frameCount, 1)
+        XCTAssertEqual(facts.orientation, 6)
+        XCTAssertEqual(facts.byteCount, Int64(jpeg.count), "the total from Content-Range")
+        XCTAssertFalse(facts.isComplete)
+        XCTAssertLessThanOrEqual(facts.bytesRead, DWWebImageManager.factsHeadSize)
+        // nginx's own count of body bytes sent ($body_bytes_sent, the last field).
+        XCTAssertTrue(eventually { nginx.accessLog.contains("/big.jpg") })
+        let line = try XCTUnwrap(nginx.accessLog.split(separator: "\n").last { $0.contains("/big.jpg") })
+        XCTAssertTrue(line.contains("\" 206 "), String(line))
+        let sent = try XCTUnwrap(Int(line.split(separator: " ").last ?? ""))
+        XCTAssertLessThanOrEqual(sent, 64 * 1024, "the 64 KiB asked for, of 20 MB")
+        XCTAssertNil(h.cache.memoryImage(forKey: nginx.baseURL + "/big.jpg"), "nothing kept")
+    }
+
+    func testAServerThatIgnoresRangeIsCutOffAtTheHead() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let big = SampleImages.gif(width: 4, height: 4, frames: 2) + Data(count: 4_000_000)  // trailing junk
+        h.server.setRoute("/plain.gif", .ok(big))
+        let facts = try await h.manager.facts(withURL: h.server.url("/plain.gif"))
+        XCTAssertEqual(facts.format, .gif)
+        XCTAssertEqual([facts.pixelWidth, facts.pixelHeight], [4, 4])
+        XCTAssertEqual(facts.frameCount, 2)
+        XCTAssertLessThanOrEqual(facts.bytesRead, DWWebImageManager.factsHeadSize)
+        XCTAssertEqual(h.server.requestLog.first?.header("Range"), "bytes=0-65535")
+        h.server.setRoute("/text", .ok(Data("hello".utf8)))
+        do {
+            _ = try await h.manager.facts(withURL: h.server.url("/text"))
+            XCTFail("not an image")
+        } catch {
+            XCTAssertEqual(error.code, .notAnImage)
+        }
+        h.server.setRoute("/gone", .status(404))
+        do {
+            _ = try await h.manager.facts(withURL: h.server.url("/gone"))
+            XCTFail("404")
+        } catch {
+            XCTAssertEqual(error.httpStatus, 404)
+        }
+    }
+
+    func testCachedImagesAnswerWithoutARequest() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let png = SampleImages.png(width: 9, height: 4)
+        h.server.setRoute("/c.png", .ok(png))
+        _ = try h.fetch(h.server.url("/c.png")).get()
+        let facts = try await h.manager.facts(withURL: h.server.url("/c.png"))
+        XCTAssertEqual([facts.pixelWidth, facts.pixelHeight], [9, 4])
+        XCTAssertTrue(facts.isComplete)
+        XCTAssertEqual(h.server.requestCount(path: "/c.png"), 1)
+    }
+
+    /// A noisy JPEG (hard to compress, so large) with an EXIF orientation, made by Pillow.
+    private func pillowNoiseJPEG(width: Int, height: Int, orientation: Int) throws -> Data {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("dwfacts-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let script = """
+            import os, sys
+            from PIL import Image
+            w, h, o, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+            im = Image.frombytes("RGB", (w, h), os.urandom(w * h * 3))
+            exif = Image.Exif()
+            exif[0x0112] = o
+            im.save(path, quality=100, subsampling=0, exif=exif.tobytes())
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, "\(width)", "\(height)", "\(orientation)", out.path]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw MissingPrerequisite("python3 with Pillow (scripts/setup.sh installs it) could not write the JPEG")
+        }
+        return try Data(contentsOf: out)
+    }
+}
