@@ -84,6 +84,7 @@ let package = Package(
                 "DWWebImageProcessing",
                 "DWLocking",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),  // connection limits (MaximumAvailableConnections)
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -146,12 +147,12 @@ let package = Package(
             name: "DWFetchTests",
             dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping)
-        // and its routes through HummingbirdTesting's router framework: no process, no socket.
+        // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping,
+        // result limits, the work gate) and its routes through HummingbirdTesting's router framework: no process, no socket.
         .testTarget(
             name: "DWWebImageServerTests",
             dependencies: [
-                "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer",
+                "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWLocking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
@@ -159,7 +160,7 @@ let package = Package(
         // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
         .testTarget(
             name: "DWServerTests",
-            dependencies: ["DWTestServer", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["DWTestServer", "DWTestPeers", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

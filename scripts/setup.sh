@@ -22,6 +22,7 @@ packages=(
   openssl               # … which the tests make with the openssl CLI
   tinyproxy             # … and a forward proxy (GET and CONNECT)
   gzip                  # ContentEncodingTests: gzip-coded bodies and a gzip bomb
+  varnish               # FleetTests, bench/serve/fleet: the shared cache and shard router in front of the instances
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -43,6 +44,15 @@ if ! python3 -c 'import PIL' >/dev/null 2>&1; then
     sudo_cmd=""
     [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends python3-pil >/dev/null
+  }
+fi
+
+# moto's S3 server (moto[server] from PyPI: moto_server, flask) for the S3 tests, with boto3 for their set-up.
+if ! command -v moto_server >/dev/null 2>&1 || ! python3 -c 'import moto.server, flask, flask_cors, boto3' >/dev/null 2>&1; then
+  echo "setup: installing moto[server] for python3" >&2
+  python3 -m pip install --quiet 'moto[server]' >/dev/null 2>&1 || {
+    echo "setup: pip could not install moto[server] (the S3 tests need it)" >&2
+    exit 1
   }
 fi
 

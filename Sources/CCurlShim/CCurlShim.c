@@ -5,6 +5,10 @@
 
 CURLcode dw_curl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
 CURLcode dw_curl_easy_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+CURLcode dw_curl_easy_setopt_aws_sigv4(CURL *h, const char *provider, const char *userpwd) {
+    CURLcode c = curl_easy_setopt(h, CURLOPT_AWS_SIGV4, provider);
+    return c != CURLE_OK ? c : curl_easy_setopt(h, CURLOPT_USERPWD, userpwd);
+}
 CURLcode dw_curl_easy_setopt_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
 CURLcode dw_curl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
 CURLcode dw_curl_easy_setopt_write_callback(CURL *h, CURLoption o, curl_write_callback cb) { return curl_easy_setopt(h, o, cb); }

@@ -37,8 +37,17 @@ package struct DWFetch: ParsableCommand {
         "Read more URLs from FILE, one a line ('-' = stdin; blank lines and '#' comments skipped).", valueName: "FILE"))
     package var input: String?
 
-    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write each image into DIR.", valueName: "DIR"))
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp(
+        "Write each image into DIR, or PUT it under s3://BUCKET/PREFIX (AWS_* credentials, --s3-endpoint).", valueName: "DIR"))
     package var output: String?
+
+    @Option(name: .customLong("shard"), help: ArgumentHelp(
+        "Take only the URLs whose digest falls in shard K of N (1 ≤ K ≤ N): N machines split one list.", valueName: "K/N"))
+    package var shard: DWShard?
+
+    @Option(name: .customLong("s3-endpoint"), help: ArgumentHelp(
+        "S3-compatible endpoint for s3:// URLs and -o s3://, path-style (default: AWS's for AWS_REGION).", valueName: "URL"))
+    package var s3Endpoint: String?
 
     @Option(name: [.short, .customLong("jobs")], help: ArgumentHelp("Concurrent downloads.", valueName: "N"))
     package var jobs: Int = 6
@@ -157,6 +166,9 @@ package struct DWFetch: ParsableCommand {
         for header in headers where Self.parseHeader(header) == nil {
             throw ValidationError("-H expects \"Name: value\", got \"\(header)\"")
         }
+        if let output, output.lowercased().hasPrefix("s3://"), DWS3Location(output) == nil {
+            throw ValidationError("-o s3:// expects s3://bucket[/prefix]")
+        }
         if urls.isEmpty && input == nil && prefetch == nil && !clearCache && !demo && !cacheStats && !expire {
             throw ValidationError("no URL given (name URLs, or -i FILE, or --demo)")
         }
@@ -209,6 +221,7 @@ package struct DWFetch: ParsableCommand {
         configuration.retryCount = retries
         configuration.retryDelay = retryDelay
         if let maxSize { configuration.maxBodySize = maxSize.bytes }
+        configuration.s3 = .fromEnvironment(endpoint: s3Endpoint)
         configuration.tls.caFile = caCert
         configuration.tls.caDirectory = caPath
         configuration.tls.clientCertificate = cert

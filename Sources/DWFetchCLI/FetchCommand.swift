@@ -51,6 +51,7 @@ package struct FetchCommand {
                 return 2
             }
         }
+        if let shard = command.shard { all = all.filter(shard.contains) }
         // --no-cache must leave the cache alone, including the shared manager's start-up sweep of expired entries.
         let manager = command.noCache ? DWWebImageManager(cache: cache, removeExpiredAtStart: false) : DWWebImageManager.shared
         var prefetchURLs: [String] = []

@@ -104,7 +104,7 @@ package final class FetchRunner: Sendable {
     package init(command: DWFetch, manager: DWWebImageManager, engines: DWFetchEngines) {
         self.command = command
         self.manager = manager
-        self.output = command.output.map { OutputWriter(directory: $0) }
+        self.output = command.output.map { OutputWriter(directory: $0, s3: .fromEnvironment(endpoint: command.s3Endpoint)) }
         self.preview = command.preview.requested ? engines.preview?(command.preview) : nil
         // The live progress and the previews would draw over each other on one terminal.
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil

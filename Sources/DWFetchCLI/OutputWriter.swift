@@ -77,10 +77,17 @@ final class OutputWriter: Sendable {
     private static let tempPrefix = ".dwfetch-tmp-"
     private static let tempCounter = DWLock(0)
 
-    init(directory: String) { self.directory = directory }
+    /// `-o s3://bucket/prefix`: where objects go, and the client that PUTs them.
+    let store: (client: DWS3Client, prefix: DWS3Location)?
+
+    init(directory: String, s3: DWS3Configuration = .fromEnvironment()) {
+        self.directory = directory
+        store = DWS3Location(directory).map { (DWS3Client(configuration: s3, timeout: 60), $0) }
+    }
 
     /// Creates the directory; returns an error text if it cannot.
     func prepare() -> String? {
+        if store != nil { return nil }  // a bucket prefix needs no creating
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             return nil
@@ -93,6 +100,7 @@ final class OutputWriter: Sendable {
     /// (``AtomicFile``: unnamed until linked, else temp + rename; no fsync, which a bulk download does not need),
     /// a window at a time (a large mapped body never becomes resident at once); returns the path.
     func write(_ image: DWImage, name: String) throws -> String {
+        if let store { return try Self.put(image, name: name, store: store) }
         let final = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         // pid + a per-process counter: unique without UUID() (which reads /dev/urandom every time).
         let tempName = { Self.tempPrefix + "\(getpid())-\(Self.tempCounter.withLock { n -> Int in n += 1; return n })" }
@@ -112,8 +120,17 @@ final class OutputWriter: Sendable {
         return final
     }
 
+    /// PUTs the image as `prefix/name` (its SHA-256 in x-amz-content-sha256, signed by libcurl); returns its s3 URL.
+    private static func put(_ image: DWImage, name: String, store: (client: DWS3Client, prefix: DWS3Location))
+        throws -> String {
+        let location = store.prefix.appending(name)
+        try store.client.put(location, data: image.data, contentType: image.format.mimeType ?? "application/octet-stream")
+        return location.url
+    }
+
     /// Removes temp files this process left (after Ctrl-C).
     func removeTemporaryFiles() {
+        if store != nil { return }
         let prefix = "\(Self.tempPrefix)\(getpid())-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
             unlink((directory as NSString).appendingPathComponent(name))

@@ -2,6 +2,7 @@
 // `dwfetch serve --help` needs no server); dwfetch-serve maps them onto DWServeConfiguration in
 // Sources/dwfetch-serve/ServeConfiguration+Options.swift (a new flag: declare it here, map it there).
 import ArgumentParser
+import DWWebImage
 import Foundation
 
 /// `dwfetch serve [--host H] [--port N] [--key HEX --salt HEX] ...`, a subcommand of ``DWFetch``. Parsed on the main
@@ -14,8 +15,9 @@ package struct ServeOptions: ParsableCommand {
         discussion: """
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
             options: rs:{fit|fill|force}:{w}:{h}  w:{w}  h:{h}  el:1  q:{1-100}  f:{jpeg|png|webp|avif|gif}  bl:{sigma}  g:ce
-            GET /health, GET /metrics (Prometheus). SIGTERM or SIGINT: stop accepting, write every accepted response in
-            full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once (143 or 130).
+            GET /health; GET /metrics (Prometheus) only on --metrics-bind. SIGTERM or SIGINT: stop accepting, write
+            every accepted response in full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once
+            (143 or 130). Security defaults (limits, keys, timeouts): README.
             Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
             unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
             """)
@@ -25,8 +27,6 @@ package struct ServeOptions: ParsableCommand {
 
     @Option(help: "Address to listen on.") package var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 = any free port; the port is printed on stdout).") package var port = 8080
-    @Option(help: ArgumentHelp("URL signature key (hex), as IMGPROXY_KEY.", valueName: "HEX")) package var key: String?
-    @Option(help: ArgumentHelp("URL signature salt (hex), as IMGPROXY_SALT.", valueName: "HEX")) package var salt: String?
     @Option(name: .customLong("allow-host"), help: ArgumentHelp(
         "Only fetch from this host (repeatable; *.example.com for subdomains).", valueName: "HOST"))
     package var allowHosts: [String] = []
@@ -51,15 +51,31 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("memory-cache"), help: ArgumentHelp(
         "Memory cache of originals and variants, MiB (the disk cache holds the rest).", valueName: "MIB"))
     package var memoryCache = 128
+    @Flag(name: .customLong("allow-s3"), help: "Accept s3://bucket/key sources (imgproxy's IMGPROXY_USE_S3); AWS_* credentials.")
+    package var allowS3 = false
+    @Option(name: .customLong("s3-endpoint"), help: ArgumentHelp(
+        "S3-compatible endpoint, path-style (default: AWS's regional one for AWS_REGION).", valueName: "URL"))
+    package var s3Endpoint: String?
+    @Option(name: .customLong("result-storage"), help: ArgumentHelp(
+        "Share variants between instances in this bucket and prefix (looked up before, written after each transform).",
+        valueName: "s3://BUCKET/PREFIX"))
+    package var resultStorage: String?
     @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp(
         "On SIGTERM/SIGINT, wait this long for responses in flight to be written in full.", valueName: "SEC"))
     package var shutdownTimeout: Double = 30
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") package var verbose = false
+    /// Keys, result limits, bounded work, fetch hygiene, connections (issue 22).
+    @OptionGroup(title: "Security") package var security: ServeSecurityOptions
 
     /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in
     /// dwfetch-serve, with the same exit status 2).
     package func validate() throws {
-        if (key == nil) != (salt == nil) { throw ValidationError("--key and --salt go together") }
+        if let resultStorage, DWS3Location(resultStorage) == nil {
+            throw ValidationError("--result-storage must be s3://bucket[/prefix]")
+        }
+        if let s3Endpoint, !(s3Endpoint.hasPrefix("http://") || s3Endpoint.hasPrefix("https://")) {
+            throw ValidationError("--s3-endpoint must be an http(s) URL")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0,
               shutdownTimeout >= 0, shutdownTimeout.isFinite else {

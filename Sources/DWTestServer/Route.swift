@@ -60,7 +60,11 @@ public struct Route: Sendable {
     /// Closes the connection right after reading the request.
     public static var closeImmediately: Route { Route(kind: .closeImmediately) }
 
-    static func dynamic(_ handler: @escaping @Sendable (RecordedRequest) -> Route) -> Route { Route(kind: .dynamic(handler)) }
+    /// The route `handler` returns for each request, called on that connection's own thread (it may block there,
+    /// e.g. to hold an answer back until a test lets it go).
+    public static func dynamic(_ handler: @escaping @Sendable (RecordedRequest) -> Route) -> Route {
+        Route(kind: .dynamic(handler))
+    }
 
     /// Turns the recipe into a concrete plan for `request`.
     func resolve(_ request: RecordedRequest) -> ResponsePlan {

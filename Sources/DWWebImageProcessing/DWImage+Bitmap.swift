@@ -42,13 +42,15 @@ extension DWImage {
     }
 
     /// Decodes every pixel (every frame of a GIF) and discards them: a body that is truncated or corrupt after a
-    /// valid header throws 10000 instead of passing as an image. Memory stays low (libvips streams the decode).
+    /// valid header throws 10000 instead of passing as an image; a PNG must also be whole to its `IEND` with a
+    /// defined compression method (``PNGStructure``). Memory stays low (libvips streams the decode).
     /// Runs on the caller's thread.
     ///
     /// - Throws: 10005 over ``DWImageProcessing/limits`` (checked first), 10000 when the data does not decode.
     public func verifyDecodes() throws(DWWebImageError) {
         try Vips.start()
         try Decoder.checkLimits(self, limits: DWImageProcessing.effectiveLimits)
+        if format == .png { try PNGStructure.check(data) }
         switch format {
         case .gif:
             guard let animation = animatedImage(bufferCount: 1) else { throw DWWebImageError(.notAnImage, "GIF has no frames") }

@@ -14,6 +14,9 @@ public struct DWProcessingLimits: Sendable, Equatable {
     public var maxTotalPixelCount: Int
     /// Bytes of the encoded image; more is 10005.
     public var maxByteCount: Int
+    /// Frames of an animation that are decoded and processed (default: all); the rest are dropped, as imgproxy's
+    /// `IMGPROXY_MAX_ANIMATION_FRAMES` does. `dwfetch serve` sets `--max-animation-frames` (default 1).
+    public var maxProcessedFrames = Int.max
 
     /// The defaults: 64 MP per frame (the core's decode limit), 1,000 frames, 64 MP over all frames (256 MB of
     /// RGBA), 64 MiB of encoded bytes.

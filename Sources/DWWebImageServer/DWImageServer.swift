@@ -27,6 +27,10 @@ public final class DWImageServer: Sendable {
     /// Response bodies and ETags of the images served, made once per image.
     let served = DWServedBytes()
     let logger: Logger
+    /// `--workers` / `--queue`: admission of image requests, oldest first.
+    let gate: DWWorkGate
+    /// Variants shared with other instances (``DWServeConfiguration/resultStorage``), or nil.
+    let resultStorage: DWResultStorage?
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
@@ -36,9 +40,11 @@ public final class DWImageServer: Sendable {
         logger.logLevel = configuration.logLevel
         self.logger = logger
 
-        let cache = DWWebImageCache(rootDirectory: configuration.cacheDirectory, memoryCountLimit: 4096,
-                                    memoryCostLimit: configuration.memoryCacheBytes, notificationCenter: NotificationCenter())
+        let cache = DWWebImageCache(configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
+        DWCachePolicyMarker.adopt(cache, fingerprint: DWCachePolicyMarker.fingerprint(of: configuration))
+        gate = DWWorkGate(workers: configuration.workers, queue: configuration.queue)
         var pipeline = DWWebImageManager.Configuration()
+        pipeline.proxy = configuration.proxy ?? ""  // "" = none: http_proxy & co. in the environment are ignored
         pipeline.timeout = configuration.timeout
         pipeline.maxBodySize = configuration.maxSize
         pipeline.maxPixelCount = configuration.maxPixels
@@ -48,16 +54,23 @@ public final class DWImageServer: Sendable {
         pipeline.memoryCachesVariantSources = false
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
+        pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)
+        pipeline.s3 = configuration.s3
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
-        manager.maxConcurrentDownloadsPerHost = configuration.jobs
+        manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)
         manager.metricsHandler = { [metrics] in metrics.pipeline($0) }
         // The engine checks the same limits from the header before it decodes anything.
         var limits = DWProcessingLimits()
         limits.maxPixelCount = configuration.maxPixels
         limits.maxFrameCount = configuration.maxFrames
         limits.maxByteCount = Int(clamping: configuration.maxSize)
+        limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames
         self.limits = limits
+        resultStorage = configuration.resultStorage.map { [metrics, logger] in
+            DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5), prefix: $0,
+                            metrics: metrics, logger: logger)
+        }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
     }
 }

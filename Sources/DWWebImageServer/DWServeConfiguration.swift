@@ -9,13 +9,12 @@ public struct DWServeConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// Port to listen on; 0 picks a free one (the chosen port is printed at start-up).
     public var port = 8080
-    /// Verifies URL signatures; nil accepts any signature segment ("insecure").
-    public var signer: DWURLSigner?
     /// Source hosts allowed (exact, case-insensitive; "*.example.com" also allows subdomains); empty = any host.
     public var allowedHosts: [String] = []
     /// Networks the SSRF guard lets through (e.g. 127.0.0.1/32 for a local origin).
     public var allowedNetworks: [DWCIDR] = []
-    /// Cache root; nil = the library's default ($XDG_CACHE_HOME/dwwebimage, else ~/.cache/dwwebimage).
+    /// Cache root; nil = the library's default ($XDG_CACHE_HOME/dwwebimage, else ~/.cache/dwwebimage), in which
+    /// serve uses its own space (``cacheSpace``).
     public var cacheDirectory: URL?
     /// Largest source body accepted, bytes (default 50 MiB); more is 422.
     public var maxSize: Int64 = 50 * 1024 * 1024
@@ -33,6 +32,12 @@ public struct DWServeConfiguration: Sendable {
     public var timeout: TimeInterval = 15
     /// Bytes the memory cache of originals and variants may hold (default 128 MiB).
     public var memoryCacheBytes = 128 * 1024 * 1024
+    /// Accept `s3://bucket/key` sources (imgproxy's `IMGPROXY_USE_S3`); off, they are refused with 403.
+    public var allowS3 = false
+    /// The S3 store of `s3://` sources and result storage (default: the `AWS_*` environment, AWS's endpoint).
+    public var s3 = DWS3Configuration.fromEnvironment()
+    /// Where variants are shared between instances (`--result-storage s3://bucket/prefix`); nil = not shared.
+    public var resultStorage: DWS3Location?
     /// Seconds a shutdown (SIGTERM, SIGINT) waits for accepted responses to be written in full (default 30); what is
     /// still being written then is cut, logged and counted, and the server exits 0 all the same.
     public var shutdownTimeout: Double = 30
@@ -42,6 +47,41 @@ public struct DWServeConfiguration: Sendable {
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).
     public var tunesMalloc = ProcessInfo.processInfo.environment["DWSERVE_MALLOC_TUNING"] != "0"
+
+    // MARK: Hardening (issue 22; README "Security defaults")
+
+    /// Result limits checked from the header before any decode (`--max-result-dimension`, `--max-result-pixels`,
+    /// `--max-animation-frames`).
+    public var resultLimits = DWResultLimits()
+    /// Image requests processed at once, fetch and transform (`--workers`, default: the machine's cores).
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Image requests waiting for a worker at most (`--queue`, default 64); beyond it, 503 with `Retry-After` at once.
+    public var queue = 64
+    /// Seconds one image request may take, waiting included (`--request-timeout`, default 30); then 504 and the
+    /// request's work is cancelled.
+    public var requestTimeout: TimeInterval = 30
+    /// Concurrent origin downloads per host (`--max-per-host`); nil = half of ``jobs`` (at least 1).
+    public var maxPerHost: Int?
+    /// Verifies URL signatures: any pair valid (key rotation); empty accepts any signature segment ("insecure").
+    public var signers: [DWURLSigner] = []
+    /// The forward proxy for origin fetches (`--proxy`); nil = none, whatever the environment says.
+    public var proxy: String?
+    /// The cache space under ``cacheDirectory`` (default `serve`: never the CLI's).
+    public var cacheSpace = "serve"
+    /// Disk cache budget of serve's space in bytes (`--cache-limit`, default 1 GiB).
+    public var cacheLimit: Int64 = 1024 * 1024 * 1024
+    /// Age after which cached files are removed, seconds (`--cache-max-age`, default 7 days).
+    public var cacheMaxAge: TimeInterval = 7 * 24 * 3600
+    /// Seconds a client may take to send a request's head (`--header-timeout`, default 10); then the connection closes.
+    public var headerTimeout: TimeInterval = 10
+    /// Seconds an idle keep-alive connection is kept (`--idle-timeout`, default 60).
+    public var idleTimeout: TimeInterval = 60
+    /// Client connections open at once (`--max-connections`, default 1024); more are closed on accept.
+    public var maxConnections = 1024
+    /// Where `/metrics` is served (`--metrics-bind HOST:PORT`); nil = nowhere (the public port answers 404).
+    public var metricsBind: (host: String, port: Int)?
+    /// Strip EXIF, XMP and IPTC from every output, the no-options case included (re-encoded); imgproxy's default.
+    public var stripMetadata = true
 
     /// The defaults above.
     public init() {}

@@ -78,6 +78,13 @@ final class DWServerMetrics: Sendable {
     /// One processor step took `elapsed`.
     func transformStep(_ elapsed: Duration) { transformTime.record(elapsed) }
 
+    /// One result-storage outcome: "hit", "miss", "stored" or "error" (the store failed; local work answered).
+    func resultStorage(_ outcome: String) {
+        registry.makeCounter(descriptor: Self.name("result_storage", "total",
+                                                   "Result storage lookups and writes, by outcome (error: the store failed, local work answered)."),
+                             labels: [("outcome", outcome)]).increment()
+    }
+
     /// The Prometheus text exposition.
     func text() -> String { registry.emitToString() }
 }

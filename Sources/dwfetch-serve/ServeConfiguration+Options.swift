@@ -2,6 +2,7 @@
 // DWServeConfiguration, with the checks that need the server's own parsers.
 import ArgumentParser
 import DWFetchCLI
+import DWWebImage
 import DWWebImageServer
 import Foundation
 
@@ -11,12 +12,6 @@ extension DWServeConfiguration {
         self.init()
         host = options.host
         port = options.port
-        if let key = options.key, let salt = options.salt {
-            guard let signer = DWURLSigner(keyHex: key, saltHex: salt) else {
-                throw ValidationError("--key and --salt must be hex (and the key not empty)")
-            }
-            self.signer = signer
-        }
         allowedHosts = options.allowHosts
         allowedNetworks = try options.allowNetworks.map { cidr in
             guard let parsed = DWCIDR(cidr) else { throw ValidationError("not a CIDR: \(cidr)") }
@@ -31,7 +26,11 @@ extension DWServeConfiguration {
         jobs = options.jobs
         timeout = options.timeout
         memoryCacheBytes = options.memoryCache * 1024 * 1024
+        allowS3 = options.allowS3
+        s3 = .fromEnvironment(endpoint: options.s3Endpoint)
+        resultStorage = options.resultStorage.flatMap(DWS3Location.init)
         shutdownTimeout = options.shutdownTimeout
         logLevel = options.verbose ? .info : .warning
+        try options.security.apply(to: &self)
     }
 }

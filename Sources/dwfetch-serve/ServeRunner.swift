@@ -9,15 +9,20 @@ enum ServeRunner {
     static func run(_ options: ServeOptions) throws -> Int32 {
         let configuration = try DWServeConfiguration(options)
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Cache files 0600 and directories 0700 (the library's privateFiles covers the entries; this also the lock and
+        // marker files). The CLI keeps 0644/0755: its cache holds what its user fetched, for that user.
+        umask(0o077)
         let server = DWImageServer(configuration: configuration)
         let host = configuration.host
         let finished = DispatchSemaphore(value: 0)
         let failure = FailureBox()
         Task {
             do {
-                try await server.run { port in
+                try await server.run(onListening: { port in
                     FileHandle.standardOutput.write(Data("dwfetch serve: listening on http://\(host):\(port)\n".utf8))
-                }
+                }, onMetricsListening: { port in
+                    FileHandle.standardOutput.write(Data("dwfetch serve: metrics on port \(port)\n".utf8))
+                })
             } catch {
                 failure.message = "\(error)"
             }

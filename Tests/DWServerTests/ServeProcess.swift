@@ -7,14 +7,21 @@ final class ServeProcess: @unchecked Sendable {
     // @unchecked: every stored property is a constant set in init; Process may be queried from any thread.
     let process: Process
     let port: Int
+    /// The `--metrics-bind` listener's port (every test server has one on 127.0.0.1 unless its args name another).
+    let metricsPort: Int?
     let cacheDir: URL
+    /// The temporary directory of its stdout and stderr (and cache, unless one was given); removed by `stop()`.
+    private let workDir: URL
     private let errURL: URL
 
-    /// `dwfetch serve --port 0 --cache-dir <temp> args`; waits until it prints the port it listens on.
-    init(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    /// `dwfetch serve --port 0 --cache-dir <temp, or cacheDir> --metrics-bind 127.0.0.1:0 args`, with `environment`
+    /// added to this process's; waits until it prints the port it listens on.
+    init(_ args: [String], environment: [String: String] = [:], cacheDir: URL? = nil,
+         file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        cacheDir = dir.appendingPathComponent("cache")
+        workDir = dir
+        self.cacheDir = cacheDir ?? dir.appendingPathComponent("cache")
         let out = dir.appendingPathComponent("stdout")
         errURL = dir.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
@@ -25,21 +32,28 @@ final class ServeProcess: @unchecked Sendable {
         }
         process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--port", "0", "--cache-dir", cacheDir.path] + args
+        let metrics = args.contains("--metrics-bind") ? [] : ["--metrics-bind", "127.0.0.1:0"]
+        process.arguments = ["serve", "--port", "0", "--cache-dir", self.cacheDir.path] + metrics + args
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(30)
         var found: Int?
-        while found == nil, Date() < deadline, process.isRunning {
+        var metricsFound: Int?
+        let wantsMetrics = args.contains("--metrics-bind") || metrics.count > 0
+        while found == nil || (wantsMetrics && metricsFound == nil), Date() < deadline, process.isRunning {
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
             if let range = text.range(of: #"listening on http://[^:]+:(\d+)"#, options: .regularExpression) {
                 found = Int(text[range].split(separator: ":").last!)
-            } else {
-                usleep(20_000)
             }
+            if let range = text.range(of: #"metrics on port \d+"#, options: .regularExpression) {
+                metricsFound = Int(text[range].split(separator: " ").last!)
+            }
+            if found == nil || (wantsMetrics && metricsFound == nil) { usleep(20_000) }
         }
+        metricsPort = metricsFound
         guard let found else {
             process.terminate()
             let log = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
@@ -59,11 +73,11 @@ final class ServeProcess: @unchecked Sendable {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            try? FileManager.default.removeItem(at: cacheDir.deletingLastPathComponent())
+            try? FileManager.default.removeItem(at: workDir)
             return -1
         }
         process.waitUntilExit()
-        try? FileManager.default.removeItem(at: cacheDir.deletingLastPathComponent())
+        try? FileManager.default.removeItem(at: workDir)
         return process.terminationStatus
     }
 
@@ -91,9 +105,10 @@ final class ServeProcess: @unchecked Sendable {
         try HTTPClient.request(port: port, target: target, headers: headers, method: method)
     }
 
-    /// A Prometheus sample's value from /metrics ("name{labels}" as printed), 0 when absent.
+    /// A Prometheus sample's value from /metrics on the metrics listener ("name{labels}" as printed), 0 when absent.
     func metric(_ sample: String) throws -> Double {
-        let text = String(decoding: try get("/metrics").body, as: UTF8.self)
+        let metricsPort = try XCTUnwrap(metricsPort, "this server has no --metrics-bind listener")
+        let text = String(decoding: try HTTPClient.request(port: metricsPort, target: "/metrics").body, as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix(sample + " ") {
             return Double(line.split(separator: " ").last!) ?? 0
         }

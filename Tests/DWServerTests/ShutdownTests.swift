@@ -7,7 +7,8 @@ import XCTest
 final class ShutdownTests: ServeTestCase {
     static let rounds = 20
     /// A PNG of about 5 MB (noise does not compress), made once.
-    static let big = SampleImages.png(approximateSize: 5_000_000)
+    // 5 MB of pixels and nothing else (IHDR, IDAT, IEND): served as it is, since there is no metadata to strip.
+    static let big = SampleImages.png(width: 1300, height: 1280)
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -89,23 +90,39 @@ final class ShutdownTests: ServeTestCase {
         }
     }
 
-    /// A keep-alive request whose answer is written after SIGTERM (its origin is slow) gets `Connection: close` and
-    /// its whole body; the server exits 0.
+    /// A keep-alive request whose answer is written after SIGTERM (its origin answers only once the shutdown has
+    /// begun) gets `Connection: close` and its whole body; the server exits 0.
     func testAResponseWrittenDuringShutdownSaysConnectionClose() throws {
-        let body = SampleImages.png(approximateSize: 30_000)
-        origin.setRoute("/slow.png", .throttled(chunk: 6000, interval: 0.03, .ok(body)))
+        let body = SampleImages.png(width: 100, height: 100)  // 30 kB of pixels, no metadata: served as it is
+        let gate = DispatchSemaphore(value: 0)
+        origin.setRoute("/gated.png", .dynamic { _ in
+            gate.wait()
+            return .ok(body, contentType: "image/png")
+        })
         for round in 1...Self.rounds {
             let server = try serve()
-            let path = ProxyPath.plain(origin.url("/slow.png"))
-            let reader = try SlowReader(port: server.port, target: path, keepAlive: true)
-            XCTAssertTrue(origin.waitForBodyBytes(path: "/slow.png", atLeast: body.count * (round - 1) + 6000,
-                                                  timeout: 10), "round \(round): the fetch is under way")
-            kill(server.process.processIdentifier, SIGTERM)
+            let reader = try SlowReader(port: server.port, target: ProxyPath.plain(origin.url("/gated.png")), keepAlive: true)
+            let asked = poll(timeout: 10) { self.origin.requestCount(path: "/gated.png") >= round }
+            if asked { kill(server.process.processIdentifier, SIGTERM) }
+            let draining = server.waitForStderr(containing: "shutting down")
+            if asked { gate.signal() }
+            XCTAssertTrue(asked && draining, "round \(round): the fetch waits at the origin while the shutdown begins")
             let head = try reader.readHead(bodyBytes: 0)
             XCTAssertEqual(head.status, 200, "round \(round)")
             XCTAssertEqual(head.header("Connection")?.lowercased(), "close", "round \(round)")
             XCTAssertEqual(reader.readToEnd(), body, "round \(round)")
             XCTAssertEqual(server.waitForExit(timeout: 20), 0, "round \(round)")
+            if !(asked && draining) { return }
         }
+    }
+
+    /// Polls `condition` every 5 ms until it holds or `timeout` passes.
+    private func poll(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() >= deadline { return false }
+            usleep(5_000)
+        }
+        return true
     }
 }

@@ -16,7 +16,7 @@ final class ProcessorTests: XCTestCase {
         XCTAssertEqual(DWTint(red: 1, green: 0, blue: 0, alpha: 0.5).identifier, "tint(1.0,0.0,0.0,0.5)")
         XCTAssertEqual(DWConvert(format: .webp, quality: 70).identifier, "convert(webp,q70)")
         XCTAssertEqual(DWImageProcessors.cacheKey(url: "u", processors: [DWResize(width: 1, height: 1), DWGrayscale()]),
-                       "u@resize(1x1,fit)|grayscale")
+                       "1:u@15:resize(1x1,fit)|9:grayscale")
     }
 
     func testResizeFitKeepsAspectAndFormat() throws {

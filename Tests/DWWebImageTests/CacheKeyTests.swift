@@ -49,12 +49,13 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertEqual(h.server.requestCount(path: "/cdn-b/cat.png"), 0)
         XCTAssertEqual(h.cache.objCache(forKey: "cat"), png, "on disk under the key")
         XCTAssertNil(h.cache.objCache(forKey: h.server.url("/cdn-a/cat.png")))
-        // A variant is made from the keyed original, and cached under "<key>@<identifiers>".
+        // A variant is made from the keyed original, and cached under the length-prefixed "<n>:<key>@<m>:<identifier>".
         let variant = try h.fetch(h.server.url("/cdn-b/cat.png"), options: [.cacheKey("cat"), .processors([Stamp()])]).get()
         XCTAssertEqual(variant.data, Stamp.mark)
         XCTAssertEqual(h.server.requestCount(path: "/cdn-b/cat.png"), 0)
         XCTAssertTrue(h.cache.waitForPendingWrites())
-        XCTAssertEqual(h.cache.objCache(forKey: "cat@stamp"), Stamp.mark)
+        XCTAssertEqual(h.cache.objCache(forKey: "3:cat@5:stamp"), Stamp.mark)
+        XCTAssertEqual(h.cache.objCache(forKey: DWImageProcessors.cacheKey(url: "cat", processors: [Stamp()])), Stamp.mark)
     }
 }
 

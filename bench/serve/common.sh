@@ -84,12 +84,16 @@ NGX
     wait_port "$port"
 }
 
-# start_serve ARGS... → SERVE_PORT, SERVE_PID: a dwfetch serve on a free port with its own cache dir.
+# start_serve ARGS... → SERVE_PORT, SERVE_PID: a dwfetch serve on a free port with its own cache dir, /metrics on
+# another free port (see metrics_of), and a queue long enough that load tests measure throughput, not 503s.
 start_serve() {
     local port; port=$(free_port)
+    local mport; mport=$(free_port)
     local cache="$OUT/cache-$port"
     rm -rf "$cache"
-    "$DWFETCH" serve --port "$port" --cache-dir "$cache" --allow-network 127.0.0.1/32 "$@" > "$OUT/serve-$port.log" 2>&1 &
+    echo "$mport" > "$OUT/metrics-port-$port"
+    "$DWFETCH" serve --port "$port" --cache-dir "$cache" --allow-network 127.0.0.1/32 --queue 1024 \
+        --metrics-bind "127.0.0.1:$mport" "$@" > "$OUT/serve-$port.log" 2>&1 &
     SERVE_PID=$!
     PIDS+=($SERVE_PID)
     SERVE_PORT=$port
@@ -135,6 +139,11 @@ cpu_seconds() {
 }
 # hwm_sum_kib PID...: the sum of the processes' peak RSS.
 hwm_sum_kib() { local s=0 p; for p in "$@"; do s=$(( s + $(hwm_kib "$p" 2>/dev/null || echo 0) )); done; echo "$s"; }
+
+# metrics_of PORT: the Prometheus text of the serve started on PORT (its --metrics-bind listener).
+metrics_of() {
+    curl -sf "http://127.0.0.1:$(cat "$OUT/metrics-port-$1")/metrics"
+}
 
 wait_port() {
     for _ in $(seq 1 200); do

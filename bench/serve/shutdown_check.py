@@ -7,11 +7,12 @@ and classify every response that STARTED (its status line arrived):
     bad       complete length but Pillow cannot decode it
 and connections that were refused or closed before any byte of a response (allowed: the server stopped accepting).
 
-    shutdown_check.py --port P --paths FILE --clients C [--slow]   → JSON on stdout when every client has stopped
+    shutdown_check.py --port P --paths FILE --clients C [--slow] [--ready-file F]
+                                                         → JSON on stdout when every client has stopped
 
 --slow reads each body in 16 KiB steps with a 1 ms pause (a slow client), so large bodies are in flight at SIGTERM.
 """
-import argparse, io, json, socket, threading, time
+import argparse, io, json, os, socket, threading, time
 
 from PIL import Image
 
@@ -20,6 +21,7 @@ ap.add_argument("--port", type=int, required=True)
 ap.add_argument("--paths", required=True)
 ap.add_argument("--clients", type=int, default=8)
 ap.add_argument("--slow", action="store_true")
+ap.add_argument("--ready-file", help="created when the first response head has arrived (the load is on)")
 a = ap.parse_args()
 paths = [l.strip() for l in open(a.paths) if l.strip()]
 lock = threading.Lock()
@@ -44,6 +46,8 @@ def read_response(sock, buf):
     head, _, body = buf.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     status = int(lines[0].split()[1])
+    if a.ready_file and not os.path.exists(a.ready_file):
+        open(a.ready_file, "w").close()
     headers = {k.strip().lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:])}
     length = int(headers.get("content-length", "0"))
     body = bytearray(body)

@@ -9,6 +9,8 @@
 CURLcode dw_curl_easy_setopt_long(CURL *_Nonnull h, CURLoption o, long v);
 /* libcurl copies strings it is given (since 7.17.0). */
 CURLcode dw_curl_easy_setopt_string(CURL *_Nonnull h, CURLoption o, const char *_Nullable v);
+/* CURLOPT_AWS_SIGV4 ("aws:amz:REGION:s3") and CURLOPT_USERPWD ("key:secret"): libcurl signs the request (S3). */
+CURLcode dw_curl_easy_setopt_aws_sigv4(CURL *_Nonnull h, const char *_Nonnull provider, const char *_Nonnull userpwd);
 /* WRITEDATA, HEADERDATA, XFERINFODATA, PRIVATE, ERRORBUFFER. */
 CURLcode dw_curl_easy_setopt_pointer(CURL *_Nonnull h, CURLoption o, void *_Nullable v);
 CURLcode dw_curl_easy_setopt_slist(CURL *_Nonnull h, CURLoption o, struct curl_slist *_Nullable v);

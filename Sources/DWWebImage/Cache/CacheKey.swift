@@ -13,6 +13,19 @@ public enum DWCacheKeyDigest: String, Sendable, CaseIterable {
 }
 
 enum CacheKey {
+    /// The key of a processed variant: `"<n>:<url>@<m>:<identifier>|…"`, the URL and each identifier prefixed with
+    /// their UTF-8 byte counts. Unambiguous for every caller: no other (URL, chain) pair spells the same key (a URL
+    /// may contain "@" and "|", e.g. `a.png@resize(10x,fit)`), and no URL spells a variant key, since a URL's scheme
+    /// starts with a letter and a variant key with a digit.
+    static func variant(url: String, identifiers: [String]) -> String {
+        var key = "\(url.utf8.count):\(url)@"
+        for (index, identifier) in identifiers.enumerated() {
+            if index > 0 { key += "|" }
+            key += "\(identifier.utf8.count):\(identifier)"
+        }
+        return key
+    }
+
     /// Hex MD5 of the key's UTF-8 bytes (the DW original's secure key, without its UTF-16-length quirk).
     static func md5(_ key: String) -> String { digest(key, .md5) }
 

@@ -119,7 +119,7 @@ extension DWWebImageCache {
         writeSemaphore.wait()
         defer { writeSemaphore.signal() }
         let tempName = { Self.tempPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))" }
-        var file = try createEntryFile(in: dirPath, fallbackName: tempName, key: key)
+        var file = try createEntryFile(in: dirPath, privateFiles: config.privateFiles, fallbackName: tempName, key: key)
         let size: Int64
         switch writer.write(to: file.fd) {
         case .success(let written):
@@ -146,17 +146,27 @@ extension DWWebImageCache {
     /// A new, not yet visible file in `dirPath`: unnamed until published (O_TMPFILE), else a named temp file;
     /// either way never seen half-written. Creates the directory when it is missing.
     private func createEntryFile(
-        in dirPath: String, fallbackName: () -> String,
+        in dirPath: String, privateFiles: Bool, fallbackName: () -> String,
         key: String
     ) throws(DWWebImageError) -> AtomicFile {
-        var created = AtomicFile.create(in: dirPath, fallbackName: fallbackName)
+        let mode: mode_t = privateFiles ? 0o600 : 0o644
+        var created = AtomicFile.create(in: dirPath, mode: mode, fallbackName: fallbackName)
         if created == nil && errno == ENOENT {
             // First write, or the directory was deleted while we ran: create it and try once more.
-            try? FileManager.default.createDirectory(atPath: dirPath, withIntermediateDirectories: true)
-            created = AtomicFile.create(in: dirPath, fallbackName: fallbackName)
+            Self.createDirectories(dirPath, private: privateFiles)
+            created = AtomicFile.create(in: dirPath, mode: mode, fallbackName: fallbackName)
         }
         guard let file = created else { throw Self.ioError("create a file in \(dirPath)", errno, key) }
         return file
+    }
+
+    /// Creates `path` and its missing parents, 0700 each with `private` (else 0755; the umask applies either way).
+    static func createDirectories(_ path: String, private: Bool) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            current += "/" + component
+            if mkdir(current, `private` ? 0o700 : 0o755) != 0 && errno != EEXIST { return }
+        }
     }
 
     /// The file's modification time is the entry's clock (see DWCacheEntryMetadata.storedAt): an entry stored

@@ -50,6 +50,10 @@ public final class DWWebImageCache: Sendable {
         public var diskSizeLimit: Int64 = DWWebImageCache.defaultDiskSizeLimit
         /// Whether responses' `Cache-Control` shortens freshness (default false).
         public var honorsCacheControl = false
+        /// Entry files 0600 and the directories the cache creates (root, space, `partial`) 0700, so no other local
+        /// user reads what was fetched (default false: 0644 and 0755, files a user's own programs share; `dwfetch
+        /// serve` turns it on). The space's lock and sweep marker hold no image data and sit inside those directories.
+        public var privateFiles = false
         /// Most entries the memory cache keeps (DW: 20).
         public var memoryCountLimit = 20
         /// Most bytes the memory cache keeps (DW: 5 MB).

@@ -112,7 +112,7 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
 
     /// Caches (and coalesces) this request under `key` instead of its URL (Kingfisher's `cacheKey`, Nuke's
     /// `imageId`): a signed URL whose query changes every hour is still one entry. A variant's key is built from
-    /// it (`"<key>@<identifiers>"`). An empty key means the URL.
+    /// it (``DWImageProcessors/cacheKey(url:processors:)`` over the key). An empty key means the URL.
     public static func cacheKey(_ key: String) -> DWWebImageOptions {
         var options = DWWebImageOptions(rawValue: key.isEmpty ? 0 : cacheKeyBit.rawValue)
         options.payload.cacheKey = key.isEmpty ? nil : key

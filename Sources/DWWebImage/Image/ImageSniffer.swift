@@ -49,7 +49,7 @@ enum ImageSniffer {
                 case .heic: try isobmff(b, .heic)
                 case .avif: try isobmff(b, .avif)
                 case .ico: try ico(b)
-                case .unknown: throw SniffFailure(b.count == 0 ? "empty body" : "unknown format")
+                case .unknown: throw unknown(b)
                 }
             }
             return result.flatMap { info in
@@ -79,9 +79,44 @@ enum ImageSniffer {
             let heif: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"]
             if brands.contains(where: heif.contains) { return .heic }
         }
-        // ICO (type 1) and CUR (type 2) share one container; both are .ico. Pillow's and browsers' test.
-        if b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]) { return .ico }
+        // ICO (type 1) and CUR (type 2) share one container; both are .ico. Four bytes are a weak magic (a
+        // true-colour TGA starts 00 00 02 00, and TGA has no magic at all): never ICO without a valid directory.
+        if b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]), icoDirectoryIsValid(b) { return .ico }
         return .unknown
+    }
+
+    /// Why bytes of no known format are refused; for ICO's magic without a valid directory, what is wrong with it.
+    private static func unknown(_ b: Bytes) -> SniffFailure {
+        guard b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]) else {
+            return SniffFailure(b.count == 0 ? "empty body" : "unknown format")
+        }
+        do {
+            _ = try ico(b)
+            return SniffFailure("unknown format (ICO's magic, but not a valid ICO directory)")
+        } catch {
+            return SniffFailure("unknown format (ICO's magic, but \(error.reason))")
+        }
+    }
+
+    /// 1…256 entries that fit in the data, each with its reserved byte 0, a non-empty payload after the directory
+    /// and (icons) at most 1 plane and a real bit depth.
+    private static func icoDirectoryIsValid(_ b: Bytes) -> Bool {
+        guard let count = b.u16le(4), (1...256).contains(count) else { return false }
+        let directoryEnd = 6 + Int(count) * 16
+        guard directoryEnd <= b.count else { return false }
+        let icon = b[2] == 1
+        for i in 0..<Int(count) {
+            let entry = 6 + i * 16
+            guard b[entry + 3] == 0, let size = b.u32le(entry + 8), let offset = b.u32le(entry + 12), size > 0,
+                Int(offset) >= directoryEnd
+            else { return false }
+            if icon {
+                guard let planes = b.u16le(entry + 4), let depth = b.u16le(entry + 6), planes <= 1,
+                    [0, 1, 2, 4, 8, 16, 24, 32].contains(depth)
+                else { return false }
+            }
+        }
+        return true
     }
 
     // MARK: - PNG (IHDR; APNG acTL for frames and plays)

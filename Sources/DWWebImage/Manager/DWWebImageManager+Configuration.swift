@@ -60,6 +60,11 @@ extension DWWebImageManager {
         /// source is ~25 times the bytes of its 512 px variant, so originals would fill the memory cache's cost
         /// limit and leave little room for the variants that are asked again; originals stay on disk.
         public var memoryCachesVariantSources = true
+        /// Where `s3://bucket/key` URLs are fetched and how they are signed; default from the `AWS_*` environment
+        /// variables (``DWS3Configuration/fromEnvironment(_:endpoint:)``). The cache key of an s3 source is its
+        /// s3:// URL. The endpoint is the operator's choice, not a request's: ``connectionPolicy`` does not apply
+        /// to it, and s3 requests follow no redirects.
+        public var s3 = DWS3Configuration.fromEnvironment()
 
         /// Changes every request before it is sent (an auth token fetched asynchronously, a signature), once per
         /// attempt, before a request's own ``DWWebImageOptions/requestModifier(_:)``. See ``DWRequestModifier``.

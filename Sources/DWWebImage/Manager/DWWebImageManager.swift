@@ -179,7 +179,7 @@ public final class DWWebImageManager: Sendable {
         let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
 
         let asciiURL: String
-        switch configuration.loader(for: url) == nil ? URLValidator.validate(url) : .success(url) {
+        switch configuration.loader(for: url) == nil ? URLValidator.validate(url, s3: configuration.s3) : .success(url) {
         case .failure(let error):
             waiter.deliver(.failure(error), on: callbacks)
             return token
@@ -428,7 +428,8 @@ public final class DWWebImageManager: Sendable {
 
     /// Partial bodies live beside the cache spaces, under the cache root.
     private var partialStore: PartialStore {
-        PartialStore(path: cache.partialPath)  // the root is a cache setting that can change: no stored copy
+        // The root is a cache setting that can change: no stored copy.
+        PartialStore(path: cache.partialPath, privateFiles: cache.configuration.privateFiles)
     }
 
     private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,
@@ -443,8 +444,9 @@ public final class DWWebImageManager: Sendable {
                 headers["If-Modified-Since"] = lastModified
             }
         }
-        let request = configuration.transferRequest(
+        var request = configuration.transferRequest(
             url: asciiURL, headers: headers, options: waiter.options, loader: configuration.loader(for: waiter.token.url))
+        if DWS3Location(waiter.token.url) != nil { request.signForS3(configuration.s3) }
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
         return DownloadContext(

@@ -53,6 +53,8 @@ struct RequestOptions: Sendable {
     }
 
     /// The cache key of what this request delivers: `base` (``originalKey(url:filter:)``), or
-    /// `"<base>@<identifiers>"` for a variant.
-    func cacheKey(base: String) -> String { isVariant ? base + "@" + variant : base }
+    /// ``DWImageProcessors/cacheKey(url:processors:)`` over `base` for a variant (length-prefixed: unambiguous).
+    func cacheKey(base: String) -> String {
+        isVariant ? DWImageProcessors.cacheKey(url: base, processors: processors) : base
+    }
 }

@@ -7,9 +7,15 @@ enum URLValidator {
     ///
     /// The usual URL (`http(s)://host[:port]` and RFC 3986 characters after it) is checked byte by byte; anything
     /// else goes through `URLComponents`, which costs tens of microseconds a URL.
-    static func validate(_ raw: String) -> Result<String, DWWebImageError> {
+    static func validate(_ raw: String, s3: DWS3Configuration? = nil) -> Result<String, DWWebImageError> {
         let trimmed = Substring(raw).trimmedWhitespace()
         guard !trimmed.isEmpty else { return .failure(.emptyURL()) }
+        if let s3, trimmed.prefix(5).lowercased() == "s3://" {
+            guard let location = DWS3Location(String(trimmed)), !location.key.isEmpty else {
+                return .failure(.invalidURL(raw, "not s3://bucket/key"))
+            }
+            return validate(s3.httpURL(bucket: location.bucket, key: location.key))
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(trimmed.utf8.count)
         for byte in trimmed.utf8 {

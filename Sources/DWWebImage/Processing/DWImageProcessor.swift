@@ -26,9 +26,11 @@ public enum DWImageProcessors {
         processors.map(\.identifier).joined(separator: "|")
     }
 
-    /// The cache key of a processed variant: `"<url>@<identifiers joined by |>"`; the URL itself without processors.
+    /// The cache key of a processed variant: `"<n>:<url>@<m>:<identifier>|…"` (each part prefixed with its UTF-8
+    /// byte count, so no URL, however it uses "@" or "|", can spell another request's key); the URL itself without
+    /// processors.
     public static func cacheKey(url: String, processors: [any DWImageProcessor]) -> String {
-        processors.isEmpty ? url : url + "@" + identifier(of: processors)
+        processors.isEmpty ? url : CacheKey.variant(url: url, identifiers: processors.map(\.identifier))
     }
 
     /// Applies `processors` in order.

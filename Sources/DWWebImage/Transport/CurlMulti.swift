@@ -212,6 +212,9 @@ final class CurlMulti: @unchecked Sendable {
         }
         if let proxy = r.proxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, proxy), "PROXY") }
         if let noProxy = r.noProxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_NOPROXY, noProxy), "NOPROXY") }
+        if let sign = r.awsSigV4 {
+            check(dw_curl_easy_setopt_aws_sigv4(easy, sign.provider, sign.userPassword), "AWS_SIGV4")
+        }
         if !r.headers.isEmpty {
             var list: UnsafeMutablePointer<curl_slist>?
             for line in r.headers { list = curl_slist_append(list, line) }

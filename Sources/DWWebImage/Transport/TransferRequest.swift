@@ -29,6 +29,9 @@ struct TransferRequest: Sendable {
     var noProxy: String?
     /// Asked before every connection is opened (see ``DWWebImageManager/Configuration/connectionPolicy``).
     var connectionPolicy: DWConnectionPolicy?
+    /// S3 signing: `CURLOPT_AWS_SIGV4`'s provider ("aws:amz:REGION:s3") and `CURLOPT_USERPWD` ("key:secret");
+    /// nil sends the request unsigned.
+    var awsSigV4: (provider: String, userPassword: String)?
     /// The app's request modifiers and redirect handlers (see ``RequestHooks``).
     var hooks = RequestHooks()
     /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's string.

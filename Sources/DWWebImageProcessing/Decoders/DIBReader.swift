@@ -21,9 +21,9 @@ struct Raster {
     }
 }
 
-/// Windows device-independent bitmaps: uncompressed or bit-field BMPs of 1, 4, 8, 16, 24 and 32 bits per pixel
-/// (core, v3, v4 and v5 headers; bottom-up or top-down), and ICO/CUR files (the largest entry, PNG or DIB with its
-/// AND mask). RLE-compressed BMPs and JPEG/PNG-in-BMP are refused (10000). Every read is bounds-checked and the
+/// Windows device-independent bitmaps: uncompressed, bit-field and RLE8/RLE4 BMPs of 1, 4, 8, 16, 24 and 32 bits
+/// per pixel (core, v3, v4 and v5 headers; bottom-up or top-down), and ICO/CUR files (the largest entry, PNG or DIB
+/// with its AND mask). JPEG/PNG-in-BMP are refused (10000). Every read is bounds-checked and the
 /// pixel count is checked against the limits before the pixel buffer is allocated.
 enum DIBReader {
     /// What an ICO entry holds.
@@ -104,8 +104,8 @@ enum DIBReader {
         guard width > 0, height > 0, width <= 1 << 20, height <= 1 << 20 else { throw bad("bad size \(width)×\(height)") }
         try Decoder.checkArea(width, height, limits: limits)
         guard [1, 4, 8, 16, 24, 32].contains(bpp) else { throw bad("\(bpp) bits per pixel is not supported") }
-        guard compression == 0 || compression == 3 || compression == 6 else {
-            throw bad("compression \(compression) (RLE, JPEG or PNG in BMP) is not supported")
+        guard [0, 1, 2, 3, 6].contains(compression) else {
+            throw bad("compression \(compression) (JPEG or PNG in BMP) is not supported")
         }
 
         // Bit-field masks: in the header (v2+), after a 40-byte header, or the defaults.
@@ -125,52 +125,22 @@ enum DIBReader {
         }
         if bpp == 32 && compression == 0 && icon { masks[3] = 0xFF00_0000 }  // icons' 32-bit DIBs carry alpha
 
-        // Palette.
-        var palette: [(UInt8, UInt8, UInt8)] = []
-        let entrySize = headerSize == 12 ? 3 : 4
-        if bpp <= 8 {
-            let count = colorsUsed > 0 ? min(colorsUsed, 1 << bpp) : 1 << bpp
-            for i in 0..<count {
-                let p = afterHeader + i * entrySize
-                guard let b = r.u8(p), let g = r.u8(p + 1), let red = r.u8(p + 2) else { throw bad("truncated palette") }
-                palette.append((UInt8(red), UInt8(g), UInt8(b)))
-            }
-            afterHeader += (colorsUsed > 0 ? colorsUsed : 1 << bpp) * entrySize
-        }
+        let palette = try readPalette(r, at: afterHeader, bpp: bpp, colorsUsed: colorsUsed, core: headerSize == 12)
+        if bpp <= 8 { afterHeader += (colorsUsed > 0 ? colorsUsed : 1 << bpp) * (headerSize == 12 ? 3 : 4) }
         let start = pixelOffset ?? afterHeader
         let rowBytes = ((width * bpp + 31) / 32) * 4
-        guard start >= 0, start + rowBytes * height <= r.bytes.count else { throw bad("pixel data is truncated") }
+        let (pixels, pixelStart) = try uncompressed(r, from: start, compression: compression, width: width,
+                                                    height: height, bpp: bpp, rowBytes: rowBytes, topDown: topDown)
+        guard start >= 0, pixelStart + rowBytes * height <= pixels.bytes.count else {
+            throw bad("pixel data is truncated")
+        }
 
         let hasAlphaMask = masks[3] != 0 && bpp >= 16
-        let fields = masks.map(Field.init)
-        var out = [UInt8](repeating: 255, count: width * height * 4)
-        var anyAlpha = false
-        for row in 0..<height {
-            let src = start + (topDown ? row : height - 1 - row) * rowBytes
-            var o = row * width * 4
-            for x in 0..<width {
-                var red = 0, green = 0, blue = 0, alpha = 255
-                switch bpp {
-                case 1, 4, 8:
-                    let bit = x * bpp
-                    let byte = Int(r.bytes[src + bit / 8])
-                    let index = (byte >> (8 - bpp - bit % 8)) & ((1 << bpp) - 1)
-                    guard index < palette.count else { throw bad("palette index \(index) out of range") }
-                    (red, green, blue) = (Int(palette[index].0), Int(palette[index].1), Int(palette[index].2))
-                case 24:
-                    let p = src + x * 3
-                    (blue, green, red) = (Int(r.bytes[p]), Int(r.bytes[p + 1]), Int(r.bytes[p + 2]))
-                default:
-                    let p = src + x * (bpp / 8)
-                    var v = Int(r.bytes[p]) | Int(r.bytes[p + 1]) << 8
-                    if bpp == 32 { v |= Int(r.bytes[p + 2]) << 16 | Int(r.bytes[p + 3]) << 24 }
-                    red = fields[0].value(v); green = fields[1].value(v); blue = fields[2].value(v)
-                    if hasAlphaMask { alpha = fields[3].value(v); if alpha != 0 { anyAlpha = true } }
-                }
-                out[o] = UInt8(red); out[o + 1] = UInt8(green); out[o + 2] = UInt8(blue); out[o + 3] = UInt8(alpha)
-                o += 4
-            }
-        }
+        let layout = PixelLayout(width: width, height: height, topDown: topDown, bpp: bpp, rowBytes: rowBytes,
+                                 palette: palette, fields: masks.map(Field.init), hasAlphaMask: hasAlphaMask)
+        let converted = convert(pixels, from: pixelStart, layout)
+        var out = converted.0
+        let anyAlpha = converted.1
         // A 32-bit BMP whose alpha is all zero means "no alpha" (as browsers read it).
         var transparent = hasAlphaMask && anyAlpha
         if hasAlphaMask && !anyAlpha { for i in stride(from: 3, to: out.count, by: 4) { out[i] = 255 } }
@@ -194,6 +164,73 @@ enum DIBReader {
             rgb[i * 3] = out[i * 4]; rgb[i * 3 + 1] = out[i * 4 + 1]; rgb[i * 3 + 2] = out[i * 4 + 2]
         }
         return Raster(width: width, height: height, bands: 3, pixels: rgb)
+    }
+
+    /// The palette (RGB; BGR triples in core headers, BGRX quads after others) of a DIB of at most 8 bits.
+    private static func readPalette(_ r: Reader, at start: Int, bpp: Int, colorsUsed: Int,
+                                    core: Bool) throws(DWWebImageError) -> [(UInt8, UInt8, UInt8)] {
+        guard bpp <= 8 else { return [] }
+        let entrySize = core ? 3 : 4
+        var palette: [(UInt8, UInt8, UInt8)] = []
+        for i in 0..<(colorsUsed > 0 ? min(colorsUsed, 1 << bpp) : 1 << bpp) {
+            let p = start + i * entrySize
+            guard let b = r.u8(p), let g = r.u8(p + 1), let red = r.u8(p + 2) else { throw bad("truncated palette") }
+            palette.append((UInt8(red), UInt8(g), UInt8(b)))
+        }
+        return palette
+    }
+
+    /// The pixel rows as stored (`r` at `start`), or RLE8/RLE4 data expanded to that layout (at 0).
+    private static func uncompressed(_ r: Reader, from start: Int, compression: Int, width: Int, height: Int, bpp: Int,
+                                     rowBytes: Int, topDown: Bool) throws(DWWebImageError) -> (Reader, Int) {
+        guard compression == 1 || compression == 2 else { return (r, start) }
+        guard bpp == (compression == 1 ? 8 : 4), !topDown else { throw bad("RLE with \(bpp) bits per pixel") }
+        let expanded = try DIBRLE.expand(r.bytes, from: start, width: width, height: height, bpp: bpp,
+                                         rowBytes: rowBytes)
+        return (Reader(bytes: expanded), 0)
+    }
+
+    /// How a DIB's uncompressed pixel rows are laid out and coloured.
+    private struct PixelLayout {
+        let width: Int, height: Int, topDown: Bool, bpp: Int, rowBytes: Int
+        let palette: [(UInt8, UInt8, UInt8)]
+        let fields: [Field]
+        let hasAlphaMask: Bool
+    }
+
+    /// RGBA rows top first from uncompressed DIB rows at `start` (bounds checked by the caller), and whether any
+    /// alpha was not 0. A palette index past the palette is black, as Pillow reads it.
+    private static func convert(_ r: Reader, from start: Int, _ l: PixelLayout) -> ([UInt8], Bool) {
+        var out = [UInt8](repeating: 255, count: l.width * l.height * 4)
+        var anyAlpha = false
+        for row in 0..<l.height {
+            let src = start + (l.topDown ? row : l.height - 1 - row) * l.rowBytes
+            var o = row * l.width * 4
+            for x in 0..<l.width {
+                var red = 0, green = 0, blue = 0, alpha = 255
+                switch l.bpp {
+                case 1, 4, 8:
+                    let bit = x * l.bpp
+                    let byte = Int(r.bytes[src + bit / 8])
+                    let index = (byte >> (8 - l.bpp - bit % 8)) & ((1 << l.bpp) - 1)
+                    if index < l.palette.count {
+                        (red, green, blue) = (Int(l.palette[index].0), Int(l.palette[index].1), Int(l.palette[index].2))
+                    }
+                case 24:
+                    let p = src + x * 3
+                    (blue, green, red) = (Int(r.bytes[p]), Int(r.bytes[p + 1]), Int(r.bytes[p + 2]))
+                default:
+                    let p = src + x * (l.bpp / 8)
+                    var v = Int(r.bytes[p]) | Int(r.bytes[p + 1]) << 8
+                    if l.bpp == 32 { v |= Int(r.bytes[p + 2]) << 16 | Int(r.bytes[p + 3]) << 24 }
+                    red = l.fields[0].value(v); green = l.fields[1].value(v); blue = l.fields[2].value(v)
+                    if l.hasAlphaMask { alpha = l.fields[3].value(v); if alpha != 0 { anyAlpha = true } }
+                }
+                out[o] = UInt8(red); out[o + 1] = UInt8(green); out[o + 2] = UInt8(blue); out[o + 3] = UInt8(alpha)
+                o += 4
+            }
+        }
+        return (out, anyAlpha)
     }
 
     /// One bit-field: where it is and how wide, scaled to 8 bits.

@@ -24,10 +24,10 @@ enum Decoder {
             throw tooLarge(Int64(image.data.count), Int64(limits.maxByteCount), "encoded size in bytes")
         }
         try checkArea(image.pixelWidth, image.pixelHeight, limits: limits)
-        let frames = image.format == .gif ? image.frameCount : 1
-        if frames > limits.maxFrameCount {
-            throw tooLarge(Int64(frames), Int64(limits.maxFrameCount), "frame count")
+        if image.format == .gif && image.frameCount > limits.maxFrameCount {
+            throw tooLarge(Int64(image.frameCount), Int64(limits.maxFrameCount), "frame count")
         }
+        let frames = image.format == .gif ? min(image.frameCount, max(1, limits.maxProcessedFrames)) : 1
         let area = image.pixelWidth * image.pixelHeight  // checkArea ruled out overflow
         let total = area.multipliedReportingOverflow(by: frames)
         if total.overflow || total.partialValue > limits.maxTotalPixelCount {
@@ -112,7 +112,8 @@ enum Decoder {
 
     // MARK: Full decode
 
-    /// Every frame of a GIF (composited by our giflib decoder), the first frame of anything else.
+    /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`), the first frame of
+    /// anything else.
     static func decode(_ image: DWImage) throws(DWWebImageError) -> Decoded {
         try Vips.start()
         switch image.format {
@@ -139,6 +140,7 @@ enum Decoder {
         }
         var decoded = Decoded(frames: [], netscapeLoopCount: animation.netscapeLoopCount)
         var failure: DWWebImageError?
+        let wanted = max(1, DWImageProcessing.effectiveLimits.maxProcessedFrames)
         animation.forEachFrame { frame in
             guard frame.isComplete else {
                 failure = DWWebImageError(.notAnImage, "GIF frame \(frame.index) is corrupt")
@@ -152,7 +154,7 @@ enum Decoder {
                 }
                 decoded.frames.append(vimage)
                 decoded.delays.append(frame.delay)
-                return true
+                return decoded.frames.count < wanted
             } catch {
                 failure = error
                 return false

@@ -21,6 +21,9 @@ enum Encoder {
     /// a chain can start from them (see ``Handoff``); bigger ones stay streaming pipelines.
     static let materializeLimit = 16 * 1024 * 1024
 
+    /// libvips' `effort` for AVIF (0 fastest – 9 slowest); imgproxy's `IMGPROXY_AVIF_SPEED` default 9 is effort 0.
+    static let avifEffort: Int32 = 0
+
     /// Encodes `canvas` (decoding it first if no processor did), computing small canvases into memory on the way.
     static func encode(_ canvas: inout Canvas) throws(DWWebImageError) -> Data {
         try canvas.decode()
@@ -110,8 +113,14 @@ enum Encoder {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         // GIF: libimagequant at effort 4 instead of libvips' 7 costs a third of the CPU (bench/pixels: GIF was the
-        // most expensive output by far) for a palette one can hardly tell apart.
-        let effort: Int32 = format == .gif ? 4 : -1
+        // most expensive output by far) for a palette one can hardly tell apart. AVIF: set explicitly (not libvips'
+        // default, which a libvips upgrade may change) to imgproxy's default speed 9, i.e. effort 0, the cheapest AV1
+        // encode: an AVIF of the largest result allowed stays seconds of CPU, not minutes.
+        let effort: Int32 = switch format {
+        case .gif: 4
+        case .avif: Self.avifEffort
+        default: -1
+        }
         guard cvips_save_buffer(saver, image.pointer, Int32(min(100, max(1, quality))), effort, &buffer, &length) == 0,
               let buffer else {
             throw Vips.error("cannot encode \(format.rawValue)")

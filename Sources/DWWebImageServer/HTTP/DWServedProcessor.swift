@@ -5,15 +5,20 @@ import DWWebImageProcessing
 
 /// Wraps one processor of a request's chain. Its identifier is the wrapped one's, so cache keys are exactly
 /// ``DWImageProcessors/cacheKey(url:processors:)`` of the engine's chain. The first of a chain refuses a source with
-/// more than `maxFrames` frames (counted from the header, before anything decodes) and counts the transform. Each
+/// more than `maxFrames` frames and runs the request's result check (``DWResultLimits``), both from the header before
+/// anything decodes, and counts the transform. Each
 /// runs through ``DWImageProcessing/process(_:with:limits:)`` with the server's `limits`, on the pipeline's
 /// processing queue.
 struct DWServedProcessor: DWImageProcessor {
+    /// A check of the source's header facts before the first step decodes anything.
+    typealias Precheck = @Sendable (DWImage) throws(DWWebImageError) -> Void
+
     let inner: any DWImageProcessor
     let first: Bool
     let maxFrames: Int
     let limits: DWProcessingLimits
     let metrics: DWServerMetrics
+    let precheck: Precheck
 
     var identifier: String { inner.identifier }
 
@@ -23,6 +28,7 @@ struct DWServedProcessor: DWImageProcessor {
                 throw DWWebImageError(.tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
                                       size: Int64(image.frameCount), limit: Int64(maxFrames))
             }
+            try precheck(image)
             metrics.transformStarted()
         }
         let clock = ContinuousClock()
@@ -31,11 +37,12 @@ struct DWServedProcessor: DWImageProcessor {
         return try DWImageProcessing.process(image, with: inner, limits: limits)
     }
 
-    /// `chain`, each wrapped.
+    /// `chain`, each wrapped; `precheck` runs before the first step.
     static func wrap(_ chain: [any DWImageProcessor], maxFrames: Int, limits: DWProcessingLimits,
-                     metrics: DWServerMetrics) -> [any DWImageProcessor] {
+                     metrics: DWServerMetrics, precheck: @escaping Precheck = { _ in }) -> [any DWImageProcessor] {
         chain.enumerated().map { index, processor in
-            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, limits: limits, metrics: metrics)
+            DWServedProcessor(inner: processor, first: index == 0, maxFrames: maxFrames, limits: limits, metrics: metrics,
+                              precheck: precheck)
         }
     }
 }

@@ -4,25 +4,29 @@ import HTTPTypes
 
 /// SPEC's table of outcomes. Pure; callable from any thread.
 enum DWStatusMapping {
-    /// The status and one-line message for a pipeline error.
+    /// The status and one-line message for a pipeline error. The message names the class of failure only — never
+    /// an address, a file path, libcurl's text or anything the origin sent; the details go to the access log (`-v`).
     static func status(for error: DWWebImageError) -> (HTTPResponse.Status, String) {
         switch error.code {
         case .emptyURL, .invalidURL:
-            return (.badRequest, "source URL is not usable: \(error.message)")
+            return (.badRequest, "source URL is not usable")
         case .notAnImage:
             return (.unprocessableContent, "source is not a decodable image")
         case .tooLarge:
-            return (.unprocessableContent, "source too large: \(error.message)")
+            return (.unprocessableContent, "image is over a size limit")
         case .transport:
-            if let address = error.refusedAddress { return (.forbidden, "source address \(address) is not allowed") }
+            if error.refusedAddress != nil { return (.forbidden, "source address not allowed") }
             if error.isTimeout { return (.gatewayTimeout, "origin timed out") }
-            return (.badGateway, "origin unreachable: \(error.message)")
+            return (.badGateway, "origin unreachable")
         case .httpStatus:
+            if error.refusedRedirect != nil { return (.forbidden, "redirect target not allowed") }
             let status = error.httpStatus ?? 0
             if status == 404 || status == 410 { return (.notFound, "origin answered \(status)") }
             return (.badGateway, "origin answered \(status)")
-        case .notInCache, .cacheIO, .cancelled:
-            return (.badGateway, error.message)
+        case .cancelled:
+            return (.gatewayTimeout, "request took too long")
+        case .notInCache, .cacheIO:
+            return (.badGateway, "internal error")
         }
     }
 }

@@ -8,19 +8,23 @@ extension DWImageServer {
     /// Serves until SIGTERM or SIGINT, then stops accepting, waits until every accepted response has been written to
     /// its socket in full (or its client has gone), at most ``DWServeConfiguration/shutdownTimeout`` seconds (what is
     /// cut then is logged with its count), and returns. A second signal exits the process at once with 128 + the
-    /// signal's number. `onListening` is called (on an event loop) with the bound port once connections are accepted.
-    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    /// signal's number. `onListening` is called (on an event loop) with the bound port once connections are accepted,
+    /// `onMetricsListening` with the metrics listener's (only with ``DWServeConfiguration/metricsBind``).
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in },
+                    onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         if configuration.tunesMalloc { startMallocTuning() }
         let router = Router(context: BasicRequestContext.self)
         mount(on: router, at: "", refusingOtherMethods: true)
         let drain = DWConnectionDrain(logger: lifecycleLogger)
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [DWDrainHandler(drain: drain)])),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            server: .http1(configuration: .init(additionalChannelHandlers: [DWDrainHandler(drain: drain)],
+                                                idleTimeout: .milliseconds(connectionTimeoutMilliseconds))),
+            configuration: applicationConfiguration,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let group = ServiceGroup(configuration: .init(services: [app] + metricsServices(onListening: onMetricsListening),
+                                                      logger: logger))
         let signals = DWShutdownSignals(logger: lifecycleLogger) {
             drain.beginShutdown()
             Task { await group.triggerGracefulShutdown() }

@@ -4,22 +4,17 @@ import DWWebImage
 extension DWImageServer {
     /// The source processed by `chain` (the source itself for an empty chain), through the pipeline's variant
     /// cache: concurrent identical requests share one download and one transform, and another chain over a cached
-    /// original needs no request to the origin. Awaited in the request's task; delivered from the manager's queue.
+    /// original needs no request to the origin. With result storage, a variant goes through the shared store too
+    /// (``sharedVariant(of:chain:storage:)``). Awaited in the request's task; delivered from the manager's queue.
     func variant(of source: String, chain: [any DWImageProcessor]) async throws(DWWebImageError) -> DWImage {
-        try await manager.image(withURL: source, options: chain.isEmpty ? [] : .processors(chain))
+        guard let resultStorage, !chain.isEmpty else {
+            return try await manager.image(withURL: source, options: chain.isEmpty ? [] : .processors(chain))
+        }
+        return try await sharedVariant(of: source, chain: chain, storage: resultStorage)
     }
 
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.
     func hostIsAllowed(_ host: String) -> Bool {
-        let allowed = configuration.allowedHosts
-        guard !allowed.isEmpty else { return true }
-        return allowed.contains { pattern in
-            let pattern = pattern.lowercased()
-            if pattern.hasPrefix("*.") {
-                let suffix = pattern.dropFirst(1)
-                return host.hasSuffix(suffix) || host == suffix.dropFirst()
-            }
-            return host == pattern
-        }
+        DWRedirectGuard.isAllowed(host, by: configuration.allowedHosts)
     }
 }

@@ -11,15 +11,22 @@ extension DWImageServer {
         do {
             // The signature first (as imgproxy does): an unsigned request learns nothing about the rest.
             let (signature, signedPath) = try DWProxyURL.split(target: target)
-            if let signer = configuration.signer, !signer.isValid(signature: signature, for: signedPath) {
+            if !configuration.signers.isEmpty,
+               !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
                 return refuse(.forbidden, "invalid signature", note: " bad-signature")
             }
             url = try DWProxyURL(target: target)
         } catch {
             return refuse(.badRequest, error.description, note: " bad-url")
         }
+        guard !Self.hasUserinfo(url.source) else {
+            return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
+        }
         guard hostIsAllowed(url.sourceHost) else {
             return refuse(.forbidden, "source host is not allowed", note: " host-refused")
+        }
+        if !configuration.allowS3, DWS3Location(url.source) != nil {
+            return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
         }
         let format = DWFormatNegotiation.outputFormat(explicit: url.options.format, accept: request.headers[.accept],
                                                       autoFormat: configuration.autoFormat)
@@ -28,7 +35,7 @@ extension DWImageServer {
             image = try await variant(of: url.source, chain: transformChain(for: url.options, outputFormat: format))
         } catch {
             let (status, message) = DWStatusMapping.status(for: error)
-            return refuse(status, message, note: " error \(error.code.rawValue)")
+            return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
         }
         guard image.frameCount <= configuration.maxFrames else {
             return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",

@@ -2,11 +2,13 @@
 import DWWebImage
 
 extension DWImageServer {
-    /// The URL options' processors (``DWTransformOptions/processors(outputFormat:)``), each wrapped by
-    /// ``DWServedProcessor`` so it runs under this server's ``limits`` and is timed in `/metrics`. Empty when the
-    /// URL asks for the source unchanged.
+    /// The URL options' processors (``DWTransformOptions/processors(outputFormat:)``, blur clamped), each wrapped by
+    /// ``DWServedProcessor`` so it runs under this server's ``limits``, is timed in `/metrics`, and the first checks
+    /// the result limits from the header. Without options, the metadata strip (``servedChain(_:outputFormat:)``).
     func transformChain(for options: DWTransformOptions, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
-        DWServedProcessor.wrap(options.processors(outputFormat: outputFormat), maxFrames: configuration.maxFrames,
-                               limits: limits, metrics: metrics)
+        let options = DWResultLimits.clamped(options)
+        return DWServedProcessor.wrap(servedChain(options, outputFormat: outputFormat), maxFrames: configuration.maxFrames,
+                                      limits: limits, metrics: metrics,
+                                      precheck: resultCheck(options, outputFormat: outputFormat))
     }
 }

@@ -4,7 +4,8 @@ import Hummingbird
 
 extension DWImageServer {
     /// Mounts this server's routes in a Hummingbird application, under `prefix` ("" for the root, or e.g. "images"):
-    /// `GET`/`HEAD` `{prefix}/health` (200 "ok"), `{prefix}/metrics` (Prometheus text) and the image route, every
+    /// `GET`/`HEAD` `{prefix}/health` (200 "ok"), `{prefix}/metrics` (404: the Prometheus text is served only on the
+    /// `--metrics-bind` listener, or by ``metricsText()`` where an embedder wants it) and the image route, every
     /// other path under the prefix (imgproxy's `/{signature}/{options}/{source}`, parsed after the prefix). The
     /// routes sit in their own group with ``DWImageServer``'s access-log and metrics middleware, so the
     /// application's other routes and middleware are untouched; other methods stay the application's business.
@@ -31,13 +32,13 @@ extension DWImageServer {
                 DWAccessNote.current?.isProbe = true
                 return DWResponses.text(.ok, "ok")
             }
-            group.on("metrics", method: method) { [metrics] _, _ in
+            group.on("metrics", method: method) { _, _ in
                 DWAccessNote.current?.isProbe = true
-                return DWResponses.text(.ok, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+                return DWResponses.error(.notFound, "not found")
             }
             for path: RouterPath in ["", "**"] {
                 group.on(path, method: method) { [self] request, _ in
-                    await imageResponse(for: request, target: Self.target(of: request, below: base))
+                    await boundedImageResponse(for: request, target: Self.target(of: request, below: base))
                 }
             }
         }

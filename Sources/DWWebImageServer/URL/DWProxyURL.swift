@@ -80,12 +80,17 @@ public struct DWProxyURL: Sendable, Equatable {
         try Self.validate(source: source)
     }
 
-    /// The source must be an absolute http or https URL with a host.
+    /// The source must be an absolute http or https URL with a host, or `s3://bucket/key` (allowed or refused by
+    /// the server's `--allow-s3`).
     static func validate(source: String) throws(ParseError) {
         guard !source.isEmpty else { throw ParseError("empty source URL") }
         guard let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source)),
               let scheme = components.scheme?.lowercased() else {
             throw ParseError("source is not a URL")
+        }
+        if scheme == "s3" {
+            guard let location = DWS3Location(source), !location.key.isEmpty else { throw ParseError("source is not s3://bucket/key") }
+            return
         }
         guard scheme == "http" || scheme == "https" else { throw ParseError("source scheme '\(scheme)' is not http or https") }
         guard let host = components.host, !host.isEmpty else { throw ParseError("source URL has no host") }

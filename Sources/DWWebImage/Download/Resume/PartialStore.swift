@@ -18,9 +18,15 @@ struct PartialStore: Sendable {
     /// The folder.
     var directory: URL { URL(fileURLWithPath: path, isDirectory: true) }
 
+    /// Data files 0600 and the folder 0700 (the cache's ``DWWebImageCache/Configuration/privateFiles``).
+    let privateFiles: Bool
+
     init(directory: URL) { self.init(path: directory.path) }
 
-    init(path: String) { self.path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path }
+    init(path: String, privateFiles: Bool = false) {
+        self.path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        self.privateFiles = privateFiles
+    }
 
     /// The store beside the cache spaces, `<cacheRoot>/partial` (built as a string: URL.appendingPathComponent
     /// stats the path, and this is made per download).
@@ -80,10 +86,11 @@ struct PartialStore: Sendable {
     /// A new, empty partial for `url`, locked; nil when the folder is unwritable or the file is in use.
     func create(url: String) -> PartialFile? {
         let (dataPath, recordPath) = paths(for: url)
-        var fd = open(dataPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let mode: mode_t = privateFiles ? 0o600 : 0o644
+        var fd = open(dataPath, O_RDWR | O_CREAT | O_CLOEXEC, mode)
         if fd < 0 && errno == ENOENT {
-            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            fd = open(dataPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            DWWebImageCache.createDirectories(path, private: privateFiles)
+            fd = open(dataPath, O_RDWR | O_CREAT | O_CLOEXEC, mode)
         }
         guard fd >= 0 else { return nil }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0, ftruncate(fd, 0) == 0 else {

@@ -1,0 +1,95 @@
+// `dwfetch serve`'s security options (issue 22): keys, result limits, bounded work, fetch hygiene, connections.
+import ArgumentParser
+import Foundation
+
+/// The options that make `serve` safe to expose; README "Security defaults" lists each with its default.
+/// Declared here (no server types: every dwfetch parses them); dwfetch-serve maps them onto the server's configuration
+/// (ServeSecurityOptions+Configuration.swift), printing the key warnings. Parsed on the main thread.
+package struct ServeSecurityOptions: ParsableArguments {
+    /// Every flag at its default.
+    package init() {}
+
+    @Option(name: .customLong("key"), help: ArgumentHelp(
+        "URL signature key (hex), as IMGPROXY_KEY; repeatable, paired in order with --salt (any pair is valid).",
+        valueName: "HEX"))
+    package var keys: [String] = []
+    @Option(name: .customLong("salt"), help: ArgumentHelp("URL signature salt (hex), as IMGPROXY_SALT; repeatable.",
+                                                          valueName: "HEX"))
+    package var salts: [String] = []
+    @Option(name: .customLong("key-file"), help: ArgumentHelp(
+        "Key pairs, one KEY:SALT hex pair per line ('#' comments); keeps keys out of ps.", valueName: "FILE"))
+    package var keyFile: String?
+    @Flag(name: .customLong("allow-unsigned"), help: "Serve without a key on a non-loopback --host (any signature accepted).")
+    package var allowUnsigned = false
+
+    @Option(name: .customLong("max-result-dimension"), help: ArgumentHelp("Largest result width or height (422 above).",
+                                                                         valueName: "PX"))
+    package var maxResultDimension = 8192
+    @Option(name: .customLong("max-result-pixels"), help: ArgumentHelp(
+        "Largest result frames × width × height (422 above).", valueName: "N"))
+    package var maxResultPixels = 16_800_000
+    @Option(name: .customLong("max-animation-frames"), help: ArgumentHelp(
+        "Frames of an animation processed; the rest are dropped (1 = the first frame).", valueName: "N"))
+    package var maxAnimationFrames = 1
+
+    @Option(help: ArgumentHelp("Image requests processed at once (default: cores).", valueName: "N")) package var workers: Int?
+    @Option(help: ArgumentHelp("Image requests waiting for a worker; more get 503 at once.", valueName: "N")) package var queue = 64
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp(
+        "Seconds an image request may take, waiting included (504 after).", valueName: "SEC"))
+    package var requestTimeout: Double = 30
+    @Option(name: .customLong("max-per-host"), help: ArgumentHelp(
+        "Concurrent downloads from one origin host (default: half of -j).", valueName: "N"))
+    package var maxPerHost: Int?
+
+    @Option(help: ArgumentHelp("Forward proxy for origin fetches (http://host:port); environment proxies are ignored.",
+                               valueName: "URL"))
+    package var proxy: String?
+    @Option(name: .customLong("cache-space"), help: ArgumentHelp("Cache space under --cache-dir (never the CLI's).",
+                                                                valueName: "NAME"))
+    package var cacheSpace = "serve"
+    @Option(name: .customLong("cache-limit"), help: ArgumentHelp("Disk budget of serve's cache space (K/M/G).",
+                                                                valueName: "BYTES"))
+    package var cacheLimit = ByteCount(bytes: 1 << 30)
+    @Option(name: .customLong("cache-max-age"), help: ArgumentHelp("Age at which cached entries are stale.",
+                                                                  valueName: "SEC"))
+    package var cacheMaxAge: Double = 7 * 24 * 3600
+
+    @Option(name: .customLong("header-timeout"), help: ArgumentHelp(
+        "Seconds a client may take to send a request head; then the connection closes.", valueName: "SEC"))
+    package var headerTimeout: Double = 10
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds an idle keep-alive connection is kept.",
+                                                                 valueName: "SEC"))
+    package var idleTimeout: Double = 10
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Client connections at once.", valueName: "N"))
+    package var maxConnections = 1024
+    @Option(name: .customLong("metrics-bind"), help: ArgumentHelp(
+        "Serve /metrics here only (off when not given; the public port answers 404).", valueName: "HOST:PORT"))
+    package var metricsBind: String?
+
+    package func validate() throws {
+        guard keys.count == salts.count else { throw ValidationError("--key and --salt go together, one salt per key") }
+        guard maxResultDimension > 0, maxResultPixels > 0, maxAnimationFrames > 0, (workers ?? 1) > 0, queue >= 0,
+              requestTimeout > 0, (maxPerHost ?? 1) > 0, cacheLimit.bytes >= 0, cacheMaxAge > 0, headerTimeout > 0,
+              idleTimeout > 0, maxConnections > 0 else {
+            throw ValidationError("limits must be positive")
+        }
+        if let metricsBind, Self.hostPort(metricsBind) == nil { throw ValidationError("--metrics-bind takes HOST:PORT") }
+        if cacheSpace.isEmpty { throw ValidationError("--cache-space must not be empty") }
+    }
+
+    /// "127.0.0.1", "::1", "localhost" and the rest of 127/8.
+    package static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if bare == "localhost" || bare == "::1" { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// "HOST:PORT" or "[V6]:PORT".
+    package static func hostPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65535).contains(port) else { return nil }
+        let host = String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host.isEmpty ? nil : (host, port)
+    }
+}

@@ -1,0 +1,152 @@
+// DWS3Client: single S3 object requests (GET, PUT) signed by libcurl, for result storage and `dwfetch -o s3://`.
+import Foundation
+internal import CCurlShim
+
+/// Reads and writes whole objects in an S3-compatible store with one blocking libcurl easy transfer each (SigV4 by
+/// libcurl, as ``DWS3Configuration`` describes). Images fetched as *sources* go through ``DWWebImageManager``
+/// instead (coalesced, cached, resumable); this is for the small requests around them. Each call blocks its caller's
+/// thread until the store answers or `timeout` passes; the async forms run that on a global dispatch queue. Holds no
+/// mutable state: safe from any thread.
+public struct DWS3Client: Sendable {
+    /// The store and its credentials.
+    public let configuration: DWS3Configuration
+    /// Whole-request limit, seconds.
+    public var timeout: TimeInterval
+    /// Largest object body read by ``get(_:)``, bytes.
+    public var maxBodySize: Int
+
+    /// A client of the store `configuration` names.
+    public init(configuration: DWS3Configuration, timeout: TimeInterval = 10, maxBodySize: Int = 200 << 20) {
+        CurlGlobal.initialize()
+        self.configuration = configuration
+        self.timeout = timeout
+        self.maxBodySize = maxBodySize
+    }
+
+    /// What a request failed with: the HTTP status the store answered (e.g. 403 for a wrong signature), or a
+    /// transport failure (libcurl's code and message).
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The store answered this status.
+        case status(Int)
+        /// The store could not be reached or the transfer failed.
+        case transport(code: Int, message: String)
+
+        /// One line for logs.
+        public var description: String {
+            switch self {
+            case .status(let status): "S3 answered HTTP \(status)"
+            case .transport(let code, let message): "S3 unreachable (curl \(code)): \(message)"
+            }
+        }
+    }
+
+    /// The object's bytes, or nil when it does not exist (404). Blocks the calling thread.
+    public func get(_ location: DWS3Location) throws(Failure) -> Data? {
+        let (status, body) = try perform(method: "GET", location, body: nil, contentType: nil)
+        if status == 404 { return nil }
+        guard (200..<300).contains(status) else { throw .status(status) }
+        return body
+    }
+
+    /// Writes the object (a PUT whose `x-amz-content-sha256` is the payload's SHA-256). Blocks the calling thread.
+    public func put(_ location: DWS3Location, data: Data, contentType: String = "application/octet-stream")
+        throws(Failure)
+    {
+        let (status, _) = try perform(method: "PUT", location, body: data, contentType: contentType)
+        guard (200..<300).contains(status) else { throw .status(status) }
+    }
+
+    /// ``get(_:)`` on a global queue.
+    public func get(_ location: DWS3Location) async throws(Failure) -> Data? {
+        let result: Result<Data?, Failure> = await offThread { () throws(Failure) in try self.get(location) }
+        return try result.get()
+    }
+
+    /// ``put(_:data:contentType:)`` on a global queue.
+    public func put(_ location: DWS3Location, data: Data, contentType: String = "application/octet-stream")
+        async throws(Failure)
+    {
+        let result: Result<Void, Failure> = await offThread { () throws(Failure) in
+            try self.put(location, data: data, contentType: contentType)
+        }
+        try result.get()
+    }
+
+    private func offThread<T: Sendable>(_ work: @escaping @Sendable () throws(Failure) -> T) async -> Result<T, Failure>
+    {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do throws(Failure) { continuation.resume(returning: .success(try work())) } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+    }
+
+    /// One request; returns the status and the body read (capped at ``maxBodySize``).
+    private func perform(method: String, _ location: DWS3Location, body: Data?, contentType: String?)
+        throws(Failure) -> (Int, Data)
+    {
+        guard let easy = curl_easy_init() else { throw .transport(code: -1, message: "curl_easy_init failed") }
+        defer { curl_easy_cleanup(easy) }
+        var request = TransferRequest(url: configuration.httpURL(bucket: location.bucket, key: location.key))
+        request.signForS3(
+            configuration,
+            payloadSHA256: body.map(DWS3Configuration.sha256Hex)
+                ?? DWS3Configuration.emptyPayloadSHA256)
+        if let contentType { request.headers.append("Content-Type: \(contentType)") }
+        let sink = BodySink(limit: maxBodySize)
+        let code: CURLcode = withExtendedLifetime(sink) {
+            let payload = body ?? Data()
+            return payload.withUnsafeBytes { bytes in
+                var list: UnsafeMutablePointer<curl_slist>?
+                for line in request.headers { list = curl_slist_append(list, line) }
+                defer { curl_slist_free_all(list) }
+                _ = dw_curl_easy_setopt_string(easy, CURLOPT_URL, request.url)
+                _ = dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+                _ = dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+                _ = dw_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
+                _ = dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 5) * 1000))
+                if body != nil {
+                    // POSTFIELDS sends the body; the method is PUT. (No "Expect:" header to suppress 100-continue:
+                    // libcurl would sign that empty header it never sends.)
+                    _ = dw_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+                    _ = dw_curl_easy_setopt_long(easy, CURLOPT_EXPECT_100_TIMEOUT_MS, 200)
+                    _ = dw_curl_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, bytes.count)
+                    _ = dw_curl_easy_setopt_pointer(
+                        easy, CURLOPT_POSTFIELDS,
+                        UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                }
+                if let sign = request.awsSigV4 {
+                    _ = dw_curl_easy_setopt_aws_sigv4(easy, sign.provider, sign.userPassword)
+                }
+                _ = dw_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+                _ = dw_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, bodySinkCallback)
+                _ = dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
+                return curl_easy_perform(easy)
+            }
+        }
+        guard code == CURLE_OK else {
+            throw .transport(code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))
+        }
+        var status = 0
+        _ = dw_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        return (status, sink.data)
+    }
+}
+
+/// The body of one blocking transfer; touched only by the thread in `curl_easy_perform`.
+private final class BodySink {
+    var data = Data()
+    let limit: Int
+    init(limit: Int) { self.limit = limit }
+}
+
+private let bodySinkCallback: curl_write_callback = { buffer, size, count, userdata in
+    guard let buffer, let userdata else { return 0 }
+    let sink = Unmanaged<BodySink>.fromOpaque(userdata).takeUnretainedValue()
+    let n = size * count
+    guard sink.data.count + n <= sink.limit else { return 0 }
+    sink.data.append(UnsafeRawBufferPointer(start: buffer, count: n).bindMemory(to: UInt8.self))
+    return n
+}

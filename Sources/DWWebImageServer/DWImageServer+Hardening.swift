@@ -1,0 +1,124 @@
+// DWImageServer's bounds (issue 22): admission and deadline, result checks, connection limits, the metrics listener.
+import DWWebImage
+import DWWebImageProcessing
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HTTPTypes
+
+extension DWImageServer {
+    // MARK: - Bounded work
+
+    /// The image answer within the server's bounds: admitted by ``gate`` (503 with `Retry-After` at once when every
+    /// worker is busy and the queue is full), and answered 504 when `requestTimeout` runs out first — waiting
+    /// included; the request's fetch is then cancelled (a libvips step already running finishes on its thread, its
+    /// result dropped). Runs on the request's task; the work runs in a child task (which inherits its access note).
+    func boundedImageResponse(for request: Request, target: String) async -> Response {
+        let timeout = configuration.requestTimeout
+        let gate = self.gate
+        return await withTaskGroup(of: Response?.self) { group in
+            group.addTask {
+                do {
+                    try await gate.enter()
+                } catch DWWorkGate.Refusal.full {
+                    DWAccessNote.current?.text = " queue-full"
+                    return Self.busy()
+                } catch {
+                    return nil  // cancelled while waiting: the deadline's 504 answers
+                }
+                defer { gate.leave() }
+                return await self.imageResponse(for: request, target: target)
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if let first { return first }
+            DWAccessNote.current?.text = " deadline"
+            return DWResponses.error(.gatewayTimeout, "request took too long")
+        }
+    }
+
+    /// 503 with `Retry-After: 1`: every worker busy and the queue full.
+    static func busy() -> Response {
+        var response = DWResponses.error(.serviceUnavailable, "server busy, retry later")
+        response.headers[HTTPField.Name("Retry-After")!] = "1"
+        return response
+    }
+
+    // MARK: - What a request makes
+
+    /// The engine's chain for `options`; with nothing to do and metadata stripping on, a re-encode in the source's
+    /// format, so EXIF, XMP and IPTC never reach the client (and an animation keeps at most `--max-animation-frames`).
+    func servedChain(_ options: DWTransformOptions, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
+        let chain = options.processors(outputFormat: outputFormat)
+        if chain.isEmpty && configuration.stripMetadata { return [DWStripMetadata(maxFrames: configuration.resultLimits.maxAnimationFrames)] }
+        return chain
+    }
+
+    /// The result limits of `options`, checked from the source's header by the chain's first step (before any
+    /// decode). Either orientation of the header size is checked (EXIF may turn it).
+    func resultCheck(_ options: DWTransformOptions, outputFormat: DWImageFormat?) -> DWServedProcessor.Precheck {
+        let limits = configuration.resultLimits
+        return { image throws(DWWebImageError) in
+            let format = outputFormat ?? image.format
+            let keepsFrames = image.format == .gif && (format == .gif || format == .webp)
+            for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
+                try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
+                                 options: options, keepsFrames: keepsFrames)
+            }
+        }
+    }
+
+    /// Whether the source URL carries `user[:password]@` before its host (refused: 400).
+    static func hasUserinfo(_ source: String) -> Bool {
+        guard let scheme = source.range(of: "://") else { return false }
+        let rest = source[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return authority.contains("@")
+    }
+
+    // MARK: - Set-up
+
+    /// Serve's own cache space, budget and age (never the CLI's space).
+    static func cacheConfiguration(_ configuration: DWServeConfiguration) -> DWWebImageCache.Configuration {
+        var cache = DWWebImageCache.Configuration(rootDirectory: configuration.cacheDirectory,
+                                                  cacheSpace: configuration.cacheSpace)
+        cache.memoryCountLimit = 4096
+        cache.memoryCostLimit = configuration.memoryCacheBytes
+        cache.diskSizeLimit = configuration.cacheLimit
+        cache.expirationTime = configuration.cacheMaxAge
+        cache.privateFiles = true
+        return cache
+    }
+
+    /// Hummingbird's connection timer: a connection that has not sent a complete request head within the smaller of
+    /// `--header-timeout` and `--idle-timeout` (from its start, or from its previous response) is closed — a
+    /// half-sent request included.
+    var connectionTimeoutMilliseconds: Int64 {
+        Int64(min(configuration.headerTimeout, configuration.idleTimeout) * 1000)
+    }
+
+    /// The public listener: its address, and at most `--max-connections` connections (no more accepted until one
+    /// closes).
+    var applicationConfiguration: ApplicationConfiguration {
+        ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections))
+    }
+}
+
+/// The no-options answer with metadata stripped: the source itself when ``DWMetadataScan`` finds nothing to strip,
+/// else its pixels re-encoded in its own format (PNG for one the engine does not write) — every metadata block dropped
+/// by the encoder, an ICC profile converted to sRGB pixels by the decoder, at most `maxFrames` frames kept.
+struct DWStripMetadata: DWImageProcessor {
+    let maxFrames: Int
+
+    var identifier: String { "strip-metadata" }
+
+    func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        if DWMetadataScan.isClean(image, maxFrames: maxFrames) { return image }
+        return try DWConvert(format: DWConvert.formats.contains(image.format) ? image.format : .png).process(image)
+    }
+}

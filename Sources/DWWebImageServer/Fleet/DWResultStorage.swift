@@ -1,0 +1,60 @@
+// DWResultStorage: variants shared between instances through an S3 bucket (`serve --result-storage s3://b/prefix`).
+import Crypto
+import DWWebImage
+import Foundation
+import Logging
+
+/// Looks a variant up in the store before it is made and writes it there after, so any instance serves a variant
+/// another made. Objects are named `prefix/<hex SHA-256 of the variant key>` — the key is the source URL and the
+/// chain's identifiers (``DWImageProcessors/cacheKey(url:processors:)``), never the URL's signature. A store that
+/// fails (down, refusing, slow) never fails a request: the variant is made locally, the failure is logged and
+/// counted (`dwserve_result_storage_total{outcome="error"}`). Reads block a global dispatch queue thread (not an event
+/// loop); writes run in a detached task after the response. Stateless apart from its client: safe from any task.
+struct DWResultStorage: Sendable {
+    let client: DWS3Client
+    let prefix: DWS3Location
+    let metrics: DWServerMetrics
+    let logger: Logger
+
+    /// The object a variant key is stored under.
+    func location(forVariantKey key: String) -> DWS3Location {
+        let hex = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        return prefix.appending(hex)
+    }
+
+    /// The stored variant, or nil on a miss or when the store fails (logged and counted).
+    func lookup(variantKey key: String) async -> DWImage? {
+        let location = location(forVariantKey: key)
+        do {
+            guard let data = try await client.get(location) else {
+                metrics.resultStorage("miss")
+                return nil
+            }
+            let image = try DWImage(data: data)
+            metrics.resultStorage("hit")
+            return image
+        } catch let failure as DWS3Client.Failure {
+            metrics.resultStorage("error")
+            logger.warning("result storage: reading \(location.url) failed (\(failure)); making the variant here")
+        } catch {
+            metrics.resultStorage("error")
+            logger.warning("result storage: \(location.url) is not an image (\(error)); making the variant here")
+        }
+        return nil
+    }
+
+    /// Writes a variant made here, in a detached task; a failure is logged and counted.
+    func store(_ image: DWImage, variantKey key: String, contentType: String) {
+        let location = location(forVariantKey: key)
+        let (client, metrics, logger) = (client, metrics, logger)
+        Task.detached(priority: .utility) {
+            do {
+                try await client.put(location, data: image.data, contentType: contentType)
+                metrics.resultStorage("stored")
+            } catch {
+                metrics.resultStorage("error")
+                logger.warning("result storage: writing \(location.url) failed (\(error))")
+            }
+        }
+    }
+}

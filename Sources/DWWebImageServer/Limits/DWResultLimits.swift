@@ -1,0 +1,85 @@
+// DWResultLimits: what a transform may produce, decided from the source's header and the URL's options alone.
+import DWWebImage
+
+/// Limits on a transform's *output* (`--max-result-dimension`, `--max-result-pixels`, `--max-animation-frames`),
+/// checked from the source's header size and the request's ``DWTransformOptions`` before anything is decoded, and
+/// the clamps applied to options whose cost grows without bound (blur sigma).
+///
+/// A plain value: every function is pure and may run on any thread (the server calls it on the transform's thread,
+/// as the first step of the chain).
+public struct DWResultLimits: Sendable, Equatable {
+    /// Largest result width or height in pixels (default 8192, imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION` spirit).
+    public var maxDimension = 8192
+    /// Largest result pixel count, frames × width × height (default 16.8 MP, imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION`).
+    public var maxPixels = 16_800_000
+    /// Frames of an animation that are processed (default 1: the first frame, as imgproxy's
+    /// `IMGPROXY_MAX_ANIMATION_FRAMES`); the rest are dropped.
+    public var maxAnimationFrames = 1
+    /// Largest Gaussian blur sigma (default 50): larger asks are clamped to it, so `bl:99.1` and `bl:99.2` are one
+    /// transform and one cache entry.
+    public static let maxBlurSigma = 50.0
+
+    /// The defaults above.
+    public init() {}
+
+    /// The size a transform of a `sourceWidth` × `sourceHeight` image by `options` produces (the upright header size;
+    /// the same arithmetic as the engine's resize: fit inside, fill and crop to the box, force to it, never larger
+    /// than the source unless enlarging).
+    public static func resultSize(sourceWidth: Int, sourceHeight: Int, options: DWTransformOptions) -> (width: Int, height: Int) {
+        let sw = max(1, sourceWidth), sh = max(1, sourceHeight)
+        guard options.resizes else { return (sw, sh) }
+        let w = options.width, h = options.height
+        switch options.mode {
+        case .force where w > 0 && h > 0:
+            return options.enlarge ? (w, h) : (min(w, sw), min(h, sh))
+        case .fill where w > 0 && h > 0:
+            var scale = max(Double(w) / Double(sw), Double(h) / Double(sh))
+            if !options.enlarge { scale = min(scale, 1) }
+            return (min(w, scaled(sw, scale)), min(h, scaled(sh, scale)))
+        default:
+            var scale = Double.infinity
+            if w > 0 { scale = min(scale, Double(w) / Double(sw)) }
+            if h > 0 { scale = min(scale, Double(h) / Double(sh)) }
+            if !options.enlarge { scale = min(scale, 1) }
+            return (scaled(sw, scale), scaled(sh, scale))
+        }
+    }
+
+    private static func scaled(_ side: Int, _ scale: Double) -> Int {
+        let value = (Double(side) * scale).rounded()
+        return value >= Double(Int32.max) ? Int(Int32.max) : max(1, Int(value))
+    }
+
+    /// The frames of a `sourceFrames`-frame source that are processed and written.
+    public func processedFrames(sourceFrames: Int, keepsFrames: Bool) -> Int {
+        keepsFrames ? max(1, min(sourceFrames, maxAnimationFrames)) : 1
+    }
+
+    /// Throws 10005 (the server's 422) when the result of `options` over a source of this header size would be
+    /// wider or taller than ``maxDimension``, or its frames × pixels over ``maxPixels``.
+    /// `keepsFrames`: whether the output format keeps an animation's frames (GIF, WebP).
+    public func check(sourceWidth: Int, sourceHeight: Int, sourceFrames: Int, options: DWTransformOptions,
+                      keepsFrames: Bool) throws(DWWebImageError) {
+        let (width, height) = Self.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
+        if width > maxDimension || height > maxDimension {
+            throw DWWebImageError(.tooLarge, "result \(width)×\(height) is over the limit of \(maxDimension) per side",
+                                  size: Int64(max(width, height)), limit: Int64(maxDimension))
+        }
+        let frames = processedFrames(sourceFrames: sourceFrames, keepsFrames: keepsFrames)
+        let (pixels, overflow) = (width * height).multipliedReportingOverflow(by: frames)
+        if overflow || pixels > maxPixels {
+            throw DWWebImageError(.tooLarge, "result of \(frames) × \(width)×\(height) pixels is over the limit of \(maxPixels)",
+                                  size: overflow ? .max : Int64(pixels), limit: Int64(maxPixels))
+        }
+    }
+
+    /// `options` with every unbounded cost clamped: blur sigma at most ``maxBlurSigma`` (and rounded to 0.01, so
+    /// near-identical sigmas share one transform).
+    public static func clamped(_ options: DWTransformOptions) -> DWTransformOptions {
+        var options = options
+        if let blur = options.blur, blur.isFinite {
+            options.blur = (min(blur, maxBlurSigma) * 100).rounded() / 100
+        }
+        return options
+    }
+}

@@ -1,0 +1,79 @@
+// ServeSecurityOptions+Configuration: `dwfetch serve`'s security flags (DWFetchCLI/ServeSecurityOptions.swift) mapped
+// onto DWServeConfiguration: key pairs from flags, environment and key file, with their warnings.
+import ArgumentParser
+import DWFetchCLI
+import DWWebImageServer
+import Foundation
+
+extension ServeSecurityOptions {
+    /// Fills `configuration` (whose `host` and `jobs` are already set). Throws a ValidationError for unusable keys or
+    /// an unsigned non-loopback listener; writes one warning line to stderr per short key, and one when unsigned.
+    func apply(to configuration: inout DWServeConfiguration,
+               environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let pairs = try keyPairs(environment: environment)
+        var signers: [DWURLSigner] = []
+        for (key, salt) in pairs {
+            guard let signer = DWURLSigner(keyHex: key, saltHex: salt) else {
+                throw ValidationError("keys and salts must be hex (and a key not empty)")
+            }
+            if key.count / 2 < 32 { warn("a signature key is \(key.count / 2) bytes; use at least 32 random bytes") }
+            signers.append(signer)
+        }
+        if signers.isEmpty {
+            guard Self.isLoopback(configuration.host) || allowUnsigned else {
+                throw ValidationError("no --key: refusing to listen on \(configuration.host) unsigned; "
+                                      + "give a key, or --allow-unsigned")
+            }
+            warn("no signature key: any signature is accepted (insecure)")
+        }
+        configuration.signers = signers
+        var limits = DWResultLimits()
+        limits.maxDimension = maxResultDimension
+        limits.maxPixels = maxResultPixels
+        limits.maxAnimationFrames = maxAnimationFrames
+        configuration.resultLimits = limits
+        if let workers { configuration.workers = workers }
+        configuration.queue = queue
+        configuration.requestTimeout = requestTimeout
+        configuration.maxPerHost = maxPerHost
+        configuration.proxy = proxy
+        configuration.cacheSpace = cacheSpace
+        configuration.cacheLimit = cacheLimit.bytes
+        configuration.cacheMaxAge = cacheMaxAge
+        configuration.headerTimeout = headerTimeout
+        configuration.idleTimeout = idleTimeout
+        configuration.maxConnections = maxConnections
+        configuration.metricsBind = metricsBind.flatMap(Self.hostPort)
+    }
+
+    /// Key/salt pairs from --key/--salt, IMGPROXY_KEY/IMGPROXY_SALT (comma-separated, paired in order) and --key-file.
+    func keyPairs(environment: [String: String]) throws -> [(String, String)] {
+        var pairs = Array(zip(keys, salts))
+        let split = { (name: String) in
+            (environment[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let envKeys = split("IMGPROXY_KEY"), envSalts = split("IMGPROXY_SALT")
+        guard envKeys.count == envSalts.count else {
+            throw ValidationError("IMGPROXY_KEY and IMGPROXY_SALT must list as many values")
+        }
+        pairs += zip(envKeys, envSalts)
+        if let keyFile {
+            guard let text = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
+                throw ValidationError("cannot read --key-file \(keyFile)")
+            }
+            for line in text.split(whereSeparator: \.isNewline) {
+                let line = line.trimmingCharacters(in: .whitespaces)
+                if line.isEmpty || line.hasPrefix("#") { continue }
+                let parts = line.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2 else { throw ValidationError("--key-file lines are KEY:SALT (hex)") }
+                pairs.append((String(parts[0]), String(parts[1])))
+            }
+        }
+        return pairs
+    }
+
+    private func warn(_ text: String) {
+        FileHandle.standardError.write(Data("dwfetch serve: warning: \(text)\n".utf8))
+    }
+
+}

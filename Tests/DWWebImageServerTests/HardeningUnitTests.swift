@@ -1,0 +1,121 @@
+// The server's pure parts behind issue 22: the address ranges, the result limits and the work gate.
+import DWLocking
+import DWWebImage
+@testable import DWWebImageServer
+import XCTest
+
+final class HardeningUnitTests: XCTestCase {
+    private func address(_ text: String) throws -> [UInt8] {
+        try XCTUnwrap(DWCIDR(text + (text.contains(":") ? "/128" : "/32"))).network
+    }
+
+    func testTheRangeGapsAreRefused() throws {
+        // Teredo, the 6to4 relay anycast, the new documentation prefix, NAT64 to a *public* IPv4 address (the
+        // translator could be an operator's, reaching internal space), the local-use NAT64 prefix.
+        for refused in ["2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "192.88.99.1", "3fff::1", "3fff:fff::1",
+                        "64:ff9b::808:808", "64:ff9b:1::1"] {
+            XCTAssertTrue(DWAddressPolicy.isForbidden(try address(refused)), refused)
+        }
+        for allowed in ["8.8.8.8", "2606:4700::1111", "2001:4860::8888", "192.88.100.1"] {
+            XCTAssertFalse(DWAddressPolicy.isForbidden(try address(allowed)), allowed)
+        }
+    }
+
+    func testResultSizeFollowsTheResizeArithmetic() {
+        func size(_ w: Int, _ h: Int, _ mode: DWTransformOptions.ResizeMode, _ tw: Int, _ th: Int, enlarge: Bool = false)
+            -> [Int] {
+            var options = DWTransformOptions()
+            (options.mode, options.width, options.height, options.enlarge) = (mode, tw, th, enlarge)
+            let result = DWResultLimits.resultSize(sourceWidth: w, sourceHeight: h, options: options)
+            return [result.width, result.height]
+        }
+        XCTAssertEqual(size(1000, 500, .fit, 100, 100), [100, 50])
+        XCTAssertEqual(size(1000, 500, .fill, 100, 100), [100, 100])
+        XCTAssertEqual(size(10, 5, .fit, 100, 0), [10, 5], "no enlarging without el")
+        XCTAssertEqual(size(10, 5, .fit, 100, 0, enlarge: true), [100, 50])
+        XCTAssertEqual(size(1, 1, .force, 16384, 16384, enlarge: true), [16384, 16384])
+        XCTAssertEqual(size(1, 1, .force, 16384, 16384), [1, 1])
+        XCTAssertEqual(size(64, 48, .fill, 100, 20), [64, 20])
+    }
+
+    func testResultLimitsRefuseFromTheHeaderAndCountFrames() {
+        let limits = DWResultLimits()
+        var enlarge = DWTransformOptions()
+        (enlarge.mode, enlarge.width, enlarge.height, enlarge.enlarge) = (.force, 16384, 16384, true)
+        XCTAssertThrowsError(try limits.check(sourceWidth: 1, sourceHeight: 1, sourceFrames: 1, options: enlarge,
+                                              keepsFrames: false)) { error in
+            XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge)
+        }
+        var square = DWTransformOptions()
+        (square.mode, square.width, square.height, square.enlarge) = (.force, 4000, 4000, true)  // 16 MP: allowed
+        XCTAssertNoThrow(try limits.check(sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,
+                                          keepsFrames: true), "one frame is processed by default")
+        var many = limits
+        many.maxAnimationFrames = 10
+        XCTAssertThrowsError(try many.check(sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,
+                                            keepsFrames: true), "10 frames × 16 MP")
+        var blur = DWTransformOptions()
+        blur.blur = 99.123
+        XCTAssertEqual(DWResultLimits.clamped(blur).blur, DWResultLimits.maxBlurSigma)
+        blur.blur = 2.345
+        XCTAssertEqual(DWResultLimits.clamped(blur).blur, 2.35)
+    }
+
+    func testWorkGateServesOldestFirstAndRefusesBeyondTheQueue() async throws {
+        let gate = DWWorkGate(workers: 1, queue: 2)
+        try await gate.enter()
+        let order = DWLock<[String]>([])
+        let first = Task {
+            try await gate.enter()
+            order.withLock { $0.append("first") }
+            gate.leave()
+        }
+        try await waitUntil { gate.load.waiting == 1 }
+        let second = Task {
+            try await gate.enter()
+            order.withLock { $0.append("second") }
+            gate.leave()
+        }
+        try await waitUntil { gate.load.waiting == 2 }
+        do {
+            try await gate.enter()
+            XCTFail("a third waiter is over the queue")
+        } catch {
+            XCTAssertEqual("\(error)", "full")
+        }
+        gate.leave()
+        try await first.value
+        try await second.value
+        XCTAssertEqual(order.value, ["first", "second"])
+        XCTAssertEqual(gate.load.running, 0)
+        XCTAssertEqual(gate.load.waiting, 0)
+    }
+
+    func testACancelledWaiterLeavesTheQueue() async throws {
+        let gate = DWWorkGate(workers: 1, queue: 1)
+        try await gate.enter()
+        let waiter = Task { try await gate.enter() }
+        try await waitUntil { gate.load.waiting == 1 }
+        waiter.cancel()
+        do {
+            try await waiter.value
+            XCTFail("cancelled while waiting")
+        } catch {
+            XCTAssertEqual("\(error)", "cancelled")
+        }
+        XCTAssertEqual(gate.load.waiting, 0)
+        gate.leave()
+        XCTAssertEqual(gate.load.running, 0)
+    }
+
+    private struct Timeout: Error {}
+
+    /// Polls an observable condition with a 10 s deadline (throws, failing the test, when it passes).
+    private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition() {
+            guard Date() < deadline else { throw Timeout() }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}

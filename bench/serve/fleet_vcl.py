@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Prints the Varnish config of a dwfetch serve fleet: the shard director keyed on the *source* URL.
+
+    bench/serve/fleet_vcl.py PORT [PORT...] > fleet.vcl
+
+Used by bench/serve/fleet and by DWServerTests' FleetTests (one source of truth). Every instance is on 127.0.0.1.
+- One source lives on one instance: the shard key is the part of the path after the signature and the options
+  (every option has a ':'; the source is plain/... or base64url segments, neither of which has one), without its
+  @ext or .ext, so every variant of a source goes where its original is cached: one origin fetch per fleet.
+- Health probes on /health; a sick instance's share moves to the others (the ring keeps the rest in place).
+- A backend error (refused or reset connection, timeout, 5xx) is retried once on the next instance of the ring.
+- Accept is normalised to the format bucket the instances vary on (--auto-format), so browsers share objects.
+"""
+import sys
+
+ports = [int(p) for p in sys.argv[1:]]
+if not ports:
+    sys.exit(__doc__)
+
+out = ["vcl 4.1;", "import directors;", "",
+       "probe health {",
+       '    .url = "/health";',
+       "    .interval = 0.5s; .timeout = 0.5s; .window = 3; .threshold = 2; .initial = 2;",
+       "}"]
+for i, port in enumerate(ports):
+    out.append(f'backend i{i} {{ .host = "127.0.0.1"; .port = "{port}"; .probe = health; '
+               f'.connect_timeout = 1s; .first_byte_timeout = 30s; }}')
+out += ["", "sub vcl_init {", "    new fleet = directors.shard();"]
+out += [f"    fleet.add_backend(i{i});" for i in range(len(ports))]
+out += ["    fleet.reconfigure();", "}", ""]
+out.append(r'''sub vcl_recv {
+    if (req.url ~ "^/(health|metrics)$") { return (pass); }
+    # The source: drop "/signature/", then every option segment (it has a ':'), then "plain/" and the extension.
+    set req.http.X-Fleet-Key = regsub(req.url, "^/[^/]*/([^/]*:[^/]*/)*", "");
+    if (req.http.X-Fleet-Key ~ "^plain/") {
+        set req.http.X-Fleet-Key = regsub(req.http.X-Fleet-Key, "^plain/([^@]*)(@[A-Za-z0-9]+)?$", "\1");
+    } else {
+        set req.http.X-Fleet-Key = regsub(regsuball(req.http.X-Fleet-Key, "/", ""), "\.[A-Za-z0-9]+$", "");
+    }
+    if (req.http.Accept ~ "image/webp") { set req.http.Accept = "image/webp"; }
+    elsif (req.http.Accept ~ "image/avif") { set req.http.Accept = "image/avif"; }
+    else { unset req.http.Accept; }
+    unset req.http.Cookie;
+    unset req.http.Authorization;
+    return (hash);
+}
+
+sub vcl_backend_fetch {
+    # alt = retries: the first try goes to the source's instance, the retry to the next healthy one of the ring.
+    set bereq.backend = fleet.backend(by=KEY, key=fleet.key(bereq.http.X-Fleet-Key), alt=bereq.retries,
+                                      healthy=CHOSEN);
+}
+
+sub vcl_backend_response {
+    if (beresp.status >= 500 && bereq.retries < 1) { return (retry); }
+    set beresp.http.X-Fleet-Backend = beresp.backend.name;
+    set beresp.grace = 0s;
+    set beresp.keep = 1h;
+    if (beresp.status >= 400) { set beresp.ttl = 5s; }
+}
+
+sub vcl_backend_error {
+    # Refused, reset or timed out (an instance that died before its probe noticed): once more, elsewhere.
+    if (bereq.retries < 1) { return (retry); }
+}
+
+sub vcl_deliver {
+    if (obj.hits > 0) { set resp.http.X-Cache = "HIT"; } else { set resp.http.X-Cache = "MISS"; }
+}''')
+print("\n".join(out))
