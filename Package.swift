@@ -147,6 +147,11 @@ let package = Package(
             name: "DWFetchTests",
             dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // imgproxy's options in-process: the parser, the one transform builder, and the pixels it makes (real libvips).
+        .testTarget(
+            name: "DWImgproxyTests",
+            dependencies: ["DWWebImageServer", "DWWebImageProcessing", "DWWebImage", "DWTestServer"]
+        ),
         // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping,
         // result limits, the work gate) and its routes through HummingbirdTesting's router framework: no process, no socket.
         .testTarget(

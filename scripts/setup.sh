@@ -47,6 +47,12 @@ if ! python3 -c 'import PIL' >/dev/null 2>&1; then
   }
 fi
 
+# PyPI's imgproxy client (issue 23's tests build imgproxy URLs with it, signed and unsigned), the way Pillow is installed.
+if ! python3 -c 'import imgproxy' >/dev/null 2>&1; then
+  echo "setup: installing the imgproxy URL builder for python3" >&2
+  python3 -m pip install --quiet imgproxy >/dev/null 2>&1 || echo "setup: pip could not install imgproxy" >&2
+fi
+
 # moto's S3 server (moto[server] from PyPI: moto_server, flask) for the S3 tests, with boto3 for their set-up.
 if ! command -v moto_server >/dev/null 2>&1 || ! python3 -c 'import moto.server, flask, flask_cors, boto3' >/dev/null 2>&1; then
   echo "setup: installing moto[server] for python3" >&2

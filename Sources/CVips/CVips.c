@@ -170,3 +170,46 @@ int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, void **
     }
 }
 void *cvips_write_to_memory(VipsImage *in, size_t *len) { return vips_image_write_to_memory(in, len); }
+
+int cvips_rot(VipsImage *in, int angle, VipsImage **out) {
+    VipsAngle a = angle == 90 ? VIPS_ANGLE_D90 : angle == 180 ? VIPS_ANGLE_D180 : angle == 270 ? VIPS_ANGLE_D270 : VIPS_ANGLE_D0;
+    return vips_rot(in, out, a, NULL);
+}
+int cvips_flip(VipsImage *in, int horizontal, VipsImage **out) {
+    return vips_flip(in, out, horizontal ? VIPS_DIRECTION_HORIZONTAL : VIPS_DIRECTION_VERTICAL, NULL);
+}
+int cvips_embed(VipsImage *in, int x, int y, int width, int height, const double *background, int n, VipsImage **out) {
+    VipsArrayDouble *bg = vips_array_double_new(background, n);
+    int result = vips_embed(in, out, x, y, width, height, "extend", VIPS_EXTEND_BACKGROUND, "background", bg, NULL);
+    vips_area_unref(VIPS_AREA(bg));
+    return result;
+}
+int cvips_smartcrop_attention(VipsImage *in, int width, int height, VipsImage **out) {
+    return vips_smartcrop(in, out, width, height, "interesting", VIPS_INTERESTING_ATTENTION, NULL);
+}
+int cvips_find_trim(VipsImage *in, double threshold, const double *background, int n, int *left, int *top, int *width,
+                    int *height) {
+    VipsArrayDouble *bg = vips_array_double_new(background, n);
+    int result = vips_find_trim(in, left, top, width, height, "threshold", threshold, "background", bg, NULL);
+    vips_area_unref(VIPS_AREA(bg));
+    return result;
+}
+int cvips_sharpen(VipsImage *in, double sigma, VipsImage **out) { return vips_sharpen(in, out, "sigma", sigma, NULL); }
+int cvips_shrink(VipsImage *in, double factor, VipsImage **out) { return vips_shrink(in, out, factor, factor, NULL); }
+int cvips_zoom(VipsImage *in, int factor, VipsImage **out) { return vips_zoom(in, out, factor, factor, NULL); }
+int cvips_composite_over(VipsImage *base, VipsImage *overlay, int x, int y, VipsImage **out) {
+    return vips_composite2(base, overlay, out, VIPS_BLEND_MODE_OVER, "x", x, "y", y, NULL);
+}
+int cvips_linear(VipsImage *in, const double *a, const double *b, int n, VipsImage **out) {
+    return vips_linear(in, out, (double *)a, (double *)b, n, NULL);
+}
+int cvips_replicate(VipsImage *in, int across, int down, VipsImage **out) {
+    return vips_replicate(in, out, across, down, NULL);
+}
+int cvips_load_webp_pages(const void *buf, size_t len, int fail_on, VipsImage **out) {
+    return vips_webpload_buffer((void *)buf, len, out, "n", -1, "fail_on", fail_on, NULL);
+}
+int cvips_get_array_int(VipsImage *image, const char *name, int **out, int *n) {
+    if (!vips_image_get_typeof(image, name)) return -1;
+    return vips_image_get_array_int(image, name, out, n);
+}

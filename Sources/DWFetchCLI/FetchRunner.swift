@@ -171,6 +171,22 @@ package final class FetchRunner: Sendable {
         let prefetched = state.withLock { $0.prefetchOutcomes }
         printLines(prefetch.compactMap { prefetched[$0] })
 
+        var report = tally(urls, prefetch: prefetch, prefetched: prefetched)
+        report.elapsed = Date().timeIntervalSince(started)
+        if !command.quiet { printSummary(report) }
+        if command.stats { printStats(state.withLock { $0.allMetrics }) }
+        if let signal = state.withLock({ $0.interruptedBy }) {
+            // A cancelled caller hears 10007 at once; its transfer ends a moment later on the engine thread, which
+            // is when the partial body's record is written for resume. Wait for that before exiting.
+            manager.invalidate()
+            output?.removeTemporaryFiles()
+            exit(128 + signal)  // 130, 143, 129: as shells report a run killed by the signal
+        }
+        return report
+    }
+
+    /// Totals over every line: fetched (and written) or failed.
+    private func tally(_ urls: [String], prefetch: [String], prefetched: [String: FetchOutcome]) -> FetchReport {
         var report = FetchReport()
         let outcomes = state.withLock { $0.outcomes }
         for (url, table) in urls.map({ ($0, outcomes) }) + prefetch.map({ ($0, prefetched) }) {
@@ -181,16 +197,6 @@ package final class FetchRunner: Sendable {
             } else {
                 report.failed += 1
             }
-        }
-        report.elapsed = Date().timeIntervalSince(started)
-        if !command.quiet { printSummary(report) }
-        if command.stats { printStats(state.withLock { $0.allMetrics }) }
-        if let signal = state.withLock({ $0.interruptedBy }) {
-            // A cancelled caller hears 10007 at once; its transfer ends a moment later on the engine thread, which
-            // is when the partial body's record is written for resume. Wait for that before exiting.
-            manager.invalidate()
-            output?.removeTemporaryFiles()
-            exit(128 + signal)  // 130, 143, 129: as shells report a run killed by the signal
         }
         return report
     }

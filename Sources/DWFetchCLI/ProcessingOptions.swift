@@ -68,6 +68,23 @@ package struct ProcessingOptions: ParsableArguments {
             || tint != nil || verify
     }
 
+    /// The flags as the one transform value the library and `dwfetch serve` use too (dwfetch-pixels builds its
+    /// chain with `transform.processors()`).
+    package var transform: DWTransform {
+        var transform = DWTransform()
+        if let resize, let size = Self.parseSize(resize) {
+            (transform.width, transform.height) = (size.width ?? 0, size.height ?? 0)
+            transform.resizingType = fill ? .fill : .fit
+        }
+        transform.blur = blur ?? 0
+        transform.grayscale = grayscale
+        if let tint, let colour = Self.parseTint(tint) { transform.tint = [colour.r, colour.g, colour.b, colour.a] }
+        transform.roundCorners = round
+        transform.format = format.flatMap(Self.parseFormat)
+        transform.quality = quality
+        return transform
+    }
+
     /// `WxH`, `Wx` or `xH`, each side 1…100000.
     package static func parseSize(_ text: String) -> (width: Int?, height: Int?)? {
         let parts = text.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)

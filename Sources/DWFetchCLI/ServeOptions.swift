@@ -14,7 +14,8 @@ package struct ServeOptions: ParsableCommand {
         abstract: "Serve images through the pipeline at imgproxy-style URLs.",
         discussion: """
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
-            options: rs:{fit|fill|force}:{w}:{h}  w:{w}  h:{h}  el:1  q:{1-100}  f:{jpeg|png|webp|avif|gif}  bl:{sigma}  g:ce
+            options: every processing option of imgproxy's open-source edition (README: "Serving images");
+            GET /info/{signature}/{info options}/{source}: the source's facts as JSON (imgproxy Pro's shape)
             GET /health; GET /metrics (Prometheus) only on --metrics-bind. SIGTERM or SIGINT: stop accepting, write
             every accepted response in full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once
             (143 or 130). Security defaults (limits, keys, timeouts): README.
@@ -64,6 +65,7 @@ package struct ServeOptions: ParsableCommand {
         "On SIGTERM/SIGINT, wait this long for responses in flight to be written in full.", valueName: "SEC"))
     package var shutdownTimeout: Double = 30
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") package var verbose = false
+    @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (issue 22).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions
 

@@ -193,11 +193,11 @@ public enum SampleImages {
 
     // MARK: - Encoding helpers
 
-    private static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
     private static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
     private static func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16((v >> 16) & 0xFFFF) }
 
-    private static func pngChunk(_ type: String, _ payload: [UInt8]) -> Data {
+    static func pngChunk(_ type: String, _ payload: [UInt8]) -> Data {
         let typeBytes = Array(type.utf8)
         var out = Data(be32(UInt32(payload.count)))
         out += typeBytes
@@ -207,7 +207,7 @@ public enum SampleImages {
     }
 
     /// A zlib stream made of stored (uncompressed) deflate blocks.
-    private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+    static func zlibStored(_ data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0x78, 0x01]
         var offset = 0
         repeat {

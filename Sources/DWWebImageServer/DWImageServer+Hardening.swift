@@ -50,17 +50,18 @@ extension DWImageServer {
 
     // MARK: - What a request makes
 
-    /// The engine's chain for `options`; with nothing to do and metadata stripping on, a re-encode in the source's
+    /// The engine's chain for `url` (``chain(for:format:)``; `raw:1` stays empty); with nothing to do and metadata stripping on, a re-encode in the source's
     /// format, so EXIF, XMP and IPTC never reach the client (and an animation keeps at most `--max-animation-frames`).
-    func servedChain(_ options: DWTransformOptions, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
-        let chain = options.processors(outputFormat: outputFormat)
+    func servedChain(_ url: DWProxyURL, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
+        let chain = self.chain(for: url, format: outputFormat)
+        if url.options.raw { return chain }
         if chain.isEmpty && configuration.stripMetadata { return [DWStripMetadata(maxFrames: configuration.resultLimits.maxAnimationFrames)] }
         return chain
     }
 
     /// The result limits of `options`, checked from the source's header by the chain's first step (before any
     /// decode). Either orientation of the header size is checked (EXIF may turn it).
-    func resultCheck(_ options: DWTransformOptions, outputFormat: DWImageFormat?) -> DWServedProcessor.Precheck {
+    func resultCheck(_ options: DWTransform, outputFormat: DWImageFormat?) -> DWServedProcessor.Precheck {
         let limits = configuration.resultLimits
         return { image throws(DWWebImageError) in
             let format = outputFormat ?? image.format

@@ -32,6 +32,8 @@ public struct DWServeConfiguration: Sendable {
     public var timeout: TimeInterval = 15
     /// Bytes the memory cache of originals and variants may hold (default 128 MiB).
     public var memoryCacheBytes = 128 * 1024 * 1024
+    /// Presets, per-format qualities, watermark, local files, fallback image.
+    public var imgproxy = DWImgproxySettings()
     /// Accept `s3://bucket/key` sources (imgproxy's `IMGPROXY_USE_S3`); off, they are refused with 403.
     public var allowS3 = false
     /// The S3 store of `s3://` sources and result storage (default: the `AWS_*` environment, AWS's endpoint).

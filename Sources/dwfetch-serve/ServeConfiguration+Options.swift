@@ -31,6 +31,7 @@ extension DWServeConfiguration {
         resultStorage = options.resultStorage.flatMap(DWS3Location.init)
         shutdownTimeout = options.shutdownTimeout
         logLevel = options.verbose ? .info : .warning
+        imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
     }
 }

@@ -22,10 +22,10 @@ final class HardeningUnitTests: XCTestCase {
     }
 
     func testResultSizeFollowsTheResizeArithmetic() {
-        func size(_ w: Int, _ h: Int, _ mode: DWTransformOptions.ResizeMode, _ tw: Int, _ th: Int, enlarge: Bool = false)
+        func size(_ w: Int, _ h: Int, _ mode: DWResizeMode, _ tw: Int, _ th: Int, enlarge: Bool = false)
             -> [Int] {
-            var options = DWTransformOptions()
-            (options.mode, options.width, options.height, options.enlarge) = (mode, tw, th, enlarge)
+            var options = DWTransform()
+            (options.resizingType, options.width, options.height, options.enlarge) = (mode, tw, th, enlarge)
             let result = DWResultLimits.resultSize(sourceWidth: w, sourceHeight: h, options: options)
             return [result.width, result.height]
         }
@@ -40,21 +40,21 @@ final class HardeningUnitTests: XCTestCase {
 
     func testResultLimitsRefuseFromTheHeaderAndCountFrames() {
         let limits = DWResultLimits()
-        var enlarge = DWTransformOptions()
-        (enlarge.mode, enlarge.width, enlarge.height, enlarge.enlarge) = (.force, 16384, 16384, true)
+        var enlarge = DWTransform()
+        (enlarge.resizingType, enlarge.width, enlarge.height, enlarge.enlarge) = (.force, 16384, 16384, true)
         XCTAssertThrowsError(try limits.check(sourceWidth: 1, sourceHeight: 1, sourceFrames: 1, options: enlarge,
                                               keepsFrames: false)) { error in
             XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge)
         }
-        var square = DWTransformOptions()
-        (square.mode, square.width, square.height, square.enlarge) = (.force, 4000, 4000, true)  // 16 MP: allowed
+        var square = DWTransform()
+        (square.resizingType, square.width, square.height, square.enlarge) = (.force, 4000, 4000, true)  // 16 MP: allowed
         XCTAssertNoThrow(try limits.check(sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,
                                           keepsFrames: true), "one frame is processed by default")
         var many = limits
         many.maxAnimationFrames = 10
         XCTAssertThrowsError(try many.check(sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,
                                             keepsFrames: true), "10 frames × 16 MP")
-        var blur = DWTransformOptions()
+        var blur = DWTransform()
         blur.blur = 99.123
         XCTAssertEqual(DWResultLimits.clamped(blur).blur, DWResultLimits.maxBlurSigma)
         blur.blur = 2.345

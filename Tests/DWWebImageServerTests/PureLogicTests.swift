@@ -10,19 +10,19 @@ final class URLParserTests: XCTestCase {
         XCTAssertEqual(url.signature, "insecure")
         XCTAssertEqual(url.signedPath, "/rs:fill:300:200/q:70/plain/http://example.com/a%20b.png@webp")
         XCTAssertEqual(url.source, "http://example.com/a b.png")
-        XCTAssertEqual(url.options.mode, .fill)
-        XCTAssertEqual(url.options.width, 300)
-        XCTAssertEqual(url.options.height, 200)
-        XCTAssertEqual(url.options.quality, 70)
-        XCTAssertEqual(url.options.format, .webp)
+        XCTAssertEqual(url.options.transform.resizingType, .fill)
+        XCTAssertEqual(url.options.transform.width, 300)
+        XCTAssertEqual(url.options.transform.height, 200)
+        XCTAssertEqual(url.options.transform.quality, 70)
+        XCTAssertEqual(url.options.transform.format, .webp)
         XCTAssertEqual(url.sourceHost, "example.com")
     }
 
     func testEncodedSourceMaySplitAcrossSegments() throws {
         let url = try DWProxyURL(target: "/sig/w:100/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png")
         XCTAssertEqual(url.source, "http://example.com/images/curiosity.jpg")
-        XCTAssertEqual(url.options.format, .png)
-        XCTAssertEqual(url.options.width, 100)
+        XCTAssertEqual(url.options.transform.format, .png)
+        XCTAssertEqual(url.options.transform.width, 100)
     }
 
     func testMalformedTargetsAreParseErrors() {
@@ -37,7 +37,7 @@ final class URLParserTests: XCTestCase {
 
     func testAtSignInUserinfoIsNotAnExtension() throws {
         let url = try DWProxyURL(target: "/s/plain/http://user@example.com/a.png")
-        XCTAssertNil(url.options.format)
+        XCTAssertNil(url.options.transform.format)
         XCTAssertEqual(url.source, "http://user@example.com/a.png")
     }
 }

@@ -113,4 +113,36 @@ int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort
 /* The pixels, computed, packed (width × height × bands × sizeof(format)); NULL on failure. Free with cvips_free. */
 void *_Nullable cvips_write_to_memory(VipsImage *_Nonnull in, size_t *_Nonnull len);
 
+/* Geometry and filters for imgproxy's pipeline (DWImgproxyProcessor). */
+/* angle: 90, 180 or 270 clockwise. */
+int cvips_rot(VipsImage *_Nonnull in, int angle, VipsImage *_Nullable *_Nonnull out);
+/* horizontal: 1 mirrors left-right, 0 top-bottom. */
+int cvips_flip(VipsImage *_Nonnull in, int horizontal, VipsImage *_Nullable *_Nonnull out);
+/* Places in at (x, y) of a width × height canvas filled with background (n values, one per band). */
+int cvips_embed(VipsImage *_Nonnull in, int x, int y, int width, int height, const double *_Nonnull background,
+                int n, VipsImage *_Nullable *_Nonnull out);
+/* libvips' smartcrop with VIPS_INTERESTING_ATTENTION. */
+int cvips_smartcrop_attention(VipsImage *_Nonnull in, int width, int height, VipsImage *_Nullable *_Nonnull out);
+/* The box of pixels that differ from background (n values) by more than threshold. */
+int cvips_find_trim(VipsImage *_Nonnull in, double threshold, const double *_Nonnull background, int n,
+                    int *_Nonnull left, int *_Nonnull top, int *_Nonnull width, int *_Nonnull height);
+int cvips_sharpen(VipsImage *_Nonnull in, double sigma, VipsImage *_Nullable *_Nonnull out);
+/* Integer block shrink and nearest-neighbour zoom (pixelate). */
+int cvips_shrink(VipsImage *_Nonnull in, double factor, VipsImage *_Nullable *_Nonnull out);
+int cvips_zoom(VipsImage *_Nonnull in, int factor, VipsImage *_Nullable *_Nonnull out);
+/* overlay over base at (x, y), "over" blending. */
+int cvips_composite_over(VipsImage *_Nonnull base, VipsImage *_Nonnull overlay, int x, int y,
+                         VipsImage *_Nullable *_Nonnull out);
+/* vips_linear to float (no cast). */
+int cvips_linear(VipsImage *_Nonnull in, const double *_Nonnull a, const double *_Nonnull b, int n,
+                 VipsImage *_Nullable *_Nonnull out);
+/* Copies in tiled replicas across a width × height canvas. */
+int cvips_replicate(VipsImage *_Nonnull in, int across, int down, VipsImage *_Nullable *_Nonnull out);
+
+/* Every page of an animated WebP as one tall image ("n" = -1), with page-height, delay and loop set. */
+int cvips_load_webp_pages(const void *_Nonnull buf, size_t len, int fail_on, VipsImage *_Nullable *_Nonnull out);
+/* An int-array header field (borrowed: valid while image lives); -1 when absent. */
+int cvips_get_array_int(VipsImage *_Nonnull image, const char *_Nonnull name, int *_Nullable *_Nonnull out,
+                        int *_Nonnull n);
+
 #endif

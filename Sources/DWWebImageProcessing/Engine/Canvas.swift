@@ -21,7 +21,7 @@ struct Canvas: Sendable {
     let sourceFormat: DWImageFormat
     /// The format the result is encoded in (the source's own, unless a processor changed it).
     var outputFormat: DWImageFormat
-    /// Quality for lossy output; nil: ``DWImageProcessing/defaultQuality``.
+    /// Quality for lossy output; nil: ``DWImageProcessing/defaultQuality(for:)``.
     var quality: Int?
     var keepAlive: [Data] = []
 

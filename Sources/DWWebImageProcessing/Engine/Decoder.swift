@@ -112,7 +112,8 @@ enum Decoder {
 
     // MARK: Full decode
 
-    /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`), the first frame of
+    /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`) or an animated
+    /// WebP (libvips), the first frame of
     /// anything else.
     static func decode(_ image: DWImage) throws(DWWebImageError) -> Decoded {
         try Vips.start()
@@ -124,6 +125,8 @@ enum Decoder {
             return Decoded(frames: [try raster.vipsImage()])
         case .ico:
             return try decodeICO(image)
+        case .webp:
+            return try decodeWebP(image)
         default:
             let opened = try open(image.data, format: image.format)
             return Decoded(frames: [try normalize(opened, autorotate: true)], keepAlive: [image.data])

@@ -54,7 +54,7 @@ enum Encoder {
         } else {
             image = frames[0]
         }
-        return try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality)
+        return try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format))
     }
 
     private static func pixelBytes(_ frames: [VImage]) -> Int {

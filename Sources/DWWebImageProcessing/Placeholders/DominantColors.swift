@@ -1,4 +1,5 @@
 // DominantColors: k-means over a linear-light sample, seeded from the most populated colour buckets.
+import DWWebImage
 import Foundation
 
 /// Finds the main colours of a sample: pixels fall into 4096 buckets (4 bits a channel); the `count` seeds are

@@ -1,17 +1,8 @@
-// DWResize: thumbnails — fit, fill (cover + centre crop) or force, shrinking on load from the encoded bytes.
+// DWResize: thumbnails — fit, fill (cover + centre crop) or force, shrinking on load from the encoded bytes; fill-down
+// and auto through imgproxy's arithmetic.
 import CVips
 import DWWebImage
 import Foundation
-
-/// How ``DWResize`` maps an image onto the target box.
-public enum DWResizeMode: String, Sendable, CaseIterable {
-    /// Inside the box, keeping the aspect ratio (one side may be smaller).
-    case fit
-    /// Cover the box, keeping the aspect ratio, and crop the centre: exactly the box (needs width and height).
-    case fill
-    /// Exactly the box, stretched.
-    case force
-}
 
 /// Resizes to `width` × `height` (either may be nil: that side follows the aspect ratio).
 ///
@@ -51,7 +42,15 @@ public struct DWResize: DWImageProcessor, Hashable {
     /// The resized image. 10000 for a non-positive or missing size, or bytes that do not decode; 10005 over the
     /// limits (``DWImageProcessing/limits``), checked before decoding.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+        if mode == .fillDown || mode == .auto {  // these need imgproxy's arithmetic on the upright size
+            var transform = DWTransform()
+            (transform.resizingType, transform.width, transform.height, transform.enlarge) = (mode, width ?? 0, height ?? 0, enlarge)
+            guard (width ?? 1) > 0, (height ?? 1) > 0, width != nil || height != nil else {
+                throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
+            }
+            return try DWImgproxyProcessor(transform: transform, watermark: nil, watermarkDigest: "none").process(image)
+        }
+        return try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
     }
 
     /// libvips' largest coordinate: "no limit on this side".
@@ -75,7 +74,7 @@ public struct DWResize: DWImageProcessor, Hashable {
             }
         }
         let crop: Int32 = fill ? 1 : 0  // VipsInteresting: none / centre
-        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil {
+        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil, !Decoder.isAnimatedWebP(source) {
             let decoded = try Decoder.thumbnail(source, width: boxWidth, height: boxHeight, size: size, crop: crop)
             canvas.frames = decoded.frames
             canvas.keepAlive.append(contentsOf: decoded.keepAlive)

@@ -7,13 +7,16 @@ import HTTPTypes
 
 /// Builds the server's responses. Pure functions, callable from any thread.
 enum DWResponses {
-    /// 200 with the image (`Content-Type`, `Content-Length`, strong `ETag`, `Cache-Control: public, max-age`,
-    /// `Vary: Accept` when `varies`), or 304 without a body when `ifNoneMatch` matches the ETag. `body` is the
-    /// image's buffer and ETag, made once per image (``DWServedBytes``).
+    /// `status` (200, or a fallback image's) with the image (`Content-Type`, `Content-Length`, strong `ETag`,
+    /// `Cache-Control: public, max-age`, `Vary: Accept` when `varies`, and the `extra` fields), or 304 without a
+    /// body when `ifNoneMatch` matches the ETag. `body` is the image's buffer and ETag, made once per image
+    /// (``DWServedBytes``).
     static func image(_ body: DWServedBytes.Body, contentType: String, maxAge: Int, varies: Bool,
-                      ifNoneMatch: [String]) -> Response {
+                      ifNoneMatch: [String], status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields())
+        -> Response
+    {
         let etag = body.etag
-        var headers = HTTPFields()
+        var headers = extra
         headers[.eTag] = etag
         headers[.cacheControl] = "public, max-age=\(maxAge)"
         if varies { headers[.vary] = "Accept" }
@@ -23,7 +26,7 @@ enum DWResponses {
         }
         headers[.contentType] = contentType
         headers[.contentLength] = String(body.buffer.readableBytes)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body.buffer))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body.buffer))
     }
 
     /// A one-line text error: "403 Forbidden: invalid signature" (the status's HTTPTypes reason phrase).

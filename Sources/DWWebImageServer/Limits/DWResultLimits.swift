@@ -2,7 +2,7 @@
 import DWWebImage
 
 /// Limits on a transform's *output* (`--max-result-dimension`, `--max-result-pixels`, `--max-animation-frames`),
-/// checked from the source's header size and the request's ``DWTransformOptions`` before anything is decoded, and
+/// checked from the source's header size and the request's ``DWTransform`` before anything is decoded, and
 /// the clamps applied to options whose cost grows without bound (blur sigma).
 ///
 /// A plain value: every function is pure and may run on any thread (the server calls it on the transform's thread,
@@ -25,14 +25,14 @@ public struct DWResultLimits: Sendable, Equatable {
     /// The size a transform of a `sourceWidth` × `sourceHeight` image by `options` produces (the upright header size;
     /// the same arithmetic as the engine's resize: fit inside, fill and crop to the box, force to it, never larger
     /// than the source unless enlarging).
-    public static func resultSize(sourceWidth: Int, sourceHeight: Int, options: DWTransformOptions) -> (width: Int, height: Int) {
+    public static func resultSize(sourceWidth: Int, sourceHeight: Int, options: DWTransform) -> (width: Int, height: Int) {
         let sw = max(1, sourceWidth), sh = max(1, sourceHeight)
-        guard options.resizes else { return (sw, sh) }
+        guard options.width > 0 || options.height > 0 else { return (sw, sh) }
         let w = options.width, h = options.height
-        switch options.mode {
+        switch options.resizingType {
         case .force where w > 0 && h > 0:
             return options.enlarge ? (w, h) : (min(w, sw), min(h, sh))
-        case .fill where w > 0 && h > 0:
+        case .fill where w > 0 && h > 0, .fillDown where w > 0 && h > 0, .auto where w > 0 && h > 0:
             var scale = max(Double(w) / Double(sw), Double(h) / Double(sh))
             if !options.enlarge { scale = min(scale, 1) }
             return (min(w, scaled(sw, scale)), min(h, scaled(sh, scale)))
@@ -58,7 +58,7 @@ public struct DWResultLimits: Sendable, Equatable {
     /// Throws 10005 (the server's 422) when the result of `options` over a source of this header size would be
     /// wider or taller than ``maxDimension``, or its frames × pixels over ``maxPixels``.
     /// `keepsFrames`: whether the output format keeps an animation's frames (GIF, WebP).
-    public func check(sourceWidth: Int, sourceHeight: Int, sourceFrames: Int, options: DWTransformOptions,
+    public func check(sourceWidth: Int, sourceHeight: Int, sourceFrames: Int, options: DWTransform,
                       keepsFrames: Bool) throws(DWWebImageError) {
         let (width, height) = Self.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
         if width > maxDimension || height > maxDimension {
@@ -75,10 +75,10 @@ public struct DWResultLimits: Sendable, Equatable {
 
     /// `options` with every unbounded cost clamped: blur sigma at most ``maxBlurSigma`` (and rounded to 0.01, so
     /// near-identical sigmas share one transform).
-    public static func clamped(_ options: DWTransformOptions) -> DWTransformOptions {
+    public static func clamped(_ options: DWTransform) -> DWTransform {
         var options = options
-        if let blur = options.blur, blur.isFinite {
-            options.blur = (min(blur, maxBlurSigma) * 100).rounded() / 100
+        if options.blur.isFinite, options.blur > 0 {
+            options.blur = (min(options.blur, maxBlurSigma) * 100).rounded() / 100
         }
         return options
     }

@@ -1,4 +1,5 @@
-// The image answer: URL and signature, allowed host, then fetch + transform, then headers (ETag, 304, cache).
+// The image answer: URL and signature, allowed host, then fetch + transform (or a local file, or the fallback image),
+// then headers (ETag, 304, cache, Content-Disposition).
 import DWWebImage
 import Hummingbird
 import HTTPTypes
@@ -15,27 +16,35 @@ extension DWImageServer {
                !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
                 return refuse(.forbidden, "invalid signature", note: " bad-signature")
             }
-            url = try DWProxyURL(target: target)
+            url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
         } catch {
-            return refuse(.badRequest, error.description, note: " bad-url")
+            return refuse(.init(code: error.status), error.description, note: error.status == 404 ? " expired" : " bad-url")
         }
         guard !Self.hasUserinfo(url.source) else {
             return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
         }
-        guard hostIsAllowed(url.sourceHost) else {
+        let isLocal = url.source.hasPrefix("local://")
+        guard isLocal || hostIsAllowed(url.sourceHost) else {
             return refuse(.forbidden, "source host is not allowed", note: " host-refused")
         }
         if !configuration.allowS3, DWS3Location(url.source) != nil {
             return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
         }
-        let format = DWFormatNegotiation.outputFormat(explicit: url.options.format, accept: request.headers[.accept],
-                                                      autoFormat: configuration.autoFormat)
-        let image: DWImage
+        let named = url.options.transform.format
+        let format = DWFormatNegotiation.outputFormat(explicit: named, accept: request.headers[.accept],
+                                                      autoFormat: configuration.autoFormat && !url.options.raw)
+        let chain = transformChain(for: url, outputFormat: format)
+        var image: DWImage
+        var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
         do {
-            image = try await variant(of: url.source, chain: transformChain(for: url.options, outputFormat: format))
+            image = isLocal ? try localImage(url.source, chain: chain) : try await variant(of: url.source, chain: chain)
         } catch {
-            let (status, message) = DWStatusMapping.status(for: error)
-            return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
+            guard let fallback = fallbackImage(chain: chain) else {
+                let (status, message) = DWStatusMapping.status(for: error)
+                return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
+            }
+            (image, status) = (fallback, .init(code: configuration.imgproxy.fallbackStatus))
+            maxAge = configuration.imgproxy.fallbackMaxAge ?? maxAge
         }
         guard image.frameCount <= configuration.maxFrames else {
             return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",
@@ -45,13 +54,17 @@ extension DWImageServer {
             return refuse(.unprocessableContent, "source is not an image", note: " not-image")
         }
         DWAccessNote.current?.text = " \(image.source)"
-        let varies = configuration.autoFormat && url.options.format == nil
-        return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: configuration.maxAge,
-                                 varies: varies, ifNoneMatch: request.headers[values: .ifNoneMatch])
+        var extra = HTTPFields()
+        if url.options.filename != nil || url.options.returnAttachment {
+            extra[.contentDisposition] = Self.contentDisposition(url.options, source: url.source, format: image.format)
+        }
+        let varies = configuration.autoFormat && named == nil && !url.options.raw
+        return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
+                                 ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
     }
 
     /// A one-line error answer, its reason noted for the access log.
-    private func refuse(_ status: HTTPResponse.Status, _ message: String, note: String) -> Response {
+    func refuse(_ status: HTTPResponse.Status, _ message: String, note: String) -> Response {
         DWAccessNote.current?.text = note
         return DWResponses.error(status, message)
     }

@@ -5,7 +5,8 @@ import Hummingbird
 extension DWImageServer {
     /// Mounts this server's routes in a Hummingbird application, under `prefix` ("" for the root, or e.g. "images"):
     /// `GET`/`HEAD` `{prefix}/health` (200 "ok"), `{prefix}/metrics` (404: the Prometheus text is served only on the
-    /// `--metrics-bind` listener, or by ``metricsText()`` where an embedder wants it) and the image route, every
+    /// `--metrics-bind` listener, or by ``metricsText()`` where an embedder wants it), `{prefix}/info/…` (``infoResponse(for:target:)``) and the image
+    /// route, every
     /// other path under the prefix (imgproxy's `/{signature}/{options}/{source}`, parsed after the prefix). The
     /// routes sit in their own group with ``DWImageServer``'s access-log and metrics middleware, so the
     /// application's other routes and middleware are untouched; other methods stay the application's business.
@@ -38,7 +39,9 @@ extension DWImageServer {
             }
             for path: RouterPath in ["", "**"] {
                 group.on(path, method: method) { [self] request, _ in
-                    await boundedImageResponse(for: request, target: Self.target(of: request, below: base))
+                    let target = Self.target(of: request, below: base)
+                    return target.hasPrefix("/info/")
+                        ? await infoResponse(for: request, target: target) : await boundedImageResponse(for: request, target: target)
                 }
             }
         }

@@ -2,31 +2,37 @@
 import DWWebImage
 import Foundation
 
-/// One parsed image URL. Parsing never fetches anything; every failure is a 400 (``DWProxyURL/ParseError``).
+/// One parsed image URL. Parsing never fetches anything; every failure is a ``DWProxyURL/ParseError`` (a 400, or a
+/// 404 for an expired `exp:`).
 ///
 /// Accepted, as imgproxy accepts them (so its client libraries work unchanged):
 /// ```
 /// /{signature}/{option}/{option}/.../{base64url(source)}[.{ext}]      (the encoded part may be split by "/")
 /// /{signature}/{option}/.../plain/{percent-encoded source}[@{ext}]
+/// /{signature}/{preset:preset…}/{source}                               (with --only-presets)
 /// ```
-/// Options are `name:arg:arg…`: `rs`/`resize:{fit|fill|force}:{w}:{h}:{enlarge}`, `s`/`size:{w}:{h}:{enlarge}`,
-/// `rt`/`resizing_type:{mode}`, `w`/`width:{w}`, `h`/`height:{h}`, `el`/`enlarge:{1|0}`, `q`/`quality:{1-100}`,
-/// `f`/`format`/`ext:{jpeg|png|webp|avif|gif}`, `bl`/`blur:{sigma}`, `g`/`gravity:ce`.
+/// Options are `name:arg:arg…`, every processing option of imgproxy's open-source edition by its long and short
+/// names (see ``DWOptionParser`` and README's "Serving images"). Sources are http(s) URLs or `local:///path`.
 public struct DWProxyURL: Sendable, Equatable {
     /// The signature segment as given (base64url, or anything when no key is set).
     public var signature: String
     /// The part the signature covers: everything after the signature segment, starting with "/".
     public var signedPath: String
-    /// The processing options.
-    public var options: DWTransformOptions
+    /// The processing options (presets applied, `default` first).
+    public var options: DWImgproxyOptions
     /// The source URL, decoded.
     public var source: String
 
-    /// Why a URL was refused (always a 400).
+    /// Why a URL was refused: 400, or 404 for an expired URL.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        /// One line saying what is wrong.
+        /// One line saying what is wrong (naming the option).
         public let description: String
-        init(_ description: String) { self.description = description }
+        /// The HTTP status to answer with.
+        public let status: Int
+        init(_ description: String, status: Int = 400) {
+            self.description = description
+            self.status = status
+        }
     }
 
     /// Splits a request target into its signature segment and the path the signature covers (from the "/" after
@@ -38,25 +44,38 @@ public struct DWProxyURL: Sendable, Equatable {
         return (String(afterSlash[..<end]), String(afterSlash[end...]))
     }
 
-    /// Parses a request target (path and query as received, percent-encoding untouched).
-    public init(target: String) throws(ParseError) {
+    /// Parses a request target (path and query as received, percent-encoding untouched) with the server's
+    /// `presets`; `now` (Unix seconds) judges `exp:`.
+    public init(target: String, presets: DWPresets = DWPresets(),
+                now: Int64 = Int64(Date().timeIntervalSince1970)) throws(ParseError) {
         (signature, signedPath) = try Self.split(target: target)
-        options = DWTransformOptions()
+        options = DWImgproxyOptions()
         source = ""
+        let parser = DWOptionParser(presets: presets, now: now)
+        if presets.presets["default"] != nil { try parser.applyPreset("default", to: &options, presetStack: []) }
 
         var rest = signedPath.dropFirst()[...]
-        // Options: leading segments that hold a ":" (a base64url source never does; "plain" ends them).
-        while let slash = rest.firstIndex(of: "/") {
-            let segment = rest[..<slash]
-            if segment == "plain" || !segment.contains(":") { break }
-            try Self.apply(option: segment, to: &options)
+        if presets.onlyPresets {
+            guard let slash = rest.firstIndex(of: "/") else { throw ParseError("no presets or source") }
+            for name in rest[..<slash].split(separator: ":") {
+                try parser.applyPreset(String(name), to: &options, presetStack: [])
+            }
             rest = rest[rest.index(after: slash)...]
+        } else {
+            // Options: leading segments that hold a ":" (a base64url source never does; "plain" ends them).
+            while let slash = rest.firstIndex(of: "/") {
+                let segment = rest[..<slash]
+                if segment == "plain" || !segment.contains(":") { break }
+                try parser.apply(segment: segment, to: &options)
+                rest = rest[rest.index(after: slash)...]
+            }
         }
+        var format: DWImageFormat?
         if rest.hasPrefix("plain/") {
             var plain = rest.dropFirst("plain/".count)
             // "@ext" only when what follows the last "@" names a format (a source may hold "@" in its userinfo).
-            if let at = plain.lastIndex(of: "@"), let format = Self.format(named: plain[plain.index(after: at)...]) {
-                options.format = format
+            if let at = plain.lastIndex(of: "@"), let named = Self.format(named: plain[plain.index(after: at)...]) {
+                format = named
                 plain = plain[..<at]
             }
             guard let decoded = String(plain).removingPercentEncoding else {
@@ -68,8 +87,8 @@ public struct DWProxyURL: Sendable, Equatable {
             var encoded = rest.filter { $0 != "/" }[...]
             if let dot = encoded.lastIndex(of: ".") {
                 let ext = encoded[encoded.index(after: dot)...]
-                guard let format = Self.format(named: ext) else { throw ParseError("unknown extension '\(ext)'") }
-                options.format = format
+                guard let named = Self.format(named: ext) else { throw ParseError("unknown extension '\(ext)'") }
+                format = named
                 encoded = encoded[..<dot]
             }
             guard let data = Self.base64URLDecode(encoded), let text = String(data: data, encoding: .utf8) else {
@@ -77,13 +96,15 @@ public struct DWProxyURL: Sendable, Equatable {
             }
             source = text
         }
+        if let format, !options.raw { options.transform.format = format }  // imgproxy: raw ignores the extension
         try Self.validate(source: source)
     }
 
-    /// The source must be an absolute http or https URL with a host, or `s3://bucket/key` (allowed or refused by
-    /// the server's `--allow-s3`).
+    /// The source must be an absolute http or https URL with a host, `local:///path` (served under the server's
+    /// `--local-root`), or `s3://bucket/key` (allowed or refused by the server's `--allow-s3`).
     static func validate(source: String) throws(ParseError) {
         guard !source.isEmpty else { throw ParseError("empty source URL") }
+        if source.hasPrefix("local:///") { return }
         guard let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source)),
               let scheme = components.scheme?.lowercased() else {
             throw ParseError("source is not a URL")
@@ -106,85 +127,8 @@ public struct DWProxyURL: Sendable, Equatable {
         text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "#%"))) ?? text
     }
 
-    // MARK: - Options
-
-    private static func apply(option segment: Substring, to options: inout DWTransformOptions) throws(ParseError) {
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
-        let name = parts[0], args = Array(parts.dropFirst())
-        switch name {
-        case "rs", "resize":
-            try expect(args, 0...5, segment)
-            if let mode = args.first, !mode.isEmpty { options.mode = try resizeMode(mode) }
-            if args.count > 1, !args[1].isEmpty { options.width = try dimension(args[1], segment) }
-            if args.count > 2, !args[2].isEmpty { options.height = try dimension(args[2], segment) }
-            if args.count > 3, !args[3].isEmpty { options.enlarge = try bool(args[3], segment) }
-        case "s", "size":
-            try expect(args, 0...4, segment)
-            if let first = args.first, !first.isEmpty { options.width = try dimension(first, segment) }
-            if args.count > 1, !args[1].isEmpty { options.height = try dimension(args[1], segment) }
-            if args.count > 2, !args[2].isEmpty { options.enlarge = try bool(args[2], segment) }
-        case "rt", "resizing_type":
-            try expect(args, 1...1, segment)
-            options.mode = try resizeMode(args[0])
-        case "w", "width":
-            try expect(args, 1...1, segment)
-            options.width = try dimension(args[0], segment)
-        case "h", "height":
-            try expect(args, 1...1, segment)
-            options.height = try dimension(args[0], segment)
-        case "el", "enlarge":
-            try expect(args, 1...1, segment)
-            options.enlarge = try bool(args[0], segment)
-        case "q", "quality":
-            try expect(args, 1...1, segment)
-            guard let q = Int(args[0]), (0...100).contains(q) else { throw ParseError("quality must be 0-100: \(segment)") }
-            options.quality = q == 0 ? nil : q  // imgproxy: 0 = the default
-        case "f", "format", "ext":
-            try expect(args, 1...1, segment)
-            guard let format = Self.format(named: args[0]) else { throw ParseError("unknown format: \(segment)") }
-            options.format = format
-        case "bl", "blur":
-            try expect(args, 1...1, segment)
-            guard let sigma = Double(args[0]), sigma.isFinite, (0...100).contains(sigma) else {
-                throw ParseError("blur sigma must be 0-100: \(segment)")
-            }
-            options.blur = sigma == 0 ? nil : sigma
-        case "g", "gravity":
-            try expect(args, 1...3, segment)
-            guard args[0] == "ce" else { throw ParseError("only gravity ce is supported: \(segment)") }
-        default:
-            throw ParseError("unknown option '\(name)'")
-        }
-    }
-
-    private static func expect(_ args: [Substring], _ range: ClosedRange<Int>, _ segment: Substring) throws(ParseError) {
-        guard range.contains(args.count) else { throw ParseError("wrong number of arguments: \(segment)") }
-    }
-
-    private static func resizeMode(_ text: Substring) throws(ParseError) -> DWTransformOptions.ResizeMode {
-        guard let mode = DWTransformOptions.ResizeMode(rawValue: String(text)) else {
-            throw ParseError("resizing type must be fit, fill or force: \(text)")
-        }
-        return mode
-    }
-
     /// The largest width or height a URL may ask for.
     static let maxDimension = 16384
-
-    private static func dimension(_ text: Substring, _ segment: Substring) throws(ParseError) -> Int {
-        guard let value = Int(text), (0...maxDimension).contains(value) else {
-            throw ParseError("size must be 0-\(maxDimension): \(segment)")
-        }
-        return value
-    }
-
-    private static func bool(_ text: Substring, _ segment: Substring) throws(ParseError) -> Bool {
-        switch text {
-        case "1", "t", "true": return true
-        case "0", "f", "false": return false
-        default: throw ParseError("expected 1 or 0: \(segment)")
-        }
-    }
 
     /// A format by the names URLs use (`jpg` and `jpeg` alike); nil for anything else.
     static func format(named name: Substring) -> DWImageFormat? { DWImageFormat(conversionTargetNamed: name) }

@@ -1,0 +1,38 @@
+// ServeImgproxyOptions: `dwfetch serve`'s imgproxy-compatibility flags (declared here with ServeOptions, so every
+// dwfetch executable parses them; dwfetch-serve maps them in ServeConfiguration+Imgproxy.swift).
+import ArgumentParser
+import Foundation
+
+/// `--preset`, `--only-presets`, `--format-quality`, `--watermark`, `--local-root`, `--fallback-*`. Parsed on the
+/// main thread.
+package struct ServeImgproxyOptions: ParsableArguments {
+    /// Every flag at its default.
+    package init() {}
+
+    @Option(name: .customLong("preset"), help: ArgumentHelp(
+        "A named option set, NAME=OPT/OPT (repeatable); 'default' applies to every request.", valueName: "NAME=OPTIONS"))
+    package var presets: [String] = []
+    @Flag(name: .customLong("only-presets"), help: "URLs name only presets (pr1:pr2) in place of options.")
+    package var onlyPresets = false
+    @Option(name: .customLong("format-quality"), help: ArgumentHelp(
+        "Default quality per format, e.g. webp=79,avif=63 (imgproxy's defaults already).", valueName: "FMT=Q,..."))
+    package var formatQuality: String?
+    @Option(help: ArgumentHelp("The image wm: draws.", valueName: "FILE")) package var watermark: String?
+    @Option(name: .customLong("local-root"), help: ArgumentHelp(
+        "Serve local:///path sources from under DIR (nothing outside it).", valueName: "DIR"))
+    package var localRoot: String?
+    @Option(name: .customLong("fallback-image"), help: ArgumentHelp(
+        "Served (processed like the source) when a source cannot be had.", valueName: "FILE"))
+    package var fallbackImage: String?
+    @Option(name: .customLong("fallback-status"), help: ArgumentHelp("Status of the fallback image.", valueName: "CODE"))
+    package var fallbackStatus = 200
+    @Option(name: .customLong("fallback-max-age"), help: ArgumentHelp(
+        "Cache-Control max-age of the fallback image (default: --max-age).", valueName: "SEC"))
+    package var fallbackMaxAge: Int?
+
+    /// Checks that need no server types (presets and qualities are checked where they are parsed, in dwfetch-serve).
+    package func validate() throws {
+        guard (100...599).contains(fallbackStatus) else { throw ValidationError("--fallback-status must be 100-599") }
+        if let fallbackMaxAge, fallbackMaxAge < 0 { throw ValidationError("--fallback-max-age must be 0 or more") }
+    }
+}

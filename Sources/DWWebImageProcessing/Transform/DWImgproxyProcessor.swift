@@ -1,0 +1,53 @@
+// DWImgproxyProcessor: a DWTransform's geometry and pixel steps, in imgproxy's processing order, on every frame.
+import CVips
+import DWWebImage
+import Foundation
+
+/// Applies a ``DWTransform``'s geometry and pixel steps as imgproxy does, in its order: trim, crop, scale (sizes
+/// computed on the image as shown: EXIF orientation and `rot` applied), rotate and flip, the fill crop at the
+/// gravity, filters (blur, sharpen, pixelate, adjust, monochrome), extend, extend-aspect-ratio, padding, background,
+/// watermark. Every frame of an animation gets the same steps (a smart gravity uses the centre for animations).
+/// The encoding (format, quality) is the chain's next processor.
+///
+/// Made by `DWTransform.processors(watermark:)`; `process(_:)` runs on the caller's thread; a plain value.
+public struct DWImgproxyProcessor: DWImageProcessor {
+    /// The steps (its encoding fields are not used here).
+    public let transform: DWTransform
+    /// The watermark image for ``DWTransform/watermark``, and a digest of its bytes for the identifier.
+    let watermark: DWImage?
+    let watermarkDigest: String
+
+    init(transform: DWTransform, watermark: DWImage?, watermarkDigest: String) {
+        self.transform = transform
+        self.watermark = watermark
+        self.watermarkDigest = watermarkDigest
+    }
+
+    /// `imgproxy(<the transform's identifier>[,wm=<digest>])`.
+    public var identifier: String {
+        "imgproxy(\(transform.identifier)\(transform.watermark == nil ? "" : ",wm=\(watermarkDigest)"))"
+    }
+
+    public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        let orientation = try Self.orientation(of: image)
+        return try Engine.process(image) { canvas throws(DWWebImageError) in
+            try canvas.decode()
+            if transform.maxAnimationFrames > 0 && canvas.frames.count > transform.maxAnimationFrames {
+                canvas.frames.removeLast(canvas.frames.count - transform.maxAnimationFrames)
+                if canvas.delays.count > canvas.frames.count { canvas.delays.removeLast(canvas.delays.count - canvas.frames.count) }
+            }
+            var steps = ImgproxySteps(transform: transform, animated: canvas.frames.count > 1, watermark: watermark)
+            canvas.frames = try steps.run(canvas.frames, undoOrientation: transform.autoRotate ? 1 : orientation)
+            canvas.isMaterialized = false
+            if let color = transform.background {  // without one, the encoder flattens onto white where it must
+                try canvas.mapFrames { frame throws(DWWebImageError) in try FrameOps.flatten(frame, color) }
+            }
+        }
+    }
+
+    /// The EXIF orientation of a source libvips reads (1 for the others: our decoders apply none).
+    static func orientation(of image: DWImage) throws(DWWebImageError) -> Int {
+        guard Decoder.vipsLoader(for: image.format) != nil else { return 1 }
+        return try Decoder.open(image.data, format: image.format).int("orientation") ?? 1
+    }
+}

@@ -1,0 +1,152 @@
+// ImgproxyGeometry: imgproxy's size arithmetic (its processing/prepare.go), in plain integers and doubles.
+import DWWebImage
+import Foundation
+
+/// The scales and sizes of one request over one source, computed as imgproxy computes them: on the image as it
+/// will be shown (EXIF orientation and `rot` applied), after the crop.
+struct ImgproxyGeometry: Equatable {
+    var wScale = 1.0, hScale = 1.0, dprScale = 1.0
+    var cropWidth = 0, cropHeight = 0
+    var targetWidth = 0, targetHeight = 0
+    var scaledWidth = 0, scaledHeight = 0
+    var resultCropWidth = 0, resultCropHeight = 0
+    var extendAspectRatioWidth = 0, extendAspectRatioHeight = 0
+
+    /// `width` × `height`: the upright source (after trim).
+    init(width: Int, height: Int, transform t: DWTransform) {
+        cropWidth = Self.cropSize(width, t.cropWidth)
+        cropHeight = Self.cropSize(height, t.cropHeight)
+        let widthToScale = Self.minNonZero(cropWidth, width)
+        let heightToScale = Self.minNonZero(cropHeight, height)
+        calcScale(widthToScale, heightToScale, t)
+        calcSizes(widthToScale, heightToScale, t)
+    }
+
+    static func cropSize(_ original: Int, _ crop: Double) -> Int {
+        if crop == 0 { return 0 }
+        if crop >= 1 { return Int(crop) }
+        return max(1, scale(original, crop))
+    }
+
+    private mutating func calcScale(_ width: Int, _ height: Int, _ t: DWTransform) {
+        var wShrink = 1.0, hShrink = 1.0
+        let srcW = Double(width), srcH = Double(height)
+        let dstW = t.width != 0 ? Double(t.width) : srcW
+        let dstH = t.height != 0 ? Double(t.height) : srcH
+        if dstW != srcW { wShrink = srcW / dstW }
+        if dstH != srcH { hShrink = srcH / dstH }
+        if wShrink != 1 || hShrink != 1 {
+            let type = Self.resolved(t.resizingType, srcW - srcH, dstW - dstH)
+            if t.width == 0 && type != .force {
+                wShrink = hShrink
+            } else if t.height == 0 && type != .force {
+                hShrink = wShrink
+            } else if type == .fit {
+                wShrink = max(wShrink, hShrink)
+                hShrink = wShrink
+            } else if type == .fill || type == .fillDown {
+                wShrink = min(wShrink, hShrink)
+                hShrink = wShrink
+            }
+        }
+        wShrink /= t.zoomX
+        hShrink /= t.zoomY
+        dprScale = t.dpr
+        if !t.enlarge {
+            let minShrink = min(wShrink, hShrink)
+            if minShrink < 1 {
+                wShrink /= minShrink
+                hShrink /= minShrink
+                if t.extend == nil { dprScale /= minShrink }
+            }
+            dprScale = min(dprScale, min(wShrink, hShrink))
+        }
+        if t.minWidth > 0, srcW / Double(t.minWidth) < wShrink {
+            let minShrink = srcW / Double(t.minWidth)
+            hShrink /= wShrink / minShrink
+            wShrink = minShrink
+        }
+        if t.minHeight > 0, srcH / Double(t.minHeight) < hShrink {
+            let minShrink = srcH / Double(t.minHeight)
+            wShrink /= hShrink / minShrink
+            hShrink = minShrink
+        }
+        wShrink /= dprScale
+        hShrink /= dprScale
+        wShrink = min(wShrink, srcW)
+        hShrink = min(hShrink, srcH)
+        wScale = 1 / wShrink
+        hScale = 1 / hShrink
+    }
+
+    /// `auto` becomes fill when source and box lean the same way, fit otherwise.
+    static func resolved(_ type: DWResizeMode, _ sourceLean: Double, _ boxLean: Double) -> DWResizeMode {
+        guard type == .auto else { return type }
+        return (sourceLean >= 0 && boxLean >= 0) || (sourceLean < 0 && boxLean < 0) ? .fill : .fit
+    }
+
+    private mutating func calcSizes(_ width: Int, _ height: Int, _ t: DWTransform) {
+        targetWidth = Self.scale(t.width, dprScale * t.zoomX)
+        targetHeight = Self.scale(t.height, dprScale * t.zoomY)
+        scaledWidth = Self.scale(width, wScale)
+        scaledHeight = Self.scale(height, hScale)
+        resultCropWidth = targetWidth
+        resultCropHeight = targetHeight
+        if t.resizingType == .fillDown && !t.enlarge {
+            let diffW = Double(targetWidth) / Double(scaledWidth), diffH = Double(targetHeight) / Double(scaledHeight)
+            if diffW > diffH && diffW > 1 {
+                resultCropHeight = Self.scale(scaledWidth, Double(targetHeight) / Double(targetWidth))
+                resultCropWidth = scaledWidth
+            } else if diffH > diffW && diffH > 1 {
+                resultCropWidth = Self.scale(scaledHeight, Double(targetWidth) / Double(targetHeight))
+                resultCropHeight = scaledHeight
+            }
+        }
+        if t.extendAspectRatio != nil && targetWidth > 0 && targetHeight > 0 {
+            let outW = Self.minNonZero(scaledWidth, resultCropWidth), outH = Self.minNonZero(scaledHeight, resultCropHeight)
+            let diffW = Double(targetWidth) / Double(outW), diffH = Double(targetHeight) / Double(outH)
+            if diffH > diffW {
+                extendAspectRatioHeight = Self.scale(outW, Double(targetHeight) / Double(targetWidth))
+                extendAspectRatioWidth = outW
+            } else if diffW > diffH {
+                extendAspectRatioWidth = Self.scale(outH, Double(targetWidth) / Double(targetHeight))
+                extendAspectRatioHeight = outH
+            }
+        }
+    }
+
+    // MARK: imgproxy's imath
+
+    static func minNonZero(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
+    static func scale(_ a: Int, _ factor: Double) -> Int { a == 0 ? 0 : Int((Double(a) * factor).rounded()) }
+    static func scaleToEven(_ a: Int, _ factor: Double) -> Int {
+        a == 0 ? 0 : Int((Double(a) * factor).rounded(.toNearestOrEven))
+    }
+    static func roundToEven(_ a: Double) -> Int { Int(a.rounded(.toNearestOrEven)) }
+
+    /// Where an inner box sits in an outer one for `gravity` (imgproxy's calcPosition, no overflow).
+    static func position(outer: (Int, Int), inner: (Int, Int), gravity: DWGravity, dpr: Double) -> (x: Int, y: Int) {
+        let (width, height) = outer, (innerWidth, innerHeight) = inner
+        var left: Int, top: Int
+        if gravity.kind == .focusPoint {
+            left = scaleToEven(width, gravity.x) - innerWidth / 2
+            top = scaleToEven(height, gravity.y) - innerHeight / 2
+        } else {
+            let offX = abs(gravity.x) >= 1 ? roundToEven(gravity.x * dpr) : scaleToEven(width, gravity.x)
+            let offY = abs(gravity.y) >= 1 ? roundToEven(gravity.y * dpr) : scaleToEven(height, gravity.y)
+            left = roundToEven(Double(width - innerWidth + 1) / 2) + offX
+            top = roundToEven(Double(height - innerHeight + 1) / 2) + offY
+            switch gravity.kind {
+            case .north, .northEast, .northWest: top = offY
+            case .south, .southEast, .southWest: top = height - innerHeight - offY
+            default: break
+            }
+            switch gravity.kind {
+            case .east, .northEast, .southEast: left = width - innerWidth - offX
+            case .west, .northWest, .southWest: left = offX
+            default: break
+            }
+        }
+        return (max(0, min(left, width - innerWidth)), max(0, min(top, height - innerHeight)))
+    }
+}

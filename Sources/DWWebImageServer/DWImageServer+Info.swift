@@ -1,0 +1,82 @@
+// /info: imgproxy Pro's info endpoint — the source's facts as JSON, signed like processing URLs.
+import DWWebImage
+import DWWebImageProcessing
+import Foundation
+import Hummingbird
+import HTTPTypes
+
+extension DWImageServer {
+    /// `GET /info/{signature}/{options}/{source}`: the signature covers the part after it (as for images); options
+    /// are ``DWInfoOptions``; the source is fetched through the pipeline (cached, coalesced, address-checked) or
+    /// read under `--local-root`. Answered on the request's task.
+    func infoResponse(for request: Request, target: String) async -> Response {
+        let url: DWProxyURL
+        var options = DWInfoOptions()
+        do {
+            let inner = String(target.dropFirst("/info".count))
+            let (signature, signedPath) = try DWProxyURL.split(target: inner)
+            if !configuration.signers.isEmpty,
+               !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
+                return refuse(.forbidden, "invalid signature", note: " bad-signature")
+            }
+            // The info options are taken off first; what is left is a processing URL with no options.
+            var rest = signedPath.dropFirst()[...]
+            while let slash = rest.firstIndex(of: "/"), rest[..<slash].contains(":"), rest[..<slash] != "plain" {
+                try options.apply(rest[..<slash])
+                rest = rest[rest.index(after: slash)...]
+            }
+            url = try DWProxyURL(target: "/\(signature)/\(rest)")
+        } catch {
+            return refuse(.init(code: error.status), error.description, note: " bad-url")
+        }
+        let isLocal = url.source.hasPrefix("local://")
+        guard isLocal || hostIsAllowed(url.sourceHost) else {
+            return refuse(.forbidden, "source host is not allowed", note: " host-refused")
+        }
+        do {
+            let image = isLocal ? try localImage(url.source, chain: []) : try await manager.image(withURL: url.source)
+            let body = try Self.infoJSON(image, options)
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            headers[.contentLength] = String(body.count)
+            headers[.cacheControl] = "public, max-age=\(configuration.maxAge)"
+            headers[.eTag] = DWETag.of(body)
+            DWResponses.addSecurityHeaders(&headers)
+            DWAccessNote.current?.text = " info \(image.source)"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        } catch {
+            let (status, message) = DWStatusMapping.status(for: error)
+            return refuse(status, message, note: " error \(error.code.rawValue)")
+        }
+    }
+
+    /// The JSON object, keys sorted: width, height, format, frames, size, orientation, blurhash, dominant_colors
+    /// ([{"color": "#rrggbb", "fraction": f}]) and average ({"R","G","B","A"}), each as `options` ask.
+    static func infoJSON(_ image: DWImage, _ options: DWInfoOptions) throws(DWWebImageError) -> Data {
+        var object: [String: Any] = [:]
+        if options.dimensions {
+            object["width"] = image.pixelWidth
+            object["height"] = image.pixelHeight
+        }
+        if options.format { object["format"] = image.format.rawValue }
+        if options.frames { object["frames"] = image.frameCount }
+        if options.size { object["size"] = image.data.count }
+        if options.orientation { object["orientation"] = try image.exifOrientation }
+        if options.blurHashX > 0 {
+            object["blurhash"] = try image.blurHash(components: (options.blurHashX, options.blurHashY))
+        }
+        if options.dominantColors > 0 {
+            object["dominant_colors"] = try image.dominantColors(count: options.dominantColors).map {
+                ["color": $0.color.hex, "fraction": ($0.fraction * 1000).rounded() / 1000] as [String: Any]
+            }
+        }
+        if options.average {
+            let mean = try image.averageColor
+            object["average"] = ["R": mean.red, "G": mean.green, "B": mean.blue, "A": mean.alpha]
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            throw DWWebImageError(.notAnImage, "cannot write the info JSON")
+        }
+        return data
+    }
+}

@@ -1,0 +1,39 @@
+// DWImgproxySettings: the server's imgproxy-compatibility settings — presets, per-format qualities, watermark,
+// local files and the fallback image.
+import DWWebImage
+import Foundation
+
+/// What `dwfetch serve`'s imgproxy flags set (`--preset`, `--only-presets`, `--format-quality`, `--watermark`,
+/// `--local-root`, `--fallback-image`, `--fallback-status`, `--fallback-max-age`). A plain value.
+public struct DWImgproxySettings: Sendable {
+    /// Named option sets, and whether URLs may name only them.
+    public var presets = DWPresets()
+    /// Per-format default qualities over the engine's (imgproxy's `IMGPROXY_FORMAT_QUALITY`).
+    public var formatQuality: [DWImageFormat: Int] = [:]
+    /// The image `wm:` draws; nil: `wm:` is accepted and draws nothing, as imgproxy without a watermark.
+    public var watermark: DWImage?
+    /// The directory `local:///path` sources are read under; nil: `local://` is refused (404).
+    public var localRoot: URL?
+    /// Served when the source cannot be had; nil: the error status.
+    public var fallbackImage: DWImage?
+    /// The status the fallback image is served with (default 200).
+    public var fallbackStatus = 200
+    /// `Cache-Control: max-age` of the fallback image; nil: the server's `max-age`.
+    public var fallbackMaxAge: Int?
+
+    /// No presets, no watermark, no local files, no fallback.
+    public init() {}
+
+    /// `webp=79,avif=63` → qualities; nil when malformed.
+    public static func parseFormatQuality(_ text: String) -> [DWImageFormat: Int]? {
+        var result: [DWImageFormat: Int] = [:]
+        for item in text.split(separator: ",") {
+            let pair = item.split(separator: "=")
+            guard pair.count == 2, let format = DWProxyURL.format(named: pair[0].trimmingCharacters(in: .whitespaces)[...])
+                    ?? (["heic", "heif"].contains(pair[0].lowercased()) ? .heic : nil),
+                  let q = Int(pair[1].trimmingCharacters(in: .whitespaces)), (1...100).contains(q) else { return nil }
+            result[format] = q
+        }
+        return result
+    }
+}

@@ -1,0 +1,43 @@
+// DWImgproxyOptions: what one URL's processing options ask for — the transform plus how to answer.
+import DWWebImage
+
+/// The parsed options of one request: the ``DWTransform`` (what happens to the pixels and the encoding) and the
+/// options that change only the response (`exp`, `fn`, `att`, `raw`). A plain value.
+public struct DWImgproxyOptions: Sendable, Equatable {
+    /// The pixels and encoding.
+    public var transform = DWTransform()
+    /// `exp`: a Unix time after which the URL answers 404 (checked when parsed); nil: never.
+    public var expires: Int64?
+    /// `fn`: the file name for `Content-Disposition` (without extension; the output format's is added).
+    public var filename: String?
+    /// `att`: `Content-Disposition: attachment` instead of `inline`.
+    public var returnAttachment = false
+    /// `raw`: the source's bytes as they came, no processing (and no extension-as-format).
+    public var raw = false
+    /// Presets applied, in order (`default` first when configured).
+    public var presets: [String] = []
+
+    /// No options.
+    public init() {}
+}
+
+/// The server-side settings the option parser reads: presets and `--only-presets`.
+public struct DWPresets: Sendable, Equatable {
+    /// Name → its option segments (`rs:fill:300:300`, `q:70`…), as `--preset NAME=OPTIONS` gave them.
+    public var presets: [String: [String]] = [:]
+    /// URLs may name only presets: the options part is one segment of preset names joined by ":".
+    public var onlyPresets = false
+
+    /// No presets.
+    public init() {}
+
+    /// Parses `NAME=OPT/OPT/...` (imgproxy's `IMGPROXY_PRESETS` item); nil when malformed.
+    public mutating func add(_ definition: String) -> Bool {
+        guard let eq = definition.firstIndex(of: "="), eq != definition.startIndex else { return false }
+        let name = String(definition[..<eq])
+        let options = definition[definition.index(after: eq)...].split(separator: "/").map(String.init)
+        guard !options.isEmpty, options.allSatisfy({ $0.contains(":") }) else { return false }
+        presets[name] = options
+        return true
+    }
+}

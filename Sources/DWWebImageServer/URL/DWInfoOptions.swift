@@ -1,0 +1,41 @@
+// DWInfoOptions: /info's options, by imgproxy Pro's names (size, format, dimensions, blurhash, dominant_colors,
+// average) plus frames and orientation.
+
+/// What `GET /info/{signature}/{options}/{source}` reports. Defaults: size, format, dimensions, frames and
+/// orientation on; BlurHash, dominant colours and the average colour on request. A plain value.
+public struct DWInfoOptions: Sendable, Equatable {
+    public var size = true, format = true, dimensions = true, frames = true, orientation = true
+    /// BlurHash components across and down (1…9 each); 0 across: none.
+    public var blurHashX = 0, blurHashY = 0
+    /// How many dominant colours; 0: none.
+    public var dominantColors = 0
+    /// Whether to report the average colour.
+    public var average = false
+
+    /// The defaults.
+    public init() {}
+
+    /// Applies one `name:args` segment; unknown or malformed is a 400 naming it.
+    mutating func apply(_ segment: Substring) throws(DWProxyURL.ParseError) {
+        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let r = ArgReader(name: parts[0], args: Array(parts.dropFirst()))
+        try r.atLeast(1)
+        switch parts[0] {
+        case "size", "s": try r.max(1); size = r.bool(0)
+        case "format", "f": try r.max(1); format = r.bool(0)
+        case "dimensions", "d": try r.max(1); dimensions = r.bool(0)
+        case "frames", "fr": try r.max(1); frames = r.bool(0)
+        case "orientation", "or": try r.max(1); orientation = r.bool(0)
+        case "blurhash", "bh":
+            try r.max(2)
+            let x = try r.intIn(0, 0...9)
+            (blurHashX, blurHashY) = (x, r.args.count > 1 ? try r.intIn(1, 1...9) : x)
+        case "dominant_colors", "dc":
+            try r.max(1)
+            dominantColors = r.bool(0) ? 5 : (Int(r.args[0]).map { $0 } ?? 0)
+            guard (0...16).contains(dominantColors) else { throw r.error("1 or 0, or a count up to 16") }
+        case "average", "avg": try r.max(1); average = r.bool(0)
+        default: throw DWProxyURL.ParseError("unknown info option '\(parts[0])'")
+        }
+    }
+}

@@ -1,0 +1,37 @@
+// ServeConfiguration+Imgproxy: `dwfetch serve`'s imgproxy flags (DWFetchCLI/ServeImgproxyOptions.swift) mapped onto
+// DWImgproxySettings, reading the watermark and fallback files at start-up.
+import ArgumentParser
+import DWFetchCLI
+import DWWebImage
+import DWWebImageServer
+import Foundation
+
+extension DWImgproxySettings {
+    /// The settings `options` ask for; a malformed preset or quality, or a file that is not an image, is a
+    /// ValidationError (exit 2). Runs on the main thread before the server starts.
+    init(_ options: ServeImgproxyOptions) throws {
+        self.init()
+        for preset in options.presets where !presets.add(preset) {
+            throw ValidationError("--preset expects NAME=OPT/OPT, got \"\(preset)\"")
+        }
+        presets.onlyPresets = options.onlyPresets
+        if let text = options.formatQuality {
+            guard let parsed = Self.parseFormatQuality(text) else {
+                throw ValidationError("--format-quality expects FMT=Q[,FMT=Q] with Q 1-100")
+            }
+            formatQuality = parsed
+        }
+        watermark = try options.watermark.map { try Self.image(at: $0, flag: "--watermark") }
+        fallbackImage = try options.fallbackImage.map { try Self.image(at: $0, flag: "--fallback-image") }
+        fallbackStatus = options.fallbackStatus
+        fallbackMaxAge = options.fallbackMaxAge
+        localRoot = options.localRoot.map { URL(fileURLWithPath: $0, isDirectory: true).resolvingSymlinksInPath() }
+    }
+
+    private static func image(at path: String, flag: String) throws -> DWImage {
+        guard let data = FileManager.default.contents(atPath: path), let image = try? DWImage(data: data) else {
+            throw ValidationError("\(flag): \(path) is not a readable image")
+        }
+        return image
+    }
+}
