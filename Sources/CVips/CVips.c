@@ -69,6 +69,11 @@ int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int 
     }
 }
 
+int cvips_jpegload_shrink_buffer(const void *buf, size_t len, int shrink, int fail_on, VipsImage **out) {
+    return vips_jpegload_buffer((void *)buf, len, out, "shrink", shrink, "fail_on", fail_on,
+                                "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
 int cvips_thumbnail_buffer(const void *buf, size_t len, int width, int height, int size, int crop, int fail_on,
                            const char *option_string, VipsImage **out) {
     if (option_string)

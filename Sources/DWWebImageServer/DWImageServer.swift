@@ -24,6 +24,8 @@ public final class DWImageServer: Sendable {
     /// server, so two servers in one process keep their own limits.
     public let limits: DWProcessingLimits
     let metrics = DWServerMetrics()
+    /// Response bodies and ETags of the images served, made once per image.
+    let served = DWServedBytes()
     let logger: Logger
     /// `--workers` / `--queue`: admission of image requests, oldest first.
     let gate: DWWorkGate
@@ -48,6 +50,8 @@ public final class DWImageServer: Sendable {
         pipeline.maxPixelCount = configuration.maxPixels
         // A proxy answers a waiting client: one quick retry, not DW's three 3 s apart.
         pipeline.retryPolicy = DWRetryPolicy(maxRetries: 1, interval: 0.25)
+        // The memory cache is for variants (what clients ask again); originals are read back from disk.
+        pipeline.memoryCachesVariantSources = false
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)

@@ -1,4 +1,5 @@
 // `dwfetch serve` seen from outside: a real server process, real HTTP, the in-process DWTestServer as the origin.
+import Crypto
 import DWTestServer
 import Foundation
 import XCTest
@@ -183,6 +184,11 @@ final class ServeTests: ServeTestCase {
         XCTAssertEqual(first.status, 200)
         let etag = try XCTUnwrap(first.header("ETag"))
         XCTAssertTrue(etag.hasPrefix("\"") && !etag.hasPrefix("W/"), "strong: \(etag)")
+        let digest = SHA256.hash(data: first.body).prefix(16).map { String(format: "%02x", $0) }.joined()
+        XCTAssertEqual(etag, "\"\(digest)\"", "128 bits of the body's SHA-256")
+        let repeated = try server.get(path)  // a memory hit: body and ETag from the served-bytes table
+        XCTAssertEqual(repeated.body, first.body)
+        XCTAssertEqual(repeated.header("ETag"), etag)
         XCTAssertEqual(first.header("Cache-Control"), "public, max-age=600")
         XCTAssertEqual(first.header("X-Content-Type-Options"), "nosniff")
         XCTAssertTrue(first.header("Content-Security-Policy")?.contains("default-src 'none'") ?? false)

@@ -75,7 +75,8 @@ http {
   sendfile on;
   keepalive_requests 100000;
   types { image/jpeg jpg; image/png png; image/webp webp; }
-  server { listen 127.0.0.1:$port; root $dir; }
+  # /r/<n>/<file> is <file>: distinct source URLs for one file, so a cold benchmark never repeats a request.
+  server { listen 127.0.0.1:$port; root $dir; location /r/ { rewrite ^/r/[0-9]+/(.*)\$ /\$1 break; } }
 }
 NGX
     /usr/sbin/nginx -c "$conf" -e "$OUT/nginx-$port.err" & PIDS+=($!)
@@ -98,6 +99,46 @@ start_serve() {
     SERVE_PORT=$port
     wait_port "$port"
 }
+
+# ensure_thumbor → THUMBOR: thumbor 7.8.0 from PyPI in its own venv under bench/out/serve (empty if it cannot be
+# installed here; the rows without it say so).
+ensure_thumbor() {
+    THUMBOR="$OUT/thumbor-venv/bin/thumbor"
+    if [[ ! -x "$THUMBOR" ]]; then
+        log "installing thumbor 7.8.0 from PyPI into $OUT/thumbor-venv"
+        python3 -m venv "$OUT/thumbor-venv" && "$OUT/thumbor-venv/bin/pip" install -q thumbor==7.8.0 >"$OUT/thumbor-install.log" 2>&1 \
+            || log "thumbor could not be installed (see $OUT/thumbor-install.log)"
+    fi
+    [[ -x "$THUMBOR" ]] || THUMBOR=""
+}
+
+# start_thumbor → THUMBOR_PORT, THUMBOR_PID: thumbor with the HTTP loader, no storage, quality 80, 2 processes.
+start_thumbor() {
+    THUMBOR_PORT=$(free_port)
+    cat > "$OUT/thumbor.conf" <<CONF
+LOADER = 'thumbor.loaders.http_loader'
+STORAGE = 'thumbor.storages.no_storage'
+RESULT_STORAGE = None
+ALLOW_UNSAFE_URL = True
+QUALITY = 80
+MAX_WIDTH = 0
+MAX_HEIGHT = 0
+CONF
+    "$THUMBOR" --port "$THUMBOR_PORT" --ip 127.0.0.1 --conf "$OUT/thumbor.conf" --processes 2 -l error > "$OUT/thumbor.log" 2>&1 &
+    THUMBOR_PID=$!; PIDS+=($THUMBOR_PID)
+    wait_port "$THUMBOR_PORT"
+}
+
+# tree_pids PID: PID and its children (thumbor's master and workers).
+tree_pids() { echo "$1" $(pgrep -P "$1" | tr '\n' ' '); }
+# cpu_seconds PID...: user + system CPU seconds of the processes, from /proc/PID/stat.
+cpu_seconds() {
+    local ticks=0 p
+    for p in "$@"; do ticks=$(( ticks + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0) )); done
+    python3 -c "import os; print($ticks / os.sysconf('SC_CLK_TCK'))"
+}
+# hwm_sum_kib PID...: the sum of the processes' peak RSS.
+hwm_sum_kib() { local s=0 p; for p in "$@"; do s=$(( s + $(hwm_kib "$p" 2>/dev/null || echo 0) )); done; echo "$s"; }
 
 # metrics_of PORT: the Prometheus text of the serve started on PORT (its --metrics-bind listener).
 metrics_of() {

@@ -50,6 +50,9 @@ enum {
 /* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
 int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,
                       int unlimited, VipsImage *_Nullable *_Nonnull out);
+/* vips_jpegload_buffer with libjpeg's DCT scaling (shrink 1, 2, 4 or 8), sequential access. */
+int cvips_jpegload_shrink_buffer(const void *_Nonnull buf, size_t len, int shrink, int fail_on,
+                                 VipsImage *_Nullable *_Nonnull out);
 /* vips_thumbnail_buffer: size is VipsSize (0 both, 1 up, 2 down, 3 force), crop VipsInteresting (0 none, 1 centre). */
 int cvips_thumbnail_buffer(const void *_Nonnull buf, size_t len, int width, int height, int size, int crop,
                            int fail_on, const char *_Nullable option_string, VipsImage *_Nullable *_Nonnull out);

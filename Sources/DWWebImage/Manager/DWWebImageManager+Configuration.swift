@@ -55,6 +55,11 @@ extension DWWebImageManager {
         /// ``DWWebImageError/refusedAddress`` is set. nil (the default) allows every address.
         /// Called on the transfer thread: keep it quick.
         public var connectionPolicy: DWConnectionPolicy?
+        /// Whether the original an image was made from (a request with processors) is kept in the memory cache
+        /// beside the variant. Default true. An image proxy says false: its clients ask for variants, and a 2K
+        /// source is ~25 times the bytes of its 512 px variant, so originals would fill the memory cache's cost
+        /// limit and leave little room for the variants that are asked again; originals stay on disk.
+        public var memoryCachesVariantSources = true
         /// Where `s3://bucket/key` URLs are fetched and how they are signed; default from the `AWS_*` environment
         /// variables (``DWS3Configuration/fromEnvironment(_:endpoint:)``). The cache key of an s3 source is its
         /// s3:// URL. The endpoint is the operator's choice, not a request's: ``connectionPolicy`` does not apply

@@ -223,7 +223,9 @@ public final class DWWebImageManager: Sendable {
             }
             switch found {
             case .hit(let image, _) where request.isVariant:
-                if policy.contains(.memory) { cache.storeInMemory(image, forKey: base) }
+                if policy.contains(.memory) && configuration.memoryCachesVariantSources {
+                    cache.storeInMemory(image, forKey: base)
+                }
                 let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
                 state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
                 report(metrics, on: callbacks)
@@ -445,7 +447,8 @@ public final class DWWebImageManager: Sendable {
         var request = configuration.transferRequest(
             url: asciiURL, headers: headers, options: waiter.options, loader: configuration.loader(for: waiter.token.url))
         if DWS3Location(waiter.token.url) != nil { request.signForS3(configuration.s3) }
-        let policy = waiter.options.storePolicy
+        var policy = waiter.options.storePolicy
+        if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             workQueue: workQueue, request: request, storePolicy: policy,

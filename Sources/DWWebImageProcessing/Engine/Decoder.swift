@@ -82,12 +82,25 @@ enum Decoder {
         return image
     }
 
-    /// Shrink-on-load thumbnail (`vips_thumbnail_buffer`: JPEG and WebP decode at a reduced scale, HEIF uses its
-    /// embedded thumbnail when big enough), EXIF orientation applied, converted to sRGB.
+    /// Shrink-on-load thumbnail, EXIF orientation applied, converted to sRGB. JPEG decodes at the largest DCT scale
+    /// that stays at least the target size (``JPEGShrink``); WebP and HEIF go through `vips_thumbnail_buffer` (WebP
+    /// decodes at the exact scale, HEIF uses its embedded thumbnail when big enough).
     /// `size`: VipsSize (0 both, 2 down, 3 force); `crop`: VipsInteresting (0 none, 1 centre).
     static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
         throws(DWWebImageError) -> Decoded {
-        _ = try open(image.data, format: image.format)  // libvips' own header against the limits first
+        let header = try open(image.data, format: image.format)  // libvips' own header against the limits first
+        if image.format == .jpeg {
+            let shrink = JPEGShrink.factor(header: header, width: width, height: height, size: size, crop: crop)
+            let loaded = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
+                try Vips.make("cannot decode jpeg") {
+                    cvips_jpegload_shrink_buffer(bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated, $0)
+                }
+            }
+            let thumb = try Vips.make("cannot resize") {
+                cvips_thumbnail_image(loaded.pointer, Int32(width), Int32(height), size, crop, $0)
+            }
+            return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
+        }
         let thumb = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode \(image.format.rawValue)") {
                 cvips_thumbnail_buffer(bytes.baseAddress!, bytes.count, Int32(width), Int32(height), size, crop,

@@ -9,10 +9,13 @@ import HTTPTypes
 enum DWResponses {
     /// `status` (200, or a fallback image's) with the image (`Content-Type`, `Content-Length`, strong `ETag`,
     /// `Cache-Control: public, max-age`, `Vary: Accept` when `varies`, and the `extra` fields), or 304 without a
-    /// body when `ifNoneMatch` matches the ETag.
-    static func image(_ data: Data, contentType: String, maxAge: Int, varies: Bool, ifNoneMatch: [String],
-                      status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields()) -> Response {
-        let etag = DWETag.of(data)
+    /// body when `ifNoneMatch` matches the ETag. `body` is the image's buffer and ETag, made once per image
+    /// (``DWServedBytes``).
+    static func image(_ body: DWServedBytes.Body, contentType: String, maxAge: Int, varies: Bool,
+                      ifNoneMatch: [String], status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields())
+        -> Response
+    {
+        let etag = body.etag
         var headers = extra
         headers[.eTag] = etag
         headers[.cacheControl] = "public, max-age=\(maxAge)"
@@ -22,8 +25,8 @@ enum DWResponses {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = contentType
-        headers[.contentLength] = String(data.count)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        headers[.contentLength] = String(body.buffer.readableBytes)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body.buffer))
     }
 
     /// A one-line text error: "403 Forbidden: invalid signature" (the status's HTTPTypes reason phrase).

@@ -59,7 +59,7 @@ extension DWImageServer {
             extra[.contentDisposition] = Self.contentDisposition(url.options, source: url.source, format: image.format)
         }
         let varies = configuration.autoFormat && named == nil && !url.options.raw
-        return DWResponses.image(image.data, contentType: contentType, maxAge: maxAge, varies: varies,
+        return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
                                  ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
     }
 

@@ -1,0 +1,76 @@
+// DWServedBytes: each served image's response body and ETag, made once per image, not once per request.
+import DWLocking
+import Foundation
+import Hummingbird
+
+/// A hot variant is answered thousands of times a second from the same bytes of the memory cache; hashing them
+/// (SHA-256 for the ETag) and copying them into a new `ByteBuffer` on every request cost more than the rest of the
+/// answer. This table keeps, per image buffer, the `ByteBuffer` (written to the socket as it is: NIO shares its
+/// storage, nothing is copied per request) and the ETag.
+///
+/// An entry is found by the identity of the image's bytes (address and length of the `Data` the memory cache hands
+/// out for every hit) and holds that `Data`, so the address cannot be reused by other bytes while the entry lives:
+/// a new image for the same key (a new transform, a revalidated source) is new bytes and a new entry. Oldest entries
+/// go first once more than ``byteBudget`` bytes or ``capacity`` entries are held. One lock; any thread.
+final class DWServedBytes: Sendable {
+    /// What a response needs from the image bytes.
+    struct Body: Sendable {
+        let buffer: ByteBuffer
+        let etag: String
+    }
+
+    private struct Identity: Hashable {
+        let address: UInt
+        let count: Int
+    }
+
+    private struct Entry {
+        let data: Data
+        let body: Body
+    }
+
+    private struct Table {
+        var entries: [Identity: Entry] = [:]
+        var order: [Identity] = []
+        var head = 0
+        var bytes = 0
+    }
+
+    /// Bytes of bodies held at most (each also lives in the memory cache, so this is what the table adds).
+    let byteBudget: Int
+    /// Entries held at most.
+    let capacity: Int
+    private let table = DWLock(Table())
+
+    /// A table holding at most `byteBudget` bytes of bodies and `capacity` entries.
+    init(byteBudget: Int = 16 * 1024 * 1024, capacity: Int = 4096) {
+        self.byteBudget = byteBudget
+        self.capacity = capacity
+    }
+
+    /// The body and ETag of `data`: from the table when these exact bytes were served before, else made now (and
+    /// kept when they fit the budget).
+    func body(for data: Data) -> Body {
+        let identity = data.withUnsafeBytes { Identity(address: UInt(bitPattern: $0.baseAddress), count: $0.count) }
+        // Tiny Data keeps its bytes inline (no stable address): not worth keeping anyway.
+        let cacheable = identity.count >= 64 && identity.count <= byteBudget / 4
+        if cacheable, let body = table.withLock({ $0.entries[identity]?.body }) { return body }
+        let body = Body(buffer: ByteBuffer(bytes: data), etag: DWETag.of(data))
+        guard cacheable else { return body }
+        table.withLock { t in
+            guard t.entries[identity] == nil else { return }
+            t.entries[identity] = Entry(data: data, body: body)
+            t.order.append(identity)
+            t.bytes += identity.count
+            while t.bytes > byteBudget || t.entries.count > capacity, t.head < t.order.count {
+                if let gone = t.entries.removeValue(forKey: t.order[t.head]) { t.bytes -= gone.data.count }
+                t.head += 1
+            }
+            if t.head > 1024 && t.head * 2 > t.order.count {  // drop the evicted prefix now and then
+                t.order.removeFirst(t.head)
+                t.head = 0
+            }
+        }
+        return body
+    }
+}
