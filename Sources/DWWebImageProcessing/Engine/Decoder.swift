@@ -114,8 +114,10 @@ enum Decoder {
 
     /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`) or an animated
     /// WebP (libvips), the first frame of
-    /// anything else. `keepColorProfile`: a JPEG, PNG, TIFF, HEIC or AVIF keeps its pixels and ICC profile as they are.
-    static func decode(_ image: DWImage, keepColorProfile: Bool = false) throws(DWWebImageError) -> Decoded {
+    /// anything else. `keepColorProfile`: a JPEG, PNG, TIFF, WebP, HEIC or AVIF keeps its pixels and ICC profile as
+    /// they are. `thumbnail`: a HEIC or AVIF gives its embedded thumbnail (``openThumbnail(_:format:)``).
+    static func decode(_ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false)
+        throws(DWWebImageError) -> Decoded {
         try Vips.start()
         switch image.format {
         case .gif:
@@ -126,9 +128,10 @@ enum Decoder {
         case .ico:
             return try decodeICO(image)
         case .webp:
-            return try decodeWebP(image)
+            return try decodeWebP(image, keepColorProfile: keepColorProfile)
         default:
-            let opened = try open(image.data, format: image.format)
+            let opened = thumbnail ? try openThumbnail(image.data, format: image.format)
+                : try open(image.data, format: image.format)
             return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
                            keepAlive: [image.data])
         }
