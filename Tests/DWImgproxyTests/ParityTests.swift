@@ -63,6 +63,25 @@ final class ParityTests: XCTestCase {
         XCTAssertEqual([balanced.width, balanced.height], [50, 40], "equal_hor keeps the narrower side's margin")
     }
 
+    /// imgproxy writes every format libvips saves: TIFF and HEIC too (BMP and ICO stay refused: libvips cannot write
+    /// them without ImageMagick).
+    func testTIFFAndHEICOutput() throws {
+        let png = SampleImages.quadrants(width: 40, height: 30)
+        for (options, format) in [("f:tiff", DWImageFormat.tiff), ("format:tiff", .tiff), ("w:20/f:heic", .heic),
+                                  ("ext:heic/q:50", .heic)] {
+            let (image, bitmap) = try Imgproxy.run(options, on: png)
+            XCTAssertEqual(image.format, format, options)
+            XCTAssertTrue(bitmap.isColour(1, 1, 255, 0, 0, tolerance: 40), "\(options): \(bitmap.rgba(1, 1))")
+        }
+        // The decoded size: DWImage's header facts read the first `ispe` of this libheif output (64 × 64, not the
+        // primary item's 20 × 15), a sniffer matter left to its owners.
+        let small = try Imgproxy.run("w:20/f:heic", on: png).1
+        XCTAssertEqual([small.width, small.height], [20, 15])
+        XCTAssertEqual(Imgproxy.refusal("f:bmp").1, 400)
+        XCTAssertEqual(Imgproxy.refusal("f:ico").1, 400)
+        XCTAssertEqual(Imgproxy.refusal("f:tif").1, 400, "imgproxy knows tiff by that name only")
+    }
+
     /// imgproxy trims the image as stored, before the EXIF rotation: `equal_hor` balances the stored image's left
     /// and right margins. A 64 × 48 JPEG (EXIF orientation 6: shown 48 × 64) with a red block 8 px from the left,
     /// 40 from the right and 8 from top and bottom trims to 48 × 32 as stored, 32 × 48 as shown (trimming the
