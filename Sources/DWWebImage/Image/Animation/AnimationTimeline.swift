@@ -9,11 +9,6 @@ struct AnimationTimeline: Sendable, Equatable {
     /// Plays: 0 = forever (APNG `num_plays`, WebP loop count).
     var loopCount: Int
 
-    /// A frame's delay as browsers show it: 10 ms or less (including none) becomes 100 ms.
-    static func browserDelay(_ seconds: TimeInterval) -> TimeInterval {
-        seconds <= 0.010 + 1e-9 ? 0.1 : seconds
-    }
-
     /// The timeline of `data` when it is an APNG (acTL and fcTL chunks) or a WebP with ANMF frames; nil otherwise.
     static func read(_ data: Data, format: DWImageFormat) -> AnimationTimeline? {
         data.withUnsafeBytes { bytes in
@@ -35,7 +30,7 @@ struct AnimationTimeline: Sendable, Equatable {
                 plays = Int(be32(b, body + 4))
             } else if type == 0x6663_544C, length >= 26 {  // fcTL
                 let num = Int(be16(b, body + 20)), den = Int(be16(b, body + 22))
-                delays.append(browserDelay(Double(num) / Double(den == 0 ? 100 : den)))
+                delays.append(DWAnimatedImage.browserDelay(Double(num) / Double(den == 0 ? 100 : den)))
             } else if type == 0x4945_4E44 {  // IEND
                 break
             }
@@ -55,7 +50,7 @@ struct AnimationTimeline: Sendable, Equatable {
                 loops = Int(b[body + 4]) | Int(b[body + 5]) << 8
             } else if type == 0x414E_4D46, length >= 16 {  // ANMF
                 let ms = Int(b[body + 12]) | Int(b[body + 13]) << 8 | Int(b[body + 14]) << 16
-                delays.append(browserDelay(Double(ms) / 1000))
+                delays.append(DWAnimatedImage.browserDelay(Double(ms) / 1000))
             }
             offset = body + length + (length & 1)
         }

@@ -76,6 +76,11 @@ extension DWAnimatedImage {
         decoders.withLock { $0[format] = decoder }
     }
 
+    /// A frame's delay as browsers show it, for every format: 10 ms or less (including none) becomes 100 ms.
+    public static func browserDelay(_ seconds: TimeInterval) -> TimeInterval {
+        seconds <= 0.010 + 1e-9 ? 0.1 : seconds
+    }
+
     /// The decoder registered for `format`, if any.
     static func decoder(for format: DWImageFormat) -> DWAnimationDecoder? {
         decoders.withLock { $0[format] }

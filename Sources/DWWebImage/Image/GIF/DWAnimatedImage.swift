@@ -20,6 +20,17 @@ public struct DWImageFrame: Sendable, Equatable {
     /// canvas (transparent on the first frame), as browsers show them.
     public let isComplete: Bool
 
+    /// A frame as a ``DWFrameCompositor`` snapshots it (`pixels`: `width × height × 4` bytes, straight alpha).
+    public init(index: Int, width: Int, height: Int, pixels: [UInt8], delay: TimeInterval, isComplete: Bool) {
+        precondition(pixels.count == width * height * 4, "a frame's pixels are width × height × 4 bytes")
+        self.index = index
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+        self.delay = delay
+        self.isComplete = isComplete
+    }
+
     /// The RGBA bytes of the pixel at (`x`, `y`).
     public func rgba(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = (y * width + x) * 4

@@ -21,7 +21,7 @@ extension DWImage {
     public var isPartial: Bool { gifIndex?.isPartial ?? false }
 
     /// A decoder for this animation's frames (RGBA canvases, decoded on demand, at most `bufferCount` kept): a GIF
-    /// always; an animated WebP or APNG when a decoder is registered for it (DWWebImageProcessing registers
+    /// always; an animated WebP or APNG (more than one frame) when a decoder is registered for it (DWWebImageProcessing registers
     /// both: call `DWImageProcessing.registerAnimationDecoders()`); nil otherwise, and when that decoder
     /// rejects the data. Each call returns a new decoder with its own buffer, so the image itself stays a small
     /// value that caches can hold without the decoded frames. Runs on the caller's thread (structure only).
@@ -29,7 +29,7 @@ extension DWImage {
         let source: any DWAnimatedFrameSource
         if let gifIndex {
             source = GIFFrameSource(data: data, index: gifIndex, releasable: releasesWindows)
-        } else if let decoder = DWAnimatedImage.decoder(for: format) {
+        } else if frameCount > 1, let decoder = DWAnimatedImage.decoder(for: format) {
             var limits = DWAnimatedImage.Limits.default
             limits.maxPixelCount = max(limits.maxPixelCount, pixelWidth * pixelHeight)
             guard let made = try? decoder(self, limits) else { return nil }
@@ -41,11 +41,11 @@ extension DWImage {
     }
 
     /// Like ``animatedImage(bufferCount:)``, but throws the decoder's error (10000 bad structure, 10005 over
-    /// `limits`) instead of returning nil; nil only when no decoder handles this format.
+    /// `limits`) instead of returning nil; nil only for a still image or when no decoder handles this format.
     public func animatedImage(bufferCount: Int = DWAnimatedImage.defaultBufferCount, limits: DWAnimatedImage.Limits)
         throws(DWWebImageError) -> DWAnimatedImage? {
         if gifIndex != nil { return animatedImage(bufferCount: bufferCount) }
-        guard let decoder = DWAnimatedImage.decoder(for: format) else { return nil }
+        guard frameCount > 1, let decoder = DWAnimatedImage.decoder(for: format) else { return nil }
         return DWAnimatedImage(source: try decoder(self, limits), bufferCount: bufferCount)
     }
 }
