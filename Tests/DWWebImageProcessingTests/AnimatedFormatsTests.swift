@@ -158,6 +158,44 @@ final class AnimatedFormatsTests: XCTestCase {
         XCTAssertNil(image.animatedImage())
     }
 
+    /// A resize applies to every frame; an APNG comes out as an animated WebP (PNG output would keep one frame),
+    /// a WebP as a WebP, and a conversion to GIF animates too; delays and plays survive.
+    func testProcessorsApplyToEveryFrameAndTheOutputKeepsAnimating() throws {
+        DWImageProcessing.registerAnimationDecoders()
+        for (name, ext) in [("apng_rgba", "png"), ("webp_anim", "webp")] {
+            let ref = try load(name, ext)
+            let resized = try DWResize(width: 20, height: nil).process(ref.image)
+            XCTAssertEqual(resized.format, .webp, name)
+            XCTAssertEqual([resized.pixelWidth, resized.pixelHeight], [20, 15], name)
+            XCTAssertEqual(resized.frameCount, ref.frames, name)
+            XCTAssertEqual(resized.loopCount, ref.loop, name)
+            XCTAssertEqual(resized.frameDelays, ref.image.frameDelays, name)
+            let frames = try XCTUnwrap(resized.animatedImage(), name)
+            let size = ref.width * ref.height * 4
+            frames.forEachFrame { frame in
+                // Each output frame is its own source frame halved (2×2 means, lossy WebP: a few levels off).
+                let source = Array(ref.reference[frame.index * size..<(frame.index + 1) * size])
+                var total = 0
+                for y in 0..<15 {
+                    for x in 0..<20 {
+                        let p = frame.rgba(x: x, y: y)
+                        var alpha = 0
+                        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                            alpha += Int(source[((2 * y + dy) * ref.width + 2 * x + dx) * 4 + 3])
+                        }
+                        total += abs(Int(p.a) - alpha / 4)
+                    }
+                }
+                XCTAssertLessThan(total / 300, 8, "\(name) frame \(frame.index): alpha of the halved frame")
+                return true
+            }
+        }
+        let gif = try DWConvert(format: .gif).process(try load("apng_rgba", "png").image)
+        XCTAssertEqual(gif.format, .gif)
+        XCTAssertEqual(gif.frameCount, 6)
+        XCTAssertEqual(gif.animatedImage()?.netscapeLoopCount, 2, "3 plays are NETSCAPE2.0 value 2 (browsers play it 3 times)")
+    }
+
     func testThePlayerPlaysAPNGAndWebPWithTheirDelays() throws {
         DWImageProcessing.registerAnimationDecoders()
         for (name, ext) in [("apng_rgba", "png"), ("webp_anim", "webp")] {
