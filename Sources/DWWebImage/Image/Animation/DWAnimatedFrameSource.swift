@@ -62,7 +62,8 @@ extension DWAnimatedFrameSource {
 
 /// Makes the frame source of an image of one format; registered with ``DWAnimatedImage/register(_:decoder:)``.
 /// Runs on the thread that asks for ``DWImage/animatedImage(bufferCount:)``; reads structure only.
-public typealias DWAnimationDecoder = @Sendable (DWImage, DWAnimatedImage.Limits) throws(DWWebImageError)
+public typealias DWAnimationDecoder =
+    @Sendable (DWImage, DWAnimatedImage.Limits) throws(DWWebImageError)
     -> any DWAnimatedFrameSource
 
 extension DWAnimatedImage {

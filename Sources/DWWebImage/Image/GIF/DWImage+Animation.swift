@@ -43,7 +43,8 @@ extension DWImage {
     /// Like ``animatedImage(bufferCount:)``, but throws the decoder's error (10000 bad structure, 10005 over
     /// `limits`) instead of returning nil; nil only for a still image or when no decoder handles this format.
     public func animatedImage(bufferCount: Int = DWAnimatedImage.defaultBufferCount, limits: DWAnimatedImage.Limits)
-        throws(DWWebImageError) -> DWAnimatedImage? {
+        throws(DWWebImageError) -> DWAnimatedImage?
+    {
         if gifIndex != nil { return animatedImage(bufferCount: bufferCount) }
         guard frameCount > 1, let decoder = DWAnimatedImage.decoder(for: format) else { return nil }
         return DWAnimatedImage(source: try decoder(self, limits), bufferCount: bufferCount)
