@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev            # cache entry compression (CZlib)
   pkg-config
   libvips-dev           # decoding and processors (DWWebImageProcessing)
+  libwebp-dev           # animated WebP frames through WebPAnimDecoder (CWebP; libvips-dev pulls it in today)
   libchafa-dev          # terminal previews (DWWebImagePreview)
   libvips-tools         # vipsheader, vipsthumbnail: reference reader, fixtures and benchmark anchor
   python3               # Pillow: the other reference reader (tests install it with pip)

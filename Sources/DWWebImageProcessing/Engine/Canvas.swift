@@ -35,7 +35,7 @@ struct Canvas: Sendable {
         try Decoder.checkLimits(image, limits: DWImageProcessing.effectiveLimits)
         source = image
         sourceFormat = image.format
-        outputFormat = Encoder.defaultOutputFormat(for: image.format)
+        outputFormat = Encoder.defaultOutputFormat(for: image)
     }
 
     /// Whether every frame is computed in memory (set by the encoder for small canvases).

@@ -11,6 +11,14 @@ enum Encoder {
         format.isWritable ? format : .png
     }
 
+    /// The output format for `image` when nothing converts it: an APNG whose frames are processed (more than one,
+    /// see ``DWProcessingLimits/maxProcessedFrames``) becomes an animated WebP — PNG output would keep only its
+    /// first frame — and everything else keeps ``defaultOutputFormat(for:)-(DWImageFormat)``.
+    static func defaultOutputFormat(for image: DWImage) -> DWImageFormat {
+        if image.format == .png, image.isAnimated, DWImageProcessing.effectiveLimits.maxProcessedFrames > 1 { return .webp }
+        return defaultOutputFormat(for: image.format)
+    }
+
     /// Formats that keep an alpha channel.
     static func keepsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg }
 
