@@ -97,6 +97,17 @@ final class ParityTests: XCTestCase {
         XCTAssertEqual(try size("t:10::1:0/ar:0/f:png", jpeg), [48, 32], "ar:0 keeps it as stored")
     }
 
+    /// imgproxy skips trim for an animation it keeps animated, and processes one frame (trimmed) when the output
+    /// format cannot animate.
+    func testTrimSkippedForAnimationsTrimmedWhenOneFrameIsKept() throws {
+        let frame = (0..<400).map { i -> UInt8 in (5..<15).contains(i % 20) && (5..<15).contains(i / 20) ? 1 : 0 }
+        let gif = SampleImages.gif(width: 20, height: 20, palette: [(255, 255, 255), (255, 0, 0)], frames: [frame, frame])
+        let animated = try Imgproxy.run("t:10", on: gif).0
+        XCTAssertEqual([animated.frameCount, animated.pixelWidth, animated.pixelHeight], [2, 20, 20], "not trimmed")
+        let still = try Imgproxy.run("t:10/f:png", on: gif).0
+        XCTAssertEqual([still.frameCount, still.pixelWidth, still.pixelHeight], [1, 10, 10], "one frame, trimmed")
+    }
+
     /// Bytes Pillow writes: `script` has `Image` and `out` (a BytesIO).
     static func pillow(_ script: String) throws -> Data {
         let process = Process()
