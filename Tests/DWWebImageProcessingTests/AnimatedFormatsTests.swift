@@ -2,6 +2,7 @@
 // at offsets, blend OVER with alpha, dispose BACKGROUND and PREVIOUS, a palette with tRNS, a hidden default image)
 // and read back by Pillow; every composited frame, delay and loop count must agree with the reference.
 import DWLocking
+import DWTestServer
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -194,6 +195,30 @@ final class AnimatedFormatsTests: XCTestCase {
         XCTAssertEqual(gif.format, .gif)
         XCTAssertEqual(gif.frameCount, 6)
         XCTAssertEqual(gif.animatedImage()?.netscapeLoopCount, 2, "3 plays are NETSCAPE2.0 value 2 (browsers play it 3 times)")
+    }
+
+    /// `manager.facts(withURL:)` reports frames, loop count and duration from the head, and from a cached image.
+    func testFactsReportFramesLoopCountAndDuration() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("dwanim-facts-\(UUID().uuidString)")
+        let center = NotificationCenter()
+        let manager = DWWebImageManager(
+            cache: DWWebImageCache(rootDirectory: root, notificationCenter: center), notificationCenter: center,
+            removeExpiredAtStart: false)
+        let server = try LoopbackHTTPServer()
+        defer {
+            manager.invalidate()
+            server.shutdown()
+            try? FileManager.default.removeItem(at: root)
+        }
+        for (name, ext) in [("apng_rgba", "png"), ("webp_anim", "webp")] {
+            let ref = try load(name, ext)
+            server.setRoute("/\(name)", .ok(ref.image.data))
+            let duration = ref.delaysMS.reduce(0) { $0 + ($1 <= 10 ? 100 : $1) } / 1000
+            let head = try await manager.facts(withURL: server.url("/\(name)"))
+            XCTAssertEqual([head.frameCount, head.loopCount], [ref.frames, ref.loop], name)
+            XCTAssertEqual(head.duration ?? -1, duration, accuracy: 1e-9, name)
+            XCTAssertEqual(ref.image.duration, duration, accuracy: 1e-9, name)
+        }
     }
 
     func testThePlayerPlaysAPNGAndWebPWithTheirDelays() throws {
