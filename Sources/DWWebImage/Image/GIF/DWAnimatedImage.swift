@@ -110,7 +110,7 @@ public final class DWAnimatedImage: Sendable {
     public var width: Int { index.width }
     /// Canvas height (the logical screen).
     public var height: Int { index.height }
-    /// Number of complete frames.
+    /// Number of frames: the complete ones, and a later frame cut short by the end of the file (``isPartial``).
     public var frameCount: Int { index.frames.count }
     /// Number of plays: 0 = forever; n from a NETSCAPE2.0 block with value n (SDWebImage/ImageIO counting: n plays;
     /// browsers play it n + 1 times); 1 when the file has no NETSCAPE2.0 block; 0 for a single-frame GIF.
@@ -121,8 +121,9 @@ public final class DWAnimatedImage: Sendable {
     public var frameDelays: [TimeInterval] { index.frames.map(\.delay) }
     /// The length of one play: the sum of ``frameDelays``.
     public var duration: TimeInterval { index.duration }
-    /// True when the file ends early or turns to garbage after at least one complete frame; only the complete
-    /// frames before that point are played. ``partialReason`` says what giflib hit.
+    /// True when the file ends early or turns to garbage after at least one complete frame; the frames before
+    /// that point are played (a last frame cut short with the rows that arrived). ``partialReason`` says what
+    /// giflib hit.
     public var isPartial: Bool { index.isPartial }
     /// giflib's description of where the structure broke off, when ``isPartial``.
     public var partialReason: String? { index.partialReason }
