@@ -67,7 +67,9 @@ let package = Package(
         // Typed wrappers around libtiff's RGBA reader over a memory buffer (for TIFFs libvips' tiffload refuses).
         .target(name: "CTiff", dependencies: ["CTiffSystem"], linkerSettings: [.linkedLibrary("tiff")]),
         // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
-        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "CTiff", "DWLocking"]),
+        // libwebp's WebPAnimDecoder composites animated WebP frames one at a time (DWAnimatedImage's WebP source).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "CWebP", "CTiff", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.
         .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
@@ -143,7 +145,7 @@ let package = Package(
         // Real libvips on real files (made in the tests, or with Pillow where it is installed).
         .testTarget(
             name: "DWWebImageProcessingTests",
-            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer"],
+            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWLocking"],
             exclude: ["Fixtures"]
         ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
