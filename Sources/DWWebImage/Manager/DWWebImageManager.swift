@@ -80,9 +80,11 @@ public final class DWWebImageManager: Sendable {
     ///     library owns (a CLI or server on Linux often never drains the main queue).
     ///   - removeExpiredAtStart: sweep expired disk entries in the background now, as DW does (at most once an
     ///     hour per cache space, across processes).
-    public init(cache: DWWebImageCache = .shared, configuration: Configuration = Configuration(),
-                notificationCenter: NotificationCenter = .default, callbackQueue: DispatchQueue? = nil,
-                removeExpiredAtStart: Bool = true) {
+    public init(
+        cache: DWWebImageCache = .shared, configuration: Configuration = Configuration(),
+        notificationCenter: NotificationCenter = .default, callbackQueue: DispatchQueue? = nil,
+        removeExpiredAtStart: Bool = true
+    ) {
         self.cache = cache
         self.notificationCenter = notificationCenter
         let callbacks = callbackQueue ?? DispatchQueue(label: "DWWebImage.callbacks", qos: .userInitiated)
@@ -163,23 +165,27 @@ public final class DWWebImageManager: Sendable {
     ///   - completion: called exactly once, on ``callbackQueue``.
     /// - Returns: a token for ``cancel(_:)``.
     @discardableResult
-    public func downloadImage(withURL url: String, options: DWWebImageOptions = [],
-                              progress: (@Sendable (_ received: Int64, _ expected: Int64) -> Void)? = nil,
-                              completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void)
-        -> DWWebImageToken {
+    public func downloadImage(
+        withURL url: String, options: DWWebImageOptions = [],
+        progress: (@Sendable (_ received: Int64, _ expected: Int64) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
+    ) -> DWWebImageToken {
         let (id, callbacks, configuration) = state.withLock { s -> (UInt64, DispatchQueue, Configuration) in
             s.nextTokenID += 1
             return (s.nextTokenID, s.callbackQueue, s.configuration)
         }
         let request = RequestOptions(options, cachePolicy: cache.cachePolicy)
         let base = request.originalKey(url: url, filter: configuration.cacheKeyFilter)
-        let token = DWWebImageToken(url: url, cacheKey: base, id: id, priority: request.priority,
-                                    canceller: { [weak self] token in self?.cancel(token) },
-                                    reprioritize: { [weak self] in self?.callersChanged(key: base) })
+        let token = DWWebImageToken(
+            url: url, cacheKey: base, id: id, priority: request.priority,
+            canceller: { [weak self] token in self?.cancel(token) },
+            reprioritize: { [weak self] in self?.callersChanged(key: base) })
         let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
 
         let asciiURL: String
-        switch configuration.loader(for: url) == nil ? URLValidator.validate(url, s3: configuration.s3) : .success(url) {
+        let validated =
+            configuration.loader(for: url) == nil ? URLValidator.validate(url, s3: configuration.s3) : .success(url)
+        switch validated {
         case .failure(let error):
             waiter.deliver(.failure(error), on: callbacks)
             return token
@@ -213,7 +219,8 @@ public final class DWWebImageManager: Sendable {
             let lookupStarted = DispatchTime.now().uptimeNanoseconds
             // A variant on disk; else (below) its original, on disk or from the network, to make it from.
             if request.isVariant,
-               case .hit(let image, _) = cache.diskLookup(forKey: key, maxPixelCount: configuration.maxPixelCount) {
+                case .hit(let image, _) = cache.diskLookup(forKey: key, maxPixelCount: configuration.maxPixelCount)
+            {
                 deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
                 return
             }
@@ -233,8 +240,9 @@ public final class DWWebImageManager: Sendable {
             case .hit(let image, _):
                 deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
             case .expired(let image, let metadata):
-                proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
-                                 revalidating: Revalidation(image: image, metadata: metadata))
+                proceedToNetwork(
+                    waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                    revalidating: Revalidation(image: image, metadata: metadata))
             case .miss:
                 proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
             }
@@ -243,23 +251,28 @@ public final class DWWebImageManager: Sendable {
     }
 
     /// A disk hit for what `waiter` asked for (on the lookup queue): kept in memory, then delivered.
-    private func deliverDiskHit(_ image: DWImage, key: String, to waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
-                                on callbacks: DispatchQueue) {
+    private func deliverDiskHit(
+        _ image: DWImage, key: String, to waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
+        on callbacks: DispatchQueue
+    ) {
         if waiter.options.readPolicy.contains(.memory) { cache.storeInMemory(image, forKey: key) }
         let metrics = cacheHitMetrics(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
         // Backpressure: disk hits are read faster than most callers consume them; holding every image in queued
         // completions would make memory grow with the number of requests.
         diskHitsInFlight.wait()
         state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
-        deliver(.success(image.from(.disk, metrics: metrics)), to: waiter, metrics: metrics,
-                on: callbacks) { [diskHitsInFlight] in diskHitsInFlight.signal() }
+        deliver(.success(image.from(.disk, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks) {
+            [diskHitsInFlight] in diskHitsInFlight.signal()
+        }
     }
 
     /// Cancels one caller: it completes with 10007 at once; the download stops only if no caller is left.
     public func cancel(_ token: DWWebImageToken) {
         let (lookingUp, downloader, callbacks) = state.withLock { s in
-            (s.lookups.removeValue(forKey: token.id) ?? s.transformWaiters.removeValue(forKey: token.id),
-             s.downloaders[token.cacheKey], s.callbackQueue)
+            (
+                s.lookups.removeValue(forKey: token.id) ?? s.transformWaiters.removeValue(forKey: token.id),
+                s.downloaders[token.cacheKey], s.callbackQueue
+            )
         }
         if let lookingUp {
             lookingUp.deliver(.failure(.cancelled(token.url)), on: callbacks)
@@ -308,8 +321,10 @@ public final class DWWebImageManager: Sendable {
 
     /// A result that needs no download (a cache hit, a refusal): its metrics, if any, then the completion, in one
     /// block on `queue`.
-    private func deliver(_ result: Result<DWImage, DWWebImageError>, to waiter: Waiter, metrics: DWDownloadMetrics?,
-                         on queue: DispatchQueue, then: (@Sendable () -> Void)? = nil) {
+    private func deliver(
+        _ result: Result<DWImage, DWWebImageError>, to waiter: Waiter, metrics: DWDownloadMetrics?,
+        on queue: DispatchQueue, then: (@Sendable () -> Void)? = nil
+    ) {
         let handler = metrics == nil ? nil : state.withLock { $0.metricsHandler }
         guard let handler, let metrics else {
             waiter.deliver(result, on: queue, then: then)
@@ -322,8 +337,10 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
-    private func proceedToNetwork(_ waiter: Waiter, asciiURL: String, configuration: Configuration,
-                                  callbacks: DispatchQueue, revalidating: Revalidation? = nil) {
+    private func proceedToNetwork(
+        _ waiter: Waiter, asciiURL: String, configuration: Configuration,
+        callbacks: DispatchQueue, revalidating: Revalidation? = nil
+    ) {
         let url = waiter.token.url
         let key = waiter.token.cacheKey
         if waiter.options.fromCacheOnly {
@@ -347,15 +364,18 @@ public final class DWWebImageManager: Sendable {
             if waiter.options.readPolicy.contains(.memory), let image = cache.memoryImage(forKey: key) {
                 return .memoryHit(image)
             }
-            let downloader = DWWebImageDownloader(url: url, key: key, context: makeContext(
-                for: waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
-                revalidating: revalidating))
+            let downloader = DWWebImageDownloader(
+                url: url, key: key,
+                context: makeContext(
+                    for: waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                    revalidating: revalidating))
             _ = downloader.attach(waiter)
             s.downloaders[key] = downloader
             let operation = DWWebImageOperation(downloader: downloader, group: runningOperations)
             downloader.setOperation(operation)
-            s.scheduler.enqueue(ObjectIdentifier(downloader), job: operation, host: downloader.context.hostKey,
-                                demand: .init(priority: waiter.priority, prefetchOnly: waiter.isPrefetch))
+            s.scheduler.enqueue(
+                ObjectIdentifier(downloader), job: operation, host: downloader.context.hostKey,
+                demand: .init(priority: waiter.priority, prefetchOnly: waiter.isPrefetch))
             return .scheduled
         }
         switch step {
@@ -417,11 +437,14 @@ public final class DWWebImageManager: Sendable {
         queue.async { handler(metrics) }
     }
 
-    private func cacheHitMetrics(_ url: String, _ source: DWImageSource, since asked: UInt64,
-                                 lookupStarted: UInt64) -> DWDownloadMetrics {
+    private func cacheHitMetrics(
+        _ url: String, _ source: DWImageSource, since asked: UInt64,
+        lookupStarted: UInt64
+    ) -> DWDownloadMetrics {
         let now = DispatchTime.now().uptimeNanoseconds
-        var metrics = DWDownloadMetrics(url: url, source: source, attempts: 0, resumedFrom: 0, bytesReceived: 0,
-                                        httpStatus: 0, elapsed: Double(now &- lookupStarted) / 1e9)
+        var metrics = DWDownloadMetrics(
+            url: url, source: source, attempts: 0, resumedFrom: 0, bytesReceived: 0,
+            httpStatus: 0, elapsed: Double(now &- lookupStarted) / 1e9)
         metrics.queued = Double(lookupStarted &- asked) / 1e9
         return metrics
     }
@@ -432,8 +455,10 @@ public final class DWWebImageManager: Sendable {
         PartialStore(path: cache.partialPath, privateFiles: cache.configuration.privateFiles)
     }
 
-    private func makeContext(for waiter: Waiter, asciiURL: String, configuration: Configuration,
-                             callbacks: DispatchQueue, revalidating: Revalidation?) -> DownloadContext {
+    private func makeContext(
+        for waiter: Waiter, asciiURL: String, configuration: Configuration,
+        callbacks: DispatchQueue, revalidating: Revalidation?
+    ) -> DownloadContext {
         var headers = configuration.requestHeaders
         headers.merge(waiter.options.headers) { $1 }
         if let revalidating {
@@ -445,7 +470,8 @@ public final class DWWebImageManager: Sendable {
             }
         }
         var request = configuration.transferRequest(
-            url: asciiURL, headers: headers, options: waiter.options, loader: configuration.loader(for: waiter.token.url))
+            url: asciiURL, headers: headers, options: waiter.options,
+            loader: configuration.loader(for: waiter.token.url))
         if DWS3Location(waiter.token.url) != nil { request.signForS3(configuration.s3) }
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }

@@ -129,9 +129,9 @@ enum URLValidator {
     private static func isPathByte(_ c: UInt8) -> Bool {
         if isHostByte(c) { return true }
         switch c {
-        case 0x5F, 0x7E,                                                  // _ ~
-             0x21, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D,  // ! $ & ' ( ) * + , ; =
-             0x3A, 0x40, 0x2F, 0x3F:                                      // : @ / ?
+        case 0x5F, 0x7E,  // _ ~
+            0x21, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D,  // ! $ & ' ( ) * + , ; =
+            0x3A, 0x40, 0x2F, 0x3F:  // : @ / ?
             return true
         default:
             return false

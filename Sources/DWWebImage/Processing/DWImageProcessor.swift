@@ -34,7 +34,9 @@ public enum DWImageProcessors {
     }
 
     /// Applies `processors` in order.
-    public static func apply(_ processors: [any DWImageProcessor], to image: DWImage) throws(DWWebImageError) -> DWImage {
+    public static func apply(
+        _ processors: [any DWImageProcessor], to image: DWImage
+    ) throws(DWWebImageError) -> DWImage {
         var current = image
         for processor in processors { current = try processor.process(current) }
         return current

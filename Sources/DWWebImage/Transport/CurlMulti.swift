@@ -162,7 +162,8 @@ final class CurlMulti: @unchecked Sendable {
         var failure: TransferFailure?
         func check(_ code: CURLcode, _ what: String) {
             if code != CURLE_OK, failure == nil {
-                failure = .curl(code: Int(code.rawValue), message: "\(what): \(String(cString: curl_easy_strerror(code)))")
+                failure = .curl(
+                    code: Int(code.rawValue), message: "\(what): \(String(cString: curl_easy_strerror(code)))")
             }
         }
         let me = Unmanaged.passUnretained(transfer).toOpaque()
@@ -170,10 +171,13 @@ final class CurlMulti: @unchecked Sendable {
         check(dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
         check(dw_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
         // With a redirect handler the pipeline follows redirects itself, one transfer per hop (CurlMulti+Hooks).
-        check(dw_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.hooks.followsRedirects ? 0 : 1), "FOLLOWLOCATION")
+        check(
+            dw_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.hooks.followsRedirects ? 0 : 1), "FOLLOWLOCATION")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.maxRedirects), "MAXREDIRS")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
-        check(dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)), "CONNECTTIMEOUT")
+        check(
+            dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)),
+            "CONNECTTIMEOUT")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(r.timeout)), "TIMEOUT")
         if r.stallTimeout > 0 {
             // Our own check (CurlTransfer.checkStall) runs in the progress callback and is exact; libcurl's
@@ -183,7 +187,9 @@ final class CurlMulti: @unchecked Sendable {
             check(dw_curl_easy_setopt_xferinfo_callback(easy, curlProgressCallback), "XFERINFOFUNCTION")
             check(dw_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me), "XFERINFODATA")
             check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
-            check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(r.stallTimeout.rounded(.up)))), "LOW_SPEED_TIME")
+            check(
+                dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(r.stallTimeout.rounded(.up)))),
+                "LOW_SPEED_TIME")
         }
         // No CURLOPT_MAXFILESIZE_LARGE: it would also refuse long error pages; the cap is enforced in
         // CurlTransfer, against Content-Length of a 2xx response and while the body streams.
@@ -201,7 +207,9 @@ final class CurlMulti: @unchecked Sendable {
         let tls = r.tls
         if let file = tls.caFile { check(dw_curl_easy_setopt_string(easy, CURLOPT_CAINFO, file), "CAINFO") }
         if let dir = tls.caDirectory { check(dw_curl_easy_setopt_string(easy, CURLOPT_CAPATH, dir), "CAPATH") }
-        if let cert = tls.clientCertificate { check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLCERT, cert), "SSLCERT") }
+        if let cert = tls.clientCertificate {
+            check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLCERT, cert), "SSLCERT")
+        }
         if let key = tls.clientKey { check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLKEY, key), "SSLKEY") }
         if let pin = tls.pinnedPublicKey {
             check(dw_curl_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin), "PINNEDPUBLICKEY")
@@ -262,7 +270,8 @@ final class CurlMulti: @unchecked Sendable {
         } else if code != CURLE_OK, let refused = transfer.refusedAddress {
             transfer.complete(.failure(.addressRefused(refused)))
         } else if code != CURLE_OK && !(transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR) {
-            let message = transfer.errorBuffer[0] != 0
+            let message =
+                transfer.errorBuffer[0] != 0
                 ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
             transfer.complete(.failure(.curl(code: Int(code.rawValue), message: message)))
         } else {
