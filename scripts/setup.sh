@@ -24,6 +24,7 @@ packages=(
   tinyproxy             # … and a forward proxy (GET and CONNECT)
   gzip                  # ContentEncodingTests: gzip-coded bodies and a gzip bomb
   varnish               # FleetTests, bench/serve/fleet: the shared cache and shard router in front of the instances
+  libheif-examples      # heif-enc: ImgproxyServeTests make a HEIC with an embedded thumbnail (enforce_thumbnail)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -114,9 +114,11 @@ enum Decoder {
     // MARK: Full decode
 
     /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`), an animated
-    /// WebP (libvips) or an APNG (``APNGFrameSource``), the first frame of
-    /// anything else. `keepColorProfile`: a JPEG, PNG, TIFF, HEIC or AVIF keeps its pixels and ICC profile as they are.
-    static func decode(_ image: DWImage, keepColorProfile: Bool = false) throws(DWWebImageError) -> Decoded {
+    /// WebP (libvips) or an APNG (``APNGFrameSource``), the first frame of anything else. `keepColorProfile`: a
+    /// JPEG, PNG, TIFF, WebP, HEIC or AVIF keeps its pixels and ICC profile as they are. `thumbnail`: a HEIC or AVIF
+    /// gives its embedded thumbnail (``openThumbnail(_:format:)``).
+    static func decode(_ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false)
+        throws(DWWebImageError) -> Decoded {
         try Vips.start()
         switch image.format {
         case .gif:
@@ -127,11 +129,12 @@ enum Decoder {
         case .ico:
             return try decodeICO(image)
         case .webp:
-            return try decodeWebP(image)
+            return try decodeWebP(image, keepColorProfile: keepColorProfile)
         case .png where image.frameCount > 1:
             return try decodeAPNG(image)
         default:
-            let opened = try open(image.data, format: image.format)
+            let opened = thumbnail ? try openThumbnail(image.data, format: image.format)
+                : try open(image.data, format: image.format)
             return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
                            keepAlive: [image.data])
         }

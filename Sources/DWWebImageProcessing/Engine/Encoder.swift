@@ -120,12 +120,10 @@ enum Encoder {
         case .tiff: saver = Int32(CVIPS_SAVER_TIFF)
         default: throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
         }
-        var kept = image
-        var strip: Int32 = 1
-        if !metadata.stripsAll {
-            let applied = try metadata.apply(to: image)
-            if applied.keepsAny { (kept, strip) = (applied.image, 0) }
-        }
+        // The dropped fields are removed even when everything is stripped: libvips 8.14's WebP saver writes an
+        // `icc-profile-data` (the sRGB profile the ICC import left) whatever `strip` says.
+        let applied = try metadata.apply(to: image)
+        let (kept, strip): (VImage, Int32) = applied.keepsAny ? (applied.image, 0) : (applied.image, 1)
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         // GIF: libimagequant at effort 4 instead of libvips' 7 costs a third of the CPU (bench/pixels: GIF was the
