@@ -233,6 +233,25 @@ final class AnimatedFormatsTests: XCTestCase {
         }
     }
 
+    /// `verifyDecodes()` (`--verify`) composites every frame: a later frame's corrupt data fails it, which
+    /// libvips alone (the first frame, or an APNG's default image) would pass.
+    func testVerifyDecodesEveryFrame() throws {
+        for (name, ext, chunk) in [("apng_rgba", "png", "fdAT"), ("webp_anim", "webp", "ANMF")] {
+            let image = try load(name, ext).image
+            XCTAssertNoThrow(try image.verifyDecodes(), name)
+            var bytes = [UInt8](image.data)
+            let type = Array(chunk.utf8)
+            let last = try XCTUnwrap((0..<bytes.count - 4).last { Array(bytes[$0..<$0 + 4]) == type }, name)
+            for i in last + 40..<min(last + 70, bytes.count - 8) { bytes[i] ^= 0x5A }  // garble the last frame's data
+            let broken = try DWImage(data: Data(bytes))
+            XCTAssertEqual(broken.frameCount, image.frameCount, name)
+            XCTAssertThrowsError(try broken.verifyDecodes(), name) { error in
+                XCTAssertEqual((error as? DWWebImageError)?.code, .notAnImage, name)
+                XCTAssertTrue((error as? DWWebImageError)?.message.contains("frame 5") ?? false, "\(error)")
+            }
+        }
+    }
+
     func testThePlayerPlaysAPNGAndWebPWithTheirDelays() throws {
         DWImageProcessing.registerAnimationDecoders()
         for (name, ext) in [("apng_rgba", "png"), ("webp_anim", "webp")] {
