@@ -1,6 +1,7 @@
 // Animated WebP and APNG: files built chunk by chunk by Fixtures/make_animations.py (frames smaller than the canvas
-// at offsets, blend OVER with alpha, dispose BACKGROUND and PREVIOUS, a palette with tRNS, a hidden default image)
-// and read back by Pillow; every composited frame, delay and loop count must agree with the reference.
+// at offsets, blend OVER with alpha, dispose BACKGROUND and PREVIOUS; RGBA, grey+alpha and a palette with tRNS; a
+// hidden default image) and read back by Pillow; every composited frame, delay and loop count must agree with the
+// reference.
 import DWLocking
 import DWTestServer
 import DWWebImage
@@ -132,6 +133,10 @@ final class AnimatedFormatsTests: XCTestCase {
 
     func testPalettedAPNGWithAHiddenDefaultImage() throws {
         try assertMatches("apng_palette", "png")
+    }
+
+    func testGreyAlphaAPNGMatchesTheSpecification() throws {
+        try assertMatches("apng_grey", "png")
     }
 
     func testAnimatedWebPMatchesPillowFrameByFrame() throws {
