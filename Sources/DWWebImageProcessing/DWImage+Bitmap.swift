@@ -41,7 +41,7 @@ extension DWImage {
         return bitmap
     }
 
-    /// Decodes every pixel (every frame of a GIF) and discards them: a body that is truncated or corrupt after a
+    /// Decodes every pixel (every frame of a GIF, an APNG or an animated WebP) and discards them: a body that is truncated or corrupt after a
     /// valid header throws 10000 instead of passing as an image; a PNG must also be whole to its `IEND` with a
     /// defined compression method (``PNGStructure``), and a GIF whole to its trailer (a GIF whose last frame is cut
     /// short, or whose tail is missing or damaged, is shown by ``bitmap()`` and processors but fails here: a
@@ -67,6 +67,8 @@ extension DWImage {
                 return frame.isComplete
             }
             if let corrupt { throw DWWebImageError(.notAnImage, "GIF frame \(corrupt) is corrupt") }
+        case .png where isAnimated, .webp where isAnimated:
+            try verifyAnimationFrames()
         case .bmp, .ico:
             _ = try Decoder.decode(self)
         default:
