@@ -72,13 +72,17 @@ enum DIBReader {
                 best = (area, depth, size, offset)
             }
         }
-        guard let entry = best, entry.size > 0, entry.offset >= 6 + 16 * count,
-              entry.offset + entry.size <= r.bytes.count else {
+        guard let entry = best, entry.size > 0, entry.offset >= 6 + 16 * count, entry.offset < r.bytes.count else {
             throw DWWebImageError(.notAnImage, "ICO: entry outside the file")
         }
+        // A PNG entry is read from its offset as a PNG stream, whatever byte count the directory gives it (Pillow
+        // does so; the PNG ends at its IEND, and its size is its own IHDR's).
         let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         if Array(r.bytes[entry.offset..<min(entry.offset + 8, r.bytes.count)]) == pngSignature {
-            return .png(Data(r.bytes[entry.offset..<entry.offset + entry.size]))
+            return .png(Data(r.bytes[entry.offset...]))
+        }
+        guard entry.offset + entry.size <= r.bytes.count else {
+            throw DWWebImageError(.notAnImage, "ICO: entry outside the file")
         }
         let dib = Reader(bytes: Array(r.bytes[entry.offset..<entry.offset + entry.size]))
         return .raster(try decodeDIB(dib, at: 0, pixelOffset: nil, icon: true, limits: limits))

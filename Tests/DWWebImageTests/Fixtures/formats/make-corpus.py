@@ -218,3 +218,16 @@ for k in range(struct.unpack_from("<H", cut, ifd)[0]):
         else:
             struct.pack_into("<I", cut, value, 40)
 write("tiff-webp-strip-cut.tif", bytes(cut))
+
+# ICO: a PNG entry whose directory disagrees with it — it says 32 × 32 for a 64 × 64 PNG, and a byte count 30 short
+# of the PNG's end (or 500 past the end of the file). Pillow reads the PNG from the entry's offset and takes its
+# size from its IHDR.
+def ico_png_entry(dir_size, count_delta):
+    payload = png_bytes(solid(64, 64, "RGBA", (10, 200, 30, 255)))
+    out = bytearray(ico_container(1, [(dir_size, dir_size, 1, 32, payload)]))
+    struct.pack_into("<I", out, 6 + 8, len(payload) + count_delta)
+    return bytes(out)
+
+
+write("ico-png-count-short.ico", ico_png_entry(32, -30))
+write("ico-png-count-past-end.ico", ico_png_entry(64, 500))
