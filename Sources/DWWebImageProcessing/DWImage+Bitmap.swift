@@ -81,6 +81,20 @@ extension DWImage {
             let opened = try Decoder.open(data, format: format, sequential: true)
             var mean = 0.0
             guard cvips_avg(opened.pointer, &mean) == 0 else { throw Vips.error("cannot decode \(format.rawValue)") }
+            try verifyLaterFrames()
         }
+    }
+
+    /// Every frame after the first of an animated WebP or APNG decodes (libvips read the first; a later frame
+    /// whose data is corrupt used to pass).
+    private func verifyLaterFrames() throws(DWWebImageError) {
+        guard frameCount > 1,
+              let animation = try animatedImage(bufferCount: 0, limits: DWAnimatedImage.Limits.default) else { return }
+        var corrupt: Int?
+        animation.forEachFrame { frame in
+            if !frame.isComplete { corrupt = frame.index }
+            return frame.isComplete
+        }
+        if let corrupt { throw DWWebImageError(.notAnImage, "\(format.rawValue) frame \(corrupt) does not decode") }
     }
 }

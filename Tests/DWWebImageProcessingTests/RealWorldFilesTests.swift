@@ -66,6 +66,15 @@ final class RealWorldFilesTests: XCTestCase {
         XCTAssertThrowsError(try cut.verifyDecodes())
     }
 
+    func testVerifyDecodesEveryFrameOfAnAPNG() throws {
+        // Every chunk whole, the third frame's compressed data damaged: libvips decodes the first frame only.
+        let image = try image("apng-later-frame-corrupt.png")
+        XCTAssertEqual(image.frameCount, 3)
+        XCTAssertThrowsError(try image.verifyDecodes()) { error in
+            XCTAssertTrue((error as? DWWebImageError)?.message.contains("frame 2") ?? false, "\(error)")
+        }
+    }
+
     func testGIFWhoseLaterFrameIsCutShowsItsRowsAsLibnsgifDoes() throws {
         let image = try image("gif-later-frame-cut.gif")
         XCTAssertEqual(image.frameCount, 3)
