@@ -402,7 +402,8 @@ enum ImageSniffer {
         let entry = best!.entry
         let size = Int(b.u32le(entry + 8)!), offset = Int(b.u32le(entry + 12)!)
         let outside = SniffFailure(
-            "\(kind) entry \((entry - 6) / 16) (\(size) bytes at byte \(offset)) is not inside the \(b.count)-byte file")
+            "\(kind) entry \((entry - 6) / 16) (\(size) bytes at byte \(offset)) is not inside the \(b.count)-byte file"
+        )
         guard offset >= directoryEnd, size > 0, offset < b.count else { throw outside }
         // A PNG entry is a PNG stream from its offset, whatever byte count the directory gives it (as Pillow reads
         // it); a bitmap entry must lie inside the file.
