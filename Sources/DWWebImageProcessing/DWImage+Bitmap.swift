@@ -69,8 +69,16 @@ extension DWImage {
             if let corrupt { throw DWWebImageError(.notAnImage, "GIF frame \(corrupt) is corrupt") }
         case .png where isAnimated, .webp where isAnimated:
             try verifyAnimationFrames()
-        case .bmp, .ico:
+        case .bmp:
             _ = try Decoder.decode(self)
+        case .ico:
+            // A PNG entry is held to its chunk layout too, and its pixels are computed (decode() is lazy for it).
+            let limits = DWImageProcessing.effectiveLimits
+            if case .png(let png) = try DIBReader.decodeICO(data, limits: limits) { try PNGStructure.check(png) }
+            let decoded = try Decoder.decode(self)  // its keepAlive holds the PNG bytes libvips reads lazily
+            var mean = 0.0
+            let status = withExtendedLifetime(decoded) { cvips_avg(decoded.frames[0].pointer, &mean) }
+            guard status == 0 else { throw Vips.error("cannot decode ico") }
         default:
             let opened = try Decoder.open(data, format: format, sequential: true)
             var mean = 0.0
