@@ -43,7 +43,10 @@ extension DWImage {
 
     /// Decodes every pixel (every frame of a GIF) and discards them: a body that is truncated or corrupt after a
     /// valid header throws 10000 instead of passing as an image; a PNG must also be whole to its `IEND` with a
-    /// defined compression method (``PNGStructure``). Memory stays low (libvips streams the decode).
+    /// defined compression method (``PNGStructure``), and a GIF whole to its trailer (a GIF whose last frame is cut
+    /// short, or whose tail is missing or damaged, is shown by ``bitmap()`` and processors but fails here: a
+    /// download cut between two frames looks the same). A TIFF libvips refuses is decoded by libtiff's RGBA
+    /// reader. Memory stays low (libvips streams the decode).
     /// Runs on the caller's thread.
     ///
     /// - Throws: 10005 over ``DWImageProcessing/limits`` (checked first), 10000 when the data does not decode.
@@ -55,7 +58,7 @@ extension DWImage {
         case .gif:
             guard let animation = animatedImage(bufferCount: 1) else { throw DWWebImageError(.notAnImage, "GIF has no frames") }
             if animation.isPartial {
-                throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt after frame \(animation.frameCount)"
+                throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt"
                                           + (animation.partialReason.map { ": \($0)" } ?? ""))
             }
             var corrupt: Int?

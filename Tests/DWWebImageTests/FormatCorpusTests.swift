@@ -62,6 +62,15 @@ final class FormatCorpusTests: XCTestCase {
         ("gif-tail-bad-code-size.gif", .vips, .accept(.gif)),
         ("gif-tail-truncated-colour-table.gif", .vips, .accept(.gif)),
         ("gif-broken-no-frame.gif", .vips, .refuse("GIF has no complete frame")),
+        // A later frame cut short counts (libnsgif and Pillow count it; its rows that arrived are shown).
+        ("gif-later-frame-cut.gif", .vips, .accept(.gif)),
+        ("gif-later-frame-cut.gif", .pillow, .accept(.gif)),
+        // TIFFs libvips' tiffload refuses to decode (libtiff's RGBA reader decodes them), and WebP strips.
+        ("tiff-tiled-separate.tif", .vips, .accept(.tiff)),
+        ("tiff-tiled-separate.tif", .pillow, .accept(.tiff)),
+        ("tiff-old-jpeg.tif", .pillow, .accept(.tiff)),
+        ("tiff-webp.tif", .vips, .accept(.tiff)),
+        ("tiff-webp-strip-cut.tif", .vips, .accept(.tiff)),  // the header is whole; --verify fails it
     ]
 
     struct Facts: Equatable, CustomStringConvertible {

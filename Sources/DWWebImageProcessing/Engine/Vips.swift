@@ -39,8 +39,10 @@ enum Vips {
         if FileManager.default.fileExists(atPath: module) { _ = cvips_load_module(module) }
     }
 
-    /// Starts libvips if needed; 10000 if it cannot start (its reason in the message).
+    /// Starts libvips if needed (and registers the WebP and APNG frame sources); 10000 if it cannot start (its
+    /// reason in the message).
     static func start() throws(DWWebImageError) {
+        DWImageProcessing.registerAnimationDecoders()  // any use of the engine can play WebP and APNG
         guard started else { throw error("cannot start libvips") }
     }
 
@@ -61,6 +63,7 @@ enum Vips {
     /// Runs one libvips call that produces an image (`body` gets the out-pointer and returns libvips' status).
     static func make(_ what: String, _ body: (UnsafeMutablePointer<OpaquePointer?>) -> Int32)
         throws(DWWebImageError) -> VImage {
+        cvips_free(cvips_error_take())  // warnings earlier calls left (libjpeg's "extraneous bytes") are not this reason
         var out: OpaquePointer?
         guard body(&out) == 0, let out else {
             if let out { cvips_unref(out) }

@@ -48,7 +48,8 @@ public struct DWResize: DWImageProcessor, Hashable {
             guard (width ?? 1) > 0, (height ?? 1) > 0, width != nil || height != nil else {
                 throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
             }
-            return try DWImgproxyProcessor(transform: transform, watermark: nil, watermarkDigest: "none").process(image)
+            return try DWImgproxyProcessor(transform: transform, watermark: nil, watermarkDigest: "none", outputFormat: nil)
+                .process(image)
         }
         return try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
     }
@@ -74,7 +75,8 @@ public struct DWResize: DWImageProcessor, Hashable {
             }
         }
         let crop: Int32 = fill ? 1 : 0  // VipsInteresting: none / centre
-        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil, !Decoder.isAnimatedWebP(source) {
+        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil, !Decoder.isAnimatedWebP(source),
+           !(source.format == .png && source.isAnimated) {  // animations resize frame by frame below
             let decoded = try Decoder.thumbnail(source, width: boxWidth, height: boxHeight, size: size, crop: crop)
             canvas.frames = decoded.frames
             canvas.keepAlive.append(contentsOf: decoded.keepAlive)

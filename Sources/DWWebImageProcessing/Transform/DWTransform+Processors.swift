@@ -8,14 +8,14 @@ extension DWTransform {
     ///
     /// A plain resize (fit, fill, or force with both sides; no other geometry) is ``DWResize``, which shrinks on load;
     /// anything else of imgproxy's geometry and pixels is one ``DWImgproxyProcessor``; ``DWMetadataOptions`` before
-    /// them when `sm`, `kcr` or `scp` differ from imgproxy's defaults. Then `dwfetch`'s grayscale,
+    /// them when `sm`, `kcr`, `scp` or `eth` differ from imgproxy's defaults. Then `dwfetch`'s grayscale,
     /// tint and round corners, then the encoding: ``DWConvert`` for a format and/or one quality, ``DWEncode`` when
     /// per-format qualities or a byte limit are asked for. `watermark` is the image ``DWTransform/watermark`` draws.
     /// Call on any thread.
     public func processors(watermark: DWImage? = nil) -> [any DWImageProcessor] {
         var chain: [any DWImageProcessor] = []
         let metadata = DWMetadataOptions(stripMetadata: stripMetadata, keepCopyright: keepCopyright,
-                                         stripColorProfile: stripColorProfile)
+                                         stripColorProfile: stripColorProfile, enforceThumbnail: enforceThumbnail)
         if !metadata.isDefault { chain.append(metadata) }
         if let resize = plainResize {
             chain.append(resize)
@@ -23,7 +23,7 @@ extension DWTransform {
         } else if geometryAndPixels != DWTransform() {
             let digest = watermark.map { String(Self.fnv1a($0.data), radix: 16) }
             chain.append(DWImgproxyProcessor(transform: geometryAndPixels, watermark: watermark,
-                                             watermarkDigest: digest ?? "none"))
+                                             watermarkDigest: digest ?? "none", outputFormat: format))
         }
         if grayscale { chain.append(DWGrayscale()) }
         if let tint, tint.count == 4 { chain.append(DWTint(red: tint[0], green: tint[1], blue: tint[2], alpha: tint[3])) }

@@ -130,8 +130,11 @@ public struct DWProxyURL: Sendable, Equatable {
     /// The largest width or height a URL may ask for.
     static let maxDimension = 16384
 
-    /// A format by the names URLs use (`jpg` and `jpeg` alike); nil for anything else.
-    static func format(named name: Substring) -> DWImageFormat? { DWImageFormat(conversionTargetNamed: name) }
+    /// An output format by the names imgproxy URLs use (`jpg` and `jpeg` alike): every format the engine
+    /// writes (imgproxy's save formats, less BMP and ICO); nil for anything else.
+    static func format(named name: Substring) -> DWImageFormat? {
+        DWImageFormat(name: name).flatMap { $0.isWritable ? $0 : nil }
+    }
 
     /// base64url with or without padding (standard-alphabet characters are refused, as imgproxy does).
     static func base64URLDecode(_ text: Substring) -> Data? {
