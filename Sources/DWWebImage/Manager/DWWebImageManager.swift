@@ -196,18 +196,8 @@ public final class DWWebImageManager: Sendable {
         let policy = request.readPolicy
         let key = request.cacheKey(base: base)
         let asked = DispatchTime.now().uptimeNanoseconds
-        if policy.contains(.memory) {
-            if let image = cache.memoryImage(forKey: key) {
-                let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
-                deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
-                return token
-            }
-            if request.isVariant, let original = cache.memoryImage(forKey: base) {
-                let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
-                report(metrics, on: callbacks)
-                makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
-                return token
-            }
+        if policy.contains(.memory), answerFromMemory(waiter, key: key, base: base, asked: asked, on: callbacks) {
+            return token
         }
         guard policy.contains(.disk) else {
             proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
@@ -248,6 +238,24 @@ public final class DWWebImageManager: Sendable {
             }
         }
         return token
+    }
+
+    /// A memory hit for `waiter`: the image itself, or a variant's original to make it from (on the caller's
+    /// thread); false when memory has neither.
+    private func answerFromMemory(
+        _ waiter: Waiter, key: String, base: String, asked: UInt64, on callbacks: DispatchQueue
+    ) -> Bool {
+        let image = cache.memoryImage(forKey: key)
+        let original = image == nil && waiter.options.isVariant ? cache.memoryImage(forKey: base) : nil
+        guard image != nil || original != nil else { return false }
+        let metrics = cacheHitMetrics(waiter.token.url, .memory, since: asked, lookupStarted: asked)
+        if let image {
+            deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
+        } else if let original {
+            report(metrics, on: callbacks)  // the original's hit; the variant's completion follows
+            makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
+        }
+        return true
     }
 
     /// A disk hit for what `waiter` asked for (on the lookup queue): kept in memory, then delivered.
@@ -438,8 +446,7 @@ public final class DWWebImageManager: Sendable {
     }
 
     private func cacheHitMetrics(
-        _ url: String, _ source: DWImageSource, since asked: UInt64,
-        lookupStarted: UInt64
+        _ url: String, _ source: DWImageSource, since asked: UInt64, lookupStarted: UInt64
     ) -> DWDownloadMetrics {
         let now = DispatchTime.now().uptimeNanoseconds
         var metrics = DWDownloadMetrics(
