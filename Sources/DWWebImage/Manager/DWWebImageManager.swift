@@ -57,7 +57,8 @@ public final class DWWebImageManager: Sendable {
     }
 
     let state: DWLock<State>
-    let engine: CurlMulti
+    private let lazyEngine = LazyCurlMulti()  // made by the first transfer: a cache hit never starts libcurl
+    var engine: CurlMulti { lazyEngine.engine }
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
@@ -89,7 +90,6 @@ public final class DWWebImageManager: Sendable {
         self.notificationCenter = notificationCenter
         let callbacks = callbackQueue ?? DispatchQueue(label: "DWWebImage.callbacks", qos: .userInitiated)
         self.state = DWLock(State(callbackQueue: callbacks, configuration: configuration))
-        self.engine = CurlMulti()
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
                 cache.removeExpiredCacheIfDue()
@@ -99,7 +99,7 @@ public final class DWWebImageManager: Sendable {
     }
 
     deinit {
-        engine.shutdown()
+        lazyEngine.shutdown()
     }
 
     // MARK: - Settings
@@ -308,11 +308,11 @@ public final class DWWebImageManager: Sendable {
         for downloader in downloaders { downloader.cancelAll() }
         startQueue.sync {}  // operations handed a slot before the cancel have started (and finished at once)
         runningOperations.wait()
-        engine.shutdown()
+        lazyEngine.shutdown()
     }
 
     /// The most transfers libcurl has had in flight at once for this manager (diagnostics and tests).
-    var maxTransfersInFlight: Int { engine.maxActiveCount.value }
+    var maxTransfersInFlight: Int { lazyEngine.started?.maxActiveCount.value ?? 0 }
 
     /// Downloads in flight or waiting for a slot, by URL.
     public var activeDownloadCount: Int { state.withLock { $0.downloaders.count } }

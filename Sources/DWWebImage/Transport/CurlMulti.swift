@@ -318,8 +318,13 @@ enum CurlGlobal {
     private static let once: Void = { _ = curl_global_init(DW_CURL_GLOBAL_DEFAULT) }()
     static func initialize() { _ = once }
 
-    /// "libcurl/7.88.1 OpenSSL/…", for the User-Agent and diagnostics.
-    static var version: String { initialize(); return String(cString: curl_version()) }
+    /// "libcurl/7.88.1", for the User-Agent. From `curl_version_info`, not `curl_version()`: the latter asks every
+    /// library for its version, and OpenLDAP's answer initialises LDAP (ldap.conf, a host lookup, eight SASL
+    /// plug-ins loaded), which cost every run milliseconds. Needs no `curl_global_init`.
+    static var version: String {
+        guard let version = curl_version_info(CURLVERSION_ELEVENTH).pointee.version else { return "libcurl" }
+        return "libcurl/" + String(cString: version)
+    }
 }
 
 private let curlHeaderCallback: curl_write_callback = { buffer, size, count, userdata in
