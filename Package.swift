@@ -63,7 +63,9 @@ let package = Package(
         .target(name: "CVips", dependencies: ["CVipsSystem"],
                 linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("gmodule-2.0")]),
         // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
-        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "DWLocking"]),
+        // libwebp's WebPAnimDecoder composites animated WebP frames one at a time (DWAnimatedImage's WebP source).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "CWebP", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.
         .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
@@ -139,7 +141,7 @@ let package = Package(
         // Real libvips on real files (made in the tests, or with Pillow where it is installed).
         .testTarget(
             name: "DWWebImageProcessingTests",
-            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer"],
+            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWLocking"],
             exclude: ["Fixtures"]
         ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).

@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev            # cache entry compression (CZlib)
   pkg-config
   libvips-dev           # decoding and processors (DWWebImageProcessing)
+  libwebp-dev           # animated WebP frames through WebPAnimDecoder (CWebP; libvips-dev pulls it in today)
   libchafa-dev          # terminal previews (DWWebImagePreview)
   libvips-tools         # vipsheader, vipsthumbnail: reference reader, fixtures and benchmark anchor
   python3               # Pillow: the other reference reader (tests install it with pip)
@@ -23,6 +24,7 @@ packages=(
   tinyproxy             # … and a forward proxy (GET and CONNECT)
   gzip                  # ContentEncodingTests: gzip-coded bodies and a gzip bomb
   varnish               # FleetTests, bench/serve/fleet: the shared cache and shard router in front of the instances
+  libheif-examples      # heif-enc: ImgproxyServeTests make a HEIC with an embedded thumbnail (enforce_thumbnail)
 )
 missing=()
 for p in "${packages[@]}"; do

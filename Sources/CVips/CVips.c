@@ -69,6 +69,10 @@ int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int 
     }
 }
 
+int cvips_heifload_thumbnail_buffer(const void *buf, size_t len, int fail_on, VipsImage **out) {
+    return vips_heifload_buffer((void *)buf, len, out, "thumbnail", TRUE, "fail_on", fail_on, NULL);
+}
+
 int cvips_jpegload_shrink_buffer(const void *buf, size_t len, int shrink, int fail_on, VipsImage **out) {
     return vips_jpegload_buffer((void *)buf, len, out, "shrink", shrink, "fail_on", fail_on,
                                 "access", VIPS_ACCESS_SEQUENTIAL, NULL);
@@ -185,6 +189,9 @@ int cvips_embed(VipsImage *in, int x, int y, int width, int height, const double
     int result = vips_embed(in, out, x, y, width, height, "extend", VIPS_EXTEND_BACKGROUND, "background", bg, NULL);
     vips_area_unref(VIPS_AREA(bg));
     return result;
+}
+int cvips_embed_mirror(VipsImage *in, int x, int y, int width, int height, VipsImage **out) {
+    return vips_embed(in, out, x, y, width, height, "extend", VIPS_EXTEND_MIRROR, NULL);
 }
 int cvips_smartcrop_attention(VipsImage *in, int width, int height, VipsImage **out) {
     return vips_smartcrop(in, out, width, height, "interesting", VIPS_INTERESTING_ATTENTION, NULL);

@@ -13,6 +13,8 @@ struct ImageSummary: Sendable {
     let pixelHeight: Int
     let frameCount: Int
     let loopCount: Int
+    /// One play of an animation (GIF, APNG, WebP: the sum of its frame delays); 0 for a still image.
+    let duration: TimeInterval
     /// Hex SHA-256 of the bytes (computed only for `--json`).
     let sha256: String?
     let metrics: DWDownloadMetrics?
@@ -28,6 +30,7 @@ struct ImageSummary: Sendable {
         pixelHeight = image.pixelHeight
         frameCount = image.frameCount
         loopCount = image.loopCount
+        duration = image.duration
         if hash {
             var hasher = SHA256()
             image.forEachDataWindow { hasher.update(bufferPointer: $0) }

@@ -33,6 +33,7 @@ enum OutputFormat {
             w.add("height", .int(Int64(image.pixelHeight)))
             w.add("frames", .int(Int64(image.frameCount)))
             w.add("loop_count", .int(Int64(image.loopCount)))
+            w.add("duration_ms", .int(Int64((image.duration * 1000).rounded())))
             if let original = image.original {
                 w.add("source_format", .string(original.format.rawValue))
                 w.add("source_width", .int(Int64(original.width)))

@@ -7,8 +7,9 @@ import HTTPTypes
 
 extension DWImageServer {
     /// `GET /info/{signature}/{options}/{source}`: the signature covers the part after it (as for images); options
-    /// are ``DWInfoOptions``; the source is fetched through the pipeline (cached, coalesced, address-checked) or
-    /// read under `--local-root`. Answered on the request's task.
+    /// are ``DWInfoOptions``; the answer is cached as a variant is (``infoAnswer(for:options:)``), its source fetched
+    /// through the pipeline (cached, coalesced, address-checked) or read under `--local-root`. Answered on the
+    /// request's task.
     func infoResponse(for request: Request, target: String) async -> Response {
         let url: DWProxyURL
         var options = DWInfoOptions()
@@ -29,20 +30,24 @@ extension DWImageServer {
         } catch {
             return refuse(.init(code: error.status), error.description, note: " bad-url")
         }
-        let isLocal = url.source.hasPrefix("local://")
-        guard isLocal || hostIsAllowed(url.sourceHost) else {
+        guard !Self.hasUserinfo(url.source) else {  // the same source rules as image requests
+            return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
+        }
+        guard url.source.hasPrefix("local://") || hostIsAllowed(url.sourceHost) else {
             return refuse(.forbidden, "source host is not allowed", note: " host-refused")
         }
+        if !configuration.allowS3, DWS3Location(url.source) != nil {
+            return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
+        }
         do {
-            let image = isLocal ? try localImage(url.source, chain: []) : try await manager.image(withURL: url.source)
-            let body = try Self.infoJSON(image, options)
+            let (body, note) = try await infoAnswer(for: url, options: options)
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             headers[.contentLength] = String(body.count)
             headers[.cacheControl] = "public, max-age=\(configuration.maxAge)"
             headers[.eTag] = DWETag.of(body)
             DWResponses.addSecurityHeaders(&headers)
-            DWAccessNote.current?.text = " info \(image.source)"
+            DWAccessNote.current?.text = note
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         } catch {
             let (status, message) = DWStatusMapping.status(for: error)

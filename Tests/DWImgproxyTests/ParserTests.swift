@@ -59,12 +59,20 @@ final class ParserTests: XCTestCase {
             ("f:bogus", "f"), ("wm:2", "wm"), ("wm:1:sm", "wm"), ("ex:1:sm", "ex"), ("pd:1:2:3:4:5", "pd"),
             ("dpr:0", "dpr"), ("z:0", "z"), ("exp:soon", "exp"), ("pr:missing", "missing"), ("skp:bogus", "skp"),
             ("a:300", "a"), ("mc:2", "mc"), ("t:1:2:3:4:5", "t"), ("bl:-1", "bl"), ("pix:-2", "pix"),
+            ("ph:1:1", "ph"), ("msr:1", "msr"), ("max_src_file_size:10", "max_src_file_size"), ("maf:2", "maf"),
+            ("mafr:1", "mafr"), ("mrd:100", "mrd"),
         ]
         for (options, name) in cases {
             let (message, status) = Imgproxy.refusal(options)
             XCTAssertEqual(status, 400, options)
             XCTAssertTrue(message.contains(name), "\(options): \(message)")
         }
+    }
+
+    /// imgproxy's security options are refused as its default configuration refuses them; `preserve_hdr` is read.
+    func testSecurityOptionsRefusedAndPreserveHDRRead() throws {
+        XCTAssertTrue(Imgproxy.refusal("msr:10").0.contains("security processing options are not allowed"))
+        XCTAssertEqual(try Imgproxy.parse("ph:1/w:10").transform, try Imgproxy.parse("preserve_hdr:0/w:10").transform)
     }
 
     func testExpiredURLIs404() {

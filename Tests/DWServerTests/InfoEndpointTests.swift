@@ -41,6 +41,44 @@ final class InfoEndpointTests: ServeTestCase {
         XCTAssertEqual(Set(defaults.keys), ["width", "height", "format", "frames", "size", "orientation"])
     }
 
+    /// An /info answer is cached as a variant is: the same options again are answered from the cache (the access
+    /// log says `info cached`) with the origin asked once; other options and another cache buster are other entries.
+    func testInfoAnswersAreCachedPerOptionsAndCacheBuster() throws {
+        origin.setRoute("/c.png", .ok(SampleImages.quadrants(width: 40, height: 30)))
+        let server = try serve(["-v"])
+        let source = origin.url("/c.png")
+        var answers: [String: Data] = [:]
+        // (options, answered from the /info cache)
+        let requests = [("bh:3", false), ("bh:3", true), ("bh:4", false), ("bh:3/cb:2", false), ("bh:3/cb:2", true),
+                        ("bh:4", true), ("bh:3", true)]
+        for (index, (options, cached)) in requests.enumerated() {
+            let target = "/info/insecure/\(options)/plain/\(source)"
+            let response = try server.get(target)
+            XCTAssertEqual(response.status, 200, "\(options): \(response.text)")
+            let line = try accessLine(server, target, index: requests[...index].filter { $0.0 == options }.count)
+            XCTAssertEqual(line.hasSuffix(" info cached"), cached, "request \(index) (\(options)): \(line)")
+            if let earlier = answers[options] { XCTAssertEqual(response.body, earlier, "\(options): the same answer") }
+            answers[options] = response.body
+        }
+        XCTAssertEqual(origin.requestCount(path: "/c.png"), 1, "one origin fetch for every /info")
+        XCTAssertNotEqual(answers["bh:3"], answers["bh:4"], "other options, another answer")
+        let cacheBusted = try XCTUnwrap(try JSONSerialization.jsonObject(with: answers["bh:3/cb:2"] ?? Data()) as? [String: Any])
+        XCTAssertNil(cacheBusted["cb"], "cb changes the key, not the answer")
+        XCTAssertEqual(answers["bh:3/cb:2"], answers["bh:3"])
+    }
+
+    /// The `index`-th (from 1) access-log line for `target`, waiting for it (the line is written as the answer goes).
+    private func accessLine(_ server: ServeProcess, _ target: String, index: Int) throws -> String {
+        let marker = "GET \(target) "
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let lines = server.stderr.split(separator: "\n").filter { $0.contains(marker) }
+            if lines.count >= index { return String(lines[index - 1]) }
+            usleep(20_000)
+        }
+        throw ServeStartFailure("no access-log line \(index) for \(target):\n\(server.stderr)")
+    }
+
     /// A BlurHash decoder (woltapp/blurhash's decode, 6 × 6 pixels) that names each corner's main colour.
     static let blurHashDecoder = """
         import math

@@ -52,16 +52,34 @@ final class MetadataServeTests: ServeTestCase {
         let save = "p = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB')).tobytes()\n"
         origin.setRoute("/icc.jpg", .ok(try pillowImage(save + "im.save(out, 'JPEG', icc_profile=p)")))
         origin.setRoute("/icc.png", .ok(try pillowImage(save + "im.save(out, 'PNG', icc_profile=p)")))
+        origin.setRoute("/icc.webp", .ok(try pillowImage(save + "im.save(out, 'WEBP', icc_profile=p)")))
         let server = try serve()
-        for name in ["/icc.jpg", "/icc.png"] {
+        for name in ["/icc.jpg", "/icc.png", "/icc.webp"] {
             let source = origin.url(name)
-            for (options, kept) in [("", false), ("w:20", false), ("scp:0", true), ("strip_color_profile:0/w:20", true)] {
+            for (options, kept) in [("", false), ("w:20", false), ("scp:0", true), ("strip_color_profile:0/w:20", true),
+                                    ("scp:0/f:webp", true), ("scp:0/w:20/f:webp", true), ("f:webp", false),
+                                    ("scp:0/f:avif", true), ("f:avif", false), ("f:png", false)] {
                 let response = try server.get(ProxyPath.plain(source, options: options))
                 XCTAssertEqual(response.status, 200, "\(name) \(options): \(response.text)")
                 let header = try vipsheaderAll(response.body)
                 XCTAssertEqual(header.contains("icc-profile-data"), kept, "\(name) \(options)\n\(header)")
+                if kept && !options.contains("avif") {  // and Pillow, the other reader (no AVIF here), finds it too
+                    let length = try pillowICCLength(response.body)
+                    XCTAssertGreaterThan(length, 0, "\(name) \(options): Pillow reads the profile")
+                }
             }
         }
+    }
+
+    /// The length of the ICC profile Pillow reads from `data` (0: none).
+    private func pillowICCLength(_ data: Data) throws -> Int {
+        let text = try python("""
+            import base64, io
+            from PIL import Image
+            im = Image.open(io.BytesIO(base64.b64decode('\(data.base64EncodedString())')))
+            print(len(im.info.get('icc_profile') or b''))
+            """)
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
     /// A 40 × 30 RGB image written by Pillow: `script` has `im` (the image), `out` (a BytesIO) and ImageCms.

@@ -50,6 +50,8 @@ enum {
 /* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
 int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,
                       int unlimited, VipsImage *_Nullable *_Nonnull out);
+/* vips_heifload_buffer with thumbnail=TRUE: the embedded thumbnail (the primary image when there is none). */
+int cvips_heifload_thumbnail_buffer(const void *_Nonnull buf, size_t len, int fail_on, VipsImage *_Nullable *_Nonnull out);
 /* vips_jpegload_buffer with libjpeg's DCT scaling (shrink 1, 2, 4 or 8), sequential access. */
 int cvips_jpegload_shrink_buffer(const void *_Nonnull buf, size_t len, int shrink, int fail_on,
                                  VipsImage *_Nullable *_Nonnull out);
@@ -124,6 +126,8 @@ int cvips_flip(VipsImage *_Nonnull in, int horizontal, VipsImage *_Nullable *_No
 /* Places in at (x, y) of a width × height canvas filled with background (n values, one per band). */
 int cvips_embed(VipsImage *_Nonnull in, int x, int y, int width, int height, const double *_Nonnull background,
                 int n, VipsImage *_Nullable *_Nonnull out);
+/* Places in at (x, y) of a width × height canvas whose new pixels mirror the image's edge (VIPS_EXTEND_MIRROR). */
+int cvips_embed_mirror(VipsImage *_Nonnull in, int x, int y, int width, int height, VipsImage *_Nullable *_Nonnull out);
 /* libvips' smartcrop with VIPS_INTERESTING_ATTENTION. */
 int cvips_smartcrop_attention(VipsImage *_Nonnull in, int width, int height, VipsImage *_Nullable *_Nonnull out);
 /* The box of pixels that differ from background (n values) by more than threshold. */

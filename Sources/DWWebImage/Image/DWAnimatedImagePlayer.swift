@@ -40,11 +40,11 @@ public struct DWSystemAnimationClock: DWAnimationClock {
 public final class DWAnimatedImagePlayer: Sendable {
     /// How many times to play the animation.
     public enum LoopMode: Sendable, Equatable {
-        /// The image's ``DWAnimatedImage/loopCount``: NETSCAPE2.0 value n → n plays, 0 → forever, no block → once
-        /// (SDWebImage and ImageIO count this way).
+        /// The image's ``DWAnimatedImage/loopCount``: GIF NETSCAPE2.0 value n → n plays, 0 → forever, no block →
+        /// once (SDWebImage and ImageIO count this way); APNG `num_plays` and WebP loop count n → n plays.
         case file
-        /// As browsers do: NETSCAPE2.0 value n → n + 1 plays (n repeats after the first), 0 → forever, no block →
-        /// once.
+        /// As browsers do: GIF NETSCAPE2.0 value n → n + 1 plays (n repeats after the first), 0 → forever, no
+        /// block → once; APNG and WebP as ``file``.
         case browser
         /// Exactly `n` plays (ImageX's `.count(n)`); 0 or less means forever.
         case count(Int)
@@ -119,7 +119,7 @@ public final class DWAnimatedImagePlayer: Sendable {
         self.clock = clock
     }
 
-    /// A player for a GIF `image` (nil for other formats), with a buffer of `bufferCount` decoded frames.
+    /// A player for an animated `image` (GIF; WebP and APNG once their decoder is registered; nil otherwise), with a buffer of `bufferCount` decoded frames.
     public convenience init?(
         image: DWImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
         clock: any DWAnimationClock = DWSystemAnimationClock(),
@@ -134,9 +134,7 @@ public final class DWAnimatedImagePlayer: Sendable {
         if animation.frameCount <= 1 { return 1 }
         switch loopMode {
         case .file: return animation.loopCount
-        case .browser:
-            guard let n = animation.netscapeLoopCount else { return 1 }
-            return n == 0 ? 0 : n + 1
+        case .browser: return animation.browserPlayCount
         case .count(let n): return max(0, n)
         case .forever: return 0
         }

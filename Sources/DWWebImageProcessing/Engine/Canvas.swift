@@ -25,6 +25,9 @@ struct Canvas: Sendable {
     var quality: Int?
     /// The metadata the encoder writes back (set before decoding: a kept colour profile skips the sRGB conversion).
     var metadata = MetadataPolicy()
+    /// Decode a HEIC/AVIF source's embedded thumbnail instead of its primary image (imgproxy's `enforce_thumbnail`;
+    /// set before decoding).
+    var enforceThumbnail = false
     var keepAlive: [Data] = []
 
     /// A pending canvas for `image` (limits are checked here, before anything is decoded).
@@ -32,7 +35,7 @@ struct Canvas: Sendable {
         try Decoder.checkLimits(image, limits: DWImageProcessing.effectiveLimits)
         source = image
         sourceFormat = image.format
-        outputFormat = Encoder.defaultOutputFormat(for: image.format)
+        outputFormat = Encoder.defaultOutputFormat(for: image)
     }
 
     /// Whether every frame is computed in memory (set by the encoder for small canvases).
@@ -44,7 +47,7 @@ struct Canvas: Sendable {
     /// Decodes a pending canvas (every frame of a GIF; the first of anything else).
     mutating func decode() throws(DWWebImageError) {
         guard let image = source else { return }
-        let decoded = try Decoder.decode(image, keepColorProfile: metadata.keepColorProfile)
+        let decoded = try Decoder.decode(image, keepColorProfile: metadata.keepColorProfile, thumbnail: enforceThumbnail)
         frames = decoded.frames
         delays = decoded.delays
         netscapeLoopCount = decoded.netscapeLoopCount

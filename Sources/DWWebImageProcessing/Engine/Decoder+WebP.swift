@@ -5,11 +5,13 @@ import Foundation
 
 extension Decoder {
     /// The pages of a WebP: one frame for a still image; every frame, with its delay and the loop count, for an
-    /// animation. The area of all pages together is checked against the limits.
-    static func decodeWebP(_ image: DWImage) throws(DWWebImageError) -> Decoded {
+    /// animation. The area of all pages together is checked against the limits. `keepColorProfile`: an ICC profile
+    /// and the pixels it describes stay as they are (`scp:0`).
+    static func decodeWebP(_ image: DWImage, keepColorProfile: Bool = false) throws(DWWebImageError) -> Decoded {
         let header = try open(image.data, format: .webp)
         guard (header.int("n-pages") ?? 1) > 1 else {
-            return Decoded(frames: [try normalize(header, autorotate: true)], keepAlive: [image.data])
+            return Decoded(frames: [try normalize(header, autorotate: true, keepColorProfile: keepColorProfile)],
+                           keepAlive: [image.data])
         }
         let roll = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode webp") { cvips_load_webp_pages(bytes.baseAddress!, bytes.count, failOnTruncated, $0) }
@@ -18,7 +20,7 @@ extension Decoder {
         let pageHeight = roll.int("page-height") ?? roll.height
         guard pageHeight > 0, roll.height % pageHeight == 0 else { throw DWWebImageError(.notAnImage, "WebP pages differ in size") }
         let count = min(roll.height / pageHeight, max(1, DWImageProcessing.effectiveLimits.maxProcessedFrames))
-        let flat = try normalize(roll, autorotate: false)
+        let flat = try normalize(roll, autorotate: false, keepColorProfile: keepColorProfile)
         var decoded = Decoded(frames: [], keepAlive: [image.data])
         for page in 0..<count {
             decoded.frames.append(try Vips.make("cannot split webp pages") {

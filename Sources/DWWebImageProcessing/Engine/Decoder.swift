@@ -24,10 +24,11 @@ enum Decoder {
             throw tooLarge(Int64(image.data.count), Int64(limits.maxByteCount), "encoded size in bytes")
         }
         try checkArea(image.pixelWidth, image.pixelHeight, limits: limits)
-        if image.format == .gif && image.frameCount > limits.maxFrameCount {
+        let animated = image.format == .gif || image.isAnimated  // GIF, APNG, animated WebP: every frame decodes
+        if animated && image.frameCount > limits.maxFrameCount {
             throw tooLarge(Int64(image.frameCount), Int64(limits.maxFrameCount), "frame count")
         }
-        let frames = image.format == .gif ? min(image.frameCount, max(1, limits.maxProcessedFrames)) : 1
+        let frames = animated ? min(image.frameCount, max(1, limits.maxProcessedFrames)) : 1
         let area = image.pixelWidth * image.pixelHeight  // checkArea ruled out overflow
         let total = area.multipliedReportingOverflow(by: frames)
         if total.overflow || total.partialValue > limits.maxTotalPixelCount {
@@ -112,10 +113,12 @@ enum Decoder {
 
     // MARK: Full decode
 
-    /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`) or an animated
-    /// WebP (libvips), the first frame of
-    /// anything else. `keepColorProfile`: a JPEG, PNG, TIFF, HEIC or AVIF keeps its pixels and ICC profile as they are.
-    static func decode(_ image: DWImage, keepColorProfile: Bool = false) throws(DWWebImageError) -> Decoded {
+    /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`), an animated
+    /// WebP (libvips) or an APNG (``APNGFrameSource``), the first frame of anything else. `keepColorProfile`: a
+    /// JPEG, PNG, TIFF, WebP, HEIC or AVIF keeps its pixels and ICC profile as they are. `thumbnail`: a HEIC or AVIF
+    /// gives its embedded thumbnail (``openThumbnail(_:format:)``).
+    static func decode(_ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false)
+        throws(DWWebImageError) -> Decoded {
         try Vips.start()
         switch image.format {
         case .gif:
@@ -126,9 +129,12 @@ enum Decoder {
         case .ico:
             return try decodeICO(image)
         case .webp:
-            return try decodeWebP(image)
+            return try decodeWebP(image, keepColorProfile: keepColorProfile)
+        case .png where image.frameCount > 1:
+            return try decodeAPNG(image)
         default:
-            let opened = try open(image.data, format: image.format)
+            let opened = thumbnail ? try openThumbnail(image.data, format: image.format)
+                : try open(image.data, format: image.format)
             return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
                            keepAlive: [image.data])
         }

@@ -11,6 +11,14 @@ enum Encoder {
         format.isWritable ? format : .png
     }
 
+    /// The output format for `image` when nothing converts it: an APNG whose frames are processed (more than one,
+    /// see ``DWProcessingLimits/maxProcessedFrames``) becomes an animated WebP — PNG output would keep only its
+    /// first frame — and everything else keeps ``defaultOutputFormat(for:)-(DWImageFormat)``.
+    static func defaultOutputFormat(for image: DWImage) -> DWImageFormat {
+        if image.format == .png, image.isAnimated, DWImageProcessing.effectiveLimits.maxProcessedFrames > 1 { return .webp }
+        return defaultOutputFormat(for: image.format)
+    }
+
     /// Formats that keep an alpha channel.
     static func keepsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg }
 
@@ -112,12 +120,10 @@ enum Encoder {
         case .tiff: saver = Int32(CVIPS_SAVER_TIFF)
         default: throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
         }
-        var kept = image
-        var strip: Int32 = 1
-        if !metadata.stripsAll {
-            let applied = try metadata.apply(to: image)
-            if applied.keepsAny { (kept, strip) = (applied.image, 0) }
-        }
+        // The dropped fields are removed even when everything is stripped: libvips 8.14's WebP saver writes an
+        // `icc-profile-data` (the sRGB profile the ICC import left) whatever `strip` says.
+        let applied = try metadata.apply(to: image)
+        let (kept, strip): (VImage, Int32) = applied.keepsAny ? (applied.image, 0) : (applied.image, 1)
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         // GIF: libimagequant at effort 4 instead of libvips' 7 costs a third of the CPU (bench/pixels: GIF was the

@@ -26,9 +26,6 @@ struct MetadataPolicy: Sendable, Hashable {
         return !(keepCopyright && Self.copyrightFields.contains(name))
     }
 
-    /// Whether the saver can simply strip everything (nothing is kept).
-    var stripsAll: Bool { strip && !keepCopyright && !keepColorProfile }
-
     /// `image` with the dropped fields removed (a copy: the input may be shared with a cached canvas), and whether
     /// anything is left to write (if not, the caller strips everything).
     func apply(to image: VImage) throws(DWWebImageError) -> (image: VImage, keepsAny: Bool) {

@@ -39,8 +39,10 @@ enum Vips {
         if FileManager.default.fileExists(atPath: module) { _ = cvips_load_module(module) }
     }
 
-    /// Starts libvips if needed; 10000 if it cannot start (its reason in the message).
+    /// Starts libvips if needed (and registers the WebP and APNG frame sources); 10000 if it cannot start (its
+    /// reason in the message).
     static func start() throws(DWWebImageError) {
+        DWImageProcessing.registerAnimationDecoders()  // any use of the engine can play WebP and APNG
         guard started else { throw error("cannot start libvips") }
     }
 

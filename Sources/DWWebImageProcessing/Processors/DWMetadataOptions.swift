@@ -1,11 +1,12 @@
-// DWMetadataOptions: imgproxy's strip_metadata, keep_copyright and strip_color_profile when they differ from the
-// defaults.
+// DWMetadataOptions: imgproxy's strip_metadata, keep_copyright, strip_color_profile and enforce_thumbnail when they
+// differ from the defaults: what is read of the source and what of its metadata the result keeps.
 import DWWebImage
 import Foundation
 
 /// The metadata the result keeps; first in a chain, so that the steps after it (which take over its canvas) encode
 /// with the same policy. Without it every result is written as imgproxy's defaults say: EXIF, XMP and IPTC stripped
-/// except the EXIF Copyright and Artist, pixels converted to sRGB, no ICC profile.
+/// except the EXIF Copyright and Artist, pixels converted to sRGB, no ICC profile. With `enforceThumbnail` a HEIC or
+/// AVIF source is read from its embedded thumbnail (first in the chain, so every later step works on it).
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWMetadataOptions: DWImageProcessor, Hashable {
@@ -15,18 +16,22 @@ public struct DWMetadataOptions: DWImageProcessor, Hashable {
     public let keepCopyright: Bool
     /// `strip_color_profile`: convert to sRGB and drop the ICC profile (false: keep the source's profile and pixels).
     public let stripColorProfile: Bool
+    /// `enforce_thumbnail`: a HEIC or AVIF with an embedded thumbnail is read from it instead of its primary image.
+    public let enforceThumbnail: Bool
 
-    /// A policy from imgproxy's three options.
-    public init(stripMetadata: Bool, keepCopyright: Bool, stripColorProfile: Bool) {
+    /// A policy from imgproxy's four options.
+    public init(stripMetadata: Bool, keepCopyright: Bool, stripColorProfile: Bool, enforceThumbnail: Bool = false) {
         (self.stripMetadata, self.keepCopyright, self.stripColorProfile) = (stripMetadata, keepCopyright, stripColorProfile)
+        self.enforceThumbnail = enforceThumbnail
     }
 
     /// Whether these are imgproxy's defaults (then no step is needed).
-    public var isDefault: Bool { stripMetadata && keepCopyright && stripColorProfile }
+    public var isDefault: Bool { stripMetadata && keepCopyright && stripColorProfile && !enforceThumbnail }
 
-    /// `metadata(sm:N,kcr:N,scp:N)`.
+    /// `metadata(sm:N,kcr:N,scp:N)`, then `,eth:1` with ``enforceThumbnail``.
     public var identifier: String {
-        "metadata(sm:\(stripMetadata ? 1 : 0),kcr:\(keepCopyright ? 1 : 0),scp:\(stripColorProfile ? 1 : 0))"
+        "metadata(sm:\(stripMetadata ? 1 : 0),kcr:\(keepCopyright ? 1 : 0),scp:\(stripColorProfile ? 1 : 0)"
+            + (enforceThumbnail ? ",eth:1)" : ")")
     }
 
     /// The image re-encoded in its own output format with this policy.
@@ -34,6 +39,7 @@ public struct DWMetadataOptions: DWImageProcessor, Hashable {
         try Engine.process(image) { canvas throws(DWWebImageError) in
             canvas.metadata = MetadataPolicy(strip: stripMetadata, keepCopyright: keepCopyright,
                                              keepColorProfile: !stripColorProfile)
+            canvas.enforceThumbnail = enforceThumbnail
         }
     }
 }

@@ -74,7 +74,8 @@ public struct DWResize: DWImageProcessor, Hashable {
             }
         }
         let crop: Int32 = fill ? 1 : 0  // VipsInteresting: none / centre
-        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil, !Decoder.isAnimatedWebP(source) {
+        if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil, !Decoder.isAnimatedWebP(source),
+           !(source.format == .png && source.isAnimated) {  // animations resize frame by frame below
             let decoded = try Decoder.thumbnail(source, width: boxWidth, height: boxHeight, size: size, crop: crop)
             canvas.frames = decoded.frames
             canvas.keepAlive.append(contentsOf: decoded.keepAlive)

@@ -28,7 +28,7 @@ public struct DWEncode: DWImageProcessor {
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         var transform = DWTransform()
         (transform.quality, transform.formatQuality) = (quality, formatQuality)
-        let target = format ?? (DWConvert.formats.contains(image.format) ? image.format : Encoder.defaultOutputFormat(for: image.format))
+        let target = format ?? Encoder.defaultOutputFormat(for: image)
         var q = transform.quality(for: target, fallback: DWImageProcessing.defaultQuality(for: target))
         while true {
             let output = try Engine.process(image) { canvas throws(DWWebImageError) in

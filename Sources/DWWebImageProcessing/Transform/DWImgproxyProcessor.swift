@@ -37,7 +37,7 @@ public struct DWImgproxyProcessor: DWImageProcessor {
                 if canvas.delays.count > canvas.frames.count { canvas.delays.removeLast(canvas.delays.count - canvas.frames.count) }
             }
             var steps = ImgproxySteps(transform: transform, animated: canvas.frames.count > 1, watermark: watermark)
-            canvas.frames = try steps.run(canvas.frames, undoOrientation: transform.autoRotate ? 1 : orientation)
+            canvas.frames = try steps.run(canvas.frames, orientation: orientation)
             canvas.isMaterialized = false
             if let color = transform.background {  // without one, the encoder flattens onto white where it must
                 try canvas.mapFrames { frame throws(DWWebImageError) in try FrameOps.flatten(frame, color) }

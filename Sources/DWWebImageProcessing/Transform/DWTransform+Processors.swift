@@ -8,14 +8,14 @@ extension DWTransform {
     ///
     /// A plain resize (fit, fill, or force with both sides; no other geometry) is ``DWResize``, which shrinks on load;
     /// anything else of imgproxy's geometry and pixels is one ``DWImgproxyProcessor``; ``DWMetadataOptions`` before
-    /// them when `sm`, `kcr` or `scp` differ from imgproxy's defaults. Then `dwfetch`'s grayscale,
+    /// them when `sm`, `kcr`, `scp` or `eth` differ from imgproxy's defaults. Then `dwfetch`'s grayscale,
     /// tint and round corners, then the encoding: ``DWConvert`` for a format and/or one quality, ``DWEncode`` when
     /// per-format qualities or a byte limit are asked for. `watermark` is the image ``DWTransform/watermark`` draws.
     /// Call on any thread.
     public func processors(watermark: DWImage? = nil) -> [any DWImageProcessor] {
         var chain: [any DWImageProcessor] = []
         let metadata = DWMetadataOptions(stripMetadata: stripMetadata, keepCopyright: keepCopyright,
-                                         stripColorProfile: stripColorProfile)
+                                         stripColorProfile: stripColorProfile, enforceThumbnail: enforceThumbnail)
         if !metadata.isDefault { chain.append(metadata) }
         if let resize = plainResize {
             chain.append(resize)

@@ -18,18 +18,22 @@ extension FrameOps {
         return try Vips.make("cannot sharpen") { cvips_cast_uchar(srgb.pointer, $0) }
     }
 
-    /// Blocks of `size` × `size` pixels, each the mean of its pixels (the last row and column may be narrower).
+    /// Blocks of `size` × `size` pixels, each the mean of its pixels, as imgproxy's `vips_apply_filters`: sides that
+    /// are not a multiple of the block are first extended by mirroring the edge, so a last, partial block is the mean
+    /// of its own pixels (and their mirror images), never darkened by padding.
     static func pixelate(_ frame: VImage, _ size: Int) throws(DWWebImageError) -> VImage {
         let width = frame.width, height = frame.height
         let size = min(size, max(width, height))
+        guard size > 1 else { return frame }
         let paddedWidth = (width + size - 1) / size * size, paddedHeight = (height + size - 1) / size * size
-        var fill = [Double](repeating: 0, count: frame.bands)
-        let count = Int32(fill.count)
-        // Sides that are not a multiple of the block are padded with black first (the last blocks come out darker).
-        let padded = try Vips.make("cannot pixelate") {
-            cvips_embed(frame.pointer, 0, 0, Int32(paddedWidth), Int32(paddedHeight), &fill, count, $0)
+        var image = frame
+        if paddedWidth > width || paddedHeight > height {
+            image = try Vips.make("cannot pixelate") {
+                cvips_embed_mirror(frame.pointer, 0, 0, Int32(paddedWidth), Int32(paddedHeight), $0)
+            }
         }
-        let small = try Vips.make("cannot pixelate") { cvips_shrink(padded.pointer, Double(size), $0) }
+        let source = image
+        let small = try Vips.make("cannot pixelate") { cvips_shrink(source.pointer, Double(size), $0) }
         let big = try Vips.make("cannot pixelate") { cvips_zoom(small.pointer, Int32(size), $0) }
         let cropped = try crop(big, x: 0, y: 0, width: width, height: height)
         return try Vips.make("cannot pixelate") { cvips_cast_uchar(cropped.pointer, $0) }

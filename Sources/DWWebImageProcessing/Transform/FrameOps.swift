@@ -77,9 +77,11 @@ enum FrameOps {
         }
     }
 
-    /// The box that is not border (pixels within `threshold` of `color`, or of the top-left pixel's colour).
+    /// The box that is not border (pixels within `threshold` of `color`, or of the top-left pixel's colour), as
+    /// imgproxy's `vips_trim`: an image with alpha is first flattened onto magenta (#ff00ff), so a transparent border
+    /// is trimmed as one colour and white content next to it is not.
     static func trimBox(_ frame: VImage, _ trim: DWTrim) throws(DWWebImageError) -> (x: Int, y: Int, width: Int, height: Int) {
-        let opaque = try flatten(frame, DWColor(red: 255, green: 255, blue: 255))
+        let opaque = try flatten(frame, DWColor(red: 255, green: 0, blue: 255))
         let memory = try Vips.make("cannot trim") { cvips_copy_memory(opaque.pointer, $0) }
         var background: [Double]
         if let color = trim.color {

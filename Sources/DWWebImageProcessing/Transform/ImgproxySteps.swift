@@ -27,17 +27,21 @@ struct ImgproxySteps {
     var width: Int { frames.first?.width ?? 0 }
     var height: Int { frames.first?.height ?? 0 }
 
-    /// The frames after every step. `undoOrientation` ≠ 1 (with `ar:0`) turns the upright frames back as stored.
-    mutating func run(_ input: [VImage], undoOrientation: Int) throws(DWWebImageError) -> [VImage] {
+    /// The frames after every step. `orientation` is the source's EXIF orientation: the frames come upright, and
+    /// are turned back as stored for `ar:0`, and for the trim (imgproxy trims the image as stored, before any
+    /// rotation: the corner it samples and the sides `equal_hor`/`equal_ver` balance are the stored image's).
+    mutating func run(_ input: [VImage], orientation: Int) throws(DWWebImageError) -> [VImage] {
         frames = input
         let t = transform
-        if undoOrientation != 1 { try map { f throws(DWWebImageError) in try Self.undo(orientation: undoOrientation, f) } }
-        try map { f throws(DWWebImageError) in
-            try FrameOps.flip(FrameOps.rotate(f, t.rotate), horizontal: t.flipHorizontal, vertical: t.flipVertical)
-        }
+        let turned = orientation != 1 && (!t.autoRotate || t.trim != nil)
+        if turned { try map { f throws(DWWebImageError) in try Self.undo(orientation: orientation, f) } }
         if let trim = t.trim, let first = frames.first {
             let box = try FrameOps.trimBox(first, trim)
             try map { f throws(DWWebImageError) in try FrameOps.crop(f, x: box.x, y: box.y, width: box.width, height: box.height) }
+        }
+        if turned && t.autoRotate { try map { f throws(DWWebImageError) in try Self.apply(orientation: orientation, f) } }
+        try map { f throws(DWWebImageError) in
+            try FrameOps.flip(FrameOps.rotate(f, t.rotate), horizontal: t.flipHorizontal, vertical: t.flipVertical)
         }
         let geometry = ImgproxyGeometry(width: width, height: height, transform: t)
         try crop(width: geometry.cropWidth, height: geometry.cropHeight, gravity: t.cropGravity ?? t.gravity, dpr: 1)
@@ -107,10 +111,20 @@ struct ImgproxySteps {
         }
     }
 
-    /// EXIF orientation `o` as stored: the inverse of rotate-then-flip (imgproxy's angle and flip for `o`).
+    /// imgproxy's angle and horizontal flip for EXIF orientation `o` (rotate first, then flip).
+    private static func turn(_ o: Int) -> (angle: Int, flipped: Bool) {
+        ([3: 180, 4: 180, 5: 90, 6: 90, 7: 270, 8: 270][o] ?? 0, [2, 4, 5, 7].contains(o))
+    }
+
+    /// EXIF orientation `o` as stored: the inverse of rotate-then-flip.
     static func undo(orientation o: Int, _ frame: VImage) throws(DWWebImageError) -> VImage {
-        let angle = [3: 180, 4: 180, 5: 90, 6: 90, 7: 270, 8: 270][o] ?? 0
-        let flipped = [2, 4, 5, 7].contains(o)
+        let (angle, flipped) = turn(o)
         return try FrameOps.rotate(FrameOps.flip(frame, horizontal: flipped, vertical: false), 360 - angle)
+    }
+
+    /// A stored frame turned upright by EXIF orientation `o` (what the decoder's autorotation does).
+    static func apply(orientation o: Int, _ frame: VImage) throws(DWWebImageError) -> VImage {
+        let (angle, flipped) = turn(o)
+        return try FrameOps.flip(FrameOps.rotate(frame, angle), horizontal: flipped, vertical: false)
     }
 }

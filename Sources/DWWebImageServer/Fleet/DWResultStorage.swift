@@ -24,32 +24,43 @@ struct DWResultStorage: Sendable {
 
     /// The stored variant, or nil on a miss or when the store fails (logged and counted).
     func lookup(variantKey key: String) async -> DWImage? {
+        await lookup(variantKey: key) { data throws in try DWImage(data: data) }
+    }
+
+    /// The stored bytes under `key` made into `make(bytes)` (nil and counted as an error when it throws: not an
+    /// image, not the JSON expected), or nil on a miss or when the store fails (logged and counted).
+    func lookup<T>(variantKey key: String, as make: (Data) throws -> T) async -> T? {
         let location = location(forVariantKey: key)
         do {
             guard let data = try await client.get(location) else {
                 metrics.resultStorage("miss")
                 return nil
             }
-            let image = try DWImage(data: data)
+            let value = try make(data)
             metrics.resultStorage("hit")
-            return image
+            return value
         } catch let failure as DWS3Client.Failure {
             metrics.resultStorage("error")
             logger.warning("result storage: reading \(location.url) failed (\(failure)); making the variant here")
         } catch {
             metrics.resultStorage("error")
-            logger.warning("result storage: \(location.url) is not an image (\(error)); making the variant here")
+            logger.warning("result storage: \(location.url) is not what was stored (\(error)); making the variant here")
         }
         return nil
     }
 
     /// Writes a variant made here, in a detached task; a failure is logged and counted.
     func store(_ image: DWImage, variantKey key: String, contentType: String) {
+        store(image.data, variantKey: key, contentType: contentType)
+    }
+
+    /// Writes bytes made here (a variant, an /info answer), in a detached task; a failure is logged and counted.
+    func store(_ data: Data, variantKey key: String, contentType: String) {
         let location = location(forVariantKey: key)
         let (client, metrics, logger) = (client, metrics, logger)
         Task.detached(priority: .utility) {
             do {
-                try await client.put(location, data: image.data, contentType: contentType)
+                try await client.put(location, data: data, contentType: contentType)
                 metrics.resultStorage("stored")
             } catch {
                 metrics.resultStorage("error")

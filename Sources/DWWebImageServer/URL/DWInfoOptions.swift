@@ -1,5 +1,5 @@
 // DWInfoOptions: /info's options, by imgproxy Pro's names (size, format, dimensions, blurhash, dominant_colors,
-// average) plus frames and orientation.
+// average) plus frames and orientation, and the cache buster.
 
 /// What `GET /info/{signature}/{options}/{source}` reports. Defaults: size, format, dimensions, frames and
 /// orientation on; BlurHash, dominant colours and the average colour on request. A plain value.
@@ -11,9 +11,19 @@ public struct DWInfoOptions: Sendable, Equatable {
     public var dominantColors = 0
     /// Whether to report the average colour.
     public var average = false
+    /// Changes the cache key and nothing else [`cb`], as for images.
+    public var cacheBuster = ""
 
     /// The defaults.
     public init() {}
+
+    /// Every option, spelled once: names the answer in the caches (`info(s:1,f:1,d:1,fr:1,or:1,bh:0x0,dc:0,avg:0,cb:…)`).
+    public var identifier: String {
+        let flags = [("s", size), ("f", format), ("d", dimensions), ("fr", frames), ("or", orientation)]
+            .map { "\($0.0):\($0.1 ? 1 : 0)" }.joined(separator: ",")
+        return "info(\(flags),bh:\(blurHashX)x\(blurHashY),dc:\(dominantColors),avg:\(average ? 1 : 0),"
+            + "cb:\(cacheBuster.utf8.count):\(cacheBuster))"
+    }
 
     /// Applies one `name:args` segment; unknown or malformed is a 400 naming it.
     mutating func apply(_ segment: Substring) throws(DWProxyURL.ParseError) {
@@ -35,6 +45,7 @@ public struct DWInfoOptions: Sendable, Equatable {
             dominantColors = r.bool(0) ? 5 : (Int(r.args[0]).map { $0 } ?? 0)
             guard (0...16).contains(dominantColors) else { throw r.error("1 or 0, or a count up to 16") }
         case "average", "avg": try r.max(1); average = r.bool(0)
+        case "cachebuster", "cb": try r.max(1); cacheBuster = r.args[0]
         default: throw DWProxyURL.ParseError("unknown info option '\(parts[0])'")
         }
     }

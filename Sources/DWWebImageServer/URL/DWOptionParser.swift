@@ -64,6 +64,11 @@ struct DWOptionParser {
         case "keep_copyright", "kcr": try r.max(1); o.transform.keepCopyright = r.bool(0)
         case "strip_color_profile", "scp": try r.max(1); o.transform.stripColorProfile = r.bool(0)
         case "enforce_thumbnail", "eth": try r.max(1); o.transform.enforceThumbnail = r.bool(0)
+        case "preserve_hdr", "ph": try r.max(1)  // read; every result is 8 bits per band (README: differences)
+        case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
+             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
+            // imgproxy refuses these unless IMGPROXY_ALLOW_SECURITY_OPTIONS (403); issue 23 keeps option errors 400.
+            throw ParseError("security processing options are not allowed ('\(name)')")
         case "quality", "q": try r.max(1); let q = try r.intIn(0, 0...100); o.transform.quality = q == 0 ? nil : q
         case "format_quality", "fq": try formatQuality(r, &o.transform)
         case "max_bytes", "mb": try r.max(1); o.transform.maxBytes = try r.nonNegativeInt(0, upTo: Int(Int32.max))

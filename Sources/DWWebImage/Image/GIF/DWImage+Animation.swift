@@ -1,28 +1,52 @@
-// DWImage+Animation: a GIF's frames, delays and duration, reachable from the DWImage the pipeline delivers.
+// DWImage+Animation: an animation's frames, delays and duration, reachable from the DWImage the pipeline delivers.
 import Foundation
 
 extension DWImage {
-    /// True for a GIF with more than one frame.
-    public var isAnimated: Bool { gifIndex.map { $0.frames.count > 1 } ?? false }
+    /// True for a GIF, APNG or WebP with more than one frame.
+    public var isAnimated: Bool { frameCount > 1 && !frameDelays.isEmpty }
 
-    /// Per-frame display times of a GIF (10 ms or less → 100 ms, as browsers and SDWebImage do); empty for other
-    /// formats.
-    public var frameDelays: [TimeInterval] { gifIndex?.frames.map(\.delay) ?? [] }
+    /// Per-frame display times of an animated GIF, APNG or WebP (10 ms or less → 100 ms, as browsers and
+    /// SDWebImage do); empty for other formats and still images. Read from the chunks, no pixel decoded.
+    public var frameDelays: [TimeInterval] {
+        if let gifIndex { return gifIndex.frames.map(\.delay) }
+        guard frameCount > 1 else { return [] }
+        return AnimationTimeline.read(data, format: format)?.delays ?? []
+    }
 
-    /// The length of one play of a GIF (the sum of ``frameDelays``); 0 for other formats.
-    public var duration: TimeInterval { gifIndex?.duration ?? 0 }
+    /// The length of one play (the sum of ``frameDelays``); 0 for still images.
+    public var duration: TimeInterval { gifIndex?.duration ?? frameDelays.reduce(0, +) }
 
     /// True when a GIF's data ends early or turns to garbage after at least one complete frame; ``frameCount``
     /// then counts only the complete frames before that point.
     public var isPartial: Bool { gifIndex?.isPartial ?? false }
 
-    /// A decoder for this GIF's frames (RGBA canvases of the logical screen, decoded on demand, at most
-    /// `bufferCount` kept); nil for other formats. Each call returns a new decoder with its own buffer, so the
-    /// image itself stays a small value that caches can hold without the decoded frames.
+    /// A decoder for this animation's frames (RGBA canvases, decoded on demand, at most `bufferCount` kept): a GIF
+    /// always; an animated WebP or APNG (more than one frame) when a decoder is registered for it (DWWebImageProcessing registers
+    /// both: call `DWImageProcessing.registerAnimationDecoders()`); nil otherwise, and when that decoder
+    /// rejects the data. Each call returns a new decoder with its own buffer, so the image itself stays a small
+    /// value that caches can hold without the decoded frames. Runs on the caller's thread (structure only).
     public func animatedImage(bufferCount: Int = DWAnimatedImage.defaultBufferCount) -> DWAnimatedImage? {
-        guard let gifIndex else { return nil }
-        return DWAnimatedImage(
-            data: data, index: gifIndex, bufferCount: bufferCount,
-            maxBufferBytes: DWAnimatedImage.defaultMaxBufferBytes, releasable: releasesWindows)
+        let source: any DWAnimatedFrameSource
+        if let gifIndex {
+            source = GIFFrameSource(data: data, index: gifIndex, releasable: releasesWindows)
+        } else if frameCount > 1, let decoder = DWAnimatedImage.decoder(for: format) {
+            var limits = DWAnimatedImage.Limits.default
+            limits.maxPixelCount = max(limits.maxPixelCount, pixelWidth * pixelHeight)
+            guard let made = try? decoder(self, limits) else { return nil }
+            source = made
+        } else {
+            return nil
+        }
+        return DWAnimatedImage(source: source, bufferCount: bufferCount)
+    }
+
+    /// Like ``animatedImage(bufferCount:)``, but throws the decoder's error (10000 bad structure, 10005 over
+    /// `limits`) instead of returning nil; nil only for a still image or when no decoder handles this format.
+    public func animatedImage(bufferCount: Int = DWAnimatedImage.defaultBufferCount, limits: DWAnimatedImage.Limits)
+        throws(DWWebImageError) -> DWAnimatedImage?
+    {
+        if gifIndex != nil { return animatedImage(bufferCount: bufferCount) }
+        guard frameCount > 1, let decoder = DWAnimatedImage.decoder(for: format) else { return nil }
+        return DWAnimatedImage(source: try decoder(self, limits), bufferCount: bufferCount)
     }
 }

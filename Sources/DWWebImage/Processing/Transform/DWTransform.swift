@@ -73,9 +73,10 @@ public struct DWTransform: Sendable, Hashable {
     public var formatQuality: [DWImageFormat: Int] = [:]
     /// Re-encode at lower qualities until the result fits [`mb`]; 0: no limit.
     public var maxBytes = 0
-    /// Metadata handling [`sm`, `kcr`, `scp`] (the encoder strips all metadata; see the README's differences).
+    /// Metadata handling [`sm`, `kcr`, `scp`]: strip EXIF/XMP/IPTC, keep the EXIF Copyright and Artist when stripping,
+    /// convert to sRGB and drop the ICC profile.
     public var stripMetadata = true, keepCopyright = true, stripColorProfile = true
-    /// Prefer an embedded thumbnail [`eth`].
+    /// Read a HEIC or AVIF source from its embedded thumbnail, when it has one [`eth`].
     public var enforceThumbnail = false
     /// Source formats served unprocessed [`skp`].
     public var skipProcessing: Set<DWImageFormat> = []

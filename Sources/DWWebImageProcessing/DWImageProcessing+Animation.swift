@@ -1,0 +1,27 @@
+// DWImageProcessing+Animation: registers the WebP (libwebp) and APNG (libvips + Swift compositing) frame sources
+// with the core, so DWImage.animatedImage() and DWAnimatedImagePlayer play them like GIFs.
+import DWWebImage
+import Foundation
+
+extension DWImageProcessing {
+    /// Registers animated WebP and APNG decoders with ``DWAnimatedImage/register(_:decoder:)``: afterwards
+    /// ``DWImage/animatedImage(bufferCount:)`` and ``DWAnimatedImagePlayer`` handle both like GIFs. Call it once at
+    /// start-up (again is harmless); any thread. `dwfetch` calls it; so does every decode in this module.
+    ///
+    /// WebP frames are composited by libwebp's WebPAnimDecoder (the reference); APNG frames are decoded one by one
+    /// by libvips from a standalone PNG and composited as the APNG specification (and browsers) do.
+    public static func registerAnimationDecoders() {
+        _ = registered
+    }
+
+    /// Runs the registration once per process.
+    private static let registered: Bool = {
+        DWAnimatedImage.register(.webp) { (image, limits) throws(DWWebImageError) in
+            try WebPFrameSource(image, limits: limits)
+        }
+        DWAnimatedImage.register(.png) { (image, limits) throws(DWWebImageError) in
+            try APNGFrameSource(image, limits: limits)
+        }
+        return true
+    }()
+}

@@ -1,0 +1,93 @@
+// The last of issue 23's differences from imgproxy: enforce_thumbnail on a real HEIC/AVIF thumbnail (made by
+// libheif's heif-enc), pixelate's edge blocks, and trim on images with alpha.
+import DWTestServer
+import DWWebImage
+import DWWebImageProcessing
+import Foundation
+import XCTest
+
+final class ParityTests: XCTestCase {
+    /// `eth:1` reads the embedded thumbnail (64 × 48 of a 400 × 300 image) as the source: its size without a resize,
+    /// and a resize starts from it; without `eth` (or without a thumbnail in the file) the primary image is used.
+    func testEnforceThumbnailReadsTheEmbeddedThumbnail() throws {
+        let quads = SampleImages.quadrants(width: 400, height: 300)
+        for format in ["heic", "avif"] {
+            let withThumbnail = try Self.heifEnc(quads, format: format, thumbnail: 64)
+            XCTAssertEqual(try size("f:png", withThumbnail), [400, 300], "\(format): the primary image by default")
+            XCTAssertEqual(try size("eth:1/f:png", withThumbnail), [64, 48], "\(format): the thumbnail with eth:1")
+            XCTAssertEqual(try size("enforce_thumbnail:1/f:png", withThumbnail), [64, 48], format)
+            XCTAssertEqual(try size("eth:1/rs:fit:32:32/f:png", withThumbnail), [32, 24], "\(format): resized from it")
+            let (image, bitmap) = try Imgproxy.run("eth:1/f:png/rot:90", on: withThumbnail)
+            XCTAssertEqual([image.pixelWidth, image.pixelHeight], [48, 64], "\(format): later steps run on it")
+            XCTAssertTrue(bitmap.isColour(5, 5, 0, 0, 255, tolerance: 40), "\(format) rotated: \(bitmap.rgba(5, 5))")
+            let none = try Self.heifEnc(quads, format: format, thumbnail: nil)
+            XCTAssertEqual(try size("eth:1/f:png", none), [400, 300], "\(format) without a thumbnail: the primary image")
+        }
+        let png = SampleImages.png(width: 30, height: 20)
+        XCTAssertEqual(try size("eth:1/f:png", png), [30, 20], "other formats have no thumbnail to enforce")
+    }
+
+    /// imgproxy extends a side that is not a multiple of the block by mirroring its edge before averaging: the last,
+    /// narrower blocks keep the image's colours (they were darkened by black padding before).
+    func testPixelateEdgeBlocksAreNotPaddedWithBlack() throws {
+        let grey = SampleImages.png(width: 25, height: 13) { _, _ in (200, 150, 100, 255) }
+        let uniform = try Imgproxy.run("pix:10", on: grey).1
+        XCTAssertEqual([uniform.width, uniform.height], [25, 13])
+        for (x, y) in [(0, 0), (24, 0), (24, 12), (0, 12), (15, 11)] {
+            XCTAssertTrue(uniform.isColour(x, y, 200, 150, 100, tolerance: 1), "at \(x),\(y): \(uniform.rgba(x, y))")
+        }
+        // A horizontal ramp: the partial block (columns 20…24, mirrored) averages 20…24's own values only.
+        let ramp = SampleImages.png(width: 25, height: 10) { x, _ in (UInt8(x * 10), 0, 0, 255) }
+        let blocks = try Imgproxy.run("pix:10", on: ramp).1
+        XCTAssertEqual(blocks.rgba(24, 5).0, 220, accuracy: 2, "mean of 200…240")
+        XCTAssertEqual(blocks.rgba(20, 0).0, blocks.rgba(24, 9).0, "one colour in the edge block")
+        XCTAssertEqual(blocks.rgba(0, 0).0, 45, accuracy: 2, "mean of 0…90")
+    }
+
+    /// imgproxy flattens an image with alpha onto magenta before looking for the border: a transparent border goes,
+    /// and the white content it framed stays (flattened onto white, all of it looked like border).
+    func testTrimRemovesATransparentBorder() throws {
+        let framed = SampleImages.png(width: 60, height: 50) { x, y in
+            (10..<50).contains(x) && (5..<45).contains(y) ? (255, 255, 255, 255) : (0, 0, 0, 0)
+        }
+        let (_, trimmed) = try Imgproxy.run("t:10", on: framed)
+        XCTAssertEqual([trimmed.width, trimmed.height], [40, 40])
+        XCTAssertTrue(trimmed.isColour(0, 0, 255, 255, 255) && trimmed.rgba(0, 0).3 == 255, "\(trimmed.rgba(0, 0))")
+        // A colour given for an image with alpha is compared with the magenta-flattened pixels too.
+        let byMagenta = try Imgproxy.run("t:10:ff00ff", on: framed).1
+        XCTAssertEqual([byMagenta.width, byMagenta.height], [40, 40])
+        let equal = SampleImages.png(width: 60, height: 50) { x, y in
+            (5..<40).contains(x) && (5..<45).contains(y) ? (255, 255, 255, 255) : (0, 0, 0, 0)
+        }
+        let balanced = try Imgproxy.run("t:10::1:1", on: equal).1
+        XCTAssertEqual([balanced.width, balanced.height], [50, 40], "equal_hor keeps the narrower side's margin")
+    }
+
+    private func size(_ options: String, _ data: Data) throws -> [Int] {
+        let image = try Imgproxy.run(options, on: data).0
+        return [image.pixelWidth, image.pixelHeight]
+    }
+
+    /// `png` encoded by libheif's `heif-enc` (Debian libheif-examples) as HEIC or AVIF, with an embedded thumbnail
+    /// of at most `thumbnail` pixels a side when given.
+    static func heifEnc(_ png: Data, format: String, thumbnail: Int?) throws -> Data {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dwheif-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in.png"), output = directory.appendingPathComponent("out.\(format)")
+        try png.write(to: input)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["heif-enc", "-q", "90"] + (thumbnail.map { ["-t", String($0)] } ?? [])
+            + (format == "avif" ? ["-A"] : []) + ["-o", output.path, input.path]
+        (process.standardOutput, process.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
+        do { try process.run() } catch {
+            throw MissingPrerequisite("heif-enc is missing (Debian libheif-examples; scripts/setup.sh installs it)")
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: output.path) else {
+            throw MissingPrerequisite("heif-enc could not write a \(format) (exit \(process.terminationStatus))")
+        }
+        return data
+    }
+}
