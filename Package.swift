@@ -62,10 +62,14 @@ let package = Package(
         // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
         .target(name: "CVips", dependencies: ["CVipsSystem"],
                 linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("gmodule-2.0")]),
+        // libtiff (Debian libtiff-dev, which libvips-dev pulls in): seen only by the CTiff C target.
+        .systemLibrary(name: "CTiffSystem", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        // Typed wrappers around libtiff's RGBA reader over a memory buffer (for TIFFs libvips' tiffload refuses).
+        .target(name: "CTiff", dependencies: ["CTiffSystem"], linkerSettings: [.linkedLibrary("tiff")]),
         // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
         // libwebp's WebPAnimDecoder composites animated WebP frames one at a time (DWAnimatedImage's WebP source).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
-        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "CWebP", "DWLocking"]),
+        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "CWebP", "CTiff", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.
         .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.

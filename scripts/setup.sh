@@ -10,6 +10,8 @@ packages=(
   zlib1g-dev            # cache entry compression (CZlib)
   pkg-config
   libvips-dev           # decoding and processors (DWWebImageProcessing)
+  libtiff-dev           # libtiff's RGBA reader for TIFFs libvips refuses (CTiff; libvips-dev pulls it in today)
+  libtiff-tools         # tiffcp, tiffcrop: the TIFF fixtures of the format corpus (make-corpus.py)
   libwebp-dev           # animated WebP frames through WebPAnimDecoder (CWebP; libvips-dev pulls it in today)
   libchafa-dev          # terminal previews (DWWebImagePreview)
   libvips-tools         # vipsheader, vipsthumbnail: reference reader, fixtures and benchmark anchor

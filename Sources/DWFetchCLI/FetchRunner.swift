@@ -72,9 +72,10 @@ package struct FetchReport {
     package var elapsed: TimeInterval = 0
 }
 
-/// One dwfetch run over a manager. Requests run on the library's queues; every result is taken from the library's
-/// callback queue to this runner's own serial queue (``outputQueue``), where `-o` writes, hashing, printing and
-/// previews happen, so the library's queue is never held by the CLI's work.
+/// One dwfetch run over a manager. Requests run on the library's queues; every result is handled on this runner's own
+/// serial queue (``outputQueue``), where `-o` writes, hashing, printing and previews happen. The run makes that queue
+/// the manager's callback queue, so a result the pixel stage passes straight through is handled in the callback
+/// itself (one thread hand-off less per image); results the pixel stage finishes on its own workers are queued to it.
 package final class FetchRunner: Sendable {
     private let command: DWFetch
     private let manager: DWWebImageManager
@@ -88,8 +89,11 @@ package final class FetchRunner: Sendable {
     private let printing = DWLock(())
     /// `--verify` and the pixel flags (dwfetch-pixels' stage; a pass-through in the thin dwfetch).
     private let pixels: any FetchPixelStage
-    /// The CLI's own serial queue: `-o` writes, hashing, lines and previews.
+    /// The CLI's own serial queue: `-o` writes, hashing, lines and previews; the manager's callback queue during `run`.
     private let outputQueue = DispatchQueue(label: "dwfetch.output")
+    /// Set on ``outputQueue``: tells a pixel stage's `then` called in the callback (on the queue) from one called on
+    /// a worker.
+    private let onOutputQueue = DispatchSpecificKey<Bool>()
 
     private struct RunState {
         var outcomes: [String: FetchOutcome] = [:]
@@ -112,6 +116,7 @@ package final class FetchRunner: Sendable {
         // The live progress and the previews would draw over each other on one terminal.
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil
         self.pixels = engines.pixels?(command.processing) ?? PassThroughPixelStage()
+        outputQueue.setSpecific(key: onOutputQueue, value: true)
     }
 
     /// Fetches every URL (each distinct one once), printing one line per mention in input order; then the
@@ -119,6 +124,7 @@ package final class FetchRunner: Sendable {
     package func run(_ urls: [String], prefetch: [String] = []) -> FetchReport {
         let started = Date()
         manager.maxConcurrentDownloads = command.jobs
+        manager.callbackQueue = outputQueue
         manager.configuration = command.managerConfiguration(base: manager.configuration)
         manager.metricsHandler = { [state] record in
             state.withLock { s in
@@ -153,9 +159,14 @@ package final class FetchRunner: Sendable {
             let (requestOptions, context) = pixels.request(options)
             let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) { [self] fetched in
                 pixels.finish(fetched, url: url, context: context, cache: manager.cache) { [self] result, original in
-                    outputQueue.async { [self] in
+                    let handle: @Sendable () -> Void = { [self] in
                         finished(url, result, original: original, name: names[url], json: json, urls: urls)
                         done.leave()
+                    }
+                    if DispatchQueue.getSpecific(key: onOutputQueue) == true {
+                        handle()
+                    } else {
+                        outputQueue.async(execute: handle)
                     }
                 }
             }

@@ -41,9 +41,12 @@ extension DWImage {
         return bitmap
     }
 
-    /// Decodes every pixel (every frame of a GIF) and discards them: a body that is truncated or corrupt after a
+    /// Decodes every pixel (every frame of a GIF, an APNG or an animated WebP) and discards them: a body that is truncated or corrupt after a
     /// valid header throws 10000 instead of passing as an image; a PNG must also be whole to its `IEND` with a
-    /// defined compression method (``PNGStructure``). Memory stays low (libvips streams the decode).
+    /// defined compression method (``PNGStructure``), and a GIF whole to its trailer (a GIF whose last frame is cut
+    /// short, or whose tail is missing or damaged, is shown by ``bitmap()`` and processors but fails here: a
+    /// download cut between two frames looks the same). A TIFF libvips refuses is decoded by libtiff's RGBA
+    /// reader. Memory stays low (libvips streams the decode).
     /// Runs on the caller's thread.
     ///
     /// - Throws: 10005 over ``DWImageProcessing/limits`` (checked first), 10000 when the data does not decode.
@@ -55,7 +58,7 @@ extension DWImage {
         case .gif:
             guard let animation = animatedImage(bufferCount: 1) else { throw DWWebImageError(.notAnImage, "GIF has no frames") }
             if animation.isPartial {
-                throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt after frame \(animation.frameCount)"
+                throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt"
                                           + (animation.partialReason.map { ": \($0)" } ?? ""))
             }
             var corrupt: Int?
@@ -64,8 +67,18 @@ extension DWImage {
                 return frame.isComplete
             }
             if let corrupt { throw DWWebImageError(.notAnImage, "GIF frame \(corrupt) is corrupt") }
-        case .bmp, .ico:
+        case .png where isAnimated, .webp where isAnimated:
+            try verifyAnimationFrames()
+        case .bmp:
             _ = try Decoder.decode(self)
+        case .ico:
+            // A PNG entry is held to its chunk layout too, and its pixels are computed (decode() is lazy for it).
+            let limits = DWImageProcessing.effectiveLimits
+            if case .png(let png) = try DIBReader.decodeICO(data, limits: limits) { try PNGStructure.check(png) }
+            let decoded = try Decoder.decode(self)  // its keepAlive holds the PNG bytes libvips reads lazily
+            var mean = 0.0
+            let status = withExtendedLifetime(decoded) { cvips_avg(decoded.frames[0].pointer, &mean) }
+            guard status == 0 else { throw Vips.error("cannot decode ico") }
         default:
             let opened = try Decoder.open(data, format: format, sequential: true)
             var mean = 0.0

@@ -17,17 +17,28 @@ final class AnimatedFetchTests: XCTestCase {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-W", "ignore", Self.fixtures.appendingPathComponent("make_animations.py").path,
-                             root.path]
+        process.arguments = [
+            "python3", "-W", "ignore", Self.fixtures.appendingPathComponent("make_animations.py").path,
+            root.path
+        ]
         try process.run()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, "make_animations.py needs Pillow (scripts/setup.sh installs it)")
-        server.setRoute("/a.png", .ok(try Data(contentsOf: root.appendingPathComponent("apng_rgba.png")),
-                                      contentType: "image/png"))
-        server.setRoute("/a.webp", .ok(try Data(contentsOf: root.appendingPathComponent("webp_anim.webp")),
-                                       contentType: "image/webp"))
-        server.setRoute("/a.gif", .ok(try Data(contentsOf: Self.fixtures.appendingPathComponent("anim12.gif")),
-                                      contentType: "image/gif"))
+        server.setRoute(
+            "/a.png",
+            .ok(
+                try Data(contentsOf: root.appendingPathComponent("apng_rgba.png")),
+                contentType: "image/png"))
+        server.setRoute(
+            "/a.webp",
+            .ok(
+                try Data(contentsOf: root.appendingPathComponent("webp_anim.webp")),
+                contentType: "image/webp"))
+        server.setRoute(
+            "/a.gif",
+            .ok(
+                try Data(contentsOf: Self.fixtures.appendingPathComponent("anim12.gif")),
+                contentType: "image/gif"))
     }
 
     override func tearDown() {
@@ -36,15 +47,17 @@ final class AnimatedFetchTests: XCTestCase {
     }
 
     private func fetch(_ args: [String]) throws -> [String: Any] {
-        let run = try DWFetchProcess.run(["--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0"] + args)
+        let run = try DWFetchProcess.run(
+            ["--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0"] + args)
         XCTAssertEqual(run.status, 0, run.stderr)
         return try XCTUnwrap(run.json().first)
     }
 
     /// Pillow's delays (ms), with browsers' rule: 10 ms or less is 100 ms.
     private func pillowDuration(_ name: String) throws -> Int {
-        let facts = try XCTUnwrap(JSONSerialization.jsonObject(
-            with: Data(contentsOf: root.appendingPathComponent("\(name).json"))) as? [String: Any])
+        let facts = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: root.appendingPathComponent("\(name).json"))) as? [String: Any])
         return Int((facts["delays_ms"] as? [Double] ?? []).reduce(0) { $0 + ($1 <= 10 ? 100 : $1) })
     }
 
@@ -55,7 +68,7 @@ final class AnimatedFetchTests: XCTestCase {
         let cases: [(String, String, Int, Int, Int)] = [
             ("/a.png", "png", 6, 3, try pillowDuration("apng_rgba")),
             ("/a.webp", "webp", 6, 2, try pillowDuration("webp_anim")),
-            ("/a.gif", "gif", 12, 3, gifDelays.reduce(0) { $0 + ($1 <= 10 ? 100 : $1) }),
+            ("/a.gif", "gif", 12, 3, gifDelays.reduce(0) { $0 + ($1 <= 10 ? 100 : $1) })
         ]
         for (path, format, frames, loops, duration) in cases {
             let line = try fetch(["--json", server.url(path)])
@@ -75,7 +88,8 @@ final class AnimatedFetchTests: XCTestCase {
             XCTAssertEqual([line["width"] as? Int, line["height"] as? Int], [20, 15], path)
             XCTAssertEqual(line["frames"] as? Int, 6, path)
             XCTAssertEqual(line["loop_count"] as? Int, loops, path)
-            XCTAssertEqual(line["duration_ms"] as? Int, try pillowDuration(path.hasSuffix("png") ? "apng_rgba" : "webp_anim"))
+            XCTAssertEqual(
+                line["duration_ms"] as? Int, try pillowDuration(path.hasSuffix("png") ? "apng_rgba" : "webp_anim"))
             let written = try XCTUnwrap(line["path"] as? String)
             XCTAssertTrue(written.hasSuffix(".webp"), written)
         }

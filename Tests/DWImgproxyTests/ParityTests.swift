@@ -63,6 +63,73 @@ final class ParityTests: XCTestCase {
         XCTAssertEqual([balanced.width, balanced.height], [50, 40], "equal_hor keeps the narrower side's margin")
     }
 
+    /// imgproxy writes every format libvips saves, TIFF and HEIC too, and BMP and ICO with savers of its own.
+    func testTIFFHEICBMPAndICOOutput() throws {
+        let png = SampleImages.quadrants(width: 40, height: 30)
+        for (options, format) in [("f:tiff", DWImageFormat.tiff), ("format:tiff", .tiff), ("w:20/f:heic", .heic),
+                                  ("ext:heic/q:50", .heic)] {
+            let (image, bitmap) = try Imgproxy.run(options, on: png)
+            XCTAssertEqual(image.format, format, options)
+            XCTAssertTrue(bitmap.isColour(1, 1, 255, 0, 0, tolerance: 40), "\(options): \(bitmap.rgba(1, 1))")
+        }
+        // The decoded size: DWImage's header facts read the first `ispe` of this libheif output (64 × 64, not the
+        // primary item's 20 × 15), a sniffer matter left to its owners.
+        let small = try Imgproxy.run("w:20/f:heic", on: png).1
+        XCTAssertEqual([small.width, small.height], [20, 15])
+        for (options, format) in [("f:bmp", DWImageFormat.bmp), ("w:20/f:ico", .ico), ("pd:2/f:bmp", .bmp)] {
+            let (image, bitmap) = try Imgproxy.run(options, on: png)
+            XCTAssertEqual(image.format, format, options)
+            XCTAssertTrue(bitmap.isColour(bitmap.width - 3, 3, 0, 255, 0, tolerance: 2), "\(options): \(bitmap.rgba(37, 3))")
+        }
+        let padded = try Imgproxy.run("pd:2/f:bmp", on: png).1
+        XCTAssertEqual([padded.width, padded.height, padded.rgba(0, 0).3], [44, 34, 0], "32-bit BMP keeps alpha")
+        XCTAssertEqual(Imgproxy.refusal("f:svg").1, 400)
+        XCTAssertEqual(Imgproxy.refusal("f:tif").1, 400, "imgproxy knows tiff by that name only")
+    }
+
+    /// imgproxy trims the image as stored, before the EXIF rotation: `equal_hor` balances the stored image's left
+    /// and right margins. A 64 × 48 JPEG (EXIF orientation 6: shown 48 × 64) with a red block 8 px from the left,
+    /// 40 from the right and 8 from top and bottom trims to 48 × 32 as stored, 32 × 48 as shown (trimming the
+    /// upright image instead would balance the other axis: 32 × 16).
+    func testTrimRunsOnTheStoredOrientation() throws {
+        let jpeg = try Self.pillow("""
+            im = Image.new('RGB', (64, 48), (255, 255, 255)); im.paste((255, 0, 0), (8, 8, 24, 40))
+            exif = Image.Exif(); exif[0x0112] = 6
+            im.save(out, 'JPEG', quality=100, subsampling=0, exif=exif.tobytes())
+            """)
+        XCTAssertEqual(try size("t:10::1:0/f:png", jpeg), [32, 48], "trimmed as stored, then turned upright")
+        XCTAssertEqual(try size("t:10/f:png", jpeg), [32, 16], "without equal_hor: the block alone, upright")
+        XCTAssertEqual(try size("t:10::1:0/ar:0/f:png", jpeg), [48, 32], "ar:0 keeps it as stored")
+    }
+
+    /// imgproxy skips trim for an animation it keeps animated, and processes one frame (trimmed) when the output
+    /// format cannot animate.
+    func testTrimSkippedForAnimationsTrimmedWhenOneFrameIsKept() throws {
+        let frame = (0..<400).map { i -> UInt8 in (5..<15).contains(i % 20) && (5..<15).contains(i / 20) ? 1 : 0 }
+        let gif = SampleImages.gif(width: 20, height: 20, palette: [(255, 255, 255), (255, 0, 0)], frames: [frame, frame])
+        let animated = try Imgproxy.run("t:10", on: gif).0
+        XCTAssertEqual([animated.frameCount, animated.pixelWidth, animated.pixelHeight], [2, 20, 20], "not trimmed")
+        let still = try Imgproxy.run("t:10/f:png", on: gif).0
+        XCTAssertEqual([still.frameCount, still.pixelWidth, still.pixelHeight], [1, 10, 10], "one frame, trimmed")
+    }
+
+    /// Bytes Pillow writes: `script` has `Image` and `out` (a BytesIO).
+    static func pillow(_ script: String) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import base64, io, sys\nfrom PIL import Image\nout = io.BytesIO()\n"
+                             + script + "\nsys.stdout.write(base64.b64encode(out.getvalue()).decode())"]
+        let pipe = Pipe()
+        (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
+        do { try process.run() } catch { throw MissingPrerequisite("python3 is missing (scripts/setup.sh installs it)") }
+        let text = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let data = Data(base64Encoded: text) else {
+            throw MissingPrerequisite("Pillow could not write the image (scripts/setup.sh installs Pillow)")
+        }
+        return data
+    }
+
     private func size(_ options: String, _ data: Data) throws -> [Int] {
         let image = try Imgproxy.run(options, on: data).0
         return [image.pixelWidth, image.pixelHeight]

@@ -1,7 +1,9 @@
 // Animated WebP and APNG: files built chunk by chunk by Fixtures/make_animations.py (frames smaller than the canvas
-// at offsets, blend OVER with alpha, dispose BACKGROUND and PREVIOUS, a palette with tRNS, a hidden default image)
-// and read back by Pillow; every composited frame, delay and loop count must agree with the reference.
+// at offsets, blend OVER with alpha, dispose BACKGROUND and PREVIOUS; RGBA, grey+alpha and a palette with tRNS; a
+// hidden default image) and read back by Pillow; every composited frame, delay and loop count must agree with the
+// reference.
 import DWLocking
+import DWTestServer
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -17,8 +19,10 @@ final class AnimatedFormatsTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-W", "ignore", Fixtures.directory.appendingPathComponent("make_animations.py").path,
-                             directory.path]
+        process.arguments = [
+            "python3", "-W", "ignore", Fixtures.directory.appendingPathComponent("make_animations.py").path,
+            directory.path
+        ]
         try process.run()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, "make_animations.py needs Pillow (scripts/setup.sh installs it)")
@@ -38,7 +42,8 @@ final class AnimatedFormatsTests: XCTestCase {
     private func load(_ name: String, _ ext: String) throws -> Reference {
         let dir = try fixtures()
         let facts = try XCTUnwrap(
-            JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("\(name).json"))) as? [String: Any])
+            JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("\(name).json")))
+                as? [String: Any])
         return Reference(
             image: try DWImage(data: Data(contentsOf: dir.appendingPathComponent("\(name).\(ext)"))),
             width: facts["width"] as? Int ?? 0, height: facts["height"] as? Int ?? 0,
@@ -57,7 +62,8 @@ final class AnimatedFormatsTests: XCTestCase {
             if (0..<4).contains(where: { abs(Int(ours[p + $0]) - Int(theirs[base + p + $0])) > 1 }) {
                 count += 1
                 if first == nil {
-                    first = "(\(p / 4 % width), \(p / 4 / width)): ours \(Array(ours[p..<p + 4])), "
+                    first =
+                        "(\(p / 4 % width), \(p / 4 / width)): ours \(Array(ours[p..<p + 4])), "
                         + "reference \(Array(theirs[base + p..<base + p + 4]))"
                 }
             }
@@ -68,7 +74,8 @@ final class AnimatedFormatsTests: XCTestCase {
     /// Frame count, canvas, loop count and delays from the structure; every frame (in order, then backwards
     /// through a small buffer) against the browser reference, and against Pillow where Pillow composites as
     /// browsers do.
-    private func assertMatches(_ name: String, _ ext: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertMatches(_ name: String, _ ext: String, file: StaticString = #filePath, line: UInt = #line) throws
+    {
         DWImageProcessing.registerAnimationDecoders()
         let ref = try load(name, ext)
         XCTAssertEqual(ref.image.frameCount, ref.frames, "\(name): frame count", file: file, line: line)
@@ -76,8 +83,9 @@ final class AnimatedFormatsTests: XCTestCase {
         XCTAssertTrue(ref.image.isAnimated, file: file, line: line)
         // Browsers show delays of 10 ms or less as 100 ms; Pillow reports them raw.
         let expectedDelays = ref.delaysMS.map { $0 <= 10 ? 0.1 : $0 / 1000 }
-        XCTAssertEqual(ref.image.frameDelays.map { ($0 * 1000).rounded() }, expectedDelays.map { ($0 * 1000).rounded() },
-                       "\(name): delays from the chunks", file: file, line: line)
+        XCTAssertEqual(
+            ref.image.frameDelays.map { ($0 * 1000).rounded() }, expectedDelays.map { ($0 * 1000).rounded() },
+            "\(name): delays from the chunks", file: file, line: line)
         let animation = try XCTUnwrap(ref.image.animatedImage(bufferCount: 2), file: file, line: line)
         XCTAssertEqual(animation.frameCount, ref.frames, file: file, line: line)
         XCTAssertEqual(animation.loopCount, ref.loop, file: file, line: line)
@@ -90,12 +98,14 @@ final class AnimatedFormatsTests: XCTestCase {
             XCTAssertTrue(frame.isComplete, "\(name) frame \(frame.index)", file: file, line: line)
             XCTAssertEqual(frame.delay, expectedDelays[frame.index], accuracy: 0.0005, file: file, line: line)
             let browsers = compare(frame.pixels, ref.reference[slice], width: ref.width)
-            XCTAssertEqual(browsers.count, 0, "\(name) frame \(frame.index) vs the reference: \(browsers.first ?? "")",
-                           file: file, line: line)
+            XCTAssertEqual(
+                browsers.count, 0, "\(name) frame \(frame.index) vs the reference: \(browsers.first ?? "")",
+                file: file, line: line)
             if ref.pillowAgrees[frame.index] {
                 let pillow = compare(frame.pixels, ref.pillow[slice], width: ref.width)
-                XCTAssertEqual(pillow.count, 0, "\(name) frame \(frame.index) vs Pillow: \(pillow.first ?? "")",
-                               file: file, line: line)
+                XCTAssertEqual(
+                    pillow.count, 0, "\(name) frame \(frame.index) vs Pillow: \(pillow.first ?? "")",
+                    file: file, line: line)
             }
             seen += 1
             return true
@@ -105,8 +115,9 @@ final class AnimatedFormatsTests: XCTestCase {
         for index in (0..<ref.frames).reversed() {
             let slice = index * size..<(index + 1) * size
             let again = compare(animation.frame(at: index).pixels, ref.reference[slice], width: ref.width)
-            XCTAssertEqual(again.count, 0, "\(name) frame \(index) by random access: \(again.first ?? "")",
-                           file: file, line: line)
+            XCTAssertEqual(
+                again.count, 0, "\(name) frame \(index) by random access: \(again.first ?? "")",
+                file: file, line: line)
         }
     }
 
@@ -124,6 +135,10 @@ final class AnimatedFormatsTests: XCTestCase {
         try assertMatches("apng_palette", "png")
     }
 
+    func testGreyAlphaAPNGMatchesTheSpecification() throws {
+        try assertMatches("apng_grey", "png")
+    }
+
     func testAnimatedWebPMatchesPillowFrameByFrame() throws {
         let ref = try load("webp_anim", "webp")
         XCTAssertEqual(ref.pillowAgrees, Array(repeating: true, count: 6))
@@ -134,8 +149,10 @@ final class AnimatedFormatsTests: XCTestCase {
         DWImageProcessing.registerAnimationDecoders()
         for (name, ext) in [("apng_rgba", "png"), ("webp_anim", "webp")] {
             let image = try load(name, ext).image
-            for limits in [DWAnimatedImage.Limits(maxFrameCount: 5), DWAnimatedImage.Limits(maxTotalPixelCount: 1500),
-                           DWAnimatedImage.Limits(maxPixelCount: 1000)] {
+            for limits in [
+                DWAnimatedImage.Limits(maxFrameCount: 5), DWAnimatedImage.Limits(maxTotalPixelCount: 1500),
+                DWAnimatedImage.Limits(maxPixelCount: 1000)
+            ] {
                 XCTAssertThrowsError(try image.animatedImage(limits: limits), "\(name) \(limits)") { error in
                     XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge, "\(name) \(limits)")
                 }
@@ -193,7 +210,51 @@ final class AnimatedFormatsTests: XCTestCase {
         let gif = try DWConvert(format: .gif).process(try load("apng_rgba", "png").image)
         XCTAssertEqual(gif.format, .gif)
         XCTAssertEqual(gif.frameCount, 6)
-        XCTAssertEqual(gif.animatedImage()?.netscapeLoopCount, 2, "3 plays are NETSCAPE2.0 value 2 (browsers play it 3 times)")
+        XCTAssertEqual(
+            gif.animatedImage()?.netscapeLoopCount, 2, "3 plays are NETSCAPE2.0 value 2 (browsers play it 3 times)")
+    }
+
+    /// `manager.facts(withURL:)` reports frames, loop count and duration from the head, and from a cached image.
+    func testFactsReportFramesLoopCountAndDuration() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("dwanim-facts-\(UUID().uuidString)")
+        let center = NotificationCenter()
+        let manager = DWWebImageManager(
+            cache: DWWebImageCache(rootDirectory: root, notificationCenter: center), notificationCenter: center,
+            removeExpiredAtStart: false)
+        let server = try LoopbackHTTPServer()
+        defer {
+            manager.invalidate()
+            server.shutdown()
+            try? FileManager.default.removeItem(at: root)
+        }
+        for (name, ext) in [("apng_rgba", "png"), ("webp_anim", "webp")] {
+            let ref = try load(name, ext)
+            server.setRoute("/\(name)", .ok(ref.image.data))
+            let duration = ref.delaysMS.reduce(0) { $0 + ($1 <= 10 ? 100 : $1) } / 1000
+            let head = try await manager.facts(withURL: server.url("/\(name)"))
+            XCTAssertEqual([head.frameCount, head.loopCount], [ref.frames, ref.loop], name)
+            XCTAssertEqual(head.duration ?? -1, duration, accuracy: 1e-9, name)
+            XCTAssertEqual(ref.image.duration, duration, accuracy: 1e-9, name)
+        }
+    }
+
+    /// `verifyDecodes()` (`--verify`) composites every frame: a later frame's corrupt data fails it, which
+    /// libvips alone (the first frame, or an APNG's default image) would pass.
+    func testVerifyDecodesEveryFrame() throws {
+        for (name, ext, chunk) in [("apng_rgba", "png", "fdAT"), ("webp_anim", "webp", "ANMF")] {
+            let image = try load(name, ext).image
+            XCTAssertNoThrow(try image.verifyDecodes(), name)
+            var bytes = [UInt8](image.data)
+            let type = Array(chunk.utf8)
+            let last = try XCTUnwrap((0..<bytes.count - 4).last { Array(bytes[$0..<$0 + 4]) == type }, name)
+            for i in last + 40..<min(last + 70, bytes.count - 8) { bytes[i] ^= 0x5A }  // garble the last frame's data
+            let broken = try DWImage(data: Data(bytes))
+            XCTAssertEqual(broken.frameCount, image.frameCount, name)
+            XCTAssertThrowsError(try broken.verifyDecodes(), name) { error in
+                XCTAssertEqual((error as? DWWebImageError)?.code, .notAnImage, name)
+                XCTAssertTrue((error as? DWWebImageError)?.message.contains("frame 5") ?? false, "\(error)")
+            }
+        }
     }
 
     func testThePlayerPlaysAPNGAndWebPWithTheirDelays() throws {
@@ -207,12 +268,14 @@ final class AnimatedFormatsTests: XCTestCase {
             XCTAssertEqual(player.totalPlays, ref.loop)
             let plays = ref.loop == 0 ? 2 : ref.loop
             let played = DWAnimatedImagePlayer(player.animation, loopMode: .count(plays), clock: clock)
-            played.play(frameHandler: { frame in
-                delivered.withLock { $0.append((frame.index, frame.delay)) }
-            }, completion: { ending in
-                XCTAssertEqual(ending, .finished)
-                done.fulfill()
-            })
+            played.play(
+                frameHandler: { frame in
+                    delivered.withLock { $0.append((frame.index, frame.delay)) }
+                },
+                completion: { ending in
+                    XCTAssertEqual(ending, .finished)
+                    done.fulfill()
+                })
             wait(for: [done], timeout: 30)
             let delays = ref.image.frameDelays
             var order: [Int] = [], deadlines: [TimeInterval] = [], t = 0.0

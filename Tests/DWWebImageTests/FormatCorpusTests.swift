@@ -38,6 +38,9 @@ final class FormatCorpusTests: XCTestCase {
         ("ico-bmp-entries.ico", .pillow, .accept(.ico)),
         ("ico-png-300.ico", .pillow, .accept(.ico)),
         ("cur-bmp.cur", .pillow, .accept(.ico)),
+        // A PNG entry whose directory disagrees with it (size, byte count short or past the end): the PNG's own.
+        ("ico-png-count-short.ico", .pillow, .accept(.ico)),
+        ("ico-png-count-past-end.ico", .pillow, .accept(.ico)),
         ("ico-broken-directory.ico", .pillow, .refuse("ICO directory of 3 entries ends at byte 54")),
         ("ico-broken-empty.ico", .pillow, .refuse("ICO directory has no entries")),
         ("ico-broken-entry-outside.ico", .pillow, .refuse("is not inside the 5430-byte file")),
@@ -62,6 +65,15 @@ final class FormatCorpusTests: XCTestCase {
         ("gif-tail-bad-code-size.gif", .vips, .accept(.gif)),
         ("gif-tail-truncated-colour-table.gif", .vips, .accept(.gif)),
         ("gif-broken-no-frame.gif", .vips, .refuse("GIF has no complete frame")),
+        // A later frame cut short counts (libnsgif and Pillow count it; its rows that arrived are shown).
+        ("gif-later-frame-cut.gif", .vips, .accept(.gif)),
+        ("gif-later-frame-cut.gif", .pillow, .accept(.gif)),
+        // TIFFs libvips' tiffload refuses to decode (libtiff's RGBA reader decodes them), and WebP strips.
+        ("tiff-tiled-separate.tif", .vips, .accept(.tiff)),
+        ("tiff-tiled-separate.tif", .pillow, .accept(.tiff)),
+        ("tiff-old-jpeg.tif", .pillow, .accept(.tiff)),
+        ("tiff-webp.tif", .vips, .accept(.tiff)),
+        ("tiff-webp-strip-cut.tif", .vips, .accept(.tiff)),  // the header is whole; --verify fails it
     ]
 
     struct Facts: Equatable, CustomStringConvertible {

@@ -81,6 +81,30 @@ def machine(args) -> list[str]:
     ]
 
 
+RSS_GROWTH_LIMIT = 1.2  # issue 25: peak RSS over 10,000 URLs ≤ 1.2 × over 1,000
+
+
+def rss_section(rss_rows) -> list[str]:
+    """The RSS-over-URL-count rows (dwfetch cold, cache + -o): a small table and one PASS/FAIL line."""
+    if not rss_rows:
+        return []
+    out = ["", "### Peak RSS against the number of URLs (dwfetch cold, cache + `-o`)", "",
+           "| URLs | runs | peak RSS MiB (median) | min–max MiB | CPU s | failed runs |", "|---:|---:|---:|---:|---:|---:|"]
+    med = {}
+    for n in sorted(rss_rows):
+        rs = rss_rows[n]
+        kb = [int(r["maxrss_kb"]) / 1024 for r in rs]
+        med[n] = statistics.median(kb)
+        bad = sum(1 for r in rs if r["rc"] != "0" or int(r["files"]) != n)
+        out.append(f"| {n:,} | {len(rs)} | {med[n]:.1f} | {min(kb):.1f}–{max(kb):.1f} | "
+                   f"{statistics.median(float(r['cpu_s']) for r in rs):.2f} | {bad} |")
+    if 1000 in med and 10000 in med:
+        r = med[10000] / med[1000]
+        out += ["", f"- {'PASS' if r <= RSS_GROWTH_LIMIT else 'FAIL'}: peak RSS, 10,000 URLs {med[10000]:.1f} MiB = "
+                    f"{r:.2f} × 1,000 URLs {med[1000]:.1f} MiB (target ≤ {RSS_GROWTH_LIMIT:.1f} ×)"]
+    return out
+
+
 def fmt_s(x: float) -> str:
     return f"{x:.3f}"
 
@@ -118,7 +142,11 @@ def main() -> int:
             expected[s] = (len(names), sum(os.path.getsize(os.path.join(a.corpus_dir, sub, n)) for n in names))
 
     by = defaultdict(list)  # (group, tool) -> rows; group = small | big
+    rss_rows = defaultdict(list)  # URL count -> rows of the RSS-over-URL-count sets (rss1000, rss10000)
     for r in rows:
+        if r["set"].startswith("rss"):
+            rss_rows[int(r["set"][3:])].append(r)
+            continue
         group = "small" if r["set"] == "small" else "big"
         by[(group, r["tool"])].append(r)
 
@@ -238,6 +266,7 @@ def main() -> int:
                 lines.append(f"- {verdict(st['rss'] <= RSS_LIMIT_MIB)}: peak RSS, {what}, {TOOLS[tool][0]}: "
                              f"{st['rss']:.1f} MiB (target ≤ {RSS_LIMIT_MIB:.0f} MiB)")
     out += lines
+    out += rss_section(rss_rows)
     out.append("")
     out.append("Commands (DIR is a fresh directory each time; urls is the list of URLs, one a line):")
     out.append("")

@@ -13,6 +13,10 @@ public struct DWImageFacts: Sendable, Equatable {
     /// and animated WebP's declared counts; for a GIF read only in part, the frames seen so far (at least 1).
     public var frameCount: Int
     public var loopCount: Int
+    /// One play of an animation (the sum of its frame delays, 10 ms or less counted as 100 ms, as browsers play
+    /// them); 0 for a still image; nil when the bytes read do not hold every frame's delay (a GIF or an APNG/WebP
+    /// whose later frame headers lie past the head that was read).
+    public var duration: TimeInterval?
     /// EXIF orientation 1…8 (1 when there is none); 5…8 swap width and height on display.
     public var orientation: Int
     /// The whole image's size in bytes, when the server said (Content-Range's total, or Content-Length); nil if not.
@@ -30,6 +34,7 @@ public struct DWImageFacts: Sendable, Equatable {
         pixelHeight = image.pixelHeight
         frameCount = image.frameCount
         loopCount = image.loopCount
+        duration = image.duration
         orientation = image.data.withUnsafeBytes { ExifOrientation.read($0) } ?? 1
         byteCount = Int64(image.data.count)
         bytesRead = 0
@@ -44,9 +49,23 @@ public struct DWImageFacts: Sendable, Equatable {
         pixelHeight = info.height
         frameCount = info.frameCount
         loopCount = info.loopCount
+        duration = Self.duration(head: head, info: info, isComplete: isComplete)
         orientation = head.withUnsafeBytes { ExifOrientation.read($0) } ?? 1
         self.byteCount = byteCount
         bytesRead = head.count
         self.isComplete = isComplete
+    }
+
+    /// The duration the head shows: 0 for one frame; for an APNG or WebP, when every declared frame's delay was
+    /// read; for a GIF, when the whole file was read.
+    private static func duration(head: Data, info: ImageInfo, isComplete: Bool) -> TimeInterval? {
+        guard info.frameCount > 1 else { return 0 }
+        if info.format == .gif {
+            return isComplete ? (try? DWImage(data: head))?.duration : nil
+        }
+        guard let timeline = AnimationTimeline.read(head, format: info.format),
+            timeline.delays.count >= info.frameCount
+        else { return nil }
+        return timeline.delays.prefix(info.frameCount).reduce(0, +)
     }
 }

@@ -161,6 +161,13 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     public func symmetricDifference(_ other: DWWebImageOptions) -> DWWebImageOptions {
         var copy = self; copy.formSymmetricDifference(other); return copy
     }
+    /// Whether every flag (and payload) of `member` is here. A member without payload bits — every flag constant —
+    /// is judged on the bits alone, which is what the default (`intersection(member) == member`) comes to for it
+    /// without building and comparing processor identifiers (a request asks several of these).
+    public func contains(_ member: DWWebImageOptions) -> Bool {
+        guard member.rawValue & Payload.allBits == 0 else { return intersection(member) == member }
+        return rawValue & member.rawValue == member.rawValue
+    }
     /// Inserts flags and payloads.
     @discardableResult
     public mutating func insert(_ newMember: DWWebImageOptions) -> (

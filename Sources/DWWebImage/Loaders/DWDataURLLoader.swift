@@ -10,7 +10,7 @@ public struct DWDataURLLoader: DWImageLoader {
 
     /// URLs starting with `data:` (any case).
     public func canLoad(_ url: String) -> Bool {
-        url.prefix(5).lowercased() == "data:"
+        url.hasASCIIPrefixIgnoringCase("data:")
     }
 
     /// Decodes the payload into `body`.

@@ -10,7 +10,7 @@ public struct DWFileLoader: DWImageLoader {
 
     /// `file:` URLs and paths starting with one `/` (`//host/x` is a protocol-relative URL, not a path).
     public func canLoad(_ url: String) -> Bool {
-        (url.hasPrefix("/") && !url.hasPrefix("//")) || url.prefix(5).lowercased() == "file:"
+        (url.hasPrefix("/") && !url.hasPrefix("//")) || url.hasASCIIPrefixIgnoringCase("file:")
     }
 
     /// Reads the file into `body`.

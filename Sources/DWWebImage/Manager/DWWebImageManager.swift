@@ -415,7 +415,13 @@ public final class DWWebImageManager: Sendable {
     func schedule() {
         let ready = state.withLock { $0.scheduler.next() }
         guard !ready.isEmpty else { return }
-        startQueue.async { for operation in ready { operation.start() } }
+        let start: @Sendable () -> Void = { for operation in ready { operation.start() } }
+        // A transfer ending on the engine thread frees its slot there: the next operations start right away, still on
+        // startQueue and in order behind what it holds (`sync` from another thread runs the block on that thread),
+        // so the next transfer costs no hand-off to a start thread and no engine wakeup. Starting only hands work on
+        // (lookups, the engine's inbox), and nothing on startQueue waits for the engine thread, so this cannot wait
+        // on itself.
+        if engine.isEngineThread { startQueue.sync(execute: start) } else { startQueue.async(execute: start) }
     }
 
     /// The callers of the download under `key` changed (a cancel, a priority change): re-file it, then schedule.

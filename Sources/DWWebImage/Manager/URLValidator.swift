@@ -10,7 +10,7 @@ enum URLValidator {
     static func validate(_ raw: String, s3: DWS3Configuration? = nil) -> Result<String, DWWebImageError> {
         let trimmed = Substring(raw).trimmedWhitespace()
         guard !trimmed.isEmpty else { return .failure(.emptyURL()) }
-        if let s3, trimmed.prefix(5).lowercased() == "s3://" {
+        if let s3, trimmed.hasASCIIPrefixIgnoringCase("s3://") {
             guard let location = DWS3Location(String(trimmed)), !location.key.isEmpty else {
                 return .failure(.invalidURL(raw, "not s3://bucket/key"))
             }

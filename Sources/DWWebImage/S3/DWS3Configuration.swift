@@ -112,7 +112,7 @@ public struct DWS3Location: Sendable, Equatable, Hashable {
     /// Parses `s3://bucket/key`; nil when the string is not an s3 URL or the bucket name is not valid. The key is
     /// taken as written (percent escapes decoded).
     public init?(_ url: String) {
-        guard url.count > 5, url.prefix(5).lowercased() == "s3://" else { return nil }
+        guard url.utf8.count > 5, url.hasASCIIPrefixIgnoringCase("s3://") else { return nil }
         let rest = url.dropFirst(5)
         let bucket = rest.prefix { $0 != "/" }
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-")

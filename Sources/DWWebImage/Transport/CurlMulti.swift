@@ -20,6 +20,11 @@ final class CurlMulti: @unchecked Sendable {
         var adds: [(CurlTransfer, TransferRequest)] = []
         var cancels: [CurlTransfer] = []
         var shuttingDown = false
+        /// The engine thread, set by `run` before its first turn.
+        var engine: pthread_t?
+        /// `adds` holds work the engine thread queued itself (a completion starting the next transfer): no wakeup
+        /// was sent for it, so the loop looks here before it polls.
+        var addedOnEngine = false
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -55,17 +60,29 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     /// Hands one hop of a transfer (`request`: what to send) to the engine thread.
+    /// From the engine thread itself (a transfer's completion starting the next one) there is no wakeup: the
+    /// loop takes the work before it polls, which saves a socketpair write, its read and a poll turn per transfer.
     func enqueue(_ transfer: CurlTransfer, _ request: TransferRequest) {
-        let accepted = inbox.withLock { box -> Bool in
-            guard !box.shuttingDown else { return false }
+        let wake = inbox.withLock { box -> Bool? in
+            guard !box.shuttingDown else { return nil }
             box.adds.append((transfer, request))
+            if let engine = box.engine, pthread_equal(engine, pthread_self()) != 0 {
+                box.addedOnEngine = true
+                return false
+            }
             return true
         }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else {
-            transfer.complete(.failure(.cancelled))
+        switch wake {
+        case true?: curl_multi_wakeup(multi)
+        case false?: break
+        case nil: transfer.complete(.failure(.cancelled))
         }
+    }
+
+    /// Whether the calling thread is the engine thread (a transfer's completion running there can start the next
+    /// transfer in place: see ``DWWebImageManager``'s `schedule`). Any thread.
+    var isEngineThread: Bool {
+        inbox.withLock { box in box.engine.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     /// Stops a transfer (queued or running); it completes with `.cancelled` unless it already finished.
@@ -92,9 +109,14 @@ final class CurlMulti: @unchecked Sendable {
 
     private func run() {
         var running: Int32 = 0
+        inbox.withLock { $0.engine = pthread_self() }
         while true {
             let work = inbox.withLock { box -> Inbox in
-                defer { box.adds.removeAll(); box.cancels.removeAll() }
+                defer {
+                    box.adds.removeAll()
+                    box.cancels.removeAll()
+                    box.addedOnEngine = false
+                }
                 return box
             }
             for (transfer, request) in work.adds { start(transfer, request) }
@@ -108,6 +130,8 @@ final class CurlMulti: @unchecked Sendable {
             }
             let performed = curl_multi_perform(multi, &running)
             drainMessages()
+            // Transfers the completions above queued on this thread sent no wakeup: start them before polling.
+            if performed == CURLM_OK, inbox.withLock({ $0.addedOnEngine }) { continue }
             let polled = performed == CURLM_OK ? curl_multi_poll(multi, nil, 0, 1000, nil) : performed
             if polled == CURLM_OK {
                 failures = 0

@@ -71,18 +71,27 @@ struct APNGStructure: Sendable, Equatable {
                 if let last = structure.frames.last, last.data.isEmpty { throw bad("frame without image data") }
                 let frame = APNGFrame(
                     x: u32(body + 12), y: u32(body + 16), width: u32(body + 4), height: u32(body + 8),
-                    delay: DWAnimatedImage.browserDelay(Double(u16(body + 20)) / Double(max(1, u16(body + 22) == 0 ? 100 : u16(body + 22)))),
+                    delay: DWAnimatedImage.browserDelay(
+                        Double(u16(body + 20)) / Double(max(1, u16(body + 22) == 0 ? 100 : u16(body + 22)))),
                     dispose: APNGFrame.Dispose(rawValue: b[body + 24]) ?? .none,
                     blend: APNGFrame.Blend(rawValue: b[body + 25]) ?? .source)
                 guard frame.width > 0, frame.height > 0, frame.x + frame.width <= structure.width,
                     frame.y + frame.height <= structure.height
-                else { throw bad("frame \(structure.frames.count) lies outside the \(structure.width)×\(structure.height) canvas") }
+                else {
+                    throw bad(
+                        "frame \(structure.frames.count) lies outside the \(structure.width)×\(structure.height) canvas"
+                    )
+                }
                 structure.frames.append(frame)
             case "IDAT":
                 // The default image is frame 0 only when an fcTL came before it.
-                if !structure.frames.isEmpty, structure.frames.count == 1 { structure.frames[0].data.append(body..<body + length) }
+                if !structure.frames.isEmpty, structure.frames.count == 1 {
+                    structure.frames[0].data.append(body..<body + length)
+                }
             case "fdAT" where length > 4:
-                if !structure.frames.isEmpty { structure.frames[structure.frames.count - 1].data.append(body + 4..<body + length) }
+                if !structure.frames.isEmpty {
+                    structure.frames[structure.frames.count - 1].data.append(body + 4..<body + length)
+                }
             case "IEND":
                 offset = b.count
                 continue
@@ -107,10 +116,14 @@ struct APNGStructure: Sendable, Equatable {
             for k in 0..<4 { header[i * 4 + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
         }
         Self.append("IHDR", header, to: &png)
-        for chunk in shared { png.append(data[data.startIndex + chunk.lowerBound..<data.startIndex + chunk.upperBound]) }
+        for chunk in shared {
+            png.append(data[data.startIndex + chunk.lowerBound..<data.startIndex + chunk.upperBound])
+        }
         var stream = [UInt8]()
         stream.reserveCapacity(frame.data.reduce(0) { $0 + $1.count })
-        for range in frame.data { stream.append(contentsOf: data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound]) }
+        for range in frame.data {
+            stream.append(contentsOf: data[data.startIndex + range.lowerBound..<data.startIndex + range.upperBound])
+        }
         Self.append("IDAT", stream, to: &png)
         Self.append("IEND", [], to: &png)
         return png

@@ -7,10 +7,12 @@ enum AnimationLimits {
     /// The canvas against `maxPixelCount`, the frame count against `maxFrameCount`, the sum of the frames' rect
     /// areas against `maxTotalPixelCount`: 10005 (as for GIF) before any pixel is decoded.
     static func check(width: Int, height: Int, frameAreas: [Int], limits: DWAnimatedImage.Limits)
-        throws(DWWebImageError) {
+        throws(DWWebImageError)
+    {
         let area = width.multipliedReportingOverflow(by: height)
         if area.overflow || area.partialValue > limits.maxPixelCount {
-            throw tooLarge(area.overflow ? .max : area.partialValue, limits.maxPixelCount, "\(width)×\(height) canvas pixel count")
+            throw tooLarge(
+                area.overflow ? .max : area.partialValue, limits.maxPixelCount, "\(width)×\(height) canvas pixel count")
         }
         if frameAreas.count > limits.maxFrameCount {
             throw tooLarge(frameAreas.count, limits.maxFrameCount, "frame count")
@@ -25,7 +27,8 @@ enum AnimationLimits {
     }
 
     private static func tooLarge(_ size: Int, _ limit: Int, _ what: String) -> DWWebImageError {
-        DWWebImageError(.tooLarge, "\(what) of \(size) is over the limit of \(limit)", size: Int64(size), limit: Int64(limit))
+        DWWebImageError(
+            .tooLarge, "\(what) of \(size) is over the limit of \(limit)", size: Int64(size), limit: Int64(limit))
     }
 
     /// Fully transparent pixels become (0, 0, 0, 0), as ``DWImageFrame`` promises.

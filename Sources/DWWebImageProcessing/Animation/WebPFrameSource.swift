@@ -32,8 +32,10 @@ struct WebPFrameSource: DWAnimatedFrameSource {
                 } while WebPDemuxNextFrame(&iterator) != 0 && frames.count <= limits.maxFrameCount
                 WebPDemuxReleaseIterator(&iterator)
             }
-            return (Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH)), Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT)),
-                    Int(WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT)), frames)
+            return (
+                Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH)), Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT)),
+                Int(WebPDemuxGetI(demux, WEBP_FF_LOOP_COUNT)), frames
+            )
         }
         guard let (width, height, loops, frames) = read, width > 0, height > 0, !frames.isEmpty else {
             throw DWWebImageError(.notAnImage, "libwebp cannot read this WebP's frames")

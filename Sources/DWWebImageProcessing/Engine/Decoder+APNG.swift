@@ -25,11 +25,13 @@ extension Decoder {
                 return false
             }
             do throws(DWWebImageError) {
-                decoded.frames.append(try borrowBytes(frame.pixels) { bytes throws(DWWebImageError) in
-                    try Vips.make("cannot wrap APNG frame") {
-                        cvips_from_memory(bytes.baseAddress!, bytes.count, Int32(frame.width), Int32(frame.height), 4, $0)
-                    }
-                })
+                decoded.frames.append(
+                    try borrowBytes(frame.pixels) { bytes throws(DWWebImageError) in
+                        try Vips.make("cannot wrap APNG frame") {
+                            cvips_from_memory(
+                                bytes.baseAddress!, bytes.count, Int32(frame.width), Int32(frame.height), 4, $0)
+                        }
+                    })
                 decoded.delays.append(frame.delay)
                 return decoded.frames.count < wanted
             } catch {

@@ -1,5 +1,6 @@
-// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF), giflib (GIF) or our own
-// BMP/ICO reader; every frame leaves here upright, sRGB, 8-bit, with 3 or 4 bands.
+// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF; libtiff's RGBA reader for the
+// TIFFs libvips refuses), giflib (GIF) or our own BMP/ICO reader; every frame leaves here upright, sRGB, 8-bit, with
+// 3 or 4 bands.
 import CVips
 import DWWebImage
 import Foundation
@@ -68,19 +69,40 @@ enum Decoder {
     }
 
     /// Opens `data` with the loader for `format` (libvips reads the header now, pixels when they are needed), and
-    /// checks the size libvips reports against the limits too. `data` must outlive the image.
+    /// checks the size libvips reports against the limits too. `data` must outlive the image. A TIFF libvips
+    /// refuses is decoded now by libtiff's RGBA reader (``TIFFRGBA``).
     static func open(_ data: Data, format: DWImageFormat, sequential: Bool = false) throws(DWWebImageError) -> VImage {
+        try openReporting(data, format: format, sequential: sequential).image
+    }
+
+    /// ``open(_:format:sequential:)``, and whether libtiff decoded it (then the image is already in memory).
+    static func openReporting(_ data: Data, format: DWImageFormat, sequential: Bool = false)
+        throws(DWWebImageError) -> (image: VImage, byLibtiff: Bool) {
         try Vips.start()
         guard let loader = vipsLoader(for: format) else {
             throw DWWebImageError(.notAnImage, "no decoder for \(format.rawValue) images")
         }
-        let image = try borrowBytes(data) { bytes throws(DWWebImageError) in
-            try Vips.make("cannot decode \(format.rawValue)") {
-                cvips_load_buffer(loader, bytes.baseAddress!, bytes.count, failOnTruncated, sequential ? 1 : 0, 0, $0)
+        let limits = DWImageProcessing.effectiveLimits
+        if format == .tiff, TIFFRGBA.vipsRefusesPixels(data) {
+            return (try TIFFRGBA.decode(data, limits: limits).vipsImage(), true)
+        }
+        let image: VImage
+        do {
+            image = try borrowBytes(data) { bytes throws(DWWebImageError) in
+                try Vips.make("cannot decode \(format.rawValue)") {
+                    cvips_load_buffer(loader, bytes.baseAddress!, bytes.count, failOnTruncated, sequential ? 1 : 0, 0, $0)
+                }
+            }
+        } catch {
+            guard format == .tiff else { throw error }
+            do throws(DWWebImageError) {
+                return (try TIFFRGBA.decode(data, limits: limits).vipsImage(), true)
+            } catch let libtiff where libtiff.code == .notAnImage {
+                throw DWWebImageError(.notAnImage, "\(error.message); \(libtiff.message)")
             }
         }
-        try checkArea(image.width, image.height, limits: DWImageProcessing.effectiveLimits)
-        return image
+        try checkArea(image.width, image.height, limits: limits)
+        return (image, false)
     }
 
     /// Shrink-on-load thumbnail, EXIF orientation applied, converted to sRGB. JPEG decodes at the largest DCT scale
@@ -89,7 +111,13 @@ enum Decoder {
     /// `size`: VipsSize (0 both, 2 down, 3 force); `crop`: VipsInteresting (0 none, 1 centre).
     static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
         throws(DWWebImageError) -> Decoded {
-        let header = try open(image.data, format: image.format)  // libvips' own header against the limits first
+        let (header, byLibtiff) = try openReporting(image.data, format: image.format)  // its own header against the limits first
+        if byLibtiff {  // decoded already: resize what is in memory
+            let thumb = try Vips.make("cannot resize") {
+                cvips_thumbnail_image(header.pointer, Int32(width), Int32(height), size, crop, $0)
+            }
+            return Decoded(frames: [try normalize(thumb, autorotate: false)])
+        }
         if image.format == .jpeg {
             let shrink = JPEGShrink.factor(header: header, width: width, height: height, size: size, crop: crop)
             let loaded = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
@@ -144,15 +172,14 @@ enum Decoder {
         guard let animation = image.animatedImage(bufferCount: 1) else {
             throw DWWebImageError(.notAnImage, "GIF has no frames")
         }
-        if animation.isPartial {
-            throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt after frame \(animation.frameCount)"
-                                      + (animation.partialReason.map { ": \($0)" } ?? ""))
-        }
+        // A damaged tail after complete frames, or a last frame cut short, shows what arrived (as browsers and
+        // Pillow do); a frame whose data is corrupt before the end of the file is refused.
         var decoded = Decoded(frames: [], netscapeLoopCount: animation.netscapeLoopCount)
         var failure: DWWebImageError?
         let wanted = max(1, DWImageProcessing.effectiveLimits.maxProcessedFrames)
+        let lastFrame = animation.frameCount - 1
         animation.forEachFrame { frame in
-            guard frame.isComplete else {
+            guard frame.isComplete || (animation.isPartial && frame.index == lastFrame) else {
                 failure = DWWebImageError(.notAnImage, "GIF frame \(frame.index) is corrupt")
                 return false
             }

@@ -63,6 +63,7 @@ enum Vips {
     /// Runs one libvips call that produces an image (`body` gets the out-pointer and returns libvips' status).
     static func make(_ what: String, _ body: (UnsafeMutablePointer<OpaquePointer?>) -> Int32)
         throws(DWWebImageError) -> VImage {
+        cvips_free(cvips_error_take())  // warnings earlier calls left (libjpeg's "extraneous bytes") are not this reason
         var out: OpaquePointer?
         guard body(&out) == 0, let out else {
             if let out { cvips_unref(out) }

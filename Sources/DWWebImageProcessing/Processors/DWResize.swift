@@ -48,7 +48,8 @@ public struct DWResize: DWImageProcessor, Hashable {
             guard (width ?? 1) > 0, (height ?? 1) > 0, width != nil || height != nil else {
                 throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
             }
-            return try DWImgproxyProcessor(transform: transform, watermark: nil, watermarkDigest: "none").process(image)
+            return try DWImgproxyProcessor(transform: transform, watermark: nil, watermarkDigest: "none", outputFormat: nil)
+                .process(image)
         }
         return try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
     }

@@ -6,8 +6,10 @@ import Foundation
 /// Applies a ``DWTransform``'s geometry and pixel steps as imgproxy does, in its order: trim, crop, scale (sizes
 /// computed on the image as shown: EXIF orientation and `rot` applied), rotate and flip, the fill crop at the
 /// gravity, filters (blur, sharpen, pixelate, adjust, monochrome), extend, extend-aspect-ratio, padding, background,
-/// watermark. Every frame of an animation gets the same steps (a smart gravity uses the centre for animations).
-/// The encoding (format, quality) is the chain's next processor.
+/// watermark. Every frame of an animation gets the same steps, as imgproxy's per-frame pipeline: a smart gravity
+/// crops each frame on its own, and trim is skipped. An animation whose output format cannot animate is its first
+/// frame from the start (imgproxy then loads one frame), so trim and the rest treat it as a still image.
+/// The encoding (format, quality) is the chain's next processor; ``outputFormat`` is the format it asks for.
 ///
 /// Made by `DWTransform.processors(watermark:)`; `process(_:)` runs on the caller's thread; a plain value.
 public struct DWImgproxyProcessor: DWImageProcessor {
@@ -16,11 +18,14 @@ public struct DWImgproxyProcessor: DWImageProcessor {
     /// The watermark image for ``DWTransform/watermark``, and a digest of its bytes for the identifier.
     let watermark: DWImage?
     let watermarkDigest: String
+    /// The format the chain encodes in (nil: the source's own); not in the identifier, the encoding step's has it.
+    let outputFormat: DWImageFormat?
 
-    init(transform: DWTransform, watermark: DWImage?, watermarkDigest: String) {
+    init(transform: DWTransform, watermark: DWImage?, watermarkDigest: String, outputFormat: DWImageFormat?) {
         self.transform = transform
         self.watermark = watermark
         self.watermarkDigest = watermarkDigest
+        self.outputFormat = outputFormat
     }
 
     /// `imgproxy(<the transform's identifier>[,wm=<digest>])`.
@@ -35,6 +40,9 @@ public struct DWImgproxyProcessor: DWImageProcessor {
             if transform.maxAnimationFrames > 0 && canvas.frames.count > transform.maxAnimationFrames {
                 canvas.frames.removeLast(canvas.frames.count - transform.maxAnimationFrames)
                 if canvas.delays.count > canvas.frames.count { canvas.delays.removeLast(canvas.delays.count - canvas.frames.count) }
+            }
+            if canvas.frames.count > 1 && !Encoder.keepsFrames(outputFormat ?? canvas.outputFormat) {
+                (canvas.frames, canvas.delays) = ([canvas.frames[0]], [])
             }
             var steps = ImgproxySteps(transform: transform, animated: canvas.frames.count > 1, watermark: watermark)
             canvas.frames = try steps.run(canvas.frames, orientation: orientation)

@@ -23,7 +23,7 @@ extension DWTransform {
         } else if geometryAndPixels != DWTransform() {
             let digest = watermark.map { String(Self.fnv1a($0.data), radix: 16) }
             chain.append(DWImgproxyProcessor(transform: geometryAndPixels, watermark: watermark,
-                                             watermarkDigest: digest ?? "none"))
+                                             watermarkDigest: digest ?? "none", outputFormat: format))
         }
         if grayscale { chain.append(DWGrayscale()) }
         if let tint, tint.count == 4 { chain.append(DWTint(red: tint[0], green: tint[1], blue: tint[2], alpha: tint[3])) }

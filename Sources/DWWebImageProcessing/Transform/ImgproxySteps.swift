@@ -35,7 +35,7 @@ struct ImgproxySteps {
         let t = transform
         let turned = orientation != 1 && (!t.autoRotate || t.trim != nil)
         if turned { try map { f throws(DWWebImageError) in try Self.undo(orientation: orientation, f) } }
-        if let trim = t.trim, let first = frames.first {
+        if let trim = t.trim, !animated, let first = frames.first {  // imgproxy: "Trim is not supported for animated images"
             let box = try FrameOps.trimBox(first, trim)
             try map { f throws(DWWebImageError) in try FrameOps.crop(f, x: box.x, y: box.y, width: box.width, height: box.height) }
         }
@@ -70,12 +70,11 @@ struct ImgproxySteps {
         guard cropWidth != 0 || cropHeight != 0 else { return }
         let w = ImgproxyGeometry.minNonZero(cropWidth, width), h = ImgproxyGeometry.minNonZero(cropHeight, height)
         guard w < width || h < height else { return }
-        if gravity.kind == .smart && !animated {
+        if gravity.kind == .smart {  // each frame of an animation on its own, as imgproxy runs its pipeline per frame
             try map { f throws(DWWebImageError) in try FrameOps.smartCrop(f, width: w, height: h) }
             return
         }
-        let centred = gravity.kind == .smart ? DWGravity.center : gravity
-        let (x, y) = ImgproxyGeometry.position(outer: (width, height), inner: (w, h), gravity: centred, dpr: dpr)
+        let (x, y) = ImgproxyGeometry.position(outer: (width, height), inner: (w, h), gravity: gravity, dpr: dpr)
         try map { f throws(DWWebImageError) in try FrameOps.crop(f, x: x, y: y, width: w, height: h) }
     }
 

@@ -130,8 +130,11 @@ public struct DWProxyURL: Sendable, Equatable {
     /// The largest width or height a URL may ask for.
     static let maxDimension = 16384
 
-    /// A format by the names URLs use (`jpg` and `jpeg` alike); nil for anything else.
-    static func format(named name: Substring) -> DWImageFormat? { DWImageFormat(conversionTargetNamed: name) }
+    /// An output format by the names imgproxy URLs use (`jpg` and `jpeg` alike): every format imgproxy saves that
+    /// we read back (libvips' savers, and BMP and ICO, written as imgproxy writes them); nil for anything else.
+    static func format(named name: Substring) -> DWImageFormat? {
+        DWImageFormat(name: name).flatMap { $0 == .unknown ? nil : $0 }
+    }
 
     /// base64url with or without padding (standard-alphabet characters are refused, as imgproxy does).
     static func base64URLDecode(_ text: Substring) -> Data? {

@@ -130,7 +130,8 @@ public final class DWAnimatedImage: Sendable {
     public var width: Int { source.width }
     /// Canvas height.
     public var height: Int { source.height }
-    /// Number of complete frames.
+    /// Number of frames: the complete ones, and for a GIF a later frame cut short by the end of the file
+    /// (``isPartial``; its rows that arrived are shown).
     public var frameCount: Int { frameDelays.count }
     /// Number of plays: 0 = forever. GIF: n from a NETSCAPE2.0 block with value n (SDWebImage/ImageIO counting:
     /// n plays; browsers play it n + 1 times), 1 when the file has no NETSCAPE2.0 block, 0 for a single frame.
@@ -142,8 +143,9 @@ public final class DWAnimatedImage: Sendable {
     public var netscapeLoopCount: Int? { (source as? GIFFrameSource)?.index.netscapeLoopCount }
     /// The length of one play: the sum of ``frameDelays``.
     public var duration: TimeInterval { frameDelays.reduce(0, +) }
-    /// True when the file ends early or turns to garbage after at least one complete frame; only the complete
-    /// frames before that point are played. ``partialReason`` says what the decoder hit.
+    /// True when the file ends early or turns to garbage after at least one complete frame; the frames before
+    /// that point are played (a GIF's last frame cut short with the rows that arrived). ``partialReason`` says what
+    /// the decoder hit.
     public var isPartial: Bool { source.isPartial }
     /// The decoder's description of where the structure broke off, when ``isPartial``.
     public var partialReason: String? { source.partialReason }

@@ -17,7 +17,8 @@ extension DWImage {
     public var duration: TimeInterval { gifIndex?.duration ?? frameDelays.reduce(0, +) }
 
     /// True when a GIF's data ends early or turns to garbage after at least one complete frame; ``frameCount``
-    /// then counts only the complete frames before that point.
+    /// then counts the complete frames before that point, and a later frame the file ends in (once some of its
+    /// image data arrived: its rows that arrived are shown, the frame's `isComplete` is false).
     public var isPartial: Bool { gifIndex?.isPartial ?? false }
 
     /// A decoder for this animation's frames (RGBA canvases, decoded on demand, at most `bufferCount` kept): a GIF

@@ -44,12 +44,13 @@ struct GIFIndex: Sendable, Equatable {
     /// Logical screen size (the canvas).
     var width: Int
     var height: Int
-    /// Every complete frame, in order.
+    /// Every complete frame, in order, and a last frame cut short by the end of the file (``isPartial``).
     var frames: [GIFFrameInfo]
     /// The NETSCAPE2.0 (or ANIMEXTS1.0) loop value, nil when the file has none.
     var netscapeLoopCount: Int?
     /// True when the record walk stopped early (truncation, garbage, a frame giflib rejects) after ≥ 1 complete
-    /// frame: ``frames`` holds the frames before that point.
+    /// frame: ``frames`` holds the frames before that point (and the frame the file ended in, when it is a later
+    /// frame of which some image data arrived).
     var isPartial: Bool
     /// Why the walk stopped early (giflib's error text), when ``isPartial``.
     var partialReason: String?
@@ -156,18 +157,26 @@ struct GIFIndex: Sendable, Equatable {
         // (same truncation rule: a sub-block must be complete), without copying each block through giflib;
         // giflib's input buffer is empty after DGifSetupDecompress, so moving the cursor to the end of the chain
         // leaves it ready for DGifGetRecordType.
-        var cursor = input.pointee.offset
-        while true {
-            guard cursor < bytes.count else { return "image data of frame \(frameNumber) ends at byte \(bytes.count)" }
+        let dataStart = input.pointee.offset
+        var cursor = dataStart, cut = true
+        while cursor < bytes.count {
             let length = Int(bytes[cursor])
             cursor += 1 + length
-            if length == 0 { break }
+            if length == 0 { cut = false; break }
             input.pointee.release(upTo: cursor)
         }
-        guard cursor <= bytes.count else { return "image data of frame \(frameNumber) ends at byte \(bytes.count)" }
-        input.pointee.offset = cursor
+        // A later frame cut short by the end of the file is kept once a byte of its image data has arrived (as
+        // libnsgif counts it, and as Pillow and browsers show the rows that arrived); a first frame must be whole.
+        let cutReason = "image data of frame \(frameNumber) ends at byte \(bytes.count)"
+        if cut {
+            let area = frameWidth * frameHeight  // both ≤ 65535
+            guard frameNumber > 0, dataStart + 1 < bytes.count, area <= limits.maxPixelCount,
+                frameNumber < limits.maxFrameCount, scan.totalPixels + area <= limits.maxTotalPixelCount
+            else { return cutReason }
+        }
+        input.pointee.offset = min(cursor, bytes.count)
         // Limits apply to complete frames: a damaged descriptor in a truncated tail (a 65535×65535 rect whose data
-        // ends with the file) is where the walk stops, as browsers stop there, not a 10005.
+        // ends with the file) is where the walk stops, as browsers stop there, not a 10005 (checked just above).
         try checkPixels(
             frameWidth, frameHeight, limit: limits.maxPixelCount,
             what: "GIF frame \(frameNumber) of \(frameWidth)×\(frameHeight)")
@@ -189,7 +198,7 @@ struct GIFIndex: Sendable, Equatable {
                 height: frameHeight, interlaced: desc.Interlace, delayCentiseconds: pending.delay,
                 disposal: pending.disposal, transparentIndex: pending.transparent))
         scan.pending = (0, .unspecified, nil)
-        return nil
+        return cut ? cutReason : nil
     }
 
     /// Reads an extension: a Graphic Control Extension becomes `scan.pending`, a NETSCAPE2.0/ANIMEXTS1.0 loop count

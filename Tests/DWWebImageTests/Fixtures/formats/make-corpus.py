@@ -128,3 +128,123 @@ write("gif-broken-no-frame.gif", gif[:gif.index(b"\x2c\x00\x00\x00\x00") + 5])
 write("gif-tail-damaged-descriptor.gif", gif[:-1] + b"\x2c\x00\x00\x00\x00\xff\xff\xff\xff\x00\x08\x05abcde")
 write("gif-tail-bad-code-size.gif", gif[:-1] + b"\x2c\x00\x00\x00\x00\x14\x00\x0a\x00\x00\x0c\x05abcde\x00;")
 write("gif-tail-truncated-colour-table.gif", gif[:-1] + b"\x2c\x00\x00\x00\x00\x14\x00\x0a\x00\x87\x00\x00")
+
+# GIF: a later frame cut short (half of its image data arrived). Pillow and libnsgif count it, browsers show its rows
+# that arrived; a first frame cut short is still refused (no complete frame).
+striped = []
+for i in range(3):  # 48 × 32, a colour per pixel: frame 2's image data spans several 255-byte sub-blocks
+    im = Image.new("RGB", (48, 32))
+    im.putdata([((y * 8 + i * 60) % 256, (x * 5) % 256, (i * 90 + x * y) % 256) for y in range(32) for x in range(48)])
+    striped.append(im)
+buf = io.BytesIO()
+striped[0].save(buf, "GIF", save_all=True, append_images=striped[1:], loop=0, duration=100)
+gif = buf.getvalue()
+third = gif.rindex(b"\x2c\x00\x00\x00\x00")
+data = third + 10 + ((3 << ((gif[third + 9] & 7) + 1)) if gif[third + 9] & 0x80 else 0)  # after its colour table
+write("gif-later-frame-cut.gif", gif[:data + (len(gif) - data) // 2])
+
+# TIFF that libvips 8.14's tiffload refuses and libtiff's RGBA reader reads (as Pillow does): tiled with separate
+# planes (tiffcp from libtiff-tools), and old-style JPEG (compression 6: a JFIF stream from Pillow, wrapped in an
+# IFD here, since no tool writes it any more). 12-bit samples: neither libtiff's RGBA reader nor Pillow reads them.
+import subprocess
+import tempfile
+
+gradient = Image.new("RGB", (40, 24))
+gradient.putdata([(x * 6, y * 10, (x + y) * 4) for y in range(24) for x in range(40)])
+with tempfile.TemporaryDirectory() as tmp:
+    source = os.path.join(tmp, "in.tif")
+    gradient.save(source)
+    subprocess.run(["tiffcp", "-t", "-w", "16", "-l", "16", "-p", "separate", source,
+                    os.path.join(HERE, "tiff-tiled-separate.tif")], check=True)
+
+
+def classic_tiff(entries, data):
+    """A little-endian TIFF: `data` at byte 8, one IFD after it; entries (tag, type, count, value); a value that is
+    bytes is stored after the IFD and the entry points at it."""
+    ifd = 8 + len(data) + (len(data) & 1)
+    extra_at = ifd + 2 + 12 * len(entries) + 4
+    body, extra = struct.pack("<H", len(entries)), b""
+    for tag, typ, count, value in sorted(entries):
+        if isinstance(value, bytes):
+            body += struct.pack("<HHII", tag, typ, count, extra_at + len(extra))
+            extra += value
+        elif typ == 3 and count == 1:
+            body += struct.pack("<HHIHH", tag, typ, count, value, 0)
+        else:
+            body += struct.pack("<HHII", tag, typ, count, value)
+    return b"II*\x00" + struct.pack("<I", ifd) + data + b"\x00" * (len(data) & 1) + body + b"\x00" * 4 + extra
+
+
+buf = io.BytesIO()
+gradient.save(buf, "JPEG", quality=90)  # 4:2:0, as old-style JPEG TIFFs carry YCbCr
+jfif = buf.getvalue()
+write("tiff-old-jpeg.tif", classic_tiff([
+    (256, 3, 1, 40), (257, 3, 1, 24), (258, 3, 3, struct.pack("<HHH", 8, 8, 8)), (259, 3, 1, 6), (262, 3, 1, 6),
+    (273, 4, 1, 8), (277, 3, 1, 3), (278, 3, 1, 24), (279, 4, 1, len(jfif)), (513, 4, 1, 8), (514, 4, 1, len(jfif)),
+], jfif))
+
+
+def pack12(values):
+    out, acc, bits = bytearray(), 0, 0
+    for v in values:
+        acc, bits = acc << 12 | v, bits + 12
+        while bits >= 8:
+            bits -= 8
+            out.append(acc >> bits & 0xFF)
+    return bytes(out + (bytes([acc << (8 - bits) & 0xFF]) if bits else b""))
+
+
+rows12 = b"".join(pack12([(x * 170 + c * 900 + y * 50) % 4096 for x in range(8) for c in range(3)]) for y in range(6))
+write("tiff-12-bit.tif", classic_tiff([
+    (256, 3, 1, 8), (257, 3, 1, 6), (258, 3, 3, struct.pack("<HHH", 12, 12, 12)), (259, 3, 1, 1), (262, 3, 1, 2),
+    (273, 4, 1, 8), (277, 3, 1, 3), (278, 3, 1, 6), (279, 4, 1, len(rows12)),
+], rows12))
+
+# TIFF with WebP strips (tiffcp; Debian's libtiff has the codec, Pillow's wheels do not), and the same file with its
+# first strip cut to 40 bytes (the strip byte count says so: libtiff's WebP decoder fails on it).
+with tempfile.TemporaryDirectory() as tmp:
+    source = os.path.join(tmp, "in.tif")
+    gradient.save(source)
+    webp_tiff = os.path.join(HERE, "tiff-webp.tif")
+    subprocess.run(["tiffcp", "-c", "webp", "-r", "16", source, webp_tiff], check=True)
+with open(webp_tiff, "rb") as f:
+    cut = bytearray(f.read())
+ifd = struct.unpack_from("<I", cut, 4)[0]
+for k in range(struct.unpack_from("<H", cut, ifd)[0]):
+    tag, typ, count, value = struct.unpack_from("<HHII", cut, ifd + 2 + 12 * k)
+    if tag == 279:  # StripByteCounts: two SHORTs in the entry, or LONGs stored out of line
+        if typ == 3:
+            struct.pack_into("<H", cut, ifd + 2 + 12 * k + 8, 40)
+        else:
+            struct.pack_into("<I", cut, value, 40)
+write("tiff-webp-strip-cut.tif", bytes(cut))
+
+# ICO: a PNG entry whose directory disagrees with it — it says 32 × 32 for a 64 × 64 PNG, and a byte count 30 short
+# of the PNG's end (or 500 past the end of the file). Pillow reads the PNG from the entry's offset and takes its
+# size from its IHDR.
+def ico_png_entry(dir_size, count_delta):
+    payload = png_bytes(solid(64, 64, "RGBA", (10, 200, 30, 255)))
+    out = bytearray(ico_container(1, [(dir_size, dir_size, 1, 32, payload)]))
+    struct.pack_into("<I", out, 6 + 8, len(payload) + count_delta)
+    return bytes(out)
+
+
+write("ico-png-count-short.ico", ico_png_entry(32, -30))
+write("ico-png-count-past-end.ico", ico_png_entry(64, 500))
+
+# APNG (Pillow's writer) whose last frame's compressed data is damaged while every chunk stays whole (its CRC made
+# right again): the first frame decodes, the third does not (Pillow: "broken data stream").
+moving = []
+for i in range(3):
+    im = Image.new("RGBA", (40, 30))
+    im.putdata([((x * 6 + i * 70) % 256, y * 8, (x * y + i * 50) % 256, 255) for y in range(30) for x in range(40)])
+    moving.append(im)
+buf = io.BytesIO()
+moving[0].save(buf, "PNG", save_all=True, append_images=moving[1:], duration=100, loop=0)
+apng = bytearray(buf.getvalue())
+at = apng.rindex(b"fdAT") - 4
+length = struct.unpack_from(">I", apng, at)[0]
+for k in range(at + 8 + 10, at + 8 + length - 8):  # past the sequence number and the zlib header
+    apng[k] ^= 0x55
+struct.pack_into(">I", apng, at + 8 + length, zlib.crc32(bytes(apng[at + 4:at + 8 + length])))
+write("apng-later-frame-corrupt.png", bytes(apng))
