@@ -223,7 +223,7 @@ public final class DWWebImageManager: Sendable {
                 if policy.contains(.memory) && configuration.memoryCachesVariantSources {
                     cache.storeInMemory(image, forKey: base)
                 }
-                let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
+                let metrics = DWDownloadMetrics.cacheHit(url, .disk, since: asked, lookupStarted: lookupStarted)
                 state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
                 report(metrics, on: callbacks)
                 makeVariant(from: image.from(.disk, metrics: metrics), for: [waiter], callbacks: callbacks)
@@ -248,7 +248,7 @@ public final class DWWebImageManager: Sendable {
         let image = cache.memoryImage(forKey: key)
         let original = image == nil && waiter.options.isVariant ? cache.memoryImage(forKey: base) : nil
         guard image != nil || original != nil else { return false }
-        let metrics = cacheHitMetrics(waiter.token.url, .memory, since: asked, lookupStarted: asked)
+        let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .memory, since: asked, lookupStarted: asked)
         if let image {
             deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
         } else if let original {
@@ -264,7 +264,7 @@ public final class DWWebImageManager: Sendable {
         on callbacks: DispatchQueue
     ) {
         if waiter.options.readPolicy.contains(.memory) { cache.storeInMemory(image, forKey: key) }
-        let metrics = cacheHitMetrics(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
+        let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
         // Backpressure: disk hits are read faster than most callers consume them; holding every image in queued
         // completions would make memory grow with the number of requests.
         diskHitsInFlight.wait()
@@ -393,7 +393,7 @@ public final class DWWebImageManager: Sendable {
             waiter.deliver(.failure(.cancelled(url)), on: callbacks)
         case .memoryHit(let image):
             let now = DispatchTime.now().uptimeNanoseconds
-            let metrics = cacheHitMetrics(url, .memory, since: now, lookupStarted: now)
+            let metrics = DWDownloadMetrics.cacheHit(url, .memory, since: now, lookupStarted: now)
             if waiter.options.isVariant {
                 report(metrics, on: callbacks)
                 makeVariant(from: image.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
@@ -449,17 +449,6 @@ public final class DWWebImageManager: Sendable {
     private func report(_ metrics: DWDownloadMetrics, on queue: DispatchQueue) {
         guard let handler = state.withLock({ $0.metricsHandler }) else { return }
         queue.async { handler(metrics) }
-    }
-
-    private func cacheHitMetrics(
-        _ url: String, _ source: DWImageSource, since asked: UInt64, lookupStarted: UInt64
-    ) -> DWDownloadMetrics {
-        let now = DispatchTime.now().uptimeNanoseconds
-        var metrics = DWDownloadMetrics(
-            url: url, source: source, attempts: 0, resumedFrom: 0, bytesReceived: 0,
-            httpStatus: 0, elapsed: Double(now &- lookupStarted) / 1e9)
-        metrics.queued = Double(lookupStarted &- asked) / 1e9
-        return metrics
     }
 
     /// Partial bodies live beside the cache spaces, under the cache root.
