@@ -1,24 +1,23 @@
 #!/usr/bin/env bash
-# Builds fuzz/build/gif-fuzzer: libFuzzer + AddressSanitizer over ImageSniffer and the GIF decoder.
-# The library's sniffer and GIF files are compiled standalone (no curl, no Crypto): DWLocking as its own module,
-# giflib through Sources/CGif's module map.
+# Usage: fuzz/build.sh [gif|pixels|all]   (default all) — builds the libFuzzer targets of fuzz/Package.swift with
+# SwiftPM: release, AddressSanitizer on every module (Swift and C), libFuzzer's coverage on every Swift module,
+# -enable-testing so the targets can reach internal API (@testable import). The binaries land in fuzz/build/
+# (gif-fuzzer, pixels-fuzzer); SwiftPM's own build folder is fuzz/.build, apart from the product's .build.
+# Nothing lists library files here: the fuzz package links the library's modules as SwiftPM builds them.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-out="$here/build"
-mkdir -p "$out"
 export PATH="/opt/swift/usr/bin:$PATH"
-src="$root/Sources/DWWebImage"
-
-swiftc -parse-as-library -O -g -sanitize=address -module-name DWLocking \
-    -emit-module -emit-module-path "$out/DWLocking.swiftmodule" -emit-library -static \
-    -o "$out/libDWLocking.a" "$root/Sources/DWLocking/DWLock.swift"
-
-swiftc -parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6 -module-name DWGIFFuzz \
-    -I "$out" -I "$root/Sources/CGif" -L "$out" -lDWLocking -lgif -use-ld=lld \
-    "$src/Image/ImageSniffer.swift" "$src/Image/DWImageFormat.swift" "$src/General/DWWebImageError.swift" \
-    "$src"/Image/GIF/GIFSession.swift "$src"/Image/GIF/GIFIndex.swift "$src"/Image/GIF/GIFCanvas.swift \
-    "$src"/Image/GIF/GIFFrameSource.swift "$src"/Image/Animation/DWAnimatedImage.swift \
-    "$src"/Image/Animation/DWAnimatedFrameSource.swift "$src/General/FileBytes.swift" "$here/FuzzGIF.swift" \
-    -o "$out/gif-fuzzer"
-echo "built $out/gif-fuzzer"
+case "${1:-all}" in
+    gif) products=(gif-fuzzer) ;;
+    pixels) products=(pixels-fuzzer) ;;
+    all) products=(gif-fuzzer pixels-fuzzer) ;;
+    *) echo "usage: $0 [gif|pixels|all]" >&2; exit 2 ;;
+esac
+flags=(--package-path "$here" --build-path "$here/.build" -c release --sanitize=address
+       -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing)
+mkdir -p "$here/build"
+for product in "${products[@]}"; do
+    nice -n 10 swift build "${flags[@]}" --product "$product"
+    cp "$(swift build "${flags[@]}" --show-bin-path)/$product" "$here/build/$product"
+    echo "built $here/build/$product"
+done

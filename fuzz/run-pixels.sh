@@ -5,7 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 duration="${1:-60}"
-"$here/build-pixels.sh"
+"$here/build.sh" pixels
 mkdir -p "$here/work-pixels/corpus" "$here/artifacts-pixels"
 cd "$here/work-pixels"
 export ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}"

@@ -4,7 +4,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 duration="${1:-60}"
-"$here/build.sh"
+"$here/build.sh" gif
 mkdir -p "$here/work/corpus" "$here/artifacts"
 cd "$here/work"
 exec nice -n 10 "$here/build/gif-fuzzer" "$here/work/corpus" "$here/corpus" \

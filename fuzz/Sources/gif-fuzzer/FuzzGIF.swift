@@ -1,6 +1,7 @@
 // libFuzzer entry point over the format sniffer and the giflib-based GIF decoder (structure walk, compositing of
-// every frame, buffered random access). Built by fuzz/build.sh together with the library sources it needs.
+// every frame, buffered random access). Built by fuzz/build.sh (SwiftPM, fuzz/Package.swift) against the library.
 import Foundation
+@testable import DWWebImage
 
 /// Small budgets so the fuzzer spends its time on structure, not on huge canvases (the limits themselves are
 /// checked before allocation, which the tests cover).

@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+// The two libFuzzer targets, as a package of their own beside the product (never part of the normal build): they
+// link the library's real modules through SwiftPM, so a moved or new file needs no change here. Built by
+// fuzz/build.sh with AddressSanitizer and libFuzzer's coverage over every module (see fuzz/README.md).
+import Foundation
+import PackageDescription
+
+// A path dependency's identity is its folder's name (this checkout's, whatever it is called).
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let product = root.lastPathComponent.lowercased()
+
+let package = Package(
+    name: "DWWebImageFuzz",
+    dependencies: [.package(path: root.path)],
+    targets: [
+        // libFuzzer's driver entry (LLVMFuzzerRunDriver), which each target's main.swift calls.
+        .target(name: "CFuzzerDriver"),
+        // ImageSniffer and the giflib GIF decoder (structure walk, compositing, buffered random access).
+        .executableTarget(name: "gif-fuzzer", dependencies: ["CFuzzerDriver", .product(name: "DWWebImage", package: product)]),
+        // The processing path: DWImage's checks, libvips' loaders, the BMP/ICO reader, frame sources, a transform chain.
+        .executableTarget(
+            name: "pixels-fuzzer",
+            dependencies: [
+                "CFuzzerDriver",
+                .product(name: "DWWebImage", package: product),
+                .product(name: "DWWebImageProcessing", package: product),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
