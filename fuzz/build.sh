@@ -14,7 +14,7 @@ case "${1:-all}" in
     *) echo "usage: $0 [gif|pixels|all]" >&2; exit 2 ;;
 esac
 flags=(--package-path "$here" --build-path "$here/.build" -c release --sanitize=address
-       -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing)
+       -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing -Xswiftc -use-ld=lld)
 mkdir -p "$here/build"
 for product in "${products[@]}"; do
     nice -n 10 swift build "${flags[@]}" --product "$product"
