@@ -155,6 +155,43 @@ final class ImgproxyServeTests: ServeTestCase {
         }
     }
 
+    /// No format in the URL: imgproxy's preferred formats (`--preferred-formats`, default jpeg,png,gif) over HTTP,
+    /// the flag in `--help`, and a list with an unknown format refused at start (exit 2).
+    func testPreferredFormatsOverHTTP() throws {
+        origin.setRoute("/w.webp", .ok(try python("""
+            import io, sys; from PIL import Image; out = io.BytesIO()
+            Image.new('RGB', (32, 32), (200, 0, 0)).save(out, 'WEBP'); print(out.getvalue().hex())
+            """).hexBytes))
+        origin.setRoute("/j.jpg", .ok(SampleImages.jpeg))
+        let path = { (name: String) in
+            try python("import imgproxy; print(imgproxy.ImgProxy('\(self.origin.url(name))', width=16, height=16)())")
+        }
+        let server = try serve()
+        XCTAssertEqual(try server.get(path("/w.webp")).header("Content-Type"), "image/jpeg", "WebP source → JPEG")
+        XCTAssertEqual(try server.get(path("/j.jpg")).header("Content-Type"), "image/jpeg")
+        let webp = try serve(["--preferred-formats", "webp,png"])
+        XCTAssertEqual(try webp.get(path("/j.jpg")).header("Content-Type"), "image/webp", "JPEG source → WebP")
+        let help = Process()
+        help.executableURL = ServeProcess.binary
+        help.arguments = ["serve", "--help"]
+        let out = Pipe()
+        (help.standardOutput, help.standardError) = (out, FileHandle.nullDevice)
+        try help.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        help.waitUntilExit()
+        XCTAssertTrue(text.contains("--preferred-formats"), text)
+        let bad = Process()
+        bad.executableURL = ServeProcess.binary
+        bad.arguments = ["serve", "--port", "0", "--preferred-formats", "jpeg,bogus"]
+        (bad.standardOutput, bad.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
+        try bad.run()
+        let deadline = Date().addingTimeInterval(20)
+        while bad.isRunning && Date() < deadline { usleep(10_000) }
+        if bad.isRunning { bad.terminate() }  // it started after all: the test fails below
+        bad.waitUntilExit()
+        XCTAssertEqual(bad.terminationStatus, 2)
+    }
+
     // MARK: - Helpers
 
     /// `dwfetch --json args`'s one line.
@@ -204,4 +241,17 @@ func python(_ script: String) throws -> String {
                 + String(decoding: errors, as: UTF8.self)])
     }
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+private extension String {
+    /// Hex digits to bytes.
+    var hexBytes: Data {
+        var data = Data()
+        var index = startIndex
+        while let next = self.index(index, offsetBy: 2, limitedBy: endIndex), index < endIndex {
+            data.append(UInt8(self[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return data
+    }
 }
