@@ -41,7 +41,7 @@ extension DWImage {
         return bitmap
     }
 
-    /// Decodes every pixel (every frame of a GIF) and discards them: a body that is truncated or corrupt after a
+    /// Decodes every pixel (every frame of a GIF, an APNG or an animated WebP) and discards them: a body that is truncated or corrupt after a
     /// valid header throws 10000 instead of passing as an image; a PNG must also be whole to its `IEND` with a
     /// defined compression method (``PNGStructure``), and a GIF whole to its trailer (a GIF whose last frame is cut
     /// short, or whose tail is missing or damaged, is shown by ``bitmap()`` and processors but fails here: a
@@ -67,8 +67,18 @@ extension DWImage {
                 return frame.isComplete
             }
             if let corrupt { throw DWWebImageError(.notAnImage, "GIF frame \(corrupt) is corrupt") }
-        case .bmp, .ico:
+        case .png where isAnimated, .webp where isAnimated:
+            try verifyAnimationFrames()
+        case .bmp:
             _ = try Decoder.decode(self)
+        case .ico:
+            // A PNG entry is held to its chunk layout too, and its pixels are computed (decode() is lazy for it).
+            let limits = DWImageProcessing.effectiveLimits
+            if case .png(let png) = try DIBReader.decodeICO(data, limits: limits) { try PNGStructure.check(png) }
+            let decoded = try Decoder.decode(self)  // its keepAlive holds the PNG bytes libvips reads lazily
+            var mean = 0.0
+            let status = withExtendedLifetime(decoded) { cvips_avg(decoded.frames[0].pointer, &mean) }
+            guard status == 0 else { throw Vips.error("cannot decode ico") }
         default:
             let opened = try Decoder.open(data, format: format, sequential: true)
             var mean = 0.0

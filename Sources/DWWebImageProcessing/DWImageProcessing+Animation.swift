@@ -25,3 +25,23 @@ extension DWImageProcessing {
         return true
     }()
 }
+
+extension DWImage {
+    /// Composites every frame of an APNG or animated WebP (its frame source, one canvas in memory) and throws 10000
+    /// at the first one whose data is truncated or corrupt, 10005 over the limits. Runs on the caller's thread.
+    func verifyAnimationFrames() throws(DWWebImageError) {
+        let limits = DWImageProcessing.effectiveLimits
+        let animation = try animatedImage(
+            bufferCount: 0,
+            limits: DWAnimatedImage.Limits(
+                maxPixelCount: limits.maxPixelCount, maxFrameCount: limits.maxFrameCount,
+                maxTotalPixelCount: limits.maxTotalPixelCount))
+        guard let animation else { return }
+        var corrupt: Int?
+        animation.forEachFrame { frame in
+            if !frame.isComplete { corrupt = frame.index }
+            return frame.isComplete
+        }
+        if let corrupt { throw DWWebImageError(.notAnImage, "\(format.rawValue) frame \(corrupt) is corrupt") }
+    }
+}

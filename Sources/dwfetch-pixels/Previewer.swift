@@ -1,9 +1,10 @@
-// Previewer: dwfetch --preview — draws each fetched image in the terminal after its result line; animated GIFs
-// play through DWAnimatedImagePlayer; Ctrl-C, SIGTERM and SIGHUP stop playback and leave the terminal clean.
+// Previewer: dwfetch --preview — draws each fetched image in the terminal after its result line; animated GIFs,
+// APNGs and WebPs play through DWAnimatedImagePlayer; Ctrl-C, SIGTERM and SIGHUP stop playback and leave the terminal clean.
 import DWFetchCLI
 import DWLocking
 import DWWebImage
 import DWWebImagePreview
+import DWWebImageProcessing
 import Foundation
 
 /// Draws images on stdout when it is a terminal.
@@ -77,8 +78,8 @@ final class Previewer: FetchPreview {
             return entry.image
         }
         guard let image else { return }
-        if image.format == .gif, image.frameCount > 1 {
-            play(image)
+        if image.isAnimated, let animation = Self.animation(of: image) {
+            play(animation)
             return
         }
         do {
@@ -116,10 +117,16 @@ final class Previewer: FetchPreview {
         draw(rows: rows) { drawFrame in drawFrame(text) }
     }
 
-    /// Plays a GIF in place: its own delays and, with `--preview-loop`, its own loop count; otherwise as many whole
-    /// plays as fit in ``playLimit`` (at least one, cut at the limit if a single play is longer).
-    private func play(_ image: DWImage) {
-        guard let animation = image.animatedImage() else { return }
+    /// The frames of an animated GIF, APNG or WebP (WebP and APNG through DWWebImageProcessing's decoders); nil
+    /// when they cannot be read (the first frame is then drawn as a still).
+    private static func animation(of image: DWImage) -> DWAnimatedImage? {
+        DWImageProcessing.registerAnimationDecoders()
+        return image.animatedImage()
+    }
+
+    /// Plays an animation in place: its own delays and, with `--preview-loop`, its own loop count; otherwise as many
+    /// whole plays as fit in ``playLimit`` (at least one, cut at the limit if a single play is longer).
+    private func play(_ animation: DWAnimatedImage) {
         let size = renderer.fit(width: animation.width, height: animation.height, maxColumns: maxColumns, maxRows: maxRows)
         var loopMode = DWAnimatedImagePlayer.LoopMode.browser
         var limit: TimeInterval?

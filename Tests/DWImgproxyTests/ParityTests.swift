@@ -63,9 +63,8 @@ final class ParityTests: XCTestCase {
         XCTAssertEqual([balanced.width, balanced.height], [50, 40], "equal_hor keeps the narrower side's margin")
     }
 
-    /// imgproxy writes every format libvips saves: TIFF and HEIC too (BMP and ICO stay refused: libvips cannot write
-    /// them without ImageMagick).
-    func testTIFFAndHEICOutput() throws {
+    /// imgproxy writes every format libvips saves, TIFF and HEIC too, and BMP and ICO with savers of its own.
+    func testTIFFHEICBMPAndICOOutput() throws {
         let png = SampleImages.quadrants(width: 40, height: 30)
         for (options, format) in [("f:tiff", DWImageFormat.tiff), ("format:tiff", .tiff), ("w:20/f:heic", .heic),
                                   ("ext:heic/q:50", .heic)] {
@@ -77,8 +76,14 @@ final class ParityTests: XCTestCase {
         // primary item's 20 × 15), a sniffer matter left to its owners.
         let small = try Imgproxy.run("w:20/f:heic", on: png).1
         XCTAssertEqual([small.width, small.height], [20, 15])
-        XCTAssertEqual(Imgproxy.refusal("f:bmp").1, 400)
-        XCTAssertEqual(Imgproxy.refusal("f:ico").1, 400)
+        for (options, format) in [("f:bmp", DWImageFormat.bmp), ("w:20/f:ico", .ico), ("pd:2/f:bmp", .bmp)] {
+            let (image, bitmap) = try Imgproxy.run(options, on: png)
+            XCTAssertEqual(image.format, format, options)
+            XCTAssertTrue(bitmap.isColour(bitmap.width - 3, 3, 0, 255, 0, tolerance: 2), "\(options): \(bitmap.rgba(37, 3))")
+        }
+        let padded = try Imgproxy.run("pd:2/f:bmp", on: png).1
+        XCTAssertEqual([padded.width, padded.height, padded.rgba(0, 0).3], [44, 34, 0], "32-bit BMP keeps alpha")
+        XCTAssertEqual(Imgproxy.refusal("f:svg").1, 400)
         XCTAssertEqual(Imgproxy.refusal("f:tif").1, 400, "imgproxy knows tiff by that name only")
     }
 

@@ -34,6 +34,12 @@ final class PreviewCLITests: XCTestCase {
                                                              frames: [plain(0), plain(1)], delayCentiseconds: 10, loopCount: 0),
                                             contentType: "image/gif"))
         server.setRoute("/missing.gif", .status(404))
+        // The same blink as an animated WebP (libvips keeps GIF frames, delays and loop through a conversion).
+        let blink = try DWImage(data: SampleImages.gif(width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
+                                                       frames: [plain(0), plain(1)], delayCentiseconds: 20, loopCount: 1))
+        let blinkWebP = try DWConvert(format: .webp, quality: 100).process(blink)
+        XCTAssertEqual(blinkWebP.frameCount, 2)
+        server.setRoute("/blink.webp", .ok(blinkWebP.data, contentType: "image/webp"))
     }
 
     override func tearDown() {
@@ -123,6 +129,18 @@ final class PreviewCLITests: XCTestCase {
             let left = try XCTUnwrap(row[4].solidColor), right = try XCTUnwrap(row[27].solidColor)
             for c in [left, right] { XCTAssertTrue(abs(c.r - c.g) <= 2 && abs(c.g - c.b) <= 2, "grey: \(c)") }
             XCTAssertGreaterThan(left.r, right.r + 20, "red is lighter than blue in grey: \(left) \(right)")
+        }
+    }
+
+    /// An animated WebP plays like a GIF: it ends on its last frame (yellow); drawn as a still it would be green.
+    func testAnimatedWebPPlaysInPlace() throws {
+        let tmux = try Tmux(command: try command(["--preview", server.url("/blink.webp")]))
+        XCTAssertTrue(try waitForExit(tmux))
+        for row in try picture(below: "/blink.webp", rows: 4, columns: 16, in: tmux) {
+            for x in [0, 5, 10, 15] {
+                XCTAssertTrue(row[x].solidColor?.isClose(to: yellow) ?? false,
+                              "the animation ended on its last frame: \(String(describing: row[x].solidColor))")
+            }
         }
     }
 

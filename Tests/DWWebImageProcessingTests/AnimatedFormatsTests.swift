@@ -1,6 +1,7 @@
 // Animated WebP and APNG: files built chunk by chunk by Fixtures/make_animations.py (frames smaller than the canvas
-// at offsets, blend OVER with alpha, dispose BACKGROUND and PREVIOUS, a palette with tRNS, a hidden default image)
-// and read back by Pillow; every composited frame, delay and loop count must agree with the reference.
+// at offsets, blend OVER with alpha, dispose BACKGROUND and PREVIOUS; RGBA, grey+alpha and a palette with tRNS; a
+// hidden default image) and read back by Pillow; every composited frame, delay and loop count must agree with the
+// reference.
 import DWLocking
 import DWTestServer
 import DWWebImage
@@ -134,6 +135,10 @@ final class AnimatedFormatsTests: XCTestCase {
         try assertMatches("apng_palette", "png")
     }
 
+    func testGreyAlphaAPNGMatchesTheSpecification() throws {
+        try assertMatches("apng_grey", "png")
+    }
+
     func testAnimatedWebPMatchesPillowFrameByFrame() throws {
         let ref = try load("webp_anim", "webp")
         XCTAssertEqual(ref.pillowAgrees, Array(repeating: true, count: 6))
@@ -230,6 +235,25 @@ final class AnimatedFormatsTests: XCTestCase {
             XCTAssertEqual([head.frameCount, head.loopCount], [ref.frames, ref.loop], name)
             XCTAssertEqual(head.duration ?? -1, duration, accuracy: 1e-9, name)
             XCTAssertEqual(ref.image.duration, duration, accuracy: 1e-9, name)
+        }
+    }
+
+    /// `verifyDecodes()` (`--verify`) composites every frame: a later frame's corrupt data fails it, which
+    /// libvips alone (the first frame, or an APNG's default image) would pass.
+    func testVerifyDecodesEveryFrame() throws {
+        for (name, ext, chunk) in [("apng_rgba", "png", "fdAT"), ("webp_anim", "webp", "ANMF")] {
+            let image = try load(name, ext).image
+            XCTAssertNoThrow(try image.verifyDecodes(), name)
+            var bytes = [UInt8](image.data)
+            let type = Array(chunk.utf8)
+            let last = try XCTUnwrap((0..<bytes.count - 4).last { Array(bytes[$0..<$0 + 4]) == type }, name)
+            for i in last + 40..<min(last + 70, bytes.count - 8) { bytes[i] ^= 0x5A }  // garble the last frame's data
+            let broken = try DWImage(data: Data(bytes))
+            XCTAssertEqual(broken.frameCount, image.frameCount, name)
+            XCTAssertThrowsError(try broken.verifyDecodes(), name) { error in
+                XCTAssertEqual((error as? DWWebImageError)?.code, .notAnImage, name)
+                XCTAssertTrue((error as? DWWebImageError)?.message.contains("frame 5") ?? false, "\(error)")
+            }
         }
     }
 

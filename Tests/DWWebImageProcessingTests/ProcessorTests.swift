@@ -137,7 +137,9 @@ final class ProcessorTests: XCTestCase {
                 XCTAssertEqual(clear.a, 0, "\(format) keeps transparency")
             }
         }
-        XCTAssertThrowsError(try DWConvert(format: .bmp).process(quadrants()))
+        // BMP and ICO are written as imgproxy's own savers write them (Encoder+DIB); nothing writes "unknown".
+        XCTAssertEqual(try DWConvert(format: .bmp).process(quadrants()).format, .bmp)
+        XCTAssertThrowsError(try DWConvert(format: .unknown).process(quadrants()))
         XCTAssertThrowsError(try DWConvert(format: .png, quality: 0).process(quadrants()))
     }
 

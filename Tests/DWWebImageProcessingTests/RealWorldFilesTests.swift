@@ -49,6 +49,32 @@ final class RealWorldFilesTests: XCTestCase {
         }
     }
 
+    func testICOWhosePNGEntryDisagreesWithItsDirectoryDecodesThePNG() throws {
+        // The directory says 32 × 32 and a byte count 30 short of the PNG's end (or 500 past the file's end);
+        // Pillow reads the PNG from the entry's offset, 64 × 64.
+        for file in ["ico-png-count-short.ico", "ico-png-count-past-end.ico", "ico-png-300.ico"] {
+            let image = try image(file)
+            XCTAssertNoThrow(try image.verifyDecodes(), file)
+            let bitmap = try image.bitmap()
+            let pillow = try Self.pillowRGBA(file)
+            XCTAssertEqual([bitmap.width, bitmap.height], [pillow.width, pillow.height], file)
+            XCTAssertEqual([UInt8](bitmap.pixels), pillow.pixels, "\(file): our pixels against Pillow's")
+        }
+        // --verify computes a PNG entry's pixels and holds it to its chunk layout: one cut inside its IDAT fails.
+        let whole = try Data(contentsOf: Self.directory.appendingPathComponent("ico-png-300.ico"))
+        let cut = try DWImage(data: whole.prefix(whole.count - 40))
+        XCTAssertThrowsError(try cut.verifyDecodes())
+    }
+
+    func testVerifyDecodesEveryFrameOfAnAPNG() throws {
+        // Every chunk whole, the third frame's compressed data damaged: libvips decodes the first frame only.
+        let image = try image("apng-later-frame-corrupt.png")
+        XCTAssertEqual(image.frameCount, 3)
+        XCTAssertThrowsError(try image.verifyDecodes()) { error in
+            XCTAssertTrue((error as? DWWebImageError)?.message.contains("frame 2") ?? false, "\(error)")
+        }
+    }
+
     func testGIFWhoseLaterFrameIsCutShowsItsRowsAsLibnsgifDoes() throws {
         let image = try image("gif-later-frame-cut.gif")
         XCTAssertEqual(image.frameCount, 3)

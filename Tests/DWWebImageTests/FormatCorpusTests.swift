@@ -38,6 +38,9 @@ final class FormatCorpusTests: XCTestCase {
         ("ico-bmp-entries.ico", .pillow, .accept(.ico)),
         ("ico-png-300.ico", .pillow, .accept(.ico)),
         ("cur-bmp.cur", .pillow, .accept(.ico)),
+        // A PNG entry whose directory disagrees with it (size, byte count short or past the end): the PNG's own.
+        ("ico-png-count-short.ico", .pillow, .accept(.ico)),
+        ("ico-png-count-past-end.ico", .pillow, .accept(.ico)),
         ("ico-broken-directory.ico", .pillow, .refuse("ICO directory of 3 entries ends at byte 54")),
         ("ico-broken-empty.ico", .pillow, .refuse("ICO directory has no entries")),
         ("ico-broken-entry-outside.ico", .pillow, .refuse("is not inside the 5430-byte file")),

@@ -401,17 +401,20 @@ enum ImageSniffer {
         }
         let entry = best!.entry
         let size = Int(b.u32le(entry + 8)!), offset = Int(b.u32le(entry + 12)!)
-        guard offset >= directoryEnd, size > 0, offset <= b.count, size <= b.count - offset else {
-            throw SniffFailure(
-                "\(kind) entry \((entry - 6) / 16) (\(size) bytes at byte \(offset)) is not inside the \(b.count)-byte file"
-            )
-        }
-        let payload = Bytes(UnsafeRawBufferPointer(rebasing: b.raw[offset..<offset + size]))
-        if payload.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+        let outside = SniffFailure(
+            "\(kind) entry \((entry - 6) / 16) (\(size) bytes at byte \(offset)) is not inside the \(b.count)-byte file"
+        )
+        guard offset >= directoryEnd, size > 0, offset < b.count else { throw outside }
+        // A PNG entry is a PNG stream from its offset, whatever byte count the directory gives it (as Pillow reads
+        // it); a bitmap entry must lie inside the file.
+        let rest = Bytes(UnsafeRawBufferPointer(rebasing: b.raw[offset...]))
+        if rest.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             let inner: ImageInfo
-            do { inner = try png(payload) } catch { throw SniffFailure("\(kind) PNG entry: \(error.reason)") }
+            do { inner = try png(rest) } catch { throw SniffFailure("\(kind) PNG entry: \(error.reason)") }
             return ImageInfo(format: .ico, width: inner.width, height: inner.height)
         }
+        guard size <= b.count - offset else { throw outside }
+        let payload = Bytes(UnsafeRawBufferPointer(rebasing: b.raw[offset..<offset + size]))
         // A BMP entry: a DIB header (BITMAPINFOHEADER or later) without the file header; the directory has its size.
         guard let header = payload.u32le(0), header >= 40 || header == 12 else {
             throw SniffFailure("\(kind) entry \((entry - 6) / 16) is neither PNG nor a DIB bitmap")

@@ -72,13 +72,17 @@ enum DIBReader {
                 best = (area, depth, size, offset)
             }
         }
-        guard let entry = best, entry.size > 0, entry.offset >= 6 + 16 * count,
-              entry.offset + entry.size <= r.bytes.count else {
+        guard let entry = best, entry.size > 0, entry.offset >= 6 + 16 * count, entry.offset < r.bytes.count else {
             throw DWWebImageError(.notAnImage, "ICO: entry outside the file")
         }
+        // A PNG entry is read from its offset as a PNG stream, whatever byte count the directory gives it (Pillow
+        // does so; the PNG ends at its IEND, and its size is its own IHDR's).
         let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         if Array(r.bytes[entry.offset..<min(entry.offset + 8, r.bytes.count)]) == pngSignature {
-            return .png(Data(r.bytes[entry.offset..<entry.offset + entry.size]))
+            return .png(Data(r.bytes[entry.offset...]))
+        }
+        guard entry.offset + entry.size <= r.bytes.count else {
+            throw DWWebImageError(.notAnImage, "ICO: entry outside the file")
         }
         let dib = Reader(bytes: Array(r.bytes[entry.offset..<entry.offset + entry.size]))
         return .raster(try decodeDIB(dib, at: 0, pixelOffset: nil, icon: true, limits: limits))
@@ -145,23 +149,35 @@ enum DIBReader {
         var transparent = hasAlphaMask && anyAlpha
         if hasAlphaMask && !anyAlpha { for i in stride(from: 3, to: out.count, by: 4) { out[i] = 255 } }
         if icon && !transparent {
-            // The AND mask: 1 = transparent.
-            let maskStride = ((width + 31) / 32) * 4
-            let maskStart = start + rowBytes * height
-            if maskStart + maskStride * height <= r.bytes.count {
-                for row in 0..<height {
-                    let src = maskStart + (topDown ? row : height - 1 - row) * maskStride
-                    for x in 0..<width where r.bytes[src + x / 8] & (0x80 >> UInt8(x % 8)) != 0 {
-                        out[(row * width + x) * 4 + 3] = 0
-                        transparent = true
-                    }
-                }
+            transparent = applyANDMask(r, at: start + rowBytes * height, width: width, height: height,
+                                       topDown: topDown, to: &out)
+        }
+        return raster(out, width: width, height: height, keepAlpha: transparent)
+    }
+
+    /// An icon's 1-bit AND mask at `maskStart` (1 = transparent) into `out`'s alpha; whether any pixel became
+    /// transparent (false also when the mask is not in the file).
+    private static func applyANDMask(_ r: Reader, at maskStart: Int, width: Int, height: Int, topDown: Bool,
+                                     to out: inout [UInt8]) -> Bool {
+        let maskStride = ((width + 31) / 32) * 4
+        guard maskStart + maskStride * height <= r.bytes.count else { return false }
+        var transparent = false
+        for row in 0..<height {
+            let src = maskStart + (topDown ? row : height - 1 - row) * maskStride
+            for x in 0..<width where r.bytes[src + x / 8] & (0x80 >> UInt8(x % 8)) != 0 {
+                out[(row * width + x) * 4 + 3] = 0
+                transparent = true
             }
         }
-        if transparent { return Raster(width: width, height: height, bands: 4, pixels: out) }
+        return transparent
+    }
+
+    /// RGBA pixels as a raster: RGBA when `keepAlpha`, else RGB.
+    private static func raster(_ rgba: [UInt8], width: Int, height: Int, keepAlpha: Bool) -> Raster {
+        if keepAlpha { return Raster(width: width, height: height, bands: 4, pixels: rgba) }
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
         for i in 0..<(width * height) {
-            rgb[i * 3] = out[i * 4]; rgb[i * 3 + 1] = out[i * 4 + 1]; rgb[i * 3 + 2] = out[i * 4 + 2]
+            rgb[i * 3] = rgba[i * 4]; rgb[i * 3 + 1] = rgba[i * 4 + 1]; rgb[i * 3 + 2] = rgba[i * 4 + 2]
         }
         return Raster(width: width, height: height, bands: 3, pixels: rgb)
     }

@@ -105,12 +105,14 @@ enum Encoder {
     }
 
     /// The saver for `format`: JPEG (optimised Huffman tables), PNG (deflate 6), WebP, AVIF (AV1), HEIC (HEVC), GIF
-    /// (libimagequant palette per frame, effort 4), TIFF (deflate). Metadata as `metadata` says (orientation is
-    /// applied already; the pixels are sRGB unless the colour profile is kept).
+    /// (libimagequant palette per frame, effort 4), TIFF (deflate); BMP and ICO by ``saveBMP(_:)``/``saveICO(_:metadata:)``.
+    /// Metadata as `metadata` says (orientation is applied already; the pixels are sRGB unless the profile is kept).
     static func save(_ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy())
         throws(DWWebImageError) -> Data {
         let saver: Int32
         switch format {
+        case .bmp: return try saveBMP(image)
+        case .ico: return try saveICO(image, metadata: metadata)
         case .jpeg: saver = Int32(CVIPS_SAVER_JPEG)
         case .png: saver = Int32(CVIPS_SAVER_PNG)
         case .webp: saver = Int32(CVIPS_SAVER_WEBP)

@@ -130,10 +130,10 @@ public struct DWProxyURL: Sendable, Equatable {
     /// The largest width or height a URL may ask for.
     static let maxDimension = 16384
 
-    /// An output format by the names imgproxy URLs use (`jpg` and `jpeg` alike): every format the engine
-    /// writes (imgproxy's save formats, less BMP and ICO); nil for anything else.
+    /// An output format by the names imgproxy URLs use (`jpg` and `jpeg` alike): every format imgproxy saves that
+    /// we read back (libvips' savers, and BMP and ICO, written as imgproxy writes them); nil for anything else.
     static func format(named name: Substring) -> DWImageFormat? {
-        DWImageFormat(name: name).flatMap { $0.isWritable ? $0 : nil }
+        DWImageFormat(name: name).flatMap { $0 == .unknown ? nil : $0 }
     }
 
     /// base64url with or without padding (standard-alphabet characters are refused, as imgproxy does).

@@ -75,7 +75,7 @@ def reference_apng(frames):
 
 
 def write_apng(path, frames, mode, plays, hidden_default=False):
-    """mode "RGBA" or "P" (one shared palette and tRNS)."""
+    """mode "RGBA", "LA" (grey with alpha) or "P" (one shared palette and tRNS)."""
     colours = {}
     if mode == "P":  # one exact palette for every frame: their distinct RGBA colours (fewer than 256)
         for f in frames:
@@ -91,6 +91,9 @@ def write_apng(path, frames, mode, plays, hidden_default=False):
             q.putpalette(rgb)
             q.putdata([colours[c] for c in im.getdata()])
             return im, png_chunks(q, transparency=alphas, bits=8)
+        if mode == "LA":
+            grey = im.convert("LA")
+            return grey.convert("RGBA"), png_chunks(grey)
         return im, png_chunks(im)
 
     seq, body, decoded = 0, [], []
@@ -200,6 +203,8 @@ def main(out):
     emit(out, "apng_pillow", f"{out}/apng_pillow.png", reference_apng(decoded))
     decoded = write_apng(f"{out}/apng_palette.png", frames, "P", plays=0, hidden_default=True)
     emit(out, "apng_palette", f"{out}/apng_palette.png", reference_apng(decoded))
+    decoded = write_apng(f"{out}/apng_grey.png", frames, "LA", plays=2)
+    emit(out, "apng_grey", f"{out}/apng_grey.png", reference_apng(decoded))
     webp = [(0, 0, frames[0][2], False, False, 50), (6, 4, frames[1][2], True, True, 70),
             (20, 10, frames[2][2], False, True, 5), (2, 18, frames[3][2], True, False, 120),
             (30, 20, frames[4][2], False, True, 40), (8, 2, frames[5][2], False, True, 30)]

@@ -218,3 +218,33 @@ for k in range(struct.unpack_from("<H", cut, ifd)[0]):
         else:
             struct.pack_into("<I", cut, value, 40)
 write("tiff-webp-strip-cut.tif", bytes(cut))
+
+# ICO: a PNG entry whose directory disagrees with it — it says 32 × 32 for a 64 × 64 PNG, and a byte count 30 short
+# of the PNG's end (or 500 past the end of the file). Pillow reads the PNG from the entry's offset and takes its
+# size from its IHDR.
+def ico_png_entry(dir_size, count_delta):
+    payload = png_bytes(solid(64, 64, "RGBA", (10, 200, 30, 255)))
+    out = bytearray(ico_container(1, [(dir_size, dir_size, 1, 32, payload)]))
+    struct.pack_into("<I", out, 6 + 8, len(payload) + count_delta)
+    return bytes(out)
+
+
+write("ico-png-count-short.ico", ico_png_entry(32, -30))
+write("ico-png-count-past-end.ico", ico_png_entry(64, 500))
+
+# APNG (Pillow's writer) whose last frame's compressed data is damaged while every chunk stays whole (its CRC made
+# right again): the first frame decodes, the third does not (Pillow: "broken data stream").
+moving = []
+for i in range(3):
+    im = Image.new("RGBA", (40, 30))
+    im.putdata([((x * 6 + i * 70) % 256, y * 8, (x * y + i * 50) % 256, 255) for y in range(30) for x in range(40)])
+    moving.append(im)
+buf = io.BytesIO()
+moving[0].save(buf, "PNG", save_all=True, append_images=moving[1:], duration=100, loop=0)
+apng = bytearray(buf.getvalue())
+at = apng.rindex(b"fdAT") - 4
+length = struct.unpack_from(">I", apng, at)[0]
+for k in range(at + 8 + 10, at + 8 + length - 8):  # past the sequence number and the zlib header
+    apng[k] ^= 0x55
+struct.pack_into(">I", apng, at + 8 + length, zlib.crc32(bytes(apng[at + 4:at + 8 + length])))
+write("apng-later-frame-corrupt.png", bytes(apng))
