@@ -202,7 +202,7 @@ public final class DWWebImageManager: Sendable {
                 deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
                 return token
             }
-            if request.isVariant, let original = cache.memoryImage(forKey: base) {
+            if request.isVariant, let original = cache.memoryOrPendingImage(forKey: base) {
                 let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
                 report(metrics, on: callbacks)
                 makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
@@ -359,9 +359,10 @@ public final class DWWebImageManager: Sendable {
                 s.scheduler.update(ObjectIdentifier(existing), demand: existing.demand, asked: true)
                 return .scheduled
             }
-            // A download of this URL may have ended since the lookup missed: it kept its image in memory before
-            // it left `downloaders`, so look again there rather than fetch it twice.
-            if waiter.options.readPolicy.contains(.memory), let image = cache.memoryImage(forKey: key) {
+            // A download of this URL may have ended since the lookup missed: it kept its image in memory (or, an
+            // original kept out of memory, among the pending writes) before it left `downloaders`, so look again
+            // there rather than fetch it twice.
+            if waiter.options.readPolicy.contains(.memory), let image = cache.memoryOrPendingImage(forKey: key) {
                 return .memoryHit(image)
             }
             let downloader = DWWebImageDownloader(
