@@ -142,12 +142,15 @@ package final class FetchRunner: Sendable {
         }
         preview?.expect(urls)
         let done = DispatchGroup()
+        // URLs with the manager at once: each queued request holds ~5 KB (waiter, downloader, operation, token).
+        let inFlight = DispatchSemaphore(value: max(64, command.jobs * 8))
         let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
         let json = command.json
         if !prefetch.isEmpty { startPrefetch(prefetch, json: json, done: done) }
         for url in distinct {
+            inFlight.wait()
             done.enter()
             progress?.started(url)
             // No progress view (quiet, or stderr not a terminal): no progress closure, so the library sends no
@@ -162,6 +165,7 @@ package final class FetchRunner: Sendable {
                     let handle: @Sendable () -> Void = { [self] in
                         finished(url, result, original: original, name: names[url], json: json, urls: urls)
                         done.leave()
+                        inFlight.signal()
                     }
                     if DispatchQueue.getSpecific(key: onOutputQueue) == true {
                         handle()
