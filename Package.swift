@@ -151,7 +151,8 @@ let package = Package(
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",
-            dependencies: ["DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
+            // DWFetchCLI: SignalWatchTests run the signal watch in-process; the rest spawn the built executables.
+            dependencies: ["DWFetchCLI", "DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // imgproxy's options in-process: the parser, the one transform builder, and the pixels it makes (real libvips).
         .testTarget(

@@ -18,6 +18,7 @@ swiftc -parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6 -module
     -I "$out" -I "$root/Sources/CGif" -L "$out" -lDWLocking -lgif -use-ld=lld \
     "$src/Image/ImageSniffer.swift" "$src/Image/DWImageFormat.swift" "$src/General/DWWebImageError.swift" \
     "$src"/Image/GIF/GIFSession.swift "$src"/Image/GIF/GIFIndex.swift "$src"/Image/GIF/GIFCanvas.swift \
-    "$src"/Image/GIF/DWAnimatedImage.swift "$src/General/FileBytes.swift" "$here/FuzzGIF.swift" \
+    "$src"/Image/GIF/GIFFrameSource.swift "$src"/Image/Animation/DWAnimatedImage.swift \
+    "$src"/Image/Animation/DWAnimatedFrameSource.swift "$src/General/FileBytes.swift" "$here/FuzzGIF.swift" \
     -o "$out/gif-fuzzer"
 echo "built $out/gif-fuzzer"

@@ -3,7 +3,8 @@
 import ArgumentParser
 import Foundation
 
-/// `--preset`, `--only-presets`, `--format-quality`, `--watermark`, `--local-root`, `--fallback-*`. Parsed on the
+/// `--preset`, `--only-presets`, `--format-quality`, `--watermark`, `--local-root`, `--fallback-*`,
+/// `--preferred-formats`. Parsed on the
 /// main thread.
 package struct ServeImgproxyOptions: ParsableArguments {
     /// Every flag at its default.
@@ -29,6 +30,10 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Option(name: .customLong("fallback-max-age"), help: ArgumentHelp(
         "Cache-Control max-age of the fallback image (default: --max-age).", valueName: "SEC"))
     package var fallbackMaxAge: Int?
+    @Option(name: .customLong("preferred-formats"), help: ArgumentHelp(
+        "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, animation).",
+        valueName: "LIST"))
+    package var preferredFormats = "jpeg,png,gif"
 
     /// Checks that need no server types (presets and qualities are checked where they are parsed, in dwfetch-serve).
     package func validate() throws {

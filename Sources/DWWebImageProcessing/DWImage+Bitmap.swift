@@ -41,13 +41,13 @@ extension DWImage {
         return bitmap
     }
 
-    /// Decodes every pixel (every frame of a GIF, an APNG or an animated WebP) and discards them: a body that is truncated or corrupt after a
-    /// valid header throws 10000 instead of passing as an image; a PNG must also be whole to its `IEND` with a
-    /// defined compression method (``PNGStructure``), and a GIF whole to its trailer (a GIF whose last frame is cut
-    /// short, or whose tail is missing or damaged, is shown by ``bitmap()`` and processors but fails here: a
-    /// download cut between two frames looks the same). A TIFF libvips refuses is decoded by libtiff's RGBA
-    /// reader. Memory stays low (libvips streams the decode).
-    /// Runs on the caller's thread.
+    /// Decodes every pixel (every frame of a GIF, an APNG or an animated WebP) and discards them: a body that is
+    /// truncated or corrupt after a valid header throws 10000 instead of passing as an image; a PNG must also be
+    /// whole to its `IEND` with a defined compression method (``PNGStructure``), and a GIF whole to its trailer (a
+    /// GIF whose last frame is cut short, or whose tail is missing or damaged, is shown by ``bitmap()`` and
+    /// processors but fails here: a download cut between two frames looks the same). A TIFF libvips refuses is
+    /// decoded by libtiff's RGBA reader. Memory stays low (libvips streams the decode; animations are composited
+    /// one canvas at a time). Runs on the caller's thread.
     ///
     /// - Throws: 10005 over ``DWImageProcessing/limits`` (checked first), 10000 when the data does not decode.
     public func verifyDecodes() throws(DWWebImageError) {

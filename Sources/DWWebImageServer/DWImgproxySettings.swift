@@ -1,10 +1,11 @@
 // DWImgproxySettings: the server's imgproxy-compatibility settings — presets, per-format qualities, watermark,
-// local files and the fallback image.
+// local files, the fallback image and the preferred output formats.
 import DWWebImage
+import DWWebImageProcessing
 import Foundation
 
 /// What `dwfetch serve`'s imgproxy flags set (`--preset`, `--only-presets`, `--format-quality`, `--watermark`,
-/// `--local-root`, `--fallback-image`, `--fallback-status`, `--fallback-max-age`). A plain value.
+/// `--local-root`, `--fallback-image`, `--fallback-status`, `--fallback-max-age`, `--preferred-formats`). A plain value.
 public struct DWImgproxySettings: Sendable {
     /// Named option sets, and whether URLs may name only them.
     public var presets = DWPresets()
@@ -20,8 +21,10 @@ public struct DWImgproxySettings: Sendable {
     public var fallbackStatus = 200
     /// `Cache-Control: max-age` of the fallback image; nil: the server's `max-age`.
     public var fallbackMaxAge: Int?
+    /// The output formats of a URL that names none (imgproxy's `IMGPROXY_PREFERRED_FORMATS`, default JPEG, PNG, GIF).
+    public var preferredFormats = DWPreferredFormats.imgproxyDefault
 
-    /// No presets, no watermark, no local files, no fallback.
+    /// No presets, no watermark, no local files, no fallback; imgproxy's preferred formats.
     public init() {}
 
     /// `webp=79,avif=63` → qualities; nil when malformed.

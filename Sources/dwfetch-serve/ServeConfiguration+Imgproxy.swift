@@ -3,6 +3,7 @@
 import ArgumentParser
 import DWFetchCLI
 import DWWebImage
+import DWWebImageProcessing
 import DWWebImageServer
 import Foundation
 
@@ -25,6 +26,10 @@ extension DWImgproxySettings {
         fallbackImage = try options.fallbackImage.map { try Self.image(at: $0, flag: "--fallback-image") }
         fallbackStatus = options.fallbackStatus
         fallbackMaxAge = options.fallbackMaxAge
+        guard let preferred = DWPreferredFormats(parsing: options.preferredFormats) else {
+            throw ValidationError("--preferred-formats expects formats like jpeg,png,gif")
+        }
+        preferredFormats = preferred
         localRoot = options.localRoot.map { URL(fileURLWithPath: $0, isDirectory: true).resolvingSymlinksInPath() }
     }
 

@@ -19,8 +19,10 @@ final class AnimationServeTests: ServeTestCase {
         let back = try server.get(ProxyPath.plain(origin.url("/a.webp"), options: "rs:fill:10:10/f:gif"))
         XCTAssertEqual(back.status, 200, back.text)
         XCTAssertEqual(try animation(back.body), "GIF 10x10 3 200,200,200", "animated WebP in: every frame")
-        let same = try server.get(ProxyPath.plain(origin.url("/a.webp"), options: "w:10"))
+        let same = try server.get(ProxyPath.plain(origin.url("/a.webp"), options: "w:10/f:webp"))
         XCTAssertEqual(try animation(same.body), "WEBP 10x5 3 200,200,200", "WebP in, WebP out through a plain resize")
+        let preferred = try server.get(ProxyPath.plain(origin.url("/a.webp"), options: "w:10"))
+        XCTAssertEqual(try animation(preferred.body), "GIF 10x5 3 200,200,200", "no format: imgproxy's preferred GIF")
         let still = try server.get(ProxyPath.plain(origin.url("/a.webp"), options: "w:10/f:png"))
         XCTAssertEqual(try animation(still.body), "PNG 10x5 1 0", "PNG cannot animate: the first frame")
     }

@@ -136,20 +136,60 @@ final class ImgproxyServeTests: ServeTestCase {
         XCTAssertEqual(try serve().get(ProxyPath.plain(origin.url("/gone.png"))).status, 404, "no fallback: the error")
     }
 
-    /// "Keep the format, quality 80" is one chain (convert(q80)) from dwfetch's flags and from a URL: same bytes.
+    /// "Keep the format, quality 80" is one chain (convert(q80)) from dwfetch's flags and from a URL: same bytes. A
+    /// TIFF source is not a preferred format: serve makes it JPEG (as imgproxy), the chain of `--format jpeg`.
     func testDwfetchAndServeGiveTheSameBytesForTheSameRequest() throws {
-        for (path, data) in [("/t.tiff", SampleImages.tiff(width: 24, height: 16)), ("/j.jpg", SampleImages.jpeg)] {
+        for (path, data, format) in [("/t.tiff", SampleImages.tiff(width: 24, height: 16), "jpeg"),
+                                     ("/j.jpg", SampleImages.jpeg, nil)] {
             origin.setRoute(path, .ok(data))
             let served = try serve().get(ProxyPath.plain(origin.url(path), options: "q:80"))
             XCTAssertEqual(served.status, 200, served.text)
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwsame-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: dir) }
             let line = try dwfetchJSON(["--cache-dir", dir.appendingPathComponent("cache").path, "--quality", "80", "-o",
-                                        dir.appendingPathComponent("out").path, origin.url(path)])
-            XCTAssertEqual(line["variant"] as? String, "convert(q80)", path)
+                                        dir.appendingPathComponent("out").path, origin.url(path)]
+                                       + (format.map { ["--format", $0] } ?? []))
+            XCTAssertEqual(line["variant"] as? String, format.map { "convert(\($0),q80)" } ?? "convert(q80)", path)
             XCTAssertEqual(line["sha256"] as? String, SHA256.hash(data: served.body).map { String(format: "%02x", $0) }.joined(),
                            "\(path): the same bytes from dwfetch and serve")
         }
+    }
+
+    /// No format in the URL: imgproxy's preferred formats (`--preferred-formats`, default jpeg,png,gif) over HTTP,
+    /// the flag in `--help`, and a list with an unknown format refused at start (exit 2).
+    func testPreferredFormatsOverHTTP() throws {
+        origin.setRoute("/w.webp", .ok(try python("""
+            import io, sys; from PIL import Image; out = io.BytesIO()
+            Image.new('RGB', (32, 32), (200, 0, 0)).save(out, 'WEBP'); print(out.getvalue().hex())
+            """).hexBytes))
+        origin.setRoute("/j.jpg", .ok(SampleImages.jpeg))
+        let path = { (name: String) in
+            try python("import imgproxy; print(imgproxy.ImgProxy('\(self.origin.url(name))', width=16, height=16)())")
+        }
+        let server = try serve()
+        XCTAssertEqual(try server.get(path("/w.webp")).header("Content-Type"), "image/jpeg", "WebP source → JPEG")
+        XCTAssertEqual(try server.get(path("/j.jpg")).header("Content-Type"), "image/jpeg")
+        let webp = try serve(["--preferred-formats", "webp,png"])
+        XCTAssertEqual(try webp.get(path("/j.jpg")).header("Content-Type"), "image/webp", "JPEG source → WebP")
+        let help = Process()
+        help.executableURL = ServeProcess.binary
+        help.arguments = ["serve", "--help"]
+        let out = Pipe()
+        (help.standardOutput, help.standardError) = (out, FileHandle.nullDevice)
+        try help.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        help.waitUntilExit()
+        XCTAssertTrue(text.contains("--preferred-formats"), text)
+        let bad = Process()
+        bad.executableURL = ServeProcess.binary
+        bad.arguments = ["serve", "--port", "0", "--preferred-formats", "jpeg,bogus"]
+        (bad.standardOutput, bad.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
+        try bad.run()
+        let deadline = Date().addingTimeInterval(20)
+        while bad.isRunning && Date() < deadline { usleep(10_000) }
+        if bad.isRunning { bad.terminate() }  // it started after all: the test fails below
+        bad.waitUntilExit()
+        XCTAssertEqual(bad.terminationStatus, 2)
     }
 
     // MARK: - Helpers
@@ -201,4 +241,17 @@ func python(_ script: String) throws -> String {
                 + String(decoding: errors, as: UTF8.self)])
     }
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+private extension String {
+    /// Hex digits to bytes.
+    var hexBytes: Data {
+        var data = Data()
+        var index = startIndex
+        while let next = self.index(index, offsetBy: 2, limitedBy: endIndex), index < endIndex {
+            data.append(UInt8(self[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return data
+    }
 }

@@ -29,6 +29,9 @@ final class FormatCorpusTests: XCTestCase {
         ("real-idle.ico", .pillow, .accept(.ico)),  // 16, 32, 48 BMP entries and a 256 PNG entry
         ("real-python.bmp", .pillow, .accept(.bmp)),
         ("real-python.gif", .vips, .accept(.gif)),
+        ("real-idle-48.gif", .vips, .accept(.gif)),
+        ("real-tk.gif", .vips, .accept(.gif)),
+        ("real-pybanner-gif87a.gif", .vips, .accept(.gif)),
         ("real-python.jpg", .vips, .accept(.jpeg)),
         ("real-python.png", .vips, .accept(.png)),
         ("real-python.tiff", .vips, .accept(.tiff)),

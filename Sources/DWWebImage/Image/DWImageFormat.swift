@@ -72,8 +72,8 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Whether the processing engine (libvips, without ImageMagick) can write the format. BMP and ICO are read
-    /// only: a processed image of either becomes PNG.
+    /// Whether the processing engine (libvips, without ImageMagick) can write the format. A processed BMP or ICO
+    /// becomes PNG unless a conversion asks for BMP or ICO (DWConvert writes those itself, as imgproxy does).
     public var isWritable: Bool {
         switch self {
         case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif: true

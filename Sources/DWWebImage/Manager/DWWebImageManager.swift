@@ -57,7 +57,8 @@ public final class DWWebImageManager: Sendable {
     }
 
     let state: DWLock<State>
-    let engine: CurlMulti
+    private let lazyEngine = LazyCurlMulti()  // made by the first transfer: a cache hit never starts libcurl
+    var engine: CurlMulti { lazyEngine.engine }
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
@@ -89,7 +90,6 @@ public final class DWWebImageManager: Sendable {
         self.notificationCenter = notificationCenter
         let callbacks = callbackQueue ?? DispatchQueue(label: "DWWebImage.callbacks", qos: .userInitiated)
         self.state = DWLock(State(callbackQueue: callbacks, configuration: configuration))
-        self.engine = CurlMulti()
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
                 cache.removeExpiredCacheIfDue()
@@ -99,7 +99,7 @@ public final class DWWebImageManager: Sendable {
     }
 
     deinit {
-        engine.shutdown()
+        lazyEngine.shutdown()
     }
 
     // MARK: - Settings
@@ -196,18 +196,8 @@ public final class DWWebImageManager: Sendable {
         let policy = request.readPolicy
         let key = request.cacheKey(base: base)
         let asked = DispatchTime.now().uptimeNanoseconds
-        if policy.contains(.memory) {
-            if let image = cache.memoryImage(forKey: key) {
-                let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
-                deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
-                return token
-            }
-            if request.isVariant, let original = cache.memoryOrPendingImage(forKey: base) {
-                let metrics = cacheHitMetrics(url, .memory, since: asked, lookupStarted: asked)
-                report(metrics, on: callbacks)
-                makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
-                return token
-            }
+        if policy.contains(.memory), answerFromMemory(waiter, key: key, base: base, asked: asked, on: callbacks) {
+            return token
         }
         guard policy.contains(.disk) else {
             proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
@@ -233,7 +223,7 @@ public final class DWWebImageManager: Sendable {
                 if policy.contains(.memory) && configuration.memoryCachesVariantSources {
                     cache.storeInMemory(image, forKey: base)
                 }
-                let metrics = cacheHitMetrics(url, .disk, since: asked, lookupStarted: lookupStarted)
+                let metrics = DWDownloadMetrics.cacheHit(url, .disk, since: asked, lookupStarted: lookupStarted)
                 state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
                 report(metrics, on: callbacks)
                 makeVariant(from: image.from(.disk, metrics: metrics), for: [waiter], callbacks: callbacks)
@@ -250,13 +240,31 @@ public final class DWWebImageManager: Sendable {
         return token
     }
 
+    /// A memory hit for `waiter`: the image itself, or a variant's original to make it from (on the caller's
+    /// thread); false when memory has neither.
+    private func answerFromMemory(
+        _ waiter: Waiter, key: String, base: String, asked: UInt64, on callbacks: DispatchQueue
+    ) -> Bool {
+        let image = cache.memoryImage(forKey: key)
+        let original = image == nil && waiter.options.isVariant ? cache.memoryOrPendingImage(forKey: base) : nil
+        guard image != nil || original != nil else { return false }
+        let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .memory, since: asked, lookupStarted: asked)
+        if let image {
+            deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
+        } else if let original {
+            report(metrics, on: callbacks)  // the original's hit; the variant's completion follows
+            makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
+        }
+        return true
+    }
+
     /// A disk hit for what `waiter` asked for (on the lookup queue): kept in memory, then delivered.
     private func deliverDiskHit(
         _ image: DWImage, key: String, to waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
         on callbacks: DispatchQueue
     ) {
         if waiter.options.readPolicy.contains(.memory) { cache.storeInMemory(image, forKey: key) }
-        let metrics = cacheHitMetrics(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
+        let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
         // Backpressure: disk hits are read faster than most callers consume them; holding every image in queued
         // completions would make memory grow with the number of requests.
         diskHitsInFlight.wait()
@@ -300,11 +308,11 @@ public final class DWWebImageManager: Sendable {
         for downloader in downloaders { downloader.cancelAll() }
         startQueue.sync {}  // operations handed a slot before the cancel have started (and finished at once)
         runningOperations.wait()
-        engine.shutdown()
+        lazyEngine.shutdown()
     }
 
     /// The most transfers libcurl has had in flight at once for this manager (diagnostics and tests).
-    var maxTransfersInFlight: Int { engine.maxActiveCount.value }
+    var maxTransfersInFlight: Int { lazyEngine.started?.maxActiveCount.value ?? 0 }
 
     /// Downloads in flight or waiting for a slot, by URL.
     public var activeDownloadCount: Int { state.withLock { $0.downloaders.count } }
@@ -386,7 +394,7 @@ public final class DWWebImageManager: Sendable {
             waiter.deliver(.failure(.cancelled(url)), on: callbacks)
         case .memoryHit(let image):
             let now = DispatchTime.now().uptimeNanoseconds
-            let metrics = cacheHitMetrics(url, .memory, since: now, lookupStarted: now)
+            let metrics = DWDownloadMetrics.cacheHit(url, .memory, since: now, lookupStarted: now)
             if waiter.options.isVariant {
                 report(metrics, on: callbacks)
                 makeVariant(from: image.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
@@ -442,18 +450,6 @@ public final class DWWebImageManager: Sendable {
     private func report(_ metrics: DWDownloadMetrics, on queue: DispatchQueue) {
         guard let handler = state.withLock({ $0.metricsHandler }) else { return }
         queue.async { handler(metrics) }
-    }
-
-    private func cacheHitMetrics(
-        _ url: String, _ source: DWImageSource, since asked: UInt64,
-        lookupStarted: UInt64
-    ) -> DWDownloadMetrics {
-        let now = DispatchTime.now().uptimeNanoseconds
-        var metrics = DWDownloadMetrics(
-            url: url, source: source, attempts: 0, resumedFrom: 0, bytesReceived: 0,
-            httpStatus: 0, elapsed: Double(now &- lookupStarted) / 1e9)
-        metrics.queued = Double(lookupStarted &- asked) / 1e9
-        return metrics
     }
 
     /// Partial bodies live beside the cache spaces, under the cache root.

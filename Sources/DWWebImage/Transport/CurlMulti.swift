@@ -228,20 +228,7 @@ final class CurlMulti: @unchecked Sendable {
         // Content codings: libcurl decodes, so the size cap, the partial file, validation and the cache all see
         // the image's bytes (a gzip bomb hits the cap as it inflates; CurlTransfer ignores a coded Content-Length).
         check(dw_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, r.acceptEncoding), "ACCEPT_ENCODING")
-        let tls = r.tls
-        if let file = tls.caFile { check(dw_curl_easy_setopt_string(easy, CURLOPT_CAINFO, file), "CAINFO") }
-        if let dir = tls.caDirectory { check(dw_curl_easy_setopt_string(easy, CURLOPT_CAPATH, dir), "CAPATH") }
-        if let cert = tls.clientCertificate {
-            check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLCERT, cert), "SSLCERT")
-        }
-        if let key = tls.clientKey { check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLKEY, key), "SSLKEY") }
-        if let pin = tls.pinnedPublicKey {
-            check(dw_curl_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin), "PINNEDPUBLICKEY")
-        }
-        if tls.insecure {
-            check(dw_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "SSL_VERIFYPEER")
-            check(dw_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
-        }
+        configureTLS(easy, r.tls, check)
         if let proxy = r.proxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, proxy), "PROXY") }
         if let noProxy = r.noProxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_NOPROXY, noProxy), "NOPROXY") }
         if let sign = r.awsSigV4 {
@@ -265,6 +252,25 @@ final class CurlMulti: @unchecked Sendable {
             check(dw_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me), "OPENSOCKETDATA")
         }
         return failure
+    }
+
+    /// The TLS options of a transfer (CA, client certificate and key, pinning, `insecure`), through `check`.
+    private func configureTLS(
+        _ easy: UnsafeMutableRawPointer, _ tls: DWWebImageManager.Configuration.TLS, _ check: (CURLcode, String) -> Void
+    ) {
+        if let file = tls.caFile { check(dw_curl_easy_setopt_string(easy, CURLOPT_CAINFO, file), "CAINFO") }
+        if let dir = tls.caDirectory { check(dw_curl_easy_setopt_string(easy, CURLOPT_CAPATH, dir), "CAPATH") }
+        if let cert = tls.clientCertificate {
+            check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLCERT, cert), "SSLCERT")
+        }
+        if let key = tls.clientKey { check(dw_curl_easy_setopt_string(easy, CURLOPT_SSLKEY, key), "SSLKEY") }
+        if let pin = tls.pinnedPublicKey {
+            check(dw_curl_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin), "PINNEDPUBLICKEY")
+        }
+        if tls.insecure {
+            check(dw_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "SSL_VERIFYPEER")
+            check(dw_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "SSL_VERIFYHOST")
+        }
     }
 
     private func drainMessages() {
@@ -336,8 +342,13 @@ enum CurlGlobal {
     private static let once: Void = { _ = curl_global_init(DW_CURL_GLOBAL_DEFAULT) }()
     static func initialize() { _ = once }
 
-    /// "libcurl/7.88.1 OpenSSL/…", for the User-Agent and diagnostics.
-    static var version: String { initialize(); return String(cString: curl_version()) }
+    /// "libcurl/7.88.1", for the User-Agent. From `curl_version_info`, not `curl_version()`: the latter asks every
+    /// library for its version, and OpenLDAP's answer initialises LDAP (ldap.conf, a host lookup, eight SASL
+    /// plug-ins loaded), which cost every run milliseconds. Needs no `curl_global_init`.
+    static var version: String {
+        guard let version = curl_version_info(CURLVERSION_ELEVENTH).pointee.version else { return "libcurl" }
+        return "libcurl/" + String(cString: version)
+    }
 }
 
 private let curlHeaderCallback: curl_write_callback = { buffer, size, count, userdata in

@@ -10,7 +10,7 @@ extension DWImage {
     public var frameDelays: [TimeInterval] {
         if let gifIndex { return gifIndex.frames.map(\.delay) }
         guard frameCount > 1 else { return [] }
-        return AnimationTimeline.read(data, format: format)?.delays ?? []
+        return Array((AnimationTimeline.read(data, format: format)?.delays ?? []).prefix(frameCount))
     }
 
     /// The length of one play (the sum of ``frameDelays``); 0 for still images.

@@ -1,0 +1,70 @@
+// DWPreferredFormats: imgproxy's output-format choice for a URL that names no format (IMGPROXY_PREFERRED_FORMATS).
+import DWWebImage
+
+/// The formats a result may take when its request names none, in order of preference — imgproxy's
+/// `IMGPROXY_PREFERRED_FORMATS` (default `jpeg,png,gif`) and its `determineOutputFormat`: a format negotiated from
+/// `Accept` wins (AVIF only for a still result), then the source's own format when it is preferred, else the first
+/// preferred format that keeps what the result needs (alpha; every frame of an animation), else the first one.
+/// Only `dwfetch serve` uses it: the library and `dwfetch` keep the source's format. A plain value; its methods run
+/// on the caller's thread.
+public struct DWPreferredFormats: Sendable, Hashable {
+    /// The formats, in order of preference (never empty).
+    public let formats: [DWImageFormat]
+
+    /// imgproxy's default: JPEG, PNG, GIF.
+    public static let imgproxyDefault = DWPreferredFormats(checked: [.jpeg, .png, .gif])
+
+    private init(checked formats: [DWImageFormat]) { self.formats = formats }
+
+    /// `jpeg,png,gif` → the list (names as in `f:`; duplicates dropped); nil when empty or a name is not a format
+    /// the server can write.
+    public init?(parsing text: String) {
+        var formats: [DWImageFormat] = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard let format = DWImageFormat(name: trimmed), format != .unknown else { return nil }
+            if !formats.contains(format) { formats.append(format) }
+        }
+        guard !formats.isEmpty else { return nil }
+        self.formats = formats
+    }
+
+    /// `jpeg,png,gif`: the list as the flag takes it (and as cache keys name it).
+    public var description: String { formats.map(\.rawValue).joined(separator: ",") }
+
+    /// The output format for `image`: `negotiated` (the `Accept` bucket, WebP or AVIF) first, as imgproxy's
+    /// `IMGPROXY_AUTO_WEBP`/`AUTO_AVIF` (AVIF only when the result is not animated); then the source's format if
+    /// preferred; else the first preferred format that supports alpha when the result has it (the source's alpha
+    /// channel, or `addsAlpha`: padding or extend; never when `flattens`: a background is given) and animation when
+    /// the result is animated. The result is
+    /// animated when the source is an animated GIF or WebP and the processing limits keep more than one frame
+    /// (`--max-animation-frames`), as imgproxy loads every page only then. Reads the source's header (alpha) only
+    /// when that decides; call inside ``DWImageProcessing/process(_:with:limits:)`` for the server's limits.
+    public func outputFormat(for image: DWImage, negotiated: DWImageFormat?,
+                             addsAlpha: Bool, flattens: Bool) throws(DWWebImageError) -> DWImageFormat {
+        let animated = image.frameCount > 1 && [.gif, .webp].contains(image.format)
+            && DWImageProcessing.effectiveLimits.maxProcessedFrames > 1
+        if let negotiated, negotiated != .avif || !animated { return negotiated }
+        if formats.contains(image.format) { return image.format }
+        var alpha: Bool?
+        for format in formats {
+            if animated && !Encoder.keepsFrames(format) { continue }
+            if !Self.supportsAlpha(format) && !flattens {
+                if addsAlpha { continue }
+                if alpha == nil { alpha = try Self.hasAlpha(image) }
+                if alpha == true { continue }
+            }
+            return format
+        }
+        return formats[0]
+    }
+
+    /// imgproxy's `SupportsAlpha`: every format but JPEG and BMP.
+    static func supportsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg && format != .bmp }
+
+    /// Whether the source has an alpha channel: from the header where libvips reads the format, else its first frame.
+    static func hasAlpha(_ image: DWImage) throws(DWWebImageError) -> Bool {
+        if Decoder.vipsLoader(for: image.format) != nil { return try Decoder.open(image.data, format: image.format).hasAlpha }
+        return try Decoder.decode(image).frames.first?.hasAlpha ?? false
+    }
+}
