@@ -4,7 +4,8 @@ import DWLocking
 import Foundation
 
 /// Watches signals while a run is under way; the handler runs on the watch's own serial queue, once per delivery.
-/// ``cancel()`` gives the signals back their default action.
+/// ``cancel()`` gives the signals back their default action. Make and cancel a watch on the same thread (dwfetch:
+/// the main thread): the signals are blocked on it in between.
 ///
 /// On Linux, libdispatch receives a watched signal through a signalfd read by its manager thread, and installs a
 /// handler of its own (once per process per signal, when it registers the first source, on that thread) that hands
@@ -37,6 +38,11 @@ package final class SignalWatch: Sendable {
     package init(signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
         let queue = DispatchQueue(label: "dwfetch.signals")
         self.signals = signals
+        // Blocked on this thread too (libdispatch's threads block them already, and threads started from here
+        // inherit it): a signal no thread takes stays pending for the signalfd, without a detour through a
+        // handler — which ThreadSanitizer defers while the thread waits in `done.wait()`, until the run is over.
+        var set = Self.set(signals)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
         let kept = Self.dispatchHandlers.value
         let unregistered = self.unregistered
         sources = signals.map { number in
@@ -65,6 +71,15 @@ package final class SignalWatch: Sendable {
             byDefault.__sigaction_handler.sa_handler = SIG_DFL
             sigaction(number, &byDefault, nil)
         }
+        var set = Self.set(signals)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)  // a signal pending since the sources went away acts now
+    }
+
+    private static func set(_ signals: [Int32]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in signals { sigaddset(&set, number) }
+        return set
     }
 
     /// Whether `number` has a handler installed (libdispatch's), not `SIG_DFL` or `SIG_IGN`.

@@ -50,11 +50,10 @@ public final class DWImageServer: Sendable {
         pipeline.maxPixelCount = configuration.maxPixels
         // A proxy answers a waiting client: one quick retry, not DW's three 3 s apart.
         pipeline.retryPolicy = DWRetryPolicy(maxRetries: 1, interval: 0.25)
-        // Originals stay in the memory cache beside their variants: with them out of it, a second variant of a
-        // source asked while the original's disk write is still queued finds neither copy and fetches the source
-        // again (FleetTests saw two origin fetches for one source). Turn it off once the cache can find entries
-        // whose write is pending.
-        pipeline.memoryCachesVariantSources = true
+        // The memory cache is for variants (what clients ask again); originals are read back from disk, and while
+        // an original's disk write is still queued the pipeline finds it among the pending writes (no second
+        // origin fetch: FleetTests). Kept in memory, 650 KB originals put peak RSS above thumbor's (bench/serve/cold).
+        pipeline.memoryCachesVariantSources = false
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)

@@ -30,6 +30,13 @@ extension DWWebImageCache {
     /// ``waitForPendingWrites(timeout:)`` waits for it even if called before the write begins.
     func willWrite() { pendingWrites.enter() }
 
+    /// ``willWrite()`` for a downloaded image, which ``memoryOrPendingImage(forKey:)`` finds from now until its
+    /// write (``writeAndNotify``, given the returned ticket) is done.
+    func willWrite(_ image: DWImage, forKey key: String) -> UInt64 {
+        pendingWrites.enter()
+        return pendingImages.withLock { $0.add(image, forKey: key) }
+    }
+
     /// Takes one place in the write backlog now, if one is free (for a write the caller must not wait for: the
     /// transfer engine's thread). Pass `reserved: true` to the write that uses it.
     func reserveWrite() -> Bool { writeBacklog.wait(timeout: .now()) == .success }
@@ -52,10 +59,11 @@ extension DWWebImageCache {
     /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
     func writeAndNotify(
         _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
-        queue: DispatchQueue, reserved: Bool = false
+        queue: DispatchQueue, reserved: Bool = false, ticket: UInt64? = nil
     ) {
         enqueueWrite(reserved: reserved) { [self] in
             write(image, forKey: key, metadata: metadata, url: url, queue: queue)
+            if let ticket { pendingImages.withLock { $0.remove(ticket, forKey: key) } }
         }
     }
 

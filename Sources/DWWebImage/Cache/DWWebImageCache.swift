@@ -106,6 +106,8 @@ public final class DWWebImageCache: Sendable {
     let memory: MemoryCache
     let writeSemaphore = DispatchSemaphore(value: 1)
     let pendingWrites = DispatchGroup()
+    /// Downloaded images whose disk write is queued, findable by key until it is done (``memoryOrPendingImage``).
+    let pendingImages = DWLock(PendingImages())
     /// The pipeline's disk writes, one at a time in the order handed over: one thread, not one thread blocked on
     /// `writeSemaphore` per write (each with its own malloc arena).
     let writeQueue = DispatchQueue(label: "DWWebImage.cache.writes", qos: .userInitiated)

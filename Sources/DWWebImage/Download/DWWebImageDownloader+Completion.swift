@@ -92,6 +92,7 @@ extension DWWebImageDownloader {
         // download for the URL from then on finds the image in the memory cache instead.
         let evaluated = evaluate(outcome, metrics: metrics)
         var policy = context.storePolicy
+        var ticket: UInt64?
         if case .success(let (image, head)) = evaluated {
             partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
             if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
@@ -99,7 +100,7 @@ extension DWWebImageDownloader {
                 context.cache.removeDiskEntry(forKey: key)
             }
             if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: key) }
-            if policy.contains(.disk) { context.cache.willWrite() }
+            if policy.contains(.disk) { ticket = context.cache.willWrite(image, forKey: key) }
         }
         let writes: Bool
         if case .success = evaluated { writes = policy.contains(.disk) } else { writes = false }
@@ -116,7 +117,7 @@ extension DWWebImageDownloader {
             if policy.contains(.disk) {
                 context.cache.writeAndNotify(
                     image, forKey: key, metadata: diskMetadata(for: head), url: url,
-                    queue: context.callbackQueue, reserved: writeReserved)
+                    queue: context.callbackQueue, reserved: writeReserved, ticket: ticket)
             }
         case .failure(let error):
             deliver(error, metrics: metrics, to: waiters)

@@ -58,9 +58,8 @@ extension DWWebImageManager {
         /// Whether the original an image was made from (a request with processors) is kept in the memory cache
         /// beside the variant. Default true. An image proxy says false: its clients ask for variants, and a 2K
         /// source is ~25 times the bytes of its 512 px variant, so originals would fill the memory cache's cost
-        /// limit and leave little room for the variants that are asked again; originals stay on disk. Caveat: an
-        /// original whose disk write is still queued is then in neither cache, so a second variant asked in that
-        /// window fetches the source again.
+        /// limit and leave little room for the variants that are asked again; originals stay on disk (and, while
+        /// their disk write is queued, among the cache's pending writes, where the next variant finds them).
         public var memoryCachesVariantSources = true
         /// Where `s3://bucket/key` URLs are fetched and how they are signed; default from the `AWS_*` environment
         /// variables (``DWS3Configuration/fromEnvironment(_:endpoint:)``). The cache key of an s3 source is its

@@ -246,7 +246,7 @@ public final class DWWebImageManager: Sendable {
         _ waiter: Waiter, key: String, base: String, asked: UInt64, on callbacks: DispatchQueue
     ) -> Bool {
         let image = cache.memoryImage(forKey: key)
-        let original = image == nil && waiter.options.isVariant ? cache.memoryImage(forKey: base) : nil
+        let original = image == nil && waiter.options.isVariant ? cache.memoryOrPendingImage(forKey: base) : nil
         guard image != nil || original != nil else { return false }
         let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .memory, since: asked, lookupStarted: asked)
         if let image {
@@ -367,9 +367,10 @@ public final class DWWebImageManager: Sendable {
                 s.scheduler.update(ObjectIdentifier(existing), demand: existing.demand, asked: true)
                 return .scheduled
             }
-            // A download of this URL may have ended since the lookup missed: it kept its image in memory before
-            // it left `downloaders`, so look again there rather than fetch it twice.
-            if waiter.options.readPolicy.contains(.memory), let image = cache.memoryImage(forKey: key) {
+            // A download of this URL may have ended since the lookup missed: it kept its image in memory (or, an
+            // original kept out of memory, among the pending writes) before it left `downloaders`, so look again
+            // there rather than fetch it twice.
+            if waiter.options.readPolicy.contains(.memory), let image = cache.memoryOrPendingImage(forKey: key) {
                 return .memoryHit(image)
             }
             let downloader = DWWebImageDownloader(
