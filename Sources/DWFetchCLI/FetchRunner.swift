@@ -123,15 +123,7 @@ package final class FetchRunner: Sendable {
     /// `prefetch` URLs' lines (fetched at low priority meanwhile, in file order).
     package func run(_ urls: [String], prefetch: [String] = []) -> FetchReport {
         let started = Date()
-        manager.maxConcurrentDownloads = command.jobs
-        manager.callbackQueue = outputQueue
-        manager.configuration = command.managerConfiguration(base: manager.configuration)
-        manager.metricsHandler = { [state] record in
-            state.withLock { s in
-                s.metrics[record.url] = record
-                s.allMetrics.append(record)
-            }
-        }
+        prepareManager()
         var distinct: [String] = []
         var seen = Set<String>()
         for url in urls where seen.insert(url).inserted { distinct.append(url) }
@@ -142,12 +134,15 @@ package final class FetchRunner: Sendable {
         }
         preview?.expect(urls)
         let done = DispatchGroup()
+        // URLs with the manager at once: each queued request holds ~5 KB (waiter, downloader, operation, token).
+        let inFlight = DispatchSemaphore(value: max(64, command.jobs * 8))
         let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
         let json = command.json
         if !prefetch.isEmpty { startPrefetch(prefetch, json: json, done: done) }
         for url in distinct {
+            inFlight.wait()
             done.enter()
             progress?.started(url)
             // No progress view (quiet, or stderr not a terminal): no progress closure, so the library sends no
@@ -162,6 +157,7 @@ package final class FetchRunner: Sendable {
                     let handle: @Sendable () -> Void = { [self] in
                         finished(url, result, original: original, name: names[url], json: json, urls: urls)
                         done.leave()
+                        inFlight.signal()
                     }
                     if DispatchQueue.getSpecific(key: onOutputQueue) == true {
                         handle()
@@ -197,6 +193,20 @@ package final class FetchRunner: Sendable {
             exit(128 + signal)  // 130, 143, 129: as shells report a run killed by the signal
         }
         return report
+    }
+
+    /// The manager set up for this run (on the caller's thread, before any request): concurrency, the output queue as
+    /// its callback queue, the command's configuration, and metrics collected into the run's state.
+    private func prepareManager() {
+        manager.maxConcurrentDownloads = command.jobs
+        manager.callbackQueue = outputQueue
+        manager.configuration = command.managerConfiguration(base: manager.configuration)
+        manager.metricsHandler = { [state] record in
+            state.withLock { s in
+                s.metrics[record.url] = record
+                s.allMetrics.append(record)
+            }
+        }
     }
 
     /// Totals over every line: fetched (and written) or failed.

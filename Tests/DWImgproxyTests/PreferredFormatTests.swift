@@ -38,6 +38,12 @@ final class PreferredFormatTests: XCTestCase {
         let oneFrame = try self.server { $0.resultLimits.maxAnimationFrames = 1 }
         XCTAssertEqual(try run(oneFrame, path, on: animated).format, .jpeg, "one frame: a still image → JPEG")
         XCTAssertEqual(try run(server, path, on: SampleImages.png(width: 32, height: 32)).format, .png, "PNG stays")
+        let apng = try ParityTests.pillow("""
+            frames = [Image.new('RGB', (32, 32), c) for c in [(255, 0, 0), (0, 0, 255)]]
+            frames[0].save(out, 'PNG', save_all=True, append_images=frames[1:], duration=100, loop=0)
+            """)
+        let still = try run(server, path, on: apng)
+        XCTAssertEqual([still.format, still.frameCount] as [AnyHashable], [DWImageFormat.png, 1], "APNG: PNG, as imgproxy")
         let jpeg = try ParityTests.pillow("Image.new('RGB', (32, 32), (9, 9, 9)).save(out, 'JPEG')")
         XCTAssertEqual(try run(server, path, on: jpeg).format, .jpeg, "JPEG stays")
         let padded = try run(server, try Self.pypi("width=16, height=16, resizing_type='fit'", "'pd:2'"), on: opaque)

@@ -243,9 +243,9 @@ func python(_ script: String) throws -> String {
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-private extension String {
+extension String {
     /// Hex digits to bytes.
-    var hexBytes: Data {
+    fileprivate var hexBytes: Data {
         var data = Data()
         var index = startIndex
         while let next = self.index(index, offsetBy: 2, limitedBy: endIndex), index < endIndex {

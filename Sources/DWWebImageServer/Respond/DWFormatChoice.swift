@@ -5,7 +5,7 @@ import DWWebImageProcessing
 
 /// The chain of a request that names no format: picks the output format from the source
 /// (``DWPreferredFormats/outputFormat(for:negotiated:addsAlpha:flattens:)``), then runs `chain(format)` — nil when the
-/// source's own format is kept, so a kept source gets exactly the chain (and bytes) it got before. Its identifier
+/// source's own format is kept (an APNG excepted), so a kept source gets exactly the chain (and bytes) it got before. Its identifier
 /// names the preferred list, the `Accept` bucket and the chain without a format: the format is a function of those
 /// and the source. `process(_:)` runs on the pipeline's processing queue, inside the ``DWServedProcessor`` that
 /// wraps it (so under the server's limits, which `--max-animation-frames` is part of).
@@ -26,6 +26,9 @@ struct DWFormatChoice: DWImageProcessor {
     func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         let format = try preferred.outputFormat(for: image, negotiated: negotiated, addsAlpha: addsAlpha,
                                                 flattens: flattens)
-        return try DWImageProcessors.apply(chain(format == image.format ? nil : format), to: image)
+        // An APNG kept as PNG is named: without a format the engine would make an animated WebP of it, where
+        // imgproxy (which reads a PNG's first frame only) writes a PNG.
+        let kept = format == image.format && !(image.format == .png && image.isAnimated)
+        return try DWImageProcessors.apply(chain(kept ? nil : format), to: image)
     }
 }
