@@ -1,5 +1,4 @@
 // Decoder+APNG: every frame of an APNG, composited by APNGFrameSource, as libvips images with delays and plays.
-import CVips
 import DWWebImage
 import Foundation
 
@@ -17,29 +16,7 @@ extension Decoder {
         // libvips counts plays (0 = forever); the canvas keeps GIF's NETSCAPE2.0 value (see Encoder.vipsLoop).
         let plays = animation.loopCount
         var decoded = Decoded(frames: [], netscapeLoopCount: plays == 0 ? 0 : plays == 1 ? nil : plays - 1)
-        var failure: DWWebImageError?
-        let wanted = max(1, limits.maxProcessedFrames)
-        animation.forEachFrame { frame in
-            guard frame.isComplete else {
-                failure = DWWebImageError(.notAnImage, "APNG frame \(frame.index) is corrupt")
-                return false
-            }
-            do throws(DWWebImageError) {
-                decoded.frames.append(
-                    try borrowBytes(frame.pixels) { bytes throws(DWWebImageError) in
-                        try Vips.make("cannot wrap APNG frame") {
-                            cvips_from_memory(
-                                bytes.baseAddress!, bytes.count, Int32(frame.width), Int32(frame.height), 4, $0)
-                        }
-                    })
-                decoded.delays.append(frame.delay)
-                return decoded.frames.count < wanted
-            } catch {
-                failure = error
-                return false
-            }
-        }
-        if let failure { throw failure }
+        try appendFrames(of: animation, to: &decoded, format: "APNG")
         return decoded
     }
 }

@@ -175,17 +175,30 @@ enum Decoder {
         // A damaged tail after complete frames, or a last frame cut short, shows what arrived (as browsers and
         // Pillow do); a frame whose data is corrupt before the end of the file is refused.
         var decoded = Decoded(frames: [], netscapeLoopCount: animation.netscapeLoopCount)
+        let lastFrame = animation.frameCount - 1
+        try appendFrames(of: animation, to: &decoded, format: "GIF") { frame in
+            frame.isComplete || (animation.isPartial && frame.index == lastFrame)
+        }
+        guard !decoded.frames.isEmpty else { throw DWWebImageError(.notAnImage, "GIF has no frames") }
+        return decoded
+    }
+
+    /// Appends `animation`'s composited frames (at most `maxProcessedFrames`) and their delays to `decoded` as libvips
+    /// images; a frame `accepts` refuses is "corrupt" (10000). Runs on the caller's thread, one canvas in memory.
+    static func appendFrames(
+        of animation: DWAnimatedImage, to decoded: inout Decoded, format: String,
+        accepts: (DWImageFrame) -> Bool = { $0.isComplete }
+    ) throws(DWWebImageError) {
         var failure: DWWebImageError?
         let wanted = max(1, DWImageProcessing.effectiveLimits.maxProcessedFrames)
-        let lastFrame = animation.frameCount - 1
         animation.forEachFrame { frame in
-            guard frame.isComplete || (animation.isPartial && frame.index == lastFrame) else {
-                failure = DWWebImageError(.notAnImage, "GIF frame \(frame.index) is corrupt")
+            guard accepts(frame) else {
+                failure = DWWebImageError(.notAnImage, "\(format) frame \(frame.index) is corrupt")
                 return false
             }
             do throws(DWWebImageError) {
                 let vimage = try borrowBytes(frame.pixels) { bytes throws(DWWebImageError) in
-                    try Vips.make("cannot wrap GIF frame") {
+                    try Vips.make("cannot wrap \(format) frame") {
                         cvips_from_memory(bytes.baseAddress!, bytes.count, Int32(frame.width), Int32(frame.height), 4, $0)
                     }
                 }
@@ -198,8 +211,6 @@ enum Decoder {
             }
         }
         if let failure { throw failure }
-        guard !decoded.frames.isEmpty else { throw DWWebImageError(.notAnImage, "GIF has no frames") }
-        return decoded
     }
 
     private static func decodeICO(_ image: DWImage) throws(DWWebImageError) -> Decoded {
