@@ -132,6 +132,15 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
+    /// Whether waiting downloads start newest first within a priority (default true: DW's LIFO, what a scrolling
+    /// list wants). False starts them oldest first, in the order they were asked for, and a caller joining a waiting
+    /// download does not move it back: what a run over a list of URLs wants (dwfetch), where newest first leaves the
+    /// list's early URLs waiting while later ones keep arriving.
+    package var startsNewestFirst: Bool {
+        get { state.withLock { $0.scheduler.newestFirst } }
+        set { state.withLock { $0.scheduler.newestFirst = newValue } }
+    }
+
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
     /// on ``callbackQueue``.
     public var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)? {
