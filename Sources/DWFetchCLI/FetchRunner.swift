@@ -155,19 +155,20 @@ package final class FetchRunner: Sendable {
         }
         preview?.expect(urls)
         let done = DispatchGroup()
-        // URLs with the manager at once: each queued request holds ~5 KB (waiter, downloader, operation, token).
-        let inFlight = DispatchSemaphore(value: max(64, command.jobs * 8))
+        // URLs with the manager at once, refilled a quarter at a time (one wake-up of this thread per 16 results).
+        let window = max(64, command.jobs * 8)
+        let inFlight = RequestWindow(size: window, refill: window / 4)
         let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
         let json = command.json
         if !prefetch.isEmpty { startPrefetch(prefetch, json: json, done: done) }
         for (index, url) in distinct.enumerated() {
-            inFlight.wait()
+            inFlight.enter()
             done.enter()
             request(url, index: index, options: options, name: names.isEmpty ? nil : names[index], urls: urls) {
                 done.leave()
-                inFlight.signal()
+                inFlight.leave()
             }
         }
         done.wait()
