@@ -246,12 +246,16 @@ package final class FetchRunner: Sendable {
     }
 
     /// The manager set up for this run (on the caller's thread, before any request): concurrency, oldest first, the
-    /// output queue as its callback queue, the command's configuration, and metrics collected into the run's state.
+    /// output queue as its callback queue (cache writes included), the command's configuration, and metrics collected
+    /// into the run's state.
     private func prepareManager() {
         manager.maxConcurrentDownloads = command.jobs
         // The list's order: newest first would keep the window's first URLs waiting (and every later line with them).
         manager.startsNewestFirst = false
         manager.callbackQueue = outputQueue
+        // The output queue writes files anyway: the cache entry is written there too, after the -o file (one thread
+        // hand-off an image less than the cache's write queue).
+        manager.writesCacheInCallbacks = true
         manager.configuration = command.managerConfiguration(base: manager.configuration)
         let stats = command.stats
         manager.metricsHandler = { [state] record in
