@@ -27,11 +27,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.0.0"),
     ],
     targets: [
-        // Typed wrappers around libcurl's variadic calls; no policy lives in C.
+        // libcurl opened on first use (dlopen: a run answered from the cache maps none of its ~35 libraries) and typed
+        // wrappers around its variadic calls; no policy lives in C. Needs libcurl's headers (libcurl4-openssl-dev).
         .target(
             name: "CCurlShim",
-            cSettings: [.define("CURL_DISABLE_TYPECHECK")],
-            linkerSettings: [.linkedLibrary("curl")]
+            cSettings: [.define("CURL_DISABLE_TYPECHECK")]
         ),
         // CRC-32C for cache entries (SSE4.2 where present, tables elsewhere); no policy lives in C.
         .target(name: "CChecksum"),
