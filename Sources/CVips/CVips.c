@@ -7,6 +7,7 @@
 
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
 void cvips_block_untrusted(int block) { vips_block_untrusted_set(block ? TRUE : FALSE); }
+void cvips_operation_block_set(const char *name, int block) { vips_operation_block_set(name, block ? TRUE : FALSE); }
 void cvips_concurrency_set(int threads) { vips_concurrency_set(threads); }
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files) {
     vips_cache_set_max(max_operations);
@@ -76,6 +77,11 @@ int cvips_heifload_thumbnail_buffer(const void *buf, size_t len, int fail_on, Vi
 int cvips_jpegload_shrink_buffer(const void *buf, size_t len, int shrink, int fail_on, VipsImage **out) {
     return vips_jpegload_buffer((void *)buf, len, out, "shrink", shrink, "fail_on", fail_on,
                                 "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+int cvips_svgload_buffer(const void *buf, size_t len, double scale, double dpi, VipsImage **out) {
+    return vips_svgload_buffer((void *)buf, len, out, "scale", scale, "dpi", dpi, "unlimited", FALSE,
+                               "access", VIPS_ACCESS_SEQUENTIAL, NULL);
 }
 
 int cvips_thumbnail_buffer(const void *buf, size_t len, int width, int height, int size, int crop, int fail_on,

@@ -4,7 +4,7 @@ import ArgumentParser
 import Foundation
 
 /// `--preset`, `--only-presets`, `--format-quality`, `--watermark`, `--local-root`, `--fallback-*`,
-/// `--preferred-formats`. Parsed on the
+/// `--preferred-formats`, `--always-rasterize-svg`, `--[no-]sanitize-svg`. Parsed on the
 /// main thread.
 package struct ServeImgproxyOptions: ParsableArguments {
     /// Every flag at its default.
@@ -34,6 +34,11 @@ package struct ServeImgproxyOptions: ParsableArguments {
         "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, animation).",
         valueName: "LIST"))
     package var preferredFormats = "jpeg,png,gif"
+    @Flag(name: .customLong("always-rasterize-svg"), help: "Rasterise SVG sources even when the URL names no format.")
+    package var alwaysRasterizeSVG = false
+    @Flag(name: .customLong("sanitize-svg"), inversion: .prefixedNo,
+          help: "Strip scripts, event handlers and unsafe links from SVG served as SVG.")
+    package var sanitizeSVG = true
 
     /// Checks that need no server types (presets and qualities are checked where they are parsed, in dwfetch-serve).
     package func validate() throws {

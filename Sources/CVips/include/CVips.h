@@ -11,6 +11,8 @@ typedef struct _VipsImage VipsImage;
 /* Start-up (call once; vips_init is not re-entrant the first time) and global settings. */
 int cvips_init(const char *_Nonnull argv0);
 void cvips_block_untrusted(int block);
+/* vips_operation_block_set: block (1) or allow (0) one operation class and its subclasses, by type name. */
+void cvips_operation_block_set(const char *_Nonnull name, int block);
 void cvips_concurrency_set(int threads);
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files);
 /* Loads one libvips module (a loader plugin such as vips-heif.so), as vips_init does for its module directory;
@@ -52,6 +54,10 @@ int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail
                       int unlimited, VipsImage *_Nullable *_Nonnull out);
 /* vips_heifload_buffer with thumbnail=TRUE: the embedded thumbnail (the primary image when there is none). */
 int cvips_heifload_thumbnail_buffer(const void *_Nonnull buf, size_t len, int fail_on, VipsImage *_Nullable *_Nonnull out);
+/* vips_svgload_buffer (librsvg) at `scale` and `dpi`, unlimited off (librsvg's XML limits stay), sequential access;
+   a buffer has no base URL, so librsvg resolves no external reference (only data: URLs). */
+int cvips_svgload_buffer(const void *_Nonnull buf, size_t len, double scale, double dpi,
+                         VipsImage *_Nullable *_Nonnull out);
 /* vips_jpegload_buffer with libjpeg's DCT scaling (shrink 1, 2, 4 or 8), sequential access. */
 int cvips_jpegload_shrink_buffer(const void *_Nonnull buf, size_t len, int shrink, int fail_on,
                                  VipsImage *_Nullable *_Nonnull out);

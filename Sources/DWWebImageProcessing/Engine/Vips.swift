@@ -6,7 +6,8 @@ import Foundation
 /// The process-wide libvips runtime.
 enum Vips {
     /// Starts libvips the first time it is read (a Swift `static let` is initialised exactly once, thread-safely),
-    /// then blocks its untrusted loaders (ImageMagick, PDF, SVG, JPEG XL, FITS…: not image formats of the web),
+    /// then blocks its untrusted loaders (ImageMagick, PDF, SVG, JPEG XL, FITS…: not image formats of the web) but
+    /// `svgload_buffer` (``SVGRaster``: SVG from memory, no base URL, so no file or network reference is followed),
     /// turns off its operation cache (every transform reads new bytes; a server would only pay memory for it),
     /// drops its GLib warnings, and sets the threads per transform.
     ///
@@ -23,6 +24,7 @@ enum Vips {
         guard status == 0 else { return false }
         if onlyHEIF { loadHEIFModule() }
         cvips_block_untrusted(1)
+        cvips_operation_block_set("VipsForeignLoadSvgBuffer", 0)  // SVG from memory only: SVGRaster
         cvips_silence_warnings()
         cvips_cache_set(0, 0, 0)
         cvips_concurrency_set(Int32(DWImageProcessing.threadsPerTransform))

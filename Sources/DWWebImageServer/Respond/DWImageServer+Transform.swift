@@ -8,7 +8,8 @@ extension DWImageServer {
     /// server's ``limits``, is timed in `/metrics`, and the first checks the result limits from the header.
     /// `outputFormat` is the URL's format, else the `Accept` bucket; when the URL names none (and is not `raw:1`)
     /// the chain is one ``DWFormatChoice`` that picks the format per source from `--preferred-formats`, as imgproxy.
-    func transformChain(for url: DWProxyURL, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
+    /// ``transformChain(for:outputFormat:)`` puts the SVG rules around it.
+    func formatChain(for url: DWProxyURL, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
         var clamped = url
         clamped.options.transform = DWResultLimits.clamped(url.options.transform)
         let precheck = resultCheck(clamped.options.transform, outputFormat: outputFormat)
