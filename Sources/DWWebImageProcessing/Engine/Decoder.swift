@@ -144,7 +144,7 @@ enum Decoder {
 
     /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`), an animated
     /// WebP (libvips) or an APNG (``APNGFrameSource``), the first frame of anything else (an SVG at its intrinsic
-    /// size: ``SVGRaster``). `keepColorProfile`: a
+    /// size, scaled down to the pixel limit: ``SVGRaster``). `keepColorProfile`: a
     /// JPEG, PNG, TIFF, WebP, HEIC or AVIF keeps its pixels and ICC profile as they are. `thumbnail`: a HEIC or AVIF
     /// gives its embedded thumbnail (``openThumbnail(_:format:)``).
     static func decode(_ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false)
@@ -159,7 +159,7 @@ enum Decoder {
         case .ico:
             return try decodeICO(image)
         case .svg:
-            return try SVGRaster.render(image, scale: 1)
+            return try SVGRaster.renderWithinLimits(image)
         case .webp:
             return try decodeWebP(image, keepColorProfile: keepColorProfile)
         case .png where image.frameCount > 1:

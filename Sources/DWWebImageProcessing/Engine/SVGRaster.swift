@@ -37,6 +37,14 @@ enum SVGRaster {
         }
     }
 
+    /// The SVG at its intrinsic size, scaled down to the limits' pixel count when it is larger (imgproxy's rule for
+    /// a vector it does not enlarge): what a processor that does not size it (a conversion, a filter) draws.
+    static func renderWithinLimits(_ image: DWImage) throws(DWWebImageError) -> Decoder.Decoded {
+        let (width, height) = try intrinsicSize(of: image)
+        let resolution = Double(width) * Double(height), maxPixels = Double(DWImageProcessing.effectiveLimits.maxPixelCount)
+        return try render(image, scale: resolution > maxPixels ? (maxPixels / resolution).squareRoot() : 1)
+    }
+
     /// The SVG drawn at `scale` (1: its intrinsic size) into sRGB RGBA; the size libvips computes for that scale is
     /// checked against the limits (pixel count, libvips' coordinate bound) before librsvg draws anything.
     static func render(_ image: DWImage, scale: Double) throws(DWWebImageError) -> Decoder.Decoded {

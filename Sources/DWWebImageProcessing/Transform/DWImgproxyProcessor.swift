@@ -53,7 +53,8 @@ public struct DWImgproxyProcessor: DWImageProcessor {
     /// An SVG as imgproxy processes one: the sizes computed on its intrinsic size with the vector rules (no
     /// `enlarge` needed; scaled down to the pixel limit when not enlarging), then rendered once at the scale they
     /// need (its scale-on-load: the vector is scaled, not a raster resized), the remaining steps on those pixels.
-    /// With `trim` it renders at its intrinsic size first (imgproxy trims before it could scale on load).
+    /// With `trim` it renders at its intrinsic size first (imgproxy trims before it could scale on load). Either way
+    /// the size it renders at is checked against the pixel limit first.
     private func processSVG(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         let intrinsic = try SVGRaster.intrinsicSize(of: image)
         let limits = DWImageProcessing.effectiveLimits
@@ -66,16 +67,15 @@ public struct DWImgproxyProcessor: DWImageProcessor {
                                                    maxPixels: limits.maxPixelCount)
             var geometry = ImgproxyGeometry(width: width, height: height, transform: transform, vector: steps.vector)
             let scale = geometry.loadScale(width: width, height: height)
+            let rendered = try SVGRaster.render(image, scale: transform.trim == nil ? scale : 1)
+            (canvas.frames, canvas.source) = (rendered.frames, nil)
+            canvas.keepAlive.append(contentsOf: rendered.keepAlive)
             if transform.trim == nil, scale != 1 {
-                let rendered = try SVGRaster.render(image, scale: scale)
-                (canvas.frames, canvas.source) = (rendered.frames, nil)
-                canvas.keepAlive.append(contentsOf: rendered.keepAlive)
                 let loaded = turned ? (canvas.height, canvas.width) : (canvas.width, canvas.height)
                 var gravity = transform.cropGravity ?? transform.gravity
                 geometry.loaded(from: width, height, to: loaded, gravity: &gravity)
                 steps.preset = (geometry, gravity)
             }
-            try canvas.decode()  // the intrinsic size, when nothing rendered it above
             try finish(&canvas, steps: &steps, orientation: 1)
         }
     }
