@@ -426,7 +426,7 @@ enum ImageSniffer {
         return ImageInfo(format: .ico, width: w, height: h)
     }
 
-    // MARK: - HEIF / AVIF (ftyp brands; size from the first 'ispe' property)
+    // MARK: - HEIF / AVIF (ftyp brands; the size is read in ImageSniffer+HEIF.swift)
 
     private static func ftypBrands(_ b: Bytes) -> [String] {
         guard let size = b.u32be(0), size >= 16 else { return [] }
@@ -438,19 +438,6 @@ enum ImageSniffer {
             offset += 4
         }
         return brands
-    }
-
-    private static func isobmff(_ b: Bytes, _ format: DWImageFormat) throws(SniffFailure) -> ImageInfo {
-        let limit = min(b.count, 1 << 20)
-        let ispe = Array("ispe".utf8)
-        var offset = 8
-        while offset + 16 <= limit {
-            if b.matches(offset, ispe), let w = b.u32be(offset + 8), let h = b.u32be(offset + 12) {
-                return ImageInfo(format: format, width: Int(w), height: Int(h))
-            }
-            offset += 1
-        }
-        throw SniffFailure("\(format.rawValue) has no image size (ispe) in its first \(limit) bytes")
     }
 }
 
