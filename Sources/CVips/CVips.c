@@ -66,6 +66,7 @@ int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int 
     case CVIPS_LOADER_HEIF:
         return vips_heifload_buffer(b, len, out, "fail_on", fail_on, "access", access, "unlimited", unlimited, NULL);
     case CVIPS_LOADER_GIF: return vips_gifload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
+    case CVIPS_LOADER_JXL: return vips_jxlload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
     default: vips_error("cvips", "unknown loader %d", loader); return -1;
     }
 }
@@ -176,6 +177,7 @@ int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int str
     case CVIPS_SAVER_GIF:
         if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", strip, "effort", effort, NULL);
         return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
+    case CVIPS_SAVER_JXL: return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", strip, NULL);
     case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", strip, "compression",
                                                       VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
     default: vips_error("cvips", "unknown saver %d", saver); return -1;

@@ -49,6 +49,7 @@ enum ImageSniffer {
                 case .heic: try isobmff(b, .heic)
                 case .avif: try isobmff(b, .avif)
                 case .ico: try ico(b)
+                case .jxl: try jxl(b)
                 case .svg: try SVGSniffer.info(b)
                 case .unknown: throw unknown(b)
                 }
@@ -75,6 +76,7 @@ enum ImageSniffer {
         if b.matches(0, Array("BM".utf8)) && b.count >= 26 { return .bmp }
         if b.matches(0, [0x49, 0x49, 0x2A, 0x00]) || b.matches(0, [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         if b.matches(0, [0x49, 0x49, 0x2B, 0x00]) || b.matches(0, [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }  // BigTIFF
+        if isJXL(b) { return .jxl }
         if b.matches(4, Array("ftyp".utf8)) {
             let brands = ftypBrands(b)
             if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }

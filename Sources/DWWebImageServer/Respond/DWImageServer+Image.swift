@@ -31,9 +31,9 @@ extension DWImageServer {
             return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
         }
         let named = url.options.transform.format
-        let format = DWFormatNegotiation.outputFormat(explicit: named, accept: request.headers[.accept],
-                                                      autoFormat: configuration.autoFormat && !url.options.raw)
-        let chain = transformChain(for: url, outputFormat: format)
+        let acceptFormats = configuration.acceptFormats
+        let bucket = url.options.raw ? DWAcceptBucket() : acceptFormats.bucket(accept: request.headers[.accept])
+        let chain = transformChain(for: url, bucket: bucket)
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
         do {
@@ -58,7 +58,7 @@ extension DWImageServer {
         if url.options.filename != nil || url.options.returnAttachment {
             extra[.contentDisposition] = Self.contentDisposition(url.options, source: url.source, format: image.format)
         }
-        let varies = configuration.autoFormat && named == nil && !url.options.raw
+        let varies = !url.options.raw && acceptFormats.varies(explicit: named)
         return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
                                  ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
     }

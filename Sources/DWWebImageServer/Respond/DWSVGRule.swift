@@ -34,17 +34,17 @@ struct DWSVGRule: DWImageProcessor {
 }
 
 extension DWImageServer {
-    /// The request's chain (``formatChain(for:outputFormat:)``) inside the SVG rules (``DWSVGRule``); `raw:1` as it
-    /// is (empty). Called on the request's task.
-    func transformChain(for url: DWProxyURL, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
-        let chain = formatChain(for: url, outputFormat: outputFormat)
+    /// The request's chain (``formatChain(for:bucket:)``) inside the SVG rules (``DWSVGRule``); `raw:1` as it is.
+    /// Called on the request's task.
+    func transformChain(for url: DWProxyURL, bucket: DWAcceptBucket = DWAcceptBucket()) -> [any DWImageProcessor] {
+        let chain = formatChain(for: url, bucket: bucket)
         guard !url.options.raw else { return chain }
         let transform = url.options.transform, settings = configuration.imgproxy
         var raster: [any DWImageProcessor]?
         if transform.skipProcessing.contains(.svg) {
             var withoutSkip = url
             withoutSkip.options.transform.skipProcessing.remove(.svg)
-            raster = formatChain(for: withoutSkip, outputFormat: outputFormat)
+            raster = formatChain(for: withoutSkip, bucket: bucket)
         }
         let keeps = (transform.format == nil || transform.format == .svg)
             && (transform.skipProcessing.contains(.svg) || !settings.alwaysRasterizeSVG)
