@@ -127,6 +127,12 @@ final class SVGServeTests: ServeTestCase {
             XCTAssertEqual(response.status, 422, "\(options): \(response.text)")
         }
         XCTAssertLessThan(server.residentBytes, 1 << 30, "no raster of the declared size")
+        // the result limits see a vector's size (scaled to the box without el:1) before anything renders
+        origin.setRoute("/d.svg", .ok(drawing, contentType: "image/svg+xml"))
+        for (options, status) in [("rs:fit:10000:10000", 422), ("rs:fit:8000:8000", 422), ("w:2000", 200)] {
+            let response = try server.get("/insecure/\(options)/plain/\(origin.url("/d.svg"))@png")
+            XCTAssertEqual(response.status, status, "\(options): \(response.text)")
+        }
         XCTAssertEqual(try server.get("/insecure/plain/\(origin.url("/huge.svg"))").status, 200,
                        "as SVG it is served (imgproxy: nothing is rendered)")
     }
