@@ -71,7 +71,7 @@ extension DWImageServer {
         -> DWServedProcessor.Precheck {
         var perRequest = configuration.resultLimits
         if let maxAnimationFrames { perRequest.maxAnimationFrames = maxAnimationFrames }
-        let limits = perRequest, maxPixels = self.limits.maxPixelCount
+        let limits = perRequest, maxPixels = self.limits.vectorPixelCap
         return { image throws(DWWebImageError) in
             if image.format == .svg { return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels) }
             let format = outputFormat ?? image.format

@@ -8,8 +8,7 @@ extension DWTransform {
     /// ``resultSize(sourceWidth:sourceHeight:)``. Pure arithmetic; call on any thread.
     public func vectorResultSize(sourceWidth: Int, sourceHeight: Int, maxPixels: Int) -> (width: Int, height: Int) {
         let width = max(1, sourceWidth), height = max(1, sourceHeight)
-        let area = width.multipliedReportingOverflow(by: height)
-        let vector = ImgproxyGeometry.Vector(area: area.overflow ? .max : area.partialValue, maxPixels: maxPixels)
+        let vector = ImgproxyGeometry.Vector(maxPixels: maxPixels)
         return ImgproxyGeometry(width: width, height: height, transform: self, vector: vector).outputSize(self)
     }
 }
