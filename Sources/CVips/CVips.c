@@ -107,10 +107,14 @@ int cvips_copy_memory(VipsImage *in, VipsImage **out) {
     return 0;
 }
 int cvips_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+int cvips_icc_to_srgb_depth(VipsImage *in, int intent, int depth, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", intent, "depth", depth, NULL);
+}
 int cvips_icc_to_srgb(VipsImage *in, int intent, VipsImage **out) {
     return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", intent, "depth", 8, NULL);
 }
 int cvips_colourspace(VipsImage *in, int space, VipsImage **out) { return vips_colourspace(in, out, space, NULL); }
+int cvips_cast(VipsImage *in, int format, VipsImage **out) { return vips_cast(in, out, (VipsBandFormat)format, NULL); }
 int cvips_cast_uchar(VipsImage *in, VipsImage **out) { return vips_cast_uchar(in, out, NULL); }
 int cvips_bandjoin_const1(VipsImage *in, double value, VipsImage **out) {
     return vips_bandjoin_const1(in, out, value, NULL);
