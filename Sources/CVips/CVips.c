@@ -176,7 +176,8 @@ int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int str
     case CVIPS_SAVER_GIF:
         if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", strip, "effort", effort, NULL);
         return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
-    case CVIPS_SAVER_JXL: return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", strip, NULL);
+    case CVIPS_SAVER_JXL:
+        return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", strip, NULL);
     case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", strip, "compression",
                                                       VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
     default: vips_error("cvips", "unknown saver %d", saver); return -1;

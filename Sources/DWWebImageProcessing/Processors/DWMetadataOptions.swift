@@ -30,7 +30,9 @@ public struct DWMetadataOptions: DWImageProcessor, Hashable {
     }
 
     /// Whether these are imgproxy's defaults (then no step is needed).
-    public var isDefault: Bool { stripMetadata && keepCopyright && stripColorProfile && !enforceThumbnail && !preserveHDR }
+    public var isDefault: Bool {
+        stripMetadata && keepCopyright && stripColorProfile && !enforceThumbnail && !preserveHDR
+    }
 
     /// `metadata(sm:N,kcr:N,scp:N)`, then `,eth:1` with ``enforceThumbnail``, `,ph:1` with ``preserveHDR``.
     public var identifier: String {
