@@ -103,10 +103,7 @@ extension DWImageServer {
 
     /// Whether the source URL carries `user[:password]@` before its host (refused: 400).
     static func hasUserinfo(_ source: String) -> Bool {
-        guard let scheme = source.range(of: "://") else { return false }
-        let rest = source[scheme.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        return authority.contains("@")
+        DWURLBytes.hasUserinfo(source)
     }
 
     // MARK: - Set-up

@@ -17,10 +17,15 @@ struct DWFormatChoice: DWImageProcessor {
     let addsAlpha: Bool, flattens: Bool
     /// The served chain for an output format (nil: the source's own).
     let chain: @Sendable (DWImageFormat?) -> [any DWImageProcessor]
+    /// Made once, here: the pipeline asks for it several times a request (cache keys, coalescing).
+    let identifier: String
 
-    var identifier: String {
+    init(preferred: DWPreferredFormats, negotiated: DWImageFormat?, addsAlpha: Bool, flattens: Bool,
+         chain: @escaping @Sendable (DWImageFormat?) -> [any DWImageProcessor]) {
+        (self.preferred, self.negotiated, self.addsAlpha, self.flattens, self.chain)
+            = (preferred, negotiated, addsAlpha, flattens, chain)
         let steps = chain(nil).map(\.identifier).joined(separator: ";")
-        return "preferred(\(preferred.description);accept=\(negotiated?.rawValue ?? "-");\(steps))"
+        identifier = "preferred(\(preferred.description);accept=\(negotiated?.rawValue ?? "-");\(steps))"
     }
 
     func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {

@@ -78,7 +78,7 @@ public struct DWProxyURL: Sendable, Equatable {
                 format = named
                 plain = plain[..<at]
             }
-            guard let decoded = String(plain).removingPercentEncoding else {
+            guard let decoded = DWURLBytes.percentDecoded(plain) else {
                 throw ParseError("plain source is not valid percent-encoding")
             }
             source = decoded
@@ -105,6 +105,7 @@ public struct DWProxyURL: Sendable, Equatable {
     static func validate(source: String) throws(ParseError) {
         guard !source.isEmpty else { throw ParseError("empty source URL") }
         if source.hasPrefix("local:///") { return }
+        if DWURLBytes.simpleHTTPAuthority(source) != nil { return }  // http(s) with a host: the usual source
         guard let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source)),
               let scheme = components.scheme?.lowercased() else {
             throw ParseError("source is not a URL")
@@ -119,6 +120,7 @@ public struct DWProxyURL: Sendable, Equatable {
 
     /// The lower-cased host of a validated source URL (brackets of an IPv6 literal removed).
     public var sourceHost: String {
+        if let simple = DWURLBytes.simpleHTTPAuthority(source) { return simple.host.lowercased() }
         let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source))
         return (components?.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
     }
