@@ -5,6 +5,15 @@
 
 /// Byte-level helpers for ``DWProxyURL`` and the server's source checks. Pure functions; any thread.
 enum DWURLBytes {
+    /// The first `byte` in `text` (a byte search on its contiguous UTF-8, not a `Character` walk).
+    static func firstIndex(of byte: UInt8, in text: Substring) -> String.Index? {
+        let utf8 = text.utf8
+        if let found = utf8.withContiguousStorageIfAvailable({ $0.firstIndex(of: byte) }) {
+            return found.map { utf8.index(utf8.startIndex, offsetBy: $0) }
+        }
+        return utf8.firstIndex(of: byte)
+    }
+
     /// `text` with every `%HH` decoded, or nil when a `%` is not followed by two hex digits or the bytes are not
     /// UTF-8 (as `removingPercentEncoding` answers).
     static func percentDecoded(_ text: Substring) -> String? {
