@@ -117,6 +117,7 @@ extension DWImageServer {
         cache.diskSizeLimit = configuration.cacheLimit
         cache.expirationTime = configuration.cacheMaxAge
         cache.privateFiles = true
+        if !configuration.diskCache { cache.cachePolicy = [.memory] }
         return cache
     }
 
