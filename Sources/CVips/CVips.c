@@ -7,6 +7,7 @@
 
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
 void cvips_block_untrusted(int block) { vips_block_untrusted_set(block ? TRUE : FALSE); }
+void cvips_operation_block_set(const char *name, int block) { vips_operation_block_set(name, block ? TRUE : FALSE); }
 void cvips_concurrency_set(int threads) { vips_concurrency_set(threads); }
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files) {
     vips_cache_set_max(max_operations);
@@ -65,6 +66,7 @@ int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int 
     case CVIPS_LOADER_HEIF:
         return vips_heifload_buffer(b, len, out, "fail_on", fail_on, "access", access, "unlimited", unlimited, NULL);
     case CVIPS_LOADER_GIF: return vips_gifload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
+    case CVIPS_LOADER_JXL: return vips_jxlload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
     default: vips_error("cvips", "unknown loader %d", loader); return -1;
     }
 }
@@ -170,6 +172,7 @@ int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int str
     case CVIPS_SAVER_GIF:
         if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", strip, "effort", effort, NULL);
         return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
+    case CVIPS_SAVER_JXL: return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", strip, NULL);
     case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", strip, "compression",
                                                       VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
     default: vips_error("cvips", "unknown saver %d", saver); return -1;

@@ -24,7 +24,7 @@ package struct DWFetch: ParsableCommand {
               dwfetch --demo                                       # offline demo on 127.0.0.1
               dwfetch serve --port 8080                            # the image proxy (dwfetch serve --help)
             """,
-        version: VersionText.text,  // read from the libraries at run time (a static let is set on first use)
+        version: VersionText.forParser(),  // read from the libraries at run time, only when --version asks
         subcommands: [ServeOptions.self])
 
     /// Every flag at its default.

@@ -6,6 +6,13 @@ enum VersionText {
     /// dwfetch's own version (bump on release).
     static let dwfetch = "0.1.0"
 
+    /// The version the parser's configuration carries: all of ``text`` when the arguments name `--version` (the only
+    /// way ArgumentParser prints it), else its first line — ``text`` opens libcurl to ask its version, which a fetch
+    /// answered from the cache never needs (README, "Start-up").
+    static func forParser(arguments: [String] = CommandLine.arguments) -> String {
+        arguments.dropFirst().contains("--version") ? text : "dwfetch \(dwfetch) (DWWebImage)"
+    }
+
     /// The lines of `dwfetch --version`, read from the libraries at run time; libvips' from the headers
     /// dwfetch-pixels was built with (reading it at run time would load libvips and its ~70 libraries).
     static var text: String {

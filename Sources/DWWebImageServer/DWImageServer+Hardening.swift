@@ -80,17 +80,26 @@ extension DWImageServer {
 
     /// The engine's chain for `url` (``chain(for:format:)``; `raw:1` stays empty); with nothing to do and metadata stripping on, a re-encode in the source's
     /// format, so EXIF, XMP and IPTC never reach the client (and an animation keeps at most `--max-animation-frames`).
+    /// A URL's own security options (`--allow-security-options`) are checked first, by ``DWSecurityStep``.
     func servedChain(_ url: DWProxyURL, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
-        let chain = self.chain(for: url, format: outputFormat)
+        var chain = self.chain(for: url, format: outputFormat)
         if url.options.raw { return chain }
-        if chain.isEmpty && configuration.stripMetadata { return [DWStripMetadata(maxFrames: configuration.resultLimits.maxAnimationFrames)] }
+        let maxFrames = url.options.security.maxAnimationFrames ?? configuration.resultLimits.maxAnimationFrames
+        if chain.isEmpty && configuration.stripMetadata { chain = [DWStripMetadata(maxFrames: maxFrames)] }
+        if !url.options.security.isEmpty {
+            let step = DWSecurityStep(options: url.options.security, maxFrames: maxFrames, outputFormat: outputFormat)
+            chain.insert(step, at: 0)
+        }
         return chain
     }
 
     /// The result limits of `options`, checked from the source's header by the chain's first step (before any
     /// decode). Either orientation of the header size is checked (EXIF may turn it).
-    func resultCheck(_ options: DWTransform, outputFormat: DWImageFormat?) -> DWServedProcessor.Precheck {
-        let limits = configuration.resultLimits
+    func resultCheck(_ options: DWTransform, outputFormat: DWImageFormat?, maxAnimationFrames: Int?)
+        -> DWServedProcessor.Precheck {
+        var perRequest = configuration.resultLimits
+        if let maxAnimationFrames { perRequest.maxAnimationFrames = maxAnimationFrames }
+        let limits = perRequest
         return { image throws(DWWebImageError) in
             let format = outputFormat ?? image.format
             let keepsFrames = image.format == .gif && (format == .gif || format == .webp)

@@ -24,7 +24,9 @@ public struct DWServeConfiguration: Sendable {
     public var maxFrames = 1000
     /// `Cache-Control: public, max-age=N` of images (default one year).
     public var maxAge = 31_536_000
-    /// Serve WebP (else AVIF) when the request's Accept allows and the URL names no format; adds `Vary: Accept`.
+    /// `--auto-format`: imgproxy's `IMGPROXY_AUTO_AVIF` and `IMGPROXY_AUTO_WEBP` together — AVIF for a still result,
+    /// else WebP, when the request's Accept allows and the URL names no format; adds `Vary: Accept` (see
+    /// ``DWImgproxySettings/acceptFormats`` for each format on its own, and JPEG XL and ENFORCE).
     public var autoFormat = false
     /// Concurrent origin downloads (default 16).
     public var jobs = 16

@@ -62,7 +62,11 @@ final class ExecutablesTests: XCTestCase {
         let thin = try linked("dwfetch"), pixels = try linked("dwfetch-pixels")
         let paths = try mappedLibraries([])
         let maps = Set(paths.map(fileName))
-        let engines = pixels.subtracting(thin)
+        // libcurl is opened by the first transfer (CCurlShim's dlopen), not linked: it and what it links are the core's.
+        XCTAssertFalse(thin.contains { $0.hasPrefix("libcurl") }, "dwfetch opens libcurl when a transfer needs it")
+        let curl = try XCTUnwrap(paths.first { fileName($0).hasPrefix("libcurl.so") }, "a download maps libcurl")
+        let core = thin.union(try linked(curl)).union([fileName(curl)])
+        let engines = pixels.subtracting(core)
         XCTAssertTrue(engines.contains { $0.hasPrefix("libvips.so") }, "dwfetch-pixels links libvips: \(engines.sorted())")
         XCTAssertTrue(engines.contains { $0.hasPrefix("libchafa.so") }, "dwfetch-pixels links libchafa")
         XCTAssertEqual(maps.intersection(engines), [], "a plain fetch maps none of the pixel engines' libraries")
@@ -71,12 +75,29 @@ final class ExecutablesTests: XCTestCase {
         }
         XCTAssertTrue(maps.contains { $0.hasPrefix("libcurl") } && maps.contains { $0.hasPrefix("libgif") }
                       && maps.contains { $0.hasPrefix("libz.") }, maps.sorted().joined(separator: " "))
-        // Beyond what dwfetch links (libcurl with its TLS, LDAP, SSH… and the Swift runtime), only the SASL plugins
-        // libcurl's LDAP loads at start-up, and what they link.
-        var allowed = thin
+        // Beyond what dwfetch links (giflib, zlib and the Swift runtime) and libcurl with what it links (TLS, LDAP,
+        // SSH…), only the SASL plugins libcurl's LDAP loads at start-up, and what they link.
+        var allowed = core
         for plugin in paths where plugin.contains("/sasl2/") { allowed.formUnion(try linked(plugin).union([fileName(plugin)])) }
         let unexpected = maps.filter { name in !allowed.contains { $0 == name || name.hasPrefix($0 + ".") } }
         XCTAssertEqual(unexpected, [], "mapped but neither linked by dwfetch nor libcurl's SASL plugins")
+    }
+
+    /// A fetch answered from the cache and `--help` open no libcurl (the dynamic loader's own log of what it loads,
+    /// dlopen included); a download and `--version` do.
+    func testOnlyATransferOrVersionOpensLibcurl() throws {
+        server.setRoute("/cat.png", .ok(SampleImages.png(approximateSize: 2_000, seed: 2), contentType: "image/png"))
+        func loadsLibcurl(_ args: [String]) throws -> Bool {
+            let run = try DWFetchProcess.run(args, environment: ["LD_DEBUG": "files"])
+            XCTAssertEqual(run.status, 0, "\(args): \(run.stderr.suffix(500))")
+            XCTAssertTrue(run.stderr.contains("file="), "LD_DEBUG=files reports every library loaded")
+            return run.stderr.contains("file=libcurl.so")
+        }
+        let fetch = ["-q", "--cache-dir", cacheDir, server.url("/cat.png")]
+        XCTAssertTrue(try loadsLibcurl(fetch), "a download opens libcurl")
+        XCTAssertFalse(try loadsLibcurl(fetch), "a fetch from the cache does not")
+        XCTAssertFalse(try loadsLibcurl(["--help"]))
+        XCTAssertTrue(try loadsLibcurl(["--version"]), "--version reports libcurl's run-time version")
     }
 
     func testTheThinBinaryHoldsNoServerNoTestServerAndNoPixelCode() throws {

@@ -49,6 +49,25 @@ final class ImageSnifferTests: XCTestCase {
         XCTAssertEqual(heic.pixelHeight, 50)
     }
 
+    /// A file whose first `ispe` is a thumbnail's (item 1, 64×64): the size is the primary item's (item 2), as
+    /// `pitm` and `ipma` say, the way libheif and libvips read it.
+    func testHEIFSizeIsThePrimaryItemsNotTheFirstIspe() throws {
+        func u32(_ v: UInt32) -> Data { withUnsafeBytes(of: v.bigEndian) { Data($0) } }
+        func box(_ type: String, _ payload: Data) -> Data { u32(UInt32(8 + payload.count)) + Data(type.utf8) + payload }
+        func ispe(_ w: UInt32, _ h: UInt32) -> Data { box("ispe", Data([0, 0, 0, 0]) + u32(w) + u32(h)) }
+        let ipco = box("ipco", ispe(64, 64) + ispe(3000, 2000))
+        // ipma version 0, flags 0: item 1 → property 1, item 2 → property 2 (essential bit set on both).
+        let ipma = box("ipma", Data([0, 0, 0, 0]) + u32(2) + Data([0, 1, 1, 0x81]) + Data([0, 2, 1, 0x82]))
+        let meta = box("meta", Data([0, 0, 0, 0]) + box("pitm", Data([0, 0, 0, 0, 0, 2])) + box("iprp", ipco + ipma))
+        let file = box("ftyp", Data("heic".utf8) + Data([0, 0, 0, 0]) + Data("mif1".utf8)) + meta
+        let heic = try DWImage(data: file)
+        XCTAssertEqual(heic.format, .heic)
+        XCTAssertEqual(heic.pixelWidth, 3000)
+        XCTAssertEqual(heic.pixelHeight, 2000)
+        // The same file cut inside `ipma`: the structure is unreadable, the first `ispe` is the fallback.
+        XCTAssertEqual(try DWImage(data: file.prefix(file.count - 3)).pixelWidth, 64)
+    }
+
     func testTruncationsAndGarbageAreRejectedWithoutTrapping() {
         let samples = [SampleImages.png(width: 9, height: 9), SampleImages.jpeg, SampleImages.gif(width: 4, height: 4, frames: 2),
                        SampleImages.webp, SampleImages.bmp(width: 3, height: 3), SampleImages.tiff(width: 3, height: 3)]

@@ -1,9 +1,37 @@
-// CCurlShim: typed, non-variadic entry points for the libcurl calls Swift cannot make directly.
-// Every function is a one-line forward; retries, limits and other policy live in Swift.
+// CCurlShim: libcurl opened on first use (dlopen), and typed, non-variadic entry points for the calls Swift cannot
+// make directly. Every function is a one-line forward; retries, limits and other policy live in Swift.
 #ifndef DW_CCURLSHIM_H
 #define DW_CCURLSHIM_H
 
 #include <curl/curl.h>
+
+/* libcurl is opened with dlopen on first use ("libcurl.so.4", the soname the headers' package links), so a run that
+   never transfers (a cache hit, --help) maps none of libcurl's ~35 libraries. dw_curl_load returns 0 once every
+   function below can be called, else -1 and dw_curl_load_error says why (dlerror's text); it is thread-safe and
+   cheap after the first call. Until it succeeded, the forwards below return their failure value (NULL,
+   CURLE_FAILED_INIT, CURLM_INTERNAL_ERROR) and do nothing else. */
+int dw_curl_load(void);
+const char *_Nullable dw_curl_load_error(void);
+
+/* The libcurl calls DWWebImage makes, by dlsym: same arguments and results as libcurl's without the dw_ prefix. */
+CURLcode dw_curl_global_init(long flags);
+curl_version_info_data *_Nullable dw_curl_version_info(CURLversion age);
+CURL *_Nullable dw_curl_easy_init(void);
+void dw_curl_easy_cleanup(CURL *_Nonnull h);
+void dw_curl_easy_reset(CURL *_Nonnull h);
+CURLcode dw_curl_easy_perform(CURL *_Nonnull h);
+const char *_Nonnull dw_curl_easy_strerror(CURLcode code);
+CURLM *_Nullable dw_curl_multi_init(void);
+CURLMcode dw_curl_multi_cleanup(CURLM *_Nonnull m);
+CURLMcode dw_curl_multi_add_handle(CURLM *_Nonnull m, CURL *_Nonnull h);
+CURLMcode dw_curl_multi_remove_handle(CURLM *_Nonnull m, CURL *_Nonnull h);
+CURLMcode dw_curl_multi_perform(CURLM *_Nonnull m, int *_Nonnull running);
+CURLMcode dw_curl_multi_poll(CURLM *_Nonnull m, struct curl_waitfd *_Nullable fds, unsigned int count, int timeoutMs,
+                             int *_Nullable ready);
+CURLMcode dw_curl_multi_wakeup(CURLM *_Nonnull m);
+const char *_Nonnull dw_curl_multi_strerror(CURLMcode code);
+struct curl_slist *_Nullable dw_curl_slist_append(struct curl_slist *_Nullable list, const char *_Nonnull line);
+void dw_curl_slist_free_all(struct curl_slist *_Nullable list);
 
 /* curl_easy_setopt: one wrapper per argument kind, the option stays a parameter. */
 CURLcode dw_curl_easy_setopt_long(CURL *_Nonnull h, CURLoption o, long v);

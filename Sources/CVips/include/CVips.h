@@ -11,6 +11,8 @@ typedef struct _VipsImage VipsImage;
 /* Start-up (call once; vips_init is not re-entrant the first time) and global settings. */
 int cvips_init(const char *_Nonnull argv0);
 void cvips_block_untrusted(int block);
+/* vips_operation_block_set: block (1) or allow (0) an operation class and its subclasses by name. */
+void cvips_operation_block_set(const char *_Nonnull name, int block);
 void cvips_concurrency_set(int threads);
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files);
 /* Loads one libvips module (a loader plugin such as vips-heif.so), as vips_init does for its module directory;
@@ -46,6 +48,7 @@ enum {
     CVIPS_LOADER_TIFF = 3,
     CVIPS_LOADER_HEIF = 4,
     CVIPS_LOADER_GIF = 5,
+    CVIPS_LOADER_JXL = 7,
 };
 /* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
 int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,
@@ -111,6 +114,7 @@ enum {
     CVIPS_SAVER_HEIC = 4,
     CVIPS_SAVER_GIF = 5,
     CVIPS_SAVER_TIFF = 6,
+    CVIPS_SAVER_JXL = 7,
 };
 /* strip: 1 drops every metadata block, 0 writes the image's metadata fields. Free *buf with cvips_free. */
 int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort, int strip,

@@ -23,9 +23,13 @@ public enum DWLibraryVersions {
         public var defaultCAPath: String?
     }
 
-    /// libcurl, from `curl_version_info(CURLVERSION_NOW)`.
+    /// libcurl, from `curl_version_info`. Opens libcurl if no transfer has yet (CCurlShim); if it cannot be opened,
+    /// `version` says why and the lists are empty.
     public static var curl: Curl {
-        let info = curl_version_info(CURLVERSION_ELEVENTH).pointee
+        guard let info = dw_curl_version_info(CURLVERSION_ELEVENTH)?.pointee else {
+            let reason = dw_curl_load_error().map { String(cString: $0) } ?? "curl_version_info failed"
+            return Curl(version: "unavailable (\(reason))", libraries: [], protocols: [], features: [])
+        }
         func string(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
         func list(_ p: UnsafePointer<UnsafePointer<CChar>?>?) -> [String] {
             guard let p else { return [] }

@@ -24,6 +24,9 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     case heic
     /// AVIF (`ftyp` avif, avis).
     case avif
+    /// JPEG XL, the bare codestream (`FF 0A`) or the ISO-BMFF container (`JXL ` box); read and written by libvips'
+    /// libjxl module.
+    case jxl
     /// Windows icon or cursor (ICO and CUR share the container; entries may be BMP or PNG). The size is the
     /// largest entry's (a PNG entry's own header), as Pillow reports it; the file extension is `ico` for both.
     case ico
@@ -64,6 +67,7 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
         case .gif: "image/gif"
         case .webp: "image/webp"
         case .avif: "image/avif"
+        case .jxl: "image/jxl"
         case .bmp: "image/bmp"
         case .tiff: "image/tiff"
         case .heic: "image/heic"
@@ -76,7 +80,7 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     /// becomes PNG unless a conversion asks for BMP or ICO (DWConvert writes those itself, as imgproxy does).
     public var isWritable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif: true
+        case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif, .jxl: true
         case .bmp, .ico, .unknown: false
         }
     }

@@ -49,6 +49,7 @@ enum ImageSniffer {
                 case .heic: try isobmff(b, .heic)
                 case .avif: try isobmff(b, .avif)
                 case .ico: try ico(b)
+                case .jxl: try jxl(b)
                 case .unknown: throw unknown(b)
                 }
             }
@@ -73,6 +74,7 @@ enum ImageSniffer {
         if b.matches(0, Array("BM".utf8)) && b.count >= 26 { return .bmp }
         if b.matches(0, [0x49, 0x49, 0x2A, 0x00]) || b.matches(0, [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         if b.matches(0, [0x49, 0x49, 0x2B, 0x00]) || b.matches(0, [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }  // BigTIFF
+        if isJXL(b) { return .jxl }
         if b.matches(4, Array("ftyp".utf8)) {
             let brands = ftypBrands(b)
             if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }
@@ -423,7 +425,7 @@ enum ImageSniffer {
         return ImageInfo(format: .ico, width: w, height: h)
     }
 
-    // MARK: - HEIF / AVIF (ftyp brands; size from the first 'ispe' property)
+    // MARK: - HEIF / AVIF (ftyp brands; the size is read in ImageSniffer+HEIF.swift)
 
     private static func ftypBrands(_ b: Bytes) -> [String] {
         guard let size = b.u32be(0), size >= 16 else { return [] }
@@ -435,19 +437,6 @@ enum ImageSniffer {
             offset += 4
         }
         return brands
-    }
-
-    private static func isobmff(_ b: Bytes, _ format: DWImageFormat) throws(SniffFailure) -> ImageInfo {
-        let limit = min(b.count, 1 << 20)
-        let ispe = Array("ispe".utf8)
-        var offset = 8
-        while offset + 16 <= limit {
-            if b.matches(offset, ispe), let w = b.u32be(offset + 8), let h = b.u32be(offset + 12) {
-                return ImageInfo(format: format, width: Int(w), height: Int(h))
-            }
-            offset += 1
-        }
-        throw SniffFailure("\(format.rawValue) has no image size (ispe) in its first \(limit) bytes")
     }
 }
 

@@ -23,8 +23,9 @@ extension DWWebImageManager {
         public var maxRedirects: Int = 10
         /// Headers sent with every request (per-request headers from options win).
         public var requestHeaders: [String: String] = [:]
-        /// User-Agent.
-        public var userAgent: String = "DWWebImage/0.1 (\(CurlGlobal.version.split(separator: " ").first ?? "libcurl"))"
+        /// User-Agent: "DWWebImage/0.1 (libcurl/VERSION)", libcurl's version as its headers give it (no library is
+        /// opened to make a configuration).
+        public var userAgent: String = "DWWebImage/0.1 (\(CurlGlobal.version))"
         /// When to try again after a failed attempt (transport failures, 5xx, 408, 429; never other 4xx,
         /// cancellation or size limits). Default ImageX's `.max3s`: 3 retries, 3 s apart. Each retry resumes.
         public var retryPolicy: DWRetryPolicy = .max3s

@@ -87,8 +87,10 @@ public struct DWS3Client: Sendable {
     private func perform(method: String, _ location: DWS3Location, body: Data?, contentType: String?)
         throws(Failure) -> (Int, Data)
     {
-        guard let easy = curl_easy_init() else { throw .transport(code: -1, message: "curl_easy_init failed") }
-        defer { curl_easy_cleanup(easy) }
+        guard let easy = dw_curl_easy_init() else {
+            throw .transport(code: -1, message: dw_curl_load_error().map { String(cString: $0) } ?? "curl_easy_init failed")
+        }
+        defer { dw_curl_easy_cleanup(easy) }
         var request = TransferRequest(url: configuration.httpURL(bucket: location.bucket, key: location.key))
         request.signForS3(
             configuration,
@@ -100,8 +102,8 @@ public struct DWS3Client: Sendable {
             let payload = body ?? Data()
             return payload.withUnsafeBytes { bytes in
                 var list: UnsafeMutablePointer<curl_slist>?
-                for line in request.headers { list = curl_slist_append(list, line) }
-                defer { curl_slist_free_all(list) }
+                for line in request.headers { list = dw_curl_slist_append(list, line) }
+                defer { dw_curl_slist_free_all(list) }
                 _ = dw_curl_easy_setopt_string(easy, CURLOPT_URL, request.url)
                 _ = dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
@@ -123,11 +125,11 @@ public struct DWS3Client: Sendable {
                 _ = dw_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
                 _ = dw_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, bodySinkCallback)
                 _ = dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
-                return curl_easy_perform(easy)
+                return dw_curl_easy_perform(easy)
             }
         }
         guard code == CURLE_OK else {
-            throw .transport(code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))
+            throw .transport(code: Int(code.rawValue), message: String(cString: dw_curl_easy_strerror(code)))
         }
         var status = 0
         _ = dw_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)

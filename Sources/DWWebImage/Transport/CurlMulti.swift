@@ -38,7 +38,10 @@ final class CurlMulti: @unchecked Sendable {
 
     init(name: String = "DWWebImage.CurlMulti") {
         CurlGlobal.initialize()
-        guard let handle = curl_multi_init() else { fatalError("curl_multi_init failed (out of memory)") }
+        guard let handle = dw_curl_multi_init() else {
+            // libcurl is opened here, by the first transfer (CCurlShim); without it no transfer can be made.
+            fatalError(dw_curl_load_error().map { "cannot load libcurl: " + String(cString: $0) } ?? "curl_multi_init failed")
+        }
         multi = handle
         // Keep enough idle connections around for the whole window of concurrent transfers.
         _ = dw_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 32)
@@ -73,7 +76,7 @@ final class CurlMulti: @unchecked Sendable {
             return true
         }
         switch wake {
-        case true?: curl_multi_wakeup(multi)
+        case true?: dw_curl_multi_wakeup(multi)
         case false?: break
         case nil: transfer.complete(.failure(.cancelled))
         }
@@ -90,7 +93,7 @@ final class CurlMulti: @unchecked Sendable {
         transfer.cancelRequested.value = true
         transfer.hookTask.value?.cancel()
         inbox.withLock { $0.cancels.append(transfer) }
-        curl_multi_wakeup(multi)
+        dw_curl_multi_wakeup(multi)
     }
 
     /// Cancels everything, stops the thread and frees libcurl's handles. Blocks until the thread has ended.
@@ -100,9 +103,9 @@ final class CurlMulti: @unchecked Sendable {
             return !box.shuttingDown
         }
         guard first else { return }
-        curl_multi_wakeup(multi)
+        dw_curl_multi_wakeup(multi)
         stopped.wait()
-        curl_multi_cleanup(multi)
+        dw_curl_multi_cleanup(multi)
     }
 
     // MARK: - Engine thread
@@ -123,22 +126,22 @@ final class CurlMulti: @unchecked Sendable {
             for transfer in work.cancels { stop(transfer, with: .cancelled) }
             if work.shuttingDown {
                 for transfer in Array(active.values) { stop(transfer, with: .cancelled) }
-                for handle in idleHandles { curl_easy_cleanup(handle) }
+                for handle in idleHandles { dw_curl_easy_cleanup(handle) }
                 idleHandles.removeAll()
                 stopped.signal()
                 return
             }
-            let performed = curl_multi_perform(multi, &running)
+            let performed = dw_curl_multi_perform(multi, &running)
             drainMessages()
             // Transfers the completions above queued on this thread sent no wakeup: start them before polling.
             if performed == CURLM_OK, inbox.withLock({ $0.addedOnEngine }) { continue }
-            let polled = performed == CURLM_OK ? curl_multi_poll(multi, nil, 0, 1000, nil) : performed
+            let polled = performed == CURLM_OK ? dw_curl_multi_poll(multi, nil, 0, 1000, nil) : performed
             if polled == CURLM_OK {
                 failures = 0
                 continue
             }
             // curl_multi_perform or curl_multi_poll failed: poll returned at once, so looping now would spin.
-            let message = "curl multi: \(String(cString: curl_multi_strerror(polled)))"
+            let message = "curl multi: \(String(cString: dw_curl_multi_strerror(polled)))"
             DWLog.warning(message)
             for transfer in Array(active.values) {
                 stop(transfer, with: .curl(code: Int(polled.rawValue), message: message))
@@ -157,7 +160,7 @@ final class CurlMulti: @unchecked Sendable {
             transfer.complete(.failure(.cancelled))
             return
         }
-        let easy = idleHandles.popLast() ?? curl_easy_init()
+        let easy = idleHandles.popLast() ?? dw_curl_easy_init()
         guard let easy else {
             transfer.complete(.failure(.curl(code: CurlCode.outOfMemory, message: "curl_easy_init failed")))
             return
@@ -168,10 +171,10 @@ final class CurlMulti: @unchecked Sendable {
             transfer.complete(.failure(failure))
             return
         }
-        let code = curl_multi_add_handle(multi, easy)
+        let code = dw_curl_multi_add_handle(multi, easy)
         guard code == CURLM_OK else {
             recycle(easy, transfer)
-            let message = String(cString: curl_multi_strerror(code))
+            let message = String(cString: dw_curl_multi_strerror(code))
             transfer.complete(.failure(.curl(code: Int(code.rawValue), message: message)))
             return
         }
@@ -187,7 +190,7 @@ final class CurlMulti: @unchecked Sendable {
         func check(_ code: CURLcode, _ what: String) {
             if code != CURLE_OK, failure == nil {
                 failure = .curl(
-                    code: Int(code.rawValue), message: "\(what): \(String(cString: curl_easy_strerror(code)))")
+                    code: Int(code.rawValue), message: "\(what): \(String(cString: dw_curl_easy_strerror(code)))")
             }
         }
         let me = Unmanaged.passUnretained(transfer).toOpaque()
@@ -236,7 +239,7 @@ final class CurlMulti: @unchecked Sendable {
         }
         if !r.headers.isEmpty {
             var list: UnsafeMutablePointer<curl_slist>?
-            for line in r.headers { list = curl_slist_append(list, line) }
+            for line in r.headers { list = dw_curl_slist_append(list, line) }
             transfer.headerList = OpaquePointer(list)
             check(dw_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "HTTPHEADER")
         }
@@ -289,7 +292,7 @@ final class CurlMulti: @unchecked Sendable {
             status = 0
         }
         active[easy] = nil
-        _ = curl_multi_remove_handle(multi, easy)
+        _ = dw_curl_multi_remove_handle(multi, easy)
         recycle(easy, transfer)
 
         let bodyOK = code == CURLE_OK || (transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR)
@@ -302,7 +305,7 @@ final class CurlMulti: @unchecked Sendable {
         } else if code != CURLE_OK && !(transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR) {
             let message =
                 transfer.errorBuffer[0] != 0
-                ? String(cString: transfer.errorBuffer) : String(cString: curl_easy_strerror(code))
+                ? String(cString: transfer.errorBuffer) : String(cString: dw_curl_easy_strerror(code))
             transfer.complete(.failure(.curl(code: Int(code.rawValue), message: message)))
         } else {
             var head = transfer.finalHead ?? DWResponseHead()
@@ -315,7 +318,7 @@ final class CurlMulti: @unchecked Sendable {
     private func stop(_ transfer: CurlTransfer, with failure: TransferFailure) {
         if let easy = transfer.easy, active[easy] === transfer {
             active[easy] = nil
-            _ = curl_multi_remove_handle(multi, easy)
+            _ = dw_curl_multi_remove_handle(multi, easy)
             recycle(easy, transfer)
         }
         transfer.complete(.failure(failure))
@@ -324,12 +327,12 @@ final class CurlMulti: @unchecked Sendable {
     /// Frees the transfer's header list and returns the easy handle to the pool, reset.
     private func recycle(_ easy: UnsafeMutableRawPointer, _ transfer: CurlTransfer) {
         if let list = transfer.headerList {
-            curl_slist_free_all(UnsafeMutablePointer(list))
+            dw_curl_slist_free_all(UnsafeMutablePointer(list))
             transfer.headerList = nil
         }
         transfer.easy = nil
-        curl_easy_reset(easy)
-        if idleHandles.count < 64 { idleHandles.append(easy) } else { curl_easy_cleanup(easy) }
+        dw_curl_easy_reset(easy)
+        if idleHandles.count < 64 { idleHandles.append(easy) } else { dw_curl_easy_cleanup(easy) }
     }
 
     private static func milliseconds(_ seconds: TimeInterval) -> Int {
@@ -339,16 +342,12 @@ final class CurlMulti: @unchecked Sendable {
 
 /// `curl_global_init`, exactly once per process.
 enum CurlGlobal {
-    private static let once: Void = { _ = curl_global_init(DW_CURL_GLOBAL_DEFAULT) }()
+    private static let once: Void = { _ = dw_curl_global_init(DW_CURL_GLOBAL_DEFAULT) }()
     static func initialize() { _ = once }
 
-    /// "libcurl/7.88.1", for the User-Agent. From `curl_version_info`, not `curl_version()`: the latter asks every
-    /// library for its version, and OpenLDAP's answer initialises LDAP (ldap.conf, a host lookup, eight SASL
-    /// plug-ins loaded), which cost every run milliseconds. Needs no `curl_global_init`.
-    static var version: String {
-        guard let version = curl_version_info(CURLVERSION_ELEVENTH).pointee.version else { return "libcurl" }
-        return "libcurl/" + String(cString: version)
-    }
+    /// "libcurl/7.88.1", for the default User-Agent: the version of the headers DWWebImage was built with, so that
+    /// making a configuration does not open libcurl (a run answered from the cache never does; see CCurlShim).
+    static var version: String { "libcurl/" + LIBCURL_VERSION }
 }
 
 private let curlHeaderCallback: curl_write_callback = { buffer, size, count, userdata in

@@ -1,4 +1,4 @@
-// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF; libtiff's RGBA reader for the
+// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF, JPEG XL; libtiff's RGBA reader for the
 // TIFFs libvips refuses), giflib (GIF) or our own BMP/ICO reader; every frame leaves here upright, sRGB, 8-bit, with
 // 3 or 4 bands.
 import CVips
@@ -64,6 +64,7 @@ enum Decoder {
         case .webp: Int32(CVIPS_LOADER_WEBP)
         case .tiff: Int32(CVIPS_LOADER_TIFF)
         case .heic, .avif: Int32(CVIPS_LOADER_HEIF)
+        case .jxl: Int32(CVIPS_LOADER_JXL)
         default: nil
         }
     }

@@ -64,7 +64,8 @@ extension DWTransform {
         var rest = geometryAndPixels
         rest.resizingType = .fit
         (rest.width, rest.height, rest.enlarge, rest.blur) = (0, 0, false, 0)
-        guard rest == DWTransform(), width > 0 || height > 0 else { return nil }
+        // DWResize refuses a side beyond libvips' coordinates; imgproxy's arithmetic (DWImgproxyProcessor) takes any.
+        guard rest == DWTransform(), width > 0 || height > 0, width <= 10_000_000, height <= 10_000_000 else { return nil }
         switch resizingType {
         case .fit: break
         case .fill, .force: guard width > 0 && height > 0 else { return nil }

@@ -20,6 +20,39 @@ struct ImgproxyGeometry: Equatable {
         let heightToScale = Self.minNonZero(cropHeight, height)
         calcScale(widthToScale, heightToScale, t)
         calcSizes(widthToScale, heightToScale, t)
+        limitScale(widthToScale, heightToScale, t)
+    }
+
+    /// The result's size before its padding: the scaled image cut to the result crop, then grown by extend or
+    /// extend aspect ratio (imgproxy's limitScale arithmetic; the pipeline's steps give the same).
+    func unpaddedSize(_ t: DWTransform) -> (width: Int, height: Int) {
+        var width = Self.minNonZero(scaledWidth, resultCropWidth), height = Self.minNonZero(scaledHeight, resultCropHeight)
+        if t.extend != nil {
+            (width, height) = (max(width, targetWidth), max(height, targetHeight))
+        } else if t.extendAspectRatio != nil {
+            (width, height) = (max(width, extendAspectRatioWidth), max(height, extendAspectRatioHeight))
+        }
+        return (width, height)
+    }
+
+    /// The result's size: ``unpaddedSize(_:)`` plus the padding at the DPR.
+    func outputSize(_ t: DWTransform) -> (width: Int, height: Int) {
+        let (width, height) = unpaddedSize(t), p = t.padding
+        return (width + Self.scaleToEven(p.left, dprScale) + Self.scaleToEven(p.right, dprScale),
+                height + Self.scaleToEven(p.top, dprScale) + Self.scaleToEven(p.bottom, dprScale))
+    }
+
+    /// imgproxy's `max_result_dimension`: a result wider or taller than it is scaled down to fit (never below one
+    /// pixel of the source), the DPR with it, and the sizes computed again.
+    private mutating func limitScale(_ width: Int, _ height: Int, _ t: DWTransform) {
+        guard t.maxResultDimension > 0 else { return }
+        let (outWidth, outHeight) = outputSize(t)
+        guard outWidth > t.maxResultDimension || outHeight > t.maxResultDimension else { return }
+        let downScale = Double(t.maxResultDimension) / Double(max(outWidth, outHeight))
+        wScale = max(wScale * downScale, 1 / Double(width))
+        hScale = max(hScale * downScale, 1 / Double(height))
+        dprScale *= downScale
+        calcSizes(width, height, t)
     }
 
     static func cropSize(_ original: Int, _ crop: Double) -> Int {
@@ -118,11 +151,17 @@ struct ImgproxyGeometry: Equatable {
     // MARK: imgproxy's imath
 
     static func minNonZero(_ a: Int, _ b: Int) -> Int { a == 0 ? b : b == 0 ? a : min(a, b) }
-    static func scale(_ a: Int, _ factor: Double) -> Int { a == 0 ? 0 : Int((Double(a) * factor).rounded()) }
+    static func scale(_ a: Int, _ factor: Double) -> Int { a == 0 ? 0 : saturated((Double(a) * factor).rounded()) }
     static func scaleToEven(_ a: Int, _ factor: Double) -> Int {
-        a == 0 ? 0 : Int((Double(a) * factor).rounded(.toNearestOrEven))
+        a == 0 ? 0 : saturated((Double(a) * factor).rounded(.toNearestOrEven))
     }
-    static func roundToEven(_ a: Double) -> Int { Int(a.rounded(.toNearestOrEven)) }
+    static func roundToEven(_ a: Double) -> Int { saturated(a.rounded(.toNearestOrEven)) }
+
+    /// A size as an Int, held within ±Int32.max: URLs have no bounds of their own (as imgproxy's), so a product of
+    /// a huge width, DPR and zoom stays a number the result limits refuse, never a trap.
+    static func saturated(_ value: Double) -> Int {
+        value.isNaN ? 0 : Int(max(-Double(Int32.max), min(value, Double(Int32.max))))
+    }
 
     /// Where an inner box sits in an outer one for `gravity` (imgproxy's calcPosition, no overflow).
     static func position(outer: (Int, Int), inner: (Int, Int), gravity: DWGravity, dpr: Double) -> (x: Int, y: Int) {

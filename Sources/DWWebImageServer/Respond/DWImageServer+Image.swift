@@ -55,11 +55,9 @@ extension DWImageServer {
         if !configuration.allowS3, DWS3Location(url.source) != nil {
             return .answer(refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused"))
         }
-        let named = url.options.transform.format
-        let format = DWFormatNegotiation.outputFormat(explicit: named, accept: request.headers[.accept],
-                                                      autoFormat: configuration.autoFormat && !url.options.raw)
-        return .fetch(DWImageJob(url: url, isLocal: isLocal, named: named,
-                                 chain: transformChain(for: url, outputFormat: format)))
+        let bucket = url.options.raw ? DWAcceptBucket() : configuration.acceptFormats.bucket(accept: request.headers[.accept])
+        return .fetch(DWImageJob(url: url, isLocal: isLocal, named: url.options.transform.format,
+                                 chain: transformChain(for: url, bucket: bucket)))
     }
 
     /// The answer when the pipeline's memory cache holds the job's result (a hot variant): looked up and answered
@@ -107,7 +105,7 @@ extension DWImageServer {
         if options.filename != nil || options.returnAttachment {
             extra[.contentDisposition] = Self.contentDisposition(options, source: job.url.source, format: image.format)
         }
-        let varies = configuration.autoFormat && job.named == nil && !options.raw
+        let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
         return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
                                  ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
     }

@@ -33,7 +33,7 @@ struct DWOptionParser {
             try r.max(2)
             o.transform.zoomX = try r.positiveDouble(0)
             o.transform.zoomY = a.count > 1 ? try r.positiveDouble(1) : o.transform.zoomX
-        case "dpr": try r.max(1); o.transform.dpr = min(try r.positiveDouble(0), 8)
+        case "dpr": try r.max(1); o.transform.dpr = try r.positiveDouble(0)
         case "enlarge", "el": try r.max(1); o.transform.enlarge = r.bool(0)
         case "extend", "ex": o.transform.extend = try extend(r)
         case "extend_aspect_ratio", "extend_ar", "exar": o.transform.extendAspectRatio = try extend(r)
@@ -68,8 +68,7 @@ struct DWOptionParser {
         case "preserve_hdr", "ph": try r.max(1)  // read; every result is 8 bits per band (README: differences)
         case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
              "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
-            // imgproxy refuses these unless IMGPROXY_ALLOW_SECURITY_OPTIONS (403); issue 23 keeps option errors 400.
-            throw ParseError("security processing options are not allowed ('\(name)')")
+            try security(r, &o)
         case "quality", "q": try r.max(1); let q = try r.intIn(0, 0...100); o.transform.quality = q == 0 ? nil : q
         case "format_quality", "fq": try formatQuality(r, &o.transform)
         case "max_bytes", "mb": try r.max(1); o.transform.maxBytes = try r.nonNegativeInt(0, upTo: Int(Int32.max))

@@ -142,9 +142,6 @@ public struct DWProxyURL: Sendable, Equatable {
         text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "#%"))) ?? text
     }
 
-    /// The largest width or height a URL may ask for.
-    static let maxDimension = 16384
-
     /// An output format by the names imgproxy URLs use (`jpg` and `jpeg` alike): every format imgproxy saves that
     /// we read back (libvips' savers, and BMP and ICO, written as imgproxy writes them); nil for anything else.
     static func format(named name: Substring) -> DWImageFormat? {

@@ -76,6 +76,7 @@ extension DWTransform {
         }
         if !cacheBuster.isEmpty { parts.append("cb:" + cacheBuster.replacingOccurrences(of: "|", with: "%7C")) }
         if maxAnimationFrames != 0 { parts.append("maf:\(maxAnimationFrames)") }
+        if maxResultDimension > 0 { parts.append("mrd:\(maxResultDimension)") }
         return parts
     }
 

@@ -84,6 +84,9 @@ public struct DWTransform: Sendable, Hashable {
     public var cacheBuster = ""
     /// At most this many frames of an animation are processed (a server setting; 0: no limit of its own).
     public var maxAnimationFrames = 0
+    /// The result's longest side at most this many pixels, scaled down to fit as imgproxy's `max_result_dimension`
+    /// [`mrd`] does (extend and padding included); 0: no limit.
+    public var maxResultDimension = 0
 
     /// Nothing to do.
     public init() {}
