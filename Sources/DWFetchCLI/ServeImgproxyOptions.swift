@@ -34,17 +34,23 @@ package struct ServeImgproxyOptions: ParsableArguments {
         "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, animation).",
         valueName: "LIST"))
     package var preferredFormats = "jpeg,png,gif"
-    @Flag(name: .customLong("auto-webp"), help: "WebP when Accept allows it and the URL names no format (IMGPROXY_AUTO_WEBP).")
+    @Flag(name: .customLong("auto-webp"),
+          help: "WebP when Accept allows it and the URL names no format (IMGPROXY_AUTO_WEBP).")
     package var autoWebP = false
-    @Flag(name: .customLong("auto-avif"), help: "AVIF for a still result when Accept allows it and the URL names no format.")
+    @Flag(name: .customLong("auto-avif"),
+          help: "AVIF for a still result when Accept allows it and the URL names no format.")
     package var autoAVIF = false
-    @Flag(name: .customLong("auto-jxl"), help: "JPEG XL for a still result when Accept allows it and the URL names no format.")
+    @Flag(name: .customLong("auto-jxl"),
+          help: "JPEG XL for a still result when Accept allows it and the URL names no format.")
     package var autoJXL = false
-    @Flag(name: .customLong("enforce-webp"), help: "WebP when Accept allows it, even over the URL's format (IMGPROXY_ENFORCE_WEBP).")
+    @Flag(name: .customLong("enforce-webp"),
+          help: "WebP when Accept allows it, even over the URL's format (IMGPROXY_ENFORCE_WEBP).")
     package var enforceWebP = false
-    @Flag(name: .customLong("enforce-avif"), help: "AVIF for a still result when Accept allows it, even over the URL's format.")
+    @Flag(name: .customLong("enforce-avif"),
+          help: "AVIF for a still result when Accept allows it, even over the URL's format.")
     package var enforceAVIF = false
-    @Flag(name: .customLong("enforce-jxl"), help: "JPEG XL for a still result when Accept allows it, even over the URL's format.")
+    @Flag(name: .customLong("enforce-jxl"),
+          help: "JPEG XL for a still result when Accept allows it, even over the URL's format.")
     package var enforceJXL = false
     @Flag(name: .customLong("allow-security-options"), help: ArgumentHelp(
         "URLs may set msr, msfs, maf, mafr, mrd (IMGPROXY_ALLOW_SECURITY_OPTIONS); off, they are 403."))

@@ -28,9 +28,10 @@ enum SVGSniffer {
         guard let attributes = attributes(b, from: start) else {
             throw SniffFailure("SVG root element is not closed within its first \(rootTagBytes) bytes")
         }
-        let (width, height) = intrinsicSize(width: attributes["width"].flatMap(length),
-                                            height: attributes["height"].flatMap(length),
-                                            viewBox: attributes["viewBox"].flatMap(viewBox))
+        let (width, height) = intrinsicSize(
+            width: attributes["width"].flatMap(length),
+            height: attributes["height"].flatMap(length),
+            viewBox: attributes["viewBox"].flatMap(viewBox))
         return ImageInfo(format: .svg, width: width, height: height)
     }
 
@@ -127,7 +128,8 @@ enum SVGSniffer {
             i += 1
             while i < end, isSpace(b[i]) { i += 1 }
             guard i < end, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'"),
-                  let close = find(b, [b[i]], from: i + 1, before: end) else { return nil }
+                let close = find(b, [b[i]], from: i + 1, before: end)
+            else { return nil }
             result[name] = text(b, i + 1, close)
             i = close + 1
         }
@@ -156,8 +158,10 @@ enum SVGSniffer {
         // "1em": the "e" that starts the unit is not an exponent
         if number.hasSuffix("e") || number.hasSuffix("E") { unit = String(number.removeLast()).lowercased() + unit }
         guard let value = Double(number), value.isFinite, value > 0 else { return nil }
-        let perUnit: [String: Double] = ["": 1, "px": 1, "in": 72, "cm": 72 / 2.54, "mm": 72 / 25.4, "pt": 1,
-                                         "pc": 12, "em": 12, "ex": 6]
+        let perUnit: [String: Double] = [
+            "": 1, "px": 1, "in": 72, "cm": 72 / 2.54, "mm": 72 / 25.4, "pt": 1,
+            "pc": 12, "em": 12, "ex": 6
+        ]
         if unit == "%" { return .percent }
         guard let factor = perUnit[unit] else { return nil }
         return .pixels(value * factor)
@@ -167,13 +171,15 @@ enum SVGSniffer {
     static func viewBox(_ text: String) -> (width: Double, height: Double)? {
         let parts = text.split { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard parts.count == 4, let w = Double(parts[2]), let h = Double(parts[3]), w > 0, h > 0, w.isFinite,
-              h.isFinite else { return nil }
+            h.isFinite
+        else { return nil }
         return (w, h)
     }
 
     /// librsvg's intrinsic size in pixels, with libvips' viewBox fallback, rounded as libvips rounds (half up).
     static func intrinsicSize(width: Length?, height: Length?, viewBox: (width: Double, height: Double)?)
-        -> (Int, Int) {
+        -> (Int, Int)
+    {
         var size: (Double, Double)?
         switch (width, height, viewBox) {
         case (.pixels(let w)?, .pixels(let h)?, _): size = (w, h)
