@@ -80,6 +80,11 @@ int cvips_jpegload_shrink_buffer(const void *buf, size_t len, int shrink, int fa
                                 "access", VIPS_ACCESS_SEQUENTIAL, NULL);
 }
 
+int cvips_svgload_buffer(const void *buf, size_t len, double scale, double dpi, VipsImage **out) {
+    return vips_svgload_buffer((void *)buf, len, out, "scale", scale, "dpi", dpi, "unlimited", FALSE,
+                               "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
 int cvips_thumbnail_buffer(const void *buf, size_t len, int width, int height, int size, int crop, int fail_on,
                            const char *option_string, VipsImage **out) {
     if (option_string)

@@ -4,7 +4,8 @@ import ArgumentParser
 import Foundation
 
 /// `--preset`, `--only-presets`, `--format-quality`, `--watermark`, `--local-root`, `--fallback-*`,
-/// `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`. Parsed on the main thread.
+/// `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
+/// `--[no-]sanitize-svg`. Parsed on the main thread.
 package struct ServeImgproxyOptions: ParsableArguments {
     /// Every flag at its default.
     package init() {}
@@ -54,6 +55,11 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Flag(name: .customLong("allow-security-options"), help: ArgumentHelp(
         "URLs may set msr, msfs, maf, mafr, mrd (IMGPROXY_ALLOW_SECURITY_OPTIONS); off, they are 403."))
     package var allowSecurityOptions = false
+    @Flag(name: .customLong("always-rasterize-svg"), help: "Rasterise SVG sources even when the URL names no format.")
+    package var alwaysRasterizeSVG = false
+    @Flag(name: .customLong("sanitize-svg"), inversion: .prefixedNo,
+          help: "Strip scripts, event handlers and unsafe links from SVG served as SVG.")
+    package var sanitizeSVG = true
 
     /// Checks that need no server types (presets and qualities are checked where they are parsed, in dwfetch-serve).
     package func validate() throws {

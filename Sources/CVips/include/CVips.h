@@ -55,6 +55,10 @@ int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail
                       int unlimited, VipsImage *_Nullable *_Nonnull out);
 /* vips_heifload_buffer with thumbnail=TRUE: the embedded thumbnail (the primary image when there is none). */
 int cvips_heifload_thumbnail_buffer(const void *_Nonnull buf, size_t len, int fail_on, VipsImage *_Nullable *_Nonnull out);
+/* vips_svgload_buffer (librsvg) at `scale` and `dpi`, unlimited off (librsvg's XML limits stay), sequential access;
+   a buffer has no base URL, so librsvg resolves no external reference (only data: URLs). */
+int cvips_svgload_buffer(const void *_Nonnull buf, size_t len, double scale, double dpi,
+                         VipsImage *_Nullable *_Nonnull out);
 /* vips_jpegload_buffer with libjpeg's DCT scaling (shrink 1, 2, 4 or 8), sequential access. */
 int cvips_jpegload_shrink_buffer(const void *_Nonnull buf, size_t len, int shrink, int fail_on,
                                  VipsImage *_Nullable *_Nonnull out);

@@ -21,6 +21,7 @@ enum Decoder {
 
     /// The header facts `DWImage(data:)` read (size, frames, bytes) against `limits`: 10005 before any decoding.
     static func checkLimits(_ image: DWImage, limits: DWProcessingLimits) throws(DWWebImageError) {
+        if image.format == .svg { return try SVGRaster.checkLimits(image, limits: limits) }  // its area: when rendered
         if image.data.count > limits.maxByteCount {
             throw tooLarge(Int64(image.data.count), Int64(limits.maxByteCount), "encoded size in bytes")
         }
@@ -143,7 +144,8 @@ enum Decoder {
     // MARK: Full decode
 
     /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`), an animated
-    /// WebP (libvips) or an APNG (``APNGFrameSource``), the first frame of anything else. `keepColorProfile`: a
+    /// WebP (libvips) or an APNG (``APNGFrameSource``), the first frame of anything else (an SVG at its intrinsic
+    /// size, scaled down to the pixel limit: ``SVGRaster``). `keepColorProfile`: a
     /// JPEG, PNG, TIFF, WebP, HEIC or AVIF keeps its pixels and ICC profile as they are. `thumbnail`: a HEIC or AVIF
     /// gives its embedded thumbnail (``openThumbnail(_:format:)``). `keepHighBitDepth`: a 16-bit PNG, TIFF, AVIF or
     /// JPEG XL stays 16-bit (`ph:1`).
@@ -158,6 +160,8 @@ enum Decoder {
             return Decoded(frames: [try raster.vipsImage()])
         case .ico:
             return try decodeICO(image)
+        case .svg:
+            return try SVGRaster.renderWithinLimits(image)
         case .webp:
             return try decodeWebP(image, keepColorProfile: keepColorProfile)
         case .png where image.frameCount > 1:

@@ -13,7 +13,8 @@ struct DWOptionParser {
     typealias ParseError = DWProxyURL.ParseError
 
     func apply(segment: Substring, to o: inout DWImgproxyOptions, presetStack: [String] = []) throws(ParseError) {
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let parts = segment.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+            .map { String(Substring($0)) }
         try apply(name: parts[0], Array(parts.dropFirst()), to: &o, presetStack: presetStack)
     }
 
