@@ -17,7 +17,8 @@ import DWLocking
 /// engine) → the engine thread (libcurl; a small
 /// body that arrived whole is validated and kept in memory right there, its slot released and its disk write
 /// queued; anything else goes on to the work queue for that) → ``callbackQueue`` (one block: metrics, every
-/// completion, the Finish notification). Disk writes run on the cache's write queue; processors on the work queue.
+/// completion, the Finish notification). Disk writes run on the cache's write queue (or at the end of that block:
+/// ``writesCacheInCallbacks``); processors on the work queue.
 ///
 /// Every caller gets exactly one completion — success, failure or cancellation (10007) — on ``callbackQueue``,
 /// where the notifications are posted too.
@@ -133,6 +134,27 @@ public final class DWWebImageManager: Sendable {
             schedule()
         }
     }
+
+    /// Whether waiting downloads start newest first within a priority (default true: DW's LIFO, what a scrolling
+    /// list wants). False starts them oldest first, in the order they were asked for, and a caller joining a waiting
+    /// download does not move it back: what a run over a list of URLs wants (dwfetch), where newest first leaves the
+    /// list's early URLs waiting while later ones keep arriving.
+    package var startsNewestFirst: Bool {
+        get { state.withLock { $0.scheduler.newestFirst } }
+        set { state.withLock { $0.scheduler.newestFirst = newValue } }
+    }
+
+    /// Whether a downloaded image's disk write runs at the end of its callback block on ``callbackQueue``, right
+    /// after the completions and the Finish notification (and DWWebImageCacheComplete is posted there too), instead
+    /// of on the cache's write queue (default false). For a callback queue that does file work anyway (dwfetch's
+    /// output queue): one thread hand-off an image less, and the write still overlaps the next transfers. Not for
+    /// `.main`: disk writes would run there.
+    package var writesCacheInCallbacks: Bool {
+        get { tuning.withLock { $0 } }
+        set { tuning.withLock { $0 = newValue } }
+    }
+    /// ``writesCacheInCallbacks`` (a leaf lock: read when a download is created).
+    private let tuning = DWLock(false)
 
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
     /// on ``callbackQueue``.
@@ -480,7 +502,7 @@ public final class DWWebImageManager: Sendable {
         if DWS3Location(waiter.token.url) != nil { request.signForS3(configuration.s3) }
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
-        return DownloadContext(
+        var context = DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             workQueue: workQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
@@ -494,5 +516,7 @@ public final class DWWebImageManager: Sendable {
             },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
             hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL))
+        context.writesCacheInCallbacks = tuning.withLock { $0 }
+        return context
     }
 }
