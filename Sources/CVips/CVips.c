@@ -7,6 +7,7 @@
 
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
 void cvips_block_untrusted(int block) { vips_block_untrusted_set(block ? TRUE : FALSE); }
+void cvips_operation_block_set(const char *name, int block) { vips_operation_block_set(name, block ? TRUE : FALSE); }
 void cvips_concurrency_set(int threads) { vips_concurrency_set(threads); }
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files) {
     vips_cache_set_max(max_operations);
@@ -65,6 +66,7 @@ int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int 
     case CVIPS_LOADER_HEIF:
         return vips_heifload_buffer(b, len, out, "fail_on", fail_on, "access", access, "unlimited", unlimited, NULL);
     case CVIPS_LOADER_GIF: return vips_gifload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
+    case CVIPS_LOADER_JXL: return vips_jxlload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
     default: vips_error("cvips", "unknown loader %d", loader); return -1;
     }
 }
@@ -76,6 +78,11 @@ int cvips_heifload_thumbnail_buffer(const void *buf, size_t len, int fail_on, Vi
 int cvips_jpegload_shrink_buffer(const void *buf, size_t len, int shrink, int fail_on, VipsImage **out) {
     return vips_jpegload_buffer((void *)buf, len, out, "shrink", shrink, "fail_on", fail_on,
                                 "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+int cvips_svgload_buffer(const void *buf, size_t len, double scale, double dpi, VipsImage **out) {
+    return vips_svgload_buffer((void *)buf, len, out, "scale", scale, "dpi", dpi, "unlimited", FALSE,
+                               "access", VIPS_ACCESS_SEQUENTIAL, NULL);
 }
 
 int cvips_thumbnail_buffer(const void *buf, size_t len, int width, int height, int size, int crop, int fail_on,
@@ -105,10 +112,14 @@ int cvips_copy_memory(VipsImage *in, VipsImage **out) {
     return 0;
 }
 int cvips_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+int cvips_icc_to_srgb_depth(VipsImage *in, int intent, int depth, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", intent, "depth", depth, NULL);
+}
 int cvips_icc_to_srgb(VipsImage *in, int intent, VipsImage **out) {
     return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", intent, "depth", 8, NULL);
 }
 int cvips_colourspace(VipsImage *in, int space, VipsImage **out) { return vips_colourspace(in, out, space, NULL); }
+int cvips_cast(VipsImage *in, int format, VipsImage **out) { return vips_cast(in, out, (VipsBandFormat)format, NULL); }
 int cvips_cast_uchar(VipsImage *in, VipsImage **out) { return vips_cast_uchar(in, out, NULL); }
 int cvips_bandjoin_const1(VipsImage *in, double value, VipsImage **out) {
     return vips_bandjoin_const1(in, out, value, NULL);
@@ -170,6 +181,8 @@ int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int str
     case CVIPS_SAVER_GIF:
         if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", strip, "effort", effort, NULL);
         return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
+    case CVIPS_SAVER_JXL:
+        return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", strip, NULL);
     case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", strip, "compression",
                                                       VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
     default: vips_error("cvips", "unknown saver %d", saver); return -1;

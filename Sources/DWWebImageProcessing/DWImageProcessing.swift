@@ -80,17 +80,18 @@ public enum DWImageProcessing {
     public static let defaultQuality = 80
 
     /// The quality a lossy format is written at when nothing asks for one: imgproxy's defaults (WebP 79, AVIF and
-    /// HEIC 63, everything else ``defaultQuality``), so `dwfetch` and `dwfetch serve` agree.
+    /// HEIC 63, JPEG XL 77, everything else ``defaultQuality``), so `dwfetch` and `dwfetch serve` agree.
     public static func defaultQuality(for format: DWImageFormat) -> Int {
         switch format {
         case .webp: 79
         case .avif, .heic: 63
+        case .jxl: 77
         default: defaultQuality
         }
     }
 
-    /// Whether the quality changes `format`'s size (JPEG, WebP, AVIF, HEIC).
-    public static func isLossy(_ format: DWImageFormat) -> Bool { [.jpeg, .webp, .avif, .heic].contains(format) }
+    /// Whether the quality changes `format`'s size (JPEG, WebP, AVIF, HEIC, JPEG XL).
+    public static func isLossy(_ format: DWImageFormat) -> Bool { [.jpeg, .webp, .avif, .heic, .jxl].contains(format) }
 
     /// The libvips version in use, e.g. "8.14.1".
     public static var libvipsVersion: String {

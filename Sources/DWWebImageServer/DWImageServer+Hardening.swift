@@ -13,11 +13,14 @@ extension DWImageServer {
     /// worker is busy and the queue is full), and answered 504 when `requestTimeout` runs out first — waiting
     /// included; the request's fetch is then cancelled (a libvips step already running finishes on its thread, its
     /// result dropped). Runs on the request's task; the work runs in a child task (which inherits its access note).
+    ///
+    /// When a worker is free at once, the URL is parsed and the memory cache asked right here, in the request's task:
+    /// a hot variant is answered without child tasks, deadline timer or thread hand-off; only a fetch or a transform
+    /// goes on under the deadline, keeping the worker it was admitted with.
     func boundedImageResponse(for request: Request, target: String) async -> Response {
-        let timeout = configuration.requestTimeout
         let gate = self.gate
-        return await withTaskGroup(of: Response?.self) { group in
-            group.addTask {
+        guard gate.tryEnter() else {
+            return await withDeadline {
                 do {
                     try await gate.enter()
                 } catch DWWorkGate.Refusal.full {
@@ -29,6 +32,31 @@ extension DWImageServer {
                 defer { gate.leave() }
                 return await self.imageResponse(for: request, target: target)
             }
+        }
+        let job: DWImageJob
+        switch imagePlan(for: request, target: target) {
+        case .answer(let response):
+            gate.leave()
+            return response
+        case .fetch(let fetch):
+            job = fetch
+        }
+        if let hit = memoryAnswer(job, to: request) {
+            gate.leave()
+            return hit
+        }
+        return await withDeadline {
+            defer { gate.leave() }
+            return await self.answer(job, to: request)
+        }
+    }
+
+    /// `work`'s response, or 504 when `requestTimeout` runs out first (`work` is then cancelled; a nil from it also
+    /// means the 504). `work` runs in a child task of the request's task.
+    private func withDeadline(_ work: @escaping @Sendable () async -> Response?) async -> Response {
+        let timeout = configuration.requestTimeout
+        return await withTaskGroup(of: Response?.self) { group in
+            group.addTask(operation: work)
             group.addTask {
                 try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
                 return nil
@@ -52,20 +80,31 @@ extension DWImageServer {
 
     /// The engine's chain for `url` (``chain(for:format:)``; `raw:1` stays empty); with nothing to do and metadata stripping on, a re-encode in the source's
     /// format, so EXIF, XMP and IPTC never reach the client (and an animation keeps at most `--max-animation-frames`).
+    /// A URL's own security options (`--allow-security-options`) are checked first, by ``DWSecurityStep``.
     func servedChain(_ url: DWProxyURL, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
-        let chain = self.chain(for: url, format: outputFormat)
+        var chain = self.chain(for: url, format: outputFormat)
         if url.options.raw { return chain }
-        if chain.isEmpty && configuration.stripMetadata { return [DWStripMetadata(maxFrames: configuration.resultLimits.maxAnimationFrames)] }
+        let maxFrames = url.options.security.maxAnimationFrames ?? configuration.resultLimits.maxAnimationFrames
+        if chain.isEmpty && configuration.stripMetadata { chain = [DWStripMetadata(maxFrames: maxFrames)] }
+        if !url.options.security.isEmpty {
+            let step = DWSecurityStep(options: url.options.security, maxFrames: maxFrames, outputFormat: outputFormat)
+            chain.insert(step, at: 0)
+        }
         return chain
     }
 
     /// The result limits of `options`, checked from the source's header by the chain's first step (before any
     /// decode). Either orientation of the header size is checked (EXIF may turn it).
-    func resultCheck(_ options: DWTransform, outputFormat: DWImageFormat?) -> DWServedProcessor.Precheck {
-        let limits = configuration.resultLimits
+    func resultCheck(_ options: DWTransform, outputFormat: DWImageFormat?, maxAnimationFrames: Int?)
+        -> DWServedProcessor.Precheck {
+        var perRequest = configuration.resultLimits
+        if let maxAnimationFrames { perRequest.maxAnimationFrames = maxAnimationFrames }
+        let limits = perRequest
         return { image throws(DWWebImageError) in
             let format = outputFormat ?? image.format
             let keepsFrames = image.format == .gif && (format == .gif || format == .webp)
+            var options = options
+            if image.format == .svg { options.enlarge = true }  // a vector is scaled to the box, as imgproxy does
             for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
                 try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
                                  options: options, keepsFrames: keepsFrames)
@@ -75,10 +114,7 @@ extension DWImageServer {
 
     /// Whether the source URL carries `user[:password]@` before its host (refused: 400).
     static func hasUserinfo(_ source: String) -> Bool {
-        guard let scheme = source.range(of: "://") else { return false }
-        let rest = source[scheme.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        return authority.contains("@")
+        DWURLBytes.hasUserinfo(source)
     }
 
     // MARK: - Set-up
@@ -92,6 +128,7 @@ extension DWImageServer {
         cache.diskSizeLimit = configuration.cacheLimit
         cache.expirationTime = configuration.cacheMaxAge
         cache.privateFiles = true
+        if !configuration.diskCache { cache.cachePolicy = [.memory] }
         return cache
     }
 

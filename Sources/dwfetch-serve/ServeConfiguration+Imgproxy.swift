@@ -16,6 +16,14 @@ extension DWImgproxySettings {
             throw ValidationError("--preset expects NAME=OPT/OPT, got \"\(preset)\"")
         }
         presets.onlyPresets = options.onlyPresets
+        presets.allowSecurityOptions = options.allowSecurityOptions
+        for (on, format) in [(options.autoWebP, DWImageFormat.webp), (options.autoAVIF, .avif), (options.autoJXL, .jxl)] where on {
+            acceptFormats.auto.insert(format)
+        }
+        for (on, format) in [(options.enforceWebP, DWImageFormat.webp), (options.enforceAVIF, .avif), (options.enforceJXL, .jxl)]
+            where on {
+            acceptFormats.enforce.insert(format)
+        }
         if let text = options.formatQuality {
             guard let parsed = Self.parseFormatQuality(text) else {
                 throw ValidationError("--format-quality expects FMT=Q[,FMT=Q] with Q 1-100")
@@ -30,6 +38,7 @@ extension DWImgproxySettings {
             throw ValidationError("--preferred-formats expects formats like jpeg,png,gif")
         }
         preferredFormats = preferred
+        (alwaysRasterizeSVG, sanitizeSVG) = (options.alwaysRasterizeSVG, options.sanitizeSVG)
         localRoot = options.localRoot.map { URL(fileURLWithPath: $0, isDirectory: true).resolvingSymlinksInPath() }
     }
 

@@ -59,8 +59,7 @@ final class ParserTests: XCTestCase {
             ("f:bogus", "f"), ("wm:2", "wm"), ("wm:1:sm", "wm"), ("ex:1:sm", "ex"), ("pd:1:2:3:4:5", "pd"),
             ("dpr:0", "dpr"), ("z:0", "z"), ("exp:soon", "exp"), ("pr:missing", "missing"), ("skp:bogus", "skp"),
             ("a:300", "a"), ("mc:2", "mc"), ("t:1:2:3:4:5", "t"), ("bl:-1", "bl"), ("pix:-2", "pix"),
-            ("ph:1:1", "ph"), ("msr:1", "msr"), ("max_src_file_size:10", "max_src_file_size"), ("maf:2", "maf"),
-            ("mafr:1", "mafr"), ("mrd:100", "mrd"),
+            ("ph:1:1", "ph"), ("dpr:1e10", "dpr"), ("w:2147483648", "w"),
         ]
         for (options, name) in cases {
             let (message, status) = Imgproxy.refusal(options)
@@ -69,10 +68,38 @@ final class ParserTests: XCTestCase {
         }
     }
 
-    /// imgproxy's security options are refused as its default configuration refuses them; `preserve_hdr` is read.
-    func testSecurityOptionsRefusedAndPreserveHDRRead() throws {
-        XCTAssertTrue(Imgproxy.refusal("msr:10").0.contains("security processing options are not allowed"))
-        XCTAssertEqual(try Imgproxy.parse("ph:1/w:10").transform, try Imgproxy.parse("preserve_hdr:0/w:10").transform)
+    /// imgproxy's security options are a 403 as its default configuration answers (a known option that is
+    /// forbidden, not a malformed one); allowed, they are read by imgproxy's rules. `preserve_hdr` is a boolean.
+    func testSecurityOptionsForbiddenUnlessAllowed() throws {
+        for option in ["msr:1", "max_src_file_size:10", "maf:2", "mafr:1", "mrd:100", "max_result_dimension:5"] {
+            let (message, status) = Imgproxy.refusal(option)
+            XCTAssertEqual(status, 403, option)
+            XCTAssertTrue(message.contains("security processing options are not allowed"), message)
+        }
+        var allowing = DWPresets()
+        allowing.allowSecurityOptions = true
+        let parsed = try Imgproxy.parse("msr:1.5/msfs:2048/maf:3/mafr:0.25/mrd:640", presets: allowing)
+        XCTAssertEqual(parsed.security.maxSrcResolution, 1_500_000)
+        XCTAssertEqual(parsed.security.maxSrcFileSize, 2048)
+        XCTAssertEqual(parsed.security.maxAnimationFrames, 3)
+        XCTAssertEqual(parsed.security.maxAnimationFrameResolution, 250_000)
+        XCTAssertEqual(parsed.transform.maxResultDimension, 640)
+        for bad in ["msr:0", "maf:0", "msfs:x", "mrd:1:2"] {
+            XCTAssertEqual(Imgproxy.refusal(bad, presets: allowing).1, 400, bad)
+        }
+        XCTAssertTrue(try Imgproxy.parse("ph:1/w:10").transform.preserveHDR)
+        XCTAssertFalse(try Imgproxy.parse("preserve_hdr:0/w:10").transform.preserveHDR)
+    }
+
+    /// imgproxy has no parse-time bounds on sizes: any DPR, any width (the server's result limits judge the size).
+    func testNoParseTimeBoundsOnDPRAndSizes() throws {
+        let parsed = try Imgproxy.parse("dpr:20/w:100000/h:16385/mw:50000")
+        XCTAssertEqual([parsed.transform.width, parsed.transform.height, parsed.transform.minWidth], [100000, 16385, 50000])
+        XCTAssertEqual(parsed.transform.dpr, 20)
+        var huge = DWTransform()
+        (huge.width, huge.dpr, huge.zoomX, huge.enlarge) = (Int(Int32.max), 1e8, 1e8, true)
+        let size = huge.resultSize(sourceWidth: 10, sourceHeight: 10)
+        XCTAssertEqual(size.width, Int(Int32.max), "saturates, never traps")
     }
 
     func testExpiredURLIs404() {

@@ -64,12 +64,14 @@ final class PreferredFormatTests: XCTestCase {
         XCTAssertEqual(try run(preferWebP, path, on: opaque).format, .webp)
         // --auto-format: Accept wins over the preferred list (imgproxy's IMGPROXY_AUTO_WEBP/AVIF); AVIF only for a
         // still result, so an animation whose Accept allows only AVIF takes the preferred list's GIF.
-        let webp = DWFormatNegotiation.outputFormat(explicit: nil, accept: "image/webp,*/*", autoFormat: true)
-        XCTAssertEqual(try run(server, path, on: jpeg, outputFormat: webp).format, .webp, "Accept: WebP wins")
-        let avif = DWFormatNegotiation.outputFormat(explicit: nil, accept: "image/avif,*/*", autoFormat: true)
-        XCTAssertEqual(try run(server, path, on: opaque, outputFormat: avif).format, .avif, "Accept: AVIF wins")
+        var auto = DWAcceptFormats()
+        auto.auto = [.webp, .avif]
+        let webp = auto.bucket(accept: "image/webp,*/*")
+        XCTAssertEqual(try run(server, path, on: jpeg, bucket: webp).format, .webp, "Accept: WebP wins")
+        let avif = auto.bucket(accept: "image/avif,*/*")
+        XCTAssertEqual(try run(server, path, on: opaque, bucket: avif).format, .avif, "Accept: AVIF wins")
         let animated = SampleImages.gif(width: 20, height: 20, frames: 2)
-        let gif = try run(server, path, on: animated, outputFormat: avif)
+        let gif = try run(server, path, on: animated, bucket: avif)
         XCTAssertEqual([gif.format, gif.frameCount] as [AnyHashable], [DWImageFormat.gif, 2], "no animated AVIF")
         // skp and raw: no conversion.
         let skipped = try run(server, try Self.pypi("width=16, height=16", "'skp:webp'"), on: opaque)
@@ -90,11 +92,11 @@ final class PreferredFormatTests: XCTestCase {
         return DWImageServer(configuration: configuration)
     }
 
-    /// `data` through the chain `server` runs for `path` (`outputFormat`: the Accept bucket).
+    /// `data` through the chain `server` runs for `path` (`bucket`: what the request's Accept allows).
     private func run(_ server: DWImageServer, _ path: String, on data: Data,
-                     outputFormat: DWImageFormat? = nil) throws -> DWImage {
+                     bucket: DWAcceptBucket = DWAcceptBucket()) throws -> DWImage {
         let url = try DWProxyURL(target: path, presets: DWPresets())
-        let chain = server.transformChain(for: url, outputFormat: url.options.transform.format ?? outputFormat)
+        let chain = server.transformChain(for: url, bucket: bucket)
         return try DWImageProcessors.apply(chain, to: try DWImage(data: data))
     }
 

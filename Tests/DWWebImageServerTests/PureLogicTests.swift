@@ -102,13 +102,27 @@ final class CIDRAndAddressPolicyTests: XCTestCase {
 }
 
 final class NegotiationAndStatusTests: XCTestCase {
-    func testOutputFormatBuckets() {
-        XCTAssertEqual(DWFormatNegotiation.outputFormat(explicit: .png, accept: "image/webp", autoFormat: true), .png)
-        XCTAssertEqual(DWFormatNegotiation.outputFormat(explicit: nil, accept: "image/avif,image/webp", autoFormat: true), .webp)
-        XCTAssertEqual(DWFormatNegotiation.outputFormat(explicit: nil, accept: "image/avif, */*", autoFormat: true), .avif)
-        XCTAssertNil(DWFormatNegotiation.outputFormat(explicit: nil, accept: "image/webp;q=0", autoFormat: true))
-        XCTAssertNil(DWFormatNegotiation.outputFormat(explicit: nil, accept: "image/webp", autoFormat: false))
-        XCTAssertNil(DWFormatNegotiation.outputFormat(explicit: nil, accept: nil, autoFormat: true))
+    /// imgproxy's order (JPEG XL, AVIF, WebP), only what the client accepts (q=0 refuses) and the server lets it
+    /// pick; enforced formats are preferred too; `Vary` whenever `Accept` can change the answer.
+    func testAcceptBuckets() {
+        var auto = DWAcceptFormats()
+        auto.auto = [.webp, .avif]
+        XCTAssertEqual(auto.bucket(accept: "image/avif,image/webp").preferred, [.avif, .webp])
+        XCTAssertEqual(auto.bucket(accept: "image/webp, image/avif;q=0.5, */*").preferred, [.avif, .webp])
+        XCTAssertEqual(auto.bucket(accept: "image/jxl,image/webp;q=0").preferred, [])
+        XCTAssertEqual(auto.bucket(accept: nil), DWAcceptBucket())
+        XCTAssertEqual(DWAcceptFormats().bucket(accept: "image/webp"), DWAcceptBucket())
+        XCTAssertTrue(auto.varies(explicit: nil))
+        XCTAssertFalse(auto.varies(explicit: .png), "auto never overrides a URL's format")
+        var enforce = DWAcceptFormats()
+        (enforce.auto, enforce.enforce) = ([.jxl], [.webp, .avif])
+        let bucket = enforce.bucket(accept: "image/webp,image/avif,image/jxl")
+        XCTAssertEqual(bucket.preferred, [.jxl, .avif, .webp])
+        XCTAssertEqual(bucket.enforced, [.avif, .webp])
+        XCTAssertNil(bucket.staticFormat(explicit: .png), "AVIF for a still source, WebP for an animation")
+        XCTAssertEqual(enforce.bucket(accept: "image/webp").staticFormat(explicit: .png), .webp)
+        XCTAssertEqual(enforce.bucket(accept: "image/png").staticFormat(explicit: .png), .png)
+        XCTAssertTrue(enforce.varies(explicit: .png))
     }
 
     func testPipelineErrorsMapToSPECsTable() {

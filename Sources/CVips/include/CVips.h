@@ -11,6 +11,8 @@ typedef struct _VipsImage VipsImage;
 /* Start-up (call once; vips_init is not re-entrant the first time) and global settings. */
 int cvips_init(const char *_Nonnull argv0);
 void cvips_block_untrusted(int block);
+/* vips_operation_block_set: block (1) or allow (0) an operation class and its subclasses by name. */
+void cvips_operation_block_set(const char *_Nonnull name, int block);
 void cvips_concurrency_set(int threads);
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files);
 /* Loads one libvips module (a loader plugin such as vips-heif.so), as vips_init does for its module directory;
@@ -46,12 +48,17 @@ enum {
     CVIPS_LOADER_TIFF = 3,
     CVIPS_LOADER_HEIF = 4,
     CVIPS_LOADER_GIF = 5,
+    CVIPS_LOADER_JXL = 7,
 };
 /* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
 int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,
                       int unlimited, VipsImage *_Nullable *_Nonnull out);
 /* vips_heifload_buffer with thumbnail=TRUE: the embedded thumbnail (the primary image when there is none). */
 int cvips_heifload_thumbnail_buffer(const void *_Nonnull buf, size_t len, int fail_on, VipsImage *_Nullable *_Nonnull out);
+/* vips_svgload_buffer (librsvg) at `scale` and `dpi`, unlimited off (librsvg's XML limits stay), sequential access;
+   a buffer has no base URL, so librsvg resolves no external reference (only data: URLs). */
+int cvips_svgload_buffer(const void *_Nonnull buf, size_t len, double scale, double dpi,
+                         VipsImage *_Nullable *_Nonnull out);
 /* vips_jpegload_buffer with libjpeg's DCT scaling (shrink 1, 2, 4 or 8), sequential access. */
 int cvips_jpegload_shrink_buffer(const void *_Nonnull buf, size_t len, int shrink, int fail_on,
                                  VipsImage *_Nullable *_Nonnull out);
@@ -70,9 +77,13 @@ int cvips_copy(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 int cvips_copy_memory(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 int cvips_autorot(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 /* vips_icc_transform to the built-in sRGB profile from the embedded one (intent: VipsIntent). */
+/* vips_icc_transform to sRGB at `depth` bits (8 or 16), as cvips_icc_to_srgb. */
+int cvips_icc_to_srgb_depth(VipsImage *_Nonnull in, int intent, int depth, VipsImage *_Nullable *_Nonnull out);
 int cvips_icc_to_srgb(VipsImage *_Nonnull in, int intent, VipsImage *_Nullable *_Nonnull out);
 /* vips_colourspace; space is VipsInterpretation (22 sRGB, 26 B_W). */
 int cvips_colourspace(VipsImage *_Nonnull in, int space, VipsImage *_Nullable *_Nonnull out);
+/* vips_cast to a VipsBandFormat (0 uchar, 2 ushort…), clipping. */
+int cvips_cast(VipsImage *_Nonnull in, int format, VipsImage *_Nullable *_Nonnull out);
 int cvips_cast_uchar(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 int cvips_bandjoin_const1(VipsImage *_Nonnull in, double value, VipsImage *_Nullable *_Nonnull out);
 int cvips_bandjoin2(VipsImage *_Nonnull a, VipsImage *_Nonnull b, VipsImage *_Nullable *_Nonnull out);
@@ -111,6 +122,7 @@ enum {
     CVIPS_SAVER_HEIC = 4,
     CVIPS_SAVER_GIF = 5,
     CVIPS_SAVER_TIFF = 6,
+    CVIPS_SAVER_JXL = 7,
 };
 /* strip: 1 drops every metadata block, 0 writes the image's metadata fields. Free *buf with cvips_free. */
 int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort, int strip,

@@ -24,9 +24,17 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     case heic
     /// AVIF (`ftyp` avif, avis).
     case avif
+    /// JPEG XL, the bare codestream (`FF 0A`) or the ISO-BMFF container (`JXL ` box); read and written by libvips'
+    /// libjxl module.
+    case jxl
     /// Windows icon or cursor (ICO and CUR share the container; entries may be BMP or PNG). The size is the
     /// largest entry's (a PNG entry's own header), as Pillow reports it; the file extension is `ico` for both.
     case ico
+    /// SVG, a vector format (XML whose root element is `<svg>`, recognised as imgproxy does: see
+    /// ``ImageSniffer``). Its size is the intrinsic size librsvg gives at 72 dpi, 0×0 when the document declares
+    /// none (its drawing's bounds decide then); the core only downloads and caches it, `DWWebImageProcessing`
+    /// rasterises it (libvips' `svgload_buffer`), and nothing writes it.
+    case svg
     /// Not an image format DWWebImage knows.
     case unknown
 
@@ -64,10 +72,12 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
         case .gif: "image/gif"
         case .webp: "image/webp"
         case .avif: "image/avif"
+        case .jxl: "image/jxl"
         case .bmp: "image/bmp"
         case .tiff: "image/tiff"
         case .heic: "image/heic"
         case .ico: "image/x-icon"
+        case .svg: "image/svg+xml"
         case .unknown: nil
         }
     }
@@ -76,8 +86,8 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     /// becomes PNG unless a conversion asks for BMP or ICO (DWConvert writes those itself, as imgproxy does).
     public var isWritable: Bool {
         switch self {
-        case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif: true
-        case .bmp, .ico, .unknown: false
+        case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif, .jxl: true
+        case .bmp, .ico, .svg, .unknown: false
         }
     }
 

@@ -22,12 +22,18 @@ enum Encoder {
     /// Formats that keep an alpha channel.
     static func keepsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg }
 
+    /// Formats that write 16 bits per band (imgproxy's `SupportsHDR`): PNG, TIFF, AVIF (12 bits), JPEG XL.
+    static func keepsHighBitDepth(_ format: DWImageFormat) -> Bool { [.png, .tiff, .avif, .jxl].contains(format) }
+
     /// Formats that keep every frame of an animation.
     static func keepsFrames(_ format: DWImageFormat) -> Bool { format == .gif || format == .webp }
 
     /// Canvases up to this many bytes of pixels are computed into memory before saving, so the next processor of
     /// a chain can start from them (see ``Handoff``); bigger ones stay streaming pipelines.
     static let materializeLimit = 16 * 1024 * 1024
+
+    /// libvips' `effort` for JPEG XL: imgproxy's `IMGPROXY_JXL_EFFORT` default 4 (libvips' own default is 7).
+    static let jxlEffort: Int32 = 4
 
     /// libvips' `effort` for AVIF (0 fastest – 9 slowest); imgproxy's `IMGPROXY_AVIF_SPEED` default 9 is effort 0.
     static let avifEffort: Int32 = 0
@@ -38,6 +44,11 @@ enum Encoder {
         let format = canvas.outputFormat
         let animated = canvas.frames.count > 1 && keepsFrames(format)
         var frames = animated ? canvas.frames : [canvas.frames[0]]
+        if !keepsHighBitDepth(format), frames.contains(where: { !$0.isUChar }) {  // a `ph:1` canvas, written in 8 bits
+            frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
+                frame.isUChar ? frame : try Decoder.normalize(frame, autorotate: false)
+            }
+        }
         if !keepsAlpha(format), frames.contains(where: \.hasAlpha) {
             frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
                 guard frame.hasAlpha else { return frame }
@@ -104,7 +115,8 @@ enum Encoder {
         return n == 0 ? 0 : n + 1
     }
 
-    /// The saver for `format`: JPEG (optimised Huffman tables), PNG (deflate 6), WebP, AVIF (AV1), HEIC (HEVC), GIF
+    /// The saver for `format`: JPEG (optimised Huffman tables), PNG (deflate 6), WebP, AVIF (AV1), HEIC (HEVC), JPEG XL
+    /// (effort 4), GIF
     /// (libimagequant palette per frame, effort 4), TIFF (deflate); BMP and ICO by ``saveBMP(_:)``/``saveICO(_:metadata:)``.
     /// Metadata as `metadata` says (orientation is applied already; the pixels are sRGB unless the profile is kept).
     static func save(_ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy())
@@ -120,6 +132,7 @@ enum Encoder {
         case .heic: saver = Int32(CVIPS_SAVER_HEIC)
         case .gif: saver = Int32(CVIPS_SAVER_GIF)
         case .tiff: saver = Int32(CVIPS_SAVER_TIFF)
+        case .jxl: saver = Int32(CVIPS_SAVER_JXL)
         default: throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
         }
         // The dropped fields are removed even when everything is stripped: libvips 8.14's WebP saver writes an
@@ -135,6 +148,7 @@ enum Encoder {
         let effort: Int32 = switch format {
         case .gif: 4
         case .avif: Self.avifEffort
+        case .jxl: Self.jxlEffort
         default: -1
         }
         guard cvips_save_buffer(saver, kept.pointer, Int32(min(100, max(1, quality))), effort, strip,

@@ -6,37 +6,44 @@ import Foundation
 /// The process-wide libvips runtime.
 enum Vips {
     /// Starts libvips the first time it is read (a Swift `static let` is initialised exactly once, thread-safely),
-    /// then blocks its untrusted loaders (ImageMagick, PDF, SVG, JPEG XL, FITS…: not image formats of the web),
+    /// then blocks its untrusted loaders (ImageMagick, PDF, SVG, FITS…: not image formats of the web) except JPEG XL's
+    /// (libvips 8.14 flags libjxl untrusted; imgproxy reads and writes JPEG XL through it all the same) and
+    /// `svgload_buffer` (``SVGRaster``: SVG from memory, no base URL, so no file or network reference is followed),
     /// turns off its operation cache (every transform reads new bytes; a server would only pay memory for it),
     /// drops its GLib warnings, and sets the threads per transform.
     ///
     /// libvips' plugin modules: `vips_init` loads every module in its module directory — on Debian ImageMagick,
-    /// poppler (PDF), OpenSlide, JPEG XL and HEIF. All but HEIF are untrusted loaders we block anyway, and loading
-    /// them costs ~170 ms and ~7 MB per process and maps their code into ours. Unless `VIPSHOME` is set by the
-    /// user, libvips is started with `VIPSHOME` pointing nowhere (no module is found) and only `vips-heif.so` is
-    /// loaded from beside libvips afterwards.
+    /// poppler (PDF), OpenSlide, JPEG XL and HEIF. All but HEIF and JPEG XL are untrusted loaders we block anyway,
+    /// and loading them costs ~170 ms and ~7 MB per process and maps their code into ours. Unless `VIPSHOME` is set
+    /// by the user, libvips is started with `VIPSHOME` pointing nowhere (no module is found) and only `vips-heif.so`
+    /// and `vips-jxl.so` are loaded from beside libvips afterwards.
     static let started: Bool = {
-        let onlyHEIF = getenv("VIPSHOME") == nil
-        if onlyHEIF { setenv("VIPSHOME", "/nonexistent/dwwebimage-load-no-vips-modules", 1) }
+        let ownModules = getenv("VIPSHOME") == nil
+        if ownModules { setenv("VIPSHOME", "/nonexistent/dwwebimage-load-no-vips-modules", 1) }
         let status = cvips_init("dwwebimage")
-        if onlyHEIF { unsetenv("VIPSHOME") }
+        if ownModules { unsetenv("VIPSHOME") }
         guard status == 0 else { return false }
-        if onlyHEIF { loadHEIFModule() }
+        if ownModules { loadModules(["heif", "jxl"]) }
         cvips_block_untrusted(1)
+        cvips_operation_block_set("VipsForeignLoadJxl", 0)
+        cvips_operation_block_set("VipsForeignSaveJxl", 0)
+        cvips_operation_block_set("VipsForeignLoadSvgBuffer", 0)  // SVG from memory only: SVGRaster
         cvips_silence_warnings()
         cvips_cache_set(0, 0, 0)
         cvips_concurrency_set(Int32(DWImageProcessing.threadsPerTransform))
         return true
     }()
 
-    /// `<dir of libvips.so>/vips-modules-<major.minor>/vips-heif.so`, if it is there.
-    private static func loadHEIFModule() {
+    /// `<dir of libvips.so>/vips-modules-<major.minor>/vips-<name>.so` for each name, if it is there.
+    private static func loadModules(_ names: [String]) {
         guard let library = cvips_library_path() else { return }
         defer { cvips_free(library) }
         let directory = (String(cString: library) as NSString).deletingLastPathComponent
         let version = String(cString: cvips_version()).split(separator: ".").prefix(2).joined(separator: ".")
-        let module = "\(directory)/vips-modules-\(version)/vips-heif.so"
-        if FileManager.default.fileExists(atPath: module) { _ = cvips_load_module(module) }
+        for name in names {
+            let module = "\(directory)/vips-modules-\(version)/vips-\(name).so"
+            if FileManager.default.fileExists(atPath: module) { _ = cvips_load_module(module) }
+        }
     }
 
     /// Starts libvips if needed (and registers the WebP and APNG frame sources); 10000 if it cannot start (its

@@ -2,7 +2,7 @@
 import DWWebImage
 import Foundation
 
-/// Encodes the result as `format` — JPEG, PNG, WebP, AVIF or GIF (``formats``), or TIFF, HEIC, BMP or ICO (which
+/// Encodes the result as `format` — JPEG, PNG, WebP, AVIF or GIF (``formats``), or TIFF, HEIC, JPEG XL, BMP or ICO (which
 /// imgproxy URLs may ask for; BMP and ICO written as imgproxy's own savers do) — with `quality` (1…100) for the lossy ones
 /// (default 80). Transparency becomes white in JPEG. Animated GIFs keep every frame, delay and the loop count when
 /// converted to GIF or WebP; other formats take the first frame. A ``DWConvert`` after other processors only
@@ -14,8 +14,8 @@ public struct DWConvert: DWImageProcessor, Hashable {
     public let format: DWImageFormat?
     public let quality: Int?
 
-    /// The formats a conversion is offered in (``DWImageFormat/conversionTargets``); TIFF, HEIC, BMP and ICO are
-    /// written too.
+    /// The formats a conversion is offered in (``DWImageFormat/conversionTargets``); TIFF, HEIC, JPEG XL, BMP and ICO
+    /// are written too.
     public static let formats: [DWImageFormat] = DWImageFormat.conversionTargets
 
     /// A conversion to `format`, with `quality` (1…100; nil: 80) for lossy output.
@@ -43,7 +43,7 @@ public struct DWConvert: DWImageProcessor, Hashable {
     /// The converted image; 10000 for a format it does not write or a quality outside 1…100.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         if let format, !format.isWritable && !Encoder.writesDIB(format) {
-            throw DWWebImageError(.notAnImage, "cannot convert to \(format.rawValue) (jpeg, png, webp, avif, gif, tiff, heic, bmp or ico)")
+            throw DWWebImageError(.notAnImage, "cannot convert to \(format.rawValue) (jpeg, png, webp, avif, gif, tiff, heic, jxl, bmp or ico)")
         }
         if let quality, !(1...100).contains(quality) {
             throw DWWebImageError(.notAnImage, "quality must be 1…100 (got \(quality))")

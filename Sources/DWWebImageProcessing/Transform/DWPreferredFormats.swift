@@ -3,7 +3,7 @@ import DWWebImage
 
 /// The formats a result may take when its request names none, in order of preference — imgproxy's
 /// `IMGPROXY_PREFERRED_FORMATS` (default `jpeg,png,gif`) and its `determineOutputFormat`: a format negotiated from
-/// `Accept` wins (AVIF only for a still result), then the source's own format when it is preferred, else the first
+/// `Accept` wins (JPEG XL and AVIF only for a still result), then the source's own format when it is preferred, else the first
 /// preferred format that keeps what the result needs (alpha; every frame of an animation), else the first one.
 /// Only `dwfetch serve` uses it: the library and `dwfetch` keep the source's format. A plain value; its methods run
 /// on the caller's thread.
@@ -22,7 +22,7 @@ public struct DWPreferredFormats: Sendable, Hashable {
         var formats: [DWImageFormat] = []
         for name in text.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard let format = DWImageFormat(name: trimmed), format != .unknown else { return nil }
+            guard let format = DWImageFormat(name: trimmed), format != .unknown, format != .svg else { return nil }
             if !formats.contains(format) { formats.append(format) }
         }
         guard !formats.isEmpty else { return nil }
@@ -32,19 +32,16 @@ public struct DWPreferredFormats: Sendable, Hashable {
     /// `jpeg,png,gif`: the list as the flag takes it (and as cache keys name it).
     public var description: String { formats.map(\.rawValue).joined(separator: ",") }
 
-    /// The output format for `image`: `negotiated` (the `Accept` bucket, WebP or AVIF) first, as imgproxy's
-    /// `IMGPROXY_AUTO_WEBP`/`AUTO_AVIF` (AVIF only when the result is not animated); then the source's format if
+    /// The output format for `image`: the first of `negotiated` (the `Accept` bucket, in imgproxy's order JPEG XL,
+    /// AVIF, WebP) that fits (``negotiated(_:for:)``), as imgproxy's `IMGPROXY_AUTO_*`; then the source's format if
     /// preferred; else the first preferred format that supports alpha when the result has it (the source's alpha
     /// channel, or `addsAlpha`: padding or extend; never when `flattens`: a background is given) and animation when
-    /// the result is animated. The result is
-    /// animated when the source is an animated GIF or WebP and the processing limits keep more than one frame
-    /// (`--max-animation-frames`), as imgproxy loads every page only then. Reads the source's header (alpha) only
-    /// when that decides; call inside ``DWImageProcessing/process(_:with:limits:)`` for the server's limits.
-    public func outputFormat(for image: DWImage, negotiated: DWImageFormat?,
+    /// the result is animated; else the first one. Reads the source's header (alpha) only when that decides; call
+    /// inside ``DWImageProcessing/process(_:with:limits:)`` for the server's limits.
+    public func outputFormat(for image: DWImage, negotiated: [DWImageFormat],
                              addsAlpha: Bool, flattens: Bool) throws(DWWebImageError) -> DWImageFormat {
-        let animated = image.frameCount > 1 && [.gif, .webp].contains(image.format)
-            && DWImageProcessing.effectiveLimits.maxProcessedFrames > 1
-        if let negotiated, negotiated != .avif || !animated { return negotiated }
+        if let format = Self.negotiated(negotiated, for: image) { return format }
+        let animated = Self.isAnimatedResult(image)
         if formats.contains(image.format) { return image.format }
         var alpha: Bool?
         for format in formats {
@@ -59,11 +56,32 @@ public struct DWPreferredFormats: Sendable, Hashable {
         return formats[0]
     }
 
+    /// ``outputFormat(for:negotiated:addsAlpha:flattens:)`` with at most one negotiated format.
+    public func outputFormat(for image: DWImage, negotiated: DWImageFormat?,
+                             addsAlpha: Bool, flattens: Bool) throws(DWWebImageError) -> DWImageFormat {
+        try outputFormat(for: image, negotiated: negotiated.map { [$0] } ?? [], addsAlpha: addsAlpha, flattens: flattens)
+    }
+
+    /// The first of `candidates` (formats the request's `Accept` chose, in imgproxy's order) that `image`'s result
+    /// may take: JPEG XL and AVIF only when the result is not animated (imgproxy's `PreferJxl && !animated`…), WebP
+    /// always; nil when none fits.
+    public static func negotiated(_ candidates: [DWImageFormat], for image: DWImage) -> DWImageFormat? {
+        let animated = isAnimatedResult(image)
+        return candidates.first { !animated || ($0 != .avif && $0 != .jxl) }
+    }
+
+    /// Whether the result of `image` is animated: an animated GIF or WebP source when the processing limits keep
+    /// more than one frame (`--max-animation-frames`, a URL's `maf`), as imgproxy loads every page only then.
+    static func isAnimatedResult(_ image: DWImage) -> Bool {
+        image.frameCount > 1 && [.gif, .webp].contains(image.format) && DWImageProcessing.effectiveLimits.maxProcessedFrames > 1
+    }
+
     /// imgproxy's `SupportsAlpha`: every format but JPEG and BMP.
     static func supportsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg && format != .bmp }
 
     /// Whether the source has an alpha channel: from the header where libvips reads the format, else its first frame.
     static func hasAlpha(_ image: DWImage) throws(DWWebImageError) -> Bool {
+        if image.format == .svg { return true }  // librsvg renders RGBA (imgproxy: svgload gives 4 bands)
         if Decoder.vipsLoader(for: image.format) != nil { return try Decoder.open(image.data, format: image.format).hasAlpha }
         return try Decoder.decode(image).frames.first?.hasAlpha ?? false
     }

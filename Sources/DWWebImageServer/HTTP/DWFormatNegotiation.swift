@@ -1,19 +1,70 @@
-// Output format choice: the URL's format, else (with --auto-format) a bucket of the request's Accept header.
+// Output format choice from the request's Accept header: imgproxy's IMGPROXY_AUTO_* and IMGPROXY_ENFORCE_*, reduced
+// to a bucket of a few values (never the raw Accept) so the cache holds at most one variant per bucket.
 import DWWebImage
 
-/// Picks the output format of a request. The result is one of a few buckets (never the raw Accept), so the cache
-/// holds at most one variant per bucket.
-enum DWFormatNegotiation {
-    /// The format to convert to, or nil to keep the source's.
-    static func outputFormat(explicit: DWImageFormat?, accept: String?, autoFormat: Bool) -> DWImageFormat? {
-        if let explicit { return explicit }
-        guard autoFormat, let accept else { return nil }
-        let accepted = acceptedTypes(accept)
-        if accepted.contains("image/webp") { return .webp }
-        if accepted.contains("image/avif") { return .avif }
-        return nil
+/// What `--auto-webp`/`--auto-avif`/`--auto-jxl` (`--auto-format`: WebP and AVIF) and `--enforce-*` let the
+/// `Accept` header decide. A plain value.
+public struct DWAcceptFormats: Sendable, Hashable {
+    /// Formats an `Accept` that allows them gets when the URL names no format (imgproxy's `IMGPROXY_AUTO_*`).
+    public var auto: Set<DWImageFormat> = []
+    /// Formats an `Accept` that allows them gets even over the URL's format (imgproxy's `IMGPROXY_ENFORCE_*`; an
+    /// enforced format is also preferred, as in imgproxy).
+    public var enforce: Set<DWImageFormat> = []
+
+    /// None: `Accept` decides nothing.
+    public init() {}
+
+    /// imgproxy's order (v3.31 `ProcessImage`, v4 `determineOutputFormat`): JPEG XL, then AVIF, then WebP.
+    public static let order: [DWImageFormat] = [.jxl, .avif, .webp]
+
+    /// Whether any format is set.
+    public var isEmpty: Bool { auto.isEmpty && enforce.isEmpty }
+
+    /// The bucket of an `Accept` header (nil: none sent).
+    func bucket(accept: String?) -> DWAcceptBucket {
+        guard let accept, !isEmpty else { return DWAcceptBucket() }
+        let accepted = DWFormatNegotiation.acceptedTypes(accept)
+        var bucket = DWAcceptBucket()
+        for format in Self.order where accepted.contains(format.mimeType ?? "") {
+            if auto.contains(format) || enforce.contains(format) { bucket.preferred.append(format) }
+            if enforce.contains(format) { bucket.enforced.append(format) }
+        }
+        return bucket
     }
 
+    /// Whether the answer for a URL naming `explicit` (nil: none) may depend on `Accept` (`Vary: Accept`).
+    func varies(explicit: DWImageFormat?) -> Bool {
+        guard let explicit else { return !isEmpty }
+        return enforce.contains { $0 != explicit }
+    }
+}
+
+/// The formats one request's `Accept` allows among those the server lets it pick, each in imgproxy's order: tried
+/// first, before the preferred formats, when the URL names no format (``preferred``), and over the URL's format
+/// (``enforced``). JPEG XL and AVIF only for a still result (``DWPreferredFormats/negotiated(_:for:)``).
+struct DWAcceptBucket: Sendable, Hashable {
+    var preferred: [DWImageFormat] = []
+    var enforced: [DWImageFormat] = []
+
+    /// `avif,webp` or `-`, and `!avif` for the enforced ones: a cache key part.
+    var description: String {
+        preferred.isEmpty ? "-" : preferred.map { enforced.contains($0) ? "!\($0.rawValue)" : $0.rawValue }
+            .joined(separator: ",")
+    }
+
+    /// The format a URL naming `explicit` gets when that does not depend on the source: `explicit` when no
+    /// enforced format applies, WebP when it is the only one (it applies to animations too); nil when a still or
+    /// animated source decides (JPEG XL or AVIF enforced).
+    func staticFormat(explicit: DWImageFormat) -> DWImageFormat? {
+        switch enforced.first {
+        case nil: explicit
+        case .webp?: .webp
+        default: nil
+        }
+    }
+}
+
+enum DWFormatNegotiation {
     /// Media types of an Accept header whose q is not 0 (lower-cased, parameters dropped).
     static func acceptedTypes(_ accept: String) -> Set<String> {
         var types = Set<String>()
@@ -26,5 +77,15 @@ enum DWFormatNegotiation {
             if !refused { types.insert(type) }
         }
         return types
+    }
+}
+
+extension DWServeConfiguration {
+    /// The formats `Accept` may pick: `--auto-*`/`--enforce-*` (``DWImgproxySettings/acceptFormats``), and WebP and
+    /// AVIF with ``autoFormat`` (`--auto-format`: imgproxy's `IMGPROXY_AUTO_WEBP` and `IMGPROXY_AUTO_AVIF` together).
+    var acceptFormats: DWAcceptFormats {
+        var formats = imgproxy.acceptFormats
+        if autoFormat { formats.auto.formUnion([.webp, .avif]) }
+        return formats
     }
 }

@@ -1,5 +1,6 @@
 // DWResultLimits: what a transform may produce, decided from the source's header and the URL's options alone.
 import DWWebImage
+import DWWebImageProcessing
 
 /// Limits on a transform's *output* (`--max-result-dimension`, `--max-result-pixels`, `--max-animation-frames`),
 /// checked from the source's header size and the request's ``DWTransform`` before anything is decoded, and
@@ -8,7 +9,9 @@ import DWWebImage
 /// A plain value: every function is pure and may run on any thread (the server calls it on the transform's thread,
 /// as the first step of the chain).
 public struct DWResultLimits: Sendable, Equatable {
-    /// Largest result width or height in pixels (default 8192, imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION` spirit).
+    /// Largest result width or height in pixels (default 8192); a larger result is refused (422) before anything is
+    /// decoded. imgproxy has no such refusal (its `max_result_dimension` scales down: ``DWTransform/maxResultDimension``);
+    /// it is what keeps a URL with no bounds of its own (`w:100000/el:1`, `dpr:20`) from a big allocation.
     public var maxDimension = 8192
     /// Largest result pixel count, frames × width × height (default 16.8 MP, imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION`).
     public var maxPixels = 16_800_000
@@ -23,31 +26,10 @@ public struct DWResultLimits: Sendable, Equatable {
     public init() {}
 
     /// The size a transform of a `sourceWidth` × `sourceHeight` image by `options` produces (the upright header size;
-    /// the same arithmetic as the engine's resize: fit inside, fill and crop to the box, force to it, never larger
-    /// than the source unless enlarging).
+    /// imgproxy's arithmetic, ``DWTransform/resultSize(sourceWidth:sourceHeight:)``: box, zoom, DPR, min sizes, fill
+    /// crop, extend, padding, `mrd`; never larger than the source unless enlarging, extending or padding).
     public static func resultSize(sourceWidth: Int, sourceHeight: Int, options: DWTransform) -> (width: Int, height: Int) {
-        let sw = max(1, sourceWidth), sh = max(1, sourceHeight)
-        guard options.width > 0 || options.height > 0 else { return (sw, sh) }
-        let w = options.width, h = options.height
-        switch options.resizingType {
-        case .force where w > 0 && h > 0:
-            return options.enlarge ? (w, h) : (min(w, sw), min(h, sh))
-        case .fill where w > 0 && h > 0, .fillDown where w > 0 && h > 0, .auto where w > 0 && h > 0:
-            var scale = max(Double(w) / Double(sw), Double(h) / Double(sh))
-            if !options.enlarge { scale = min(scale, 1) }
-            return (min(w, scaled(sw, scale)), min(h, scaled(sh, scale)))
-        default:
-            var scale = Double.infinity
-            if w > 0 { scale = min(scale, Double(w) / Double(sw)) }
-            if h > 0 { scale = min(scale, Double(h) / Double(sh)) }
-            if !options.enlarge { scale = min(scale, 1) }
-            return (scaled(sw, scale), scaled(sh, scale))
-        }
-    }
-
-    private static func scaled(_ side: Int, _ scale: Double) -> Int {
-        let value = (Double(side) * scale).rounded()
-        return value >= Double(Int32.max) ? Int(Int32.max) : max(1, Int(value))
+        options.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight)
     }
 
     /// The frames of a `sourceFrames`-frame source that are processed and written.

@@ -54,8 +54,9 @@ struct ArgReader {
 
     func nonNegativeInt(_ i: Int, upTo limit: Int) throws(DWProxyURL.ParseError) -> Int { try intIn(i, 0...limit) }
 
-    /// A width or height: 0 (auto) up to ``DWProxyURL/maxDimension``.
-    func dimension(_ i: Int) throws(DWProxyURL.ParseError) -> Int { try intIn(i, 0...DWProxyURL.maxDimension) }
+    /// A width or height: any integer ≥ 0 (0: auto), as imgproxy's `parseDimension`; the result limits judge the
+    /// size it makes (beyond Int32.max it is not a number we keep: malformed).
+    func dimension(_ i: Int) throws(DWProxyURL.ParseError) -> Int { try intIn(i, 0...Int(Int32.max)) }
 
     func double(_ i: Int) throws(DWProxyURL.ParseError) -> Double {
         guard let value = Double(args[i]), value.isFinite, abs(value) < 1e9 else { throw error("'\(args[i])' is not a number") }
@@ -101,7 +102,6 @@ struct ArgReader {
         case "heic", "heif": return .heic
         case "bmp": return .bmp
         case "ico": return .ico
-        case "svg", "jxl": return .unknown  // formats we do not read: accepted, never matched by a source we serve
         default: throw error("unknown format '\(args[i])'")
         }
     }

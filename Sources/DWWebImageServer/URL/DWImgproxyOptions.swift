@@ -16,17 +16,23 @@ public struct DWImgproxyOptions: Sendable, Equatable {
     public var raw = false
     /// Presets applied, in order (`default` first when configured).
     public var presets: [String] = []
+    /// The security options the URL set (`msr`, `msfs`, `maf`, `mafr`; `mrd` is in ``transform``), when the server
+    /// allows them.
+    public var security = DWSecurityOptions()
 
     /// No options.
     public init() {}
 }
 
-/// The server-side settings the option parser reads: presets and `--only-presets`.
+/// The server-side settings the option parser reads: presets, `--only-presets` and `--allow-security-options`.
 public struct DWPresets: Sendable, Equatable {
     /// Name → its option segments (`rs:fill:300:300`, `q:70`…), as `--preset NAME=OPTIONS` gave them.
     public var presets: [String: [String]] = [:]
     /// URLs may name only presets: the options part is one segment of preset names joined by ":".
     public var onlyPresets = false
+    /// imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS` (`--allow-security-options`): URLs may set `msr`, `msfs`, `maf`,
+    /// `mafr` and `mrd`; off (the default), any of them is a 403, as imgproxy answers.
+    public var allowSecurityOptions = false
 
     /// No presets.
     public init() {}

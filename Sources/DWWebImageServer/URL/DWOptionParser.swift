@@ -13,7 +13,8 @@ struct DWOptionParser {
     typealias ParseError = DWProxyURL.ParseError
 
     func apply(segment: Substring, to o: inout DWImgproxyOptions, presetStack: [String] = []) throws(ParseError) {
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let parts = segment.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+            .map { String(Substring($0)) }
         try apply(name: parts[0], Array(parts.dropFirst()), to: &o, presetStack: presetStack)
     }
 
@@ -32,7 +33,7 @@ struct DWOptionParser {
             try r.max(2)
             o.transform.zoomX = try r.positiveDouble(0)
             o.transform.zoomY = a.count > 1 ? try r.positiveDouble(1) : o.transform.zoomX
-        case "dpr": try r.max(1); o.transform.dpr = min(try r.positiveDouble(0), 8)
+        case "dpr": try r.max(1); o.transform.dpr = try r.positiveDouble(0)
         case "enlarge", "el": try r.max(1); o.transform.enlarge = r.bool(0)
         case "extend", "ex": o.transform.extend = try extend(r)
         case "extend_aspect_ratio", "extend_ar", "exar": o.transform.extendAspectRatio = try extend(r)
@@ -64,11 +65,10 @@ struct DWOptionParser {
         case "keep_copyright", "kcr": try r.max(1); o.transform.keepCopyright = r.bool(0)
         case "strip_color_profile", "scp": try r.max(1); o.transform.stripColorProfile = r.bool(0)
         case "enforce_thumbnail", "eth": try r.max(1); o.transform.enforceThumbnail = r.bool(0)
-        case "preserve_hdr", "ph": try r.max(1)  // read; every result is 8 bits per band (README: differences)
+        case "preserve_hdr", "ph": try r.max(1); o.transform.preserveHDR = r.bool(0)
         case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
              "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
-            // imgproxy refuses these unless IMGPROXY_ALLOW_SECURITY_OPTIONS (403); issue 23 keeps option errors 400.
-            throw ParseError("security processing options are not allowed ('\(name)')")
+            try security(r, &o)
         case "quality", "q": try r.max(1); let q = try r.intIn(0, 0...100); o.transform.quality = q == 0 ? nil : q
         case "format_quality", "fq": try formatQuality(r, &o.transform)
         case "max_bytes", "mb": try r.max(1); o.transform.maxBytes = try r.nonNegativeInt(0, upTo: Int(Int32.max))

@@ -71,11 +71,13 @@ extension DWTransform {
         if !keepCopyright { parts.append("kcr:0") }
         if !stripColorProfile { parts.append("scp:0") }
         if enforceThumbnail { parts.append("eth:1") }
+        if preserveHDR { parts.append("ph:1") }
         if !skipProcessing.isEmpty {
             parts.append("skp:" + skipProcessing.map(\.rawValue).sorted().joined(separator: ":"))
         }
         if !cacheBuster.isEmpty { parts.append("cb:" + cacheBuster.replacingOccurrences(of: "|", with: "%7C")) }
         if maxAnimationFrames != 0 { parts.append("maf:\(maxAnimationFrames)") }
+        if maxResultDimension > 0 { parts.append("mrd:\(maxResultDimension)") }
         return parts
     }
 

@@ -78,12 +78,17 @@ public struct DWTransform: Sendable, Hashable {
     public var stripMetadata = true, keepCopyright = true, stripColorProfile = true
     /// Read a HEIC or AVIF source from its embedded thumbnail, when it has one [`eth`].
     public var enforceThumbnail = false
+    /// Keep a 16-bit source's bit depth when the output format has it (PNG, TIFF, AVIF, JPEG XL) [`ph`].
+    public var preserveHDR = false
     /// Source formats served unprocessed [`skp`].
     public var skipProcessing: Set<DWImageFormat> = []
     /// Changes the cache key and nothing else [`cb`].
     public var cacheBuster = ""
     /// At most this many frames of an animation are processed (a server setting; 0: no limit of its own).
     public var maxAnimationFrames = 0
+    /// The result's longest side at most this many pixels, scaled down to fit as imgproxy's `max_result_dimension`
+    /// [`mrd`] does (extend and padding included); 0: no limit.
+    public var maxResultDimension = 0
 
     /// Nothing to do.
     public init() {}
