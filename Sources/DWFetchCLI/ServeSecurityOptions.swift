@@ -50,6 +50,9 @@ package struct ServeSecurityOptions: ParsableArguments {
     @Option(name: .customLong("cache-limit"), help: ArgumentHelp("Disk budget of serve's cache space (K/M/G).",
                                                                 valueName: "BYTES"))
     package var cacheLimit = ByteCount(bytes: 1 << 30)
+    @Flag(name: .customLong("no-disk-cache"), help: ArgumentHelp(
+        "Memory cache only: nothing read from or written to disk (a source not in memory is fetched again)."))
+    package var noDiskCache = false
     @Option(name: .customLong("cache-max-age"), help: ArgumentHelp("Age at which cached entries are stale.",
                                                                   valueName: "SEC"))
     package var cacheMaxAge: Double = 7 * 24 * 3600

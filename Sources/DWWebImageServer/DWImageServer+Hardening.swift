@@ -13,11 +13,14 @@ extension DWImageServer {
     /// worker is busy and the queue is full), and answered 504 when `requestTimeout` runs out first — waiting
     /// included; the request's fetch is then cancelled (a libvips step already running finishes on its thread, its
     /// result dropped). Runs on the request's task; the work runs in a child task (which inherits its access note).
+    ///
+    /// When a worker is free at once, the URL is parsed and the memory cache asked right here, in the request's task:
+    /// a hot variant is answered without child tasks, deadline timer or thread hand-off; only a fetch or a transform
+    /// goes on under the deadline, keeping the worker it was admitted with.
     func boundedImageResponse(for request: Request, target: String) async -> Response {
-        let timeout = configuration.requestTimeout
         let gate = self.gate
-        return await withTaskGroup(of: Response?.self) { group in
-            group.addTask {
+        guard gate.tryEnter() else {
+            return await withDeadline {
                 do {
                     try await gate.enter()
                 } catch DWWorkGate.Refusal.full {
@@ -29,6 +32,31 @@ extension DWImageServer {
                 defer { gate.leave() }
                 return await self.imageResponse(for: request, target: target)
             }
+        }
+        let job: DWImageJob
+        switch imagePlan(for: request, target: target) {
+        case .answer(let response):
+            gate.leave()
+            return response
+        case .fetch(let fetch):
+            job = fetch
+        }
+        if let hit = memoryAnswer(job, to: request) {
+            gate.leave()
+            return hit
+        }
+        return await withDeadline {
+            defer { gate.leave() }
+            return await self.answer(job, to: request)
+        }
+    }
+
+    /// `work`'s response, or 504 when `requestTimeout` runs out first (`work` is then cancelled; a nil from it also
+    /// means the 504). `work` runs in a child task of the request's task.
+    private func withDeadline(_ work: @escaping @Sendable () async -> Response?) async -> Response {
+        let timeout = configuration.requestTimeout
+        return await withTaskGroup(of: Response?.self) { group in
+            group.addTask(operation: work)
             group.addTask {
                 try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
                 return nil
@@ -71,8 +99,9 @@ extension DWImageServer {
         -> DWServedProcessor.Precheck {
         var perRequest = configuration.resultLimits
         if let maxAnimationFrames { perRequest.maxAnimationFrames = maxAnimationFrames }
-        let limits = perRequest
+        let limits = perRequest, maxPixels = self.limits.vectorPixelCap
         return { image throws(DWWebImageError) in
+            if image.format == .svg { return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels) }
             let format = outputFormat ?? image.format
             let keepsFrames = image.format == .gif && (format == .gif || format == .webp)
             for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
@@ -82,12 +111,22 @@ extension DWImageServer {
         }
     }
 
+    /// The result limits for an SVG source: its result size by imgproxy's vector rules
+    /// (``DWTransform/vectorResultSize(sourceWidth:sourceHeight:maxPixels:)``; a document without a declared size
+    /// is measured by libvips), either orientation, checked as a result of that size.
+    static func checkVector(_ image: DWImage, _ options: DWTransform, limits: DWResultLimits, maxPixels: Int)
+        throws(DWWebImageError) {
+        let (width, height) = try image.reportedSize
+        for (w, h) in [(width, height), (height, width)] {
+            let size = options.vectorResultSize(sourceWidth: w, sourceHeight: h, maxPixels: maxPixels)
+            try limits.check(sourceWidth: size.width, sourceHeight: size.height, sourceFrames: 1, options: DWTransform(),
+                             keepsFrames: false)
+        }
+    }
+
     /// Whether the source URL carries `user[:password]@` before its host (refused: 400).
     static func hasUserinfo(_ source: String) -> Bool {
-        guard let scheme = source.range(of: "://") else { return false }
-        let rest = source[scheme.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        return authority.contains("@")
+        DWURLBytes.hasUserinfo(source)
     }
 
     // MARK: - Set-up
@@ -101,6 +140,7 @@ extension DWImageServer {
         cache.diskSizeLimit = configuration.cacheLimit
         cache.expirationTime = configuration.cacheMaxAge
         cache.privateFiles = true
+        if !configuration.diskCache { cache.cachePolicy = [.memory] }
         return cache
     }
 

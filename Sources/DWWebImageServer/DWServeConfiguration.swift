@@ -74,6 +74,10 @@ public struct DWServeConfiguration: Sendable {
     public var cacheSpace = "serve"
     /// Disk cache budget of serve's space in bytes (`--cache-limit`, default 1 GiB).
     public var cacheLimit: Int64 = 1024 * 1024 * 1024
+    /// Keep originals and variants in serve's disk cache space (default). False (`--no-disk-cache`): the memory cache
+    /// only — nothing is read from or written to disk, and a source not in memory is fetched again for each new
+    /// variant (how thumbor and imgproxy run without result storage).
+    public var diskCache = true
     /// Age after which cached files are removed, seconds (`--cache-max-age`, default 7 days).
     public var cacheMaxAge: TimeInterval = 7 * 24 * 3600
     /// Seconds a client may take to send a request's head (`--header-timeout`, default 10); then the connection closes.

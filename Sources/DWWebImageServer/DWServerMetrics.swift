@@ -14,6 +14,9 @@ final class DWServerMetrics: Sendable {
     private let transforms: Counter
     private let transformTime: DurationHistogram
     private let requestTime: DurationHistogram
+    /// The counters every request touches, looked up once (the registry's lookup sanitises names and help texts).
+    private let commonRequestCounters: [Int: Counter]
+    private let memoryHits: Counter, diskHits: Counter
 
     init() {
         responseBytes = registry.makeCounter(descriptor: Self.name("response_bytes", "total", "Body bytes sent to clients."))
@@ -28,16 +31,23 @@ final class DWServerMetrics: Sendable {
             descriptor: Self.name("transform", "seconds", "Time of each processor step."), buckets: buckets)
         requestTime = registry.makeDurationHistogram(
             descriptor: Self.name("request", "seconds", "Time from request to response head."), buckets: buckets)
-        for status in [200, 304, 400, 403, 404, 422, 502, 504] { _ = requestCounter(status) }
-        for layer in ["memory", "disk"] { _ = cacheHitCounter(layer) }
+        var common: [Int: Counter] = [:]
+        for status in [200, 304, 400, 403, 404, 422, 502, 504] { common[status] = Self.requestCounter(status, in: registry) }
+        commonRequestCounters = common
+        memoryHits = Self.cacheHitCounter("memory", in: registry)
+        diskHits = Self.cacheHitCounter("disk", in: registry)
     }
 
     private func requestCounter(_ status: Int) -> Counter {
+        commonRequestCounters[status] ?? Self.requestCounter(status, in: registry)
+    }
+
+    private static func requestCounter(_ status: Int, in registry: PrometheusCollectorRegistry) -> Counter {
         registry.makeCounter(descriptor: Self.name("requests", "total", "Image requests answered, by status (/health and /metrics not counted)."),
                              labels: [("status", String(status))])
     }
 
-    private func cacheHitCounter(_ layer: String) -> Counter {
+    private static func cacheHitCounter(_ layer: String, in registry: PrometheusCollectorRegistry) -> Counter {
         registry.makeCounter(descriptor: Self.name("cache_hits", "total", "Images answered from the pipeline's cache, by layer."),
                              labels: [("layer", layer)])
     }
@@ -56,8 +66,8 @@ final class DWServerMetrics: Sendable {
     /// The pipeline's record of one finished fetch or cache hit (``DWWebImageManager/metricsHandler``).
     func pipeline(_ metrics: DWDownloadMetrics) {
         switch metrics.source {
-        case .memory: cacheHitCounter("memory").increment()
-        case .disk: cacheHitCounter("disk").increment()
+        case .memory: memoryHits.increment()
+        case .disk: diskHits.increment()
         default:
             // A download the origin answered (a refused address or a failed connection never reached it).
             if metrics.httpStatus > 0 { originFetches.increment() }

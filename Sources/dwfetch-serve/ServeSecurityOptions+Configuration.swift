@@ -39,6 +39,7 @@ extension ServeSecurityOptions {
         configuration.proxy = proxy
         configuration.cacheSpace = cacheSpace
         configuration.cacheLimit = cacheLimit.bytes
+        configuration.diskCache = !noDiskCache
         configuration.cacheMaxAge = cacheMaxAge
         configuration.headerTimeout = headerTimeout
         configuration.idleTimeout = idleTimeout

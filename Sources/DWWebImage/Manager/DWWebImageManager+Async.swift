@@ -1,10 +1,14 @@
-// async/await on top of the callback API; task cancellation cancels this caller's token.
+// async/await on top of the callback API (memory hits answered on the caller's task); task cancellation cancels
+// this caller's token.
 import DWLocking
 
 extension DWWebImageManager {
-    /// Fetches an image (see ``downloadImage(withURL:options:progress:completion:)``).
-    /// Cancelling the task cancels this caller (error 10007); others waiting for the same URL are unaffected.
+    /// Fetches an image (see ``downloadImage(withURL:options:progress:completion:)``). A memory hit is answered
+    /// right here, on the caller's task (``imageFromMemory(withURL:options:)``); anything else is delivered from the
+    /// callback queue to the waiting task. Cancelling the task cancels this caller (error 10007); others waiting for
+    /// the same URL are unaffected.
     public func image(withURL url: String, options: DWWebImageOptions = []) async throws(DWWebImageError) -> DWImage {
+        if let image = imageFromMemory(withURL: url, options: options) { return image }
         let box = TokenBox()
         let result: Result<DWImage, DWWebImageError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

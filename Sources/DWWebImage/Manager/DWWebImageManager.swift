@@ -6,18 +6,18 @@ import DWLocking
 ///
 /// For each request: answer from the cache (memory, then disk) unless told not to; else attach the caller to the
 /// in-flight ``DWWebImageDownloader`` for that URL (its callback array); else create a downloader and its
-/// ``DWWebImageOperation``. The operation waits in the manager's scheduler (``DownloadScheduler``) and is started
-/// when it is given one of the ``maxConcurrentDownloads`` slots: the highest priority first (a shared download
-/// counts its most urgent caller), the newest first within a priority, at most ``maxConcurrentDownloadsPerHost``
-/// per host and ``maxConcurrentPrefetches`` for downloads only the prefetcher wants. The choice is made each time a
-/// slot frees, so every slot stays busy and a priority raised while waiting counts at the next free slot.
+/// ``DWWebImageOperation``. The operation waits in the manager's scheduler (``DownloadScheduler``) and is started when
+/// it is given one of the ``maxConcurrentDownloads`` slots: the highest priority first (a shared download counts its
+/// most urgent caller), the newest first within a priority (unless ``startsNewestFirst`` is off), at most
+/// ``maxConcurrentDownloadsPerHost`` per host and ``maxConcurrentPrefetches`` for downloads only the prefetcher wants.
+/// The choice is made each time a slot frees, so every slot stays busy and a priority raised while waiting counts at
+/// the next free slot.
 ///
-/// The path of one URL: the caller's thread (memory hit, or hand-off) → the lookup queue (disk hit, or the
-/// download is filed with the scheduler) → the start queue (the operation starts and hands the transfer to the
-/// engine) → the engine thread (libcurl; a small
-/// body that arrived whole is validated and kept in memory right there, its slot released and its disk write
-/// queued; anything else goes on to the work queue for that) → ``callbackQueue`` (one block: metrics, every
-/// completion, the Finish notification). Disk writes run on the cache's write queue (or at the end of that block:
+/// The path of one URL: the caller's thread (memory hit, or hand-off) → the lookup queue (disk hit, or the download is
+/// filed with the scheduler) → the start queue (the operation starts and hands the transfer to the engine) → the engine
+/// thread (libcurl; a small body that arrived whole is validated and kept in memory right there, its slot released and
+/// its disk write queued; anything else goes on to the work queue for that) → ``callbackQueue`` (one block: metrics,
+/// every completion, the Finish notification). Disk writes run on the cache's write queue (or at the end of that block:
 /// ``writesCacheInCallbacks``); processors on the work queue.
 ///
 /// Every caller gets exactly one completion — success, failure or cancellation (10007) — on ``callbackQueue``,
@@ -54,6 +54,8 @@ public final class DWWebImageManager: Sendable {
         var callbackQueue: DispatchQueue
         var configuration: Configuration
         var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)?
+        /// Memory hits of ``imageFromMemory(withURL:options:)`` whose records wait for the callback queue.
+        var memoryHitReports: [DWDownloadMetrics] = []
         var invalidated = false
     }
 
@@ -133,27 +135,8 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
-    /// Whether waiting downloads start newest first within a priority (default true: DW's LIFO, what a scrolling
-    /// list wants). False starts them oldest first, in the order they were asked for, and a caller joining a waiting
-    /// download does not move it back: what a run over a list of URLs wants (dwfetch), where newest first leaves the
-    /// list's early URLs waiting while later ones keep arriving.
-    package var startsNewestFirst: Bool {
-        get { state.withLock { $0.scheduler.newestFirst } }
-        set { state.withLock { $0.scheduler.newestFirst = newValue } }
-    }
-
-    /// Whether a downloaded image's disk write runs at the end of its callback block on ``callbackQueue``, right
-    /// after the completions and the Finish notification (and DWWebImageCacheComplete is posted there too), instead
-    /// of on the cache's write queue (default false). For a callback queue that does file work anyway (dwfetch's
-    /// output queue): one thread hand-off an image less, and the write still overlaps the next transfers. Not for
-    /// `.main`: disk writes would run there.
-    package var writesCacheInCallbacks: Bool {
-        get { tuning.withLock { $0 } }
-        set { tuning.withLock { $0 = newValue } }
-    }
-    /// ``writesCacheInCallbacks`` (a leaf lock: read when a download is created).
-    private let tuning = DWLock(false)
-
+    /// ``writesCacheInCallbacks`` (a leaf lock, read when a download is created; DWWebImageManager+Tuning.swift).
+    let tuning = DWLock(false)
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
     /// on ``callbackQueue``.
     public var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)? {
@@ -474,9 +457,8 @@ public final class DWWebImageManager: Sendable {
         queue.async { handler(metrics) }
     }
 
-    /// Partial bodies live beside the cache spaces, under the cache root.
+    /// Partial bodies live beside the cache spaces, under the cache root (a setting that can change: no stored copy).
     private var partialStore: PartialStore {
-        // The root is a cache setting that can change: no stored copy.
         PartialStore(path: cache.partialPath, privateFiles: cache.configuration.privateFiles)
     }
 
@@ -484,8 +466,7 @@ public final class DWWebImageManager: Sendable {
         for waiter: Waiter, asciiURL: String, configuration: Configuration,
         callbacks: DispatchQueue, revalidating: Revalidation?
     ) -> DownloadContext {
-        var headers = configuration.requestHeaders
-        headers.merge(waiter.options.headers) { $1 }
+        var headers = configuration.requestHeaders.merging(waiter.options.headers) { $1 }
         if let revalidating {
             // RFC 9110 §13.1: If-None-Match when there is an ETag; If-Modified-Since otherwise.
             if let etag = revalidating.metadata.etag {
@@ -504,8 +485,7 @@ public final class DWWebImageManager: Sendable {
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             workQueue: workQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
-            revalidation: revalidating,
-            retryPolicy: configuration.retryPolicy,
+            revalidation: revalidating, retryPolicy: configuration.retryPolicy,
             partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
             didEnd: { [weak self] downloader in self?.downloadEnded(downloader) },

@@ -38,15 +38,19 @@ enum FrameOps {
 
     /// A resize by independent factors; images with alpha are resized premultiplied.
     static func resize(_ frame: VImage, _ hScale: Double, _ vScale: Double) throws(DWWebImageError) -> VImage {
+        let format = cvips_band_format(frame.pointer)  // 8 bits, or 16 for a `ph:1` frame: kept
         guard frame.hasAlpha else {
             let resized = try Vips.make("cannot resize") { cvips_resize(frame.pointer, hScale, vScale, $0) }
-            return try Vips.make("cannot resize") { cvips_cast_uchar(resized.pointer, $0) }
+            return try Vips.make("cannot resize") { cvips_cast(resized.pointer, format, $0) }
         }
         let premultiplied = try Vips.make("cannot resize") { cvips_premultiply(frame.pointer, $0) }
         let resized = try Vips.make("cannot resize") { cvips_resize(premultiplied.pointer, hScale, vScale, $0) }
         let straight = try Vips.make("cannot resize") { cvips_unpremultiply(resized.pointer, $0) }
-        return try Vips.make("cannot resize") { cvips_cast_uchar(straight.pointer, $0) }
+        return try Vips.make("cannot resize") { cvips_cast(straight.pointer, format, $0) }
     }
+
+    /// What an 8-bit value is multiplied by for `frame`'s band format: 1, or 257 for a 16-bit (`ph:1`) frame.
+    static func depthScale(_ frame: VImage) -> Double { frame.isUChar ? 1 : 257 }
 
     /// The frame at (x, y) of a width × height canvas of `background` (transparent when nil: alpha is added).
     static func embed(_ frame: VImage, x: Int, y: Int, width: Int, height: Int, background: DWColor?)
@@ -56,6 +60,7 @@ enum FrameOps {
         if let background {
             fill = [Double(background.red), Double(background.green), Double(background.blue)]
             if image.hasAlpha { fill.append(255) }
+            fill = fill.map { $0 * depthScale(frame) }
         } else {
             if !image.hasAlpha { image = try addAlpha(image) }
             fill = [0, 0, 0, 0]
@@ -67,13 +72,17 @@ enum FrameOps {
     }
 
     static func addAlpha(_ frame: VImage) throws(DWWebImageError) -> VImage {
-        frame.hasAlpha ? frame : try Vips.make("cannot add alpha") { cvips_bandjoin_const1(frame.pointer, 255, $0) }
+        frame.hasAlpha ? frame : try Vips.make("cannot add alpha") {
+            cvips_bandjoin_const1(frame.pointer, 255 * depthScale(frame), $0)
+        }
     }
 
     static func flatten(_ frame: VImage, _ color: DWColor) throws(DWWebImageError) -> VImage {
         guard frame.hasAlpha else { return frame }
+        let scale = depthScale(frame)
         return try Vips.make("cannot flatten") {
-            cvips_flatten(frame.pointer, Double(color.red), Double(color.green), Double(color.blue), $0)
+            cvips_flatten(frame.pointer, Double(color.red) * scale, Double(color.green) * scale,
+                          Double(color.blue) * scale, $0)
         }
     }
 

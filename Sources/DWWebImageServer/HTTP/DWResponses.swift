@@ -53,9 +53,13 @@ enum DWResponses {
 
     /// `X-Content-Type-Options: nosniff` and a CSP that makes any body inert in a browser.
     static func addSecurityHeaders(_ headers: inout HTTPFields) {
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        headers[contentTypeOptions] = "nosniff"
+        headers[contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
     }
+
+    // Checked once, not per response.
+    private static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    private static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
 }
 
 /// Entity tags of served bytes.

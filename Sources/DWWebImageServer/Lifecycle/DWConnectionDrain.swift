@@ -3,7 +3,7 @@ import DWLocking
 import Logging
 import NIOCore
 
-/// The server-wide side of a graceful shutdown. Each connection's ``DWDrainHandler`` reports here (from its event
+/// The server-wide side of a graceful shutdown. Each connection's ``DWConnectionHandler`` reports here (from its event
 /// loop) when it opens and closes, when a request arrives and when its response's last byte has been written to the
 /// socket. ``DWImageServer/run(onListening:)`` starts the shutdown (``beginShutdown()``) on the first signal and, if
 /// responses are still being written when the timeout runs out, cuts them (``cutRemaining(after:)``).

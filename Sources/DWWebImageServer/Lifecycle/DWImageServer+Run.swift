@@ -20,8 +20,7 @@ extension DWImageServer {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [
-                DWDrainHandler(drain: drain),
-                DWConnectionTimerHandler(headerTimeout: headerTimeout, idleTimeout: idleTimeout),
+                DWConnectionHandler(drain: drain, headerTimeout: headerTimeout, idleTimeout: idleTimeout),
             ])),
             configuration: applicationConfiguration,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },

@@ -46,6 +46,16 @@ final class DWWorkGate: Sendable {
     /// Requests running and waiting now (for /metrics and tests).
     var load: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting.count) } }
 
+    /// Takes a worker now when one is free (then nobody waits either); false otherwise, with nothing changed (the
+    /// caller then waits in ``enter()``). A true must be paired with one ``leave()``.
+    func tryEnter() -> Bool {
+        state.withLock { s in
+            guard s.running < workers, s.waiting.isEmpty else { return false }
+            s.running += 1
+            return true
+        }
+    }
+
     /// Waits for a worker (oldest first); every successful call must be paired with one ``leave()``.
     func enter() async throws(Refusal) {
         let id = state.withLock { s in

@@ -22,13 +22,19 @@ struct DWFormatChoice: DWImageProcessor {
     let addsAlpha: Bool, flattens: Bool
     /// The served chain for an output format (nil: the source's own).
     let chain: @Sendable (DWImageFormat?) -> [any DWImageProcessor]
+    /// Made once, here: the pipeline asks for it several times a request (cache keys, coalescing).
+    let identifier: String
 
-    var identifier: String {
+    init(preferred: DWPreferredFormats, bucket: DWAcceptBucket, explicit: DWImageFormat?, addsAlpha: Bool,
+         flattens: Bool, chain: @escaping @Sendable (DWImageFormat?) -> [any DWImageProcessor]) {
+        (self.preferred, self.bucket, self.explicit, self.addsAlpha, self.flattens, self.chain)
+            = (preferred, bucket, explicit, addsAlpha, flattens, chain)
         let steps = chain(nil).map(\.identifier).joined(separator: ";")
         if let explicit {
-            return "enforced(\(bucket.enforced.map(\.rawValue).joined(separator: ","));else=\(explicit.rawValue);\(steps))"
+            identifier = "enforced(\(bucket.enforced.map(\.rawValue).joined(separator: ","));else=\(explicit.rawValue);\(steps))"
+        } else {
+            identifier = "preferred(\(preferred.description);accept=\(bucket.description);\(steps))"
         }
-        return "preferred(\(preferred.description);accept=\(bucket.description);\(steps))"
     }
 
     func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {

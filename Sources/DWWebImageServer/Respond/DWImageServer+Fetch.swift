@@ -8,7 +8,7 @@ extension DWImageServer {
     /// (``sharedVariant(of:chain:storage:)``). Awaited in the request's task; delivered from the manager's queue.
     func variant(of source: String, chain: [any DWImageProcessor]) async throws(DWWebImageError) -> DWImage {
         guard let resultStorage, !chain.isEmpty else {
-            return try await manager.image(withURL: source, options: chain.isEmpty ? [] : .processors(chain))
+            return try await manager.image(withURL: source, options: Self.options(for: chain))
         }
         return try await sharedVariant(of: source, chain: chain, storage: resultStorage)
     }

@@ -4,48 +4,94 @@ import DWWebImage
 import Hummingbird
 import HTTPTypes
 
+/// An image request parsed and checked (signature, source, host), with its chain: what is left is the fetch.
+struct DWImageJob: Sendable {
+    let url: DWProxyURL
+    /// A `local:///path` source (read under `--local-root`, never from the pipeline's cache).
+    let isLocal: Bool
+    /// The format the URL names (nil: picked per source, or by `Accept`).
+    let named: DWImageFormat?
+    let chain: [any DWImageProcessor]
+}
+
+/// The first part of an image answer: a refusal already, or a job to fetch.
+enum DWImagePlan: Sendable {
+    case answer(Response)
+    case fetch(DWImageJob)
+}
+
 extension DWImageServer {
     /// Answers one image request; never throws (every failure is a one-line text response, and a note for the
     /// access log). Runs in the request's task; the fetch and transform run on the pipeline's queues.
     func imageResponse(for request: Request, target: String) async -> Response {
+        switch imagePlan(for: request, target: target) {
+        case .answer(let response): return response
+        case .fetch(let job): return await answer(job, to: request)
+        }
+    }
+
+    /// Everything before the fetch, on the caller's thread: the signature first (as imgproxy does: an unsigned
+    /// request learns nothing about the rest), the URL, the source's scheme and host, then the chain.
+    func imagePlan(for request: Request, target: String) -> DWImagePlan {
         let url: DWProxyURL
         do {
-            // The signature first (as imgproxy does): an unsigned request learns nothing about the rest.
             let (signature, signedPath) = try DWProxyURL.split(target: target)
             if !configuration.signers.isEmpty,
                !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
-                return refuse(.forbidden, "invalid signature", note: " bad-signature")
+                return .answer(refuse(.forbidden, "invalid signature", note: " bad-signature"))
             }
             url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
         } catch {
-            return refuse(.init(code: error.status), error.description, note: error.status == 404 ? " expired" : " bad-url")
+            return .answer(refuse(.init(code: error.status), error.description,
+                                  note: error.status == 404 ? " expired" : " bad-url"))
         }
         guard !Self.hasUserinfo(url.source) else {
-            return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
+            return .answer(refuse(.badRequest, "source URL must not contain credentials", note: " userinfo"))
         }
         let isLocal = url.source.hasPrefix("local://")
         guard isLocal || hostIsAllowed(url.sourceHost) else {
-            return refuse(.forbidden, "source host is not allowed", note: " host-refused")
+            return .answer(refuse(.forbidden, "source host is not allowed", note: " host-refused"))
         }
         if !configuration.allowS3, DWS3Location(url.source) != nil {
-            return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
+            return .answer(refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused"))
         }
-        let named = url.options.transform.format
-        let acceptFormats = configuration.acceptFormats
-        let bucket = url.options.raw ? DWAcceptBucket() : acceptFormats.bucket(accept: request.headers[.accept])
-        let chain = transformChain(for: url, bucket: bucket)
+        let bucket = url.options.raw ? DWAcceptBucket() : configuration.acceptFormats.bucket(accept: request.headers[.accept])
+        return .fetch(DWImageJob(url: url, isLocal: isLocal, named: url.options.transform.format,
+                                 chain: transformChain(for: url, bucket: bucket)))
+    }
+
+    /// The answer when the pipeline's memory cache holds the job's result (a hot variant): looked up and answered
+    /// on the caller's thread, no fetch started; nil otherwise.
+    func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
+        guard !job.isLocal,
+              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.chain))
+        else { return nil }
+        return respond(job, with: image, status: .ok, maxAge: configuration.maxAge, to: request)
+    }
+
+    /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered. Runs in the
+    /// request's task; the fetch and transform run on the pipeline's queues.
+    func answer(_ job: DWImageJob, to request: Request) async -> Response {
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
         do {
-            image = isLocal ? try localImage(url.source, chain: chain) : try await variant(of: url.source, chain: chain)
+            image = job.isLocal ? try localImage(job.url.source, chain: job.chain)
+                : try await variant(of: job.url.source, chain: job.chain)
         } catch {
-            guard let fallback = fallbackImage(chain: chain) else {
+            guard let fallback = fallbackImage(chain: job.chain) else {
                 let (status, message) = DWStatusMapping.status(for: error)
                 return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
             }
             (image, status) = (fallback, .init(code: configuration.imgproxy.fallbackStatus))
             maxAge = configuration.imgproxy.fallbackMaxAge ?? maxAge
         }
+        return respond(job, with: image, status: status, maxAge: maxAge, to: request)
+    }
+
+    /// The response for `image`: the frame limit and a known type checked, then the body (made once per image,
+    /// ``DWServedBytes``) with its headers, or a 304.
+    private func respond(_ job: DWImageJob, with image: DWImage, status: HTTPResponse.Status, maxAge: Int,
+                         to request: Request) -> Response {
         guard image.frameCount <= configuration.maxFrames else {
             return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",
                           note: " frames")
@@ -53,14 +99,20 @@ extension DWImageServer {
         guard let contentType = image.format.mimeType else {
             return refuse(.unprocessableContent, "source is not an image", note: " not-image")
         }
-        DWAccessNote.current?.text = " \(image.source)"
+        if logger.logLevel <= .info { DWAccessNote.current?.text = " " + image.source.rawValue }  // the log's only
         var extra = HTTPFields()
-        if url.options.filename != nil || url.options.returnAttachment {
-            extra[.contentDisposition] = Self.contentDisposition(url.options, source: url.source, format: image.format)
+        let options = job.url.options
+        if options.filename != nil || options.returnAttachment {
+            extra[.contentDisposition] = Self.contentDisposition(options, source: job.url.source, format: image.format)
         }
-        let varies = !url.options.raw && acceptFormats.varies(explicit: named)
+        let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
         return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
                                  ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
+    }
+
+    /// The pipeline's options for a chain (none for an empty chain: the source itself).
+    static func options(for chain: [any DWImageProcessor]) -> DWWebImageOptions {
+        chain.isEmpty ? [] : .processors(chain)
     }
 
     /// A one-line error answer, its reason noted for the access log.

@@ -38,14 +38,16 @@ public struct DWProxyURL: Sendable, Equatable {
     /// Splits a request target into its signature segment and the path the signature covers (from the "/" after
     /// it), so the signature can be checked before anything else is parsed.
     public static func split(target: String) throws(ParseError) -> (signature: String, signedPath: String) {
-        guard target.hasPrefix("/") else { throw ParseError("path must start with /") }
-        let afterSlash = target.dropFirst()
-        guard let end = afterSlash.firstIndex(of: "/") else { throw ParseError("no options or source after the signature") }
-        return (String(afterSlash[..<end]), String(afterSlash[end...]))
+        guard target.utf8.first == UInt8(ascii: "/") else { throw ParseError("path must start with /") }
+        let afterSlash = target.utf8.dropFirst()
+        guard let end = DWURLBytes.firstIndex(of: UInt8(ascii: "/"), in: Substring(afterSlash)) else {
+            throw ParseError("no options or source after the signature")
+        }
+        return (String(Substring(afterSlash[..<end])), String(Substring(afterSlash[end...])))
     }
 
     /// Parses a request target (path and query as received, percent-encoding untouched) with the server's
-    /// `presets`; `now` (Unix seconds) judges `exp:`.
+    /// `presets`; `now` (Unix seconds) judges `exp:`. Segments are found on the target's UTF-8 bytes.
     public init(target: String, presets: DWPresets = DWPresets(),
                 now: Int64 = Int64(Date().timeIntervalSince1970)) throws(ParseError) {
         (signature, signedPath) = try Self.split(target: target)
@@ -54,50 +56,61 @@ public struct DWProxyURL: Sendable, Equatable {
         let parser = DWOptionParser(presets: presets, now: now)
         if presets.presets["default"] != nil { try parser.applyPreset("default", to: &options, presetStack: []) }
 
-        var rest = signedPath.dropFirst()[...]
+        let slash = UInt8(ascii: "/")
+        var rest = Substring(signedPath.utf8.dropFirst())
         if presets.onlyPresets {
-            guard let slash = rest.firstIndex(of: "/") else { throw ParseError("no presets or source") }
-            for name in rest[..<slash].split(separator: ":") {
-                try parser.applyPreset(String(name), to: &options, presetStack: [])
+            guard let end = DWURLBytes.firstIndex(of: slash, in: rest) else { throw ParseError("no presets or source") }
+            for name in rest[..<end].utf8.split(separator: UInt8(ascii: ":")) {
+                try parser.applyPreset(String(Substring(name)), to: &options, presetStack: [])
             }
-            rest = rest[rest.index(after: slash)...]
+            rest = Substring(rest.utf8[rest.utf8.index(after: end)...])
         } else {
             // Options: leading segments that hold a ":" (a base64url source never does; "plain" ends them).
-            while let slash = rest.firstIndex(of: "/") {
-                let segment = rest[..<slash]
-                if segment == "plain" || !segment.contains(":") { break }
+            while let end = DWURLBytes.firstIndex(of: slash, in: rest) {
+                let segment = rest[..<end]
+                if segment == "plain" || !segment.utf8.contains(UInt8(ascii: ":")) { break }
                 try parser.apply(segment: segment, to: &options)
-                rest = rest[rest.index(after: slash)...]
+                rest = Substring(rest.utf8[rest.utf8.index(after: end)...])
             }
         }
-        var format: DWImageFormat?
-        if rest.hasPrefix("plain/") {
-            var plain = rest.dropFirst("plain/".count)
-            // "@ext" only when what follows the last "@" names a format (a source may hold "@" in its userinfo).
-            if let at = plain.lastIndex(of: "@"), let named = Self.format(named: plain[plain.index(after: at)...]) {
-                format = named
-                plain = plain[..<at]
-            }
-            guard let decoded = String(plain).removingPercentEncoding else {
-                throw ParseError("plain source is not valid percent-encoding")
-            }
-            source = decoded
-        } else {
-            if rest.contains("?") { throw ParseError("unexpected query in an encoded source") }
-            var encoded = rest.filter { $0 != "/" }[...]
-            if let dot = encoded.lastIndex(of: ".") {
-                let ext = encoded[encoded.index(after: dot)...]
-                guard let named = Self.format(named: ext) else { throw ParseError("unknown extension '\(ext)'") }
-                format = named
-                encoded = encoded[..<dot]
-            }
-            guard let data = Self.base64URLDecode(encoded), let text = String(data: data, encoding: .utf8) else {
-                throw ParseError("source is not valid base64url")
-            }
-            source = text
-        }
+        let format = rest.utf8.starts(with: "plain/".utf8) ? try parsePlain(rest) : try parseEncoded(rest)
         if let format, !options.raw { options.transform.format = format }  // imgproxy: raw ignores the extension
         try Self.validate(source: source)
+    }
+
+    /// `plain/{percent-encoded source}[@{ext}]`: sets ``source``, returns the extension's format.
+    private mutating func parsePlain(_ rest: Substring) throws(ParseError) -> DWImageFormat? {
+        var plain = Substring(rest.utf8.dropFirst("plain/".utf8.count))
+        var format: DWImageFormat?
+        // "@ext" only when what follows the last "@" names a format (a source may hold "@" in its userinfo).
+        if let at = plain.utf8.lastIndex(of: UInt8(ascii: "@")),
+           let named = Self.format(named: Substring(plain.utf8[plain.utf8.index(after: at)...])) {
+            format = named
+            plain = plain[..<at]
+        }
+        guard let decoded = DWURLBytes.percentDecoded(plain) else {
+            throw ParseError("plain source is not valid percent-encoding")
+        }
+        source = decoded
+        return format
+    }
+
+    /// `{base64url source}[.{ext}]`, maybe split by "/": sets ``source``, returns the extension's format.
+    private mutating func parseEncoded(_ rest: Substring) throws(ParseError) -> DWImageFormat? {
+        if rest.utf8.contains(UInt8(ascii: "?")) { throw ParseError("unexpected query in an encoded source") }
+        var encoded = Substring(String(decoding: rest.utf8.filter { $0 != UInt8(ascii: "/") }, as: UTF8.self))
+        var format: DWImageFormat?
+        if let dot = encoded.utf8.lastIndex(of: UInt8(ascii: ".")) {
+            let ext = Substring(encoded.utf8[encoded.utf8.index(after: dot)...])
+            guard let named = Self.format(named: ext) else { throw ParseError("unknown extension '\(ext)'") }
+            format = named
+            encoded = encoded[..<dot]
+        }
+        guard let data = Self.base64URLDecode(encoded), let text = String(data: data, encoding: .utf8) else {
+            throw ParseError("source is not valid base64url")
+        }
+        source = text
+        return format
     }
 
     /// The source must be an absolute http or https URL with a host, `local:///path` (served under the server's
@@ -105,6 +118,7 @@ public struct DWProxyURL: Sendable, Equatable {
     static func validate(source: String) throws(ParseError) {
         guard !source.isEmpty else { throw ParseError("empty source URL") }
         if source.hasPrefix("local:///") { return }
+        if DWURLBytes.simpleHTTPAuthority(source) != nil { return }  // http(s) with a host: the usual source
         guard let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source)),
               let scheme = components.scheme?.lowercased() else {
             throw ParseError("source is not a URL")
@@ -119,6 +133,7 @@ public struct DWProxyURL: Sendable, Equatable {
 
     /// The lower-cased host of a validated source URL (brackets of an IPv6 literal removed).
     public var sourceHost: String {
+        if let simple = DWURLBytes.simpleHTTPAuthority(source) { return simple.host.lowercased() }
         let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source))
         return (components?.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
     }
@@ -135,12 +150,22 @@ public struct DWProxyURL: Sendable, Equatable {
 
     /// base64url with or without padding (standard-alphabet characters are refused, as imgproxy does).
     static func base64URLDecode(_ text: Substring) -> Data? {
-        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "=") })
-        else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard = standard.replacingOccurrences(of: "=", with: "")
-        while standard.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard)
+        var standard: [UInt8] = []
+        standard.reserveCapacity(text.utf8.count + 3)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                standard.append(byte)
+            case UInt8(ascii: "-"): standard.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): standard.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "="): continue
+            default: return nil
+            }
+        }
+        guard !text.isEmpty else { return nil }
+        while standard.count % 4 != 0 { standard.append(UInt8(ascii: "=")) }
+        return Data(base64Encoded: Data(standard))
     }
 
     /// base64url without padding.

@@ -1,0 +1,196 @@
+// DWConnectionHandler: a connection's one handler of ours — holds its close back until its response bytes are in the
+// socket (draining), and closes it when slow to send a request head or idle too long between requests (timers).
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// One per connection, between the HTTP codec and Hummingbird's connection-state handler (HTTP1Channel's
+/// `additionalChannelHandlers`), plus a ``DWByteArrivalHandler`` it puts at the front of the pipeline (before the HTTP
+/// decoder) to see raw bytes. All of it runs on the connection's event loop. Draining and the timers were two
+/// handlers; one handler is one hop less per read, write and flush and one write promise per write instead of two.
+///
+/// **Draining.** When Hummingbird quiesces a connection (SIGTERM) or ends one after its response, it closes the
+/// channel right after writing the response's end; NIO fails the writes still queued in the channel (a large body
+/// the client has not read yet) and the client gets a short body. This handler tracks every write's promise, which
+/// NIO completes once the bytes are in the kernel's socket buffer (or the client has gone), and holds a close back
+/// until none is outstanding; the kernel then delivers the rest after the close, even after the process exits.
+/// During a shutdown it adds `Connection: close` to every response head, so keep-alive clients reconnect elsewhere.
+/// Once ``DWConnectionDrain/isForcing`` (the shutdown deadline), closes pass at once.
+///
+/// **Timers**, at most one wait running:
+/// - the **header wait** (`--header-timeout`): from the connection's start, or from the first byte of a keep-alive
+///   connection's next request, until that request's head has been decoded in full — a slowloris is closed then;
+/// - the **idle wait** (`--idle-timeout`): from the end of a response (its last write done), while no byte of a next
+///   request has arrived — an idle keep-alive connection is closed then.
+///
+/// Neither runs while a request is open (its head arrived, its response not yet written): a slow body upload or a
+/// long transform is the request deadline's business. A wait is a deadline checked by one event-loop timer that is
+/// rescheduled only when it would fire too late (not cancelled and scheduled again per request): when it fires
+/// before the current deadline, it sets itself for that deadline; with no wait running, it does nothing.
+final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let drain: DWConnectionDrain
+    /// Writes handed on whose promise has not completed.
+    private var unwritten = 0
+    /// Closes asked for while bytes were still unwritten, in order.
+    private var heldCloses: [(mode: CloseMode, promise: EventLoopPromise<Void>?)] = []
+
+    private let headerTimeout: TimeAmount
+    private let idleTimeout: TimeAmount
+    /// Request heads decoded whose response's end has not been written yet (more than one when pipelined).
+    private var openRequests = 0
+    /// Between requests, with no byte of the next one seen: the idle wait's state.
+    private var isIdle = false
+    /// When the running wait ends; nil while none runs.
+    private var deadline: NIODeadline?
+    /// The event-loop timer and when it fires (at or before ``deadline``).
+    private var timer: (task: Scheduled<Void>, at: NIODeadline)?
+
+    /// `headerTimeout` and `idleTimeout` in seconds (both > 0).
+    init(drain: DWConnectionDrain, headerTimeout: Double, idleTimeout: Double) {
+        self.drain = drain
+        self.headerTimeout = .nanoseconds(Int64(headerTimeout * 1_000_000_000))
+        self.idleTimeout = .nanoseconds(Int64(idleTimeout * 1_000_000_000))
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        drain.opened(context.channel)
+        let watcher = DWByteArrivalHandler { [self] in bytesArrived(context: context) }
+        do {
+            try context.pipeline.syncOperations.addHandler(watcher, position: .first)
+        } catch {
+            context.close(promise: nil)  // never serve a connection without its timers
+            return
+        }
+        wait(headerTimeout, context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stopTimer()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        drain.closed(context.channel)
+        stopTimer()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) {
+            drain.requestStarted(on: context.channel, path: head.path ?? "")
+            openRequests += 1
+            isIdle = false
+            deadline = nil  // no wait while a request is open; the timer, if set, finds nothing to do
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var part = unwrapOutboundIn(data)
+        var isEnd = false
+        switch part {
+        case .head(var head):
+            if drain.isShuttingDown {
+                head.headerFields[.connection] = "close"
+                part = .head(head)
+            }
+        case .end:
+            isEnd = true
+        case .body:
+            break
+        }
+        unwritten += 1
+        let written = context.eventLoop.makePromise(of: Void.self)
+        if let promise { written.futureResult.cascade(to: promise) }
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in
+            unwritten -= 1
+            if isEnd {
+                drain.responseWritten(on: context.channel)
+                responseEnded(context: context)
+            }
+            if unwritten == 0 { releaseHeldCloses(context: context) }
+        }
+        context.write(wrapOutboundOut(part), promise: written)
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode != .input, unwritten > 0, !drain.isForcing else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        heldCloses.append((mode, promise))
+        context.flush()
+    }
+
+    private func releaseHeldCloses(context: ChannelHandlerContext) {
+        let closes = heldCloses
+        heldCloses = []
+        for close in closes { context.close(mode: close.mode, promise: close.promise) }
+    }
+
+    // MARK: - Timers
+
+    private func responseEnded(context: ChannelHandlerContext) {
+        openRequests = max(0, openRequests - 1)
+        guard openRequests == 0, context.channel.isActive else { return }
+        isIdle = true
+        wait(idleTimeout, context: context)
+    }
+
+    /// The first byte after a response ends the idle wait: the next request's head now has `--header-timeout`.
+    private func bytesArrived(context: ChannelHandlerContext) {
+        guard isIdle else { return }
+        isIdle = false
+        wait(headerTimeout, context: context)
+    }
+
+    /// Starts a wait of `timeout` from now (replacing the running one); the timer moves only if it would fire late.
+    private func wait(_ timeout: TimeAmount, context: ChannelHandlerContext) {
+        let due = NIODeadline.now() + timeout
+        deadline = due
+        if let timer, timer.at <= due { return }  // fires first, then sets itself for `due`
+        timer?.task.cancel()
+        setTimer(at: due, context: context)
+    }
+
+    private func setTimer(at due: NIODeadline, context: ChannelHandlerContext) {
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            timer = nil
+            guard let deadline else { return }  // no wait running
+            if NIODeadline.now() >= deadline {
+                context.close(promise: nil)
+            } else {
+                setTimer(at: deadline, context: context)
+            }
+        }
+        timer = (task, due)
+    }
+
+    private func stopTimer() {
+        deadline = nil
+        timer?.task.cancel()
+        timer = nil
+    }
+}
+
+/// At the front of a connection's pipeline (on its event loop): tells its ``DWConnectionHandler`` that bytes
+/// arrived, before the HTTP decoder has a whole head to hand on.
+final class DWByteArrivalHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let onBytes: () -> Void
+
+    init(onBytes: @escaping () -> Void) {
+        self.onBytes = onBytes
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        onBytes()
+        context.fireChannelRead(data)
+    }
+}
