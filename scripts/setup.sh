@@ -28,6 +28,7 @@ packages=(
   varnish               # FleetTests, bench/serve/fleet: the shared cache and shard router in front of the instances
   libheif-examples      # heif-enc: ImgproxyServeTests make a HEIC with an embedded thumbnail (enforce_thumbnail)
   libjxl-tools          # cjxl, djxl: the JPEG XL sources and reference reader of JPEGXLTests, ImgproxyParityServeTests
+  librsvg2-bin          # rsvg-convert: SVGTests compare our SVG rasters with librsvg's own renderer at the same size
 )
 missing=()
 for p in "${packages[@]}"; do

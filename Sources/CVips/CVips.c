@@ -80,6 +80,11 @@ int cvips_jpegload_shrink_buffer(const void *buf, size_t len, int shrink, int fa
                                 "access", VIPS_ACCESS_SEQUENTIAL, NULL);
 }
 
+int cvips_svgload_buffer(const void *buf, size_t len, double scale, double dpi, VipsImage **out) {
+    return vips_svgload_buffer((void *)buf, len, out, "scale", scale, "dpi", dpi, "unlimited", FALSE,
+                               "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
 int cvips_thumbnail_buffer(const void *buf, size_t len, int width, int height, int size, int crop, int fail_on,
                            const char *option_string, VipsImage **out) {
     if (option_string)
@@ -107,10 +112,14 @@ int cvips_copy_memory(VipsImage *in, VipsImage **out) {
     return 0;
 }
 int cvips_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+int cvips_icc_to_srgb_depth(VipsImage *in, int intent, int depth, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", intent, "depth", depth, NULL);
+}
 int cvips_icc_to_srgb(VipsImage *in, int intent, VipsImage **out) {
     return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", intent, "depth", 8, NULL);
 }
 int cvips_colourspace(VipsImage *in, int space, VipsImage **out) { return vips_colourspace(in, out, space, NULL); }
+int cvips_cast(VipsImage *in, int format, VipsImage **out) { return vips_cast(in, out, (VipsBandFormat)format, NULL); }
 int cvips_cast_uchar(VipsImage *in, VipsImage **out) { return vips_cast_uchar(in, out, NULL); }
 int cvips_bandjoin_const1(VipsImage *in, double value, VipsImage **out) {
     return vips_bandjoin_const1(in, out, value, NULL);
@@ -172,7 +181,8 @@ int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int str
     case CVIPS_SAVER_GIF:
         if (effort >= 0) return vips_gifsave_buffer(in, buf, len, "strip", strip, "effort", effort, NULL);
         return vips_gifsave_buffer(in, buf, len, "strip", strip, NULL);
-    case CVIPS_SAVER_JXL: return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", strip, NULL);
+    case CVIPS_SAVER_JXL:
+        return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", strip, NULL);
     case CVIPS_SAVER_TIFF: return vips_tiffsave_buffer(in, buf, len, "strip", strip, "compression",
                                                       VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, NULL);
     default: vips_error("cvips", "unknown saver %d", saver); return -1;

@@ -4,7 +4,8 @@ import ArgumentParser
 import Foundation
 
 /// `--preset`, `--only-presets`, `--format-quality`, `--watermark`, `--local-root`, `--fallback-*`,
-/// `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`. Parsed on the main thread.
+/// `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
+/// `--[no-]sanitize-svg`. Parsed on the main thread.
 package struct ServeImgproxyOptions: ParsableArguments {
     /// Every flag at its default.
     package init() {}
@@ -33,21 +34,32 @@ package struct ServeImgproxyOptions: ParsableArguments {
         "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, animation).",
         valueName: "LIST"))
     package var preferredFormats = "jpeg,png,gif"
-    @Flag(name: .customLong("auto-webp"), help: "WebP when Accept allows it and the URL names no format (IMGPROXY_AUTO_WEBP).")
+    @Flag(name: .customLong("auto-webp"),
+          help: "WebP when Accept allows it and the URL names no format (IMGPROXY_AUTO_WEBP).")
     package var autoWebP = false
-    @Flag(name: .customLong("auto-avif"), help: "AVIF for a still result when Accept allows it and the URL names no format.")
+    @Flag(name: .customLong("auto-avif"),
+          help: "AVIF for a still result when Accept allows it and the URL names no format.")
     package var autoAVIF = false
-    @Flag(name: .customLong("auto-jxl"), help: "JPEG XL for a still result when Accept allows it and the URL names no format.")
+    @Flag(name: .customLong("auto-jxl"),
+          help: "JPEG XL for a still result when Accept allows it and the URL names no format.")
     package var autoJXL = false
-    @Flag(name: .customLong("enforce-webp"), help: "WebP when Accept allows it, even over the URL's format (IMGPROXY_ENFORCE_WEBP).")
+    @Flag(name: .customLong("enforce-webp"),
+          help: "WebP when Accept allows it, even over the URL's format (IMGPROXY_ENFORCE_WEBP).")
     package var enforceWebP = false
-    @Flag(name: .customLong("enforce-avif"), help: "AVIF for a still result when Accept allows it, even over the URL's format.")
+    @Flag(name: .customLong("enforce-avif"),
+          help: "AVIF for a still result when Accept allows it, even over the URL's format.")
     package var enforceAVIF = false
-    @Flag(name: .customLong("enforce-jxl"), help: "JPEG XL for a still result when Accept allows it, even over the URL's format.")
+    @Flag(name: .customLong("enforce-jxl"),
+          help: "JPEG XL for a still result when Accept allows it, even over the URL's format.")
     package var enforceJXL = false
     @Flag(name: .customLong("allow-security-options"), help: ArgumentHelp(
         "URLs may set msr, msfs, maf, mafr, mrd (IMGPROXY_ALLOW_SECURITY_OPTIONS); off, they are 403."))
     package var allowSecurityOptions = false
+    @Flag(name: .customLong("always-rasterize-svg"), help: "Rasterise SVG sources even when the URL names no format.")
+    package var alwaysRasterizeSVG = false
+    @Flag(name: .customLong("sanitize-svg"), inversion: .prefixedNo,
+          help: "Strip scripts, event handlers and unsafe links from SVG served as SVG.")
+    package var sanitizeSVG = true
 
     /// Checks that need no server types (presets and qualities are checked where they are parsed, in dwfetch-serve).
     package func validate() throws {

@@ -44,7 +44,8 @@ package struct ServeOptions: ParsableCommand {
     package var maxFrames = 1000
     @Option(name: .customLong("max-age"), help: ArgumentHelp("Cache-Control max-age of images.", valueName: "SEC"))
     package var maxAge = 31_536_000
-    @Flag(name: .customLong("auto-format"), help: "--auto-avif and --auto-webp: AVIF (still results) or WebP when Accept allows and the URL names no format.")
+    @Flag(name: .customLong("auto-format"),
+          help: "--auto-avif and --auto-webp: AVIF (still results) or WebP when Accept allows and the URL names no format.")
     package var autoFormat = false
     @Option(name: [.short, .customLong("jobs")], help: ArgumentHelp("Concurrent origin downloads.", valueName: "N"))
     package var jobs = 16

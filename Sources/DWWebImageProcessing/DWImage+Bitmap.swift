@@ -71,6 +71,11 @@ extension DWImage {
             try verifyAnimationFrames()
         case .bmp:
             _ = try Decoder.decode(self)
+        case .svg:  // rendered at its intrinsic size (lazily: the mean computes it)
+            let decoded = try Decoder.decode(self)
+            var mean = 0.0
+            let status = withExtendedLifetime(decoded) { cvips_avg(decoded.frames[0].pointer, &mean) }
+            guard status == 0 else { throw Vips.error("cannot render svg") }
         case .ico:
             // A PNG entry is held to its chunk layout too, and its pixels are computed (decode() is lazy for it).
             let limits = DWImageProcessing.effectiveLimits

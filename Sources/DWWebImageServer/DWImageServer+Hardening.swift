@@ -103,6 +103,8 @@ extension DWImageServer {
         return { image throws(DWWebImageError) in
             let format = outputFormat ?? image.format
             let keepsFrames = image.format == .gif && (format == .gif || format == .webp)
+            var options = options
+            if image.format == .svg { options.enlarge = true }  // a vector is scaled to the box, as imgproxy does
             for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
                 try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
                                  options: options, keepsFrames: keepsFrames)

@@ -60,8 +60,9 @@ extension DWImageServer {
     static func infoJSON(_ image: DWImage, _ options: DWInfoOptions) throws(DWWebImageError) -> Data {
         var object: [String: Any] = [:]
         if options.dimensions {
-            object["width"] = image.pixelWidth
-            object["height"] = image.pixelHeight
+            let size = try image.reportedSize  // an SVG without a declared size: the size libvips renders it at
+            object["width"] = size.width
+            object["height"] = size.height
         }
         if options.format { object["format"] = image.format.rawValue }
         if options.frames { object["frames"] = image.frameCount }

@@ -6,7 +6,7 @@ import Foundation
 
 /// What `dwfetch serve`'s imgproxy flags set (`--preset`, `--only-presets`, `--format-quality`, `--watermark`,
 /// `--local-root`, `--fallback-image`, `--fallback-status`, `--fallback-max-age`, `--preferred-formats`, `--auto-*`,
-/// `--enforce-*`, `--allow-security-options`). A plain value.
+/// `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`, `--[no-]sanitize-svg`). A plain value.
 public struct DWImgproxySettings: Sendable {
     /// Named option sets, and whether URLs may name only them.
     public var presets = DWPresets()
@@ -26,6 +26,11 @@ public struct DWImgproxySettings: Sendable {
     public var preferredFormats = DWPreferredFormats.imgproxyDefault
     /// Formats the request's `Accept` may pick (`--auto-webp`, `--auto-avif`, `--auto-jxl`, `--enforce-*`).
     public var acceptFormats = DWAcceptFormats()
+    /// An SVG source is rasterised even when the URL names no format (imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`,
+    /// default off: an SVG stays SVG unless `f:` asks for another format).
+    public var alwaysRasterizeSVG = false
+    /// An SVG served as SVG is sanitised (``DWSVGSanitizer``; imgproxy's `IMGPROXY_SANITIZE_SVG`, default on).
+    public var sanitizeSVG = true
 
     /// No presets, no watermark, no local files, no fallback; imgproxy's preferred formats.
     public init() {}

@@ -38,6 +38,7 @@ extension DWImgproxySettings {
             throw ValidationError("--preferred-formats expects formats like jpeg,png,gif")
         }
         preferredFormats = preferred
+        (alwaysRasterizeSVG, sanitizeSVG) = (options.alwaysRasterizeSVG, options.sanitizeSVG)
         localRoot = options.localRoot.map { URL(fileURLWithPath: $0, isDirectory: true).resolvingSymlinksInPath() }
     }
 

@@ -69,7 +69,7 @@ final class ParserTests: XCTestCase {
     }
 
     /// imgproxy's security options are a 403 as its default configuration answers (a known option that is
-    /// forbidden, not a malformed one); allowed, they are read by imgproxy's rules. `preserve_hdr` is read.
+    /// forbidden, not a malformed one); allowed, they are read by imgproxy's rules. `preserve_hdr` is a boolean.
     func testSecurityOptionsForbiddenUnlessAllowed() throws {
         for option in ["msr:1", "max_src_file_size:10", "maf:2", "mafr:1", "mrd:100", "max_result_dimension:5"] {
             let (message, status) = Imgproxy.refusal(option)
@@ -87,7 +87,8 @@ final class ParserTests: XCTestCase {
         for bad in ["msr:0", "maf:0", "msfs:x", "mrd:1:2"] {
             XCTAssertEqual(Imgproxy.refusal(bad, presets: allowing).1, 400, bad)
         }
-        XCTAssertEqual(try Imgproxy.parse("ph:1/w:10").transform, try Imgproxy.parse("preserve_hdr:0/w:10").transform)
+        XCTAssertTrue(try Imgproxy.parse("ph:1/w:10").transform.preserveHDR)
+        XCTAssertFalse(try Imgproxy.parse("preserve_hdr:0/w:10").transform.preserveHDR)
     }
 
     /// imgproxy has no parse-time bounds on sizes: any DPR, any width (the server's result limits judge the size).

@@ -150,7 +150,56 @@ final class ImgproxyParityServeTests: ServeTestCase {
         XCTAssertEqual(try server.metric("dwserve_transforms_total"), 3, "refused before their transforms started")
     }
 
+    /// `ph:1` (imgproxy 4's preserve_hdr): a 16-bit source stays 16-bit in PNG, TIFF, AVIF and JPEG XL; JPEG (and
+    /// every result without `ph:1`) is 8-bit. Read back by libvips' vipsheader and getpoint.
+    func testPreserveHDRKeeps16Bits() throws {
+        let grey16 = Data(base64Encoded: try python("""
+            import base64, io
+            from PIL import Image
+            im = Image.new('I;16', (40, 30)); im.putdata([0x1234] * 1200); out = io.BytesIO(); im.save(out, 'PNG')
+            print(base64.b64encode(out.getvalue()).decode())
+            """))!
+        origin.setRoute("/g16.png", .ok(grey16))
+        let source = origin.url("/g16.png")
+        let paths = try Self.pypi([(source, "width=20, extension='png'", "'ph:1'"), (source, "width=20, extension='png'", ""),
+                                   (source, "width=20, extension='tiff'", "'preserve_hdr:1'"),
+                                   (source, "width=20, extension='jxl'", "'ph:1'"), (source, "width=20, extension='jpg'", "'ph:1'"),
+                                   (source, "width=20", "'ph:1', 'rot:90', 'c:10:10'")])
+        let server = try serve()
+        let expected: [(String, [Int])] = [("ushort", [4660]), ("uchar", [18]), ("ushort", [4660]), ("ushort", [4660]),
+                                           ("uchar", [18]), ("ushort", [4660])]
+        for (path, (format, value)) in zip(paths, expected) {
+            let response = try server.get(path)
+            XCTAssertEqual(response.status, 200, "\(path): \(response.text)")
+            let facts = try Self.vips(response.body)
+            XCTAssertEqual(facts.format, format, path)
+            XCTAssertEqual(facts.point.first ?? -1, value[0], accuracy: value[0] / 20, "\(path): \(facts.point)")
+        }
+    }
+
     // MARK: - Helpers
+
+    /// The band format (`uchar`, `ushort`) and the (1, 1) pixel as libvips' own tools read them.
+    static func vips(_ data: Data) throws -> (format: String, point: [Int]) {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwhdr-\(UUID().uuidString)")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        func run(_ arguments: [String]) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+            let pipe = Pipe()
+            (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
+            do { try process.run() } catch { throw MissingPrerequisite("libvips-tools is missing (scripts/setup.sh)") }
+            let out = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let text = try run(["vipsheader", "-f", "format", file.path])  // "…VIPS_FORMAT_USHORT…"
+        let format = ["uchar", "ushort"].first { text.contains("VIPS_FORMAT_" + $0.uppercased() + ")") } ?? text
+        let point = try run(["vips", "getpoint", file.path, "1", "1"]).split(separator: " ").compactMap { Int($0) }
+        return (format, point)
+    }
 
     /// The paths PyPI's imgproxy package builds: (source, keyword arguments, extra options) each, one python3 run.
     static func pypi(_ cases: [(String, String, String)]) throws -> [String] {

@@ -19,7 +19,9 @@ final class FormatFactsTests: XCTestCase {
         XCTAssertEqual(DWImageFormat.jpeg.fileExtension, "jpg")
         XCTAssertEqual(DWImageFormat.ico.mimeType, "image/x-icon")
         XCTAssertNil(DWImageFormat(name: "unknown"), "the fallback case is not a name")
-        XCTAssertNil(DWImageFormat(name: "svg"))
+        XCTAssertEqual(DWImageFormat(name: "svg"), .svg)
+        XCTAssertEqual(DWImageFormat.svg.mimeType, "image/svg+xml")
+        XCTAssertFalse(DWImageFormat.svg.isWritable, "read (rasterised), never written")
     }
 
     func testConversionTargetsAreWritableAndNamedAsTheCLIAndURLsNameThem() {

@@ -55,6 +55,10 @@ int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail
                       int unlimited, VipsImage *_Nullable *_Nonnull out);
 /* vips_heifload_buffer with thumbnail=TRUE: the embedded thumbnail (the primary image when there is none). */
 int cvips_heifload_thumbnail_buffer(const void *_Nonnull buf, size_t len, int fail_on, VipsImage *_Nullable *_Nonnull out);
+/* vips_svgload_buffer (librsvg) at `scale` and `dpi`, unlimited off (librsvg's XML limits stay), sequential access;
+   a buffer has no base URL, so librsvg resolves no external reference (only data: URLs). */
+int cvips_svgload_buffer(const void *_Nonnull buf, size_t len, double scale, double dpi,
+                         VipsImage *_Nullable *_Nonnull out);
 /* vips_jpegload_buffer with libjpeg's DCT scaling (shrink 1, 2, 4 or 8), sequential access. */
 int cvips_jpegload_shrink_buffer(const void *_Nonnull buf, size_t len, int shrink, int fail_on,
                                  VipsImage *_Nullable *_Nonnull out);
@@ -73,9 +77,13 @@ int cvips_copy(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 int cvips_copy_memory(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 int cvips_autorot(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 /* vips_icc_transform to the built-in sRGB profile from the embedded one (intent: VipsIntent). */
+/* vips_icc_transform to sRGB at `depth` bits (8 or 16), as cvips_icc_to_srgb. */
+int cvips_icc_to_srgb_depth(VipsImage *_Nonnull in, int intent, int depth, VipsImage *_Nullable *_Nonnull out);
 int cvips_icc_to_srgb(VipsImage *_Nonnull in, int intent, VipsImage *_Nullable *_Nonnull out);
 /* vips_colourspace; space is VipsInterpretation (22 sRGB, 26 B_W). */
 int cvips_colourspace(VipsImage *_Nonnull in, int space, VipsImage *_Nullable *_Nonnull out);
+/* vips_cast to a VipsBandFormat (0 uchar, 2 ushort…), clipping. */
+int cvips_cast(VipsImage *_Nonnull in, int format, VipsImage *_Nullable *_Nonnull out);
 int cvips_cast_uchar(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 int cvips_bandjoin_const1(VipsImage *_Nonnull in, double value, VipsImage *_Nullable *_Nonnull out);
 int cvips_bandjoin2(VipsImage *_Nonnull a, VipsImage *_Nonnull b, VipsImage *_Nullable *_Nonnull out);

@@ -37,7 +37,8 @@ public struct DWImage: Sendable, Equatable {
     ///
     /// - Throws: ``DWWebImageError`` 10000 when the bytes are not a recognisable image with a sane size,
     ///   10005 when `pixelWidth × pixelHeight` exceeds `maxPixelCount` (for GIF also: a frame rect over it, or
-    ///   more frames or total frame area than ``DWAnimatedImage/Limits/default`` allows).
+    ///   more frames or total frame area than ``DWAnimatedImage/Limits/default`` allows; never for SVG, a vector:
+    ///   the engine checks the size it rasterises at).
     public init(data: Data, maxPixelCount: Int = DWImage.defaultMaxPixelCount) throws(DWWebImageError) {
         try self.init(data: data, maxPixelCount: maxPixelCount, releasable: false)
     }
@@ -79,8 +80,9 @@ public struct DWImage: Sendable, Equatable {
         case .success(let read): info = read
         case .failure(let failure): throw DWWebImageError.notAnImage(nil, bytes: data.count, detail: failure.reason)
         }
+        // An SVG's size is not pixels decoded here: the engine checks the size it rasterises at against its limits.
         let pixels = info.width.multipliedReportingOverflow(by: info.height)
-        if pixels.overflow || pixels.partialValue > maxPixelCount {
+        if info.format != .svg, pixels.overflow || pixels.partialValue > maxPixelCount {
             let count = pixels.overflow ? Int64.max : Int64(pixels.partialValue)
             throw DWWebImageError.tooLarge(
                 nil, size: count, limit: Int64(maxPixelCount),

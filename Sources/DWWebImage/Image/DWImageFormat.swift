@@ -30,6 +30,11 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     /// Windows icon or cursor (ICO and CUR share the container; entries may be BMP or PNG). The size is the
     /// largest entry's (a PNG entry's own header), as Pillow reports it; the file extension is `ico` for both.
     case ico
+    /// SVG, a vector format (XML whose root element is `<svg>`, recognised as imgproxy does: see
+    /// ``ImageSniffer``). Its size is the intrinsic size librsvg gives at 72 dpi, 0×0 when the document declares
+    /// none (its drawing's bounds decide then); the core only downloads and caches it, `DWWebImageProcessing`
+    /// rasterises it (libvips' `svgload_buffer`), and nothing writes it.
+    case svg
     /// Not an image format DWWebImage knows.
     case unknown
 
@@ -72,6 +77,7 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
         case .tiff: "image/tiff"
         case .heic: "image/heic"
         case .ico: "image/x-icon"
+        case .svg: "image/svg+xml"
         case .unknown: nil
         }
     }
@@ -81,7 +87,7 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     public var isWritable: Bool {
         switch self {
         case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif, .jxl: true
-        case .bmp, .ico, .unknown: false
+        case .bmp, .ico, .svg, .unknown: false
         }
     }
 

@@ -50,11 +50,13 @@ enum ImageSniffer {
                 case .avif: try isobmff(b, .avif)
                 case .ico: try ico(b)
                 case .jxl: try jxl(b)
+                case .svg: try SVGSniffer.info(b)
                 case .unknown: throw unknown(b)
                 }
             }
             return result.flatMap { info in
-                guard info.width > 0, info.height > 0 else {
+                // An SVG may declare no size (0×0): a vector, nothing to decode here; see SVGSniffer.
+                guard info.width > 0 && info.height > 0 || format == .svg else {
                     return .failure(SniffFailure("\(format.rawValue) declares a size of \(info.width)×\(info.height)"))
                 }
                 guard info.frameCount > 0 else { return .failure(SniffFailure("\(format.rawValue) has no frames")) }
@@ -84,6 +86,7 @@ enum ImageSniffer {
         // ICO (type 1) and CUR (type 2) share one container; both are .ico. Four bytes are a weak magic (a
         // true-colour TGA starts 00 00 02 00, and TGA has no magic at all): never ICO without a valid directory.
         if b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]), icoDirectoryIsValid(b) { return .ico }
+        if SVGSniffer.isSVG(b) { return .svg }
         return .unknown
     }
 

@@ -88,7 +88,8 @@ public struct DWS3Client: Sendable {
         throws(Failure) -> (Int, Data)
     {
         guard let easy = dw_curl_easy_init() else {
-            throw .transport(code: -1, message: dw_curl_load_error().map { String(cString: $0) } ?? "curl_easy_init failed")
+            let reason = dw_curl_load_error().map { String(cString: $0) } ?? "curl_easy_init failed"
+            throw .transport(code: -1, message: reason)
         }
         defer { dw_curl_easy_cleanup(easy) }
         var request = TransferRequest(url: configuration.httpURL(bucket: location.bucket, key: location.key))

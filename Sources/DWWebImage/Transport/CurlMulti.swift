@@ -40,7 +40,8 @@ final class CurlMulti: @unchecked Sendable {
         CurlGlobal.initialize()
         guard let handle = dw_curl_multi_init() else {
             // libcurl is opened here, by the first transfer (CCurlShim); without it no transfer can be made.
-            fatalError(dw_curl_load_error().map { "cannot load libcurl: " + String(cString: $0) } ?? "curl_multi_init failed")
+            let reason = dw_curl_load_error().map { "cannot load libcurl: " + String(cString: $0) }
+            fatalError(reason ?? "curl_multi_init failed")
         }
         multi = handle
         // Keep enough idle connections around for the whole window of concurrent transfers.

@@ -21,6 +21,7 @@ enum Decoder {
 
     /// The header facts `DWImage(data:)` read (size, frames, bytes) against `limits`: 10005 before any decoding.
     static func checkLimits(_ image: DWImage, limits: DWProcessingLimits) throws(DWWebImageError) {
+        if image.format == .svg { return try SVGRaster.checkLimits(image, limits: limits) }  // its area: when rendered
         if image.data.count > limits.maxByteCount {
             throw tooLarge(Int64(image.data.count), Int64(limits.maxByteCount), "encoded size in bytes")
         }
@@ -143,11 +144,13 @@ enum Decoder {
     // MARK: Full decode
 
     /// Every frame of a GIF (composited by our giflib decoder; at most `limits.maxProcessedFrames`), an animated
-    /// WebP (libvips) or an APNG (``APNGFrameSource``), the first frame of anything else. `keepColorProfile`: a
+    /// WebP (libvips) or an APNG (``APNGFrameSource``), the first frame of anything else (an SVG at its intrinsic
+    /// size, scaled down to the pixel limit: ``SVGRaster``). `keepColorProfile`: a
     /// JPEG, PNG, TIFF, WebP, HEIC or AVIF keeps its pixels and ICC profile as they are. `thumbnail`: a HEIC or AVIF
-    /// gives its embedded thumbnail (``openThumbnail(_:format:)``).
-    static func decode(_ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false)
-        throws(DWWebImageError) -> Decoded {
+    /// gives its embedded thumbnail (``openThumbnail(_:format:)``). `keepHighBitDepth`: a 16-bit PNG, TIFF, AVIF or
+    /// JPEG XL stays 16-bit (`ph:1`).
+    static func decode(_ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false,
+                       keepHighBitDepth: Bool = false) throws(DWWebImageError) -> Decoded {
         try Vips.start()
         switch image.format {
         case .gif:
@@ -157,6 +160,8 @@ enum Decoder {
             return Decoded(frames: [try raster.vipsImage()])
         case .ico:
             return try decodeICO(image)
+        case .svg:
+            return try SVGRaster.renderWithinLimits(image)
         case .webp:
             return try decodeWebP(image, keepColorProfile: keepColorProfile)
         case .png where image.frameCount > 1:
@@ -164,7 +169,8 @@ enum Decoder {
         default:
             let opened = thumbnail ? try openThumbnail(image.data, format: image.format)
                 : try open(image.data, format: image.format)
-            return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
+            return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile,
+                                                  keepHighBitDepth: keepHighBitDepth)],
                            keepAlive: [image.data])
         }
     }
@@ -229,12 +235,15 @@ enum Decoder {
 
     /// Upright (EXIF orientation), sRGB (an embedded ICC profile converted; grey, 16-bit and CMYK converted too),
     /// 8 bits per band, 3 bands or 4 with alpha. `keepColorProfile`: an RGB image keeps its profile and pixels.
-    static func normalize(_ input: VImage, autorotate: Bool, keepColorProfile: Bool = false)
-        throws(DWWebImageError) -> VImage {
+    /// `keepHighBitDepth`: a 16-bit RGB or grey image becomes 16-bit RGB instead (imgproxy's `preserve_hdr`: RGB16
+    /// as is, grey16 as RGB16 here, an ICC profile converted to sRGB at 16 bits).
+    static func normalize(_ input: VImage, autorotate: Bool, keepColorProfile: Bool = false,
+                          keepHighBitDepth: Bool = false) throws(DWWebImageError) -> VImage {
         var image = input
         if autorotate, (image.int("orientation") ?? 1) != 1 {
             image = try Vips.make("cannot apply EXIF orientation") { cvips_autorot(image.pointer, $0) }
         }
+        if keepHighBitDepth, let high = try highBitDepth(image, keepColorProfile: keepColorProfile) { return high }
         if image.hasICCProfile, !(keepColorProfile && image.isSRGB) {
             // Perceptual intent; a profile lcms cannot use is ignored (then the colourspace step below applies).
             let source = image
@@ -255,6 +264,29 @@ enum Decoder {
             image = try Vips.make("cannot drop extra bands") { cvips_extract_band(source.pointer, 0, 4, $0) }
         }
         return image
+    }
+
+    /// A 16-bit RGB or grey image (VipsInterpretation 25 RGB16, 26 grey16) as 16-bit RGB with 3 or 4 bands, its ICC
+    /// profile converted to sRGB at 16 bits unless kept; nil for anything else (then it goes to 8 bits).
+    private static func highBitDepth(_ input: VImage, keepColorProfile: Bool) throws(DWWebImageError) -> VImage? {
+        let interpretation = cvips_interpretation(input.pointer)
+        guard cvips_band_format(input.pointer) == 2, interpretation == 26 || interpretation == 25 else { return nil }
+        var image = input
+        if image.hasICCProfile, !keepColorProfile {
+            let source = image
+            if let converted = try? Vips.make("ICC transform", { cvips_icc_to_srgb_depth(source.pointer, 0, 16, $0) }) {
+                image = converted
+            }
+        }
+        if cvips_interpretation(image.pointer) != 25 || !(image.bands == 3 || image.bands == 4) {
+            let source = image
+            image = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(source.pointer, 25, $0) }
+        }
+        if image.bands > 4 {
+            let source = image
+            image = try Vips.make("cannot drop extra bands") { cvips_extract_band(source.pointer, 0, 4, $0) }
+        }
+        return cvips_band_format(image.pointer) == 2 ? image : nil
     }
 }
 

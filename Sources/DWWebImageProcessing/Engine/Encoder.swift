@@ -22,6 +22,9 @@ enum Encoder {
     /// Formats that keep an alpha channel.
     static func keepsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg }
 
+    /// Formats that write 16 bits per band (imgproxy's `SupportsHDR`): PNG, TIFF, AVIF (12 bits), JPEG XL.
+    static func keepsHighBitDepth(_ format: DWImageFormat) -> Bool { [.png, .tiff, .avif, .jxl].contains(format) }
+
     /// Formats that keep every frame of an animation.
     static func keepsFrames(_ format: DWImageFormat) -> Bool { format == .gif || format == .webp }
 
@@ -41,6 +44,11 @@ enum Encoder {
         let format = canvas.outputFormat
         let animated = canvas.frames.count > 1 && keepsFrames(format)
         var frames = animated ? canvas.frames : [canvas.frames[0]]
+        if !keepsHighBitDepth(format), frames.contains(where: { !$0.isUChar }) {  // a `ph:1` canvas, written in 8 bits
+            frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
+                frame.isUChar ? frame : try Decoder.normalize(frame, autorotate: false)
+            }
+        }
         if !keepsAlpha(format), frames.contains(where: \.hasAlpha) {
             frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
                 guard frame.hasAlpha else { return frame }

@@ -10,6 +10,9 @@ struct MetadataPolicy: Sendable, Hashable {
     var strip = true
     var keepCopyright = true
     var keepColorProfile = false
+    /// `ph:1`: a 16-bit source stays 16-bit RGB through decoding
+    /// (``Decoder/normalize(_:autorotate:keepColorProfile:keepHighBitDepth:)``).
+    var keepHighBitDepth = false
 
     /// The fields kept when stripping with ``keepCopyright`` (libvips rebuilds the EXIF block from `exif-data`
     /// minus every tag without a field).

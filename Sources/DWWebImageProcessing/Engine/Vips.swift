@@ -7,7 +7,8 @@ import Foundation
 enum Vips {
     /// Starts libvips the first time it is read (a Swift `static let` is initialised exactly once, thread-safely),
     /// then blocks its untrusted loaders (ImageMagick, PDF, SVG, FITS…: not image formats of the web) except JPEG XL's
-    /// (libvips 8.14 flags libjxl untrusted; imgproxy reads and writes JPEG XL through it all the same),
+    /// (libvips 8.14 flags libjxl untrusted; imgproxy reads and writes JPEG XL through it all the same) and
+    /// `svgload_buffer` (``SVGRaster``: SVG from memory, no base URL, so no file or network reference is followed),
     /// turns off its operation cache (every transform reads new bytes; a server would only pay memory for it),
     /// drops its GLib warnings, and sets the threads per transform.
     ///
@@ -26,6 +27,7 @@ enum Vips {
         cvips_block_untrusted(1)
         cvips_operation_block_set("VipsForeignLoadJxl", 0)
         cvips_operation_block_set("VipsForeignSaveJxl", 0)
+        cvips_operation_block_set("VipsForeignLoadSvgBuffer", 0)  // SVG from memory only: SVGRaster
         cvips_silence_warnings()
         cvips_cache_set(0, 0, 0)
         cvips_concurrency_set(Int32(DWImageProcessing.threadsPerTransform))

@@ -13,6 +13,14 @@ extension DWImage {
         }
     }
 
+    /// The width and height `/info` reports: the header's; for an SVG that declares no size, the size libvips
+    /// renders it at (its drawing's bounds, as imgproxy Pro reads it through libvips). Runs on the caller's thread.
+    public var reportedSize: (width: Int, height: Int) {
+        get throws(DWWebImageError) {
+            format == .svg ? try SVGRaster.intrinsicSize(of: self) : (pixelWidth, pixelHeight)
+        }
+    }
+
     /// The mean colour and alpha of the first frame (over a ≤ 64 × 64 thumbnail, sRGB values averaged), as 0…255.
     /// Runs on the caller's thread.
     public var averageColor: (red: Int, green: Int, blue: Int, alpha: Int) {

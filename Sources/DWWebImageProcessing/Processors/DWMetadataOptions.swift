@@ -18,27 +18,33 @@ public struct DWMetadataOptions: DWImageProcessor, Hashable {
     public let stripColorProfile: Bool
     /// `enforce_thumbnail`: a HEIC or AVIF with an embedded thumbnail is read from it instead of its primary image.
     public let enforceThumbnail: Bool
+    /// `preserve_hdr` as it applies (``DWTransform/keepsHighBitDepth``): a 16-bit RGB or grey source is decoded to
+    /// 16-bit RGB (not 8-bit sRGB), and written in 16 bits by an output format that has them.
+    public let preserveHDR: Bool
 
-    /// A policy from imgproxy's four options.
-    public init(stripMetadata: Bool, keepCopyright: Bool, stripColorProfile: Bool, enforceThumbnail: Bool = false) {
+    /// A policy from imgproxy's options.
+    public init(stripMetadata: Bool, keepCopyright: Bool, stripColorProfile: Bool, enforceThumbnail: Bool = false,
+                preserveHDR: Bool = false) {
         (self.stripMetadata, self.keepCopyright, self.stripColorProfile) = (stripMetadata, keepCopyright, stripColorProfile)
-        self.enforceThumbnail = enforceThumbnail
+        (self.enforceThumbnail, self.preserveHDR) = (enforceThumbnail, preserveHDR)
     }
 
     /// Whether these are imgproxy's defaults (then no step is needed).
-    public var isDefault: Bool { stripMetadata && keepCopyright && stripColorProfile && !enforceThumbnail }
+    public var isDefault: Bool {
+        stripMetadata && keepCopyright && stripColorProfile && !enforceThumbnail && !preserveHDR
+    }
 
-    /// `metadata(sm:N,kcr:N,scp:N)`, then `,eth:1` with ``enforceThumbnail``.
+    /// `metadata(sm:N,kcr:N,scp:N)`, then `,eth:1` with ``enforceThumbnail``, `,ph:1` with ``preserveHDR``.
     public var identifier: String {
         "metadata(sm:\(stripMetadata ? 1 : 0),kcr:\(keepCopyright ? 1 : 0),scp:\(stripColorProfile ? 1 : 0)"
-            + (enforceThumbnail ? ",eth:1)" : ")")
+            + (enforceThumbnail ? ",eth:1" : "") + (preserveHDR ? ",ph:1)" : ")")
     }
 
     /// The image re-encoded in its own output format with this policy.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         try Engine.process(image) { canvas throws(DWWebImageError) in
             canvas.metadata = MetadataPolicy(strip: stripMetadata, keepCopyright: keepCopyright,
-                                             keepColorProfile: !stripColorProfile)
+                                             keepColorProfile: !stripColorProfile, keepHighBitDepth: preserveHDR)
             canvas.enforceThumbnail = enforceThumbnail
         }
     }

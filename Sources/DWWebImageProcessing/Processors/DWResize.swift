@@ -12,8 +12,9 @@ import Foundation
 /// frame and keep their frames, delays and loop count. Never enlarges unless `enlarge` is true: with `.fill`, a side
 /// of the image shorter than the box's is kept and the other cropped to the box (64×48 filled into 100×20 gives
 /// 64×20), so "exactly the box" holds for images at least as large as the box; with `.force`, each side is at most
-/// the image's. The output keeps the source's
-/// format (BMP and ICO become PNG) unless a ``DWConvert`` follows; lossy formats use quality 80.
+/// the image's. An SVG is a vector: it is rendered at the size asked for (imgproxy's rule: no `enlarge` needed).
+/// The output keeps the source's format (BMP and ICO become PNG, SVG too) unless a ``DWConvert`` follows; lossy
+/// formats use quality 80.
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWResize: DWImageProcessor, Hashable {
@@ -42,7 +43,9 @@ public struct DWResize: DWImageProcessor, Hashable {
     /// The resized image. 10000 for a non-positive or missing size, or bytes that do not decode; 10005 over the
     /// limits (``DWImageProcessing/limits``), checked before decoding.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        if mode == .fillDown || mode == .auto {  // these need imgproxy's arithmetic on the upright size
+        // fill-down and auto need imgproxy's arithmetic on the upright size; an SVG is scaled as a vector, as imgproxy
+        // does (rendered at the size asked for, larger than its intrinsic size too)
+        if mode == .fillDown || mode == .auto || image.format == .svg {
             var transform = DWTransform()
             (transform.resizingType, transform.width, transform.height, transform.enlarge) = (mode, width ?? 0, height ?? 0, enlarge)
             guard (width ?? 1) > 0, (height ?? 1) > 0, width != nil || height != nil else {

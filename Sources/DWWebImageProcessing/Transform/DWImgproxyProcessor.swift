@@ -34,6 +34,7 @@ public struct DWImgproxyProcessor: DWImageProcessor {
     }
 
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        if image.format == .svg { return try processSVG(image) }
         let orientation = try Self.orientation(of: image)
         return try Engine.process(image) { canvas throws(DWWebImageError) in
             try canvas.decode()
@@ -45,11 +46,46 @@ public struct DWImgproxyProcessor: DWImageProcessor {
                 (canvas.frames, canvas.delays) = ([canvas.frames[0]], [])
             }
             var steps = ImgproxySteps(transform: transform, animated: canvas.frames.count > 1, watermark: watermark)
-            canvas.frames = try steps.run(canvas.frames, orientation: orientation)
-            canvas.isMaterialized = false
-            if let color = transform.background {  // without one, the encoder flattens onto white where it must
-                try canvas.mapFrames { frame throws(DWWebImageError) in try FrameOps.flatten(frame, color) }
+            try finish(&canvas, steps: &steps, orientation: orientation)
+        }
+    }
+
+    /// An SVG as imgproxy processes one: the sizes computed on its intrinsic size with the vector rules (no
+    /// `enlarge` needed; scaled down to the pixel limit when not enlarging), then rendered once at the scale they
+    /// need (its scale-on-load: the vector is scaled, not a raster resized), the remaining steps on those pixels.
+    /// With `trim` it renders at its intrinsic size first (imgproxy trims before it could scale on load). Either way
+    /// the size it renders at is checked against the pixel limit first.
+    private func processSVG(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        let intrinsic = try SVGRaster.intrinsicSize(of: image)
+        let limits = DWImageProcessing.effectiveLimits
+        return try Engine.process(image) { canvas throws(DWWebImageError) in
+            let turned = transform.rotate % 180 != 0
+            let (width, height) = turned ? (intrinsic.height, intrinsic.width) : intrinsic
+            let area = width.multipliedReportingOverflow(by: height)
+            var steps = ImgproxySteps(transform: transform, animated: false, watermark: watermark)
+            steps.vector = ImgproxyGeometry.Vector(area: area.overflow ? .max : area.partialValue,
+                                                   maxPixels: limits.maxPixelCount)
+            var geometry = ImgproxyGeometry(width: width, height: height, transform: transform, vector: steps.vector)
+            let scale = geometry.loadScale(width: width, height: height)
+            let rendered = try SVGRaster.render(image, scale: transform.trim == nil ? scale : 1)
+            (canvas.frames, canvas.source) = (rendered.frames, nil)
+            canvas.keepAlive.append(contentsOf: rendered.keepAlive)
+            if transform.trim == nil, scale != 1 {
+                let loaded = turned ? (canvas.height, canvas.width) : (canvas.width, canvas.height)
+                var gravity = transform.cropGravity ?? transform.gravity
+                geometry.loaded(from: width, height, to: loaded, gravity: &gravity)
+                steps.preset = (geometry, gravity)
             }
+            try finish(&canvas, steps: &steps, orientation: 1)
+        }
+    }
+
+    /// The steps over the decoded canvas, then the background.
+    private func finish(_ canvas: inout Canvas, steps: inout ImgproxySteps, orientation: Int) throws(DWWebImageError) {
+        canvas.frames = try steps.run(canvas.frames, orientation: orientation)
+        canvas.isMaterialized = false
+        if let color = transform.background {  // without one, the encoder flattens onto white where it must
+            try canvas.mapFrames { frame throws(DWWebImageError) in try FrameOps.flatten(frame, color) }
         }
     }
 

@@ -22,7 +22,7 @@ public struct DWPreferredFormats: Sendable, Hashable {
         var formats: [DWImageFormat] = []
         for name in text.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard let format = DWImageFormat(name: trimmed), format != .unknown else { return nil }
+            guard let format = DWImageFormat(name: trimmed), format != .unknown, format != .svg else { return nil }
             if !formats.contains(format) { formats.append(format) }
         }
         guard !formats.isEmpty else { return nil }
@@ -81,6 +81,7 @@ public struct DWPreferredFormats: Sendable, Hashable {
 
     /// Whether the source has an alpha channel: from the header where libvips reads the format, else its first frame.
     static func hasAlpha(_ image: DWImage) throws(DWWebImageError) -> Bool {
+        if image.format == .svg { return true }  // librsvg renders RGBA (imgproxy: svgload gives 4 bands)
         if Decoder.vipsLoader(for: image.format) != nil { return try Decoder.open(image.data, format: image.format).hasAlpha }
         return try Decoder.decode(image).frames.first?.hasAlpha ?? false
     }

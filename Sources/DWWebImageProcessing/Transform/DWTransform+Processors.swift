@@ -14,10 +14,12 @@ extension DWTransform {
     /// Call on any thread.
     public func processors(watermark: DWImage? = nil) -> [any DWImageProcessor] {
         var chain: [any DWImageProcessor] = []
+        let hdr = keepsHighBitDepth
         let metadata = DWMetadataOptions(stripMetadata: stripMetadata, keepCopyright: keepCopyright,
-                                         stripColorProfile: stripColorProfile, enforceThumbnail: enforceThumbnail)
+                                         stripColorProfile: stripColorProfile, enforceThumbnail: enforceThumbnail,
+                                         preserveHDR: hdr)
         if !metadata.isDefault { chain.append(metadata) }
-        if let resize = plainResize {
+        if !hdr, let resize = plainResize {
             chain.append(resize)
             if blur > 0 { chain.append(DWBlur(sigma: blur)) }
         } else if geometryAndPixels != DWTransform() {
@@ -56,7 +58,22 @@ extension DWTransform {
         steps.keepCopyright = true
         steps.stripColorProfile = true
         steps.enforceThumbnail = false
+        steps.preserveHDR = false
         return steps
+    }
+
+    /// `ph:1` as it applies: the output format keeps 16 bits (PNG, TIFF, AVIF, JPEG XL, or the source's own format,
+    /// checked again when encoding) and every step is one that works at any bit depth — the geometry (crop, scale,
+    /// rotate, flip, the fill crop). The other steps (colours, filters, extend, padding, watermark, dwfetch's extras)
+    /// work in 8 bits, so with them `ph:1` changes nothing.
+    var keepsHighBitDepth: Bool {
+        guard preserveHDR, format.map(Encoder.keepsHighBitDepth) ?? true else { return false }
+        var rest = geometryAndPixels
+        (rest.resizingType, rest.width, rest.height, rest.minWidth, rest.minHeight) = (.fit, 0, 0, 0, 0)
+        (rest.zoomX, rest.zoomY, rest.dpr, rest.enlarge, rest.gravity) = (1, 1, 1, false, .center)
+        (rest.cropWidth, rest.cropHeight, rest.cropGravity, rest.maxResultDimension) = (0, 0, nil, 0)
+        (rest.autoRotate, rest.rotate, rest.flipHorizontal, rest.flipVertical) = (true, 0, false, false)
+        return rest == DWTransform() && !grayscale && tint == nil && roundCorners == nil
     }
 
     /// The ``DWResize`` for a transform that is only a plain resize (plus blur), else nil.

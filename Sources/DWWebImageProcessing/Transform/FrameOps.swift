@@ -38,14 +38,15 @@ enum FrameOps {
 
     /// A resize by independent factors; images with alpha are resized premultiplied.
     static func resize(_ frame: VImage, _ hScale: Double, _ vScale: Double) throws(DWWebImageError) -> VImage {
+        let format = cvips_band_format(frame.pointer)  // 8 bits, or 16 for a `ph:1` frame: kept
         guard frame.hasAlpha else {
             let resized = try Vips.make("cannot resize") { cvips_resize(frame.pointer, hScale, vScale, $0) }
-            return try Vips.make("cannot resize") { cvips_cast_uchar(resized.pointer, $0) }
+            return try Vips.make("cannot resize") { cvips_cast(resized.pointer, format, $0) }
         }
         let premultiplied = try Vips.make("cannot resize") { cvips_premultiply(frame.pointer, $0) }
         let resized = try Vips.make("cannot resize") { cvips_resize(premultiplied.pointer, hScale, vScale, $0) }
         let straight = try Vips.make("cannot resize") { cvips_unpremultiply(resized.pointer, $0) }
-        return try Vips.make("cannot resize") { cvips_cast_uchar(straight.pointer, $0) }
+        return try Vips.make("cannot resize") { cvips_cast(straight.pointer, format, $0) }
     }
 
     /// The frame at (x, y) of a width × height canvas of `background` (transparent when nil: alpha is added).

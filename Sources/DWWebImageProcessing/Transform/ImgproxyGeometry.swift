@@ -12,13 +12,30 @@ struct ImgproxyGeometry: Equatable {
     var resultCropWidth = 0, resultCropHeight = 0
     var extendAspectRatioWidth = 0, extendAspectRatioHeight = 0
 
-    /// `width` × `height`: the upright source (after trim).
-    init(width: Int, height: Int, transform t: DWTransform) {
+    /// A vector source (SVG): imgproxy scales it to any size without `enlarge`, and, not enlarging, scales it down
+    /// so that what it renders stays within `maxPixels` (its prepare.go, for sources whose size no download check saw).
+    struct Vector: Equatable {
+        /// The intrinsic width × height (scale 1).
+        var area: Int
+        /// The most pixels a render may have (the processing limits' per-frame pixel count).
+        var maxPixels: Int
+    }
+
+    /// `width` × `height`: the upright source (after trim). `vector`: the source is an SVG.
+    init(width: Int, height: Int, transform t: DWTransform, vector: Vector? = nil) {
         cropWidth = Self.cropSize(width, t.cropWidth)
         cropHeight = Self.cropSize(height, t.cropHeight)
         let widthToScale = Self.minNonZero(cropWidth, width)
         let heightToScale = Self.minNonZero(cropHeight, height)
-        calcScale(widthToScale, heightToScale, t)
+        calcScale(widthToScale, heightToScale, t, isVector: vector != nil)
+        if let vector, !t.enlarge {
+            let resolution = (Double(vector.area) * wScale * hScale).rounded()
+            if resolution > Double(vector.maxPixels) {
+                let down = (Double(vector.maxPixels) / resolution).squareRoot()
+                wScale *= down
+                hScale *= down
+            }
+        }
         calcSizes(widthToScale, heightToScale, t)
         limitScale(widthToScale, heightToScale, t)
     }
@@ -55,13 +72,39 @@ struct ImgproxyGeometry: Equatable {
         calcSizes(width, height, t)
     }
 
+    /// imgproxy's scale-on-load for a vector source of `width` × `height` (upright): the scale to render it at
+    /// (1 / the smaller of the two shrinks), so the resize after it is nearly nothing.
+    func loadScale(width: Int, height: Int) -> Double {
+        let wShrink = Double(width) / Double(max(1, Self.scale(width, wScale)))
+        let hShrink = Double(height) / Double(max(1, Self.scale(height, hScale)))
+        return 1 / min(wShrink, hShrink)
+    }
+
+    /// The geometry once the source of `width` × `height` was rendered at `loaded` (upright) instead: the remaining
+    /// scales (1 when they would not change a side), the crop in the rendered pixels, and `gravity`'s pixel offsets
+    /// scaled too (imgproxy's scaleOnLoad).
+    mutating func loaded(from width: Int, _ height: Int, to loaded: (width: Int, height: Int),
+                         gravity: inout DWGravity) {
+        let wPreshrink = Double(width) / Double(loaded.width), hPreshrink = Double(height) / Double(loaded.height)
+        wScale *= wPreshrink
+        if loaded.width == Self.scale(loaded.width, wScale) { wScale = 1 }
+        hScale *= hPreshrink
+        if loaded.height == Self.scale(loaded.height, hScale) { hScale = 1 }
+        if cropWidth > 0 { cropWidth = max(1, Int((Double(cropWidth) / wPreshrink).rounded())) }
+        if cropHeight > 0 { cropHeight = max(1, Int((Double(cropHeight) / hPreshrink).rounded())) }
+        if gravity.kind != .focusPoint {
+            if abs(gravity.x) >= 1 { gravity.x = (gravity.x / wPreshrink).rounded(.toNearestOrEven) }
+            if abs(gravity.y) >= 1 { gravity.y = (gravity.y / hPreshrink).rounded(.toNearestOrEven) }
+        }
+    }
+
     static func cropSize(_ original: Int, _ crop: Double) -> Int {
         if crop == 0 { return 0 }
         if crop >= 1 { return Int(crop) }
         return max(1, scale(original, crop))
     }
 
-    private mutating func calcScale(_ width: Int, _ height: Int, _ t: DWTransform) {
+    private mutating func calcScale(_ width: Int, _ height: Int, _ t: DWTransform, isVector: Bool) {
         var wShrink = 1.0, hShrink = 1.0
         let srcW = Double(width), srcH = Double(height)
         let dstW = t.width != 0 ? Double(t.width) : srcW
@@ -85,7 +128,7 @@ struct ImgproxyGeometry: Equatable {
         wShrink /= t.zoomX
         hShrink /= t.zoomY
         dprScale = t.dpr
-        if !t.enlarge {
+        if !t.enlarge && !isVector {
             let minShrink = min(wShrink, hShrink)
             if minShrink < 1 {
                 wShrink /= minShrink

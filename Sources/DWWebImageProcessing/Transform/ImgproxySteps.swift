@@ -9,6 +9,11 @@ struct ImgproxySteps {
     let transform: DWTransform
     let animated: Bool
     let watermark: DWImage?
+    /// An SVG source: imgproxy's vector rules apply to the geometry (see ``ImgproxyGeometry/Vector``).
+    var vector: ImgproxyGeometry.Vector?
+    /// An SVG rendered at the scale the request needs: the geometry computed on its intrinsic size and adjusted to
+    /// the rendered pixels, and the crop's gravity with its pixel offsets scaled alike (imgproxy's scale-on-load).
+    var preset: (geometry: ImgproxyGeometry, cropGravity: DWGravity)?
     private var frames: [VImage] = []
 
     init(transform: DWTransform, animated: Bool, watermark: DWImage?) {
@@ -43,8 +48,9 @@ struct ImgproxySteps {
         try map { f throws(DWWebImageError) in
             try FrameOps.flip(FrameOps.rotate(f, t.rotate), horizontal: t.flipHorizontal, vertical: t.flipVertical)
         }
-        let geometry = ImgproxyGeometry(width: width, height: height, transform: t)
-        try crop(width: geometry.cropWidth, height: geometry.cropHeight, gravity: t.cropGravity ?? t.gravity, dpr: 1)
+        let geometry = preset?.geometry ?? ImgproxyGeometry(width: width, height: height, transform: t, vector: vector)
+        try crop(width: geometry.cropWidth, height: geometry.cropHeight,
+                 gravity: preset?.cropGravity ?? t.cropGravity ?? t.gravity, dpr: 1)
         if geometry.wScale != 1 || geometry.hScale != 1 {
             try map { f throws(DWWebImageError) in try FrameOps.resize(f, geometry.wScale, geometry.hScale) }
         }

@@ -11,7 +11,8 @@ extension DWImageServer {
     /// for it; otherwise it is one ``DWFormatChoice`` that picks the format per source, as imgproxy: from the bucket
     /// and `--preferred-formats` when the URL names none, from the enforced formats (JPEG XL, AVIF: still results
     /// only) over the URL's.
-    func transformChain(for url: DWProxyURL, bucket: DWAcceptBucket = DWAcceptBucket()) -> [any DWImageProcessor] {
+    /// ``transformChain(for:bucket:)`` puts the SVG rules around it.
+    func formatChain(for url: DWProxyURL, bucket: DWAcceptBucket) -> [any DWImageProcessor] {
         var clamped = url
         clamped.options.transform = DWResultLimits.clamped(url.options.transform)
         let maf = url.options.security.maxAnimationFrames

@@ -102,7 +102,6 @@ struct ArgReader {
         case "heic", "heif": return .heic
         case "bmp": return .bmp
         case "ico": return .ico
-        case "svg": return .unknown  // a format we do not read: accepted, never matched by a source we serve
         default: throw error("unknown format '\(args[i])'")
         }
     }

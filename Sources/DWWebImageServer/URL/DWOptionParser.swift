@@ -65,7 +65,7 @@ struct DWOptionParser {
         case "keep_copyright", "kcr": try r.max(1); o.transform.keepCopyright = r.bool(0)
         case "strip_color_profile", "scp": try r.max(1); o.transform.stripColorProfile = r.bool(0)
         case "enforce_thumbnail", "eth": try r.max(1); o.transform.enforceThumbnail = r.bool(0)
-        case "preserve_hdr", "ph": try r.max(1)  // read; every result is 8 bits per band (README: differences)
+        case "preserve_hdr", "ph": try r.max(1); o.transform.preserveHDR = r.bool(0)
         case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
              "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             try security(r, &o)

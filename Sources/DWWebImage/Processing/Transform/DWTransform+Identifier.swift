@@ -71,6 +71,7 @@ extension DWTransform {
         if !keepCopyright { parts.append("kcr:0") }
         if !stripColorProfile { parts.append("scp:0") }
         if enforceThumbnail { parts.append("eth:1") }
+        if preserveHDR { parts.append("ph:1") }
         if !skipProcessing.isEmpty {
             parts.append("skp:" + skipProcessing.map(\.rawValue).sorted().joined(separator: ":"))
         }

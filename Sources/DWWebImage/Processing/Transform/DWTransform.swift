@@ -78,6 +78,8 @@ public struct DWTransform: Sendable, Hashable {
     public var stripMetadata = true, keepCopyright = true, stripColorProfile = true
     /// Read a HEIC or AVIF source from its embedded thumbnail, when it has one [`eth`].
     public var enforceThumbnail = false
+    /// Keep a 16-bit source's bit depth when the output format has it (PNG, TIFF, AVIF, JPEG XL) [`ph`].
+    public var preserveHDR = false
     /// Source formats served unprocessed [`skp`].
     public var skipProcessing: Set<DWImageFormat> = []
     /// Changes the cache key and nothing else [`cb`].
