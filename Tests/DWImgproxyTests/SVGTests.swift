@@ -32,6 +32,9 @@ final class SVGTests: XCTestCase {
                 XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage)
             }
         }
+        let unsized = try DWImage(data: Data("<svg \(ns)><rect x=\"2\" width=\"10\" height=\"8\"/></svg>".utf8))
+        XCTAssertEqual([try unsized.reportedSize.width, try unsized.reportedSize.height], [10, 8],
+                       "no declared size: libvips' size for it (the drawing's bounds: 10 × 8 from x 2)")
         let svgz = Data([0x1F, 0x8B, 0x08, 0x00]) + Data("<svg \(ns)/>".utf8)  // gzip's magic: not SVG (imgproxy)
         XCTAssertThrowsError(try DWImage(data: svgz))
         XCTAssertEqual([DWImageFormat.svg.mimeType, DWImageFormat.svg.fileExtension], ["image/svg+xml", "svg"])

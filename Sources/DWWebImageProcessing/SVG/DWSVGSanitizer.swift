@@ -23,13 +23,13 @@ import Foundation
 public enum DWSVGSanitizer {
     /// The sanitised document.
     public static func sanitize(_ data: Data) throws(DWWebImageError) -> Data {
-        var scanner = Scanner(bytes: [UInt8](data))
+        var copier = TokenCopier(bytes: [UInt8](data))
         do {
-            try scanner.run()
+            try copier.run()
         } catch {
             throw DWWebImageError(.notAnImage, "broken or unsupported SVG image: \(error.reason)")
         }
-        return Data(scanner.output)
+        return Data(copier.output)
     }
 
     /// Why a document does not tokenise.
@@ -40,7 +40,7 @@ public enum DWSVGSanitizer {
     /// Elements dropped with their content.
     static let droppedElements: Set<String> = ["script", "iframe", "form"]
 
-    private struct Scanner {
+    private struct TokenCopier {
         let bytes: [UInt8]
         var output: [UInt8] = []
         var i = 0
