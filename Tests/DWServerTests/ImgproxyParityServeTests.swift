@@ -50,7 +50,7 @@ final class ImgproxyParityServeTests: ServeTestCase {
         origin.setRoute("/still.png", .ok(SampleImages.png(width: 40, height: 30)))
         origin.setRoute("/anim.gif", .ok(SampleImages.gif(width: 20, height: 20, frames: 3)))
         let server = try serve(["--auto-format", "--max-animation-frames", "10"])
-        let paths = try Self.pypi([(origin.url("/still.png"), "width=20", ""), (origin.url("/anim.gif"), "width=10", "")])
+        let paths = try Self.pypi([(origin.url("/still.png"), "width=32", ""), (origin.url("/anim.gif"), "width=10", "")])
         let both = ["Accept": "image/avif,image/webp,*/*"]
         let still = try server.get(paths[0], headers: both)
         XCTAssertEqual(still.header("Content-Type"), "image/avif", still.text)
@@ -74,7 +74,7 @@ final class ImgproxyParityServeTests: ServeTestCase {
     func testEnforceOverridesTheURLsFormat() throws {
         origin.setRoute("/still.png", .ok(SampleImages.png(width: 40, height: 30)))
         origin.setRoute("/anim.gif", .ok(SampleImages.gif(width: 20, height: 20, frames: 3)))
-        let paths = try Self.pypi([(origin.url("/still.png"), "width=20, extension='png'", ""),
+        let paths = try Self.pypi([(origin.url("/still.png"), "width=32, extension='png'", ""),
                                    (origin.url("/anim.gif"), "width=10, extension='gif'", "")])
         let webp = try serve(["--enforce-webp"])
         let enforced = try webp.get(paths[0], headers: ["Accept": "image/webp"])

@@ -133,7 +133,7 @@ public struct DWProxyURL: Sendable, Equatable {
 
     /// The lower-cased host of a validated source URL (brackets of an IPv6 literal removed).
     public var sourceHost: String {
-        if let simple = DWURLBytes.simpleHTTPAuthority(source) { return simple.host.lowercased() }
+        if let simple = DWURLBytes.simpleHTTPAuthority(source) { return simple.host }
         let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source))
         return (components?.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
     }

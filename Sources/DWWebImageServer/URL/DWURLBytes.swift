@@ -38,50 +38,58 @@ enum DWURLBytes {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    /// The authority of a plain `http://` or `https://` URL (scheme in any case) whose every byte is one RFC 3986
-    /// allows outside a host literal (no `#`, no `[`/`]`, every `%` followed by two hex digits), whose host is
-    /// letters, digits, `.` and `-`, and whose port, if any, is 1–65535 — the URLs `URLComponents` reads the same
-    /// way; nil for anything else (the caller then asks `URLComponents`). The host keeps its case; `hasUserinfo`
-    /// says whether `user[:password]@` came before it.
-    static func simpleHTTPAuthority(_ url: String) -> (host: Substring, hasUserinfo: Bool)? {
-        let utf8 = url.utf8
-        let schemeLength: Int
-        if hasPrefixIgnoringCase(utf8, "https://") {
-            schemeLength = 8
-        } else if hasPrefixIgnoringCase(utf8, "http://") {
-            schemeLength = 7
-        } else {
-            return nil
-        }
-        let authorityStart = utf8.index(utf8.startIndex, offsetBy: schemeLength)
-        var authorityEnd = utf8.endIndex
-        var index = authorityStart
-        var at: String.UTF8View.Index?
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
-                authorityEnd = index
-                break
+    /// The host of a plain `http://` or `https://` URL (scheme in any case), lower-cased, when every byte is one RFC
+    /// 3986 allows outside a host literal (no `#`, no `[`/`]`, every `%` followed by two hex digits), the host is
+    /// letters, digits, `.` and `-`, the port, if any, 1–65535, and at most one `@` ends a userinfo — the URLs
+    /// `URLComponents` reads the same way; nil for anything else (the caller then asks `URLComponents`).
+    /// `hasUserinfo` says whether `user[:password]@` came before the host.
+    static func simpleHTTPAuthority(_ url: String) -> (host: String, hasUserinfo: Bool)? {
+        var url = url
+        return url.withUTF8 { bytes -> (host: String, hasUserinfo: Bool)? in
+            let schemeLength: Int
+            if hasPrefixIgnoringCase(bytes, "https://") {
+                schemeLength = 8
+            } else if hasPrefixIgnoringCase(bytes, "http://") {
+                schemeLength = 7
+            } else {
+                return nil
             }
-            if byte == UInt8(ascii: "@") {
-                guard at == nil else { return nil }  // "@" twice: URLComponents' business
-                at = index
+            var authorityEnd = bytes.count
+            var at: Int?
+            for i in schemeLength..<bytes.count {
+                let byte = bytes[i]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") {
+                    authorityEnd = i
+                    break
+                }
+                if byte == UInt8(ascii: "@") {
+                    guard at == nil else { return nil }  // "@" twice: URLComponents' business
+                    at = i
+                }
             }
-            utf8.formIndex(after: &index)
+            guard allowedRest(bytes, schemeLength..<(at ?? schemeLength)),
+                  allowedRest(bytes, authorityEnd..<bytes.count) else { return nil }
+            let hostStart = at.map { $0 + 1 } ?? schemeLength
+            var hostEnd = authorityEnd
+            if let colon = (hostStart..<authorityEnd).first(where: { bytes[$0] == UInt8(ascii: ":") }) {
+                var port = 0
+                for i in (colon + 1)..<authorityEnd {
+                    guard (0x30...0x39).contains(bytes[i]), port <= 65535 else { return nil }
+                    port = port * 10 + Int(bytes[i] - 0x30)
+                }
+                guard (1...65535).contains(port) else { return nil }
+                hostEnd = colon
+            }
+            guard hostStart < hostEnd, (hostStart..<hostEnd).allSatisfy({ isHostByte(bytes[$0]) }) else { return nil }
+            let host = String(unsafeUninitializedCapacity: hostEnd - hostStart) { buffer in
+                for i in hostStart..<hostEnd {
+                    let byte = bytes[i]
+                    buffer[i - hostStart] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                }
+                return hostEnd - hostStart
+            }
+            return (host, at != nil)
         }
-        guard allowedRest(utf8[authorityEnd...]) else { return nil }
-        let hostStart = at.map { utf8.index(after: $0) } ?? authorityStart
-        if let at, !allowedRest(utf8[authorityStart..<at]) { return nil }
-        var hostEnd = authorityEnd
-        if let colon = utf8[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) {
-            let port = utf8[utf8.index(after: colon)..<authorityEnd]
-            guard (1...5).contains(port.count), port.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let value = Int(Substring(port)), (1...65535).contains(value) else { return nil }
-            hostEnd = colon
-        }
-        let host = utf8[hostStart..<hostEnd]
-        guard !host.isEmpty, host.allSatisfy(isHostByte) else { return nil }
-        return (Substring(host), at != nil)
     }
 
     /// Whether `source` carries `user[:password]@` before its host: the part after the first "://" up to the first
@@ -106,24 +114,22 @@ enum DWURLBytes {
         return false
     }
 
-    private static func hasPrefixIgnoringCase(_ utf8: String.UTF8View, _ prefix: StaticString) -> Bool {
-        var index = utf8.startIndex
+    private static func hasPrefixIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+        guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
         for i in 0..<prefix.utf8CodeUnitCount {
-            guard index != utf8.endIndex else { return false }
             let expected = prefix.utf8Start[i]
-            let byte = utf8[index]
+            let byte = bytes[i]
             guard byte == expected || (byte | 0x20) == expected && (0x61...0x7A).contains(expected) else { return false }
-            utf8.formIndex(after: &index)
         }
         return true
     }
 
-    /// Path, query and userinfo bytes: unreserved, sub-delims, ":", "@", "/", "?", and "%HH".
-    private static func allowedRest(_ bytes: Substring.UTF8View) -> Bool {
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            bytes.formIndex(after: &index)
+    /// Path, query and userinfo bytes in `range`: unreserved, sub-delims, ":", "@", "/", "?", and "%HH".
+    private static func allowedRest(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let byte = bytes[i]
+            i += 1
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -134,10 +140,10 @@ enum DWURLBytes {
                  UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
                 continue
             case UInt8(ascii: "%"):
-                guard index != bytes.endIndex, hexValue(bytes[index]) != nil else { return false }
-                bytes.formIndex(after: &index)
-                guard index != bytes.endIndex, hexValue(bytes[index]) != nil else { return false }
-                bytes.formIndex(after: &index)
+                guard i + 1 < range.upperBound, hexValue(bytes[i]) != nil, hexValue(bytes[i + 1]) != nil else {
+                    return false
+                }
+                i += 2
             default:
                 return false
             }

@@ -1,0 +1,76 @@
+// Memory hits answered on the caller's thread: DWWebImageManager.imageFromMemory and the async API built on it.
+import DWTestServer
+import Foundation
+import XCTest
+
+@testable import DWWebImage
+
+/// Records every metrics record with whether it arrived on the manager's callback queue.
+private final class MetricsLog: Sendable {
+    private let records = DWLockedArray<(DWImageSource, Bool)>()
+    func add(_ metrics: DWDownloadMetrics, onCallbackQueue: Bool) { records.append((metrics.source, onCallbackQueue)) }
+    var all: [(DWImageSource, Bool)] { records.values }
+}
+
+/// A tiny lock-guarded array.
+private final class DWLockedArray<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `items` is only touched under `lock`.
+    private let lock = NSLock()
+    private var items: [T] = []
+    func append(_ value: T) { lock.withLock { items.append(value) } }
+    var values: [T] { lock.withLock { items } }
+}
+
+final class MemoryHitTests: XCTestCase {
+    private let png = SampleImages.png(width: 24, height: 16, seed: 3)
+
+    func testAsyncMemoryHitIsAnsweredInPlaceAndCountedOnTheCallbackQueue() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.setRoute("/m.png", .ok(png))
+        let url = h.server.url("/m.png")
+        let key = DispatchSpecificKey<Bool>()
+        h.manager.callbackQueue.setSpecific(key: key, value: true)
+        let log = MetricsLog()
+        h.manager.metricsHandler = { log.add($0, onCallbackQueue: DispatchQueue.getSpecific(key: key) == true) }
+
+        XCTAssertNil(h.manager.imageFromMemory(withURL: url), "nothing in memory yet, and nothing started")
+        XCTAssertEqual(h.server.requestLog.count, 0)
+        let first = try await h.manager.image(withURL: url)
+        XCTAssertEqual(first.source, .network)
+        for _ in 0..<3 {
+            let hit = try await h.manager.image(withURL: url)
+            XCTAssertEqual(hit.source, .memory)
+            XCTAssertEqual(hit.data, first.data)
+        }
+        XCTAssertEqual(h.manager.imageFromMemory(withURL: url)?.source, .memory)
+        XCTAssertNil(h.manager.imageFromMemory(withURL: url, options: .refreshCached), "refresh never reads memory")
+        XCTAssertNil(h.manager.imageFromMemory(withURL: url, options: .noCache))
+        XCTAssertNil(h.manager.imageFromMemory(withURL: "ftp://example.invalid/x.png"), "refused URLs are the callback API's")
+        XCTAssertEqual(h.server.requestLog.count, 1)
+        h.drainCallbacks()  // the batch of hit records is handed over in a block on the callback queue
+        let records = log.all
+        XCTAssertEqual(records.filter { $0.0 == .memory }.count, 4, "every hit is counted")
+        XCTAssertEqual(records.filter { $0.0 == .network }.count, 1)
+        XCTAssertTrue(records.allSatisfy(\.1), "metrics only on the callback queue")
+    }
+
+    func testTheCallbackAPIStillDeliversMemoryHitsOnTheCallbackQueue() throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.setRoute("/c.png", .ok(png))
+        let url = h.server.url("/c.png")
+        _ = try h.fetch(url).get()
+        let key = DispatchSpecificKey<Bool>()
+        h.manager.callbackQueue.setSpecific(key: key, value: true)
+        let box = ResultBox()
+        let onQueue = DWLockedArray<Bool>()
+        h.manager.downloadImage(withURL: url) { result in
+            onQueue.append(DispatchQueue.getSpecific(key: key) == true)
+            box.set(result)
+        }
+        let result = try XCTUnwrap(box.wait(timeout: 10))
+        XCTAssertEqual(try result.get().source, .memory)
+        XCTAssertEqual(onQueue.values, [true])
+    }
+}
