@@ -181,8 +181,8 @@ final class ImgproxyParityServeTests: ServeTestCase {
 
     // MARK: - Helpers
 
-    /// The band format (`uchar`, `ushort`) and the (1, 1) pixel as libvips' own tools read them.
-    static func vips(_ data: Data) throws -> (format: String, point: [Int]) {
+    /// The band format (`uchar`, `ushort`), the band count and the pixel at `x`, `y` as libvips' own tools read them.
+    static func vips(_ data: Data, x: Int = 1, y: Int = 1) throws -> (format: String, point: [Int], bands: Int) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwhdr-\(UUID().uuidString)")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -199,8 +199,8 @@ final class ImgproxyParityServeTests: ServeTestCase {
         }
         let text = try run(["vipsheader", "-f", "format", file.path])  // "…VIPS_FORMAT_USHORT…"
         let format = ["uchar", "ushort"].first { text.contains("VIPS_FORMAT_" + $0.uppercased() + ")") } ?? text
-        let point = try run(["vips", "getpoint", file.path, "1", "1"]).split(separator: " ").compactMap { Int($0) }
-        return (format, point)
+        let point = try run(["vips", "getpoint", file.path, "\(x)", "\(y)"]).split(separator: " ").compactMap { Int($0) }
+        return (format, point, Int(try run(["vipsheader", "-f", "bands", file.path])) ?? 0)
     }
 
     /// The paths PyPI's imgproxy package builds: (source, keyword arguments, extra options) each, one python3 run.

@@ -235,8 +235,8 @@ enum Decoder {
 
     /// Upright (EXIF orientation), sRGB (an embedded ICC profile converted; grey, 16-bit and CMYK converted too),
     /// 8 bits per band, 3 bands or 4 with alpha. `keepColorProfile`: an RGB image keeps its profile and pixels.
-    /// `keepHighBitDepth`: a 16-bit RGB or grey image becomes 16-bit RGB instead (imgproxy's `preserve_hdr`: RGB16
-    /// as is, grey16 as RGB16 here, an ICC profile converted to sRGB at 16 bits).
+    /// `keepHighBitDepth`: a 16-bit RGB or grey image stays 16-bit instead (imgproxy's `preserve_hdr`: RGB16 and
+    /// grey16 as they are, an ICC profile converted to sRGB at 16 bits).
     static func normalize(_ input: VImage, autorotate: Bool, keepColorProfile: Bool = false,
                           keepHighBitDepth: Bool = false) throws(DWWebImageError) -> VImage {
         var image = input
@@ -266,7 +266,8 @@ enum Decoder {
         return image
     }
 
-    /// A 16-bit RGB or grey image (VipsInterpretation 25 RGB16, 26 grey16) as 16-bit RGB with 3 or 4 bands, its ICC
+    /// A 16-bit RGB or grey image (VipsInterpretation 25 RGB16, 26 grey16) as RGB16 with 3 or 4 bands, or grey16 with
+    /// 1 or 2 (kept grey, as imgproxy's `ph:1` does, unless an ICC profile is converted: then RGB16), its ICC
     /// profile converted to sRGB at 16 bits unless kept; nil for anything else (then it goes to 8 bits).
     private static func highBitDepth(_ input: VImage, keepColorProfile: Bool) throws(DWWebImageError) -> VImage? {
         let interpretation = cvips_interpretation(input.pointer)
@@ -278,7 +279,8 @@ enum Decoder {
                 image = converted
             }
         }
-        if cvips_interpretation(image.pointer) != 25 || !(image.bands == 3 || image.bands == 4) {
+        let greyKept = cvips_interpretation(image.pointer) == 26 && (image.bands == 1 || image.bands == 2)
+        if !greyKept, cvips_interpretation(image.pointer) != 25 || !(image.bands == 3 || image.bands == 4) {
             let source = image
             image = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(source.pointer, 25, $0) }
         }

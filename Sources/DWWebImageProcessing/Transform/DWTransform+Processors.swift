@@ -63,9 +63,10 @@ extension DWTransform {
     }
 
     /// `ph:1` as it applies: the output format keeps 16 bits (PNG, TIFF, AVIF, JPEG XL, or the source's own format,
-    /// checked again when encoding) and every step is one that works at any bit depth — the geometry (crop, scale,
-    /// rotate, flip, the fill crop), extend, padding, background, blur and pixelate. The others (trim, sharpen,
-    /// adjust, monochrome, watermark, dwfetch's extras) work in 8 bits, so with them `ph:1` changes nothing.
+    /// checked again when encoding) and every step is one of imgproxy's, which all work at 16 bits — the geometry
+    /// (crop, scale, rotate, flip, the fill crop), trim, extend, padding, background, blur, sharpen, pixelate, adjust,
+    /// monochrome and watermark. dwfetch's extras (grayscale, tint, round corners) work in 8 bits, so with them
+    /// `ph:1` changes nothing.
     var keepsHighBitDepth: Bool {
         guard preserveHDR, format.map(Encoder.keepsHighBitDepth) ?? true else { return false }
         var rest = geometryAndPixels
@@ -74,7 +75,8 @@ extension DWTransform {
         (rest.cropWidth, rest.cropHeight, rest.cropGravity, rest.maxResultDimension) = (0, 0, nil, 0)
         (rest.autoRotate, rest.rotate, rest.flipHorizontal, rest.flipVertical) = (true, 0, false, false)
         (rest.extend, rest.extendAspectRatio, rest.padding, rest.background) = (nil, nil, DWPadding(), nil)
-        (rest.blur, rest.pixelate) = (0, 0)
+        (rest.blur, rest.pixelate, rest.sharpen, rest.trim, rest.monochrome, rest.watermark) = (0, 0, 0, nil, nil, nil)
+        (rest.brightness, rest.contrast, rest.saturation) = (0, 1, 1)
         return rest == DWTransform() && !grayscale && tint == nil && roundCorners == nil
     }
 

@@ -18,8 +18,7 @@ extension FrameOps {
 
     static func sharpen(_ frame: VImage, _ sigma: Double) throws(DWWebImageError) -> VImage {
         let sharpened = try Vips.make("cannot sharpen") { cvips_sharpen(frame.pointer, sigma, $0) }
-        let srgb = try Vips.make("cannot sharpen") { cvips_colourspace(sharpened.pointer, 22, $0) }
-        return try Vips.make("cannot sharpen") { cvips_cast_uchar(srgb.pointer, $0) }
+        return try restore(sharpened, like: frame, grey: true)
     }
 
     /// Blocks of `size` × `size` pixels, each the mean of its pixels, as imgproxy's `vips_apply_filters`: sides that
@@ -44,12 +43,14 @@ extension FrameOps {
         return try Vips.make("cannot pixelate") { cvips_cast(cropped.pointer, format, $0) }
     }
 
-    /// Brightness (added), contrast (around mid-grey) and saturation (chroma multiplied, in LCh).
+    /// Brightness (added), contrast (around mid-grey) and saturation (chroma multiplied, in LCh). A 16-bit frame
+    /// stays 16-bit (grey stays grey): the 8-bit brightness and mid-grey are scaled by 257.
     static func adjust(_ frame: VImage, brightness: Int, contrast: Double, saturation: Double) throws(DWWebImageError) -> VImage {
         var image = frame
         if brightness != 0 || contrast != 1 {
-            let offset = 128 * (1 - contrast) + Double(brightness)
-            image = try linear(image, [contrast, contrast, contrast], [offset, offset, offset])
+            let offset = (128 * (1 - contrast) + Double(brightness)) * depthScale(frame)
+            let bands = colourBands(frame)
+            image = try linear(image, Array(repeating: contrast, count: bands), Array(repeating: offset, count: bands))
         }
         if saturation != 1 {
             let source = image
@@ -61,38 +62,49 @@ extension FrameOps {
             }
             let count = Int32(a.count)
             let scaled = try Vips.make("cannot adjust saturation") { cvips_linear(lch.pointer, &a, &b, count, $0) }
-            let srgb = try Vips.make("cannot adjust saturation") { cvips_colourspace(scaled.pointer, 22, $0) }
-            image = try Vips.make("cannot adjust saturation") { cvips_cast_uchar(srgb.pointer, $0) }
+            image = try restore(scaled, like: frame, grey: true)
         }
         return image
     }
 
-    /// Luminance mapped from black to `color`, over the original at `intensity`.
+    /// Luminance mapped from black to `color`, over the original at `intensity` (RGB16 for a 16-bit frame).
     static func monochrome(_ frame: VImage, _ mono: DWMonochrome) throws(DWWebImageError) -> VImage {
         let grey = try Vips.make("cannot make monochrome") { cvips_colourspace(frame.pointer, 26, $0) }
-        let srgb = try Vips.make("cannot make monochrome") { cvips_colourspace(grey.pointer, 22, $0) }
-        let eight = try Vips.make("cannot make monochrome") { cvips_cast_uchar(srgb.pointer, $0) }
-        let colored = try linear(eight, [Double(mono.color.red) / 255, Double(mono.color.green) / 255,
+        let rgb = try restore(grey, like: frame, grey: false)
+        let colored = try linear(rgb, [Double(mono.color.red) / 255, Double(mono.color.green) / 255,
                                          Double(mono.color.blue) / 255], [0, 0, 0])
         guard mono.intensity < 1 else { return colored }
         let opaque = colored.hasAlpha ? try Vips.make("cannot make monochrome") {
             cvips_extract_band(colored.pointer, 0, 3, $0)
         } : colored
         let overlay = try Vips.make("cannot make monochrome") {
-            cvips_bandjoin_const1(opaque.pointer, 255 * mono.intensity, $0)
+            cvips_bandjoin_const1(opaque.pointer, 255 * mono.intensity * depthScale(opaque), $0)
         }
         return try composite(frame, overlay, x: 0, y: 0)
     }
 
-    /// `overlay` over `base` at (x, y); the result has `base`'s bands.
+    /// `overlay` (colour, with alpha) over `base` at (x, y); the result has `base`'s alpha (or none) and depth: 8-bit
+    /// sRGB, or RGB16 for a 16-bit base (the overlay is brought to 16 bits first, alpha included).
     static func composite(_ base: VImage, _ overlay: VImage, x: Int, y: Int) throws(DWWebImageError) -> VImage {
         let withAlpha = try addAlpha(base)
+        let top = base.isUChar || !overlay.isUChar ? overlay : try restore(overlay, like: base, grey: false)
         let over = try Vips.make("cannot composite") {
-            cvips_composite_over(withAlpha.pointer, overlay.pointer, Int32(x), Int32(y), $0)
+            cvips_composite_over(withAlpha.pointer, top.pointer, Int32(x), Int32(y), $0)
         }
-        let srgb = try Vips.make("cannot composite") { cvips_colourspace(over.pointer, 22, $0) }
-        let eight = try Vips.make("cannot composite") { cvips_cast_uchar(srgb.pointer, $0) }
-        guard !base.hasAlpha else { return eight }
-        return try Vips.make("cannot composite") { cvips_extract_band(eight.pointer, 0, 3, $0) }
+        let result = try restore(over, like: base, grey: false)
+        guard !base.hasAlpha else { return result }
+        return try Vips.make("cannot composite") { cvips_extract_band(result.pointer, 0, 3, $0) }
+    }
+
+    /// `image` (the result of a colour operation on `frame`) back at `frame`'s depth: 8-bit sRGB for an 8-bit frame;
+    /// for a 16-bit (`ph:1`) frame 16-bit, grey16 when `frame` is grey16 and `grey` allows, else RGB16.
+    static func restore(_ image: VImage, like frame: VImage, grey: Bool) throws(DWWebImageError) -> VImage {
+        guard !frame.isUChar else {
+            let srgb = try Vips.make("cannot convert to sRGB") { cvips_colourspace(image.pointer, 22, $0) }
+            return try Vips.make("cannot convert to 8 bits") { cvips_cast_uchar(srgb.pointer, $0) }
+        }
+        let space: Int32 = grey && isGrey(frame) ? 26 : 25
+        let converted = try Vips.make("cannot convert to 16 bits") { cvips_colourspace(image.pointer, space, $0) }
+        return try Vips.make("cannot convert to 16 bits") { cvips_cast(converted.pointer, 2, $0) }
     }
 }

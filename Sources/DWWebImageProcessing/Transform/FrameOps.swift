@@ -1,4 +1,5 @@
-// FrameOps: the libvips operations imgproxy's pipeline is made of, on one frame each (sRGB, 8-bit, 3 or 4 bands).
+// FrameOps: the libvips operations imgproxy's pipeline is made of, on one frame each (sRGB 8-bit, 3 or 4 bands; with
+// `ph:1` RGB16 or grey16).
 import CVips
 import DWWebImage
 import Foundation
@@ -58,17 +59,26 @@ enum FrameOps {
         var image = frame
         var fill: [Double]
         if let background {
+            image = try colourFor(background, image)
             fill = [Double(background.red), Double(background.green), Double(background.blue)]
+            if isGrey(image) { fill = [fill[0]] }
             if image.hasAlpha { fill.append(255) }
             fill = fill.map { $0 * depthScale(frame) }
         } else {
             if !image.hasAlpha { image = try addAlpha(image) }
-            fill = [0, 0, 0, 0]
+            fill = Array(repeating: 0, count: image.bands)
         }
         let source = image, count = Int32(fill.count)
         return try Vips.make("cannot extend") {
             cvips_embed(source.pointer, Int32(x), Int32(y), Int32(width), Int32(height), &fill, count, $0)
         }
+    }
+
+    /// A grey16 frame as RGB16 when `color` is not a grey (imgproxy's `vips_guard_colorspace`), else `frame`.
+    static func colourFor(_ color: DWColor, _ frame: VImage) throws(DWWebImageError) -> VImage {
+        guard isGrey(frame), color.red != color.green || color.red != color.blue else { return frame }
+        let rgb = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(frame.pointer, 25, $0) }
+        return try Vips.make("cannot convert to 16-bit RGB") { cvips_cast(rgb.pointer, 2, $0) }
     }
 
     static func addAlpha(_ frame: VImage) throws(DWWebImageError) -> VImage {
@@ -79,9 +89,9 @@ enum FrameOps {
 
     static func flatten(_ frame: VImage, _ color: DWColor) throws(DWWebImageError) -> VImage {
         guard frame.hasAlpha else { return frame }
-        let scale = depthScale(frame)
+        let scale = depthScale(frame), image = try colourFor(color, frame)
         return try Vips.make("cannot flatten") {
-            cvips_flatten(frame.pointer, Double(color.red) * scale, Double(color.green) * scale,
+            cvips_flatten(image.pointer, Double(color.red) * scale, Double(color.green) * scale,
                           Double(color.blue) * scale, $0)
         }
     }
@@ -90,7 +100,9 @@ enum FrameOps {
     /// imgproxy's `vips_trim`: an image with alpha is first flattened onto magenta (#ff00ff), so a transparent border
     /// is trimmed as one colour and white content next to it is not.
     static func trimBox(_ frame: VImage, _ trim: DWTrim) throws(DWWebImageError) -> (x: Int, y: Int, width: Int, height: Int) {
-        let opaque = try flatten(frame, DWColor(red: 255, green: 0, blue: 255))
+        // imgproxy finds the box on an 8-bit sRGB copy of a 16-bit image and crops the original.
+        let eight = frame.isUChar ? frame : try Decoder.normalize(frame, autorotate: false)
+        let opaque = try flatten(eight, DWColor(red: 255, green: 0, blue: 255))
         let memory = try Vips.make("cannot trim") { cvips_copy_memory(opaque.pointer, $0) }
         var background: [Double]
         if let color = trim.color {
@@ -123,7 +135,7 @@ enum FrameOps {
         return box
     }
 
-    /// `a·x + b` per band, kept 8-bit (the alpha band, if any, unchanged).
+    /// `a·x + b` per band, kept at the frame's depth, 8 or 16 bits (the alpha band, if any, unchanged).
     static func linear(_ frame: VImage, _ a: [Double], _ b: [Double]) throws(DWWebImageError) -> VImage {
         var a = a, b = b
         if frame.hasAlpha {
@@ -131,6 +143,17 @@ enum FrameOps {
             b.append(0)
         }
         let count = Int32(a.count)
-        return try Vips.make("cannot adjust") { cvips_linear_uchar(frame.pointer, &a, &b, count, $0) }
+        guard !frame.isUChar else {
+            return try Vips.make("cannot adjust") { cvips_linear_uchar(frame.pointer, &a, &b, count, $0) }
+        }
+        let format = cvips_band_format(frame.pointer)
+        let result = try Vips.make("cannot adjust") { cvips_linear(frame.pointer, &a, &b, count, $0) }
+        return try Vips.make("cannot adjust") { cvips_cast(result.pointer, format, $0) }
     }
+
+    /// A 16-bit grey frame (VipsInterpretation grey16: `ph:1` keeps grey sources grey, as imgproxy does).
+    static func isGrey(_ frame: VImage) -> Bool { cvips_interpretation(frame.pointer) == 26 }
+
+    /// The bands that are colour (not alpha): 1 for grey, 3 for RGB.
+    static func colourBands(_ frame: VImage) -> Int { frame.hasAlpha ? frame.bands - 1 : frame.bands }
 }
