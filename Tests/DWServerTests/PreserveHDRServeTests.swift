@@ -27,14 +27,36 @@ extension ImgproxyParityServeTests {
         out = io.BytesIO(); im.save(out, 'PNG'); print(base64.b64encode(out.getvalue()).decode())
         """
 
+    /// A 16-bit grey PNG, 40 × 30 of 4660, with an embedded grey ICC profile (gamma 2.2, written by hand: no grey
+    /// profile ships with lcms or Pillow): in sRGB's curve (imgproxy's sGrey) that is 2556.
+    static let greyICCScript = """
+        import base64, io, struct
+        from PIL import Image
+        def s15(v): return struct.pack('>i', int(round(v * 65536)))
+        white = s15(0.9642) + s15(1.0) + s15(0.8249)
+        desc = b'desc' + bytes(4) + struct.pack('>I', 5) + b'grey' + bytes(1) + bytes(81)
+        tags = [(b'desc', desc), (b'wtpt', b'XYZ ' + bytes(4) + white),
+                (b'kTRC', b'curv' + bytes(4) + struct.pack('>IH', 1, 563) + bytes(2)), (b'cprt', b'text' + bytes(4) + b'no' + bytes(1))]
+        offset, table, data = 128 + 4 + 12 * len(tags), b'', b''
+        for sig, body in tags:
+            body += bytes(-len(body) % 4)
+            table += sig + struct.pack('>II', offset + len(data), len(body)); data += body
+        body = struct.pack('>I', len(tags)) + table + data
+        header = (struct.pack('>I', 128 + len(body)) + b'lcms' + struct.pack('>I', 0x02100000) + b'mntrGRAYXYZ '
+                  + bytes(12) + b'acsp' + bytes(28) + white + bytes(48))
+        im = Image.new('I;16', (40, 30)); im.putdata([4660] * 1200)
+        out = io.BytesIO(); im.save(out, 'PNG', icc_profile=header + body); print(base64.b64encode(out.getvalue()).decode())
+        """
+
     /// Each step keeps 16 bits with `ph:1` and does its maths there: brightness and contrast give exact 16-bit values
     /// (8-bit amounts × 257), saturation, sharpen and monochrome values that are no multiple of 257, the watermark
     /// leaves the pixels it does not cover exactly as they were, trim crops a grey16 source and keeps it grey; a grey
     /// background keeps grey16 grey, a coloured one makes it RGB16 (imgproxy's `vips_guard_colorspace`); a grey16
-    /// source still writes a 16-bit AVIF.
+    /// source still writes a 16-bit AVIF, and one with a grey ICC profile comes out grey in sRGB's curve.
     func testPreserveHDRThroughEveryStep() throws {
         origin.setRoute("/rgb16.png", .ok(Data(base64Encoded: try python(Self.rgb16Script))!))
         origin.setRoute("/grey16.png", .ok(Data(base64Encoded: try python(Self.framedGrey16Script))!))
+        origin.setRoute("/grey-icc.png", .ok(Data(base64Encoded: try python(Self.greyICCScript))!))
         let mark = FileManager.default.temporaryDirectory.appendingPathComponent("dwhdr-mark-\(UUID().uuidString).png")
         try SampleImages.png(width: 4, height: 4).write(to: mark)
         defer { try? FileManager.default.removeItem(at: mark) }
@@ -43,6 +65,7 @@ extension ImgproxyParityServeTests {
             (grey, "'ph:1'", 1, { $0 == [4660] }),
             (grey, "'ph:1', 't:10'", 1, { $0 == [40000] }),
             (grey, "'ph:1', 'pd:2', 'bg:808080'", 1, { $0 == [32896] }),
+            (origin.url("/grey-icc.png"), "'ph:1'", 1, { p in p.count == 1 && abs(p[0] - 2556) < 30 }),
             (grey, "'ph:1', 'pd:2', 'bg:ff0000'", 3, { $0 == [65535, 0, 0] }),
             (rgb, "'ph:1', 'br:10'", 3, { $0 == [13077, 22881, 32583] }),
             (rgb, "'ph:1', 'co:2'", 3, { $0 == [0, 7726, 27130] }),

@@ -267,8 +267,9 @@ enum Decoder {
     }
 
     /// A 16-bit RGB or grey image (VipsInterpretation 25 RGB16, 26 grey16) as RGB16 with 3 or 4 bands, or grey16 with
-    /// 1 or 2 (kept grey, as imgproxy's `ph:1` does, unless an ICC profile is converted: then RGB16), its ICC
-    /// profile converted to sRGB at 16 bits unless kept; nil for anything else (then it goes to 8 bits).
+    /// 1 or 2 (kept grey, as imgproxy's `ph:1` does), its ICC profile converted to sRGB at 16 bits unless kept (a
+    /// grey one to sRGB and back to grey: imgproxy's sGrey, which libvips 8.14 does not ship); nil for anything else
+    /// (then it goes to 8 bits).
     private static func highBitDepth(_ input: VImage, keepColorProfile: Bool) throws(DWWebImageError) -> VImage? {
         let interpretation = cvips_interpretation(input.pointer)
         guard cvips_band_format(input.pointer) == 2, interpretation == 26 || interpretation == 25 else { return nil }
@@ -277,6 +278,10 @@ enum Decoder {
             let source = image
             if let converted = try? Vips.make("ICC transform", { cvips_icc_to_srgb_depth(source.pointer, 0, 16, $0) }) {
                 image = converted
+            }
+            if interpretation == 26, cvips_interpretation(image.pointer) != 26 {  // grey in sRGB's curve: sGrey
+                let rgb = image
+                image = try Vips.make("cannot convert to 16-bit grey") { cvips_colourspace(rgb.pointer, 26, $0) }
             }
         }
         let greyKept = cvips_interpretation(image.pointer) == 26 && (image.bands == 1 || image.bands == 2)
