@@ -135,7 +135,8 @@ public final class DWWebImageManager: Sendable {
     }
 
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
-    /// on ``callbackQueue``.
+    /// on ``callbackQueue``. A memory hit answered on the caller's thread (``imageFromMemory(withURL:options:)``, the
+    /// async API's hits) is counted there just after the caller has its image.
     public var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)? {
         get { state.withLock { $0.metricsHandler } }
         set { state.withLock { $0.metricsHandler = newValue } }
