@@ -61,7 +61,7 @@ struct FetchOutcome: Sendable {
 }
 
 /// Totals for the summary line and the exit status.
-package struct FetchReport {
+package struct FetchReport: Sendable {
     /// Images fetched (and written, with `-o`).
     package var fetched = 0
     /// URLs that failed.
@@ -70,6 +70,16 @@ package struct FetchReport {
     package var bytes: Int64 = 0
     /// Seconds from start to the last line.
     package var elapsed: TimeInterval = 0
+
+    /// Counts one line's outcome.
+    mutating func count(_ outcome: FetchOutcome) {
+        if outcome.succeeded, case .success(let image) = outcome.result {
+            fetched += 1
+            bytes += Int64(image.byteCount)
+        } else {
+            failed += 1
+        }
+    }
 }
 
 /// One dwfetch run over a manager. Requests run on the library's queues; every result is handled on this runner's own
@@ -95,13 +105,25 @@ package final class FetchRunner: Sendable {
     /// a worker.
     private let onOutputQueue = DispatchSpecificKey<Bool>()
 
+    /// What the run keeps while it runs: nothing per URL once the URL's line is printed (issue 25: peak RSS flat in
+    /// the number of URLs), only per URL still in flight or waiting for its turn to print.
     private struct RunState {
+        /// Outcomes whose line has not been printed yet; one the input names again later stays until its last line.
         var outcomes: [String: FetchOutcome] = [:]
+        /// For URLs the input names more than once: the index of the last mention (empty when none repeats).
+        var lastMention: [String: Int] = [:]
         var prefetchOutcomes: [String: FetchOutcome] = [:]
+        /// Records the metrics handler has given that no outcome has taken yet.
         var metrics: [String: DWDownloadMetrics] = [:]
+        /// Every record, for `--stats` (kept only then).
         var allMetrics: [DWDownloadMetrics] = []
         var nextToPrint = 0
-        var tokens: [DWWebImageToken] = []
+        /// Totals of the URL lines printed so far (the prefetch lines are counted at the end).
+        var report = FetchReport()
+        /// Tokens of the requests not finished yet, by the URL's place among the distinct URLs (for ``interrupt``).
+        var tokens: [Int: DWWebImageToken] = [:]
+        /// Requests that finished before their token was filed (a refusal answered at once): not filed then.
+        var finishedEarly: Set<Int> = []
         var prefetcher: DWWebImagePrefetcher?
         /// The signal that stopped the run (SIGINT, SIGTERM or SIGHUP), if one did.
         var interruptedBy: Int32?
@@ -124,54 +146,30 @@ package final class FetchRunner: Sendable {
     package func run(_ urls: [String], prefetch: [String] = []) -> FetchReport {
         let started = Date()
         prepareManager()
-        var distinct: [String] = []
-        var seen = Set<String>()
-        for url in urls where seen.insert(url).inserted { distinct.append(url) }
-        let names = output == nil ? [:] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
+        let (distinct, lastMention) = Self.distinct(urls)
+        state.withLock { $0.lastMention = lastMention }
+        let names = output == nil ? [] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
         if let output, let failure = output.prepare() {
             FileHandle.standardError.write(Data("dwfetch: \(failure)\n".utf8))
             return FetchReport(fetched: 0, failed: urls.count)
         }
         preview?.expect(urls)
         let done = DispatchGroup()
-        // URLs with the manager at once: each queued request holds ~5 KB (waiter, downloader, operation, token).
-        let inFlight = DispatchSemaphore(value: max(64, command.jobs * 8))
+        // URLs with the manager at once, refilled a quarter at a time (one wake-up of this thread per 16 results).
+        let window = max(64, command.jobs * 8)
+        let inFlight = RequestWindow(size: window, refill: window / 4)
         let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
         let json = command.json
         if !prefetch.isEmpty { startPrefetch(prefetch, json: json, done: done) }
-        for url in distinct {
-            inFlight.wait()
+        for (index, url) in distinct.enumerated() {
+            inFlight.enter()
             done.enter()
-            progress?.started(url)
-            // No progress view (quiet, or stderr not a terminal): no progress closure, so the library sends no
-            // progress calls through the callback queue at all.
-            var onProgress: (@Sendable (Int64, Int64) -> Void)?
-            if let view = progress {
-                onProgress = { received, expected in view.update(url, received: received, expected: expected) }
+            request(url, index: index, options: options, name: names.isEmpty ? nil : names[index], urls: urls) {
+                done.leave()
+                inFlight.leave()
             }
-            let (requestOptions, context) = pixels.request(options)
-            let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) { [self] fetched in
-                pixels.finish(fetched, url: url, context: context, cache: manager.cache) { [self] result, original in
-                    let handle: @Sendable () -> Void = { [self] in
-                        finished(url, result, original: original, name: names[url], json: json, urls: urls)
-                        done.leave()
-                        inFlight.signal()
-                    }
-                    if DispatchQueue.getSpecific(key: onOutputQueue) == true {
-                        handle()
-                    } else {
-                        outputQueue.async(execute: handle)
-                    }
-                }
-            }
-            // A signal that came while requests were being queued cancels the ones queued after it too.
-            let stopped = state.withLock { s -> Bool in
-                s.tokens.append(token)
-                return s.interruptedBy != nil
-            }
-            if stopped { manager.cancel(token) }
         }
         done.wait()
         signals.cancel()
@@ -179,9 +177,11 @@ package final class FetchRunner: Sendable {
         manager.cache.waitForPendingWrites()
         printReady(urls)
         let prefetched = state.withLock { $0.prefetchOutcomes }
-        printLines(prefetch.compactMap { prefetched[$0] })
+        let prefetchLines = prefetch.compactMap { prefetched[$0] }
+        printLines(prefetchLines)
 
-        var report = tally(urls, prefetch: prefetch, prefetched: prefetched)
+        var report = state.withLock { $0.report }
+        for outcome in prefetchLines { report.count(outcome) }
         report.elapsed = Date().timeIntervalSince(started)
         if !command.quiet { printSummary(report) }
         if command.stats { printStats(state.withLock { $0.allMetrics }) }
@@ -195,47 +195,89 @@ package final class FetchRunner: Sendable {
         return report
     }
 
-    /// The manager set up for this run (on the caller's thread, before any request): concurrency, the output queue as
-    /// its callback queue, the command's configuration, and metrics collected into the run's state.
+    /// The distinct URLs in input order and, for the URLs named more than once, the index of their last mention.
+    private static func distinct(_ urls: [String]) -> ([String], [String: Int]) {
+        var distinct: [String] = []
+        var seen = Set<String>(minimumCapacity: urls.count)
+        for url in urls where seen.insert(url).inserted { distinct.append(url) }
+        guard distinct.count < urls.count else { return (distinct, [:]) }
+        var mentions: [String: (count: Int, last: Int)] = [:]
+        for (index, url) in urls.enumerated() {
+            let seen = mentions[url]?.count ?? 0
+            mentions[url] = (seen + 1, index)
+        }
+        return (distinct, mentions.compactMapValues { $0.count > 1 ? $0.last : nil })
+    }
+
+    /// Asks the manager for one distinct URL (the `index`-th); its result is handled on the output queue, then
+    /// `done` runs.
+    private func request(
+        _ url: String, index: Int, options: DWWebImageOptions, name: String?, urls: [String],
+        done: @escaping @Sendable () -> Void
+    ) {
+        progress?.started(url)
+        // No progress view (quiet, or stderr not a terminal): no progress closure, so the library sends no
+        // progress calls through the callback queue at all.
+        var onProgress: (@Sendable (Int64, Int64) -> Void)?
+        if let view = progress {
+            onProgress = { received, expected in view.update(url, received: received, expected: expected) }
+        }
+        let (requestOptions, context) = pixels.request(options)
+        let json = command.json
+        let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) { [self] fetched in
+            pixels.finish(fetched, url: url, context: context, cache: manager.cache) { [self] result, original in
+                let handle: @Sendable () -> Void = { [self] in
+                    finished(url, index: index, result, original: original, name: name, json: json, urls: urls)
+                    done()
+                }
+                if DispatchQueue.getSpecific(key: onOutputQueue) == true {
+                    handle()
+                } else {
+                    outputQueue.async(execute: handle)
+                }
+            }
+        }
+        // A signal that came while requests were being queued cancels the ones queued after it too.
+        let stopped = state.withLock { s -> Bool in
+            if s.finishedEarly.remove(index) == nil { s.tokens[index] = token }
+            return s.interruptedBy != nil
+        }
+        if stopped { manager.cancel(token) }
+    }
+
+    /// The manager set up for this run (on the caller's thread, before any request): concurrency, oldest first, the
+    /// output queue as its callback queue (cache writes included), the command's configuration, and metrics collected
+    /// into the run's state.
     private func prepareManager() {
         manager.maxConcurrentDownloads = command.jobs
+        // The list's order: newest first would keep the window's first URLs waiting (and every later line with them).
+        manager.startsNewestFirst = false
         manager.callbackQueue = outputQueue
+        // The output queue writes files anyway: the cache entry is written there too, after the -o file (one thread
+        // hand-off an image less than the cache's write queue).
+        manager.writesCacheInCallbacks = true
         manager.configuration = command.managerConfiguration(base: manager.configuration)
+        let stats = command.stats
         manager.metricsHandler = { [state] record in
             state.withLock { s in
                 s.metrics[record.url] = record
-                s.allMetrics.append(record)
+                if stats { s.allMetrics.append(record) }
             }
         }
-    }
-
-    /// Totals over every line: fetched (and written) or failed.
-    private func tally(_ urls: [String], prefetch: [String], prefetched: [String: FetchOutcome]) -> FetchReport {
-        var report = FetchReport()
-        let outcomes = state.withLock { $0.outcomes }
-        for (url, table) in urls.map({ ($0, outcomes) }) + prefetch.map({ ($0, prefetched) }) {
-            guard let outcome = table[url] else { continue }
-            if outcome.succeeded, case .success(let image) = outcome.result {
-                report.fetched += 1
-                report.bytes += Int64(image.byteCount)
-            } else {
-                report.failed += 1
-            }
-        }
-        return report
     }
 
     /// One URL's result, on the output queue: written (`-o`), kept for its preview, hashed (`--json`), recorded, and
     /// printed with every line whose turn has come.
-    private func finished(_ url: String, _ result: Result<DWImage, DWWebImageError>, original: SourceFacts?,
-                          name: String?, json: Bool, urls: [String]) {
+    private func finished(_ url: String, index: Int, _ result: Result<DWImage, DWWebImageError>,
+                          original: SourceFacts?, name: String?, json: Bool, urls: [String]) {
         let (path, writeError) = save(result, url: url, name: name)
         if let image = result.value { preview?.keep(image, for: url) }
         progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
         let summary = result.map { ImageSummary($0, hash: json, original: original) }
         state.withLock { s in
             s.outcomes[url] = FetchOutcome(url: url, result: summary, path: path, writeError: writeError,
-                                           metrics: s.metrics[url])
+                                           metrics: s.metrics.removeValue(forKey: url))
+            if s.tokens.removeValue(forKey: index) == nil { s.finishedEarly.insert(index) }
         }
         printReady(urls)
     }
@@ -250,7 +292,7 @@ package final class FetchRunner: Sendable {
                 let summary = result.map { ImageSummary($0, hash: json) }
                 state.withLock { s in
                     s.prefetchOutcomes[url] = FetchOutcome(url: url, result: summary, path: nil, writeError: nil,
-                                                           metrics: s.metrics[url], prefetched: true)
+                                                           metrics: s.metrics.removeValue(forKey: url), prefetched: true)
                 }
             }
         }, completion: { [outputQueue] _, _, _ in outputQueue.async { done.leave() } })
@@ -268,12 +310,16 @@ package final class FetchRunner: Sendable {
         }
     }
 
-    /// Prints every line whose turn has come (input order), as soon as its URL is done.
+    /// Prints every line whose turn has come (input order), as soon as its URL is done, counting it in the report;
+    /// an outcome no later line needs is forgotten.
     private func printReady(_ urls: [String]) {
         printing.withLock { _ in
             var outcomes: [FetchOutcome] = []
             state.withLock { s in
                 while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
+                    let url = urls[s.nextToPrint]
+                    if (s.lastMention[url] ?? s.nextToPrint) <= s.nextToPrint { s.outcomes[url] = nil }
+                    s.report.count(outcome)
                     outcomes.append(outcome)
                     s.nextToPrint += 1
                 }
@@ -343,7 +389,7 @@ package final class FetchRunner: Sendable {
     private func interrupt(by signal: Int32) {
         let tokens = state.withLock { s -> [DWWebImageToken] in
             if s.interruptedBy == nil { s.interruptedBy = signal }
-            return s.tokens
+            return Array(s.tokens.values)
         }
         preview?.interrupt()
         for token in tokens { manager.cancel(token) }

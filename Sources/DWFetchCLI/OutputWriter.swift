@@ -9,9 +9,12 @@ import Foundation
 /// With `extensionFromFormat` (processed images) the names come without an extension — `cat.png` → `cat` — made
 /// unique as such, and the writer appends the output format's own.
 enum OutputNames {
-    static func assign(_ urls: [String], extensionFromFormat: Bool = false) -> [String: String] {
+    /// One name per URL, in the order of `urls` (an array, not a dictionary by URL: a run over many URLs keeps it
+    /// whole, and names of up to 15 bytes live inside the array's elements).
+    static func assign(_ urls: [String], extensionFromFormat: Bool = false) -> [String] {
         var taken = Set<String>()
-        var names: [String: String] = [:]
+        var names: [String] = []
+        names.reserveCapacity(urls.count)
         for url in urls {
             var base = baseName(url)
             if extensionFromFormat, let dot = base.lastIndex(of: "."), dot != base.startIndex {
@@ -24,7 +27,7 @@ enum OutputNames {
                 candidate = numbered(base, n)
             }
             taken.insert(candidate.lowercased())
-            names[url] = candidate
+            names.append(candidate)
         }
         return names
     }

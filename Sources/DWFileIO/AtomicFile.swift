@@ -122,6 +122,18 @@ public struct AtomicFile {
         return 0
     }
 
+    /// Publishes the unnamed file as `final` only if nothing has that name yet (one `linkat`): 0 when published (the
+    /// descriptor closed), `EEXIST` when the name is taken (nothing done: ``publish(as:fallbackName:)`` replaces it),
+    /// another errno when it failed (the descriptor closed), or nil for a named temp file (use
+    /// ``publish(as:fallbackName:)``).
+    public func publishIfAbsent(as final: String) -> Int32? {
+        guard tempPath == nil else { return nil }
+        if Self.link(fd, as: final) == 0 { return close(fd) == 0 ? 0 : errno }
+        let code = errno
+        if code != EEXIST { close(fd) }
+        return code
+    }
+
     /// Closes and forgets the file (an unnamed file simply vanishes; a named temp file is removed).
     public func discard() {
         close(fd)

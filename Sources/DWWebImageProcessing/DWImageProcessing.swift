@@ -17,6 +17,13 @@ public struct DWProcessingLimits: Sendable, Equatable {
     /// Frames of an animation that are decoded and processed (default: all); the rest are dropped, as imgproxy's
     /// `IMGPROXY_MAX_ANIMATION_FRAMES` does. `dwfetch serve` sets `--max-animation-frames` (default 1).
     public var maxProcessedFrames = Int.max
+    /// Pixels an SVG is rendered to at most when the request does not enlarge it: a larger render is scaled down to
+    /// this (imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION` for vectors); nil: ``maxPixelCount``. `dwfetch serve` sets
+    /// the smaller of `--max-pixels` and `--max-result-pixels`.
+    public var maxVectorPixels: Int?
+
+    /// The pixel count an SVG is scaled down to when not enlarged: ``maxVectorPixels`` within ``maxPixelCount``.
+    public var vectorPixelCap: Int { min(maxVectorPixels ?? maxPixelCount, maxPixelCount) }
 
     /// The defaults: 64 MP per frame (the core's decode limit), 1,000 frames, 64 MP over all frames (256 MB of
     /// RGBA), 64 MiB of encoded bytes.

@@ -99,16 +99,28 @@ extension DWImageServer {
         -> DWServedProcessor.Precheck {
         var perRequest = configuration.resultLimits
         if let maxAnimationFrames { perRequest.maxAnimationFrames = maxAnimationFrames }
-        let limits = perRequest
+        let limits = perRequest, maxPixels = self.limits.vectorPixelCap
         return { image throws(DWWebImageError) in
+            if image.format == .svg { return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels) }
             let format = outputFormat ?? image.format
             let keepsFrames = image.format == .gif && (format == .gif || format == .webp)
-            var options = options
-            if image.format == .svg { options.enlarge = true }  // a vector is scaled to the box, as imgproxy does
             for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
                 try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
                                  options: options, keepsFrames: keepsFrames)
             }
+        }
+    }
+
+    /// The result limits for an SVG source: its result size by imgproxy's vector rules
+    /// (``DWTransform/vectorResultSize(sourceWidth:sourceHeight:maxPixels:)``; a document without a declared size
+    /// is measured by libvips), either orientation, checked as a result of that size.
+    static func checkVector(_ image: DWImage, _ options: DWTransform, limits: DWResultLimits, maxPixels: Int)
+        throws(DWWebImageError) {
+        let (width, height) = try image.reportedSize
+        for (w, h) in [(width, height), (height, width)] {
+            let size = options.vectorResultSize(sourceWidth: w, sourceHeight: h, maxPixels: maxPixels)
+            try limits.check(sourceWidth: size.width, sourceHeight: size.height, sourceFrames: 1, options: DWTransform(),
+                             keepsFrames: false)
         }
     }
 

@@ -68,6 +68,7 @@ public final class DWImageServer: Sendable {
         limits.maxFrameCount = configuration.maxFrames
         limits.maxByteCount = Int(clamping: configuration.maxSize)
         limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames
+        limits.maxVectorPixels = configuration.resultLimits.maxPixels  // an SVG not enlarged renders within the result limit
         self.limits = limits
         resultStorage = configuration.resultStorage.map { [metrics, logger] in
             DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5), prefix: $0,

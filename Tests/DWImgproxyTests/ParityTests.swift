@@ -87,6 +87,16 @@ final class ParityTests: XCTestCase {
         XCTAssertEqual(Imgproxy.refusal("f:tif").1, 400, "imgproxy knows tiff by that name only")
     }
 
+    /// imgproxy writes an AVIF under 16 pixels on a side as PNG when it has alpha, else JPEG.
+    func testAVIFUnder16PixelsIsPNGOrJPEG() throws {
+        let quads = SampleImages.quadrants(width: 40, height: 30)
+        XCTAssertEqual(try Imgproxy.run("w:32/f:avif", on: quads).0.format, .avif, "32 × 24: AVIF")
+        XCTAssertEqual(try Imgproxy.run("w:16/f:avif", on: SampleImages.png(width: 40, height: 30)).0.format, .jpeg)
+        let (png, bitmap) = try Imgproxy.run("w:10/pd:1/f:avif", on: quads)
+        XCTAssertEqual([png.format, png.pixelWidth, png.pixelHeight] as [AnyHashable], [DWImageFormat.png, 12, 10])
+        XCTAssertEqual(bitmap.rgba(0, 0).3, 0, "the padding stays transparent")
+    }
+
     /// imgproxy trims the image as stored, before the EXIF rotation: `equal_hor` balances the stored image's left
     /// and right margins. A 64 × 48 JPEG (EXIF orientation 6: shown 48 × 64) with a red block 8 px from the left,
     /// 40 from the right and 8 from top and bottom trims to 48 × 32 as stored, 32 × 48 as shown (trimming the

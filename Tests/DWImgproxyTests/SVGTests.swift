@@ -32,6 +32,9 @@ final class SVGTests: XCTestCase {
                 XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage)
             }
         }
+        let unsized = try DWImage(data: Data("<svg \(ns)><rect x=\"2\" width=\"10\" height=\"8\"/></svg>".utf8))
+        XCTAssertEqual([try unsized.reportedSize.width, try unsized.reportedSize.height], [10, 8],
+                       "no declared size: libvips' size for it (the drawing's bounds: 10 × 8 from x 2)")
         let svgz = Data([0x1F, 0x8B, 0x08, 0x00]) + Data("<svg \(ns)/>".utf8)  // gzip's magic: not SVG (imgproxy)
         XCTAssertThrowsError(try DWImage(data: svgz))
         XCTAssertEqual([DWImageFormat.svg.mimeType, DWImageFormat.svg.fileExtension], ["image/svg+xml", "svg"])
@@ -140,7 +143,7 @@ final class SVGTests: XCTestCase {
         let dirty = SVGFixtures.dirty(dataImage: SVGFixtures.redDataURL)
         let clean = String(decoding: try DWSVGSanitizer.sanitize(Data(dirty.utf8)), as: UTF8.self)
         for gone in ["<script", "alert", "onload", "onclick", "OnMouseOver", "javascript", "<iframe", "<form",
-                     "http://127.0.0.1:9/ext.svg", "<set", "ATTLIST", "evil", "&#106;"] {
+                     "http://127.0.0.1:9/ext.svg", "<set", "xml-stylesheet", "ATTLIST", "evil", "&#106;"] {
             XCTAssertFalse(clean.contains(gone), "\(gone) left in:\n\(clean)")
         }
         for kept in ["<?xml version=\"1.0\"?>", "<!-- keep me -->", "<!ENTITY plain \"text\">", "href=\"#dot\"",
@@ -232,8 +235,8 @@ enum SVGFixtures {
         """
     }
 
-    /// The drawing plus every kind of external reference to `href` (none for nil): `<image>`, `xlink:href`,
-    /// `<use>`, CSS `url()` in a style sheet and a `fill`, `xi:include`.
+    /// The drawing plus every kind of external reference to `href` (none for nil): an `xml-stylesheet`, `<image>`,
+    /// `xlink:href`, `<use>`, CSS `url()` in a style sheet and a `fill`, `xi:include`.
     static func references(_ href: String?) -> String {
         let refs = href.map { href in
             """
@@ -245,8 +248,9 @@ enum SVGFixtures {
             <xi:include href="\(href)" parse="text"/>
             """
         } ?? ""
+        let stylesheet = href.map { "<?xml-stylesheet type=\"text/css\" href=\"\($0)\"?>\n" } ?? ""
         return """
-            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" \
+            \(stylesheet)<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" \
             xmlns:xi="http://www.w3.org/2001/XInclude" width="100" height="50">
             <rect x="5" y="5" width="40" height="40" fill="#00ff00"/>\(refs)
             </svg>
@@ -261,6 +265,7 @@ enum SVGFixtures {
     static func dirty(dataImage: String) -> String {
         """
         <?xml version="1.0"?>
+        <?xml-stylesheet type="text/xsl" href="http://127.0.0.1:9/evil.xsl"?>
         <!DOCTYPE svg [
           <!ENTITY plain "text">
           <!ENTITY evil "<script>alert(1)</script>">

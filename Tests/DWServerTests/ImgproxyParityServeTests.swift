@@ -50,7 +50,7 @@ final class ImgproxyParityServeTests: ServeTestCase {
         origin.setRoute("/still.png", .ok(SampleImages.png(width: 40, height: 30)))
         origin.setRoute("/anim.gif", .ok(SampleImages.gif(width: 20, height: 20, frames: 3)))
         let server = try serve(["--auto-format", "--max-animation-frames", "10"])
-        let paths = try Self.pypi([(origin.url("/still.png"), "width=20", ""), (origin.url("/anim.gif"), "width=10", "")])
+        let paths = try Self.pypi([(origin.url("/still.png"), "width=32", ""), (origin.url("/anim.gif"), "width=10", "")])
         let both = ["Accept": "image/avif,image/webp,*/*"]
         let still = try server.get(paths[0], headers: both)
         XCTAssertEqual(still.header("Content-Type"), "image/avif", still.text)
@@ -74,7 +74,7 @@ final class ImgproxyParityServeTests: ServeTestCase {
     func testEnforceOverridesTheURLsFormat() throws {
         origin.setRoute("/still.png", .ok(SampleImages.png(width: 40, height: 30)))
         origin.setRoute("/anim.gif", .ok(SampleImages.gif(width: 20, height: 20, frames: 3)))
-        let paths = try Self.pypi([(origin.url("/still.png"), "width=20, extension='png'", ""),
+        let paths = try Self.pypi([(origin.url("/still.png"), "width=32, extension='png'", ""),
                                    (origin.url("/anim.gif"), "width=10, extension='gif'", "")])
         let webp = try serve(["--enforce-webp"])
         let enforced = try webp.get(paths[0], headers: ["Accept": "image/webp"])
@@ -151,7 +151,8 @@ final class ImgproxyParityServeTests: ServeTestCase {
     }
 
     /// `ph:1` (imgproxy 4's preserve_hdr): a 16-bit source stays 16-bit in PNG, TIFF, AVIF and JPEG XL; JPEG (and
-    /// every result without `ph:1`) is 8-bit. Read back by libvips' vipsheader and getpoint.
+    /// every result without `ph:1`) is 8-bit; padding's background is the 16-bit red. Read back by libvips'
+    /// vipsheader and getpoint.
     func testPreserveHDRKeeps16Bits() throws {
         let grey16 = Data(base64Encoded: try python("""
             import base64, io
@@ -164,10 +165,11 @@ final class ImgproxyParityServeTests: ServeTestCase {
         let paths = try Self.pypi([(source, "width=20, extension='png'", "'ph:1'"), (source, "width=20, extension='png'", ""),
                                    (source, "width=20, extension='tiff'", "'preserve_hdr:1'"),
                                    (source, "width=20, extension='jxl'", "'ph:1'"), (source, "width=20, extension='jpg'", "'ph:1'"),
-                                   (source, "width=20", "'ph:1', 'rot:90', 'c:10:10'")])
+                                   (source, "width=20", "'ph:1', 'rot:90', 'c:10:10'"),
+                                   (source, "width=20", "'ph:1', 'pd:4', 'bg:ff0000', 'bl:1'")])
         let server = try serve()
         let expected: [(String, [Int])] = [("ushort", [4660]), ("uchar", [18]), ("ushort", [4660]), ("ushort", [4660]),
-                                           ("uchar", [18]), ("ushort", [4660])]
+                                           ("uchar", [18]), ("ushort", [4660]), ("ushort", [65535])]
         for (path, (format, value)) in zip(paths, expected) {
             let response = try server.get(path)
             XCTAssertEqual(response.status, 200, "\(path): \(response.text)")

@@ -127,6 +127,18 @@ final class SVGServeTests: ServeTestCase {
             XCTAssertEqual(response.status, 422, "\(options): \(response.text)")
         }
         XCTAssertLessThan(server.residentBytes, 1 << 30, "no raster of the declared size")
+        // the result limits see a vector's size (scaled to the box without el:1) before anything renders; not
+        // enlarged, a render over --max-result-pixels is scaled down to it (imgproxy's rule, its MAX_SRC_RESOLUTION)
+        origin.setRoute("/d.svg", .ok(drawing, contentType: "image/svg+xml"))
+        for (options, status) in [("rs:fit:10000:10000:1", 422), ("rs:fit:8000:8000:1", 422), ("w:2000", 200),
+                                  ("rs:fit:8000:8000", 200)] {
+            let response = try server.get("/insecure/\(options)/plain/\(origin.url("/d.svg"))@png")
+            XCTAssertEqual(response.status, status, "\(options): \(response.status == 200 ? "" : response.text)")
+            guard status == 200 else { continue }
+            let facts = try pillow(response.body)
+            XCTAssertLessThanOrEqual(facts.width * facts.height, 16_800_000, options)
+            XCTAssertEqual(facts.width, options == "w:2000" ? 2000 : 5797, options)
+        }
         XCTAssertEqual(try server.get("/insecure/plain/\(origin.url("/huge.svg"))").status, 200,
                        "as SVG it is served (imgproxy: nothing is rendered)")
     }

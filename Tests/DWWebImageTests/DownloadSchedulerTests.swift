@@ -29,6 +29,36 @@ final class DownloadSchedulerTests: XCTestCase {
         XCTAssertEqual(drainOneByOne(&s), [5, 4, 3, 2, 1])
     }
 
+    func testOldestFirstWithinAPriorityWhenAsked() {
+        var s = Scheduler()
+        s.maxConcurrent = 1
+        s.newestFirst = false
+        for id in 1...5 { s.enqueue(id, job: id, host: "a:80", demand: demand()) }
+        s.update(2, demand: demand(), asked: true)  // a joining caller keeps its place
+        s.enqueue(6, job: 6, host: "a:80", demand: demand(.high))
+        XCTAssertEqual(drainOneByOne(&s), [6, 1, 2, 3, 4, 5])
+    }
+
+    func testOldestFirstKeepsListOrderThroughASlidingWindow() {
+        // dwfetch's shape: a window of queued URLs, one new one each time a slot frees; none may wait behind later ones.
+        var s = Scheduler()
+        s.maxConcurrent = 2
+        s.newestFirst = false
+        var queued = 0
+        while queued < 8 {
+            queued += 1
+            s.enqueue(queued, job: queued, host: "a:80", demand: demand())
+        }
+        var order: [Int] = s.next()
+        while order.count < 500 {
+            s.end(order[order.count - 2])
+            queued += 1
+            s.enqueue(queued, job: queued, host: "a:80", demand: demand())
+            order += s.next()
+        }
+        XCTAssertEqual(order, Array(1...500))
+    }
+
     func testFivePrioritiesInOrderThenNewestFirst() {
         var s = Scheduler()
         s.maxConcurrent = 1
@@ -118,11 +148,21 @@ final class DownloadSchedulerTests: XCTestCase {
 
     /// Random operations against a brute-force model of the rules: every decision must agree.
     func testAgreesWithABruteForceModelUnderRandomOperations() {
+        agreesWithABruteForceModel(newestFirst: true)
+    }
+
+    /// The same, oldest first.
+    func testOldestFirstAgreesWithABruteForceModelUnderRandomOperations() {
+        agreesWithABruteForceModel(newestFirst: false)
+    }
+
+    private func agreesWithABruteForceModel(newestFirst: Bool) {
         struct Model {
             var waiting: [Int: (host: String, demand: DownloadDemand, sequence: Int)] = [:]
             var running: [Int: (host: String, prefetch: Bool)] = [:]
             var sequence = 0
             let slots = 4, perHost = 2, prefetches = 1
+            let newestFirst: Bool
 
             mutating func next() -> [Int] {
                 var out: [Int] = []
@@ -132,9 +172,12 @@ final class DownloadSchedulerTests: XCTestCase {
                     let eligible = waiting.filter { _, w in
                         perHostCount[w.host, default: 0] < perHost && (!w.demand.prefetchOnly || prefetching < prefetches)
                     }
-                    // Highest priority; among those, wanted before prefetch-only only through age (newest first).
+                    // Highest priority; among those, wanted before prefetch-only only through age (newest or oldest first).
+                    let sign = newestFirst ? 1 : -1
+                    let age = { (sequence: Int) in sign * sequence }
                     guard let best = eligible.max(by: { a, b in
-                        (a.value.demand.priority.rawValue, a.value.sequence) < (b.value.demand.priority.rawValue, b.value.sequence)
+                        (a.value.demand.priority.rawValue, age(a.value.sequence))
+                            < (b.value.demand.priority.rawValue, age(b.value.sequence))
                     }) else { break }
                     waiting[best.key] = nil
                     running[best.key] = (best.value.host, best.value.demand.prefetchOnly)
@@ -149,7 +192,8 @@ final class DownloadSchedulerTests: XCTestCase {
             s.maxConcurrent = 4
             s.maxPerHost = 2
             s.maxPrefetches = 1
-            var m = Model()
+            s.newestFirst = newestFirst
+            var m = Model(newestFirst: newestFirst)
             var nextID = 0
             for _ in 0..<400 {
                 let levels: [DWWebImagePriority] = [.veryLow, .low, .normal, .high, .veryHigh]
@@ -166,8 +210,9 @@ final class DownloadSchedulerTests: XCTestCase {
                     guard let id = m.waiting.keys.randomElement(using: &generator) else { continue }
                     let asked = Bool.random(using: &generator)
                     s.update(id, demand: d, asked: asked)
-                    if asked { m.sequence += 1 }
-                    m.waiting[id] = (m.waiting[id]!.host, d, asked ? m.sequence : m.waiting[id]!.sequence)
+                    let renewed = asked && newestFirst  // oldest first, a joining caller keeps the entry's age
+                    if renewed { m.sequence += 1 }
+                    m.waiting[id] = (m.waiting[id]!.host, d, renewed ? m.sequence : m.waiting[id]!.sequence)
                 case 6:
                     guard let id = m.running.keys.randomElement(using: &generator) else { continue }
                     s.update(id, demand: d, asked: true)

@@ -71,6 +71,25 @@ extension DWWebImageCache {
         _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
         queue: DispatchQueue
     ) {
+        let center = notificationCenter
+        let payload = writeEntry(image, forKey: key, metadata: metadata, url: url)
+        queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
+    }
+
+    /// ``writeAndNotify`` on the calling thread, for a caller already on the callback queue (the end of a download's
+    /// callback block, with ``DWWebImageManager/writesCacheInCallbacks``): writes `image` under `key` (announced by
+    /// ``willWrite(_:forKey:)``, whose `ticket` this is) and posts ``Notification/Name/DWWebImageCacheComplete`` here.
+    func writeHere(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String, ticket: UInt64?) {
+        let payload = writeEntry(image, forKey: key, metadata: metadata, url: url)
+        if let ticket { pendingImages.withLock { $0.remove(ticket, forKey: key) } }
+        notificationCenter.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload)
+        pendingWrites.leave()
+    }
+
+    /// Writes one downloaded image's entry; the CacheComplete notification's userInfo (with the error, if it failed).
+    private func writeEntry(
+        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String
+    ) -> [String: any Sendable] {
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
         do {
             try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
@@ -78,9 +97,7 @@ extension DWWebImageCache {
             info[DWWebImageNotificationKey.error] = error
             DWLog.warning("cache write failed for \(url): \(error.message)")
         }
-        let center = notificationCenter
-        let payload = info
-        queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
+        return info
     }
 
     /// Writes a processed variant (announced by ``willWrite()``; nil when making it failed: nothing to write).
@@ -142,9 +159,10 @@ extension DWWebImageCache {
                 .cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
         }
         Self.setModificationTime(of: file.fd, to: metadata.storedAt)
-        let (code, evicted) = DiskBudget.commit(dir: dirPath, final: finalPath, size: size, limit: limit) {
-            file.publish(as: finalPath, fallbackName: tempName)
-        }
+        let (code, evicted) = DiskBudget.commit(
+            dir: dirPath, final: finalPath, size: size, limit: limit, lockFile: lockFiles.descriptor(for: dirPath),
+            publishIfAbsent: { file.publishIfAbsent(as: finalPath) },
+            publish: { file.publish(as: finalPath, fallbackName: tempName) })
         if !evicted.isEmpty { postDidClean(evicted) }
         if code != 0 {
             throw Self.ioError("publish \(finalPath)", code, key)
@@ -162,6 +180,7 @@ extension DWWebImageCache {
         if created == nil && errno == ENOENT {
             // First write, or the directory was deleted while we ran: create it and try once more.
             Self.createDirectories(dirPath, private: privateFiles)
+            lockFiles.forget(dirPath)  // a lock file kept open from before was deleted with it
             created = AtomicFile.create(in: dirPath, mode: mode, fallbackName: fallbackName)
         }
         guard let file = created else { throw Self.ioError("create a file in \(dirPath)", errno, key) }

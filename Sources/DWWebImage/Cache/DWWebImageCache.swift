@@ -20,7 +20,7 @@ import DWLocking
 ///
 /// Thread safety: the configuration lives behind one `DWLock` (a leaf: nothing else is locked inside it); disk
 /// writes are serialised by `writeSemaphore`, inside which the space's `flock` is taken; the memory layer has its own
-/// lock (a leaf); ``ReadTouches`` has its own lock (a leaf).
+/// lock (a leaf); ``ReadTouches`` and ``DiskLockFiles`` have their own locks (leaves).
 public final class DWWebImageCache: Sendable {
     /// The process-wide cache: `$XDG_CACHE_HOME/dwwebimage` (else `~/.cache/dwwebimage`), space "defaultCacheSpace".
     public static let shared = DWWebImageCache()
@@ -114,6 +114,8 @@ public final class DWWebImageCache: Sendable {
     /// Writes handed to `writeQueue` and not done yet, at most 16: downloads faster than the disk wait here (on the
     /// work queue, after their slot was freed and their callers answered) rather than pile images up in memory.
     let writeBacklog = DispatchSemaphore(value: 16)
+    /// The spaces' lock files, kept open between writes (``DiskLockFiles``).
+    let lockFiles = DiskLockFiles()
     /// Which entries this process marked as read in the last minute (LRU atimes; see ``ReadTouches``).
     let readTouches = ReadTouches()
     /// Where DidClean notifications are posted (the cache has no caller's queue of its own).

@@ -37,19 +37,41 @@ enum DiskBudget {
         return files
     }
 
-    /// Publishes a new entry of `size` bytes as `final` (`publish` names the written file and returns 0 or an
-    /// errno) under the space lock, first evicting least recently read entries when the space would pass `limit`
-    /// (0 = no limit). Returns publish's result and the keys of the evicted entries.
+    /// Publishes a new entry of `size` bytes as `final` (`publish` names the written file, replacing what is there,
+    /// and returns 0 or an errno) under the space lock, first evicting least recently read entries when the space
+    /// would pass `limit` (0 = no limit). Returns publish's result and the keys of the evicted entries.
+    ///
+    /// `lockFile`: the space's lock file, kept open by the caller (``DiskLockFiles``; it is locked and unlocked
+    /// here), or -1 to open and close it now. `publishIfAbsent`: names the file only if the name is free (0, EEXIST
+    /// or an errno; nil when it cannot tell): when the ledger shows room for the entry whatever it replaces, that
+    /// is tried first, which spares the `stat` of `final` that a replacement needs.
     static func commit(
-        dir: String, final: String, size: Int64, limit: Int64,
-        publish: () -> Int32
+        dir: String, final: String, size: Int64, limit: Int64, lockFile: Int32 = -1,
+        publishIfAbsent: () -> Int32? = { nil }, publish: () -> Int32
     ) -> (Int32, [String]) {
-        let lock = open(dir + "/" + lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let kept = lockFile >= 0
+        let lock = kept ? lockFile : open(dir + "/" + lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if lock >= 0 { while flock(lock, LOCK_EX) != 0 && errno == EINTR {} }
-        defer { if lock >= 0 { close(lock) } }  // closing releases the flock
+        defer {
+            if kept { _ = flock(lock, LOCK_UN) } else if lock >= 0 { close(lock) }  // closing releases the flock
+        }
+        let ledger = lock >= 0 ? readLedger(lock) : nil
+        if let ledger, limit == 0 || ledger + size <= limit, let code = publishIfAbsent() {
+            // No eviction either way; a name already taken is replaced after all (its size known from `stat`).
+            var total = ledger + (code == 0 ? size : 0)
+            var result = code
+            if code == EEXIST {
+                var old = stat()
+                let replaced: Int64 = stat(final, &old) == 0 ? Int64(old.st_size) : 0
+                result = publish()
+                if result == 0 { total += size - replaced }
+            }
+            writeLedger(lock, max(0, total))
+            return (result, [])
+        }
         var old = stat()
         let replaced: Int64 = stat(final, &old) == 0 ? Int64(old.st_size) : 0
-        var total = ((lock >= 0 ? readLedger(lock) : nil) ?? scan(dir).reduce(0) { $0 + $1.size }) + size - replaced
+        var total = (ledger ?? scan(dir).reduce(0) { $0 + $1.size }) + size - replaced
         var evicted: [String] = []
         if limit > 0 && total > limit {
             let finalName = (final as NSString).lastPathComponent

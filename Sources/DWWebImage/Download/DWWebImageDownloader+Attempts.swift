@@ -71,11 +71,13 @@ extension DWWebImageDownloader {
                 // header sniff and a few locks: cheaper than waking a thread for it), when its cache write can be
                 // queued without waiting; everything else (retries, partial files, big bodies, a busy disk) goes
                 // to the work queue.
+                // (A write that runs in the callback block needs no place in the write backlog.)
+                let queuesWrite = self.context.storePolicy.contains(.disk) && !self.context.writesCacheInCallbacks
                 if case .success(let r) = result, (200..<300).contains(r.head.status), self.context.revalidation == nil,
                     self.partial.isSmallInMemory(atMost: Self.engineThreadLimit),
-                    !self.context.storePolicy.contains(.disk) || self.context.cache.reserveWrite()
+                    !queuesWrite || self.context.cache.reserveWrite()
                 {
-                    self.transferEnded(result, writeReserved: self.context.storePolicy.contains(.disk))
+                    self.transferEnded(result, writeReserved: queuesWrite)
                 } else {
                     self.context.workQueue.async { self.transferEnded(result) }
                 }

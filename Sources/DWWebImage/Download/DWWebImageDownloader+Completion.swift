@@ -83,7 +83,8 @@ extension DWWebImageDownloader {
     }
 
     /// The download is over: validates the outcome, keeps the image in memory, frees the slot, finishes the
-    /// operation, then answers every caller and queues the disk write.
+    /// operation, then answers every caller and queues the disk write (or, with `writesCacheInCallbacks`, writes it
+    /// at the end of the callers' block).
     private func complete(
         _ outcome: AttemptOutcome, metrics: DWDownloadMetrics,
         finishOperation: (@Sendable () -> Void)?, writeReserved: Bool
@@ -112,6 +113,11 @@ extension DWWebImageDownloader {
             return s.waiters
         }
         switch evaluated {
+        case .success(let (image, head)) where policy.contains(.disk) && context.writesCacheInCallbacks:
+            let (cache, key, url, metadata, ticket) = (context.cache, key, url, diskMetadata(for: head), ticket)
+            deliver(image, metrics: metrics, to: waiters) {
+                cache.writeHere(image, forKey: key, metadata: metadata, url: url, ticket: ticket)
+            }
         case .success(let (image, head)):
             deliver(image, metrics: metrics, to: waiters)
             if policy.contains(.disk) {
@@ -124,9 +130,11 @@ extension DWWebImageDownloader {
         }
     }
 
-    /// Answers the callers of the original in one block on the callback queue, and hands the callers of variants
-    /// to the manager.
-    private func deliver(_ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter]) {
+    /// Answers the callers of the original in one block on the callback queue (ending with `then`, if any), and
+    /// hands the callers of variants to the manager.
+    private func deliver(
+        _ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter], then: (@Sendable () -> Void)? = nil
+    ) {
         let center = context.notificationCenter
         let handler = context.metricsHandler()
         let total = Int64(image.data.count)
@@ -153,6 +161,7 @@ extension DWWebImageDownloader {
             }
             if needsFinal { for waiter in variants where !waiter.isDelivered { waiter.progress?(total, total) } }
             center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
+            then?()
         }
         if !variants.isEmpty {
             context.makeVariants(image, Array(Dictionary(grouping: variants) { $0.options.variant }.values))

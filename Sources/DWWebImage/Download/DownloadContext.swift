@@ -35,4 +35,7 @@ struct DownloadContext: Sendable {
     let metricsHandler: @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?
     /// `host:port`, for the per-host connection cap.
     let hostKey: String
+    /// Disk writes run at the end of the download's callback block on `callbackQueue`, not on the cache's write
+    /// queue (``DWWebImageManager/writesCacheInCallbacks``).
+    var writesCacheInCallbacks = false
 }

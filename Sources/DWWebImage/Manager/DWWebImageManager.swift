@@ -6,18 +6,19 @@ import DWLocking
 ///
 /// For each request: answer from the cache (memory, then disk) unless told not to; else attach the caller to the
 /// in-flight ``DWWebImageDownloader`` for that URL (its callback array); else create a downloader and its
-/// ``DWWebImageOperation``. The operation waits in the manager's scheduler (``DownloadScheduler``) and is started
-/// when it is given one of the ``maxConcurrentDownloads`` slots: the highest priority first (a shared download
-/// counts its most urgent caller), the newest first within a priority, at most ``maxConcurrentDownloadsPerHost``
-/// per host and ``maxConcurrentPrefetches`` for downloads only the prefetcher wants. The choice is made each time a
-/// slot frees, so every slot stays busy and a priority raised while waiting counts at the next free slot.
+/// ``DWWebImageOperation``. The operation waits in the manager's scheduler (``DownloadScheduler``) and is started when
+/// it is given one of the ``maxConcurrentDownloads`` slots: the highest priority first (a shared download counts its
+/// most urgent caller), the newest first within a priority (unless ``startsNewestFirst`` is off), at most
+/// ``maxConcurrentDownloadsPerHost`` per host and ``maxConcurrentPrefetches`` for downloads only the prefetcher wants.
+/// The choice is made each time a slot frees, so every slot stays busy and a priority raised while waiting counts at
+/// the next free slot.
 ///
-/// The path of one URL: the caller's thread (memory hit, or hand-off) → the lookup queue (disk hit, or the
-/// download is filed with the scheduler) → the start queue (the operation starts and hands the transfer to the
-/// engine) → the engine thread (libcurl; a small
-/// body that arrived whole is validated and kept in memory right there, its slot released and its disk write
-/// queued; anything else goes on to the work queue for that) → ``callbackQueue`` (one block: metrics, every
-/// completion, the Finish notification). Disk writes run on the cache's write queue; processors on the work queue.
+/// The path of one URL: the caller's thread (memory hit, or hand-off) → the lookup queue (disk hit, or the download is
+/// filed with the scheduler) → the start queue (the operation starts and hands the transfer to the engine) → the engine
+/// thread (libcurl; a small body that arrived whole is validated and kept in memory right there, its slot released and
+/// its disk write queued; anything else goes on to the work queue for that) → ``callbackQueue`` (one block: metrics,
+/// every completion, the Finish notification). Disk writes run on the cache's write queue (or at the end of that block:
+/// ``writesCacheInCallbacks``); processors on the work queue.
 ///
 /// Every caller gets exactly one completion — success, failure or cancellation (10007) — on ``callbackQueue``,
 /// where the notifications are posted too.
@@ -134,6 +135,8 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
+    /// ``writesCacheInCallbacks`` (a leaf lock, read when a download is created; DWWebImageManager+Tuning.swift).
+    let tuning = DWLock(false)
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
     /// on ``callbackQueue``. A memory hit answered on the caller's thread (``imageFromMemory(withURL:options:)``, the
     /// async API's hits) is counted there just after the caller has its image.
@@ -455,9 +458,8 @@ public final class DWWebImageManager: Sendable {
         queue.async { handler(metrics) }
     }
 
-    /// Partial bodies live beside the cache spaces, under the cache root.
+    /// Partial bodies live beside the cache spaces, under the cache root (a setting that can change: no stored copy).
     private var partialStore: PartialStore {
-        // The root is a cache setting that can change: no stored copy.
         PartialStore(path: cache.partialPath, privateFiles: cache.configuration.privateFiles)
     }
 
@@ -465,8 +467,7 @@ public final class DWWebImageManager: Sendable {
         for waiter: Waiter, asciiURL: String, configuration: Configuration,
         callbacks: DispatchQueue, revalidating: Revalidation?
     ) -> DownloadContext {
-        var headers = configuration.requestHeaders
-        headers.merge(waiter.options.headers) { $1 }
+        var headers = configuration.requestHeaders.merging(waiter.options.headers) { $1 }
         if let revalidating {
             // RFC 9110 §13.1: If-None-Match when there is an ETag; If-Modified-Since otherwise.
             if let etag = revalidating.metadata.etag {
@@ -481,12 +482,11 @@ public final class DWWebImageManager: Sendable {
         if DWS3Location(waiter.token.url) != nil { request.signForS3(configuration.s3) }
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
-        return DownloadContext(
+        var context = DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             workQueue: workQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
-            revalidation: revalidating,
-            retryPolicy: configuration.retryPolicy,
+            revalidation: revalidating, retryPolicy: configuration.retryPolicy,
             partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
             didEnd: { [weak self] downloader in self?.downloadEnded(downloader) },
@@ -495,5 +495,7 @@ public final class DWWebImageManager: Sendable {
             },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
             hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL))
+        context.writesCacheInCallbacks = tuning.withLock { $0 }
+        return context
     }
 }

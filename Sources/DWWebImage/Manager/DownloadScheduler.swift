@@ -1,5 +1,5 @@
-// DownloadScheduler: which waiting download gets the next free slot — priority, newest first, per-host and
-// prefetch caps — in amortised constant time per decision.
+// DownloadScheduler: which waiting download gets the next free slot — priority, newest first (or oldest first),
+// per-host and prefetch caps — in amortised constant time per decision.
 import Foundation
 
 /// The slot scheduler: a pure value type (no threads, no clocks), so its rules are tested directly.
@@ -11,6 +11,11 @@ import Foundation
 /// while the prefetch cap is reached. A changed demand (a caller joins, cancels or changes priority) re-files the
 /// entry; the old record is left behind and recognised as stale when met (lazy deletion), so no step scans all
 /// waiting work. A job holds its slot from ``next()`` until ``end(_:)``.
+///
+/// With ``newestFirst`` off, the oldest entry of a priority goes first instead and a joining caller does not make an
+/// entry newer (a command-line run over a list wants its URLs in list order: newest first would leave the first
+/// URLs of a window waiting while later ones keep arriving). Each bucket then has a head (`heads`): records before
+/// it are spent, so taking the oldest costs no shift of the array.
 struct DownloadScheduler<ID: Hashable, Job> {
     typealias Demand = DownloadDemand
 
@@ -35,9 +40,13 @@ struct DownloadScheduler<ID: Hashable, Job> {
     var maxPerHost = 6
     /// Slots jobs that only the prefetcher wants may hold.
     var maxPrefetches = 2
+    /// Newest first within a priority (DW's LIFO, the default); false: oldest first.
+    var newestFirst = true
 
     private var waiting: [ID: Waiting] = [:]
     private var buckets = [[Record]](repeating: [], count: 10)
+    /// Per bucket, the first record not yet spent (only oldest first spends records; 0 while newest first).
+    private var heads = [Int](repeating: 0, count: 10)
     private var running: [ID: Running] = [:]
     private var perHost: [String: Int] = [:]
     private var runningPrefetches = 0
@@ -76,7 +85,7 @@ struct DownloadScheduler<ID: Hashable, Job> {
             return
         }
         guard asked || demand != entry.demand else { return }
-        if asked {
+        if asked && newestFirst {
             nextSequence += 1
             entry.sequence = nextSequence
         }
@@ -86,7 +95,7 @@ struct DownloadScheduler<ID: Hashable, Job> {
         let record = Record(id: id, sequence: entry.sequence)
         let b = Self.bucket(demand)
         var index = buckets[b].count
-        while index > 0 && buckets[b][index - 1].sequence > record.sequence { index -= 1 }
+        while index > heads[b] && buckets[b][index - 1].sequence > record.sequence { index -= 1 }
         buckets[b].insert(record, at: index)
     }
 
@@ -107,13 +116,14 @@ struct DownloadScheduler<ID: Hashable, Job> {
             var pick: (bucket: Int, index: Int, sequence: UInt64)?
             for level in stride(from: 4, through: 0, by: -1) {
                 for bucket in [level * 2 + 1, level * 2] where bucket % 2 == 1 || prefetchAllowed {
-                    guard let (index, sequence) = newestEligible(in: bucket) else { continue }
-                    if pick == nil || sequence > pick!.sequence { pick = (bucket, index, sequence) }
+                    let found = newestFirst ? newestEligible(in: bucket) : oldestEligible(in: bucket)
+                    guard let (index, sequence) = found else { continue }
+                    if pick == nil || (sequence > pick!.sequence) == newestFirst { pick = (bucket, index, sequence) }
                 }
                 if pick != nil { break }
             }
             guard let pick else { break }
-            let record = buckets[pick.bucket].remove(at: pick.index)
+            let record = take(pick.index, from: pick.bucket)
             guard let entry = waiting.removeValue(forKey: record.id) else { continue }
             running[record.id] = Running(host: entry.host, prefetchOnly: entry.demand.prefetchOnly)
             if entry.demand.prefetchOnly { runningPrefetches += 1 }
@@ -123,14 +133,19 @@ struct DownloadScheduler<ID: Hashable, Job> {
         return started
     }
 
+    /// The waiting entry whose live record `record` is (filed in `bucket`); nil for one a re-filing left behind.
+    private func liveEntry(_ record: Record, in bucket: Int) -> Waiting? {
+        guard let entry = waiting[record.id], entry.sequence == record.sequence, Self.bucket(entry.demand) == bucket
+        else { return nil }
+        return entry
+    }
+
     /// The newest live record in `bucket` whose host is under its cap; drops stale records at the end.
     private mutating func newestEligible(in bucket: Int) -> (Int, UInt64)? {
         var index = buckets[bucket].count - 1
-        while index >= 0 {
+        while index >= heads[bucket] {
             let record = buckets[bucket][index]
-            guard let entry = waiting[record.id], entry.sequence == record.sequence,
-                Self.bucket(entry.demand) == bucket
-            else {
+            guard let entry = liveEntry(record, in: bucket) else {
                 if index == buckets[bucket].count - 1 { buckets[bucket].removeLast() }
                 index -= 1
                 continue
@@ -141,6 +156,45 @@ struct DownloadScheduler<ID: Hashable, Job> {
             index -= 1
         }
         return nil
+    }
+
+    /// The oldest live record in `bucket` whose host is under its cap; spends stale records at the head.
+    private mutating func oldestEligible(in bucket: Int) -> (Int, UInt64)? {
+        var index = heads[bucket]
+        while index < buckets[bucket].count {
+            let record = buckets[bucket][index]
+            guard let entry = liveEntry(record, in: bucket) else {
+                if index == heads[bucket] { heads[bucket] += 1 }
+                index += 1
+                continue
+            }
+            if perHost[entry.host, default: 0] < maxPerHost {
+                return (index, record.sequence)
+            }
+            index += 1
+        }
+        compact(bucket)
+        return nil
+    }
+
+    /// Removes the record at `index` of `bucket`; oldest first, the head record is only marked spent.
+    private mutating func take(_ index: Int, from bucket: Int) -> Record {
+        let record = buckets[bucket][index]
+        if !newestFirst && index == heads[bucket] {
+            heads[bucket] += 1
+            compact(bucket)
+        } else {
+            buckets[bucket].remove(at: index)
+        }
+        return record
+    }
+
+    /// Drops the spent records before the head once they are most of the bucket (amortised constant time).
+    private mutating func compact(_ bucket: Int) {
+        let spent = heads[bucket]
+        guard spent > 0, spent * 2 >= buckets[bucket].count else { return }
+        buckets[bucket].removeFirst(spent)
+        heads[bucket] = 0
     }
 }
 

@@ -39,8 +39,13 @@ enum Encoder {
     static let avifEffort: Int32 = 0
 
     /// Encodes `canvas` (decoding it first if no processor did), computing small canvases into memory on the way.
+    /// An AVIF under 16 pixels on a side is written as PNG when it has alpha, else JPEG, as imgproxy does ("minimal
+    /// dimension of AVIF is 16"); the canvas then says the format written.
     static func encode(_ canvas: inout Canvas) throws(DWWebImageError) -> Data {
         try canvas.decode()
+        if canvas.outputFormat == .avif, canvas.width < 16 || canvas.height < 16 {
+            canvas.outputFormat = canvas.hasAlpha ? .png : .jpeg
+        }
         let format = canvas.outputFormat
         let animated = canvas.frames.count > 1 && keepsFrames(format)
         var frames = animated ? canvas.frames : [canvas.frames[0]]

@@ -37,12 +37,13 @@ enum SVGRaster {
         }
     }
 
-    /// The SVG at its intrinsic size, scaled down to the limits' pixel count when it is larger (imgproxy's rule for
-    /// a vector it does not enlarge): what a processor that does not size it (a conversion, a filter) draws.
+    /// The SVG at its intrinsic size, scaled down to the limits' ``DWProcessingLimits/vectorPixelCap`` when it is
+    /// larger (imgproxy's rule for a vector it does not enlarge): what a processor that does not size it (a conversion, a filter) draws.
     static func renderWithinLimits(_ image: DWImage) throws(DWWebImageError) -> Decoder.Decoded {
         let (width, height) = try intrinsicSize(of: image)
-        let resolution = Double(width) * Double(height), maxPixels = Double(DWImageProcessing.effectiveLimits.maxPixelCount)
-        return try render(image, scale: resolution > maxPixels ? (maxPixels / resolution).squareRoot() : 1)
+        let geometry = ImgproxyGeometry(width: width, height: height, transform: DWTransform(),
+                                        vector: .init(maxPixels: DWImageProcessing.effectiveLimits.vectorPixelCap))
+        return try render(image, scale: geometry.loadScale(width: width, height: height))
     }
 
     /// The SVG drawn at `scale` (1: its intrinsic size) into sRGB RGBA; the size libvips computes for that scale is

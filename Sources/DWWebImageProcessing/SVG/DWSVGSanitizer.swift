@@ -12,10 +12,11 @@ import Foundation
 ///   URL, `http(s):` or `data:`; of any other element a fragment, a relative URL or `http(s):` (so `javascript:`
 ///   links go) — values are read with their character references decoded and tabs and newlines removed, as a browser
 ///   reads a URL;
-/// - beyond imgproxy, closing two ways around it: `<set>`/`<animate>` that animate an `href` are dropped, and in the
+/// - beyond imgproxy, closing three ways around it: `<set>`/`<animate>` that animate an `href` are dropped, and in the
 ///   DOCTYPE `<!ATTLIST>` declarations (default attributes such as `onload`) and entities that are external,
 ///   parameter entities or carry markup (`<`, `&`) are dropped — a reference to a dropped entity leaves the document
-///   malformed, and a browser then shows nothing.
+///   malformed, and a browser then shows nothing; and `<?xml-stylesheet?>` instructions (a stylesheet the browser
+///   would load and apply) are dropped.
 ///
 /// A document that does not tokenise (an unterminated tag, comment or quote; an attribute without a quoted value)
 /// is refused with 10000 ("Broken or unsupported SVG image", 422 in `dwfetch serve`, as imgproxy v4 answers).
@@ -23,13 +24,13 @@ import Foundation
 public enum DWSVGSanitizer {
     /// The sanitised document.
     public static func sanitize(_ data: Data) throws(DWWebImageError) -> Data {
-        var scanner = Scanner(bytes: [UInt8](data))
+        var copier = TokenCopier(bytes: [UInt8](data))
         do {
-            try scanner.run()
+            try copier.run()
         } catch {
             throw DWWebImageError(.notAnImage, "broken or unsupported SVG image: \(error.reason)")
         }
-        return Data(scanner.output)
+        return Data(copier.output)
     }
 
     /// Why a document does not tokenise.
@@ -40,7 +41,7 @@ public enum DWSVGSanitizer {
     /// Elements dropped with their content.
     static let droppedElements: Set<String> = ["script", "iframe", "form"]
 
-    private struct Scanner {
+    private struct TokenCopier {
         let bytes: [UInt8]
         var output: [UInt8] = []
         var i = 0
@@ -62,6 +63,8 @@ public enum DWSVGSanitizer {
                     try copy(until: "-->", what: "comment")
                 } else if starts("<![CDATA[") {
                     try copy(until: "]]>", what: "CDATA section")
+                } else if starts("<?xml-stylesheet") {  // an XSLT or CSS it would load and apply: dropped
+                    try copy(until: "?>", what: "processing instruction", keep: false)
                 } else if starts("<?") {
                     try copy(until: "?>", what: "processing instruction")
                 } else if starts("<!") {
@@ -77,11 +80,11 @@ public enum DWSVGSanitizer {
 
         // MARK: Tokens
 
-        private mutating func copy(until terminator: String, what: String) throws(Malformed) {
+        private mutating func copy(until terminator: String, what: String, keep: Bool = true) throws(Malformed) {
             guard let end = index(of: Array(terminator.utf8), from: i + 2) else {
                 throw Malformed(reason: "\(what) at byte \(i) is not closed")
             }
-            emit(i, end + terminator.utf8.count)
+            if keep { emit(i, end + terminator.utf8.count) }
             i = end + terminator.utf8.count
         }
 

@@ -61,10 +61,8 @@ public struct DWImgproxyProcessor: DWImageProcessor {
         return try Engine.process(image) { canvas throws(DWWebImageError) in
             let turned = transform.rotate % 180 != 0
             let (width, height) = turned ? (intrinsic.height, intrinsic.width) : intrinsic
-            let area = width.multipliedReportingOverflow(by: height)
             var steps = ImgproxySteps(transform: transform, animated: false, watermark: watermark)
-            steps.vector = ImgproxyGeometry.Vector(area: area.overflow ? .max : area.partialValue,
-                                                   maxPixels: limits.maxPixelCount)
+            steps.vector = ImgproxyGeometry.Vector(maxPixels: limits.vectorPixelCap)
             var geometry = ImgproxyGeometry(width: width, height: height, transform: transform, vector: steps.vector)
             let scale = geometry.loadScale(width: width, height: height)
             let rendered = try SVGRaster.render(image, scale: transform.trim == nil ? scale : 1)

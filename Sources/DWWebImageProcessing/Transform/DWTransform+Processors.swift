@@ -64,8 +64,8 @@ extension DWTransform {
 
     /// `ph:1` as it applies: the output format keeps 16 bits (PNG, TIFF, AVIF, JPEG XL, or the source's own format,
     /// checked again when encoding) and every step is one that works at any bit depth — the geometry (crop, scale,
-    /// rotate, flip, the fill crop). The other steps (colours, filters, extend, padding, watermark, dwfetch's extras)
-    /// work in 8 bits, so with them `ph:1` changes nothing.
+    /// rotate, flip, the fill crop), extend, padding, background, blur and pixelate. The others (trim, sharpen,
+    /// adjust, monochrome, watermark, dwfetch's extras) work in 8 bits, so with them `ph:1` changes nothing.
     var keepsHighBitDepth: Bool {
         guard preserveHDR, format.map(Encoder.keepsHighBitDepth) ?? true else { return false }
         var rest = geometryAndPixels
@@ -73,6 +73,8 @@ extension DWTransform {
         (rest.zoomX, rest.zoomY, rest.dpr, rest.enlarge, rest.gravity) = (1, 1, 1, false, .center)
         (rest.cropWidth, rest.cropHeight, rest.cropGravity, rest.maxResultDimension) = (0, 0, nil, 0)
         (rest.autoRotate, rest.rotate, rest.flipHorizontal, rest.flipVertical) = (true, 0, false, false)
+        (rest.extend, rest.extendAspectRatio, rest.padding, rest.background) = (nil, nil, DWPadding(), nil)
+        (rest.blur, rest.pixelate) = (0, 0)
         return rest == DWTransform() && !grayscale && tint == nil && roundCorners == nil
     }
 

@@ -5,11 +5,15 @@ import Foundation
 
 extension FrameOps {
     static func blur(_ frame: VImage, _ sigma: Double) throws(DWWebImageError) -> VImage {
-        guard frame.hasAlpha else { return try Vips.make("cannot blur") { cvips_gaussblur(frame.pointer, sigma, $0) } }
+        let format = cvips_band_format(frame.pointer)  // 8 bits, or 16 for a `ph:1` frame: kept
+        guard frame.hasAlpha else {
+            let blurred = try Vips.make("cannot blur") { cvips_gaussblur(frame.pointer, sigma, $0) }
+            return try Vips.make("cannot blur") { cvips_cast(blurred.pointer, format, $0) }
+        }
         let premultiplied = try Vips.make("cannot blur") { cvips_premultiply(frame.pointer, $0) }
         let blurred = try Vips.make("cannot blur") { cvips_gaussblur(premultiplied.pointer, sigma, $0) }
         let straight = try Vips.make("cannot blur") { cvips_unpremultiply(blurred.pointer, $0) }
-        return try Vips.make("cannot blur") { cvips_cast_uchar(straight.pointer, $0) }
+        return try Vips.make("cannot blur") { cvips_cast(straight.pointer, format, $0) }
     }
 
     static func sharpen(_ frame: VImage, _ sigma: Double) throws(DWWebImageError) -> VImage {
@@ -36,7 +40,8 @@ extension FrameOps {
         let small = try Vips.make("cannot pixelate") { cvips_shrink(source.pointer, Double(size), $0) }
         let big = try Vips.make("cannot pixelate") { cvips_zoom(small.pointer, Int32(size), $0) }
         let cropped = try crop(big, x: 0, y: 0, width: width, height: height)
-        return try Vips.make("cannot pixelate") { cvips_cast_uchar(cropped.pointer, $0) }
+        let format = cvips_band_format(frame.pointer)  // 8 bits, or 16 for a `ph:1` frame: kept
+        return try Vips.make("cannot pixelate") { cvips_cast(cropped.pointer, format, $0) }
     }
 
     /// Brightness (added), contrast (around mid-grey) and saturation (chroma multiplied, in LCh).

@@ -49,6 +49,9 @@ enum FrameOps {
         return try Vips.make("cannot resize") { cvips_cast(straight.pointer, format, $0) }
     }
 
+    /// What an 8-bit value is multiplied by for `frame`'s band format: 1, or 257 for a 16-bit (`ph:1`) frame.
+    static func depthScale(_ frame: VImage) -> Double { frame.isUChar ? 1 : 257 }
+
     /// The frame at (x, y) of a width × height canvas of `background` (transparent when nil: alpha is added).
     static func embed(_ frame: VImage, x: Int, y: Int, width: Int, height: Int, background: DWColor?)
         throws(DWWebImageError) -> VImage {
@@ -57,6 +60,7 @@ enum FrameOps {
         if let background {
             fill = [Double(background.red), Double(background.green), Double(background.blue)]
             if image.hasAlpha { fill.append(255) }
+            fill = fill.map { $0 * depthScale(frame) }
         } else {
             if !image.hasAlpha { image = try addAlpha(image) }
             fill = [0, 0, 0, 0]
@@ -68,13 +72,17 @@ enum FrameOps {
     }
 
     static func addAlpha(_ frame: VImage) throws(DWWebImageError) -> VImage {
-        frame.hasAlpha ? frame : try Vips.make("cannot add alpha") { cvips_bandjoin_const1(frame.pointer, 255, $0) }
+        frame.hasAlpha ? frame : try Vips.make("cannot add alpha") {
+            cvips_bandjoin_const1(frame.pointer, 255 * depthScale(frame), $0)
+        }
     }
 
     static func flatten(_ frame: VImage, _ color: DWColor) throws(DWWebImageError) -> VImage {
         guard frame.hasAlpha else { return frame }
+        let scale = depthScale(frame)
         return try Vips.make("cannot flatten") {
-            cvips_flatten(frame.pointer, Double(color.red), Double(color.green), Double(color.blue), $0)
+            cvips_flatten(frame.pointer, Double(color.red) * scale, Double(color.green) * scale,
+                          Double(color.blue) * scale, $0)
         }
     }
 

@@ -15,9 +15,7 @@ struct ImgproxyGeometry: Equatable {
     /// A vector source (SVG): imgproxy scales it to any size without `enlarge`, and, not enlarging, scales it down
     /// so that what it renders stays within `maxPixels` (its prepare.go, for sources whose size no download check saw).
     struct Vector: Equatable {
-        /// The intrinsic width × height (scale 1).
-        var area: Int
-        /// The most pixels a render may have (the processing limits' per-frame pixel count).
+        /// The most pixels a render may have when not enlarged (``DWProcessingLimits/vectorPixelCap``).
         var maxPixels: Int
     }
 
@@ -28,16 +26,23 @@ struct ImgproxyGeometry: Equatable {
         let widthToScale = Self.minNonZero(cropWidth, width)
         let heightToScale = Self.minNonZero(cropHeight, height)
         calcScale(widthToScale, heightToScale, t, isVector: vector != nil)
-        if let vector, !t.enlarge {
-            let resolution = (Double(vector.area) * wScale * hScale).rounded()
-            if resolution > Double(vector.maxPixels) {
-                let down = (Double(vector.maxPixels) / resolution).squareRoot()
-                wScale *= down
-                hScale *= down
-            }
-        }
+        if let vector, !t.enlarge { capVector(width, height, vector.maxPixels) }
         calcSizes(widthToScale, heightToScale, t)
         limitScale(widthToScale, heightToScale, t)
+    }
+
+    /// A vector whose render (`width` × `height` at the scales) would be over `maxPixels` is scaled down to it, as
+    /// imgproxy's prepare.go does; where rounding the sides would still pass it by a few pixels, a hair further.
+    private mutating func capVector(_ width: Int, _ height: Int, _ maxPixels: Int) {
+        let resolution = (Double(width) * Double(height) * wScale * hScale).rounded()
+        guard resolution > Double(maxPixels) else { return }
+        let down = (Double(maxPixels) / resolution).squareRoot()
+        wScale *= down
+        hScale *= down
+        for _ in 0..<16 where Self.scale(width, wScale) * Self.scale(height, hScale) > maxPixels {
+            wScale *= 0.9995
+            hScale *= 0.9995
+        }
     }
 
     /// The result's size before its padding: the scaled image cut to the result crop, then grown by extend or

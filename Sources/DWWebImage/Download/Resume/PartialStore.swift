@@ -54,8 +54,10 @@ struct PartialStore: Sendable {
     }
 
     /// An existing partial for `url`, locked for this caller; nil when there is none, it is in use elsewhere, or
-    /// its record is missing, unreadable or for another URL (such files are removed).
+    /// its record is missing, unreadable or for another URL (such files are removed). In a folder that held no
+    /// partial a moment ago (``PartialFolders``) it does not look.
     func openExisting(url: String) -> PartialFile? {
+        guard PartialFolders.shared.mayHoldPartials(path) else { return nil }
         let (dataPath, recordPath) = paths(for: url)
         let fd = open(dataPath, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -93,6 +95,7 @@ struct PartialStore: Sendable {
             fd = open(dataPath, O_RDWR | O_CREAT | O_CLOEXEC, mode)
         }
         guard fd >= 0 else { return nil }
+        PartialFolders.shared.noteCreated(in: path)
         guard flock(fd, LOCK_EX | LOCK_NB) == 0, ftruncate(fd, 0) == 0 else {
             close(fd)
             return nil
