@@ -119,6 +119,7 @@ let package = Package(
         // `dwfetch`: plain fetches; pixel flags, --preview and --demo execv dwfetch-pixels, `serve` dwfetch-serve.
         // Release links with lld: the functions a fetch and --version run (startup.order, made by bench/startup/order)
         // first and together, and relocations packed (DT_RELR): ~5 MiB less resident (bench/README.md, "Start-up").
+        // Unsafe flags bar only the product holding them (this executable) from other packages, not the libraries.
         .executableTarget(
             name: "dwfetch", dependencies: ["DWFetchCLI"], exclude: ["startup.order"],
             linkerSettings: [.unsafeFlags([

@@ -19,7 +19,7 @@ extension DWWebImageDownloader {
             return
         }
         partial.loadExisting()
-        post(.DWWebImageDownloadStart, [DWWebImageNotificationKey.url: url])
+        post(.DWWebImageDownloadStart)
         startAttempt()
     }
 

@@ -52,6 +52,6 @@ extension DWWebImageDownloader {
             finish?()
             operation?.cancel()  // marks a waiting operation cancelled; it is never started
         }
-        post(.DWWebImageDownloadStop, [DWWebImageNotificationKey.url: url])
+        post(.DWWebImageDownloadStop)
     }
 }

@@ -97,8 +97,11 @@ public final class DWWebImageDownloader: Sendable {
         if first { context.didEnd(self) }
     }
 
-    func post(_ name: Notification.Name, _ info: [String: any Sendable]) {
+    /// Posts `name` (Start, Stop: the URL is all they carry) on the callback queue, its userInfo made there.
+    func post(_ name: Notification.Name) {
         let center = context.notificationCenter
-        context.callbackQueue.async { center.post(name: name, object: self, userInfo: info) }
+        context.callbackQueue.async {
+            center.post(name: name, object: self, userInfo: [DWWebImageNotificationKey.url: self.url])
+        }
     }
 }
