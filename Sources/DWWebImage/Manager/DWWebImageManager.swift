@@ -54,8 +54,7 @@ public final class DWWebImageManager: Sendable {
         var callbackQueue: DispatchQueue
         var configuration: Configuration
         var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)?
-        /// Memory hits of ``imageFromMemory(withURL:options:)`` whose records wait for the callback queue.
-        var memoryHitReports: [DWDownloadMetrics] = []
+        var memoryHitReports: [DWDownloadMetrics] = []  // imageFromMemory's hits, for the callback queue
         var invalidated = false
     }
 
