@@ -54,8 +54,7 @@ public final class DWWebImageManager: Sendable {
         var callbackQueue: DispatchQueue
         var configuration: Configuration
         var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)?
-        /// Memory hits of ``imageFromMemory(withURL:options:)`` whose records wait for the callback queue.
-        var memoryHitReports: [DWDownloadMetrics] = []
+        var memoryHitReports: [DWDownloadMetrics] = []  // imageFromMemory's hits, for the callback queue
         var invalidated = false
     }
 
@@ -138,7 +137,8 @@ public final class DWWebImageManager: Sendable {
     /// ``writesCacheInCallbacks`` (a leaf lock, read when a download is created; DWWebImageManager+Tuning.swift).
     let tuning = DWLock(false)
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
-    /// on ``callbackQueue``.
+    /// on ``callbackQueue``. A memory hit answered on the caller's thread (``imageFromMemory(withURL:options:)``, the
+    /// async API's hits) is counted there just after the caller has its image.
     public var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)? {
         get { state.withLock { $0.metricsHandler } }
         set { state.withLock { $0.metricsHandler = newValue } }
