@@ -6,14 +6,17 @@ import XCTest
 
 extension ImgproxyParityServeTests {
     /// A 16-bit RGB PNG, 40 × 30: R = 10007 + 500·x, G = 20011 + 300·y, B = 30013 (so (1, 1) is 10507, 20311, 30013,
-    /// none a multiple of 257: an 8-bit step in between would show), written by hand (Pillow has no RGB16 mode).
+    /// none a multiple of 257: an 8-bit step in between would show), with alpha 50000 when `alpha = True`, written by
+    /// hand (Pillow has no RGB16 mode).
     static let rgb16Script = """
         import base64, struct, zlib
+        alpha = False
         def chunk(kind, body):
             return struct.pack('>I', len(body)) + kind + body + struct.pack('>I', zlib.crc32(kind + body) & 0xffffffff)
-        rows = b''.join(b'\\x00' + b''.join(struct.pack('>HHH', 10007 + 500 * x, 20011 + 300 * y, 30013)
+        pixel = lambda x, y: (10007 + 500 * x, 20011 + 300 * y, 30013) + ((50000,) if alpha else ())
+        rows = b''.join(b'\\x00' + b''.join(struct.pack('>' + 'H' * len(pixel(x, y)), *pixel(x, y))
                                                for x in range(40)) for y in range(30))
-        png = (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 40, 30, 16, 2, 0, 0, 0))
+        png = (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 40, 30, 16, 6 if alpha else 2, 0, 0, 0))
                + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
         print(base64.b64encode(png).decode())
         """
@@ -55,6 +58,8 @@ extension ImgproxyParityServeTests {
     /// source still writes a 16-bit AVIF, and one with a grey ICC profile comes out grey in sRGB's curve.
     func testPreserveHDRThroughEveryStep() throws {
         origin.setRoute("/rgb16.png", .ok(Data(base64Encoded: try python(Self.rgb16Script))!))
+        let rgba16 = Self.rgb16Script.replacingOccurrences(of: "alpha = False", with: "alpha = True")
+        origin.setRoute("/rgba16.png", .ok(Data(base64Encoded: try python(rgba16))!))
         origin.setRoute("/grey16.png", .ok(Data(base64Encoded: try python(Self.framedGrey16Script))!))
         origin.setRoute("/grey-icc.png", .ok(Data(base64Encoded: try python(Self.greyICCScript))!))
         let mark = FileManager.default.temporaryDirectory.appendingPathComponent("dwhdr-mark-\(UUID().uuidString).png")
@@ -73,6 +78,8 @@ extension ImgproxyParityServeTests {
             (rgb, "'ph:1', 'sh:2'", 3, { p in p.count == 3 && abs(p[0] - 10507) < 400 && p.contains { $0 % 257 != 0 } }),
             (rgb, "'ph:1', 'mc:1:ff0000'", 3, { p in p.count == 3 && p[0] > 0 && p[0] % 257 != 0 && p[1] == 0 }),
             (rgb, "'ph:1', 'wm:0.5:ce'", 3, { $0 == [10507, 20311, 30013] }),
+            (origin.url("/rgba16.png"), "'ph:1', 'sh:2'", 4, { p in p.count == 4 && p[3] == 50000 }),
+            (origin.url("/rgba16.png"), "'ph:1', 'sa:0.5', 'br:10'", 4, { p in p.count == 4 && p[3] == 50000 }),
         ]
         let paths = try Self.pypi(cases.map { ($0.0, png, $0.1) } + [(grey, "extension='avif'", "'ph:1'")])
         let server = try serve(["--watermark", mark.path])
@@ -83,7 +90,8 @@ extension ImgproxyParityServeTests {
             XCTAssertEqual([facts.format, "\(facts.bands)"], ["ushort", "\(bands)"], options)
             XCTAssertTrue(check(facts.point), "\(options): \(facts.point)")
         }
-        let marked = try Self.vips(try server.get(paths[cases.count - 1]).body, x: 20, y: 15)  // under the watermark
+        let watermarked = paths[cases.firstIndex { $0.1.contains("wm:") } ?? 0]
+        let marked = try Self.vips(try server.get(watermarked).body, x: 20, y: 15)  // under the watermark
         XCTAssertNotEqual(marked.point, [20007, 24511, 30013], "the watermark is drawn at 16 bits")
         XCTAssertTrue(marked.point.contains { $0 % 257 != 0 }, "\(marked.point)")
         let avif = try Self.vips(try server.get(paths[cases.count]).body)  // AVIF has no grey: libheif gives RGB, 12 bits

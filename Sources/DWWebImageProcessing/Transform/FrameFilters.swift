@@ -16,9 +16,18 @@ extension FrameOps {
         return try Vips.make("cannot blur") { cvips_cast(straight.pointer, format, $0) }
     }
 
+    /// libvips' sharpen (in LabS); a 16-bit frame's alpha is set aside and joined back, as LabS would round it to
+    /// 8 bits' steps.
     static func sharpen(_ frame: VImage, _ sigma: Double) throws(DWWebImageError) -> VImage {
-        let sharpened = try Vips.make("cannot sharpen") { cvips_sharpen(frame.pointer, sigma, $0) }
-        return try restore(sharpened, like: frame, grey: true)
+        guard !frame.isUChar, frame.hasAlpha else {
+            let sharpened = try Vips.make("cannot sharpen") { cvips_sharpen(frame.pointer, sigma, $0) }
+            return try restore(sharpened, like: frame, grey: true)
+        }
+        let bands = Int32(colourBands(frame))
+        let colour = try Vips.make("cannot sharpen") { cvips_extract_band(frame.pointer, 0, bands, $0) }
+        let alpha = try Vips.make("cannot sharpen") { cvips_extract_band(frame.pointer, bands, 1, $0) }
+        let sharpened = try restore(sharpen(colour, sigma), like: frame, grey: true)
+        return try Vips.make("cannot sharpen") { cvips_bandjoin2(sharpened.pointer, alpha.pointer, $0) }
     }
 
     /// Blocks of `size` × `size` pixels, each the mean of its pixels, as imgproxy's `vips_apply_filters`: sides that
