@@ -152,6 +152,14 @@ final class ParserTests: XCTestCase {
         XCTAssertTrue(try key("rs:fit:32:0/f:webp/q:80").hasSuffix("@15:resize(32x,fit)|17:convert(webp,q80)"))
         XCTAssertEqual(try key("w:32/q:80/f:webp"),
                        DWImageProcessors.cacheKey(url: Imgproxy.source, processors: cli.processors()))
+        // A request's real chain: a URL naming a raster format is those same steps (an SVG source is rasterised by
+        // them, as dwfetch does); one naming none puts imgproxy's SVG rules around them — an SVG source is then
+        // served as sanitised SVG, so the key names the rule (a cache shared with dwfetch never holds the one's
+        // bytes under the other's key).
+        let named = try DWProxyURL(target: "/insecure/w:32/q:80/f:webp/plain/\(Imgproxy.source)")
+        XCTAssertEqual(server.transformChain(for: named).map(\.identifier), cli.processors().map(\.identifier))
+        let unnamed = try DWProxyURL(target: "/insecure/w:32/plain/\(Imgproxy.source)")
+        XCTAssertTrue(try XCTUnwrap(server.transformChain(for: unnamed).first).identifier.hasPrefix("svg(sanitize;"))
     }
 }
 

@@ -34,7 +34,8 @@ struct DWSVGRule: DWImageProcessor {
 }
 
 extension DWImageServer {
-    /// The request's chain (``formatChain(for:bucket:)``) inside the SVG rules (``DWSVGRule``); `raw:1` as it is.
+    /// The request's chain (``formatChain(for:bucket:)``) inside the SVG rules (``DWSVGRule``) when they change
+    /// anything; `raw:1`, and a URL naming a raster format, as they are.
     /// Called on the request's task.
     func transformChain(for url: DWProxyURL, bucket: DWAcceptBucket = DWAcceptBucket()) -> [any DWImageProcessor] {
         let chain = formatChain(for: url, bucket: bucket)
@@ -48,6 +49,9 @@ extension DWImageServer {
         }
         let keeps = (transform.format == nil || transform.format == .svg)
             && (transform.skipProcessing.contains(.svg) || !settings.alwaysRasterizeSVG)
+        // Rasterising with the request's own chain is what the chain does anyway (and what dwfetch does with an SVG):
+        // no rule, so the key stays the CLI's for the same steps.
+        if !keeps && raster == nil && transform.format != .svg { return chain }
         return [DWSVGRule(named: transform.format, keepsSVG: keeps, sanitize: settings.sanitizeSVG, chain: chain,
                           rasterChain: raster)]
     }
