@@ -26,6 +26,8 @@ public final class DWImageServer: Sendable {
     let metrics = DWServerMetrics()
     /// Response bodies and ETags of the images served, made once per image.
     let served = DWServedBytes()
+    /// Recent image targets' parsed plans (URL, checks, chain), so a hot URL is parsed once.
+    let plans = DWPlanMemo()
     let logger: Logger
     /// `--workers` / `--queue`: admission of image requests, oldest first.
     let gate: DWWorkGate

@@ -32,9 +32,11 @@ final class RoutesTests: XCTestCase {
         return DWImageServer(configuration: configuration)
     }
 
-    /// The responder `run()` serves: every route plus 405 for other methods.
+    /// The router `run()` serves: every route plus 405 for other methods.
     func standaloneApp(_ server: DWImageServer) -> some ApplicationProtocol {
-        Application(responder: DWServerResponder(server: server))
+        let router = Router()
+        server.mount(on: router, at: "", refusingOtherMethods: true)
+        return Application(router: router)
     }
 
     func plain(_ path: String, options: String = "") -> String {

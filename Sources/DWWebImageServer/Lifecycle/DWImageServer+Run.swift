@@ -13,10 +13,12 @@ extension DWImageServer {
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in },
                     onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         if configuration.tunesMalloc { startMallocTuning() }
+        let router = Router(context: BasicRequestContext.self)
+        mount(on: router, at: "", refusingOtherMethods: true)
         let drain = DWConnectionDrain(logger: lifecycleLogger)
         let (headerTimeout, idleTimeout) = (configuration.headerTimeout, configuration.idleTimeout)
         let app = Application(
-            responder: DWServerResponder(server: self),  // addRoutes' routes, by hand, and 405
+            router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [
                 DWConnectionHandler(drain: drain, headerTimeout: headerTimeout, idleTimeout: idleTimeout),
             ])),

@@ -31,8 +31,18 @@ extension DWImageServer {
     }
 
     /// Everything before the fetch, on the caller's thread: the signature first (as imgproxy does: an unsigned
-    /// request learns nothing about the rest), the URL, the source's scheme and host, then the chain.
+    /// request learns nothing about the rest), the URL, the source's scheme and host, then the chain. A target
+    /// planned before (with the same `Accept`) comes from ``plans`` (``DWPlanMemo``: never one with `exp:`).
     func imagePlan(for request: Request, target: String) -> DWImagePlan {
+        let accept = request.headers[.accept]
+        if let job = plans.job(target: target, accept: accept) { return .fetch(job) }  // parsed before
+        let plan = parsePlan(for: request, target: target)
+        if case .fetch(let job) = plan { plans.keep(job, target: target, accept: accept) }
+        return plan
+    }
+
+    /// ``imagePlan(for:target:)`` made now.
+    private func parsePlan(for request: Request, target: String) -> DWImagePlan {
         let url: DWProxyURL
         do {
             let (signature, signedPath) = try DWProxyURL.split(target: target)

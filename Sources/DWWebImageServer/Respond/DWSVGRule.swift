@@ -20,10 +20,16 @@ struct DWSVGRule: DWImageProcessor {
     let chain: [any DWImageProcessor]
     let rasterChain: [any DWImageProcessor]?
 
-    /// `svg(<mode>;<the chain's identifiers joined by ";">)`; the raster chain is a function of the same URL.
-    var identifier: String {
+    /// `svg(<mode>;<the chain's identifiers joined by ";">)`, made once (the pipeline asks for it several times a
+    /// request); the raster chain is a function of the same URL.
+    let identifier: String
+
+    init(named: DWImageFormat?, keepsSVG: Bool, sanitize: Bool, chain: [any DWImageProcessor],
+         rasterChain: [any DWImageProcessor]?) {
+        (self.named, self.keepsSVG, self.sanitize, self.chain, self.rasterChain) =
+            (named, keepsSVG, sanitize, chain, rasterChain)
         let mode = keepsSVG ? (sanitize ? "sanitize" : "keep") : "raster"
-        return "svg(\(mode);\(chain.map(\.identifier).joined(separator: ";")))"
+        identifier = "svg(\(mode);\(chain.map(\.identifier).joined(separator: ";")))"
     }
 
     func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {

@@ -19,45 +19,41 @@ extension DWImageServer {
     /// ```
     /// Handlers run on Hummingbird's tasks; this server's manager, cache and limits serve them. Its shutdown is the
     /// application's (``run(onListening:)`` is not involved).
-    ///
-    /// The whole server of ``run(onListening:onMetricsListening:)`` dispatches the same handlers by hand
-    /// (``DWServerResponder``) and answers 405 to other methods.
-    public func addRoutes<Routes: RouterMethods>(to router: Routes, at prefix: String = "") {
+    public func addRoutes(to router: some RouterMethods, at prefix: String = "") {
+        mount(on: router, at: prefix, refusingOtherMethods: false)
+    }
+
+    /// The routes; `refusingOtherMethods` (the whole server of ``run(onListening:)``) answers 405 to other methods.
+    func mount<Routes: RouterMethods>(on router: Routes, at prefix: String, refusingOtherMethods: Bool) {
         let trimmed = prefix.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let base = trimmed.isEmpty ? "" : "/" + trimmed
         let group = router.group(RouterPath(trimmed)).add(middleware: DWAccessLogMiddleware<Routes.Context>(server: self))
         for method in [HTTPRequest.Method.get, .head] {
-            group.on("health", method: method) { _, _ in Self.health() }
-            group.on("metrics", method: method) { _, _ in Self.metricsRefused() }
+            group.on("health", method: method) { _, _ in
+                DWAccessNote.current?.isProbe = true
+                return DWResponses.text(.ok, "ok")
+            }
+            group.on("metrics", method: method) { _, _ in
+                DWAccessNote.current?.isProbe = true
+                return DWResponses.error(.notFound, "not found")
+            }
             for path: RouterPath in ["", "**"] {
-                group.on(path, method: method) { [self] request, _ in await imageRoute(request, below: base) }
+                group.on(path, method: method) { [self] request, _ in
+                    let target = Self.target(of: request, below: base)
+                    return target.hasPrefix("/info/")
+                        ? await infoResponse(for: request, target: target) : await boundedImageResponse(for: request, target: target)
+                }
             }
         }
-    }
-
-    /// `/health`: 200 "ok", logged, not counted.
-    static func health() -> Response {
-        DWAccessNote.current?.isProbe = true
-        return DWResponses.text(.ok, "ok")
-    }
-
-    /// `/metrics` on the public port: 404 (the text is served on `--metrics-bind` only), logged, not counted.
-    static func metricsRefused() -> Response {
-        DWAccessNote.current?.isProbe = true
-        return DWResponses.error(.notFound, "not found")
-    }
-
-    /// 405 for a method other than GET and HEAD (the whole server only).
-    static func methodRefused() -> Response {
-        DWAccessNote.current?.text = " method"
-        return DWResponses.error(.methodNotAllowed, "only GET and HEAD are served")
-    }
-
-    /// Every other GET or HEAD under the mount point: `/info/…`, else an image.
-    func imageRoute(_ request: Request, below base: String) async -> Response {
-        let target = Self.target(of: request, below: base)
-        return target.hasPrefix("/info/")
-            ? await infoResponse(for: request, target: target) : await boundedImageResponse(for: request, target: target)
+        guard refusingOtherMethods else { return }
+        for method in [HTTPRequest.Method.post, .put, .delete, .patch, .options, .trace, .connect] {
+            for path: RouterPath in ["", "**"] {
+                group.on(path, method: method) { _, _ in
+                    DWAccessNote.current?.text = " method"
+                    return DWResponses.error(.methodNotAllowed, "only GET and HEAD are served")
+                }
+            }
+        }
     }
 
     /// The request target as received (path and query, percent-encoding untouched) after the mount prefix.
