@@ -99,4 +99,20 @@ extension ImgproxyParityServeTests {
         // Lossy AVIF at imgproxy's quality rings near the frame's edge (4 pixels from 40000): a loose bound.
         XCTAssertEqual(avif.point.first ?? -1, 4660, accuracy: 3000, "\(avif.point)")
     }
+
+    /// A grey watermark over a grey16 source keeps it grey16 (imgproxy's `vips_apply_watermark` composites in the
+    /// image's space when both are grey): 200 at full opacity is about 200 × 256 there.
+    func testPreserveHDRGreyWatermarkKeepsGrey() throws {
+        origin.setRoute("/grey16.png", .ok(Data(base64Encoded: try python(Self.framedGrey16Script))!))
+        let mark = FileManager.default.temporaryDirectory.appendingPathComponent("dwhdr-grey-\(UUID().uuidString).png")
+        _ = try python("from PIL import Image\nImage.new('LA', (4, 4), (200, 255)).save('\(mark.path)')")
+        defer { try? FileManager.default.removeItem(at: mark) }
+        let path = try Self.pypi([(origin.url("/grey16.png"), "extension='png'", "'ph:1', 'wm:1:ce'")])[0]
+        let server = try serve(["--watermark", mark.path])
+        let response = try server.get(path)
+        XCTAssertEqual(response.status, 200, response.text)
+        let facts = try Self.vips(response.body, x: 20, y: 15)
+        XCTAssertEqual([facts.format, "\(facts.bands)"], ["ushort", "1"])
+        XCTAssertEqual(facts.point.first ?? -1, 51300, accuracy: 300, "\(facts.point)")
+    }
 }

@@ -92,17 +92,20 @@ extension FrameOps {
         return try composite(frame, overlay, x: 0, y: 0)
     }
 
-    /// `overlay` (colour, with alpha) over `base` at (x, y); the result has `base`'s alpha (or none) and depth: 8-bit
-    /// sRGB, or RGB16 for a 16-bit base (the overlay is brought to 16 bits first, alpha included).
-    static func composite(_ base: VImage, _ overlay: VImage, x: Int, y: Int) throws(DWWebImageError) -> VImage {
+    /// `overlay` (with alpha) over `base` at (x, y); the result has `base`'s alpha (or none) and depth: 8-bit sRGB,
+    /// or for a 16-bit base RGB16 — grey16 when the base is and `grey` says the overlay is grey (the overlay is
+    /// brought to 16 bits first, alpha included).
+    static func composite(_ base: VImage, _ overlay: VImage, x: Int, y: Int, grey: Bool = false)
+        throws(DWWebImageError) -> VImage {
         let withAlpha = try addAlpha(base)
-        let top = base.isUChar || !overlay.isUChar ? overlay : try restore(overlay, like: base, grey: false)
+        let top = base.isUChar || !overlay.isUChar ? overlay : try restore(overlay, like: base, grey: grey)
         let over = try Vips.make("cannot composite") {
             cvips_composite_over(withAlpha.pointer, top.pointer, Int32(x), Int32(y), $0)
         }
-        let result = try restore(over, like: base, grey: false)
+        let result = try restore(over, like: base, grey: grey)
         guard !base.hasAlpha else { return result }
-        return try Vips.make("cannot composite") { cvips_extract_band(result.pointer, 0, 3, $0) }
+        let bands = Int32(colourBands(result))
+        return try Vips.make("cannot composite") { cvips_extract_band(result.pointer, 0, bands, $0) }
     }
 
     /// `image` (the result of a colour operation on `frame`) back at `frame`'s depth: 8-bit sRGB for an 8-bit frame;

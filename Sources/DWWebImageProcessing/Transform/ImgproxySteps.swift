@@ -14,7 +14,7 @@ struct ImgproxySteps {
     /// An SVG rendered at the scale the request needs: the geometry computed on its intrinsic size and adjusted to
     /// the rendered pixels, and the crop's gravity with its pixel offsets scaled alike (imgproxy's scale-on-load).
     var preset: (geometry: ImgproxyGeometry, cropGravity: DWGravity)?
-    private var frames: [VImage] = []
+    private(set) var frames: [VImage] = []
 
     init(transform: DWTransform, animated: Bool, watermark: DWImage?) {
         self.transform = transform
