@@ -19,7 +19,7 @@ public struct DWMetadataOptions: DWImageProcessor, Hashable {
     /// `enforce_thumbnail`: a HEIC or AVIF with an embedded thumbnail is read from it instead of its primary image.
     public let enforceThumbnail: Bool
     /// `preserve_hdr` as it applies (``DWTransform/keepsHighBitDepth``): a 16-bit RGB or grey source is decoded to
-    /// 16-bit RGB (not 8-bit sRGB), and written in 16 bits by an output format that has them.
+    /// RGB16 or grey16 (not 8-bit sRGB), and written in 16 bits by an output format that has them.
     public let preserveHDR: Bool
 
     /// A policy from imgproxy's options.
