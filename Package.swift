@@ -165,7 +165,7 @@ let package = Package(
         // imgproxy's options in-process: the parser, the one transform builder, and the pixels it makes (real libvips).
         .testTarget(
             name: "DWImgproxyTests",
-            dependencies: ["DWWebImageServer", "DWWebImageProcessing", "DWWebImage", "DWTestServer"]
+            dependencies: ["DWWebImageServer", "DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWTestPeers"]
         ),
         // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping,
         // result limits, the work gate) and its routes through HummingbirdTesting's router framework: no process, no socket.

@@ -2,8 +2,8 @@
 // temporary directory; ready once its port accepts connections, stopped (and its logs flushed) by `stop()`.
 import Foundation
 
-/// The program is not installed: tests turn this into a skip that names the Debian package (scripts/setup.sh
-/// installs every one).
+/// The program is not installed: thrown out of the test, it fails it naming the Debian package (scripts/setup.sh
+/// installs every one; a test never skips).
 public struct PeerUnavailable: Error, CustomStringConvertible {
     /// What is missing and which package has it.
     public let description: String

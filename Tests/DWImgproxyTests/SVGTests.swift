@@ -1,6 +1,7 @@
 // SVG sources in the library and the engine: the sniffer's facts, rasters against librsvg's own rsvg-convert at the
 // same size (the vector scaled, not a raster resized), the limits, references that must never be followed, and the
 // sanitiser.
+import DWTestPeers
 import DWTestServer
 import DWWebImage
 import DWWebImageProcessing
@@ -167,20 +168,7 @@ final class SVGTests: XCTestCase {
 
     /// `svg` rendered by `rsvg-convert -w W -h H` (Debian librsvg2-bin), as a bitmap.
     private func rsvgConvert(_ svg: String, width: Int, height: Int) throws -> DWBitmap {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwsvg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.svg"), output = dir.appendingPathComponent("out.png")
-        try Data(svg.utf8).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["rsvg-convert", "-w", "\(width)", "-h", "\(height)", "-o", output.path, input.path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let png = FileManager.default.contents(atPath: output.path) else {
-            throw PeerFailure("rsvg-convert failed (scripts/setup.sh installs librsvg2-bin)")
-        }
-        return try DWImage(data: png).bitmap()
+        try DWImage(data: RSVGConvert.png(Data(svg.utf8), width: width, height: height)).bitmap()
     }
 
     /// Mean and largest per-channel difference of two same-sized bitmaps (colour weighted by alpha, and alpha).
@@ -207,12 +195,6 @@ final class SVGTests: XCTestCase {
         }
         return 0
     }
-}
-
-/// A peer that must run did not: fails the test (never a skip).
-struct PeerFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// SVG documents the SVG tests share.

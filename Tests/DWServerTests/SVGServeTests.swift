@@ -1,6 +1,7 @@
 // SVG sources through `dwfetch serve` as imgproxy serves them (URLs from PyPI's imgproxy package): kept as sanitised
 // SVG without a format, rasterised at the size asked for with one, skp/raw/f:svg, --always-rasterize-svg,
 // --no-sanitize-svg, /info, broken and huge documents, references never followed; and `dwfetch`'s pixel flags.
+import DWTestPeers
 import DWTestServer
 import Foundation
 import XCTest
@@ -177,20 +178,7 @@ final class SVGServeTests: ServeTestCase {
 
     /// `svg` rendered by `rsvg-convert -w W -h H` (Debian librsvg2-bin).
     private func rsvgConvert(_ svg: Data, _ width: Int, _ height: Int) throws -> Data {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwrsvg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.svg"), output = dir.appendingPathComponent("out.png")
-        try svg.write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["rsvg-convert", "-w", "\(width)", "-h", "\(height)", "-o", output.path, input.path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let png = FileManager.default.contents(atPath: output.path) else {
-            throw ServeStartFailure("rsvg-convert failed (scripts/setup.sh installs librsvg2-bin)")
-        }
-        return png
+        try RSVGConvert.png(svg, width: width, height: height)
     }
 
     /// The largest channel difference of two images of one size, by Pillow (colour premultiplied by alpha).
