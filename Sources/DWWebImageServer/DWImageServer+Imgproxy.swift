@@ -15,7 +15,13 @@ extension DWImageServer {
         for (format, quality) in configuration.imgproxy.formatQuality where transform.formatQuality[format] == nil {
             transform.formatQuality[format] = quality
         }
-        return transform.processors(watermark: configuration.imgproxy.watermark)
+        let chain = transform.processors(watermark: configuration.imgproxy.watermark)
+        // `skp:` compares the source with the format the URL names (imgproxy's `po.Format`), not with the one the
+        // preferred formats or `Accept` chose for it: a URL naming none skips every listed source format.
+        if chain.count == 1, let skip = chain[0] as? DWSkipProcessing, skip.named != url.options.transform.format {
+            return [DWSkipProcessing(formats: skip.formats, chain: skip.chain, named: url.options.transform.format)]
+        }
+        return chain
     }
 
     /// A `local:///path` source read under `--local-root`: 404 without a root, for a path that escapes it (`..`, a

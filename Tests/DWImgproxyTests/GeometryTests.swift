@@ -50,6 +50,10 @@ final class GeometryTests: XCTestCase {
         let gif = SampleImages.gif(width: 16, height: 16, frames: 2)
         XCTAssertEqual(try Imgproxy.run("w:8/skp:gif", on: gif).0.data, gif)
         XCTAssertEqual(try Imgproxy.run("w:8/skp:jpg", on: png).0.pixelWidth, 8)
+        // imgproxy skips only when the URL names no format or the source's own: `f:png` on a skipped GIF converts it.
+        XCTAssertEqual(try Imgproxy.run("w:8/skp:gif/f:gif", on: gif).0.data, gif)
+        let converted = try Imgproxy.run("w:8/skp:gif/f:png", on: gif).0
+        XCTAssertEqual([converted.format.rawValue, "\(converted.pixelWidth)"], ["png", "8"])
         XCTAssertEqual(try Imgproxy.run("cb:1", on: png).0.data, png)
     }
 

@@ -76,6 +76,8 @@ final class PreferredFormatTests: XCTestCase {
         // skp and raw: no conversion.
         let skipped = try run(server, try Self.pypi("width=16, height=16", "'skp:webp'"), on: opaque)
         XCTAssertEqual(skipped.data, opaque, "skp:webp serves the WebP source as it is")
+        let skipNamed = try run(server, try Self.pypi("width=16, height=16, extension='png'", "'skp:webp'"), on: opaque)
+        XCTAssertEqual(skipNamed.format, .png, "skp applies only when the URL names no format or the source's own")
         let raw = try run(server, "/insecure/raw:1/plain/http://127.0.0.1/a.webp", on: opaque)
         XCTAssertEqual(raw.data, opaque, "raw: the source's bytes")
         XCTAssertNil(DWPreferredFormats(parsing: "jpeg,bogus"))

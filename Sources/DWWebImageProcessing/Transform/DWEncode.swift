@@ -53,20 +53,25 @@ public struct DWCacheBuster: DWImageProcessor {
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage { image }
 }
 
-/// Serves sources of `formats` unprocessed (`skp:`); others go through `chain`.
+/// Serves sources of `formats` unprocessed (`skp:`) when the request names no output format or names the source's
+/// own (imgproxy's rule: `skp:jpg` with `f:png` still converts a JPEG); others go through `chain`.
 public struct DWSkipProcessing: DWImageProcessor {
     public let formats: Set<DWImageFormat>
     public let chain: [any DWImageProcessor]
-    /// A chain that sources of `formats` skip.
-    public init(formats: Set<DWImageFormat>, chain: [any DWImageProcessor]) {
+    /// The output format the request names, nil for none.
+    public let named: DWImageFormat?
+    /// A chain that sources of `formats` skip unless `named` is another format.
+    public init(formats: Set<DWImageFormat>, chain: [any DWImageProcessor], named: DWImageFormat? = nil) {
         self.formats = formats
         self.chain = chain
+        self.named = named
     }
-    /// `skp(<formats>;<the chain's identifiers joined by ";">)`.
+    /// `skp(<formats>;<the chain's identifiers joined by ";">)` (a named format is in the chain's own identifiers).
     public var identifier: String {
         "skp(\(formats.map(\.rawValue).sorted().joined(separator: ","));\(chain.map(\.identifier).joined(separator: ";")))"
     }
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        formats.contains(image.format) ? image : try DWImageProcessors.apply(chain, to: image)
+        let skips = formats.contains(image.format) && (named == nil || named == image.format)
+        return skips ? image : try DWImageProcessors.apply(chain, to: image)
     }
 }

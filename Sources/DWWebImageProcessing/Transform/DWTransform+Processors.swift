@@ -38,7 +38,7 @@ extension DWTransform {
             chain.append(DWConvert(quality: quality))
         }
         if !cacheBuster.isEmpty { chain.append(DWCacheBuster(value: cacheBuster)) }
-        if !skipProcessing.isEmpty, !chain.isEmpty { return [DWSkipProcessing(formats: skipProcessing, chain: chain)] }
+        if !skipProcessing.isEmpty, !chain.isEmpty { return [DWSkipProcessing(formats: skipProcessing, chain: chain, named: format)] }
         return chain
     }
 
