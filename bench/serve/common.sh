@@ -7,7 +7,7 @@ mkdir -p "$OUT" "$CORPUS"
 export PATH="$PATH:/opt/swift/usr/bin"
 PIDS=()
 cleanup() {
-    for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill -- "$p" 2>/dev/null || true; done  # -PID: a process group
     wait 2>/dev/null || true
     rm -rf "$OUT"/cache-* "$OUT"/nginx-tmp-*
 }
@@ -112,7 +112,9 @@ ensure_thumbor() {
     [[ -x "$THUMBOR" ]] || THUMBOR=""
 }
 
-# start_thumbor → THUMBOR_PORT, THUMBOR_PID: thumbor with the HTTP loader, no storage, quality 80, 2 processes.
+# start_thumbor → THUMBOR_PORT, THUMBOR_PID: thumbor with the HTTP loader, no storage, quality 80, 2 processes, in
+# a process group of its own (setsid): tornado's master restarts a worker killed before it, so stop_thumbor ends the
+# whole group at once — killing master and workers by pid left two workers running after every benchmark.
 start_thumbor() {
     THUMBOR_PORT=$(free_port)
     cat > "$OUT/thumbor.conf" <<CONF
@@ -124,10 +126,12 @@ QUALITY = 80
 MAX_WIDTH = 0
 MAX_HEIGHT = 0
 CONF
-    "$THUMBOR" --port "$THUMBOR_PORT" --ip 127.0.0.1 --conf "$OUT/thumbor.conf" --processes 2 -l error > "$OUT/thumbor.log" 2>&1 &
-    THUMBOR_PID=$!; PIDS+=($THUMBOR_PID)
+    setsid "$THUMBOR" --port "$THUMBOR_PORT" --ip 127.0.0.1 --conf "$OUT/thumbor.conf" --processes 2 -l error \
+        > "$OUT/thumbor.log" 2>&1 &
+    THUMBOR_PID=$!; PIDS+=(-"$THUMBOR_PID")
     wait_port "$THUMBOR_PORT"
 }
+stop_thumbor() { kill -- -"$THUMBOR_PID" 2>/dev/null; wait "$THUMBOR_PID" 2>/dev/null || true; }
 
 # tree_pids PID: PID and its children (thumbor's master and workers).
 tree_pids() { echo "$1" $(pgrep -P "$1" | tr '\n' ' '); }
