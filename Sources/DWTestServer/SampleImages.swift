@@ -189,6 +189,17 @@ public enum SampleImages {
     ])
 
     /// Bytes that look like nothing: the "image" of a misconfigured server.
+    /// An SVG of 100 × 50: a red square (5…45), a blue circle (centre 75,25, r 20) and a green diagonal
+    /// (antialiased edges), for the SVG suites of the library and of the server.
+    public static let svgDrawing = Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="0 0 100 50">
+          <rect x="5" y="5" width="40" height="40" fill="#ff0000"/>
+          <circle cx="75" cy="25" r="20" fill="#0000ff"/>
+          <path d="M0 50 L100 0" stroke="#00aa00" stroke-width="3"/>
+        </svg>
+        """.utf8)
+
     public static let notAnImage = Data("<html><body>404 but served as 200</body></html>".utf8)
 
     // MARK: - Encoding helpers

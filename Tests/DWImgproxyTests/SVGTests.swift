@@ -199,15 +199,8 @@ final class SVGTests: XCTestCase {
 
 /// SVG documents the SVG tests share.
 enum SVGFixtures {
-    /// 100 × 50: a red square (5…45), a blue circle (centre 75,25, r 20) and a green diagonal (antialiased edges).
-    static let drawing = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="0 0 100 50">
-          <rect x="5" y="5" width="40" height="40" fill="#ff0000"/>
-          <circle cx="75" cy="25" r="20" fill="#0000ff"/>
-          <path d="M0 50 L100 0" stroke="#00aa00" stroke-width="3"/>
-        </svg>
-        """
+    /// ``SampleImages/svgDrawing``: 100 × 50, a red square (5…45), a blue circle (centre 75,25, r 20), a green diagonal.
+    static let drawing = String(decoding: SampleImages.svgDrawing, as: UTF8.self)
 
     /// A small drawing declared `width` × `height` (scaled to it by its viewBox).
     static func sized(_ width: String, _ height: String) -> String {

@@ -8,14 +8,7 @@ import XCTest
 
 final class SVGServeTests: ServeTestCase {
     /// 100 × 50: a red square, a blue circle, a green diagonal.
-    let drawing = Data("""
-        <?xml version="1.0" encoding="UTF-8"?>
-        <svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="0 0 100 50">
-          <rect x="5" y="5" width="40" height="40" fill="#ff0000"/>
-          <circle cx="75" cy="25" r="20" fill="#0000ff"/>
-          <path d="M0 50 L100 0" stroke="#00aa00" stroke-width="3"/>
-        </svg>
-        """.utf8)
+    let drawing = SampleImages.svgDrawing
     /// The drawing with a script, event handlers and a javascript: link.
     let dirty = Data("""
         <svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" onload="alert(1)">
