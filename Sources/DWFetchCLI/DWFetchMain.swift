@@ -10,6 +10,13 @@ package enum DWFetchMain {
     package static func run(engines: DWFetchEngines) -> Never {
         signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // `--version` alone prints before the argument tree is built: the same text ArgumentParser would print, without
+        // its reflection over the binary's conformance records (~18 M instructions and ~1 MiB of pages; bench/README,
+        // "Start-up"). With other arguments it is parsed as usual.
+        if arguments == ["--version"] {
+            print(VersionText.text)
+            exit(0)
+        }
         let type = commandType(for: arguments)
         do {
             var command = try parse(arguments, as: type)

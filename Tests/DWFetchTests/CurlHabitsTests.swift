@@ -45,6 +45,10 @@ final class CurlHabitsTests: XCTestCase {
         XCTAssertTrue(lines.contains("zlib \(zlib)"), "zlib \(zlib) in \(run.stdout)")
         let vips = try Self.output("pkg-config", ["--modversion", "vips"]).trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertTrue(lines.contains("libvips \(vips)"), "libvips \(vips) in \(run.stdout)")
+        // `--version` alone is printed before the argument parser runs; with another flag the parser prints it.
+        let parsed = try DWFetchProcess.run(["-q", "--version"])
+        XCTAssertEqual(parsed.status, 0, parsed.stderr)
+        XCTAssertEqual(parsed.stdout, run.stdout, "the same text either way")
     }
 
     func testSizesTakeKMGSuffixesInPowersOf1024() throws {
