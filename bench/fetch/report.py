@@ -123,6 +123,7 @@ def main() -> int:
     ap.add_argument("--dwfetch", required=True)
     ap.add_argument("--baselines", default="1")
     ap.add_argument("--source", default="tree")
+    ap.add_argument("--tmp", default="")
     a = ap.parse_args()
 
     rows = []
@@ -268,7 +269,8 @@ def main() -> int:
     out += lines
     out += rss_section(rss_rows)
     out.append("")
-    out.append("Commands (DIR is a fresh directory each time; urls is the list of URLs, one a line):")
+    out.append("Commands (DIR is a fresh directory each time; urls is the list of URLs, one a line). Outputs and caches "
+               f"were written under `{a.tmp}`.")
     out.append("")
     for tool in ORDER:
         if any(by.get((g, tool)) for g in ("small", "big")):
