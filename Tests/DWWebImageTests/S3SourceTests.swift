@@ -63,6 +63,40 @@ final class S3SourceTests: TemporaryRootTestCase {
         XCTAssertEqual(metrics.httpStatus, 206)
     }
 
+    /// `facts(withURL:)` of an `s3://` URL: one signed Range request to the endpoint, the object's head read; the
+    /// wrong secret is the store's 403, as for a download.
+    func testFactsOfAnS3ObjectAreSignedLikeItsDownload() async throws {
+        let moto = try MotoS3(bucket: "images", objects: ["big.bmp": photo])
+        defer { moto.stop() }
+        let s3 = DWS3Configuration(endpoint: moto.endpoint, region: moto.region, accessKeyID: moto.accessKeyID,
+                                   secretAccessKey: moto.secretAccessKey)
+        func manager(_ s3: DWS3Configuration) -> DWWebImageManager {
+            var configuration = DWWebImageManager.Configuration()
+            configuration.retryCount = 0
+            configuration.s3 = s3
+            let center = NotificationCenter()
+            return DWWebImageManager(cache: DWWebImageCache(rootDirectory: root, notificationCenter: center),
+                                     configuration: configuration, notificationCenter: center, removeExpiredAtStart: false)
+        }
+        let signed = manager(s3)
+        defer { signed.invalidate() }
+        let facts = try await signed.facts(withURL: "s3://images/big.bmp")
+        XCTAssertEqual(facts.format, .bmp)
+        XCTAssertEqual(facts.pixelWidth, 400)
+        XCTAssertEqual(facts.pixelHeight, 500)
+        var wrong = s3
+        wrong.secretAccessKey = "not-the-secret"
+        let refused = manager(wrong)
+        defer { refused.invalidate() }
+        do {
+            _ = try await refused.facts(withURL: "s3://images/big.bmp")
+            XCTFail("the wrong secret is refused")
+        } catch {
+            XCTAssertEqual(error.code, .httpStatus)
+            XCTAssertEqual(error.httpStatus, 403)
+        }
+    }
+
     func testLocationsAndEnvironment() {
         XCTAssertEqual(DWS3Location("s3://bucket/a/b.png"), DWS3Location(bucket: "bucket", key: "a/b.png"))
         XCTAssertNil(DWS3Location("s3://Bad_Bucket/x"))

@@ -10,6 +10,7 @@ extension DWWebImageManager {
     /// body (the `.factsOnly` request): a cached image answers at once; otherwise one request asks for the first
     /// 64 KiB (`Range`, no compression) and stops reading there even if the server ignores the range. Nothing is
     /// cached. Request headers, the modifier and redirect handler, TLS and the connection policy apply; no retries.
+    /// An `s3://bucket/key` URL is asked of ``Configuration/s3``'s endpoint, signed as its download would be.
     /// Runs the transfer on the engine thread; returns on the caller's task.
     ///
     /// - Throws: 10001/10002 for the URL, 10003/10004 as a download would, 10000 when the first bytes do not
@@ -27,7 +28,7 @@ extension DWWebImageManager {
             return DWImageFacts(try await image(withURL: url, options: options.union(.noCache)))
         }
         let asciiURL: String
-        switch URLValidator.validate(url) {
+        switch URLValidator.validate(url, s3: configuration.s3) {
         case .failure(let error): throw error
         case .success(let valid): asciiURL = valid
         }
@@ -35,6 +36,7 @@ extension DWWebImageManager {
         headers["Range"] = "bytes=0-\(Self.factsHeadSize - 1)"
         var transfer = configuration.transferRequest(url: asciiURL, headers: headers, options: request, loader: nil)
         transfer.acceptEncoding = "identity"
+        if DWS3Location(url) != nil { transfer.signForS3(configuration.s3) }  // signed as a download is, Range included
         return try await HeadReader(engine: engine, request: transfer, url: url).read()
     }
 }
