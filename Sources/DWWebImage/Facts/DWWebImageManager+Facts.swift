@@ -34,9 +34,9 @@ extension DWWebImageManager {
         }
         var headers = configuration.requestHeaders.merging(request.headers) { $1 }
         headers["Range"] = "bytes=0-\(Self.factsHeadSize - 1)"
-        var transfer = configuration.transferRequest(url: asciiURL, headers: headers, options: request, loader: nil)
+        var transfer = configuration.transferRequest(
+            url: asciiURL, source: url, headers: headers, options: request, loader: nil)
         transfer.acceptEncoding = "identity"
-        if DWS3Location(url) != nil { transfer.signForS3(configuration.s3) }  // signed as a download is, Range included
         return try await HeadReader(engine: engine, request: transfer, url: url).read()
     }
 }

@@ -3,9 +3,10 @@ import Foundation
 
 extension DWWebImageManager.Configuration {
     /// The transfer for `url` (validated, or a loader's URL as given) with `headers` and these limits, trust, proxy
-    /// and hooks (the manager's, then the request's).
+    /// and hooks (the manager's, then the request's); signed for ``s3`` when `source`, the caller's URL, is an
+    /// `s3://bucket/key` location.
     func transferRequest(
-        url: String, headers: [String: String], options: RequestOptions,
+        url: String, source: String, headers: [String: String], options: RequestOptions,
         loader: (any DWImageLoader)?
     ) -> TransferRequest {
         var request = TransferRequest(url: url)
@@ -23,6 +24,7 @@ extension DWWebImageManager.Configuration {
         request.hooks = RequestHooks(
             modifiers: [requestModifier, options.requestModifier],
             redirectHandlers: [redirectHandler, options.redirectHandler])
+        if DWS3Location(source) != nil { request.signForS3(s3) }  // after the headers: the signature covers them
         return request
     }
 }

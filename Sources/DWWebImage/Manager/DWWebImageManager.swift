@@ -475,10 +475,9 @@ public final class DWWebImageManager: Sendable {
                 headers["If-Modified-Since"] = lastModified
             }
         }
-        var request = configuration.transferRequest(
-            url: asciiURL, headers: headers, options: waiter.options,
+        let request = configuration.transferRequest(
+            url: asciiURL, source: waiter.token.url, headers: headers, options: waiter.options,
             loader: configuration.loader(for: waiter.token.url))
-        if DWS3Location(waiter.token.url) != nil { request.signForS3(configuration.s3) }
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
         var context = DownloadContext(
