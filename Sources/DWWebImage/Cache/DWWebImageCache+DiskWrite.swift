@@ -37,6 +37,10 @@ extension DWWebImageCache {
         return pendingImages.withLock { $0.add(image, forKey: key) }
     }
 
+    /// How many announced writes of downloaded images have finished (their entry on disk, or failed); read before a
+    /// disk lookup, it tells whether one finished since (``PendingImages``).
+    var pendingWritesFinished: UInt64 { pendingImages.withLock { $0.finished } }
+
     /// Takes one place in the write backlog now, if one is free (for a write the caller must not wait for: the
     /// transfer engine's thread). Pass `reserved: true` to the write that uses it.
     func reserveWrite() -> Bool { writeBacklog.wait(timeout: .now()) == .success }

@@ -8,6 +8,9 @@
 struct PendingImages {
     private var next: UInt64 = 0
     private var byKey: [String: (id: UInt64, image: DWImage)] = [:]
+    /// Writes finished so far (each ``remove(_:forKey:)``): a lookup that missed the disk before a write finished
+    /// may have missed an entry that is there now.
+    private(set) var finished: UInt64 = 0
 
     /// Records `image` as being written under `key`; returns the ticket that ``remove(_:forKey:)`` takes.
     mutating func add(_ image: DWImage, forKey key: String) -> UInt64 {
@@ -18,6 +21,7 @@ struct PendingImages {
 
     /// Forgets the write `ticket` of `key` (a newer write of the same key stays).
     mutating func remove(_ ticket: UInt64, forKey key: String) {
+        finished += 1
         if byKey[key]?.id == ticket { byKey[key] = nil }
     }
 

@@ -64,7 +64,7 @@ public final class DWWebImageManager: Sendable {
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
     /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
-    private let diskHitsInFlight = DispatchSemaphore(value: 32)
+    let diskHitsInFlight = DispatchSemaphore(value: 32)
     /// Where finished transfers are judged and validated when not on the engine thread, and where variants are
     /// made: off the engine thread and off the callback queue (disk writes go to the cache's write queue).
     let workQueue = DispatchQueue(label: "DWWebImage.work", qos: .userInitiated, attributes: .concurrent)
@@ -219,19 +219,14 @@ public final class DWWebImageManager: Sendable {
                 deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
                 return
             }
+            let writesSeen = cache.pendingWritesFinished  // before the lookup: see proceedToNetwork
             var found = cache.diskLookup(forKey: base, maxPixelCount: configuration.maxPixelCount)
             if case .expired(let image, let metadata) = found, request.fromCacheOnly {
                 found = .hit(image, metadata)  // offline: a stale image beats none
             }
             switch found {
             case .hit(let image, _) where request.isVariant:
-                if policy.contains(.memory) && configuration.memoryCachesVariantSources {
-                    cache.storeInMemory(image, forKey: base)
-                }
-                let metrics = DWDownloadMetrics.cacheHit(url, .disk, since: asked, lookupStarted: lookupStarted)
-                state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
-                report(metrics, on: callbacks)
-                makeVariant(from: image.from(.disk, metrics: metrics), for: [waiter], callbacks: callbacks)
+                makeVariant(fromDiskHit: image, for: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
             case .hit(let image, _):
                 deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
             case .expired(let image, let metadata):
@@ -239,7 +234,9 @@ public final class DWWebImageManager: Sendable {
                     waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
                     revalidating: Revalidation(image: image, metadata: metadata))
             case .miss:
-                proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
+                proceedToNetwork(
+                    waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                    writesSeen: request.isVariant ? writesSeen : nil)
             }
         }
         return token
@@ -261,22 +258,6 @@ public final class DWWebImageManager: Sendable {
             makeVariant(from: original.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
         }
         return true
-    }
-
-    /// A disk hit for what `waiter` asked for (on the lookup queue): kept in memory, then delivered.
-    private func deliverDiskHit(
-        _ image: DWImage, key: String, to waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
-        on callbacks: DispatchQueue
-    ) {
-        if waiter.options.readPolicy.contains(.memory) { cache.storeInMemory(image, forKey: key) }
-        let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
-        // Backpressure: disk hits are read faster than most callers consume them; holding every image in queued
-        // completions would make memory grow with the number of requests.
-        diskHitsInFlight.wait()
-        state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
-        deliver(.success(image.from(.disk, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks) {
-            [diskHitsInFlight] in diskHitsInFlight.signal()
-        }
     }
 
     /// Cancels one caller: it completes with 10007 at once; the download stops only if no caller is left.
@@ -334,7 +315,7 @@ public final class DWWebImageManager: Sendable {
 
     /// A result that needs no download (a cache hit, a refusal): its metrics, if any, then the completion, in one
     /// block on `queue`.
-    private func deliver(
+    func deliver(
         _ result: Result<DWImage, DWWebImageError>, to waiter: Waiter, metrics: DWDownloadMetrics?,
         on queue: DispatchQueue, then: (@Sendable () -> Void)? = nil
     ) {
@@ -350,9 +331,12 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
-    private func proceedToNetwork(
+    /// Joins or starts the download for `waiter`. `writesSeen`: ``DWWebImageCache/pendingWritesFinished`` before a
+    /// variant's disk lookup of its original missed; if a write finished since and nothing else holds the original,
+    /// the disk is asked again instead (an original kept out of memory leaves the pending writes when it is on disk).
+    func proceedToNetwork(
         _ waiter: Waiter, asciiURL: String, configuration: Configuration,
-        callbacks: DispatchQueue, revalidating: Revalidation? = nil
+        callbacks: DispatchQueue, revalidating: Revalidation? = nil, writesSeen: UInt64? = nil
     ) {
         let url = waiter.token.url
         let key = waiter.token.cacheKey
@@ -361,7 +345,7 @@ public final class DWWebImageManager: Sendable {
             waiter.deliver(.failure(.notInCache(url)), on: callbacks)
             return
         }
-        enum Step { case scheduled, gone, invalidated, memoryHit(DWImage) }
+        enum Step { case scheduled, gone, invalidated, memoryHit(DWImage), lookAgain }
         // Join the in-flight download, or create one, atomically with respect to other callers and to cancel().
         let step = state.withLock { s -> Step in
             s.lookups[waiter.token.id] = nil
@@ -377,6 +361,10 @@ public final class DWWebImageManager: Sendable {
             // there rather than fetch it twice.
             if waiter.options.readPolicy.contains(.memory), let image = cache.memoryOrPendingImage(forKey: key) {
                 return .memoryHit(image)
+            }
+            if let writesSeen, cache.pendingWritesFinished != writesSeen {
+                s.lookups[waiter.token.id] = waiter  // still looking up (cancel finds it there)
+                return .lookAgain
             }
             let downloader = DWWebImageDownloader(
                 url: url, key: key,
@@ -405,6 +393,10 @@ public final class DWWebImageManager: Sendable {
                 makeVariant(from: image.from(.memory, metrics: metrics), for: [waiter], callbacks: callbacks)
             } else {
                 deliver(.success(image.from(.memory, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks)
+            }
+        case .lookAgain:
+            lookupQueue.async { [self] in
+                lookUpOriginalAgain(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
             }
         case .gone:
             break
@@ -452,7 +444,7 @@ public final class DWWebImageManager: Sendable {
     // MARK: - Metrics
 
     /// Hands a record to the metrics handler, on the callback queue.
-    private func report(_ metrics: DWDownloadMetrics, on queue: DispatchQueue) {
+    func report(_ metrics: DWDownloadMetrics, on queue: DispatchQueue) {
         guard let handler = state.withLock({ $0.metricsHandler }) else { return }
         queue.async { handler(metrics) }
     }

@@ -1,0 +1,61 @@
+// DWWebImageManager + disk hits: the image delivered, or a variant made from its original found on disk, and the
+// second look at the disk that a write finishing during the first one calls for.
+import Foundation
+
+extension DWWebImageManager {
+    /// A disk hit for what `waiter` asked for (on the lookup queue): kept in memory, then delivered.
+    func deliverDiskHit(
+        _ image: DWImage, key: String, to waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
+        on callbacks: DispatchQueue
+    ) {
+        if waiter.options.readPolicy.contains(.memory) { cache.storeInMemory(image, forKey: key) }
+        let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
+        // Backpressure: disk hits are read faster than most callers consume them; holding every image in queued
+        // completions would make memory grow with the number of requests.
+        diskHitsInFlight.wait()
+        state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
+        deliver(.success(image.from(.disk, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks) {
+            [diskHitsInFlight] in diskHitsInFlight.signal()
+        }
+    }
+
+    /// Makes `waiter`'s variant from its original found on disk (on the lookup queue): the original kept in memory
+    /// when the configuration keeps variants' originals there, its hit reported, the lookup over.
+    func makeVariant(
+        fromDiskHit image: DWImage, for waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
+        on callbacks: DispatchQueue
+    ) {
+        if waiter.options.readPolicy.contains(.memory) && configuration.memoryCachesVariantSources {
+            cache.storeInMemory(image, forKey: waiter.token.cacheKey)
+        }
+        let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
+        state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
+        report(metrics, on: callbacks)
+        makeVariant(from: image.from(.disk, metrics: metrics), for: [waiter], callbacks: callbacks)
+    }
+
+    /// The disk asked again for a variant's original (on the lookup queue), because a write finished after the
+    /// first lookup missed and neither a download nor a pending write holds the original any more.
+    func lookUpOriginalAgain(
+        _ waiter: Waiter, asciiURL: String, configuration: Configuration, callbacks: DispatchQueue
+    ) {
+        guard !waiter.isDelivered else { return }  // cancelled meanwhile
+        let started = DispatchTime.now().uptimeNanoseconds
+        let writesSeen = cache.pendingWritesFinished
+        var found = cache.diskLookup(forKey: waiter.token.cacheKey, maxPixelCount: configuration.maxPixelCount)
+        if case .expired(let image, let metadata) = found, waiter.options.fromCacheOnly {
+            found = .hit(image, metadata)  // offline: a stale image beats none
+        }
+        switch found {
+        case .hit(let image, _):
+            makeVariant(fromDiskHit: image, for: waiter, asked: started, lookupStarted: started, on: callbacks)
+        case .expired(let image, let metadata):
+            proceedToNetwork(
+                waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                revalidating: Revalidation(image: image, metadata: metadata))
+        case .miss:
+            proceedToNetwork(
+                waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks, writesSeen: writesSeen)
+        }
+    }
+}
