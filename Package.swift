@@ -69,7 +69,10 @@ let package = Package(
         // Decoding, processors and thumbnails on libvips: the engine behind the core's DWImageProcessor seam.
         // libwebp's WebPAnimDecoder composites animated WebP frames one at a time (DWAnimatedImage's WebP source).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
-        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "CWebP", "CTiff", "DWLocking"]),
+        // libjpeg's compressor (Debian libjpeg-dev, which libvips-dev pulls in), run on the calling thread: the
+        // engine's JPEG results in memory (Encoder+JPEG.swift). No policy lives in C.
+        .target(name: "CJpeg", linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "CWebP", "CTiff", "CJpeg", "DWLocking"]),
         // libchafa (pkg-config); only CChafa includes it.
         .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.

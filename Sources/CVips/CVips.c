@@ -111,6 +111,51 @@ int cvips_copy_memory(VipsImage *in, VipsImage **out) {
     *out = image;
     return 0;
 }
+int cvips_render_here(VipsImage *in, VipsImage **out) {
+    switch (in->dtype) {
+    case VIPS_IMAGE_SETBUF:
+    case VIPS_IMAGE_SETBUF_FOREIGN:
+    case VIPS_IMAGE_MMAPIN:
+    case VIPS_IMAGE_MMAPINRW:
+        g_object_ref(in);
+        *out = in;
+        return 0;
+    default:
+        break;
+    }
+    VipsImage *memory = vips_image_new_memory();
+    if (vips_image_pio_input(in) || vips_image_pipelinev(memory, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL) ||
+        vips_image_write_prepare(memory)) {
+        g_object_unref(memory);
+        return -1;
+    }
+    int tile_width, tile_height, lines;
+    vips_get_tile_size(in, &tile_width, &tile_height, &lines);
+    VipsRegion *source = vips_region_new(in);
+    VipsRegion *target = vips_region_new(memory);
+    int status = 0;
+    for (int top = 0; status == 0 && top < in->Ysize; top += lines) {
+        VipsRect strip = {0, top, in->Xsize, VIPS_MIN(lines, in->Ysize - top)};
+        if (vips_region_image(target, &strip) || vips_region_prepare_to(source, target, &strip, 0, top)) status = -1;
+    }
+    g_object_unref(source);
+    g_object_unref(target);
+    if (status) {
+        g_object_unref(memory);
+        return -1;
+    }
+    *out = memory;
+    return 0;
+}
+const void *cvips_memory_pixels(VipsImage *image) {
+    switch (image->dtype) {
+    case VIPS_IMAGE_SETBUF:
+    case VIPS_IMAGE_SETBUF_FOREIGN:
+        return VIPS_IMAGE_ADDR(image, 0, 0);
+    default:
+        return NULL;
+    }
+}
 int cvips_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
 int cvips_icc_to_srgb_depth(VipsImage *in, int intent, int depth, VipsImage **out) {
     return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", intent, "depth", depth, NULL);

@@ -75,6 +75,13 @@ int cvips_from_memory(const void *_Nonnull pixels, size_t len, int width, int he
 int cvips_copy(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 /* Computes the pipeline into a new memory image. */
 int cvips_copy_memory(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
+/* `in` computed into a new memory image on the calling thread, strip by strip from the top (the strips libvips'
+ * thread pool would hand its workers), without starting a thread; an image already in memory is returned as is
+ * (one more reference), as vips_image_copy_memory does. */
+int cvips_render_here(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
+/* The first pixel of an image whose pixels are in memory (rows VIPS_IMAGE_SIZEOF_LINE apart), NULL for any other
+ * (a pipeline, a file), which this never computes. */
+const void *_Nullable cvips_memory_pixels(VipsImage *_Nonnull image);
 int cvips_autorot(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 /* vips_icc_transform to the built-in sRGB profile from the embedded one (intent: VipsIntent). */
 /* vips_icc_transform to sRGB at `depth` bits (8 or 16), as cvips_icc_to_srgb. */

@@ -61,8 +61,13 @@ enum Encoder {
             }
         }
         if pixelBytes(frames) <= materializeLimit {
+            let oneThread = DWImageProcessing.threadsPerTransform == 1
             frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
-                try Vips.make("cannot compute the image") { cvips_copy_memory(frame.pointer, $0) }
+                try Vips.make("cannot compute the image") { out in
+                    // One libvips worker per transform (the default): compute on this thread rather than hand the
+                    // strips to a worker and wait; with more, the thread pool shares one image's work.
+                    oneThread ? cvips_render_here(frame.pointer, out) : cvips_copy_memory(frame.pointer, out)
+                }
             }
             canvas.isMaterialized = true
         }
@@ -124,8 +129,10 @@ enum Encoder {
     /// (effort 4), GIF
     /// (libimagequant palette per frame, effort 4), TIFF (deflate); BMP and ICO by ``saveBMP(_:)``/``saveICO(_:metadata:)``.
     /// Metadata as `metadata` says (orientation is applied already; the pixels are sRGB unless the profile is kept).
-    static func save(_ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy())
-        throws(DWWebImageError) -> Data {
+    /// `onThisThread` (the default) lets a stripped 8-bit JPEG in memory be compressed by ``saveJPEGHere(_:quality:)``
+    /// (the same bytes); false always runs libvips' saver.
+    static func save(_ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy(),
+                     onThisThread: Bool = true) throws(DWWebImageError) -> Data {
         let saver: Int32
         switch format {
         case .bmp: return try saveBMP(image)
@@ -144,6 +151,8 @@ enum Encoder {
         // `icc-profile-data` (the sRGB profile the ICC import left) whatever `strip` says.
         let applied = try metadata.apply(to: image)
         let (kept, strip): (VImage, Int32) = applied.keepsAny ? (applied.image, 0) : (applied.image, 1)
+        let quality = min(100, max(1, quality))
+        if onThisThread, format == .jpeg, strip == 1, let data = try saveJPEGHere(image, quality: quality) { return data }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         // GIF: libimagequant at effort 4 instead of libvips' 7 costs a third of the CPU (bench/pixels: GIF was the
@@ -156,7 +165,7 @@ enum Encoder {
         case .jxl: Self.jxlEffort
         default: -1
         }
-        guard cvips_save_buffer(saver, kept.pointer, Int32(min(100, max(1, quality))), effort, strip,
+        guard cvips_save_buffer(saver, kept.pointer, Int32(quality), effort, strip,
                                 &buffer, &length) == 0,
               let buffer else {
             throw Vips.error("cannot encode \(format.rawValue)")

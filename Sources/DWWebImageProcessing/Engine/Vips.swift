@@ -99,6 +99,8 @@ final class VImage: @unchecked Sendable {
     var isUChar: Bool { cvips_band_format(pointer) == 0 }
     /// VipsInterpretation 22 is sRGB.
     var isSRGB: Bool { cvips_interpretation(pointer) == 22 }
+    /// VipsInterpretation 1 is B_W (8-bit grey).
+    var isGrey: Bool { cvips_interpretation(pointer) == 1 }
     /// An integer header field, if present.
     func int(_ name: String) -> Int? {
         var value: Int32 = 0
