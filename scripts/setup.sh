@@ -13,6 +13,7 @@ packages=(
   libtiff-dev           # libtiff's RGBA reader for TIFFs libvips refuses (CTiff; libvips-dev pulls it in today)
   libtiff-tools         # tiffcp, tiffcrop: the TIFF fixtures of the format corpus (make-corpus.py)
   libwebp-dev           # animated WebP frames through WebPAnimDecoder (CWebP; libvips-dev pulls it in today)
+  libjpeg-dev           # JPEG results compressed on the transform's thread (CJpeg; libvips-dev pulls it in today)
   libchafa-dev          # terminal previews (DWWebImagePreview)
   libvips-tools         # vipsheader, vipsthumbnail: reference reader, fixtures and benchmark anchor
   python3               # Pillow: the other reference reader (tests install it with pip)
