@@ -1,4 +1,4 @@
-// CJpeg: libjpeg's compressor into memory (jpeg_mem_dest), errors kept per call (error_exit longjmps back here with
+// CJpeg: libjpeg's compressor into a growing buffer of ours, errors kept per call (error_exit longjmps back here with
 // the message; warnings are dropped, as libvips drops them). No policy lives here.
 #include "CJpeg.h"
 
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jpeglib.h>
+#include <jerror.h>
 
 struct cjpeg_error {
     struct jpeg_error_mgr pub;
@@ -22,20 +23,64 @@ static void cjpeg_error_exit(j_common_ptr cinfo) {
 
 static void cjpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
+/* A growing buffer we own at every moment (libjpeg's jpeg_mem_dest frees and replaces its buffer as it grows and
+ * hands the last one out only at the end, so after an error midway neither pointer is safe to free). */
+struct cjpeg_destination {
+    struct jpeg_destination_mgr pub;
+    unsigned char *buffer;
+    size_t capacity;
+};
+
+static void cjpeg_init_destination(j_compress_ptr cinfo) {
+    struct cjpeg_destination *dest = (struct cjpeg_destination *)cinfo->dest;
+    dest->pub.next_output_byte = dest->buffer;
+    dest->pub.free_in_buffer = dest->capacity;
+}
+
+static boolean cjpeg_empty_output_buffer(j_compress_ptr cinfo) {
+    struct cjpeg_destination *dest = (struct cjpeg_destination *)cinfo->dest;
+    /* Called when the buffer is full (free_in_buffer is 0): double it. */
+    size_t grown = dest->capacity * 2;
+    unsigned char *buffer = realloc(dest->buffer, grown);
+    if (!buffer) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    dest->pub.next_output_byte = buffer + dest->capacity;
+    dest->pub.free_in_buffer = grown - dest->capacity;
+    dest->buffer = buffer;
+    dest->capacity = grown;
+    return TRUE;
+}
+
+static void cjpeg_term_destination(j_compress_ptr cinfo) { (void)cinfo; }
+
 int cjpeg_encode(const unsigned char *pixels, int width, int height, int components, size_t stride, int quality,
                  int subsample, int optimize_coding, unsigned char **out, size_t *length, char *error,
                  size_t error_size) {
     struct jpeg_compress_struct cinfo;
     struct cjpeg_error jerr;
-    /* Read after a longjmp: volatile so the value written before it is the one seen. */
-    unsigned char *volatile buffer = NULL;
-    unsigned long size = 0;
+    /* On the heap and reached through a pointer set before setjmp: what libjpeg changes in it stays readable after
+     * the longjmp (a local struct changed after setjmp would be indeterminate there). */
+    struct cjpeg_destination *dest;
 
     if (error_size > 0) error[0] = '\0';
     if (components != 1 && components != 3) {
         if (error_size > 0) snprintf(error, error_size, "%d bands: only 1 or 3 can be written", components);
         return -1;
     }
+    if (width <= 0 || height <= 0) {
+        if (error_size > 0) snprintf(error, error_size, "empty image (%d x %d)", width, height);
+        return -1;
+    }
+    dest = calloc(1, sizeof *dest);
+    /* A quarter of the raw pixels holds a typical result at web qualities; it doubles when it does not. */
+    if (dest) dest->capacity = (size_t)width * (size_t)height * (size_t)components / 4 + 4096;
+    if (!dest || !(dest->buffer = malloc(dest->capacity))) {
+        free(dest);
+        if (error_size > 0) snprintf(error, error_size, "out of memory");
+        return -1;
+    }
+    dest->pub.init_destination = cjpeg_init_destination;
+    dest->pub.empty_output_buffer = cjpeg_empty_output_buffer;
+    dest->pub.term_destination = cjpeg_term_destination;
     memset(&jerr, 0, sizeof jerr);
     cinfo.err = jpeg_std_error(&jerr.pub);
     jerr.pub.error_exit = cjpeg_error_exit;
@@ -43,11 +88,12 @@ int cjpeg_encode(const unsigned char *pixels, int width, int height, int compone
     if (setjmp(jerr.jump)) {
         if (error_size > 0) snprintf(error, error_size, "%s", jerr.message);
         jpeg_destroy_compress(&cinfo);
-        free(buffer);
+        free(dest->buffer);
+        free(dest);
         return -1;
     }
     jpeg_create_compress(&cinfo);
-    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &size);
+    cinfo.dest = &dest->pub;
     cinfo.image_width = (JDIMENSION)width;
     cinfo.image_height = (JDIMENSION)height;
     cinfo.input_components = components;
@@ -73,9 +119,10 @@ int cjpeg_encode(const unsigned char *pixels, int width, int height, int compone
         jpeg_write_scanlines(&cinfo, rows, n);
     }
     jpeg_finish_compress(&cinfo);
+    *length = dest->capacity - dest->pub.free_in_buffer;
     jpeg_destroy_compress(&cinfo);
-    *out = buffer;
-    *length = (size_t)size;
+    *out = dest->buffer;
+    free(dest);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 // JPEGHereTests: the JPEG compressed on the calling thread is byte for byte what libvips' saver writes, and a
 // pipeline computed on the calling thread holds the pixels libvips' thread pool computes.
+import CJpeg
 import CVips
 import DWTestServer
 import DWWebImage
@@ -66,8 +67,25 @@ final class JPEGHereTests: XCTestCase {
                 XCTAssertTrue(here == libvips, "\(name) q\(quality): \(here.count) vs \(libvips.count) bytes")
                 let decoded = try DWImage(data: here)
                 XCTAssertEqual([decoded.pixelWidth, decoded.pixelHeight], [271, 183])
+                if name == "sRGB", quality == 100 {  // outgrows its first buffer (a quarter of the pixels + 4 KiB)
+                    XCTAssertGreaterThan(here.count, 271 * 183 * 3 / 4 + 4096)
+                }
             }
         }
+    }
+
+    func testLibjpegRefusalsComeBackAsMessages() {
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let row = [UInt8](repeating: 128, count: 70_000 * 3)
+        let status = cjpeg_encode(row, 70_000, 1, 3, row.count, 80, 1, 1, &output, &length, &message, message.count)
+        XCTAssertEqual(status, -1)
+        XCTAssertNil(output)
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        XCTAssertTrue(text.contains("65500"), "libjpeg's own reason: \(text)")
+        XCTAssertEqual(cjpeg_encode(row, 0, 1, 3, 0, 80, 1, 1, &output, &length, &message, message.count), -1)
+        XCTAssertEqual(cjpeg_encode(row, 10, 1, 4, 40, 80, 1, 1, &output, &length, &message, message.count), -1)
     }
 
     func testImagesThisPathDoesNotWriteAreLeftToLibvips() throws {
