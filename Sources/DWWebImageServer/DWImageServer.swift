@@ -56,6 +56,10 @@ public final class DWImageServer: Sendable {
         // an original's disk write is still queued the pipeline finds it among the pending writes (no second
         // origin fetch: FleetTests). Kept in memory, 650 KB originals put peak RSS above thumbor's (bench/serve/cold).
         pipeline.memoryCachesVariantSources = false
+        // A source up to 8 MiB stays in memory while it downloads: spilled to a partial file, each 650 KB original
+        // was written to disk twice (the partial, then the cache entry), two more files created and removed a
+        // request, for a resume across restarts a proxy hardly needs (a retry still resumes from memory).
+        pipeline.partialSpillThreshold = 8 * 1024 * 1024
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)

@@ -11,9 +11,10 @@ final class ResumeTests: XCTestCase {
     private let body = SampleImages.png(approximateSize: 1_000_000, seed: 11)
     private let etag = "\"v1\""
 
-    private func harness(retries: Int = 3) throws -> Harness {
+    private func harness(retries: Int = 3, spillThreshold: Int? = nil) throws -> Harness {
         try Harness { c in
             c.retryPolicy = DWRetryPolicy(maxRetries: retries, interval: 0.05)
+            if let spillThreshold { c.partialSpillThreshold = spillThreshold }
         }
     }
 
@@ -76,6 +77,25 @@ final class ResumeTests: XCTestCase {
                              "the next call resumes from the partial on disk")
         XCTAssertEqual(image.metrics?.attempts, 1)
         XCTAssertGreaterThan(image.metrics?.resumedFrom ?? 0, 0)
+    }
+
+    func testABodyUnderTheSpillThresholdResumesFromMemoryAndLeavesNoPartialFile() throws {
+        let h = try harness(retries: 1, spillThreshold: 2 * 1024 * 1024)  // above the 1 MB body
+        defer { h.close() }
+        let resource = Route.resource(body, contentType: "image/png", etag: etag)
+        h.server.setHandler("/big.png", sequence([.closeAfter(bytes: 600_000, resource), resource]))
+        let image = try h.fetch(h.server.url("/big.png")).get()
+        XCTAssertEqual(image.data, body)
+        XCTAssertEqual(rangeStart(h.server.requestLog[1]), 600_000, "the retry resumes from the bytes in memory")
+        XCTAssertEqual(h.server.bodyBytesSent(path: "/big.png"), body.count)
+
+        let noRetry = try harness(retries: 0, spillThreshold: 2 * 1024 * 1024)
+        defer { noRetry.close() }
+        noRetry.server.setHandler("/once.png", sequence([.closeAfter(bytes: 600_000, resource), resource]))
+        XCTAssertEqual(noRetry.fetch(noRetry.server.url("/once.png")).error?.code, .transport)
+        XCTAssertEqual(try partialFiles(noRetry), [], "nothing reached the disk")
+        XCTAssertEqual(try noRetry.fetch(noRetry.server.url("/once.png")).get().data, body)
+        XCTAssertNil(noRetry.server.requestLog[1].header("Range"), "the next call starts over")
     }
 
     func testAServerThatIgnoresRangeStillGivesTheRightBytes() throws {

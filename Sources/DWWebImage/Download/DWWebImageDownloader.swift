@@ -57,7 +57,8 @@ public final class DWWebImageDownloader: Sendable {
         self.url = url
         self.key = key ?? url
         self.context = context
-        self.partial = PartialBody(url: self.key, store: context.partialStore)
+        self.partial = PartialBody(
+            url: self.key, store: context.partialStore, spillThreshold: context.partialSpillThreshold)
     }
 
     /// Callers currently waiting (not yet completed).

@@ -38,4 +38,6 @@ struct DownloadContext: Sendable {
     /// Disk writes run at the end of the download's callback block on `callbackQueue`, not on the cache's write
     /// queue (``DWWebImageManager/writesCacheInCallbacks``).
     var writesCacheInCallbacks = false
+    /// Bytes a resumable body keeps in memory before it moves to ``partialStore``.
+    var partialSpillThreshold = PartialBody.defaultSpillThreshold
 }

@@ -62,6 +62,11 @@ extension DWWebImageManager {
         /// limit and leave little room for the variants that are asked again; originals stay on disk (and, while
         /// their disk write is queued, among the cache's pending writes, where the next variant finds them).
         public var memoryCachesVariantSources = true
+        /// Bytes of a resumable body held in memory before it moves to a partial file in the cache (where a later
+        /// attempt or process resumes it). Default 256 KiB. Retries within one download resume from memory either
+        /// way. A server fetching sources over a fast network says more: each spilled body is written twice (the
+        /// partial, then the cache entry) for a resume it rarely needs.
+        public var partialSpillThreshold: Int = PartialBody.defaultSpillThreshold
         /// Where `s3://bucket/key` URLs are fetched and how they are signed; default from the `AWS_*` environment
         /// variables (``DWS3Configuration/fromEnvironment(_:endpoint:)``). The cache key of an s3 source is its
         /// s3:// URL. The endpoint is the operator's choice, not a request's: ``connectionPolicy`` does not apply

@@ -486,6 +486,7 @@ public final class DWWebImageManager: Sendable {
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
             hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL))
         context.writesCacheInCallbacks = tuning.withLock { $0 }
+        context.partialSpillThreshold = max(0, configuration.partialSpillThreshold)
         return context
     }
 }

@@ -28,7 +28,10 @@ final class PartialBody: Sendable {
     let spillThreshold: Int
     private let state = DWLock(State())
 
-    init(url: String, store: PartialStore?, spillThreshold: Int = 256 * 1024) {
+    /// ``spillThreshold``'s default (``DWWebImageManager/Configuration/partialSpillThreshold``).
+    static let defaultSpillThreshold = 256 * 1024
+
+    init(url: String, store: PartialStore?, spillThreshold: Int = defaultSpillThreshold) {
         self.url = url
         self.store = store
         self.spillThreshold = spillThreshold
