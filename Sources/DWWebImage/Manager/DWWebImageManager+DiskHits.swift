@@ -34,6 +34,36 @@ extension DWWebImageManager {
         makeVariant(from: image.from(.disk, metrics: metrics), for: [waiter], callbacks: callbacks)
     }
 
+    /// Looks up `waiter`'s original (its token's cache key) on disk and goes on from what it finds (on the lookup
+    /// queue): a hit is delivered, or made into the variant asked for (`key`: what a hit is kept in memory under); an
+    /// expired entry is revalidated; a miss goes to the network, a variant's with the count of disk writes that had
+    /// finished before it looked (see `proceedToNetwork`).
+    func lookUpOriginal(
+        _ waiter: Waiter, key: String, asciiURL: String, configuration: Configuration, callbacks: DispatchQueue,
+        asked: UInt64, lookupStarted: UInt64
+    ) {
+        let request = waiter.options
+        let writesSeen = cache.pendingWritesFinished  // before the lookup
+        var found = cache.diskLookup(forKey: waiter.token.cacheKey, maxPixelCount: configuration.maxPixelCount)
+        if case .expired(let image, let metadata) = found, request.fromCacheOnly {
+            found = .hit(image, metadata)  // offline: a stale image beats none
+        }
+        switch found {
+        case .hit(let image, _) where request.isVariant:
+            makeVariant(fromDiskHit: image, for: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
+        case .hit(let image, _):
+            deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
+        case .expired(let image, let metadata):
+            proceedToNetwork(
+                waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                revalidating: Revalidation(image: image, metadata: metadata))
+        case .miss:
+            proceedToNetwork(
+                waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                writesSeen: request.isVariant ? writesSeen : nil)
+        }
+    }
+
     /// The disk asked again for a variant's original (on the lookup queue), because a write finished after the
     /// first lookup missed and neither a download nor a pending write holds the original any more.
     func lookUpOriginalAgain(
@@ -41,21 +71,8 @@ extension DWWebImageManager {
     ) {
         guard !waiter.isDelivered else { return }  // cancelled meanwhile
         let started = DispatchTime.now().uptimeNanoseconds
-        let writesSeen = cache.pendingWritesFinished
-        var found = cache.diskLookup(forKey: waiter.token.cacheKey, maxPixelCount: configuration.maxPixelCount)
-        if case .expired(let image, let metadata) = found, waiter.options.fromCacheOnly {
-            found = .hit(image, metadata)  // offline: a stale image beats none
-        }
-        switch found {
-        case .hit(let image, _):
-            makeVariant(fromDiskHit: image, for: waiter, asked: started, lookupStarted: started, on: callbacks)
-        case .expired(let image, let metadata):
-            proceedToNetwork(
-                waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
-                revalidating: Revalidation(image: image, metadata: metadata))
-        case .miss:
-            proceedToNetwork(
-                waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks, writesSeen: writesSeen)
-        }
+        lookUpOriginal(
+            waiter, key: waiter.options.cacheKey(base: waiter.token.cacheKey), asciiURL: asciiURL,
+            configuration: configuration, callbacks: callbacks, asked: started, lookupStarted: started)
     }
 }

@@ -219,25 +219,9 @@ public final class DWWebImageManager: Sendable {
                 deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
                 return
             }
-            let writesSeen = cache.pendingWritesFinished  // before the lookup: see proceedToNetwork
-            var found = cache.diskLookup(forKey: base, maxPixelCount: configuration.maxPixelCount)
-            if case .expired(let image, let metadata) = found, request.fromCacheOnly {
-                found = .hit(image, metadata)  // offline: a stale image beats none
-            }
-            switch found {
-            case .hit(let image, _) where request.isVariant:
-                makeVariant(fromDiskHit: image, for: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
-            case .hit(let image, _):
-                deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
-            case .expired(let image, let metadata):
-                proceedToNetwork(
-                    waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
-                    revalidating: Revalidation(image: image, metadata: metadata))
-            case .miss:
-                proceedToNetwork(
-                    waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
-                    writesSeen: request.isVariant ? writesSeen : nil)
-            }
+            lookUpOriginal(
+                waiter, key: key, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks, asked: asked,
+                lookupStarted: lookupStarted)
         }
         return token
     }
