@@ -41,6 +41,9 @@ let package = Package(
         .target(name: "DWLocking"),
         // Files that appear complete or not at all (O_TMPFILE + linkat, else temp + rename): cache entries, `-o`.
         .target(name: "DWFileIO"),
+        // SIGINT/SIGTERM/SIGHUP delivered to a dispatch queue, armed before `init` returns: dwfetch's runs, serve's
+        // shutdown.
+        .target(name: "DWSignals", dependencies: ["DWLocking"]),
         // giflib (frame decoding from memory through DGifOpen's read callback).
         .systemLibrary(name: "CGif", providers: [.apt(["libgif-dev"])]),
         .target(
@@ -92,6 +95,7 @@ let package = Package(
                 "DWWebImage",
                 "DWWebImageProcessing",
                 "DWLocking",
+                "DWSignals",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),  // connection limits (MaximumAvailableConnections)
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -114,6 +118,7 @@ let package = Package(
                 "DWWebImage",
                 "DWLocking",
                 "DWFileIO",
+                "DWSignals",
                 "CVipsVersion",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -162,8 +167,8 @@ let package = Package(
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",
-            // DWFetchCLI: SignalWatchTests run the signal watch in-process; the rest spawn the built executables.
-            dependencies: ["DWFetchCLI", "DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
+            // DWSignals: SignalWatchTests run the signal watch in-process; the rest spawn the built executables.
+            dependencies: ["DWFetchCLI", "DWSignals", "DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // imgproxy's options in-process: the parser, the one transform builder, and the pixels it makes (real libvips).
         .testTarget(

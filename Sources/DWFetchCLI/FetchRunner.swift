@@ -3,6 +3,7 @@ import Crypto
 import DWWebImage
 import Foundation
 import DWLocking
+import DWSignals
 
 /// What a report needs from an image — not its bytes, so a run over thousands of URLs holds no image data.
 struct ImageSummary: Sendable {

@@ -1,7 +1,7 @@
 // SignalWatch in-process: armed when `init` returns — a SIGTERM sent at once reaches the handler, neither discarded
 // nor killing the test runner — and armed again for a watch made after one was cancelled (dwfetch --demo makes two
 // runners, each with its own watch).
-import DWFetchCLI
+import DWSignals
 import Foundation
 import XCTest
 

@@ -1,11 +1,12 @@
-// SignalWatch: SIGINT, SIGTERM and SIGHUP delivered to a handler on a dispatch queue instead of killing dwfetch, so
-// a run stops the same way whichever of them arrives (README, Lifecycle).
+// SignalWatch: SIGINT, SIGTERM and SIGHUP delivered to a handler on a dispatch queue instead of killing the process,
+// so a dwfetch run stops the same way whichever of them arrives, and serve drains (README, Lifecycle).
 import DWLocking
 import Foundation
 
 /// Watches signals while a run is under way; the handler runs on the watch's own serial queue, once per delivery.
-/// ``cancel()`` gives the signals back their default action. Make and cancel a watch on the same thread (dwfetch:
-/// the main thread): the signals are blocked on it in between.
+/// ``cancel()`` gives the signals back their default action. By default the signals are also blocked on the thread
+/// that makes the watch until ``cancel()``, so make and cancel it on the same thread (dwfetch: the main thread); an
+/// async caller, which may resume on another thread, passes `blockingOnThisThread: false` (serve).
 ///
 /// On Linux, libdispatch receives a watched signal through a signalfd read by its manager thread, and installs a
 /// handler of its own (once per process per signal, when it registers the first source, on that thread) that hands
@@ -28,6 +29,7 @@ package final class SignalWatch: Sendable {
     private static let dispatchHandlers = DWLock<[Int32: sigaction]>([:])
 
     private let signals: [Int32]
+    private let blocksOnThisThread: Bool
     // DispatchSourceSignal is thread-safe but not declared Sendable; the sources are only resumed and cancelled.
     nonisolated(unsafe) private let sources: [any DispatchSourceSignal]
     /// Left by each source's cancel handler, once libdispatch has unregistered it.
@@ -35,14 +37,15 @@ package final class SignalWatch: Sendable {
 
     /// Starts watching `signals` and returns once every one of them reaches `handler` (or after
     /// ``armingDeadline``).
-    package init(signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+    package init(signals: [Int32], blockingOnThisThread: Bool = true, handler: @escaping @Sendable (Int32) -> Void) {
         let queue = DispatchQueue(label: "dwfetch.signals")
         self.signals = signals
+        self.blocksOnThisThread = blockingOnThisThread
         // Blocked on this thread too (libdispatch's threads block them already, and threads started from here
         // inherit it): a signal no thread takes stays pending for the signalfd, without a detour through a
         // handler — which ThreadSanitizer defers while the thread waits in `done.wait()`, until the run is over.
         var set = Self.set(signals)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+        if blockingOnThisThread { pthread_sigmask(SIG_BLOCK, &set, nil) }
         let kept = Self.dispatchHandlers.value
         let unregistered = self.unregistered
         sources = signals.map { number in
@@ -71,6 +74,7 @@ package final class SignalWatch: Sendable {
             byDefault.__sigaction_handler.sa_handler = SIG_DFL
             sigaction(number, &byDefault, nil)
         }
+        guard blocksOnThisThread else { return }
         var set = Self.set(signals)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)  // a signal pending since the sources went away acts now
     }
