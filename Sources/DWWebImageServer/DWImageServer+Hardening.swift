@@ -103,7 +103,7 @@ extension DWImageServer {
         return { image throws(DWWebImageError) in
             if image.format == .svg { return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels) }
             let format = outputFormat ?? image.format
-            let keepsFrames = image.format == .gif && (format == .gif || format == .webp)
+            let keepsFrames = DWResultLimits.keepsFrames(format)
             for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
                 try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
                                  options: options, keepsFrames: keepsFrames)

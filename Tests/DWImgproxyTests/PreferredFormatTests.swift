@@ -85,6 +85,26 @@ final class PreferredFormatTests: XCTestCase {
         XCTAssertEqual(DWPreferredFormats(parsing: " webp , png,webp")?.formats, [.webp, .png])
     }
 
+    /// `--max-result-pixels` counts every frame an animated result keeps — an animated WebP's as a GIF's — and only
+    /// one when the output is a still image.
+    func testResultPixelsCountTheFramesOfAnAnimatedWebPAsOfAGIF() throws {
+        let frames = """
+            frames = [Image.new('RGB', (64, 64), c) for c in [(255, 0, 0), (0, 255, 0), (0, 0, 255)]]
+            """
+        let webp = try ParityTests.pillow(frames + "\nframes[0].save(out, 'WEBP', save_all=True, append_images=frames[1:], duration=100, loop=0)")
+        let gif = try ParityTests.pillow(frames + "\nframes[0].save(out, 'GIF', save_all=True, append_images=frames[1:], duration=100, loop=0)")
+        // Two frames' worth: one 64×64 frame fits, the three an animation keeps do not.
+        let server = try self.server { $0.resultLimits.maxAnimationFrames = 5; $0.resultLimits.maxPixels = 64 * 64 * 2 }
+        let keeps = try Self.pypi("width=64, height=64, resizing_type='fit', extension='webp'")
+        for (name, source) in [("animated WebP", webp), ("GIF", gif)] {
+            XCTAssertThrowsError(try run(server, keeps, on: source), "\(name) → animated WebP: 3 × 64×64 pixels") { error in
+                XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge)
+            }
+            let still = try run(server, try Self.pypi("width=64, height=64, resizing_type='fit', extension='jpg'"), on: source)
+            XCTAssertEqual([still.format, still.frameCount] as [AnyHashable], [DWImageFormat.jpeg, 1], "\(name) → JPEG: one frame")
+        }
+    }
+
     /// A server of its own (nothing listens; only its chain is used).
     private func server(_ change: (inout DWServeConfiguration) throws -> Void = { _ in }) throws -> DWImageServer {
         var configuration = DWServeConfiguration()

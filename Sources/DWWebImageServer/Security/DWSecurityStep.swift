@@ -14,7 +14,7 @@ struct DWSecurityStep: DWImageProcessor {
     var identifier: String { options.identifier }
 
     func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        let keepsFrames = [.gif, .webp].contains(outputFormat ?? image.format) && image.frameCount > 1
+        let keepsFrames = DWResultLimits.keepsFrames(outputFormat ?? image.format) && image.frameCount > 1
         try options.check(image, processedFrames: keepsFrames ? min(image.frameCount, maxFrames) : 1)
         return image
     }
