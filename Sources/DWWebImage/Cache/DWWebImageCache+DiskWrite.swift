@@ -134,9 +134,8 @@ extension DWWebImageCache {
     ) throws(DWWebImageError) {
         // One read of the settings per write. Paths as strings: Foundation's URL path operations cost
         // microseconds each, per write.
-        let (config, spacePath) = settings.withLock { ($0.configuration, $0.spacePath) }
+        let (config, spacePath, dirPath) = settings.withLock { ($0.configuration, $0.spacePath, $0.spaceDirectory) }
         let finalPath = spacePath + CacheKey.fileName(for: key, secure: config.useSecureKey, digest: config.keyDigest)
-        let dirPath = String(spacePath.dropLast())
         let writer = DiskEntryWriter(
             data: data, key: key, metadata: metadata, compression: config.compression,
             release: release)

@@ -83,18 +83,23 @@ public final class DWWebImageCache: Sendable {
         var configuration: Configuration {
             didSet {
                 spacePath = configuration.spacePath
+                spaceDirectory = String(spacePath.utf8.dropLast())!
                 partialPath = configuration.partialPath
             }
         }
         /// `<root>/<space>/` as a string, kept with the configuration it is made of: every lookup needs it, and
         /// URL.path plus the space-name encoding cost more than the rest of building a file name.
         private(set) var spacePath: String
+        /// ``spacePath`` without its final `/`, the directory a write creates its file in (String.dropLast walks
+        /// the whole path by Characters: ~5 k instructions a write).
+        private(set) var spaceDirectory: String
         /// `<root>/partial`, where downloads keep partial bodies (one ``PartialStore`` is made per download).
         private(set) var partialPath: String
 
         init(_ configuration: Configuration) {
             self.configuration = configuration
             self.spacePath = configuration.spacePath
+            self.spaceDirectory = String(spacePath.utf8.dropLast())!
             self.partialPath = configuration.partialPath
         }
     }
