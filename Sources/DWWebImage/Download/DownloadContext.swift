@@ -7,8 +7,9 @@ struct Revalidation: Sendable {
     let metadata: DWCacheEntryMetadata
 }
 
-/// What a downloader needs from its manager.
-struct DownloadContext: Sendable {
+/// What a downloader needs from its manager. A class: it is made once a download and read from every thread the
+/// download touches; as a struct of twenty references each copy cost twenty retains and releases. Immutable.
+final class DownloadContext: Sendable {
     let engine: CurlMulti
     let cache: DWWebImageCache
     let notificationCenter: NotificationCenter
@@ -37,7 +38,36 @@ struct DownloadContext: Sendable {
     let hostKey: String
     /// Disk writes run at the end of the download's callback block on `callbackQueue`, not on the cache's write
     /// queue (``DWWebImageManager/writesCacheInCallbacks``).
-    var writesCacheInCallbacks = false
+    let writesCacheInCallbacks: Bool
     /// Bytes a resumable body keeps in memory before it moves to ``partialStore``.
-    var partialSpillThreshold = PartialBody.defaultSpillThreshold
+    let partialSpillThreshold: Int
+
+    init(
+        engine: CurlMulti, cache: DWWebImageCache, notificationCenter: NotificationCenter, callbackQueue: DispatchQueue,
+        workQueue: DispatchQueue, request: TransferRequest, storePolicy: DWWebImageCachePolicy, maxPixelCount: Int,
+        revalidation: Revalidation?, retryPolicy: DWRetryPolicy, partialStore: PartialStore?, progressInterval: UInt64,
+        didEnd: @escaping @Sendable (DWWebImageDownloader) -> Void,
+        makeVariants: @escaping @Sendable (DWImage, [[Waiter]]) -> Void,
+        metricsHandler: @escaping @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?, hostKey: String,
+        writesCacheInCallbacks: Bool = false, partialSpillThreshold: Int = PartialBody.defaultSpillThreshold
+    ) {
+        self.engine = engine
+        self.cache = cache
+        self.notificationCenter = notificationCenter
+        self.callbackQueue = callbackQueue
+        self.workQueue = workQueue
+        self.request = request
+        self.storePolicy = storePolicy
+        self.maxPixelCount = maxPixelCount
+        self.revalidation = revalidation
+        self.retryPolicy = retryPolicy
+        self.partialStore = partialStore
+        self.progressInterval = progressInterval
+        self.didEnd = didEnd
+        self.makeVariants = makeVariants
+        self.metricsHandler = metricsHandler
+        self.hostKey = hostKey
+        self.writesCacheInCallbacks = writesCacheInCallbacks
+        self.partialSpillThreshold = partialSpillThreshold
+    }
 }

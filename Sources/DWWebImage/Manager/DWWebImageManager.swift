@@ -456,7 +456,7 @@ public final class DWWebImageManager: Sendable {
             loader: configuration.loader(for: waiter.token.url))
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
-        var context = DownloadContext(
+        return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             workQueue: workQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
@@ -468,9 +468,8 @@ public final class DWWebImageManager: Sendable {
                 for waiters in groups { self?.makeVariant(from: original, for: waiters, callbacks: callbacks) }
             },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
-            hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL))
-        context.writesCacheInCallbacks = tuning.withLock { $0 }
-        context.partialSpillThreshold = max(0, configuration.partialSpillThreshold)
-        return context
+            hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL),
+            writesCacheInCallbacks: tuning.withLock { $0 },
+            partialSpillThreshold: max(0, configuration.partialSpillThreshold))
     }
 }

@@ -138,10 +138,10 @@ extension TransferRequest {
     /// wants; no connection policy (the endpoint is configuration, not input) and no redirects.
     mutating func signForS3(_ s3: DWS3Configuration, payloadSHA256: String = DWS3Configuration.emptyPayloadSHA256) {
         if let provider = s3.sigV4Provider, let userPassword = s3.userPassword {
-            awsSigV4 = (provider, userPassword)
+            self.awsSigV4 = (provider, userPassword)
         }
-        headers += s3.signingHeaders(payloadSHA256: payloadSHA256)
-        connectionPolicy = nil
-        maxRedirects = 0
+        self.headers += s3.signingHeaders(payloadSHA256: payloadSHA256)
+        self.connectionPolicy = nil
+        self.maxRedirects = 0
     }
 }

@@ -43,6 +43,9 @@ final class CurlTransfer: @unchecked Sendable {
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(DW_CURL_ERROR_SIZE) + 1)
     private var pendingHead = DWResponseHead()
     private(set) var finalHead: DWResponseHead?
+    /// `finalHead`'s status is 2xx: its body is the resource's (read for every chunk; a copy of the head is ten
+    /// retains and releases).
+    private var finalIsSuccess = false
     private(set) var received: Int64 = 0
     private(set) var abortReason: TransferFailure?
     private let completed = DWLock(false)
@@ -72,11 +75,8 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var baseOffset: Int64 = 0
 
     /// The expected total body size (resumed bytes included), or -1 when the response did not say (or is coded:
-    /// Content-Length then counts coded bytes, and the callbacks see decoded ones).
-    var expectedLength: Int64 {
-        guard let head = finalHead, !head.isContentCoded else { return -1 }
-        return head.contentLength.map { baseOffset + $0 } ?? -1
-    }
+    /// Content-Length then counts coded bytes, and the callbacks see decoded ones). Set with the final head.
+    private(set) var expectedLength: Int64 = -1
 
     /// Called by libcurl for each header line (status lines included, CRLF included).
     func didReceiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
@@ -112,6 +112,8 @@ final class CurlTransfer: @unchecked Sendable {
         case .accept(let base):
             baseOffset = base
         }
+        finalIsSuccess = (200..<300).contains(head.status)
+        expectedLength = head.isContentCoded ? -1 : head.contentLength.map { baseOffset + $0 } ?? -1
         if (200..<300).contains(head.status), let limit = request.maxBodySize, let length = head.contentLength,
             !head.isContentCoded, baseOffset + length > limit
         {
@@ -137,7 +139,7 @@ final class CurlTransfer: @unchecked Sendable {
         if cancelRequested.value { return abort(.cancelled) ? chunk.count : 0 }
         lastActivity = DispatchTime.now().uptimeNanoseconds
         received += Int64(chunk.count)
-        guard let head = finalHead, (200..<300).contains(head.status) else {
+        guard finalIsSuccess else {
             // An error page: its status is what matters. Read a little (to keep the connection), then stop.
             if received > Self.errorBodyAllowance { errorBodyDiscarded = true; return 0 }
             return chunk.count
@@ -187,6 +189,8 @@ final class CurlTransfer: @unchecked Sendable {
         current = request
         pendingHead = DWResponseHead()
         finalHead = nil
+        finalIsSuccess = false
+        expectedLength = -1
         received = 0
         abortReason = nil
         baseOffset = 0

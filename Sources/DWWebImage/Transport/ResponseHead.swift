@@ -1,23 +1,96 @@
 // ResponseHead: the parts of the final HTTP response the pipeline needs (status and caching/resume validators).
 
 /// Status and selected headers of the final response of a transfer (after redirects).
+///
+/// A value whose fields share one box until one of the values is written (copy-on-write, as Array): the pipeline
+/// hands a head along several times a download, and a copy of ten optional Strings is twenty retains and releases.
 public struct DWResponseHead: Sendable, Equatable {
+    /// The fields; written only while uniquely referenced.
+    private final class Fields: @unchecked Sendable {
+        // @unchecked: the vars are written only through DWResponseHead's setters after isKnownUniquelyReferenced,
+        // i.e. while no other value (and so no other thread) can reach this object.
+        var status = 0
+        var etag: String?
+        var lastModified: String?
+        var contentType: String?
+        var contentLength: Int64?
+        var acceptRanges: String?
+        var contentRange: String?
+        var contentEncoding: String?
+        var retryAfter: String?
+        var cacheControl: String?
+        var location: String?
+
+        init() {}
+
+        init(copying other: Fields) {
+            status = other.status
+            etag = other.etag
+            lastModified = other.lastModified
+            contentType = other.contentType
+            contentLength = other.contentLength
+            acceptRanges = other.acceptRanges
+            contentRange = other.contentRange
+            contentEncoding = other.contentEncoding
+            retryAfter = other.retryAfter
+            cacheControl = other.cacheControl
+            location = other.location
+        }
+    }
+
+    private var fields = Fields()
+
+    /// An empty head (status 0, no headers).
+    init() {}
+
+    /// The fields, copied first when another value shares them.
+    private var unique: Fields {
+        mutating get {
+            if !isKnownUniquelyReferenced(&fields) { fields = Fields(copying: fields) }
+            return fields
+        }
+    }
+
     /// HTTP status of the final response.
-    public var status: Int = 0
+    public var status: Int {
+        get { fields.status }
+        set { unique.status = newValue }
+    }
     /// `ETag`, verbatim (may be weak, `W/"…"`).
-    public var etag: String?
+    public var etag: String? {
+        get { fields.etag }
+        set { unique.etag = newValue }
+    }
     /// `Last-Modified`, verbatim.
-    public var lastModified: String?
+    public var lastModified: String? {
+        get { fields.lastModified }
+        set { unique.lastModified = newValue }
+    }
     /// `Content-Type`, verbatim.
-    public var contentType: String?
+    public var contentType: String? {
+        get { fields.contentType }
+        set { unique.contentType = newValue }
+    }
     /// `Content-Length`, when present and valid.
-    public var contentLength: Int64?
+    public var contentLength: Int64? {
+        get { fields.contentLength }
+        set { unique.contentLength = newValue }
+    }
     /// `Accept-Ranges`, verbatim.
-    public var acceptRanges: String?
+    public var acceptRanges: String? {
+        get { fields.acceptRanges }
+        set { unique.acceptRanges = newValue }
+    }
     /// `Content-Range`, verbatim.
-    public var contentRange: String?
+    public var contentRange: String? {
+        get { fields.contentRange }
+        set { unique.contentRange = newValue }
+    }
     /// `Content-Encoding`, verbatim.
-    public var contentEncoding: String?
+    public var contentEncoding: String? {
+        get { fields.contentEncoding }
+        set { unique.contentEncoding = newValue }
+    }
     /// Whether the body is sent with a content coding other than identity (gzip, br…); libcurl hands it on decoded.
     public var isContentCoded: Bool {
         guard let contentEncoding else { return false }
@@ -27,11 +100,30 @@ public struct DWResponseHead: Sendable, Equatable {
         }
     }
     /// `Retry-After`, verbatim.
-    public var retryAfter: String?
+    public var retryAfter: String? {
+        get { fields.retryAfter }
+        set { unique.retryAfter = newValue }
+    }
     /// `Cache-Control`, verbatim (several header lines joined with ", ").
-    public var cacheControl: String?
+    public var cacheControl: String? {
+        get { fields.cacheControl }
+        set { unique.cacheControl = newValue }
+    }
     /// `Location` of a redirect response.
-    var location: String?
+    var location: String? {
+        get { fields.location }
+        set { unique.location = newValue }
+    }
+
+    /// Equal when every field is.
+    public static func == (a: DWResponseHead, b: DWResponseHead) -> Bool {
+        if a.fields === b.fields { return true }
+        let (x, y) = (a.fields, b.fields)
+        return x.status == y.status && x.etag == y.etag && x.lastModified == y.lastModified
+            && x.contentType == y.contentType && x.contentLength == y.contentLength && x.acceptRanges == y.acceptRanges
+            && x.contentRange == y.contentRange && x.contentEncoding == y.contentEncoding
+            && x.retryAfter == y.retryAfter && x.cacheControl == y.cacheControl && x.location == y.location
+    }
 
     /// Records one header line (`Name: value`); names compare case-insensitively.
     mutating func add(headerLine line: Substring) {

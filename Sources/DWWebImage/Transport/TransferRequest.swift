@@ -2,40 +2,71 @@
 import Foundation
 
 /// One HTTP GET for the transfer engine.
+///
+/// A value with its fields in one shared box, copied on the first write (as Array is): a request is copied several
+/// times a download (into its context, each attempt, each transfer and hop), and a copy of the fields themselves is
+/// some twenty retains and releases. Read and write the fields as if they were the struct's own
+/// (`request.headers += …`).
+@dynamicMemberLookup
 struct TransferRequest: Sendable {
-    /// An ASCII URL (see ``URLValidator``).
-    var url: String
-    /// Extra request header lines, `"Name: value"`.
-    var headers: [String] = []
-    /// Whole-request limit in seconds (CURLOPT_TIMEOUT_MS); 0 = none.
-    var timeout: TimeInterval = 15
-    /// Connection set-up limit in seconds.
-    var connectTimeout: TimeInterval = 10
-    /// Stall detection: fail when fewer than 1 byte/s arrives for this many seconds; 0 = off.
-    var stallTimeout: TimeInterval = 10
-    /// Largest body accepted, in bytes; nil = no limit.
-    var maxBodySize: Int64?
-    /// Redirects followed at most (libcurl 7.88.1's default is unlimited).
-    var maxRedirects: Int = 10
-    /// User-Agent header.
-    var userAgent: String = "DWWebImage/0.1"
-    /// `CURLOPT_ACCEPT_ENCODING`: "" offers every coding libcurl decodes (gzip, deflate, br, zstd here) and the
-    /// body callbacks see decoded bytes; "identity" for Range requests (a coded range cannot be appended).
-    var acceptEncoding = ""
-    /// TLS trust and client identity.
-    var tls = DWWebImageManager.Configuration.TLS()
-    /// `CURLOPT_PROXY` and `CURLOPT_NOPROXY`; nil leaves libcurl's environment rules.
-    var proxy: String?
-    var noProxy: String?
-    /// Asked before every connection is opened (see ``DWWebImageManager/Configuration/connectionPolicy``).
-    var connectionPolicy: DWConnectionPolicy?
-    /// S3 signing: `CURLOPT_AWS_SIGV4`'s provider ("aws:amz:REGION:s3") and `CURLOPT_USERPWD` ("key:secret");
-    /// nil sends the request unsigned.
-    var awsSigV4: (provider: String, userPassword: String)?
-    /// The app's request modifiers and redirect handlers (see ``RequestHooks``).
-    var hooks = RequestHooks()
-    /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's string.
-    var loader: (any DWImageLoader)?
+    /// The request's fields.
+    struct Fields: Sendable {
+        /// An ASCII URL (see ``URLValidator``).
+        var url: String
+        /// Extra request header lines, `"Name: value"`.
+        var headers: [String] = []
+        /// Whole-request limit in seconds (CURLOPT_TIMEOUT_MS); 0 = none.
+        var timeout: TimeInterval = 15
+        /// Connection set-up limit in seconds.
+        var connectTimeout: TimeInterval = 10
+        /// Stall detection: fail when fewer than 1 byte/s arrives for this many seconds; 0 = off.
+        var stallTimeout: TimeInterval = 10
+        /// Largest body accepted, in bytes; nil = no limit.
+        var maxBodySize: Int64?
+        /// Redirects followed at most (libcurl 7.88.1's default is unlimited).
+        var maxRedirects: Int = 10
+        /// User-Agent header.
+        var userAgent: String = "DWWebImage/0.1"
+        /// `CURLOPT_ACCEPT_ENCODING`: "" offers every coding libcurl decodes (gzip, deflate, br, zstd here) and the
+        /// body callbacks see decoded bytes; "identity" for Range requests (a coded range cannot be appended).
+        var acceptEncoding = ""
+        /// TLS trust and client identity.
+        var tls = DWWebImageManager.Configuration.TLS()
+        /// `CURLOPT_PROXY` and `CURLOPT_NOPROXY`; nil leaves libcurl's environment rules.
+        var proxy: String?
+        var noProxy: String?
+        /// Asked before every connection is opened (see ``DWWebImageManager/Configuration/connectionPolicy``).
+        var connectionPolicy: DWConnectionPolicy?
+        /// S3 signing: `CURLOPT_AWS_SIGV4`'s provider ("aws:amz:REGION:s3") and `CURLOPT_USERPWD` ("key:secret");
+        /// nil sends the request unsigned.
+        var awsSigV4: (provider: String, userPassword: String)?
+        /// The app's request modifiers and redirect handlers (see ``RequestHooks``).
+        var hooks = RequestHooks()
+        /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's string.
+        var loader: (any DWImageLoader)?
+    }
+
+    /// Holds the fields; written only while uniquely referenced (copy-on-write), so never while shared.
+    private final class Box: @unchecked Sendable {
+        // @unchecked: `fields` is mutated only through TransferRequest's setter after isKnownUniquelyReferenced,
+        // i.e. while no other value (and so no other thread) can reach this box.
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    /// A GET of `url` with the defaults of every other field.
+    init(url: String) { box = Box(Fields(url: url)) }
+
+    /// The field at `key`; a write copies the fields first when another value shares them.
+    subscript<Value>(dynamicMember key: WritableKeyPath<Fields, Value>) -> Value {
+        get { box.fields[keyPath: key] }
+        set {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            box.fields[keyPath: key] = newValue
+        }
+    }
 }
 
 /// A finished transfer.
