@@ -5,10 +5,8 @@
 /// A value whose fields share one box until one of the values is written (copy-on-write, as Array): the pipeline
 /// hands a head along several times a download, and a copy of ten optional Strings is twenty retains and releases.
 public struct DWResponseHead: Sendable, Equatable {
-    /// The fields; written only while uniquely referenced.
-    private final class Fields: @unchecked Sendable {
-        // @unchecked: the vars are written only through DWResponseHead's setters after isKnownUniquelyReferenced,
-        // i.e. while no other value (and so no other thread) can reach this object.
+    /// The fields, compared and copied as a whole.
+    private struct Fields: Equatable {
         var status = 0
         var etag: String?
         var lastModified: String?
@@ -20,76 +18,68 @@ public struct DWResponseHead: Sendable, Equatable {
         var retryAfter: String?
         var cacheControl: String?
         var location: String?
-
-        init() {}
-
-        init(copying other: Fields) {
-            status = other.status
-            etag = other.etag
-            lastModified = other.lastModified
-            contentType = other.contentType
-            contentLength = other.contentLength
-            acceptRanges = other.acceptRanges
-            contentRange = other.contentRange
-            contentEncoding = other.contentEncoding
-            retryAfter = other.retryAfter
-            cacheControl = other.cacheControl
-            location = other.location
-        }
     }
 
-    private var fields = Fields()
+    /// Holds the fields; written only while uniquely referenced.
+    private final class Box: @unchecked Sendable {
+        // @unchecked: `fields` is written only through DWResponseHead's setters after isKnownUniquelyReferenced,
+        // i.e. while no other value (and so no other thread) can reach this box.
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box = Box(Fields())
 
     /// An empty head (status 0, no headers).
     init() {}
 
-    /// The fields, copied first when another value shares them.
-    private var unique: Fields {
+    /// The fields to write, copied first when another value shares them.
+    private var unique: Box {
         mutating get {
-            if !isKnownUniquelyReferenced(&fields) { fields = Fields(copying: fields) }
-            return fields
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            return box
         }
     }
 
     /// HTTP status of the final response.
     public var status: Int {
-        get { fields.status }
-        set { unique.status = newValue }
+        get { box.fields.status }
+        set { unique.fields.status = newValue }
     }
     /// `ETag`, verbatim (may be weak, `W/"…"`).
     public var etag: String? {
-        get { fields.etag }
-        set { unique.etag = newValue }
+        get { box.fields.etag }
+        set { unique.fields.etag = newValue }
     }
     /// `Last-Modified`, verbatim.
     public var lastModified: String? {
-        get { fields.lastModified }
-        set { unique.lastModified = newValue }
+        get { box.fields.lastModified }
+        set { unique.fields.lastModified = newValue }
     }
     /// `Content-Type`, verbatim.
     public var contentType: String? {
-        get { fields.contentType }
-        set { unique.contentType = newValue }
+        get { box.fields.contentType }
+        set { unique.fields.contentType = newValue }
     }
     /// `Content-Length`, when present and valid.
     public var contentLength: Int64? {
-        get { fields.contentLength }
-        set { unique.contentLength = newValue }
+        get { box.fields.contentLength }
+        set { unique.fields.contentLength = newValue }
     }
     /// `Accept-Ranges`, verbatim.
     public var acceptRanges: String? {
-        get { fields.acceptRanges }
-        set { unique.acceptRanges = newValue }
+        get { box.fields.acceptRanges }
+        set { unique.fields.acceptRanges = newValue }
     }
     /// `Content-Range`, verbatim.
     public var contentRange: String? {
-        get { fields.contentRange }
-        set { unique.contentRange = newValue }
+        get { box.fields.contentRange }
+        set { unique.fields.contentRange = newValue }
     }
     /// `Content-Encoding`, verbatim.
     public var contentEncoding: String? {
-        get { fields.contentEncoding }
-        set { unique.contentEncoding = newValue }
+        get { box.fields.contentEncoding }
+        set { unique.fields.contentEncoding = newValue }
     }
     /// Whether the body is sent with a content coding other than identity (gzip, br…); libcurl hands it on decoded.
     public var isContentCoded: Bool {
@@ -101,28 +91,23 @@ public struct DWResponseHead: Sendable, Equatable {
     }
     /// `Retry-After`, verbatim.
     public var retryAfter: String? {
-        get { fields.retryAfter }
-        set { unique.retryAfter = newValue }
+        get { box.fields.retryAfter }
+        set { unique.fields.retryAfter = newValue }
     }
     /// `Cache-Control`, verbatim (several header lines joined with ", ").
     public var cacheControl: String? {
-        get { fields.cacheControl }
-        set { unique.cacheControl = newValue }
+        get { box.fields.cacheControl }
+        set { unique.fields.cacheControl = newValue }
     }
     /// `Location` of a redirect response.
     var location: String? {
-        get { fields.location }
-        set { unique.location = newValue }
+        get { box.fields.location }
+        set { unique.fields.location = newValue }
     }
 
     /// Equal when every field is.
     public static func == (a: DWResponseHead, b: DWResponseHead) -> Bool {
-        if a.fields === b.fields { return true }
-        let (x, y) = (a.fields, b.fields)
-        return x.status == y.status && x.etag == y.etag && x.lastModified == y.lastModified
-            && x.contentType == y.contentType && x.contentLength == y.contentLength && x.acceptRanges == y.acceptRanges
-            && x.contentRange == y.contentRange && x.contentEncoding == y.contentEncoding
-            && x.retryAfter == y.retryAfter && x.cacheControl == y.cacheControl && x.location == y.location
+        a.box === b.box || a.box.fields == b.box.fields
     }
 
     /// Records one header line (`Name: value`); names compare case-insensitively.
