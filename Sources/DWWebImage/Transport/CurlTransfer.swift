@@ -113,10 +113,10 @@ final class CurlTransfer: @unchecked Sendable {
             baseOffset = base
         }
         finalIsSuccess = (200..<300).contains(head.status)
-        expectedLength = head.isContentCoded ? -1 : head.contentLength.map { baseOffset + $0 } ?? -1
-        if (200..<300).contains(head.status), let limit = request.maxBodySize, let length = head.contentLength,
-            !head.isContentCoded, baseOffset + length > limit
-        {
+        // A coded body's Content-Length counts coded bytes: it neither gives the expected size nor breaks the cap.
+        let announced = head.isContentCoded ? nil : head.contentLength
+        expectedLength = announced.map { baseOffset + $0 } ?? -1
+        if finalIsSuccess, let limit = request.maxBodySize, let length = announced, baseOffset + length > limit {
             return abort(.tooLarge(size: baseOffset + length, limit: limit))
         }
         return true
