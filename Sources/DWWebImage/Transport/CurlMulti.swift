@@ -210,7 +210,7 @@ final class CurlMulti: @unchecked Sendable {
         if r.stallTimeout > 0 {
             // Our own check (CurlTransfer.checkStall) runs in the progress callback and is exact; libcurl's
             // averaged LOW_SPEED check stays as a backstop.
-            transfer.lastActivity = DispatchTime.now().uptimeNanoseconds
+            transfer.lastActivity = CoarseClock.now()
             check(dw_curl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "NOPROGRESS")
             check(dw_curl_easy_setopt_xferinfo_callback(easy, curlProgressCallback), "XFERINFOFUNCTION")
             check(dw_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me), "XFERINFODATA")

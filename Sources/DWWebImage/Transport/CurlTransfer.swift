@@ -80,7 +80,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Called by libcurl for each header line (status lines included, CRLF included).
     func didReceiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        lastActivity = DispatchTime.now().uptimeNanoseconds
+        lastActivity = CoarseClock.now()
         if let status = DWResponseHead.status(fromStatusLine: line) {
             pendingHead = DWResponseHead()
             pendingHead.status = status
@@ -122,13 +122,13 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// When the last byte (of head or body) arrived, or the transfer started; engine clock, nanoseconds.
-    var lastActivity: UInt64 = DispatchTime.now().uptimeNanoseconds
+    /// When the last byte (of head or body) arrived, or the transfer started; ``CoarseClock`` nanoseconds.
+    var lastActivity: UInt64 = CoarseClock.now()
 
     /// Called by libcurl's progress callback (at least once a second while the transfer lives): fails a transfer
     /// that has received nothing for `stallTimeout` seconds. libcurl's own LOW_SPEED check averages the speed
     /// over several seconds, so after a fast start it notices a stall only 5–6 s late.
-    func checkStall(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> Bool {
+    func checkStall(now: UInt64 = CoarseClock.now()) -> Bool {
         let limit = request.stallTimeout
         guard limit > 0, now > lastActivity, Double(now - lastActivity) / 1e9 > limit else { return true }
         return abort(.curl(code: CurlCode.timedOut, message: String(format: "stalled: no data for %.0f s", limit)))
@@ -137,7 +137,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Called by libcurl for each body chunk; returning fewer bytes than given aborts the transfer.
     func didReceiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
         if cancelRequested.value { return abort(.cancelled) ? chunk.count : 0 }
-        lastActivity = DispatchTime.now().uptimeNanoseconds
+        lastActivity = CoarseClock.now()
         received += Int64(chunk.count)
         guard finalIsSuccess else {
             // An error page: its status is what matters. Read a little (to keep the connection), then stop.
@@ -197,7 +197,7 @@ final class CurlTransfer: @unchecked Sendable {
         errorBodyDiscarded = false
         refusedAddress = nil
         isRedirectHop = false
-        lastActivity = DispatchTime.now().uptimeNanoseconds
+        lastActivity = CoarseClock.now()
     }
 
     /// Runs `body` unless the transfer has completed, excluding completion meanwhile (a loader's callbacks, from
