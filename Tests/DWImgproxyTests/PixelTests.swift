@@ -64,6 +64,23 @@ final class PixelTests: XCTestCase {
         XCTAssertEqual([byColour.width, byColour.height], [40, 40])
     }
 
+    /// No border to trim (a gradient: the box is the whole image), so the frame the trim measured goes on to the
+    /// encoder as it is. Found by fuzz/url-fuzzer: the encoder's one-thread render left the rendered image with
+    /// raw pointers to the decoder's images, freed by then, and the PNG save crashed the process.
+    func testTrimWithNothingToTrimKeepsTheImage() throws {
+        let gradient = SampleImages.png(width: 120, height: 80) { x, y in
+            (UInt8(x * 2), UInt8(y * 3), UInt8(x + y), x < 100 ? 255 : 128)
+        }
+        for options in ["t:10", "t:10:ff00ff:1:1", "t:300/f:jpg", "t:10/rs:fit:60:60"] {
+            let (image, bitmap) = try Imgproxy.run(options, on: gradient)
+            let expected = options.contains("rs:") ? [60, 40] : [120, 80]
+            XCTAssertEqual([bitmap.width, bitmap.height], expected, options)
+            XCTAssertEqual(image.format, options.contains("f:jpg") ? .jpeg : .png, options)
+        }
+        let kept = try Imgproxy.run("t:10", on: gradient).1
+        XCTAssertTrue(kept.isColour(50, 20, 100, 60, 70), "pixels unchanged: \(kept.rgba(50, 20))")
+    }
+
     func testWatermarkPosition() throws {
         let red = SampleImages.png(width: 100, height: 100) { _, _ in (255, 0, 0, 255) }
         let blue = SampleImages.png(width: 10, height: 10) { _, _ in (0, 0, 255, 255) }
