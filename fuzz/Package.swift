@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The two libFuzzer targets, as a package of their own beside the product (never part of the normal build): they
+// The three libFuzzer targets, as a package of their own beside the product (never part of the normal build): they
 // link the library's real modules through SwiftPM, so a moved or new file needs no change here. Built by
 // fuzz/build.sh with AddressSanitizer and libFuzzer's coverage over every module (see fuzz/README.md).
 import Foundation
@@ -24,6 +24,17 @@ let package = Package(
                 "CFuzzerDriver",
                 .product(name: "DWWebImage", package: product),
                 .product(name: "DWWebImageProcessing", package: product),
+            ]
+        ),
+        // What `dwfetch serve` does with a request path before a fetch: the imgproxy URL parser, the signature check,
+        // the result limits and the served chain on tiny images.
+        .executableTarget(
+            name: "url-fuzzer",
+            dependencies: [
+                "CFuzzerDriver",
+                .product(name: "DWWebImage", package: product),
+                .product(name: "DWWebImageProcessing", package: product),
+                .product(name: "DWWebImageServer", package: product),
             ]
         ),
     ],

@@ -1,0 +1,71 @@
+// libFuzzer entry point over what `dwfetch serve` does with a request path before any fetch: the imgproxy URL
+// grammar (DWProxyURL: options, presets, `plain/` and base64url sources, extensions, `exp:`), the signature check,
+// the result limits, and the served chain run on tiny images. The oracle is the server's promise: a bad URL is
+// refused, never a crash, and no URL yields a result past the result limits.
+// Built by fuzz/build.sh url (SwiftPM, fuzz/Package.swift) against the library's real modules.
+import Foundation
+@testable import DWWebImage
+@testable import DWWebImageProcessing
+@testable import DWWebImageServer
+
+/// One server, as `dwfetch serve` builds it with its defaults (no watermark, no local root; libvips started once).
+/// Nothing listens: the target calls the steps a request goes through.
+private let server: DWImageServer = {
+    var configuration = DWServeConfiguration()
+    configuration.cacheDirectory = URL(fileURLWithPath: NSTemporaryDirectory())
+        .appendingPathComponent("dw-url-fuzzer")  // one folder for every run: with the disk cache off it stays empty
+    configuration.diskCache = false
+    return DWImageServer(configuration: configuration)
+}()
+
+/// A default preset and a named one, with the URL's own security options allowed, so `pr:` and the `default`
+/// preset's merging and the security options' parsing are all reached.
+private let presets: DWPresets = {
+    var presets = DWPresets()
+    _ = presets.add("default=q:85/g:sm")
+    _ = presets.add("thumb=rs:fill:64:64/q:70/ex:1")
+    presets.allowSecurityOptions = true
+    return presets
+}()
+
+/// imgproxy's documented example key and salt.
+private let signer = DWURLSigner(
+    keyHex: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
+    saltHex: "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5")!
+
+/// Sources small enough that any transform of them is quick: a 12 × 8 PNG with alpha, the same as a JPEG, and a
+/// two-frame 6 × 4 GIF.
+private let sources: [DWImage] = {
+    let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAwAAAAICAYAAADN5B7xAAAAJUlEQVR4nGNkYGD4L8LAxUAEbhRh4GJgYZDjYmBgIB6PaiAGAwDzKAcCRd/LEAAAAABJRU5ErkJggg==")!
+    let gif = Data(base64Encoded: "R0lGODlhBgAEAIEAAP8AAAAAAAAAAAAAACH/C05FVFNDQVBFMi4wAwEAAAAh+QQABQAAACwAAAAABgAEAAAICwABCBxIsKDBgQEBACH5BAEFAAEALAAAAAAGAAQAgQD/AAAAAAAAAAAAAAgLAAEIHEiwoMGBAQEAOw==")!
+    let still = try! DWImage(data: png, maxPixelCount: 1 << 20)
+    let jpeg = try! DWConvert(format: .jpeg).process(still)
+    let animated = try! DWImage(data: gif, maxPixelCount: 1 << 20)
+    precondition(animated.frameCount == 2, "the GIF seed lost a frame")
+    return [still, jpeg, animated]
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let start, size > 0, size <= 4096 else { return 0 }
+    let target = String(decoding: UnsafeBufferPointer(start: start, count: size), as: UTF8.self)
+    if let (signature, path) = try? DWProxyURL.split(target: target) {
+        _ = signer.isValid(signature: signature, for: path)
+    }
+    guard let url = try? DWProxyURL(target: target, presets: presets, now: 1_700_000_000) else { return 0 }
+    _ = url.sourceHost
+    let limits = server.configuration.resultLimits
+    let format = url.options.transform.format
+    let check = server.resultCheck(
+        url.options.transform, outputFormat: format, maxAnimationFrames: url.options.security.maxAnimationFrames)
+    for source in sources {
+        guard (try? check(source)) != nil else { continue }  // the server answers 4xx before any decode
+        let chain = server.servedChain(url, outputFormat: format)
+        guard let result = try? DWImageProcessors.apply(chain, to: source) else { continue }
+        precondition(
+            result.pixelWidth <= limits.maxDimension && result.pixelHeight <= limits.maxDimension
+                && result.pixelWidth * result.pixelHeight <= limits.maxPixels,
+            "\(target) made a \(result.pixelWidth)×\(result.pixelHeight) result past the limits")
+    }
+    return 0
+}
