@@ -3,7 +3,6 @@
 #include "CVips.h"
 #include <dlfcn.h>
 #include <gmodule.h>
-#include <string.h>
 #include <vips/vips.h>
 
 int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
@@ -112,16 +111,6 @@ int cvips_copy_memory(VipsImage *in, VipsImage **out) {
     *out = image;
     return 0;
 }
-/* Header fields vips_image_map reports that are not metadata (set by vips_image_init_fields, or the filename). */
-static const char *cvips_builtin_fields[] = {"width", "height", "bands", "format", "coding", "interpretation",
-                                            "xoffset", "yoffset", "xres", "yres", "filename", NULL};
-static void *cvips_copy_meta(VipsImage *from, const char *name, GValue *value, void *to) {
-    (void)from;
-    for (int i = 0; cvips_builtin_fields[i]; i++)
-        if (strcmp(name, cvips_builtin_fields[i]) == 0) return NULL;
-    vips_image_set((VipsImage *)to, name, value);
-    return NULL;
-}
 int cvips_render_here(VipsImage *in, VipsImage **out) {
     switch (in->dtype) {
     case VIPS_IMAGE_SETBUF:
@@ -135,17 +124,14 @@ int cvips_render_here(VipsImage *in, VipsImage **out) {
         break;
     }
     if (vips_image_pio_input(in)) return -1;
-    /* The memory image gets in's header and metadata, not a pipeline link to it: vips_image_pipelinev would also
-     * give it in's reorder table, whose raw pointers to in's source images outlive those images once in is freed,
-     * and the encoder that later reads this image follows them (a crash; vips_image_write clears that table with
-     * an internal call after writing to memory). */
+    /* The memory image gets in's header and metadata (vips__image_copy_fields_array, from vips/private.h: what
+     * vips_image_pipelinev copies, without parsing an EXIF block again), not a pipeline link to it: pipelinev would
+     * also give it in's reorder table, raw pointers to in's source images that outlive those images once in is
+     * freed, and the encoder that later reads this image followed them and crashed (vips_image_write clears that
+     * table with an internal call after writing to memory). */
     VipsImage *memory = vips_image_new_memory();
-    vips_image_init_fields(memory, in->Xsize, in->Ysize, in->Bands, in->BandFmt, in->Coding, in->Type, in->Xres,
-                           in->Yres);
-    memory->Xoffset = in->Xoffset;
-    memory->Yoffset = in->Yoffset;
-    vips_image_map(in, cvips_copy_meta, memory);
-    if (vips_image_write_prepare(memory)) {
+    VipsImage *fields[] = {in, NULL};
+    if (vips__image_copy_fields_array(memory, fields) || vips_image_write_prepare(memory)) {
         g_object_unref(memory);
         return -1;
     }
