@@ -71,6 +71,18 @@ int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int 
     }
 }
 
+void cvips_own_blobs(VipsImage *image) {
+    gchar **names = vips_image_get_fields(image);
+    for (int i = 0; names[i]; i++) {
+        const void *data;
+        size_t length;
+        if (vips_image_get_typeof(image, names[i]) != VIPS_TYPE_BLOB) continue;
+        if (vips_image_get_blob(image, names[i], &data, &length) || !data || !length) continue;
+        vips_image_set_blob_copy(image, names[i], data, length);
+    }
+    g_strfreev(names);
+}
+
 int cvips_heifload_thumbnail_buffer(const void *buf, size_t len, int fail_on, VipsImage **out) {
     return vips_heifload_buffer((void *)buf, len, out, "thumbnail", TRUE, "fail_on", fail_on, NULL);
 }

@@ -31,6 +31,25 @@ final class MetadataServeTests: ServeTestCase {
         }
     }
 
+    /// A HEIC's EXIF, kept by `sm:0`, arrives whole. libvips 8.14's HEIF loader left the block pointing into memory
+    /// it had freed, and the saver copied whatever was there by then (AddressSanitizer in fuzz/url-fuzzer); the
+    /// decoder now gives every HEIF blob a copy of its own. The HEIC is Tests/…/Fixtures/q.heic (`vips copy`).
+    func testHEICExifKeptWholeBySm0() throws {
+        let heic = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("DWWebImageProcessingTests/Fixtures/q.heic")
+        origin.setRoute("/q.heic", .ok(try Data(contentsOf: heic)))
+        let server = try serve()
+        for options in ["sm:0/f:jpg", "sm:0/f:png", "sm:0/rs:fit:32:32/f:webp"] {
+            let response = try server.get(ProxyPath.plain(origin.url("/q.heic"), options: options))
+            XCTAssertEqual(response.status, 200, "\(options): \(response.text)")
+            let header = try vipsheaderAll(response.body)
+            for tag in ["exif-ifd0-XResolution: 71983/1000", "exif-ifd2-ExifVersion: Exif Version 2.1",
+                        "exif-ifd2-PixelXDimension"] {
+                XCTAssertTrue(header.contains(tag), "\(options): \(tag)\n\(header)")
+            }
+        }
+    }
+
     /// 2400 × 2400 RGB is over the encoder's 16 MiB in-memory limit: the chain's steps decode each other's output
     /// instead of passing the canvas on, and the policy of `sm:0`/`scp:0` must still reach the last step.
     func testPoliciesSurviveAChainOfStreamingSteps() throws {

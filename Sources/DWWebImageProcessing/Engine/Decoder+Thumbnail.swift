@@ -17,6 +17,7 @@ extension Decoder {
             }
         }
         guard let thumbnail else { return try open(data, format: format) }
+        ownHEIFBlobs(thumbnail)
         try checkArea(thumbnail.width, thumbnail.height, limits: DWImageProcessing.effectiveLimits)
         return thumbnail
     }

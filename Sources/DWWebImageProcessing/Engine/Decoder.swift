@@ -95,6 +95,7 @@ enum Decoder {
                     cvips_load_buffer(loader, bytes.baseAddress!, bytes.count, failOnTruncated, sequential ? 1 : 0, 0, $0)
                 }
             }
+            if loader == Int32(CVIPS_LOADER_HEIF) { ownHEIFBlobs(image) }
         } catch {
             guard format == .tiff else { throw error }
             do throws(DWWebImageError) {
@@ -105,6 +106,15 @@ enum Decoder {
         }
         try checkArea(image.width, image.height, limits: limits)
         return (image, false)
+    }
+
+    /// libvips 8.14's HEIF loader attaches the EXIF, XMP and ICC blocks as blobs that point into memory owned by an
+    /// image it frees during the load, so once pixels are read, whatever still reads those blocks (an ICC transform,
+    /// a saver keeping metadata) reads freed memory (AddressSanitizer, fuzz/url-fuzzer: `sm:0` on a HEIC with EXIF).
+    /// Right after the header is read the memory is still alive: every blob is replaced by a copy it owns, which
+    /// the images built on this one share. Runs on the caller's thread, before anyone else sees the image.
+    static func ownHEIFBlobs(_ image: VImage) {
+        cvips_own_blobs(image.pointer)
     }
 
     /// Shrink-on-load thumbnail, EXIF orientation applied, converted to sRGB. JPEG decodes at the largest DCT scale
