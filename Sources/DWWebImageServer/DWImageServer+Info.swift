@@ -12,7 +12,7 @@ extension DWImageServer {
     /// request's task.
     func infoResponse(for request: Request, target: String) async -> Response {
         let url: DWProxyURL
-        var options = DWInfoOptions()
+        let options: DWInfoOptions
         do {
             let inner = String(target.dropFirst("/info".count))
             let (signature, signedPath) = try DWProxyURL.split(target: inner)
@@ -20,13 +20,7 @@ extension DWImageServer {
                !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
                 return refuse(.forbidden, "invalid signature", note: " bad-signature")
             }
-            // The info options are taken off first; what is left is a processing URL with no options.
-            var rest = signedPath.dropFirst()[...]
-            while let slash = rest.firstIndex(of: "/"), rest[..<slash].contains(":"), rest[..<slash] != "plain" {
-                try options.apply(rest[..<slash])
-                rest = rest[rest.index(after: slash)...]
-            }
-            url = try DWProxyURL(target: "/\(signature)/\(rest)")
+            (options, url) = try Self.infoRequest(signature: signature, signedPath: signedPath)
         } catch {
             return refuse(.init(code: error.status), error.description, note: " bad-url")
         }
@@ -53,6 +47,19 @@ extension DWImageServer {
             let (status, message) = DWStatusMapping.status(for: error)
             return refuse(status, message, note: " error \(error.code.rawValue)")
         }
+    }
+
+    /// An `/info` request's options and source, from the path after its signature: the info options come off the
+    /// front, and what is left is a processing URL with no options. Any thread.
+    static func infoRequest(signature: String, signedPath: String) throws(DWProxyURL.ParseError)
+        -> (options: DWInfoOptions, url: DWProxyURL) {
+        var options = DWInfoOptions()
+        var rest = signedPath.dropFirst()[...]
+        while let slash = rest.firstIndex(of: "/"), rest[..<slash].contains(":"), rest[..<slash] != "plain" {
+            try options.apply(rest[..<slash])
+            rest = rest[rest.index(after: slash)...]
+        }
+        return (options, try DWProxyURL(target: "/\(signature)/\(rest)"))
     }
 
     /// The JSON object, keys sorted: width, height, format, frames, size, orientation, blurhash, dominant_colors

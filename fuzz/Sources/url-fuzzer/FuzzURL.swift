@@ -1,6 +1,7 @@
 // libFuzzer entry point over what `dwfetch serve` does with a request path before any fetch: the imgproxy URL
 // grammar (DWProxyURL: options, presets, `plain/` and base64url sources, extensions, `exp:`), the signature check,
-// the result limits, and the served chain run on tiny images. The oracle is the server's promise: a bad URL is
+// the result limits, and the served chain run on tiny images; for `/info/…` paths, the info options and the JSON
+// answer on the same images. The oracle is the server's promise: a bad URL is
 // refused, never a crash, and no URL yields a result past the result limits.
 // Built by fuzz/build.sh url (SwiftPM, fuzz/Package.swift) against the library's real modules.
 import Foundation
@@ -33,8 +34,8 @@ private let signer = DWURLSigner(
     keyHex: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
     saltHex: "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5")!
 
-/// Sources small enough that any transform of them is quick: a 12 × 8 PNG with alpha, the same as a JPEG, and a
-/// two-frame 6 × 4 GIF.
+/// Sources small enough that any transform of them is quick: a 12 × 8 PNG with alpha, the same as a JPEG, a
+/// two-frame 6 × 4 GIF, and a 64 × 48 HEIC with EXIF.
 private let sources: [DWImage] = {
     let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAwAAAAICAYAAADN5B7xAAAAJUlEQVR4nGNkYGD4L8LAxUAEbhRh4GJgYZDjYmBgIB6PaiAGAwDzKAcCRd/LEAAAAABJRU5ErkJggg==")!
     let gif = Data(base64Encoded: "R0lGODlhBgAEAIEAAP8AAAAAAAAAAAAAACH/C05FVFNDQVBFMi4wAwEAAAAh+QQABQAAACwAAAAABgAEAAAICwABCBxIsKDBgQEBACH5BAEFAAEALAAAAAAGAAQAgQD/AAAAAAAAAAAAAAgLAAEIHEiwoMGBAQEAOw==")!
@@ -42,13 +43,22 @@ private let sources: [DWImage] = {
     let jpeg = try! DWConvert(format: .jpeg).process(still)
     let animated = try! DWImage(data: gif, maxPixelCount: 1 << 20)
     precondition(animated.frameCount == 2, "the GIF seed lost a frame")
-    return [still, jpeg, animated]
+    // A 64 × 48 HEIC with a 186-byte EXIF block (the processing tests' fixture): the metadata options' paths.
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/DWWebImageProcessingTests/Fixtures/q.heic")
+    let heic = try! DWImage(data: try! Data(contentsOf: fixture), maxPixelCount: 1 << 20)
+    return [still, jpeg, animated, heic]
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let start, size > 0, size <= 4096 else { return 0 }
     let target = String(decoding: UnsafeBufferPointer(start: start, count: size), as: UTF8.self)
+    if target.hasPrefix("/info/") {
+        fuzzInfo(String(target.dropFirst("/info".count)))
+        return 0
+    }
     if let (signature, path) = try? DWProxyURL.split(target: target) {
         _ = signer.isValid(signature: signature, for: path)
     }
@@ -69,3 +79,18 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     }
     return 0
 }
+
+/// `/info/…`: its options and source parsed as the server parses them, then the JSON answer (BlurHash, dominant and
+/// average colours included) for each tiny source, which must be valid JSON.
+private func fuzzInfo(_ inner: String) {
+    guard let (signature, signedPath) = try? DWProxyURL.split(target: inner) else { return }
+    _ = signer.isValid(signature: signature, for: signedPath)
+    guard let (options, _) = try? DWImageServer.infoRequest(signature: signature, signedPath: signedPath) else {
+        return
+    }
+    for source in sources {
+        guard let json = try? DWImageServer.infoJSON(source, options) else { continue }
+        precondition((try? JSONSerialization.jsonObject(with: json)) != nil, "/info\(inner) answered invalid JSON")
+    }
+}
+
