@@ -53,9 +53,9 @@ enum {
 /* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
 int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,
                       int unlimited, VipsImage *_Nullable *_Nonnull out);
-/* vips_heifload_buffer with thumbnail=TRUE: the embedded thumbnail (the primary image when there is none). */
 /* Replaces every blob on `image` (EXIF, XMP, ICC, …) with a copy the blob owns. */
 void cvips_own_blobs(VipsImage *_Nonnull image);
+/* vips_heifload_buffer with thumbnail=TRUE: the embedded thumbnail (the primary image when there is none). */
 int cvips_heifload_thumbnail_buffer(const void *_Nonnull buf, size_t len, int fail_on, VipsImage *_Nullable *_Nonnull out);
 /* vips_svgload_buffer (librsvg) at `scale` and `dpi`, unlimited off (librsvg's XML limits stay), sequential access;
    a buffer has no base URL, so librsvg resolves no external reference (only data: URLs). */
