@@ -135,6 +135,42 @@ final class SafetyTests: XCTestCase {
     }
 
     /// Inputs made of random bytes after every known signature never crash and fail with 10000/10005.
+    /// A HEIC's EXIF (copyright kept by default) and colours, through a resize into each output format, arrive
+    /// whole. libvips 8.14's HEIF loader leaves its EXIF, XMP and ICC blocks pointing into memory it frees during the
+    /// load, and `vips_thumbnail_buffer` made loads of its own; the decoder now loads HEIF itself and gives each
+    /// block a copy of its own. Here the freed memory still held the same bytes, so this test passed before that
+    /// change too: the use-after-free itself is AddressSanitizer's to see, in fuzz/pixels-fuzzer, whose seeds hold
+    /// this file (`seed-heic-exif-icc.heic`).
+    func testHEICMetadataSurvivesAResize() throws {
+        let source = try Fixtures.image("exif-icc.heic")
+        for format in [DWImageFormat.jpeg, .png, .heic] {
+            let chain: [any DWImageProcessor] = [DWResize(width: 32, height: 32), DWConvert(format: format)]
+            let output = try DWImageProcessors.apply(chain, to: source)
+            XCTAssertEqual([output.pixelWidth, output.pixelHeight], [32, 24], "\(format)")
+            let header = try vipsheader(output.data)
+            XCTAssertTrue(header.contains("exif-ifd0-Copyright: ACME-COPYRIGHT"), "\(format): \(header)")
+            let pixel = try output.bitmap().rgba(x: 16, y: 12)
+            let distance = [Int(pixel.r) - 200, Int(pixel.g) - 100, Int(pixel.b) - 50].map(abs).max() ?? 0
+            XCTAssertLessThanOrEqual(distance, 8, "\(format): colour \(pixel)")
+        }
+    }
+
+    /// `vipsheader -a` of `data` (libvips-tools).
+    private func vipsheader(_ data: Data) throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwsafety-\(UUID().uuidString)")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["vipsheader", "-a", file.path]
+        let pipe = Pipe()
+        (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
+        try process.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: out, as: UTF8.self)
+    }
+
     func testRandomBodiesNeverCrash() throws {
         var generator = SystemRandomNumberGenerator()
         let signatures: [[UInt8]] = [[0xFF, 0xD8, 0xFF], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],

@@ -11,14 +11,31 @@ extension Decoder {
     static func openThumbnail(_ data: Data, format: DWImageFormat) throws(DWWebImageError) -> VImage {
         guard format == .heic || format == .avif else { return try open(data, format: format) }
         try Vips.start()
-        let thumbnail = try? borrowBytes(data) { bytes throws(DWWebImageError) in
-            try Vips.make("cannot decode the \(format.rawValue) thumbnail") {
+        guard let thumbnail = try? openEmbeddedThumbnail(data) else { return try open(data, format: format) }
+        try checkArea(thumbnail.width, thumbnail.height, limits: DWImageProcessing.effectiveLimits)
+        return thumbnail
+    }
+
+    /// A HEIC or AVIF's embedded thumbnail (libvips gives the primary image when there is none), its metadata
+    /// blobs made its own (``ownHEIFBlobs(_:)``). `data` must outlive the image. Caller's thread.
+    static func openEmbeddedThumbnail(_ data: Data) throws(DWWebImageError) -> VImage {
+        let thumbnail = try borrowBytes(data) { bytes throws(DWWebImageError) in
+            try Vips.make("cannot decode the HEIF thumbnail") {
                 cvips_heifload_thumbnail_buffer(bytes.baseAddress!, bytes.count, failOnTruncated, $0)
             }
         }
-        guard let thumbnail else { return try open(data, format: format) }
         ownHEIFBlobs(thumbnail)
-        try checkArea(thumbnail.width, thumbnail.height, limits: DWImageProcessing.effectiveLimits)
         return thumbnail
+    }
+
+    /// Whether `image` would still shrink (by more than 1 in both directions) to fit `width` × `height` by
+    /// VipsSize `size` (0 both, 1 up, 2 down, 3 force) and `crop` (non-zero: fill the box): libvips' test for using
+    /// a HEIF's embedded thumbnail (`vips_thumbnail_open`: never enlarge a thumbnail the full image would not need).
+    static func shrinks(_ image: VImage, toWidth width: Int, height: Int, size: Int32, crop: Int32) -> Bool {
+        guard image.width > 0, image.height > 0, width > 0, height > 0 else { return false }
+        let h = Double(image.width) / Double(width), v = Double(image.height) / Double(height)
+        if size == 3 { return h > 1 && v > 1 }  // force: each axis on its own
+        let shrink = crop != 0 ? min(h, v) : max(h, v)
+        return shrink > 1
     }
 }

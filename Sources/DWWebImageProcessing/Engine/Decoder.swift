@@ -118,8 +118,8 @@ enum Decoder {
     }
 
     /// Shrink-on-load thumbnail, EXIF orientation applied, converted to sRGB. JPEG decodes at the largest DCT scale
-    /// that stays at least the target size (``JPEGShrink``); WebP and HEIF go through `vips_thumbnail_buffer` (WebP
-    /// decodes at the exact scale, HEIF uses its embedded thumbnail when big enough).
+    /// that stays at least the target size (``JPEGShrink``); HEIF uses its embedded thumbnail when that still has to
+    /// shrink (as `vips_thumbnail` decides); WebP goes through `vips_thumbnail_buffer` (decoded at the exact scale).
     /// `size`: VipsSize (0 both, 2 down, 3 force); `crop`: VipsInteresting (0 none, 1 centre).
     static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
         throws(DWWebImageError) -> Decoded {
@@ -139,6 +139,19 @@ enum Decoder {
             }
             let thumb = try Vips.make("cannot resize") {
                 cvips_thumbnail_image(loaded.pointer, Int32(width), Int32(height), size, crop, $0)
+            }
+            return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
+        }
+        if image.format == .heic || image.format == .avif {
+            // Not vips_thumbnail_buffer: the HEIF loads it makes itself keep 8.14's freed metadata (``ownHEIFBlobs``).
+            // Its shrink-on-load, as libvips does it: the embedded thumbnail when it still has to shrink to fit.
+            var source = header
+            if let embedded = try? openEmbeddedThumbnail(image.data),
+               Self.shrinks(embedded, toWidth: width, height: height, size: size, crop: crop) {
+                source = embedded
+            }
+            let thumb = try Vips.make("cannot resize") {
+                cvips_thumbnail_image(source.pointer, Int32(width), Int32(height), size, crop, $0)
             }
             return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
         }

@@ -51,6 +51,14 @@ for name in ["q.jpg", "q.png", "q.webp", "q.tiff", "q.bmp", "q8.bmp", "q.avif", 
 # HEIC: libvips writes it (Pillow cannot); the reference is the known colours.
 subprocess.run(["vips", "copy", path("q.png"), path("q.heic") + "[Q=95]"], check=True)
 expected["q.heic"] = {"size": [W, H], "samples": samples(qa)}
+# A HEIC with an sRGB ICC profile and EXIF copyright and artist (libvips 8.14's HEIF loader left those blocks in freed
+# memory: SafetyTests.testHEICMetadataSurvivesAResize).
+exif = Image.Exif(); exif[0x8298] = "ACME-COPYRIGHT"; exif[0x013B] = "JANE"
+Image.new("RGB", (W, H), (200, 100, 50)).save(
+    path("exif-icc.jpg"), "JPEG", icc_profile=ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes(),
+    exif=exif.tobytes())
+subprocess.run(["vips", "copy", path("exif-icc.jpg"), path("exif-icc.heic")], check=True)
+os.remove(path("exif-icc.jpg"))
 
 # A BMP-in-ICO (32-bit BGRA DIB + AND mask), written by hand: 16x16, left half red opaque, right half clear.
 w = h = 16
