@@ -1,5 +1,6 @@
 // imgproxy's metadata options over HTTP: strip_metadata/sm, keep_copyright/kcr, strip_color_profile/scp. Sources made
 // by Pillow (the reference writer), outputs read back with `vipsheader -a` (libvips-tools).
+import DWTestServer
 import Foundation
 import XCTest
 
@@ -25,7 +26,7 @@ final class MetadataServeTests: ServeTestCase {
         for (options, present, absent) in cases {
             let response = try server.get(ProxyPath.plain(source, options: options))
             XCTAssertEqual(response.status, 200, "\(options): \(response.text)")
-            let header = try vipsheaderAll(response.body)
+            let header = try VipsHeader.all(response.body)
             for tag in present { XCTAssertTrue(header.contains(tag), "\(options): \(tag) kept\n\(header)") }
             for tag in absent { XCTAssertFalse(header.contains(tag), "\(options): \(tag) stripped\n\(header)") }
         }
@@ -42,7 +43,7 @@ final class MetadataServeTests: ServeTestCase {
         for options in ["sm:0/f:jpg", "sm:0/f:png", "sm:0/rs:fit:32:32/f:webp"] {
             let response = try server.get(ProxyPath.plain(origin.url("/q.heic"), options: options))
             XCTAssertEqual(response.status, 200, "\(options): \(response.text)")
-            let header = try vipsheaderAll(response.body)
+            let header = try VipsHeader.all(response.body)
             for tag in ["exif-ifd0-XResolution: 71983/1000", "exif-ifd2-ExifVersion: Exif Version 2.1",
                         "exif-ifd2-PixelXDimension"] {
                 XCTAssertTrue(header.contains(tag), "\(options): \(tag)\n\(header)")
@@ -61,7 +62,7 @@ final class MetadataServeTests: ServeTestCase {
         let server = try serve()
         let response = try server.get(ProxyPath.plain(origin.url("/big.jpg"), options: "sm:0/scp:0/w:2300/q:70"))
         XCTAssertEqual(response.status, 200, response.text)
-        let header = try vipsheaderAll(response.body)
+        let header = try VipsHeader.all(response.body)
         XCTAssertTrue(header.contains("2300x2300"), header)
         XCTAssertTrue(header.contains("CAM-MAKE"), "sm:0 after a streaming step\n\(header)")
         XCTAssertTrue(header.contains("icc-profile-data"), "scp:0 after a streaming step\n\(header)")
@@ -80,7 +81,7 @@ final class MetadataServeTests: ServeTestCase {
                                     ("scp:0/f:avif", true), ("f:avif", false), ("f:png", false)] {
                 let response = try server.get(ProxyPath.plain(source, options: options))
                 XCTAssertEqual(response.status, 200, "\(name) \(options): \(response.text)")
-                let header = try vipsheaderAll(response.body)
+                let header = try VipsHeader.all(response.body)
                 XCTAssertEqual(header.contains("icc-profile-data"), kept, "\(name) \(options)\n\(header)")
                 if kept && !options.contains("avif") {  // and Pillow, the other reader (no AVIF here), finds it too
                     let length = try pillowICCLength(response.body)
@@ -112,22 +113,5 @@ final class MetadataServeTests: ServeTestCase {
             """)
         guard let data = Data(base64Encoded: text) else { throw ServeStartFailure("Pillow wrote no image: \(text)") }
         return data
-    }
-
-    /// Every field `vipsheader -a` prints for `data`.
-    private func vipsheaderAll(_ data: Data) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwmeta-\(UUID().uuidString)")
-        try data.write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["vipsheader", "-a", file.path]
-        let pipe = Pipe()
-        (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
-        do { try process.run() } catch { throw ServeStartFailure("vipsheader (libvips-tools) is needed: \(error)") }
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "vipsheader reads the output")
-        return String(decoding: out, as: UTF8.self)
     }
 }
