@@ -17,6 +17,21 @@ final class HardeningTests: ServeTestCase {
         XCTAssertEqual(try server.metric("dwserve_transforms_total"), 0, "refused before the transform started")
     }
 
+    /// Found by fuzz/url-fuzzer: a trim with nothing to trim, on a PNG with no uniform border (most photos), took
+    /// the whole server down with signal 11 (the encoder's one-thread render kept pointers to freed images).
+    func testATrimWithNothingToTrimOnAPNGLeavesTheServerUp() throws {
+        origin.setRoute("/gradient.png", .ok(SampleImages.png(width: 120, height: 80) { x, y in
+            (UInt8(x * 2), UInt8(y * 3), UInt8(x + y), 255)
+        }))
+        let server = try serve()
+        for options in ["t:10", "t:10:ff00ff:1:1", "trim:300/f:jpg"] {
+            let response = try server.get(ProxyPath.plain(origin.url("/gradient.png"), options: options))
+            XCTAssertEqual(response.status, 200, "\(options): \(response.text)")
+        }
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/gradient.png"), options: "w:60")).status, 200,
+                       "the server still answers")
+    }
+
     func testA600FrameGIFIsServedAsItsFirstFrame() throws {
         origin.setRoute("/many.gif", .ok(SampleImages.gif(width: 8, height: 8, frames: 600)))
         let server = try serve()
