@@ -1,6 +1,7 @@
 // DWFetchMain: the entry point every dwfetch executable shares — parse the whole argument tree, then run the command
 // with this executable's engines or hand it to the executable that has them.
 import ArgumentParser
+import DWWebImage
 import Foundation
 
 /// `main` of `dwfetch`, `dwfetch-pixels` and `dwfetch-serve`. Runs on the main thread and never returns.
@@ -18,30 +19,44 @@ package enum DWFetchMain {
             exit(0)
         }
         let type = commandType(for: arguments)
+        // A run that skips the cache sends every URL to the network: libcurl is opened on another core while
+        // ArgumentParser reflects over the command (each is ~17 M instructions; bench/README, "Start-up overlap").
+        // A guess from the raw arguments: when it is wrong (`--no-cache` as another option's value), a run from the
+        // cache loads libcurl it did not need, on a core it was not using.
+        let preload = type == DWFetch.self && arguments.contains("--no-cache") ? TransportPreload() : nil
+        let status = status(of: arguments, as: type, engines: engines)
+        preload?.wait()  // never exit while OpenSSL is being set up: its atexit handler would tear it down under it
+        exit(status)
+    }
+
+    /// Parses and runs the command; its exit status.
+    private static func status(
+        of arguments: [String], as type: any ParsableCommand.Type, engines: DWFetchEngines
+    ) -> Int32 {
         do {
             var command = try parse(arguments, as: type)
             switch command {
             case let serve as ServeOptions:
-                guard let runServe = engines.serve else { exit(EngineHandoff.exec(EngineHandoff.serve)) }
-                exit(try runServe(serve))
+                guard let runServe = engines.serve else { return EngineHandoff.exec(EngineHandoff.serve) }
+                return try runServe(serve)
             case let fetch as DWFetch:
-                if fetch.needsPixelEngine && engines.pixels == nil { exit(EngineHandoff.exec(EngineHandoff.pixels)) }
-                exit(try FetchCommand(command: fetch, engines: engines).run())
+                if fetch.needsPixelEngine && engines.pixels == nil { return EngineHandoff.exec(EngineHandoff.pixels) }
+                return try FetchCommand(command: fetch, engines: engines).run()
             default:
                 try command.run()  // ArgumentParser's own `help` command (what `--help` parses to with subcommands)
-                exit(0)
+                return 0
             }
         } catch let code as ExitCode {
-            exit(code.rawValue)
+            return code.rawValue
         } catch {
             if type.exitCode(for: error) == .success {
                 print(type.fullMessage(for: error))
-                exit(0)
+                return 0
             }
             FileHandle.standardError.write(Data((type.fullMessage(for: error) + "\n").utf8))
             let help = type == DWFetch.self ? "dwfetch --help" : "dwfetch \(type._commandName) --help"
             FileHandle.standardError.write(Data("Run '\(help)' for usage.\n".utf8))
-            exit(2)
+            return 2
         }
     }
 

@@ -100,6 +100,33 @@ final class ExecutablesTests: XCTestCase {
         XCTAssertTrue(try loadsLibcurl(["--version"]), "--version reports libcurl's run-time version")
     }
 
+    /// A `--no-cache` run loads libcurl on a helper thread while its arguments are parsed. It must not exit while
+    /// OpenSSL is being set up there: exit's handlers would tear OpenSSL down under that thread (a release build
+    /// that exited on a usage error without waiting crashed 20 times in 400). Here OpenSSL reads its configuration
+    /// from a FIFO, so its set-up lasts until the test writes one.
+    func testAUsageErrorWaitsForTheLibcurlLoadedMeanwhile() throws {
+        let fifo = root.appendingPathComponent("openssl.cnf").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let running = try DWFetchProcess.start(["--no-cache", "--bogus"], environment: ["OPENSSL_CONF": fifo])
+        defer { running.signal(SIGKILL); _ = running.wait(timeout: 20) }
+        let deadline = Date().addingTimeInterval(30)
+        let printed = "for usage."  // the usage error's last words
+        while Date() < deadline, !((try? String(contentsOf: running.errURL, encoding: .utf8)) ?? "").contains(printed) {
+            usleep(20_000)
+        }
+        XCTAssertTrue(try String(contentsOf: running.errURL, encoding: .utf8).contains(printed), "the usage error")
+        usleep(300_000)
+        XCTAssertTrue(running.process.isRunning, "still waiting for OpenSSL's set-up after the usage error")
+        let writer = open(fifo, O_WRONLY | O_NONBLOCK)  // ENXIO unless OpenSSL has the FIFO open for reading
+        XCTAssertGreaterThanOrEqual(writer, 0, "OpenSSL is reading its configuration")
+        if writer >= 0 {
+            _ = "# nothing to configure\n".withCString { write(writer, $0, strlen($0)) }
+            close(writer)
+        }
+        let run = running.wait(timeout: 30)
+        XCTAssertEqual(run.status, 2, run.stderr)
+    }
+
     func testTheThinBinaryHoldsNoServerNoTestServerAndNoPixelCode() throws {
         let binary = try Data(contentsOf: DWFetchProcess.binary, options: .alwaysMapped)
         for module in ["Hummingbird", "NIOPosix", "LoopbackHTTPServer", "DWImageServer", "vips_image_new", "chafa_canvas"] {

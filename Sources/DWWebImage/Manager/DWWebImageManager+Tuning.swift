@@ -20,3 +20,11 @@ extension DWWebImageManager {
         set { tuning.withLock { $0 = newValue } }
     }
 }
+
+extension DWWebImageManager {
+    /// Loads libcurl and runs its global set-up now, on the calling thread, instead of in the first transfer (about
+    /// 17 M instructions: the library and its dependencies' relocations, OpenSSL's initialisation). For a caller that
+    /// knows it will download and has other start-up work to overlap it with: dwfetch calls it on a helper thread
+    /// while ArgumentParser reads the arguments of a `--no-cache` run. Thread-safe; only the first call does work.
+    package static func loadTransport() { CurlGlobal.initialize() }
+}
