@@ -8,6 +8,8 @@ enum URLValidator {
     /// The usual URL (`http(s)://host[:port]` and RFC 3986 characters after it) is checked byte by byte; anything
     /// else goes through `URLComponents`, which costs tens of microseconds a URL.
     static func validate(_ raw: String, s3: DWS3Configuration? = nil) -> Result<String, DWWebImageError> {
+        // Already the usual URL (no space to trim, nothing to encode: `authority` admits neither): as given.
+        if raw.utf8.withContiguousStorageIfAvailable({ authority(of: $0) != nil }) == true { return .success(raw) }
         let trimmed = Substring(raw).trimmedWhitespace()
         guard !trimmed.isEmpty else { return .failure(.emptyURL()) }
         if let s3, trimmed.hasASCIIPrefixIgnoringCase("s3://") {
@@ -50,11 +52,16 @@ enum URLValidator {
 
     /// `host:port` of a validated URL, the host lowercased, the port defaulting by scheme (80, 443).
     static func hostKey(_ url: String) -> String {
-        let bytes = Array(url.utf8)
-        if let (host, port, https) = authority(of: bytes) {
-            let name = String(decoding: bytes[host].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-            return name + ":" + (port.map { String($0) } ?? (https ? "443" : "80"))
+        let fast = url.utf8.withContiguousStorageIfAvailable { b -> String? in
+            guard let (host, port, https) = authority(of: b) else { return nil }
+            let name = UnsafeBufferPointer(rebasing: b[host])
+            var key = name.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
+                ? String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+                : String(decoding: name, as: UTF8.self)
+            key += port.map { ":" + String($0) } ?? (https ? ":443" : ":80")
+            return key
         }
+        if let fast = fast ?? nil { return fast }
         guard let components = URLComponents(string: url), let host = components.host?.lowercased() else { return url }
         let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         return "\(host):\(port)"
@@ -72,8 +79,11 @@ enum URLValidator {
 
     /// The fast path: for `http(s)://host[:port][/path][?query][#fragment]` with a host of letters, digits, `.`
     /// and `-`, a port of 1…65535 and only RFC 3986 characters (valid `%XX` escapes) after it, the host's range,
-    /// the port and whether it is https; nil for anything else (which `URLComponents` then judges).
-    static func authority(of b: [UInt8]) -> (host: Range<Int>, port: Int?, https: Bool)? {
+    /// the port and whether it is https; nil for anything else (which `URLComponents` then judges). `b` is indexed
+    /// from 0 (an array or a buffer).
+    static func authority<Bytes: RandomAccessCollection<UInt8>>(
+        of b: Bytes
+    ) -> (host: Range<Int>, port: Int?, https: Bool)? where Bytes.Index == Int {
         func lower(_ i: Int) -> UInt8 { b[i] | 0x20 }
         guard b.count > 7, lower(0) == 0x68, lower(1) == 0x74, lower(2) == 0x74, lower(3) == 0x70 else { return nil }
         var i = 4
