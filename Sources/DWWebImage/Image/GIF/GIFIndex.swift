@@ -167,12 +167,11 @@ struct GIFIndex: Sendable, Equatable {
         }
         // A later frame cut short by the end of the file is kept once a byte of its image data has arrived (as
         // libnsgif counts it, and as Pillow and browsers show the rows that arrived); a first frame must be whole.
-        let cutReason = "image data of frame \(frameNumber) ends at byte \(bytes.count)"
         if cut {
             let area = frameWidth * frameHeight  // both ≤ 65535
             guard frameNumber > 0, dataStart + 1 < bytes.count, area <= limits.maxPixelCount,
                 frameNumber < limits.maxFrameCount, scan.totalPixels + area <= limits.maxTotalPixelCount
-            else { return cutReason }
+            else { return "image data of frame \(frameNumber) ends at byte \(bytes.count)" }
         }
         input.pointee.offset = min(cursor, bytes.count)
         // Limits apply to complete frames: a damaged descriptor in a truncated tail (a 65535×65535 rect whose data
@@ -198,7 +197,7 @@ struct GIFIndex: Sendable, Equatable {
                 height: frameHeight, interlaced: desc.Interlace, delayCentiseconds: pending.delay,
                 disposal: pending.disposal, transparentIndex: pending.transparent))
         scan.pending = (0, .unspecified, nil)
-        return cut ? cutReason : nil
+        return cut ? "image data of frame \(frameNumber) ends at byte \(bytes.count)" : nil
     }
 
     /// Reads an extension: a Graphic Control Extension becomes `scan.pending`, a NETSCAPE2.0/ANIMEXTS1.0 loop count
@@ -242,10 +241,13 @@ struct GIFIndex: Sendable, Equatable {
         return "\(what) at byte \(input.pointee.offset): \(text)"
     }
 
-    private static func checkPixels(_ width: Int, _ height: Int, limit: Int, what: String) throws(DWWebImageError) {
+    /// `what` names the frame in the error; it is made only when there is one (a string a frame is not free).
+    private static func checkPixels(
+        _ width: Int, _ height: Int, limit: Int, what: @autoclosure () -> String
+    ) throws(DWWebImageError) {
         let pixels = width * height  // both ≤ 65535: no overflow on 64-bit
         if pixels > limit {
-            throw DWWebImageError.tooLarge(nil, size: Int64(pixels), limit: Int64(limit), what: "\(what) pixel count")
+            throw DWWebImageError.tooLarge(nil, size: Int64(pixels), limit: Int64(limit), what: "\(what()) pixel count")
         }
     }
 }
