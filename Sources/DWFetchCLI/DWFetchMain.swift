@@ -20,9 +20,9 @@ package enum DWFetchMain {
         }
         let type = commandType(for: arguments)
         // A run that skips the cache sends every URL to the network: libcurl is opened on another core while
-        // ArgumentParser reflects over the command (each is ~17 M instructions; bench/README, "Start-up overlap").
-        // A guess from the raw arguments: when it is wrong (`--no-cache` as another option's value), a run from the
-        // cache loads libcurl it did not need, on a core it was not using.
+        // ArgumentParser reflects over the command (each is ~17 M instructions; bench/README, "the start-up
+        // overlapped"). A guess from the raw arguments: when it is wrong (`--no-cache` as another option's value), a
+        // run from the cache loads libcurl it did not need, on a core it was not using.
         let preload = type == DWFetch.self && arguments.contains("--no-cache") ? TransportPreload() : nil
         let status = status(of: arguments, as: type, engines: engines)
         preload?.wait()  // never exit while OpenSSL is being set up: its atexit handler would tear it down under it

@@ -55,7 +55,8 @@ enum URLValidator {
         let fast = url.utf8.withContiguousStorageIfAvailable { b -> String? in
             guard let (host, port, https) = authority(of: b) else { return nil }
             let name = UnsafeBufferPointer(rebasing: b[host])
-            var key = name.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
+            var key =
+                name.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
                 ? String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
                 : String(decoding: name, as: UTF8.self)
             key += port.map { ":" + String($0) } ?? (https ? ":443" : ":80")
