@@ -74,6 +74,94 @@ final class FactsTests: XCTestCase {
         XCTAssertEqual(h.server.requestCount(path: "/c.png"), 1)
     }
 
+    /// PNG's eXIf, WebP's EXIF, a TIFF's IFD0 and JPEG XL's own header field, each from files Pillow and cjxl wrote,
+    /// over HTTP; a file declaring none says 1, and no cut of the bytes crashes or invents a value.
+    func testOrientationOfEveryFormatThatDeclaresOne() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let files = try pillowFiles(orientation: 6, formats: ["png", "webp", "tiff", "jpeg"])
+        let plain = try pillowFiles(orientation: nil, formats: ["png"])
+        let boxed = try cjxl(files["png"]!)  // cjxl moves EXIF's orientation into the codestream, in a container
+        let cases: [(String, Data, DWImageFormat, Int)] = [
+            ("o.png", files["png"]!, .png, 6), ("o.webp", files["webp"]!, .webp, 6),
+            ("o.tif", files["tiff"]!, .tiff, 6), ("o.jpg", files["jpeg"]!, .jpeg, 6),
+            ("boxed.jxl", boxed, .jxl, 6), ("bare.jxl", try codestream(of: boxed), .jxl, 6),
+            ("plain.png", plain["png"]!, .png, 1), ("plain.jxl", try cjxl(plain["png"]!), .jxl, 1),
+        ]
+        for (name, data, format, orientation) in cases {
+            h.server.setRoute("/" + name, .ok(data))
+            let facts = try await h.manager.facts(withURL: h.server.url("/" + name))
+            XCTAssertEqual(facts.format, format, name)
+            XCTAssertEqual([facts.pixelWidth, facts.pixelHeight], [40, 30], name)
+            XCTAssertEqual(facts.orientation, orientation, name)
+            for cut in 0..<data.count {
+                let value = data.prefix(cut).withUnsafeBytes { ExifOrientation.read($0) }
+                XCTAssertTrue(value == nil || value == orientation, "\(name) cut at \(cut): \(String(describing: value))")
+            }
+        }
+    }
+
+    /// 40 × 30 images Pillow writes in `formats` (its format names), with EXIF orientation `orientation` (none: nil).
+    private func pillowFiles(orientation: Int?, formats: [String]) throws -> [String: Data] {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = """
+            import sys
+            from PIL import Image
+            o, out = int(sys.argv[1]), sys.argv[2]
+            im = Image.new("RGB", (40, 30), (200, 10, 10))
+            exif = Image.Exif()
+            if o:
+                exif[0x0112] = o
+            for fmt in sys.argv[3:]:
+                im.save(f"{out}/{fmt}", format=fmt.upper(), **({"exif": exif.tobytes()} if o else {}))
+            """
+        try run(["python3", "-c", script, String(orientation ?? 0), dir.path] + formats, "python3 with Pillow")
+        var files: [String: Data] = [:]
+        for format in formats { files[format] = try Data(contentsOf: dir.appendingPathComponent(format)) }
+        return files
+    }
+
+    /// `png` through libjxl's cjxl (scripts/setup.sh installs libjxl-tools).
+    private func cjxl(_ png: Data) throws -> Data {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.png"), output = dir.appendingPathComponent("out.jxl")
+        try png.write(to: input)
+        try run(["cjxl", input.path, output.path, "--quiet"], "cjxl")
+        return try Data(contentsOf: output)
+    }
+
+    /// The codestream of a JPEG XL container's `jxlc` box: a bare JPEG XL file.
+    private func codestream(of container: Data) throws -> Data {
+        let bytes = [UInt8](container)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self) == "jxlc" {
+                return Data(bytes[offset + 8..<(size == 0 ? bytes.count : offset + size)])
+            }
+            guard size >= 8 else { break }
+            offset += size
+        }
+        throw MissingPrerequisite("cjxl wrote no jxlc box")
+    }
+
+    private func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwfacts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    private func run(_ arguments: [String], _ what: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw MissingPrerequisite("\(what) failed: \(arguments[0])") }
+    }
+
     /// A noisy JPEG (hard to compress, so large) with an EXIF orientation, made by Pillow.
     private func pillowNoiseJPEG(width: Int, height: Int, orientation: Int) throws -> Data {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("dwfacts-\(UUID().uuidString).jpg")

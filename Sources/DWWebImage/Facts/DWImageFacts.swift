@@ -17,7 +17,8 @@ public struct DWImageFacts: Sendable, Equatable {
     /// them); 0 for a still image; nil when the bytes read do not hold every frame's delay (a GIF or an APNG/WebP
     /// whose later frame headers lie past the head that was read).
     public var duration: TimeInterval?
-    /// EXIF orientation 1…8 (1 when there is none); 5…8 swap width and height on display.
+    /// Orientation 1…8 as EXIF numbers it (1 when there is none), from a JPEG's APP1, a PNG's eXIf, a WebP's EXIF
+    /// chunk, a TIFF's first IFD or a JPEG XL header (not HEIF's `irot`/`imir`); 5…8 swap width and height on display.
     public var orientation: Int
     /// The whole image's size in bytes, when the server said (Content-Range's total, or Content-Length); nil if not.
     public var byteCount: Int64?

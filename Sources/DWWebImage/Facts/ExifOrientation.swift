@@ -1,10 +1,25 @@
-// ExifOrientation: the EXIF orientation tag (0x0112) of a JPEG's APP1 segment, every read bounds-checked.
+// ExifOrientation: an image's orientation (EXIF tag 0x0112, or JPEG XL's own header field) from its first bytes:
+// JPEG's APP1, PNG's eXIf chunk, WebP's EXIF chunk, a TIFF's first IFD, JPEG XL's ImageMetadata. Every read
+// bounds-checked.
 import Foundation
 
 enum ExifOrientation {
-    /// 1…8 from a JPEG's `Exif` APP1 segment; nil when there is none (or another format, or a malformed one).
+    /// 1…8 as the image declares it; nil when it declares none (or the bytes are malformed, or end before it).
+    /// HEIF and AVIF (whose `irot`/`imir` properties are not an EXIF value) give nil.
     static func read(_ b: UnsafeRawBufferPointer) -> Int? {
-        guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
+        let bytes = Bytes(b)
+        if bytes.matches(0, [0xFF, 0xD8]) { return jpeg(b) }
+        if bytes.matches(0, [0x49, 0x49, 0x2A, 0x00]) || bytes.matches(0, [0x4D, 0x4D, 0x00, 0x2A]) {
+            return tiffOrientation(b, start: 0, end: b.count)
+        }
+        if bytes.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return png(bytes) }
+        if bytes.fourCC(0) == "RIFF" && bytes.fourCC(8) == "WEBP" { return webP(bytes) }
+        if ImageSniffer.isJXL(bytes) { return ImageSniffer.jxlOrientation(bytes) }
+        return nil
+    }
+
+    /// The `Exif` APP1 segment before the image data.
+    private static func jpeg(_ b: UnsafeRawBufferPointer) -> Int? {
         var offset = 2
         while offset + 4 <= b.count, b[offset] == 0xFF {
             let marker = b[offset + 1]
@@ -12,7 +27,7 @@ enum ExifOrientation {
             let length = Int(b[offset + 2]) << 8 | Int(b[offset + 3])
             guard length >= 2 else { return nil }
             let body = offset + 4
-            if marker == 0xE1, body + 6 <= b.count, Array(b[body..<body + 6]) == Array("Exif\0\0".utf8) {
+            if marker == 0xE1, Bytes(b).matches(body, exifPrefix) {
                 return tiffOrientation(b, start: body + 6, end: min(b.count, offset + 2 + length))
             }
             offset += 2 + length
@@ -20,12 +35,45 @@ enum ExifOrientation {
         return nil
     }
 
+    /// The `eXIf` chunk (a TIFF structure; some writers keep JPEG's `Exif\0\0` in front of it), up to `IEND`.
+    private static func png(_ b: Bytes) -> Int? {
+        var offset = 8
+        while let length = b.u32be(offset), let type = b.fourCC(offset + 4), type != "IEND" {
+            let body = offset + 8, end = body + Int(length)
+            guard end <= b.count else { return nil }
+            if type == "eXIf" { return tiff(in: b, body, end) }
+            offset = end + 4  // the CRC
+        }
+        return nil
+    }
+
+    /// The `EXIF` chunk of a RIFF WebP (a TIFF structure, or one behind `Exif\0\0`). It usually follows the image
+    /// data, so a head read of a large WebP may end before it.
+    private static func webP(_ b: Bytes) -> Int? {
+        var offset = 12
+        while let type = b.fourCC(offset), let size = b.u32le(offset + 4) {
+            let body = offset + 8, end = body + Int(size)
+            guard end <= b.count else { return nil }
+            if type == "EXIF" { return tiff(in: b, body, end) }
+            offset = end + Int(size & 1)  // chunks are padded to an even size
+        }
+        return nil
+    }
+
+    /// A TIFF structure at `start..<end`, with or without JPEG's `Exif\0\0` in front.
+    private static func tiff(in b: Bytes, _ start: Int, _ end: Int) -> Int? {
+        let start = b.matches(start, exifPrefix) ? start + 6 : start
+        return tiffOrientation(b.raw, start: start, end: end)
+    }
+
+    private static let exifPrefix: [UInt8] = Array("Exif\0\0".utf8)
+
     /// The orientation entry of IFD0 in a TIFF structure at `start..<end`.
     private static func tiffOrientation(_ b: UnsafeRawBufferPointer, start: Int, end: Int) -> Int? {
-        guard start + 8 <= end else { return nil }
+        guard start >= 0, start + 8 <= end, end <= b.count else { return nil }
         let little = b[start] == 0x49
         func u16(_ at: Int) -> Int? {
-            guard at + 2 <= end else { return nil }
+            guard at >= start, at + 2 <= end else { return nil }
             return little ? Int(b[at]) | Int(b[at + 1]) << 8 : Int(b[at]) << 8 | Int(b[at + 1])
         }
         func u32(_ at: Int) -> Int? {

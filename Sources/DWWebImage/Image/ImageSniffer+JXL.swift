@@ -19,6 +19,19 @@ extension ImageSniffer {
         return ImageInfo(format: .jxl, width: width, height: height)
     }
 
+    /// The orientation in the codestream's ImageMetadata, which follows the SizeHeader: 1 when `all_default` or no
+    /// `extra_fields`, else 1 + the next 3 bits. It overrides any EXIF the file carries, as libjxl reads it. nil when
+    /// the bytes end first or hold no codestream.
+    static func jxlOrientation(_ b: Bytes) -> Int? {
+        guard let start = b.matches(0, [0xFF, 0x0A]) ? 0 : try? jxlCodestreamStart(b) else { return nil }
+        var bits = BitReader(b, offset: start + 2)
+        guard bits.jxlSize() != nil, let allDefault = bits.read(1) else { return nil }
+        if allDefault == 1 { return 1 }
+        guard let extraFields = bits.read(1) else { return nil }
+        if extraFields == 0 { return 1 }
+        return bits.read(3).map { $0 + 1 }
+    }
+
     /// Where the codestream starts in a container: the content of its `jxlc` box, or of its first `jxlp` box (after
     /// the 4-byte part index). Boxes are walked by their sizes (64-bit sizes and "to the end" included).
     private static func jxlCodestreamStart(_ b: Bytes) throws(SniffFailure) -> Int {
