@@ -12,7 +12,7 @@ final class JPEGXLTests: XCTestCase {
         for (width, height) in [(64, 48), (33, 17), (300, 200), (1000, 9), (8, 2048)] {
             let png = SampleImages.png(width: width, height: height)
             for container in [false, true] {
-                let data = try cjxl(png, container: container)
+                let data = try LibJXLTools.cjxl(png, container: container)
                 let image = try DWImage(data: data)
                 XCTAssertEqual(image.format, .jxl)
                 XCTAssertEqual([image.pixelWidth, image.pixelHeight], [width, height], "container \(container)")
@@ -26,7 +26,7 @@ final class JPEGXLTests: XCTestCase {
     }
 
     func testDecodedAndWritten() throws {
-        let jxl = try cjxl(SampleImages.quadrants(width: 40, height: 30), container: true)
+        let jxl = try LibJXLTools.cjxl(SampleImages.quadrants(width: 40, height: 30), container: true)
         let (png, bitmap) = try Imgproxy.run("rs:fit:20:20/f:png", on: jxl)
         XCTAssertEqual([png.pixelWidth, png.pixelHeight], [20, 15])
         XCTAssertTrue(bitmap.isColour(1, 1, 255, 0, 0, tolerance: 2) && bitmap.isColour(18, 13, 255, 255, 0, tolerance: 2),
@@ -34,20 +34,5 @@ final class JPEGXLTests: XCTestCase {
         let (written, pixels) = try Imgproxy.run("f:jxl", on: SampleImages.quadrants(width: 40, height: 30))
         XCTAssertEqual(written.format, .jxl)
         XCTAssertTrue(pixels.isColour(1, 1, 255, 0, 0, tolerance: 24), "\(pixels.rgba(1, 1))")
-    }
-
-    private func cjxl(_ png: Data, container: Bool) throws -> Data {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwcjxl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try png.write(to: dir.appendingPathComponent("in.png"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/cjxl")
-        process.arguments = [dir.appendingPathComponent("in.png").path, dir.appendingPathComponent("out.jxl").path,
-                             "-d", "0", "--container=\(container ? 1 : 0)"]
-        (process.standardOutput, process.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
-        do { try process.run() } catch { throw MissingPrerequisite("cjxl is missing (Debian libjxl-tools; scripts/setup.sh)") }
-        process.waitUntilExit()
-        return try XCTUnwrap(FileManager.default.contents(atPath: dir.appendingPathComponent("out.jxl").path))
     }
 }

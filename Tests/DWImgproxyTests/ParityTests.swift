@@ -148,23 +148,11 @@ final class ParityTests: XCTestCase {
     /// `png` encoded by libheif's `heif-enc` (Debian libheif-examples) as HEIC or AVIF, with an embedded thumbnail
     /// of at most `thumbnail` pixels a side when given.
     static func heifEnc(_ png: Data, format: String, thumbnail: Int?) throws -> Data {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dwheif-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("in.png"), output = directory.appendingPathComponent("out.\(format)")
-        try png.write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["heif-enc", "-q", "90"] + (thumbnail.map { ["-t", String($0)] } ?? [])
-            + (format == "avif" ? ["-A"] : []) + ["-o", output.path, input.path]
-        (process.standardOutput, process.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
-        do { try process.run() } catch {
-            throw MissingPrerequisite("heif-enc is missing (Debian libheif-examples; scripts/setup.sh installs it)")
+        try ReferenceTool.convert(
+            "heif-enc", package: "libheif-examples", input: png, inputExtension: "png", outputExtension: format
+        ) { input, output in
+            ["-q", "90"] + (thumbnail.map { ["-t", String($0)] } ?? []) + (format == "avif" ? ["-A"] : [])
+                + ["-o", output, input]
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: output.path) else {
-            throw MissingPrerequisite("heif-enc could not write a \(format) (exit \(process.terminationStatus))")
-        }
-        return data
     }
 }

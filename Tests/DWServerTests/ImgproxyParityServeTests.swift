@@ -10,9 +10,9 @@ final class ImgproxyParityServeTests: ServeTestCase {
     /// imgproxy's default quality 77; without a format an opaque JPEG XL source gets imgproxy's preferred JPEG.
     func testJPEGXLSourcesAndOutput() throws {
         let png = SampleImages.quadrants(width: 64, height: 48)
-        origin.setRoute("/bare.jxl", .ok(try Self.cjxl(png, container: false)))
-        origin.setRoute("/boxed.jxl", .ok(try Self.cjxl(png, container: true)))
-        origin.setRoute("/opaque.jxl", .ok(try Self.cjxl(SampleImages.png(width: 64, height: 48), container: false)))
+        origin.setRoute("/bare.jxl", .ok(try LibJXLTools.cjxl(png, container: false)))
+        origin.setRoute("/boxed.jxl", .ok(try LibJXLTools.cjxl(png, container: true)))
+        origin.setRoute("/opaque.jxl", .ok(try LibJXLTools.cjxl(SampleImages.png(width: 64, height: 48), container: false)))
         origin.setRoute("/q.png", .ok(png))
         let server = try serve()
         let paths = try Self.pypi([
@@ -37,7 +37,7 @@ final class ImgproxyParityServeTests: ServeTestCase {
         XCTAssertEqual(jxl.status, 200, jxl.text)
         XCTAssertEqual(jxl.header("Content-Type"), "image/jxl")
         XCTAssertEqual(Array(jxl.body.prefix(2)), [0xFF, 0x0A], "a JPEG XL codestream")
-        let decoded = try Self.pixels(try Self.djxl(jxl.body))
+        let decoded = try Self.pixels(try LibJXLTools.djxl(jxl.body))
         XCTAssertEqual([decoded.width, decoded.height], [32, 24])
         XCTAssertTrue(zip(decoded.topLeft, [255, 0, 0]).allSatisfy { abs($0 - $1) <= 24 }, "\(decoded.topLeft)")
         XCTAssertEqual(try server.get(paths[4]).body, jxl.body, "the default quality is imgproxy's 77")
@@ -224,37 +224,5 @@ final class ImgproxyParityServeTests: ServeTestCase {
         let parts = text.split(separator: " ").map(String.init)
         guard parts.count == 6 else { throw MissingPrerequisite("Pillow could not read the image: \(text)") }
         return (Int(parts[0]) ?? -1, Int(parts[1]) ?? -1, parts[2], parts[3...].map { Int($0) ?? -1 })
-    }
-
-    /// A lossless JPEG XL of `png` by libjxl's cjxl: the bare codestream, or in the ISO-BMFF container.
-    static func cjxl(_ png: Data, container: Bool) throws -> Data {
-        try tool("cjxl", input: png, inputExtension: "png", outputExtension: "jxl",
-                 arguments: ["-d", "0", "--container=\(container ? 1 : 0)"])
-    }
-
-    /// `jxl` decoded to PNG by libjxl's djxl (the reference reader).
-    static func djxl(_ jxl: Data) throws -> Data {
-        try tool("djxl", input: jxl, inputExtension: "jxl", outputExtension: "png", arguments: [])
-    }
-
-    private static func tool(_ name: String, input: Data, inputExtension: String, outputExtension: String,
-                             arguments: [String]) throws -> Data {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwjxl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let (inURL, outURL) = (dir.appendingPathComponent("in.\(inputExtension)"), dir.appendingPathComponent("out.\(outputExtension)"))
-        try input.write(to: inURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(name)")
-        process.arguments = [inURL.path, outURL.path] + arguments
-        (process.standardOutput, process.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
-        do { try process.run() } catch {
-            throw MissingPrerequisite("\(name) is missing (Debian libjxl-tools; scripts/setup.sh installs it)")
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let output = FileManager.default.contents(atPath: outURL.path) else {
-            throw MissingPrerequisite("\(name) failed (status \(process.terminationStatus))")
-        }
-        return output
     }
 }

@@ -81,12 +81,13 @@ final class FactsTests: XCTestCase {
         defer { h.close() }
         let files = try pillowFiles(orientation: 6, formats: ["png", "webp", "tiff", "jpeg"])
         let plain = try pillowFiles(orientation: nil, formats: ["png"])
-        let boxed = try cjxl(files["png"]!)  // cjxl moves EXIF's orientation into the codestream, in a container
+        let boxed = try LibJXLTools.cjxl(files["png"]!, container: true)  // EXIF's orientation, moved into the header
         let cases: [(String, Data, DWImageFormat, Int)] = [
             ("o.png", files["png"]!, .png, 6), ("o.webp", files["webp"]!, .webp, 6),
             ("o.tif", files["tiff"]!, .tiff, 6), ("o.jpg", files["jpeg"]!, .jpeg, 6),
             ("boxed.jxl", boxed, .jxl, 6), ("bare.jxl", try codestream(of: boxed), .jxl, 6),
-            ("plain.png", plain["png"]!, .png, 1), ("plain.jxl", try cjxl(plain["png"]!), .jxl, 1),
+            ("plain.png", plain["png"]!, .png, 1),
+            ("plain.jxl", try LibJXLTools.cjxl(plain["png"]!, container: false), .jxl, 1),
         ]
         for (name, data, format, orientation) in cases {
             h.server.setRoute("/" + name, .ok(data))
@@ -95,7 +96,7 @@ final class FactsTests: XCTestCase {
             XCTAssertEqual([facts.pixelWidth, facts.pixelHeight], [40, 30], name)
             XCTAssertEqual(facts.orientation, orientation, name)
             for cut in 0..<data.count {
-                let value = data.prefix(cut).withUnsafeBytes { ExifOrientation.read($0) }
+                let value = data.prefix(cut).withUnsafeBytes { ExifOrientation.read($0, format: format) }
                 XCTAssertTrue(value == nil || value == orientation, "\(name) cut at \(cut): \(String(describing: value))")
             }
         }
@@ -103,7 +104,8 @@ final class FactsTests: XCTestCase {
 
     /// 40 × 30 images Pillow writes in `formats` (its format names), with EXIF orientation `orientation` (none: nil).
     private func pillowFiles(orientation: Int?, formats: [String]) throws -> [String: Data] {
-        let dir = try temporaryDirectory()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwfacts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = """
             import sys
@@ -122,16 +124,6 @@ final class FactsTests: XCTestCase {
         return files
     }
 
-    /// `png` through libjxl's cjxl (scripts/setup.sh installs libjxl-tools).
-    private func cjxl(_ png: Data) throws -> Data {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let input = dir.appendingPathComponent("in.png"), output = dir.appendingPathComponent("out.jxl")
-        try png.write(to: input)
-        try run(["cjxl", input.path, output.path, "--quiet"], "cjxl")
-        return try Data(contentsOf: output)
-    }
-
     /// The codestream of a JPEG XL container's `jxlc` box: a bare JPEG XL file.
     private func codestream(of container: Data) throws -> Data {
         let bytes = [UInt8](container)
@@ -147,19 +139,15 @@ final class FactsTests: XCTestCase {
         throw MissingPrerequisite("cjxl wrote no jxlc box")
     }
 
-    private func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwfacts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     private func run(_ arguments: [String], _ what: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw MissingPrerequisite("\(what) failed: \(arguments[0])") }
+        guard process.terminationStatus == 0 else {
+            throw MissingPrerequisite("\(what) failed (scripts/setup.sh installs it): \(arguments[0])")
+        }
     }
 
     /// A noisy JPEG (hard to compress, so large) with an EXIF orientation, made by Pillow.
@@ -175,14 +163,7 @@ final class FactsTests: XCTestCase {
             exif[0x0112] = o
             im.save(path, quality=100, subsampling=0, exif=exif.tobytes())
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, "\(width)", "\(height)", "\(orientation)", out.path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw MissingPrerequisite("python3 with Pillow (scripts/setup.sh installs it) could not write the JPEG")
-        }
+        try run(["python3", "-c", script, "\(width)", "\(height)", "\(orientation)", out.path], "python3 with Pillow")
         return try Data(contentsOf: out)
     }
 }

@@ -36,7 +36,7 @@ public struct DWImageFacts: Sendable, Equatable {
         frameCount = image.frameCount
         loopCount = image.loopCount
         duration = image.duration
-        orientation = image.data.withUnsafeBytes { ExifOrientation.read($0) } ?? 1
+        orientation = image.data.withUnsafeBytes { ExifOrientation.read($0, format: image.format) } ?? 1
         byteCount = Int64(image.data.count)
         bytesRead = 0
         isComplete = true
@@ -51,7 +51,7 @@ public struct DWImageFacts: Sendable, Equatable {
         frameCount = info.frameCount
         loopCount = info.loopCount
         duration = Self.duration(head: head, info: info, isComplete: isComplete)
-        orientation = head.withUnsafeBytes { ExifOrientation.read($0) } ?? 1
+        orientation = head.withUnsafeBytes { ExifOrientation.read($0, format: info.format) } ?? 1
         self.byteCount = byteCount
         bytesRead = head.count
         self.isComplete = isComplete

@@ -6,16 +6,16 @@ import Foundation
 enum ExifOrientation {
     /// 1…8 as the image declares it; nil when it declares none (or the bytes are malformed, or end before it).
     /// HEIF and AVIF (whose `irot`/`imir` properties are not an EXIF value) give nil.
-    static func read(_ b: UnsafeRawBufferPointer) -> Int? {
-        let bytes = Bytes(b)
-        if bytes.matches(0, [0xFF, 0xD8]) { return jpeg(b) }
-        if bytes.matches(0, [0x49, 0x49, 0x2A, 0x00]) || bytes.matches(0, [0x4D, 0x4D, 0x00, 0x2A]) {
-            return tiffOrientation(b, start: 0, end: b.count)
+    /// `format` is what ``ImageSniffer`` found in the same bytes.
+    static func read(_ b: UnsafeRawBufferPointer, format: DWImageFormat) -> Int? {
+        switch format {
+        case .jpeg: jpeg(b)
+        case .tiff: tiffOrientation(b, start: 0, end: b.count)
+        case .png: png(Bytes(b))
+        case .webp: webP(Bytes(b))
+        case .jxl: ImageSniffer.jxlOrientation(Bytes(b))
+        default: nil
         }
-        if bytes.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return png(bytes) }
-        if bytes.fourCC(0) == "RIFF" && bytes.fourCC(8) == "WEBP" { return webP(bytes) }
-        if ImageSniffer.isJXL(bytes) { return ImageSniffer.jxlOrientation(bytes) }
-        return nil
     }
 
     /// The `Exif` APP1 segment before the image data.
@@ -68,7 +68,7 @@ enum ExifOrientation {
 
     private static let exifPrefix: [UInt8] = Array("Exif\0\0".utf8)
 
-    /// The orientation entry of IFD0 in a TIFF structure at `start..<end`.
+    /// The orientation entry of IFD0 in a classic TIFF structure at `start..<end` (not BigTIFF: nil).
     private static func tiffOrientation(_ b: UnsafeRawBufferPointer, start: Int, end: Int) -> Int? {
         guard start >= 0, start + 8 <= end, end <= b.count else { return nil }
         let little = b[start] == 0x49
@@ -80,7 +80,7 @@ enum ExifOrientation {
             guard let hi = u16(little ? at + 2 : at), let lo = u16(little ? at : at + 2) else { return nil }
             return hi << 16 | lo
         }
-        guard let ifd = u32(start + 4), let count = u16(start + ifd) else { return nil }
+        guard u16(start + 2) == 42, let ifd = u32(start + 4), let count = u16(start + ifd) else { return nil }
         for i in 0..<min(count, 512) {
             let entry = start + ifd + 2 + i * 12
             guard let tag = u16(entry) else { return nil }

@@ -11,21 +11,25 @@ extension ImageSniffer {
 
     /// The size from the codestream's SizeHeader (frames: 1; an animation is read as its first frame).
     static func jxl(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
+        let header = try jxlSizeHeader(b)
+        return ImageInfo(format: .jxl, width: header.width, height: header.height)
+    }
+
+    /// The codestream's SizeHeader (either form), and a reader at the ImageMetadata that follows it.
+    private static func jxlSizeHeader(_ b: Bytes) throws(SniffFailure) -> (width: Int, height: Int, next: BitReader) {
         let start = b.matches(0, [0xFF, 0x0A]) ? 0 : try jxlCodestreamStart(b)
         var bits = BitReader(b, offset: start + 2)
         guard let (width, height) = bits.jxlSize() else {
             throw SniffFailure("JPEG XL size header ends at byte \(b.count)")
         }
-        return ImageInfo(format: .jxl, width: width, height: height)
+        return (width, height, bits)
     }
 
     /// The orientation in the codestream's ImageMetadata, which follows the SizeHeader: 1 when `all_default` or no
     /// `extra_fields`, else 1 + the next 3 bits. It overrides any EXIF the file carries, as libjxl reads it. nil when
     /// the bytes end first or hold no codestream.
     static func jxlOrientation(_ b: Bytes) -> Int? {
-        guard let start = b.matches(0, [0xFF, 0x0A]) ? 0 : try? jxlCodestreamStart(b) else { return nil }
-        var bits = BitReader(b, offset: start + 2)
-        guard bits.jxlSize() != nil, let allDefault = bits.read(1) else { return nil }
+        guard var bits = try? jxlSizeHeader(b).next, let allDefault = bits.read(1) else { return nil }
         if allDefault == 1 { return 1 }
         guard let extraFields = bits.read(1) else { return nil }
         if extraFields == 0 { return 1 }
