@@ -113,6 +113,33 @@ final class DWFetchTests: XCTestCase {
         XCTAssertEqual(ok.status, 0, "all fetched → 0")
     }
 
+    /// One host name that does not resolve must not break the URLs after it (libcurl's pooled handle kept state from
+    /// the failed resolve and refused every later plain-http transfer with error 43), and it reads as what it is.
+    func testAnUnresolvableHostFailsAloneAndSaysSo() throws {
+        let urls = ["http://nonexistent.invalid/a.png", url("/dog.png"), url("/a/cat.png")]
+        let run = try DWFetchProcess.run(["--cache-dir", cacheDir, "--retries", "1", "--retry-delay", "0", "-j", "1",
+                                          "--no-cache", "--json"] + urls, timeout: 60)
+        let objects = try run.json()
+        XCTAssertEqual(objects.count, 3, run.stderr)
+        let error = try XCTUnwrap(objects[0]["error"] as? [String: Any])
+        XCTAssertEqual(error["code"] as? Int, 10003)
+        XCTAssertEqual(error["curl_code"] as? Int, 6, "\(error)")
+        XCTAssertTrue((error["message"] as? String ?? "").lowercased().contains("resolve"), "\(error)")
+        XCTAssertEqual(objects[1]["ok"] as? Bool, true, "\(objects[1])")
+        XCTAssertEqual(objects[2]["ok"] as? Bool, true, "\(objects[2])")
+    }
+
+    /// DW's order: the first URL starts at once, then the newest waiting one; the lines keep the input order.
+    func testDownloadsStartNewestFirstAndLinesKeepInputOrder() throws {
+        let paths = (1...6).map { "/order\($0).png" }
+        for path in paths { server.setRoute(path, .ok(dog, contentType: "image/png")) }
+        let run = try fetch(["--json", "-j", "1", "--no-cache"] + paths.map(url))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let asked = server.requestLog.map(\.path).filter { $0.hasPrefix("/order") }
+        XCTAssertEqual(asked, ["/order1.png", "/order6.png", "/order5.png", "/order4.png", "/order3.png", "/order2.png"])
+        XCTAssertEqual(try run.json().map { $0["url"] as? String }, paths.map(url), "lines in input order")
+    }
+
     func testHumanLinesAndSummaryWithoutCarriageReturnsOnAPipe() throws {
         let run = try fetch([url("/a/cat.png"), url("/missing.png")])
         XCTAssertEqual(run.status, 1)

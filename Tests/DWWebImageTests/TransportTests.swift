@@ -18,6 +18,28 @@ final class TransportTests: XCTestCase {
         XCTAssertLessThanOrEqual(h.server.acceptedConnections, 4, "60 transfers over a couple of kept-alive connections")
     }
 
+    /// A transfer that fails in name resolution must not leave its pooled easy handle unusable: libcurl 7.88 keeps the
+    /// receive buffer across `curl_easy_reset` and then refuses `CURLOPT_BUFFERSIZE` (error 43) on every later
+    /// plain-http transfer given that handle. One slot, so every transfer gets the same pooled handle.
+    func testAnUnresolvableHostDoesNotBreakLaterTransfers() throws {
+        let h = try Harness(slots: 1)
+        defer { h.close() }
+        let png = SampleImages.png(width: 2, height: 2)
+        for i in 0..<3 { h.server.setRoute("/ok\(i).png", .ok(png)) }
+        XCTAssertNotNil(h.fetch(h.server.url("/ok0.png"), options: [.noCache]).value)
+        for _ in 0..<2 {
+            guard case .failure(let error) = h.fetch("http://nonexistent.invalid/a.png", options: [.noCache]) else {
+                return XCTFail("an unresolvable host cannot succeed")
+            }
+            XCTAssertEqual(error.code, .transport)
+            XCTAssertEqual(error.curlCode, CurlCode.couldNotResolveHost, "\(error)")
+            XCTAssertTrue(error.message.lowercased().contains("resolve"), error.message)
+        }
+        for i in 1..<3 {
+            XCTAssertEqual(h.fetch(h.server.url("/ok\(i).png"), options: [.noCache]).value?.data, png)
+        }
+    }
+
     func testRequestHeadersFromConfigurationAndOptions() throws {
         let h = try Harness { $0.requestHeaders = ["X-Global": "g", "X-Both": "config"] }
         defer { h.close() }

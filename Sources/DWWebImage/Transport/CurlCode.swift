@@ -7,6 +7,8 @@ enum CurlCode {
     static let unsupportedProtocol = Int(CURLE_UNSUPPORTED_PROTOCOL.rawValue)
     /// CURLE_URL_MALFORMAT (3).
     static let malformedURL = Int(CURLE_URL_MALFORMAT.rawValue)
+    /// CURLE_COULDNT_RESOLVE_HOST (6): the host name did not resolve.
+    static let couldNotResolveHost = Int(CURLE_COULDNT_RESOLVE_HOST.rawValue)
     /// CURLE_COULDNT_CONNECT (7); also what a connection refused by the connection policy reports.
     static let couldNotConnect = Int(CURLE_COULDNT_CONNECT.rawValue)
     /// CURLE_PARTIAL_FILE (18): the body ended before the announced length.

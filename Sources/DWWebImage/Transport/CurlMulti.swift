@@ -161,20 +161,16 @@ final class CurlMulti: @unchecked Sendable {
             transfer.complete(.failure(.cancelled))
             return
         }
-        let easy = idleHandles.popLast() ?? dw_curl_easy_init()
-        guard let easy else {
-            transfer.complete(.failure(.curl(code: CurlCode.outOfMemory, message: "curl_easy_init failed")))
-            return
-        }
-        transfer.easy = easy
-        if let failure = configure(easy, for: transfer) {
-            recycle(easy, transfer)
+        let easy: UnsafeMutableRawPointer
+        switch configuredHandle(for: transfer) {
+        case .success(let handle): easy = handle
+        case .failure(let failure):
             transfer.complete(.failure(failure))
             return
         }
         let code = dw_curl_multi_add_handle(multi, easy)
         guard code == CURLM_OK else {
-            recycle(easy, transfer)
+            recycle(easy, transfer, reusable: false)
             let message = String(cString: dw_curl_multi_strerror(code))
             transfer.complete(.failure(.curl(code: Int(code.rawValue), message: message)))
             return
@@ -182,6 +178,27 @@ final class CurlMulti: @unchecked Sendable {
         active[easy] = transfer
         let count = active.count
         maxActiveCount.withLock { $0 = max($0, count) }
+    }
+
+    /// An easy handle with every option of `transfer` set: a pooled one, or a new one when the pool is empty or the
+    /// pooled handle refuses an option (a handle is pooled only after a transfer that succeeded, but libcurl keeps
+    /// state across `curl_easy_reset` that no reset clears, so a refusal on a pooled handle is never the URL's fault
+    /// until a new handle refuses it too). The failure is the new handle's.
+    private func configuredHandle(for transfer: CurlTransfer) -> Result<UnsafeMutableRawPointer, TransferFailure> {
+        if let pooled = idleHandles.popLast() {
+            transfer.easy = pooled
+            if configure(pooled, for: transfer) == nil { return .success(pooled) }
+            recycle(pooled, transfer, reusable: false)
+        }
+        guard let easy = dw_curl_easy_init() else {
+            return .failure(.curl(code: CurlCode.outOfMemory, message: "curl_easy_init failed"))
+        }
+        transfer.easy = easy
+        if let failure = configure(easy, for: transfer) {
+            recycle(easy, transfer, reusable: false)
+            return .failure(failure)
+        }
+        return .success(easy)
     }
 
     /// Sets every option of a transfer; returns a failure if libcurl refuses one (e.g. an unusable URL).
@@ -203,6 +220,7 @@ final class CurlMulti: @unchecked Sendable {
             dw_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.hooks.followsRedirects ? 0 : 1), "FOLLOWLOCATION")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.maxRedirects), "MAXREDIRS")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        if r.pathAsIs { check(dw_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1), "PATH_AS_IS") }
         check(
             dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)),
             "CONNECTTIMEOUT")
@@ -302,7 +320,7 @@ final class CurlMulti: @unchecked Sendable {
         }
         active[easy] = nil
         _ = dw_curl_multi_remove_handle(multi, easy)
-        recycle(easy, transfer)
+        recycle(easy, transfer, reusable: code == CURLE_OK)
 
         let bodyOK = code == CURLE_OK || (transfer.errorBodyDiscarded && code == CURLE_WRITE_ERROR)
         if transfer.abortReason == nil, bodyOK, transfer.isRedirectHop, let head = transfer.finalHead {
@@ -328,20 +346,25 @@ final class CurlMulti: @unchecked Sendable {
         if let easy = transfer.easy, active[easy] === transfer {
             active[easy] = nil
             _ = dw_curl_multi_remove_handle(multi, easy)
-            recycle(easy, transfer)
+            recycle(easy, transfer, reusable: false)
         }
         transfer.complete(.failure(failure))
     }
 
-    /// Frees the transfer's header list and returns the easy handle to the pool, reset.
-    private func recycle(_ easy: UnsafeMutableRawPointer, _ transfer: CurlTransfer) {
+    /// Frees the transfer's header list, then returns the easy handle to the pool, reset, when it is `reusable` (its
+    /// transfer succeeded) and the pool has room; else frees it. A transfer that failed anywhere (name resolution,
+    /// connect, TLS, a refused option, a cancel mid-transfer) may leave state `curl_easy_reset` keeps — libcurl 7.88
+    /// keeps the receive buffer after a resolve failure and then refuses `CURLOPT_BUFFERSIZE` on that handle for
+    /// good — so its handle never goes back.
+    private func recycle(_ easy: UnsafeMutableRawPointer, _ transfer: CurlTransfer, reusable: Bool) {
         if let list = transfer.headerList {
             dw_curl_slist_free_all(UnsafeMutablePointer(list))
             transfer.headerList = nil
         }
         transfer.easy = nil
+        guard reusable, idleHandles.count < 64 else { return dw_curl_easy_cleanup(easy) }
         dw_curl_easy_reset(easy)
-        if idleHandles.count < 64 { idleHandles.append(easy) } else { dw_curl_easy_cleanup(easy) }
+        idleHandles.append(easy)
     }
 
     /// Bytes libcurl reads from a connection at a time (CURLOPT_BUFFERSIZE; curl's tool uses the same).
