@@ -62,6 +62,14 @@ public final class MotoS3 {
         return result
     }
 
+    /// Puts `data` at `key` in `bucket` (made when missing) with the user's signed requests: a second bucket for
+    /// tests that check a source never leaves the first.
+    public func put(_ data: Data, bucket: String, key: String) throws {
+        let file = peer.path("put-\(UUID().uuidString)")
+        try data.write(to: URL(fileURLWithPath: file))
+        _ = try Self.python(["-c", Self.putScript, endpoint, bucket, key, accessKeyID, secretAccessKey, file])
+    }
+
     /// The `AWS_*` environment of the user, for a child process (`dwfetch`, `dwfetch serve`).
     public var environment: [String: String] {
         ["AWS_ACCESS_KEY_ID": accessKeyID, "AWS_SECRET_ACCESS_KEY": secretAccessKey, "AWS_REGION": region]
@@ -111,6 +119,16 @@ public final class MotoS3 {
         i, name = line.split("\\t", 1)
         s3.put_object(Bucket=bucket, Key=name, Body=open(os.path.join(root, "fixtures", i), "rb").read())
     print(key["AccessKeyId"], key["SecretAccessKey"])
+    """
+
+    private static let putScript = """
+    import boto3, sys
+    endpoint, bucket, key, access, secret, path = sys.argv[1:7]
+    s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=access,
+                      aws_secret_access_key=secret)
+    if bucket not in [b["Name"] for b in s3.list_buckets()["Buckets"]]:
+        s3.create_bucket(Bucket=bucket)
+    s3.put_object(Bucket=bucket, Key=key, Body=open(path, "rb").read())
     """
 
     private static let listScript = """

@@ -54,6 +54,32 @@ final class ServeS3Tests: ServeTestCase {
         XCTAssertEqual(try closed.metric("dwserve_origin_fetches_total"), 0)
     }
 
+    /// `s3://allowed/../other/key` (and the dot segments escaped once or twice) must not reach another bucket:
+    /// libcurl would remove the dot segments and sign the normalised path, so S3 would answer with the other
+    /// bucket's object although `--allow-host` names only the first.
+    func testDotSegmentsInAnS3KeyNeverLeaveTheBucket() throws {
+        let moto = try MotoS3(bucket: "allowed-bucket", objects: ["a.png": png])
+        defer { moto.stop() }
+        try moto.put(SampleImages.png(width: 5, height: 5), bucket: "secret-bucket", key: "private.png")
+        let server = try serve(["--allow-s3", "--s3-endpoint", moto.endpoint, "--allow-host", "allowed-bucket"],
+                               environment: moto.environment)
+        XCTAssertEqual(try server.get(ProxyPath.plain("s3://allowed-bucket/a.png")).status, 200)
+        XCTAssertEqual(try server.get(ProxyPath.plain("s3://secret-bucket/private.png")).status, 403)
+        let escapes = ["s3://allowed-bucket/%2e%2e/secret-bucket/private.png",
+                       "s3://allowed-bucket/x/%2E%2E/%2e%2e/secret-bucket/private.png",
+                       "s3://allowed-bucket/.%2e/secret-bucket/private.png",
+                       "s3://allowed-bucket/./../secret-bucket/private.png"]
+        var targets = ["/insecure/plain/s3://allowed-bucket/../secret-bucket/private.png",  // sent as written
+                       "/insecure/plain/s3://allowed-bucket/%252e%252e/secret-bucket/private.png"]
+        targets += escapes.map { ProxyPath.plain($0) } + escapes.map { ProxyPath.encoded($0) }
+        targets.append(ProxyPath.encoded("s3://allowed-bucket/../secret-bucket/private.png"))
+        for target in targets {
+            let response = try server.get(target)
+            XCTAssertEqual(response.status, 400, "\(target): \(response.status) \(response.text)")
+        }
+        XCTAssertEqual(try server.metric("dwserve_origin_fetches_total"), 1, "only the allowed object was asked for")
+    }
+
     func testStoreDownDegradesToLocalWork() throws {
         origin.setRoute("/p.png", .ok(png))
         let deadPort = try PeerProcess.freePort()  // nothing listens there

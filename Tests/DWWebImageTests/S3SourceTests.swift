@@ -101,6 +101,15 @@ final class S3SourceTests: TemporaryRootTestCase {
         XCTAssertEqual(DWS3Location("s3://bucket/a/b.png"), DWS3Location(bucket: "bucket", key: "a/b.png"))
         XCTAssertNil(DWS3Location("s3://Bad_Bucket/x"))
         XCTAssertNil(DWS3Location("https://bucket/x"))
+        for escape in ["s3://bucket/../other/x.png", "s3://bucket/%2e%2e/other/x.png", "s3://bucket/a/./b.png",
+                       "s3://bucket/a/%2E/b.png", "s3://bucket/..", "s3://bucket/a\\..\\b.png"] {
+            XCTAssertNil(DWS3Location(escape), "a dot segment never parses: \(escape)")
+        }
+        XCTAssertEqual(DWS3Location("s3://bucket/..a/b..png/...")?.key, "..a/b..png/...", "dots inside names are kept")
+        XCTAssertEqual(DWS3Location("s3://bucket/%252e%252e/x.png")?.key, "%2e%2e/x.png", "decoded once, no more")
+        XCTAssertEqual(DWS3Configuration(endpoint: "http://s3").httpURL(bucket: "b", key: "x/%2e%2e/y"),
+                       "http://s3/b/x/%252e%252e/y")
+        XCTAssertEqual(DWS3Configuration(endpoint: "http://s3").httpURL(bucket: "b", key: "x/../y"), "http://s3/b/x/%2E%2E/y")
         XCTAssertEqual(DWS3Location("s3://bucket/prefix")?.appending("x.png").url, "s3://bucket/prefix/x.png")
         let env = DWS3Configuration.fromEnvironment(["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S",
                                                      "AWS_SESSION_TOKEN": "T", "AWS_REGION": "eu-west-3"])

@@ -51,7 +51,8 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
     public var signs: Bool { accessKeyID != nil && secretAccessKey != nil }
 
     /// The path-style HTTP URL of `key` in `bucket`, the key percent-encoded as SigV4's canonical URI wants it
-    /// (every byte but unreserved characters and "/").
+    /// (every byte but unreserved characters and "/"). A `.` or `..` segment (which ``DWS3Location`` never parses)
+    /// is sent as `%2E`s, so no path normalisation can take the request out of `bucket`.
     public func httpURL(bucket: String, key: String) -> String {
         "\(endpoint)/\(bucket)/\(Self.encodeKey(key))"
     }
@@ -84,8 +85,14 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
     private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
 
     static func encodeKey(_ key: String) -> String {
+        key.split(separator: "/", omittingEmptySubsequences: false).map(encodeSegment).joined(separator: "/")
+    }
+
+    /// One segment of a key: a `.` or `..` segment as `%2E`s, else every byte but unreserved ones escaped.
+    private static func encodeSegment(_ segment: Substring) -> String {
+        if segment == "." || segment == ".." { return String(repeating: "%2E", count: segment.count) }
         var out = ""
-        for byte in key.utf8 {
+        for byte in segment.utf8 {
             if unreserved.contains(byte) {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
@@ -109,8 +116,9 @@ public struct DWS3Location: Sendable, Equatable, Hashable {
         self.key = key
     }
 
-    /// Parses `s3://bucket/key`; nil when the string is not an s3 URL or the bucket name is not valid. The key is
-    /// taken as written (percent escapes decoded).
+    /// Parses `s3://bucket/key`; nil when the string is not an s3 URL, the bucket name is not valid, or the key,
+    /// once its percent escapes are decoded, has a `.` or `..` segment (such a key could name an object of another
+    /// bucket once a path is normalised, so none is ever built). The key is taken as written, escapes decoded once.
     public init?(_ url: String) {
         guard url.utf8.count > 5, url.hasASCIIPrefixIgnoringCase("s3://") else { return nil }
         let rest = url.dropFirst(5)
@@ -119,8 +127,18 @@ public struct DWS3Location: Sendable, Equatable, Hashable {
         guard (3...63).contains(bucket.count), bucket.allSatisfy({ allowed.contains($0) }) else { return nil }
         var key = String(rest.dropFirst(bucket.count))
         if key.hasPrefix("/") { key.removeFirst() }
+        let decoded = key.removingPercentEncoding ?? key
+        guard !Self.hasDotSegment(decoded) else { return nil }
         self.bucket = String(bucket)
-        self.key = key.removingPercentEncoding ?? key
+        self.key = decoded
+    }
+
+    /// Whether `key` has a `.` or `..` path segment (split on "/"; a backslash separates too, as some stores
+    /// and proxies read it).
+    public static func hasDotSegment(_ key: String) -> Bool {
+        key.split(separator: "/", omittingEmptySubsequences: false).contains { part in
+            part.split(separator: "\\", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
+        }
     }
 
     /// `s3://bucket/key`.
@@ -143,5 +161,6 @@ extension TransferRequest {
         self.headers += s3.signingHeaders(payloadSHA256: payloadSHA256)
         self.connectionPolicy = nil
         self.maxRedirects = 0
+        self.pathAsIs = true
     }
 }

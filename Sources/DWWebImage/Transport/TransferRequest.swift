@@ -40,6 +40,9 @@ struct TransferRequest: Sendable {
         /// S3 signing: `CURLOPT_AWS_SIGV4`'s provider ("aws:amz:REGION:s3") and `CURLOPT_USERPWD` ("key:secret");
         /// nil sends the request unsigned.
         var awsSigV4: (provider: String, userPassword: String)?
+        /// Send the path exactly as built (`CURLOPT_PATH_AS_IS`): S3 keys, so libcurl never removes a dot segment
+        /// from a key and signs a path other than the one the key names.
+        var pathAsIs = false
         /// The app's request modifiers and redirect handlers (see ``RequestHooks``).
         var hooks = RequestHooks()
         /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's string.
