@@ -246,13 +246,13 @@ package final class FetchRunner: Sendable {
         if stopped { manager.cancel(token) }
     }
 
-    /// The manager set up for this run (on the caller's thread, before any request): concurrency, oldest first, the
-    /// output queue as its callback queue (cache writes included), the command's configuration, and metrics collected
-    /// into the run's state.
+    /// The manager set up for this run (on the caller's thread, before any request): concurrency, the output queue
+    /// as its callback queue (cache writes included), the command's configuration, and metrics collected into the
+    /// run's state. Waiting downloads start newest first, DW's order, within the ``RequestWindow`` the run hands the
+    /// manager: `-j 1 u1 … u6` asks the origin for u1, u6, u5, u4, u3, u2; lines still print in input order.
     private func prepareManager() {
         manager.maxConcurrentDownloads = command.jobs
-        // The list's order: newest first would keep the window's first URLs waiting (and every later line with them).
-        manager.startsNewestFirst = false
+        manager.startsNewestFirst = true
         manager.callbackQueue = outputQueue
         // The output queue writes files anyway: the cache entry is written there too, after the -o file (one thread
         // hand-off an image less than the cache's write queue).
