@@ -39,7 +39,10 @@ render() { COLUMNS=120 "$dwfetch" "$@" --help | sed 's/[[:space:]]*$//'; }
 
 render >"$out/dwfetch.txt"
 # The names under SUBCOMMANDS: in the root's help ("  serve   Serve images ..."), whatever they are.
-subcommands=$(awk '/^SUBCOMMANDS:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && NF { print $1 }' "$out/dwfetch.txt")
+# Only lines shaped like a subcommand entry (lower-case name, then two spaces or the end), so ArgumentParser's
+# trailing "See 'dwfetch help <subcommand>'" note is not taken for one.
+subcommands=$(awk '/^SUBCOMMANDS:/ { on = 1; next } on && /^[^ ]/ { on = 0 }
+                   on && /^  [a-z][a-z0-9-]*(  |$)/ { print $1 }' "$out/dwfetch.txt")
 for sub in $subcommands; do
   case "$sub" in help) continue ;; esac  # ArgumentParser's own `help` subcommand, if listed, says nothing new
   render "$sub" >"$out/$sub.txt"
