@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Renders a `tmux capture-pane -e -p` text (SGR colours) into a PNG, for README's preview screenshot.
+"""Renders a `tmux capture-pane -e -p` text (SGR colours) into a PNG, for the preview screenshot in docs/dwfetch.md (docs/preview.png).
 
 Usage: docs/capture-to-png.py capture.txt out.png [first_line last_line]
 Block elements (U+2580-U+259F) are drawn as exact rectangles; other text with DejaVu Sans Mono.
