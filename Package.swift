@@ -9,7 +9,7 @@ let package = Package(
         .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
         .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
         .library(name: "DWWebImageServer", targets: ["DWWebImageServer"]),
-        // One executable per job (README, Design): the thin fetcher, and the engines it hands over to with execv.
+        // One executable per job (docs/design.md, "Executables"): the thin fetcher, and the engines it hands over to with execv.
         .executable(name: "dwfetch", targets: ["dwfetch"]),
         .executable(name: "dwfetch-pixels", targets: ["dwfetch-pixels"]),
         .executable(name: "dwfetch-serve", targets: ["dwfetch-serve"]),
@@ -126,7 +126,7 @@ let package = Package(
         ),
         // `dwfetch`: plain fetches; pixel flags, --preview and --demo execv dwfetch-pixels, `serve` dwfetch-serve.
         // Release links with lld: the functions a fetch and --version run (startup.order, made by bench/startup/order)
-        // first and together, and relocations packed (DT_RELR): ~5 MiB less resident (bench/README.md, "Start-up").
+        // first and together, and relocations packed (DT_RELR): ~5 MiB less resident (docs/performance.md, "Start-up").
         // Unsafe flags bar only the product holding them (this executable) from other packages, not the libraries.
         .executableTarget(
             name: "dwfetch", dependencies: ["DWFetchCLI"], exclude: ["startup.order"],

@@ -12,16 +12,16 @@ package enum DWFetchMain {
         signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
         // `--version` alone prints before the argument tree is built: the same text ArgumentParser would print, without
-        // its reflection over the binary's conformance records (~18 M instructions and ~1 MiB of pages; bench/README,
-        // "Start-up"). With other arguments it is parsed as usual.
+        // its reflection over the binary's conformance records (~18 M instructions and ~1 MiB of pages;
+        // docs/performance.md, "Start-up"). With other arguments it is parsed as usual.
         if arguments == ["--version"] {
             print(VersionText.text)
             exit(0)
         }
         let type = commandType(for: arguments)
         // A run that skips the cache sends every URL to the network: libcurl is opened on another core while
-        // ArgumentParser reflects over the command (each is ~17 M instructions; bench/README, "the start-up
-        // overlapped"). A guess from the raw arguments: when it is wrong (`--no-cache` as another option's value), a
+        // ArgumentParser reflects over the command (each is ~17 M instructions; docs/performance.md,
+        // "Start-up"). A guess from the raw arguments: when it is wrong (`--no-cache` as another option's value), a
         // run from the cache loads libcurl it did not need, on a core it was not using.
         let preload = type == DWFetch.self && arguments.contains("--no-cache") ? TransportPreload() : nil
         let status = status(of: arguments, as: type, engines: engines)

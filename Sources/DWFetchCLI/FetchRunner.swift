@@ -106,7 +106,7 @@ package final class FetchRunner: Sendable {
     /// a worker.
     private let onOutputQueue = DispatchSpecificKey<Bool>()
 
-    /// What the run keeps while it runs: nothing per URL once the URL's line is printed (issue 25: peak RSS flat in
+    /// What the run keeps while it runs: nothing per URL once the URL's line is printed (peak RSS flat in
     /// the number of URLs), only per URL still in flight or waiting for its turn to print.
     private struct RunState {
         /// Outcomes whose line has not been printed yet; one the input names again later stays until its last line.

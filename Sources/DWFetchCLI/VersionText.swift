@@ -8,7 +8,7 @@ enum VersionText {
 
     /// The version the parser's configuration carries: all of ``text`` when the arguments name `--version` (the only
     /// way ArgumentParser prints it), else its first line — ``text`` opens libcurl to ask its version, which a fetch
-    /// answered from the cache never needs (README, "Start-up").
+    /// answered from the cache never needs (docs/performance.md, "Start-up").
     static func forParser(arguments: [String] = CommandLine.arguments) -> String {
         arguments.dropFirst().contains("--version") ? text : "dwfetch \(dwfetch) (DWWebImage)"
     }

@@ -31,7 +31,7 @@ import DWLocking
 /// ```
 ///
 /// Thread safety: all bookkeeping (downloaders by URL, the scheduler, settings) lives in `state`, one lock; no
-/// user code runs while it is held. Lock order (README, Design): manager `state` → downloader `state` → waiter
+/// user code runs while it is held. Lock order (docs/design.md, "Locks"): manager `state` → downloader `state` → waiter
 /// `delivered` / token `level`; the cache's locks, the engine's inbox and the transfers' flags are leaves.
 public final class DWWebImageManager: Sendable {
     /// The process-wide manager, using ``DWWebImageCache/shared`` and `NotificationCenter.default`.

@@ -1,6 +1,6 @@
 // LazyCurlMulti: a manager's transfer engine, made when the first transfer needs it. A run answered from the cache
 // never starts libcurl: no curl_global_init (OpenSSL's set-up: its config file, providers), no multi handle, no
-// engine thread (issue 21: a cached one-URL fetch pays only for what it uses).
+// engine thread (a cached one-URL fetch pays only for what it uses).
 import DWLocking
 
 /// Holds a ``CurlMulti`` made on first use. Thread-safe: one lock guards the slot; the engine is made under it, so

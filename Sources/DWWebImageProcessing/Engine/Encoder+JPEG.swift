@@ -12,7 +12,7 @@ extension Encoder {
     ///
     /// Why: libvips' saver runs a thread pool with a write-behind thread for every image, so a small result's strips
     /// hop between the caller, a worker and the writer; with two transforms in flight on two cores those threads
-    /// queue behind each other on one core while the other idles (bench/README, "Issue 25, 2026-11-27").
+    /// queue behind each other on one core while the other idles (docs/performance.md, "Serve").
     static func saveJPEGHere(_ image: VImage, quality: Int) throws(DWWebImageError) -> Data? {
         let bands = image.bands
         guard image.isUChar, (bands == 3 && image.isSRGB) || (bands == 1 && image.isGrey),
