@@ -77,7 +77,9 @@ public final class DWImageServer: Sendable {
         limits.maxVectorPixels = configuration.resultLimits.maxPixels  // an SVG not enlarged renders within the result limit
         self.limits = limits
         resultStorage = configuration.resultStorage.map { [metrics, logger] in
-            DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5), prefix: $0,
+            DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5,
+                                               proxy: configuration.proxy ?? ""),
+                            prefix: $0, policy: DWCachePolicyMarker.fingerprint(of: configuration),
                             metrics: metrics, logger: logger)
         }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)

@@ -88,7 +88,8 @@ final class DWServerMetrics: Sendable {
     /// One processor step took `elapsed`.
     func transformStep(_ elapsed: Duration) { transformTime.record(elapsed) }
 
-    /// One result-storage outcome: "hit", "miss", "stored" or "error" (the store failed; local work answered).
+    /// One result-storage outcome: "hit", "miss", "stored", "dropped" (a write over the pending-write cap, not made)
+    /// or "error" (the store failed; local work answered).
     func resultStorage(_ outcome: String) {
         registry.makeCounter(descriptor: Self.name("result_storage", "total",
                                                    "Result storage lookups and writes, by outcome (error: the store failed, local work answered)."),

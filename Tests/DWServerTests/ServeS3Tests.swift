@@ -80,6 +80,31 @@ final class ServeS3Tests: ServeTestCase {
         XCTAssertEqual(try server.metric("dwserve_origin_fetches_total"), 1, "only the allowed object was asked for")
     }
 
+    /// The shared store is keyed by the fetch policy too: a variant made by an instance whose `--allow-network` is
+    /// looser is never served by a stricter one (it is made again there, under the stricter policy). The store's
+    /// client ignores environment proxies, as the pipeline does.
+    func testAVariantMadeUnderALooserPolicyIsNotSharedWithAStricterInstance() throws {
+        let moto = try MotoS3(bucket: "images", objects: ["src.png": png])
+        defer { moto.stop() }
+        var environment = moto.environment
+        environment["http_proxy"] = "http://127.0.0.1:1"  // nothing listens there: a proxy used would fail the store
+        let flags = ["--allow-s3", "--s3-endpoint", moto.endpoint, "--result-storage", "s3://images/variants"]
+        let loose = try serve(flags + ["--allow-network", "10.0.0.0/8"], environment: environment)
+        let strict = try serve(flags, environment: environment)
+        let same = try serve(flags, environment: environment)
+        let path = ProxyPath.plain("s3://images/src.png", options: "rs:fit:24:24")
+        XCTAssertEqual(try loose.get(path).status, 200)
+        XCTAssertTrue(try eventually { try loose.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 },
+                      "the loose instance wrote its variant: \(loose.stderr)")
+        XCTAssertEqual(try strict.get(path).status, 200)
+        XCTAssertEqual(try strict.metric(#"dwserve_result_storage_total{outcome="hit"}"#), 0, "not the loose variant")
+        XCTAssertEqual(try strict.metric("dwserve_transforms_total"), 1, "made here, under this policy")
+        XCTAssertTrue(try eventually { try strict.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 })
+        XCTAssertEqual(try same.get(path).status, 200)
+        XCTAssertEqual(try same.metric(#"dwserve_result_storage_total{outcome="hit"}"#), 1, "same policy: shared")
+        XCTAssertEqual(try same.metric("dwserve_transforms_total"), 0)
+    }
+
     func testStoreDownDegradesToLocalWork() throws {
         origin.setRoute("/p.png", .ok(png))
         let deadPort = try PeerProcess.freePort()  // nothing listens there

@@ -14,13 +14,20 @@ public struct DWS3Client: Sendable {
     public var timeout: TimeInterval
     /// Largest object body read by ``get(_:)``, bytes.
     public var maxBodySize: Int
+    /// The proxy requests go through (`CURLOPT_PROXY`): nil reads libcurl's environment (`https_proxy`, …) as curl
+    /// does; "" sends every request direct, whatever the environment says (what a server wants).
+    public var proxy: String?
 
     /// A client of the store `configuration` names.
-    public init(configuration: DWS3Configuration, timeout: TimeInterval = 10, maxBodySize: Int = 200 << 20) {
+    public init(
+        configuration: DWS3Configuration, timeout: TimeInterval = 10, maxBodySize: Int = 200 << 20,
+        proxy: String? = nil
+    ) {
         CurlGlobal.initialize()
         self.configuration = configuration
         self.timeout = timeout
         self.maxBodySize = maxBodySize
+        self.proxy = proxy
     }
 
     /// What a request failed with: the HTTP status the store answered (e.g. 403 for a wrong signature), or a
@@ -108,6 +115,8 @@ public struct DWS3Client: Sendable {
                 _ = dw_curl_easy_setopt_string(easy, CURLOPT_URL, request.url)
                 _ = dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+                _ = dw_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1)  // the key's path as built, never normalised
+                if let proxy { _ = dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, proxy) }
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 5) * 1000))
                 if body != nil {

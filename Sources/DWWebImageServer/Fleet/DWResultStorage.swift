@@ -1,24 +1,44 @@
 // DWResultStorage: variants shared between instances through an S3 bucket (`serve --result-storage s3://b/prefix`).
 import Crypto
+import DWLocking
 import DWWebImage
 import Foundation
 import Logging
 
 /// Looks a variant up in the store before it is made and writes it there after, so any instance serves a variant
-/// another made. Objects are named `prefix/<hex SHA-256 of the variant key>` — the key is the source URL and the
-/// chain's identifiers (``DWImageProcessors/cacheKey(url:processors:)``), never the URL's signature. A store that
+/// another made. Objects are named `prefix/<hex SHA-256 of the fetch policy and the variant key>` — the key is the
+/// source URL and the chain's identifiers (``DWImageProcessors/cacheKey(url:processors:)``), never the URL's
+/// signature; the policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and hosts, proxy, animation
+/// frames), so an instance never serves a variant made under a looser fetch policy than its own. A store that
 /// fails (down, refusing, slow) never fails a request: the variant is made locally, the failure is logged and
 /// counted (`dwserve_result_storage_total{outcome="error"}`). Reads block a global dispatch queue thread (not an event
-/// loop); writes run in a detached task after the response. Stateless apart from its client: safe from any task.
+/// loop); writes run in detached tasks after the response, at most ``maxPendingWrites`` at once (more are dropped and
+/// counted as `outcome="dropped"`: a burst of misses cannot pile up memory behind a slow store). Thread safety: the
+/// pending count is one atomic-like ``DWLock`` (a leaf); everything else is immutable.
 struct DWResultStorage: Sendable {
     let client: DWS3Client
     let prefix: DWS3Location
+    /// The fetch policy's fingerprint, part of every object name.
+    let policy: String
     let metrics: DWServerMetrics
     let logger: Logger
+    /// Writes started and not yet ended.
+    private let pendingWrites = DWLock(0)
+    /// Most writes in flight at once.
+    static let maxPendingWrites = 64
+
+    init(client: DWS3Client, prefix: DWS3Location, policy: String, metrics: DWServerMetrics, logger: Logger) {
+        self.client = client
+        self.prefix = prefix
+        self.policy = policy
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     /// The object a variant key is stored under.
     func location(forVariantKey key: String) -> DWS3Location {
-        let hex = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        let named = "dwserve-result-v2\n" + policy + "\n" + key
+        let hex = SHA256.hash(data: Data(named.utf8)).map { String(format: "%02x", $0) }.joined()
         return prefix.appending(hex)
     }
 
@@ -57,8 +77,15 @@ struct DWResultStorage: Sendable {
     /// Writes bytes made here (a variant, an /info answer), in a detached task; a failure is logged and counted.
     func store(_ data: Data, variantKey key: String, contentType: String) {
         let location = location(forVariantKey: key)
-        let (client, metrics, logger) = (client, metrics, logger)
+        let (client, metrics, logger, pending) = (client, metrics, logger, pendingWrites)
+        let admitted = pending.withLock { count -> Bool in
+            guard count < Self.maxPendingWrites else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { return metrics.resultStorage("dropped") }
         Task.detached(priority: .utility) {
+            defer { pending.withLock { $0 -= 1 } }
             do {
                 try await client.put(location, data: data, contentType: contentType)
                 metrics.resultStorage("stored")
