@@ -106,6 +106,12 @@ extension DWWebImageDownloader {
         let writes: Bool
         if case .success = evaluated { writes = policy.contains(.disk) } else { writes = false }
         if writeReserved && !writes { context.cache.unreserveWrite() }
+        state.withLock { s in
+            switch evaluated {
+            case .success: s.ending = .success(())
+            case .failure(let error): s.ending = .failure(error)
+            }
+        }
         reportEnd()  // the slot is free before the disk write
         finishOperation?()
         let waiters = state.withLock { s -> [Waiter] in

@@ -43,6 +43,8 @@ public final class DWWebImageDownloader: Sendable {
         var bytesReceived: Int64 = 0
         var startedAt: UInt64 = 0
         var firstByteAt: UInt64?
+        /// How the download ended, once it has (set before the manager is told): nil while running, after a cancel.
+        var ending: Result<Void, DWWebImageError>?
     }
     /// When the download was created (a caller asked); the queue time runs from here to `begin`.
     let createdAt = DispatchTime.now().uptimeNanoseconds

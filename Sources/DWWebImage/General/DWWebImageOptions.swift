@@ -28,6 +28,8 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     public var redirectHandler: DWRedirectHandler? { payload.redirectHandler }
     /// The cache key asked for instead of the URL; see ``cacheKey(_:)``.
     public var cacheKey: String? { payload.cacheKey }
+    /// URLs tried in order when the request fails; see ``alternativeSources(_:)``.
+    public var alternativeSources: [String] { payload.alternativeSources }
 
     /// Creates options from flag bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
@@ -51,6 +53,10 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     /// Marks a request made by ``DWWebImagePrefetcher``: it counts against the prefetch cap until someone
     /// else asks for the same URL.
     static let prefetch = DWWebImageOptions(rawValue: 1 << 8)
+    /// Send this request even when its key failed within
+    /// ``DWWebImageManager/Configuration/failedURLTTL`` (SDWebImage's `retryFailed`); its outcome replaces the
+    /// remembered failure.
+    public static let retryFailed = DWWebImageOptions(rawValue: 1 << 9)
 
     /// Options for one of the five priority levels.
     public static func priority(_ level: DWWebImagePriority) -> DWWebImageOptions {
@@ -76,6 +82,7 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     private static let modifierBit = DWWebImageOptions(rawValue: 1 << 29)
     private static let redirectBit = DWWebImageOptions(rawValue: 1 << 28)
     private static let cacheKeyBit = DWWebImageOptions(rawValue: 1 << 27)
+    private static let alternativesBit = DWWebImageOptions(rawValue: 1 << 26)
 
     /// Options that add request headers, e.g. `.headers(["Referer": "https://example.com/"])`.
     public static func headers(_ headers: [String: String]) -> DWWebImageOptions {
@@ -119,9 +126,20 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
         return options
     }
 
+    /// URLs tried in order when the request fails with anything but 10007 (Kingfisher's `alternativeSources`):
+    /// the first success is delivered, cached under the URL that gave it; when all fail, the last failure is. Each
+    /// attempt is a request of its own with these options (without the alternatives), so progress restarts per URL
+    /// and cancelling the token stops whichever attempt is running.
+    public static func alternativeSources(_ urls: [String]) -> DWWebImageOptions {
+        var options = DWWebImageOptions(rawValue: urls.isEmpty ? 0 : alternativesBit.rawValue)
+        options.payload.alternativeSources = urls
+        return options
+    }
+
     /// Equal flags, headers, processor identifiers and cache keys (closures are compared by their flag only).
     public static func == (lhs: DWWebImageOptions, rhs: DWWebImageOptions) -> Bool {
         lhs.rawValue == rhs.rawValue && lhs.requestHeaders == rhs.requestHeaders && lhs.cacheKey == rhs.cacheKey
+            && lhs.alternativeSources == rhs.alternativeSources
             && DWImageProcessors.identifier(of: lhs.processors) == DWImageProcessors.identifier(of: rhs.processors)
     }
 
@@ -130,6 +148,7 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
         hasher.combine(rawValue)
         hasher.combine(requestHeaders)
         hasher.combine(cacheKey)
+        hasher.combine(alternativeSources)
         hasher.combine(DWImageProcessors.identifier(of: processors))
     }
 
@@ -193,6 +212,12 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
         return present ? newMember : nil
     }
 
+    /// These options without ``alternativeSources(_:)`` (one attempt's options).
+    var withoutAlternatives: DWWebImageOptions {
+        let bits = rawValue & ~Self.alternativesBit.rawValue
+        return DWWebImageOptions(rawValue: bits, payload: payload.keeping(bits))
+    }
+
     private init(rawValue: UInt, payload: Payload) {
         self.rawValue = rawValue
         self.payload = payload
@@ -205,10 +230,11 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
         var requestModifier: DWRequestModifier?
         var redirectHandler: DWRedirectHandler?
         var cacheKey: String?
+        var alternativeSources: [String] = []
 
         static let allBits =
             headersBit.rawValue | processorsBit.rawValue | modifierBit.rawValue | redirectBit.rawValue
-            | cacheKeyBit.rawValue
+            | cacheKeyBit.rawValue | alternativesBit.rawValue
 
         /// These items with `other`'s added: headers merged (other's win), the rest replaced where other has one.
         func merging(_ other: Payload) -> Payload {
@@ -218,6 +244,7 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
             merged.requestModifier = other.requestModifier ?? requestModifier
             merged.redirectHandler = other.redirectHandler ?? redirectHandler
             merged.cacheKey = other.cacheKey ?? cacheKey
+            if !other.alternativeSources.isEmpty { merged.alternativeSources = other.alternativeSources }
             return merged
         }
 
@@ -229,6 +256,7 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
             if bits & modifierBit.rawValue != 0 { kept.requestModifier = requestModifier }
             if bits & redirectBit.rawValue != 0 { kept.redirectHandler = redirectHandler }
             if bits & cacheKeyBit.rawValue != 0 { kept.cacheKey = cacheKey }
+            if bits & alternativesBit.rawValue != 0 { kept.alternativeSources = alternativeSources }
             return kept
         }
     }

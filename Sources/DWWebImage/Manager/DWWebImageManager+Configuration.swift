@@ -90,6 +90,13 @@ extension DWWebImageManager {
         /// nil: the URL itself. A request's ``DWWebImageOptions/cacheKey(_:)`` wins. See ``DWCacheKeyFilter``.
         public var cacheKeyFilter: DWCacheKeyFilter?
 
+        /// Negative cache: for this long after a download of a key failed (10000, 10003, 10004, 10005; never
+        /// 10006, 10007, 10008 or an invalid URL), a request for it that would go to the network is answered with
+        /// that failure (same code, status and message) on the callback queue, without a request; cache hits are
+        /// still answered. 0 (default) = off. A success removes the entry; ``DWWebImageOptions/retryFailed`` sends
+        /// the request anyway (SDWebImage's `retryFailed`).
+        public var failedURLTTL: TimeInterval = 0
+
         /// The first of ``loaders`` that takes `url`.
         func loader(for url: String) -> (any DWImageLoader)? {
             loaders.first { $0.canLoad(url) }

@@ -73,6 +73,8 @@ public final class DWWebImageManager: Sendable {
     private let startQueue = DispatchQueue(label: "DWWebImage.start", qos: .userInitiated)
     /// Operations started and not yet finished (``invalidate()`` waits for them).
     private let runningOperations = DispatchGroup()
+    /// Keys whose download failed within ``Configuration/failedURLTTL`` (the negative cache).
+    let failedURLs = FailedURLs()
 
     /// Creates a manager with its own transfer engine.
     /// - Parameters:
@@ -175,6 +177,9 @@ public final class DWWebImageManager: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64) -> Void)? = nil,
         completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
     ) -> DWWebImageToken {
+        if !options.alternativeSources.isEmpty {
+            return downloadTryingAlternatives(url, options: options, progress: progress, completion: completion)
+        }
         let (id, callbacks, configuration) = state.withLock { s -> (UInt64, DispatchQueue, Configuration) in
             s.nextTokenID += 1
             return (s.nextTokenID, s.callbackQueue, s.configuration)
@@ -329,7 +334,7 @@ public final class DWWebImageManager: Sendable {
             waiter.deliver(.failure(.notInCache(url)), on: callbacks)
             return
         }
-        enum Step { case scheduled, gone, invalidated, memoryHit(DWImage), lookAgain }
+        enum Step { case scheduled, gone, invalidated, memoryHit(DWImage), lookAgain, failedRecently(DWWebImageError) }
         // Join the in-flight download, or create one, atomically with respect to other callers and to cancel().
         let step = state.withLock { s -> Step in
             s.lookups[waiter.token.id] = nil
@@ -350,6 +355,9 @@ public final class DWWebImageManager: Sendable {
                 s.lookups[waiter.token.id] = waiter  // still looking up (cancel finds it there)
                 return .lookAgain
             }
+            if !waiter.options.retriesFailed, let failure = failedURLs.failure(forKey: key) {
+                return .failedRecently(failure)
+            }
             let downloader = DWWebImageDownloader(
                 url: url, key: key,
                 context: makeContext(
@@ -369,6 +377,8 @@ public final class DWWebImageManager: Sendable {
             schedule()  // a new download, or a joined one whose priority may have risen
         case .invalidated:
             waiter.deliver(.failure(.cancelled(url)), on: callbacks)
+        case .failedRecently(let failure):
+            waiter.deliver(.failure(failure), on: callbacks)
         case .memoryHit(let image):
             let now = DispatchTime.now().uptimeNanoseconds
             let metrics = DWDownloadMetrics.cacheHit(url, .memory, since: now, lookupStarted: now)
@@ -418,7 +428,10 @@ public final class DWWebImageManager: Sendable {
     /// A download is over for the manager (called once per downloader): it takes no new callers, and its slot
     /// — or its place in the waiting list — is free.
     private func downloadEnded(_ downloader: DWWebImageDownloader) {
+        let ending = downloader.state.withLock { $0.ending }
         state.withLock { s in
+            // Recorded before the download leaves `downloaders`: a caller that finds no download finds the failure.
+            if let ending { failedURLs.record(ending, forKey: downloader.key, ttl: s.configuration.failedURLTTL) }
             if s.downloaders[downloader.key] === downloader { s.downloaders[downloader.key] = nil }
             s.scheduler.end(ObjectIdentifier(downloader))
         }

@@ -25,6 +25,8 @@ struct RequestOptions: Sendable {
     let redirectHandler: DWRedirectHandler?
     /// The request's own cache key (``DWWebImageOptions/cacheKey(_:)``).
     let explicitKey: String?
+    /// Goes to the network even when the key failed recently (``DWWebImageOptions/retryFailed``).
+    let retriesFailed: Bool
 
     init(_ options: DWWebImageOptions, cachePolicy: DWWebImageCachePolicy) {
         let noCache = options.contains(.noCache)
@@ -41,6 +43,7 @@ struct RequestOptions: Sendable {
         requestModifier = options.requestModifier
         redirectHandler = options.redirectHandler
         explicitKey = options.cacheKey
+        retriesFailed = options.contains(.retryFailed)
     }
 
     /// Whether processors turn the original into a variant.

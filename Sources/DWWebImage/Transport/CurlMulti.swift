@@ -212,15 +212,12 @@ final class CurlMulti: @unchecked Sendable {
             }
         }
         let me = Unmanaged.passUnretained(transfer).toOpaque()
-        check(dw_curl_easy_setopt_string(easy, CURLOPT_URL, r.url), "URL")
-        check(dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
-        check(dw_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
+        configureTarget(easy, r, check)
         // With a redirect handler the pipeline follows redirects itself, one transfer per hop (CurlMulti+Hooks).
         check(
             dw_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, r.hooks.followsRedirects ? 0 : 1), "FOLLOWLOCATION")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, r.maxRedirects), "MAXREDIRS")
         check(dw_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
-        if r.pathAsIs { check(dw_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1), "PATH_AS_IS") }
         check(
             dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(r.connectTimeout)),
             "CONNECTTIMEOUT")
@@ -282,6 +279,17 @@ final class CurlMulti: @unchecked Sendable {
             check(dw_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me), "OPENSOCKETDATA")
         }
         return failure
+    }
+
+    /// What a transfer asks for: its URL (sent as built when ``TransferRequest/Fields/pathAsIs``), over http or
+    /// https only, redirects included.
+    private func configureTarget(
+        _ easy: UnsafeMutableRawPointer, _ r: TransferRequest, _ check: (CURLcode, String) -> Void
+    ) {
+        check(dw_curl_easy_setopt_string(easy, CURLOPT_URL, r.url), "URL")
+        check(dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
+        check(dw_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
+        if r.pathAsIs { check(dw_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1), "PATH_AS_IS") }
     }
 
     /// The TLS options of a transfer (CA, client certificate and key, pinning, `insecure`), through `check`.
