@@ -27,8 +27,9 @@ extension DWWebImageDownloader {
         if case .failed(let r) = outcome { failure = r }
         let retryWait = failure.flatMap { retryDelay(for: $0) }
         switch nextStep(after: result, outcome: outcome, retryWait: retryWait) {
-        case .again(let whole, let delay):
+        case .again(let whole, let backoff):
             if writeReserved { context.cache.unreserveWrite() }
+            let delay = max(backoff, context.retryToken?() ?? 0)
             if delay <= 0 {
                 startAttempt(whole: whole)
             } else {

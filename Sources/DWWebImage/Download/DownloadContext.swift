@@ -41,6 +41,8 @@ final class DownloadContext: Sendable {
     let writesCacheInCallbacks: Bool
     /// Bytes a resumable body keeps in memory before it moves to ``partialStore``.
     let partialSpillThreshold: Int
+    /// Takes a rate-limit token for a retry and says how long to wait for it (nil: no limit).
+    let retryToken: (@Sendable () -> Double)?
 
     init(
         engine: CurlMulti, cache: DWWebImageCache, notificationCenter: NotificationCenter, callbackQueue: DispatchQueue,
@@ -49,7 +51,8 @@ final class DownloadContext: Sendable {
         didEnd: @escaping @Sendable (DWWebImageDownloader) -> Void,
         makeVariants: @escaping @Sendable (DWImage, [[Waiter]]) -> Void,
         metricsHandler: @escaping @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?, hostKey: String,
-        writesCacheInCallbacks: Bool = false, partialSpillThreshold: Int = PartialBody.defaultSpillThreshold
+        writesCacheInCallbacks: Bool = false, partialSpillThreshold: Int = PartialBody.defaultSpillThreshold,
+        retryToken: (@Sendable () -> Double)? = nil
     ) {
         self.engine = engine
         self.cache = cache
@@ -69,5 +72,6 @@ final class DownloadContext: Sendable {
         self.hostKey = hostKey
         self.writesCacheInCallbacks = writesCacheInCallbacks
         self.partialSpillThreshold = partialSpillThreshold
+        self.retryToken = retryToken
     }
 }

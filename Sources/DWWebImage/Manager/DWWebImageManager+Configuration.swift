@@ -97,6 +97,24 @@ extension DWWebImageManager {
         /// the request anyway (SDWebImage's `retryFailed`).
         public var failedURLTTL: TimeInterval = 0
 
+        /// Token bucket over every request this manager sends (first attempts and retries; http(s) and `s3://`
+        /// sources, not loaders): at most this many start per second on average, with ``requestBurst`` tokens when
+        /// full. A download waiting for a token holds no download slot (a retry waits in its own). nil (default): no
+        /// limit (Nuke's `RateLimiter`).
+        public var requestsPerSecond: Double?
+        /// The same, per `host:port` (as ``DWWebImageManager/maxConcurrentDownloadsPerHost`` counts hosts). nil
+        /// (default): no limit.
+        public var requestsPerSecondPerHost: Double?
+        /// Tokens a full bucket holds: requests that may start at once after a quiet spell. Default 1.
+        public var requestBurst: Int = 1
+
+        /// The rate limits as the limiter takes them (a rate of 0 or less is no limit).
+        var rateSettings: RequestRateLimiter.Settings {
+            .init(
+                overall: requestsPerSecond.flatMap { $0 > 0 ? $0 : nil },
+                perHost: requestsPerSecondPerHost.flatMap { $0 > 0 ? $0 : nil }, burst: max(1, requestBurst))
+        }
+
         /// The first of ``loaders`` that takes `url`.
         func loader(for url: String) -> (any DWImageLoader)? {
             loaders.first { $0.canLoad(url) }

@@ -70,11 +70,15 @@ public final class DWWebImageManager: Sendable {
     let workQueue = DispatchQueue(label: "DWWebImage.work", qos: .userInitiated, attributes: .concurrent)
     /// Where ``schedule()`` starts operations (serial): starting reads a partial body, posts Start and hands the
     /// transfer to the engine's inbox.
-    private let startQueue = DispatchQueue(label: "DWWebImage.start", qos: .userInitiated)
+    let startQueue = DispatchQueue(label: "DWWebImage.start", qos: .userInitiated)
     /// Operations started and not yet finished (``invalidate()`` waits for them).
     private let runningOperations = DispatchGroup()
     /// Keys whose download failed within ``Configuration/failedURLTTL`` (the negative cache).
     let failedURLs = FailedURLs()
+    /// ``Configuration/requestsPerSecond`` and ``Configuration/requestsPerSecondPerHost``.
+    let rateLimiter = RequestRateLimiter()
+    /// A wake-up is armed for when the rate limiter has a token again (a leaf lock).
+    let rateWakeArmed = DWLock(false)
 
     /// Creates a manager with its own transfer engine.
     /// - Parameters:
@@ -397,47 +401,6 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
-    // MARK: - Scheduling
-
-    /// Hands free slots to waiting operations (``DownloadScheduler``, under the manager's lock, on the calling
-    /// thread) and starts them on `startQueue`, the manager's one serial queue for starting operations: whichever
-    /// thread changed something (a caller's, the lookup queue, the engine thread, the work queue), operations
-    /// always start there, in the order the scheduler chose them. Runs whenever something changes: a new download,
-    /// a caller joining or cancelling, a priority change, a download ending, a changed limit.
-    func schedule() {
-        let ready = state.withLock { $0.scheduler.next() }
-        guard !ready.isEmpty else { return }
-        let start: @Sendable () -> Void = { for operation in ready { operation.start() } }
-        // A transfer ending on the engine thread frees its slot there: the next operations start right away, still on
-        // startQueue and in order behind what it holds (`sync` from another thread runs the block on that thread),
-        // so the next transfer costs no hand-off to a start thread and no engine wakeup. Starting only hands work on
-        // (lookups, the engine's inbox), and nothing on startQueue waits for the engine thread, so this cannot wait
-        // on itself.
-        if engine.isEngineThread { startQueue.sync(execute: start) } else { startQueue.async(execute: start) }
-    }
-
-    /// The callers of the download under `key` changed (a cancel, a priority change): re-file it, then schedule.
-    private func callersChanged(key: String) {
-        state.withLock { s in
-            guard let downloader = s.downloaders[key] else { return }
-            s.scheduler.update(ObjectIdentifier(downloader), demand: downloader.demand, asked: false)
-        }
-        schedule()
-    }
-
-    /// A download is over for the manager (called once per downloader): it takes no new callers, and its slot
-    /// — or its place in the waiting list — is free.
-    private func downloadEnded(_ downloader: DWWebImageDownloader) {
-        let ending = downloader.state.withLock { $0.ending }
-        state.withLock { s in
-            // Recorded before the download leaves `downloaders`: a caller that finds no download finds the failure.
-            if let ending { failedURLs.record(ending, forKey: downloader.key, ttl: s.configuration.failedURLTTL) }
-            if s.downloaders[downloader.key] === downloader { s.downloaders[downloader.key] = nil }
-            s.scheduler.end(ObjectIdentifier(downloader))
-        }
-        schedule()
-    }
-
     // MARK: - Metrics
 
     /// Hands a record to the metrics handler, on the callback queue.
@@ -469,6 +432,11 @@ public final class DWWebImageManager: Sendable {
             loader: configuration.loader(for: waiter.token.url))
         var policy = waiter.options.storePolicy
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
+        var retryToken: (@Sendable () -> Double)?
+        if configuration.rateSettings.isLimited && request.loader == nil {
+            let (limiter, host) = (rateLimiter, URLValidator.hostKey(asciiURL))
+            retryToken = { limiter.take(host: host) }
+        }
         return DownloadContext(
             engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
             workQueue: workQueue, request: request, storePolicy: policy,
@@ -483,6 +451,6 @@ public final class DWWebImageManager: Sendable {
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
             hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL),
             writesCacheInCallbacks: tuning.withLock { $0 },
-            partialSpillThreshold: max(0, configuration.partialSpillThreshold))
+            partialSpillThreshold: max(0, configuration.partialSpillThreshold), retryToken: retryToken)
     }
 }

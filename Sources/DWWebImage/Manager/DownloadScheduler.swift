@@ -13,9 +13,11 @@ import Foundation
 /// waiting work. A job holds its slot from ``next()`` until ``end(_:)``.
 ///
 /// With ``newestFirst`` off, the oldest entry of a priority goes first instead and a joining caller does not make an
-/// entry newer (a command-line run over a list wants its URLs in list order: newest first would leave the first
-/// URLs of a window waiting while later ones keep arriving). Each bucket then has a head (`heads`): records before
-/// it are spent, so taking the oldest costs no shift of the array.
+/// entry newer (list order, for callers that want it). Each bucket then has a head (`heads`): records before it are
+/// spent, so taking the oldest costs no shift of the array.
+///
+/// A rate limit (the manager's ``RequestRateLimiter``) is asked through ``next(mayStart:didStart:)``: an entry whose
+/// host may not start now is passed over like one whose host is at its cap, and keeps waiting without a slot.
 struct DownloadScheduler<ID: Hashable, Job> {
     typealias Demand = DownloadDemand
 
@@ -104,19 +106,24 @@ struct DownloadScheduler<ID: Hashable, Job> {
         if waiting.removeValue(forKey: id) != nil { return }
         guard let entry = running.removeValue(forKey: id) else { return }
         if entry.prefetchOnly { runningPrefetches -= 1 }
-        perHost[entry.host, default: 1] -= 1
-        if perHost[entry.host] == 0 { perHost[entry.host] = nil }
+        // A running entry was counted when it started, so its host has a count of at least 1 here.
+        let left = (perHost[entry.host] ?? 1) - 1
+        perHost[entry.host] = left > 0 ? left : nil
     }
 
-    /// Hands out free slots; returns the jobs to start now, best first.
-    mutating func next() -> [Job] {
+    /// Hands out free slots; returns the jobs to start now, best first. `mayStart(host)` may pass over an entry (a
+    /// rate limit); `didStart(host)` is told of each job handed out.
+    mutating func next(
+        mayStart: (String) -> Bool = { _ in true }, didStart: (String) -> Void = { _ in }
+    ) -> [Job] {
         var started: [Job] = []
         while running.count < maxConcurrent, !waiting.isEmpty {
             let prefetchAllowed = runningPrefetches < maxPrefetches
             var pick: (bucket: Int, index: Int, sequence: UInt64)?
             for level in stride(from: 4, through: 0, by: -1) {
                 for bucket in [level * 2 + 1, level * 2] where bucket % 2 == 1 || prefetchAllowed {
-                    let found = newestFirst ? newestEligible(in: bucket) : oldestEligible(in: bucket)
+                    let found =
+                        newestFirst ? newestEligible(in: bucket, mayStart) : oldestEligible(in: bucket, mayStart)
                     guard let (index, sequence) = found else { continue }
                     if pick == nil || (sequence > pick!.sequence) == newestFirst { pick = (bucket, index, sequence) }
                 }
@@ -128,6 +135,7 @@ struct DownloadScheduler<ID: Hashable, Job> {
             running[record.id] = Running(host: entry.host, prefetchOnly: entry.demand.prefetchOnly)
             if entry.demand.prefetchOnly { runningPrefetches += 1 }
             perHost[entry.host, default: 0] += 1
+            didStart(entry.host)
             started.append(entry.job)
         }
         return started
@@ -140,8 +148,8 @@ struct DownloadScheduler<ID: Hashable, Job> {
         return entry
     }
 
-    /// The newest live record in `bucket` whose host is under its cap; drops stale records at the end.
-    private mutating func newestEligible(in bucket: Int) -> (Int, UInt64)? {
+    /// The newest live record in `bucket` whose host is under its cap and may start; drops stale records at the end.
+    private mutating func newestEligible(in bucket: Int, _ mayStart: (String) -> Bool) -> (Int, UInt64)? {
         var index = buckets[bucket].count - 1
         while index >= heads[bucket] {
             let record = buckets[bucket][index]
@@ -150,7 +158,7 @@ struct DownloadScheduler<ID: Hashable, Job> {
                 index -= 1
                 continue
             }
-            if perHost[entry.host, default: 0] < maxPerHost {
+            if perHost[entry.host, default: 0] < maxPerHost, mayStart(entry.host) {
                 return (index, record.sequence)
             }
             index -= 1
@@ -158,8 +166,8 @@ struct DownloadScheduler<ID: Hashable, Job> {
         return nil
     }
 
-    /// The oldest live record in `bucket` whose host is under its cap; spends stale records at the head.
-    private mutating func oldestEligible(in bucket: Int) -> (Int, UInt64)? {
+    /// The oldest live record in `bucket` whose host is under its cap and may start; spends stale records at the head.
+    private mutating func oldestEligible(in bucket: Int, _ mayStart: (String) -> Bool) -> (Int, UInt64)? {
         var index = heads[bucket]
         while index < buckets[bucket].count {
             let record = buckets[bucket][index]
@@ -168,7 +176,7 @@ struct DownloadScheduler<ID: Hashable, Job> {
                 index += 1
                 continue
             }
-            if perHost[entry.host, default: 0] < maxPerHost {
+            if perHost[entry.host, default: 0] < maxPerHost, mayStart(entry.host) {
                 return (index, record.sequence)
             }
             index += 1
