@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// DWWebImage: image download-and-cache pipeline for Swift on Linux (libcurl multi, giflib, zlib) and `dwfetch`.
+// DWWebImage: image download-and-cache pipeline for Swift on Linux (libcurl multi, giflib, zlib), its processing on
+// libvips, `dwfetch`, and `dwfetch serve` on Hummingbird 2.
 import PackageDescription
 
 let package = Package(

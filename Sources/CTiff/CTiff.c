@@ -121,8 +121,6 @@ uint32_t ctiff_width(ctiff_reader *r) { return ctiff_u32(r, TIFFTAG_IMAGEWIDTH);
 uint32_t ctiff_height(ctiff_reader *r) { return ctiff_u32(r, TIFFTAG_IMAGELENGTH); }
 int ctiff_is_tiled(ctiff_reader *r) { return TIFFIsTiled(r->tiff) ? 1 : 0; }
 int ctiff_planar_config(ctiff_reader *r) { return ctiff_u16(r, TIFFTAG_PLANARCONFIG, 1); }
-int ctiff_compression(ctiff_reader *r) { return ctiff_u16(r, TIFFTAG_COMPRESSION, 1); }
-int ctiff_bits_per_sample(ctiff_reader *r) { return ctiff_u16(r, TIFFTAG_BITSPERSAMPLE, 1); }
 
 int ctiff_read_rgba(ctiff_reader *r, uint32_t *out, size_t count, char **error) {
     *error = NULL;

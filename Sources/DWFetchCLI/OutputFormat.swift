@@ -1,5 +1,4 @@
 // OutputFormat: dwfetch's per-URL lines — human-readable, or one JSON object with SPEC's fields in order.
-import Crypto
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // DWTerminalRenderer: a DWBitmap (or a DWImage's first frame) as terminal output, through libchafa.
-import CChafa
+internal import CChafa
 import DWWebImage
 import DWWebImageProcessing
 import Foundation

@@ -20,8 +20,6 @@ uint32_t ctiff_width(ctiff_reader *_Nonnull reader);
 uint32_t ctiff_height(ctiff_reader *_Nonnull reader);
 int ctiff_is_tiled(ctiff_reader *_Nonnull reader);
 int ctiff_planar_config(ctiff_reader *_Nonnull reader);
-int ctiff_compression(ctiff_reader *_Nonnull reader);
-int ctiff_bits_per_sample(ctiff_reader *_Nonnull reader);
 
 /* TIFFReadRGBAImageOriented into out (width × height packed pixels, A << 24 | B << 16 | G << 8 | R, alpha
  * associated (premultiplied) as libtiff delivers it, top row first, the file's orientation applied), stopping at

@@ -1,4 +1,5 @@
-// CacheKey: file names for cache keys — MD5 of the UTF-8 bytes, or a raw key that can never escape its directory.
+// CacheKey: file names for cache keys — a digest of the UTF-8 bytes (MD5, SHA-1 or SHA-256, as the cache is
+// configured), or a raw key that can never escape its directory.
 import Crypto
 import Foundation
 

@@ -7,7 +7,7 @@ internal import CZlib
 ///
 /// ```
 /// 0   "DWC1"               magic
-/// 4   u16 version (2)      6  u16 flags (bit 0: payload is gzip; its trailer carries the original CRC and size)
+/// 4   u16 version (3)      6  u16 flags (bit 0: payload is gzip; its trailer carries the original CRC and size)
 /// 8   f64 storedAt (Unix seconds)
 /// 16  u64 payload length   24 u32 payload checksum
 /// 28  u32 key length       32 u16 etag length   34 u16 last-modified length   36 u16 content-type length
@@ -19,7 +19,8 @@ internal import CZlib
 /// 20 µs hit on a 26 KB entry) and zlib's CRC-32 in version 1. Versions 1 and 2 are still read: they wrote 0 in
 /// bytes 38–39, which version 3 reads as an empty Cache-Control.
 ///
-/// No fsync is paid per entry: a write is a temp file renamed into place, and a reader that finds a torn,
+/// No fsync is paid per entry: a write is an unnamed `O_TMPFILE` linked into place whole (a temp file renamed
+/// where the file system has no `O_TMPFILE`), and a reader that finds a torn,
 /// truncated or bit-flipped file (after a crash, say) sees a mismatch here and treats it as a miss.
 enum DiskEntryCodec {
     static let magic: [UInt8] = Array("DWC1".utf8)

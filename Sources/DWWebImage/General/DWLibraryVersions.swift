@@ -1,6 +1,6 @@
 // DWLibraryVersions: the C libraries this process runs DWWebImage on, as they report themselves at run time.
 internal import CCurlShim
-import CGif
+internal import CGif
 internal import CZlib
 
 /// Versions and features of the libraries linked at run time (for `dwfetch --version` and bug reports).

@@ -44,8 +44,12 @@ final class CurlMulti: @unchecked Sendable {
             fatalError(reason ?? "curl_multi_init failed")
         }
         multi = handle
-        // Keep enough idle connections around for the whole window of concurrent transfers.
-        _ = dw_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 32)
+        // Keep enough idle connections around for the whole window of concurrent transfers (libcurl's default is
+        // 4 × the handles added; a refusal only costs reconnects, so it is logged, not fatal).
+        let maxConnects = dw_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, 32)
+        if maxConnects != CURLM_OK {
+            DWLog.warning("curl multi: MAXCONNECTS refused: \(String(cString: dw_curl_multi_strerror(maxConnects)))")
+        }
         let thread = Thread { [self] in run() }
         thread.name = name
         thread.start()
@@ -273,7 +277,6 @@ final class CurlMulti: @unchecked Sendable {
         check(dw_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
         check(dw_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
         check(dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
-        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me), "PRIVATE")
         if r.connectionPolicy != nil {
             check(dw_curl_easy_setopt_opensocket_callback(easy, curlOpenSocketCallback), "OPENSOCKETFUNCTION")
             check(dw_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me), "OPENSOCKETDATA")

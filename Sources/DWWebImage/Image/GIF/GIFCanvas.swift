@@ -9,7 +9,7 @@
 // - Disposal of frame n happens just before frame n+1 is drawn: 0/1 keep, 2 clear the rect to transparent,
 //   3 restore the rect as it was before frame n was drawn. 4–7 are treated as 0.
 // - A frame whose LZW data ends early or is corrupt keeps the rows decoded so far; the rest stays as it was.
-import CGif
+internal import CGif
 import Foundation
 
 /// A clipped rectangle in canvas coordinates (half-open).

@@ -1,6 +1,6 @@
 // GIFIndex: a GIF's structure as giflib reads it — screen, frames (where each starts, its rect, timing and
 // disposal), NETSCAPE2.0 loop count — found by walking records without decompressing any pixels.
-import CGif
+internal import CGif
 import Foundation
 
 /// How a frame leaves the canvas before the next one is drawn (Graphic Control Extension, bits 2–4).
@@ -235,7 +235,7 @@ struct GIFIndex: Sendable, Equatable {
         _ gif: UnsafeMutablePointer<GifFileType>, _ input: UnsafeMutablePointer<GIFInput>,
         _ what: String
     ) -> String {
-        // giflib 5.2.1 can fail without setting Error (research D1): any GIF_ERROR is a failure regardless.
+        // giflib 5.2.1 can fail without setting Error: any GIF_ERROR is a failure regardless.
         let code = gif.pointee.Error
         let text = code == D_GIF_SUCCEEDED ? "read failed" : GIFSession.describe(code)
         return "\(what) at byte \(input.pointee.offset): \(text)"

@@ -2,9 +2,9 @@
 //
 // giflib reads through `DGifOpen`'s input callback from a bounds-checked cursor (never more than asked, 0 at the
 // end), and the handle is closed exactly once with `DGifCloseFile` — which frees it even when it reports an error
-// (research D2), so nothing touches it afterwards. Handles never outlive the scope: giflib's `SavedImages` grows
+// (giflib 5.2.1), so nothing touches it afterwards. Handles never outlive the scope: giflib's `SavedImages` grows
 // with every `DGifGetImageDesc`, so a long-lived handle would grow without bound under a looping player.
-import CGif
+internal import CGif
 import Foundation
 
 /// The byte cursor giflib's input callback reads from (through `GifFileType.UserData`).
