@@ -33,6 +33,8 @@ public final class DWImageServer: Sendable {
     let gate: DWWorkGate
     /// Variants shared with other instances (``DWServeConfiguration/resultStorage``), or nil.
     let resultStorage: DWResultStorage?
+    /// The name the pipeline loads the fallback image under (``DWFallbackLoader``); nil without one.
+    let fallbackSource: String?
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
@@ -64,6 +66,11 @@ public final class DWImageServer: Sendable {
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)
         pipeline.s3 = configuration.s3
+        // Only the server's own loaders: `local://` under --local-root and the fallback image; never the library's
+        // file:// and data: loaders (review 4, N-L5), whatever DWProxyURL lets through in future.
+        let fallback = configuration.imgproxy.fallbackImage.map(DWFallbackLoader.init(image:))
+        fallbackSource = fallback?.source
+        pipeline.loaders = [DWLocalFileLoader(root: configuration.imgproxy.localRoot)] + (fallback.map { [$0] } ?? [])
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)
