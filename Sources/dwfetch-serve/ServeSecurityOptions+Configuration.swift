@@ -44,6 +44,8 @@ extension ServeSecurityOptions {
         configuration.headerTimeout = headerTimeout
         configuration.idleTimeout = idleTimeout
         configuration.maxConnections = maxConnections
+        configuration.writeTimeout = writeTimeout
+        configuration.maxConnectionsPerClient = maxConnectionsPerClient
         configuration.metricsBind = metricsBind.flatMap(Self.hostPort)
     }
 
