@@ -43,6 +43,7 @@ public final class DWImageServer: Sendable {
         var logger = Logger(label: "dwfetch.serve")
         logger.logLevel = configuration.logLevel
         self.logger = logger
+        for warning in Self.startupWarnings(configuration) { logger.warning("\(warning)") }
 
         let cache = DWWebImageCache(configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
         DWCachePolicyMarker.adopt(cache, fingerprint: DWCachePolicyMarker.fingerprint(of: configuration))
@@ -88,5 +89,15 @@ public final class DWImageServer: Sendable {
                             metrics: metrics, logger: logger)
         }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
+    }
+
+    /// What ``init(configuration:)`` logs at warning level for `configuration`: today, that it checks no signature
+    /// (no ``DWServeConfiguration/signers``, as in `DWServeConfiguration()`), whatever address it listens on.
+    public static func startupWarnings(_ configuration: DWServeConfiguration) -> [String] {
+        guard configuration.signers.isEmpty else { return [] }
+        return ["no signature key: any signature is accepted (insecure); whatever can reach "
+                + "\(configuration.host):\(configuration.port), a reverse proxy on this host included, can ask for any "
+                + "transform of any allowed source: give a key (--key, --key-file, IMGPROXY_KEY) unless only trusted "
+                + "clients can connect"]
     }
 }

@@ -1,5 +1,5 @@
 // DWLocalFileLoader's open, both ways (openat2, and the O_NOFOLLOW walk an old kernel gets), on real files, symlinks
-// and a FIFO (review 4, N-L11).
+// and a FIFO; and the start-up warning of an unsigned configuration (review 4, N-L8, N-L11).
 import DWWebImage
 @testable import DWWebImageServer
 import Foundation
@@ -64,5 +64,14 @@ final class LocalLoaderTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(fd, 0)
         close(fd)
         XCTAssertEqual(DWLocalFileLoader.openBeneath(["link.png"], under: directory, flags: O_RDONLY), -1)
+    }
+
+    func testAnUnsignedConfigurationIsWarnedAbout() throws {
+        let warnings = DWImageServer.startupWarnings(DWServeConfiguration())
+        XCTAssertEqual(warnings.count, 1)
+        XCTAssertTrue(warnings[0].contains("a reverse proxy on this host"), warnings[0])
+        var signed = DWServeConfiguration()
+        signed.signers = [try XCTUnwrap(DWURLSigner(keyHex: "6b6579", saltHex: "73"))]
+        XCTAssertEqual(DWImageServer.startupWarnings(signed), [])
     }
 }
