@@ -28,6 +28,28 @@ final class SlowClientTests: ServeTestCase {
         XCTAssertLessThan(received, big.count, "the connection was closed before the body was written in full")
     }
 
+    func testASlowClientThatKeepsReadingOutlivesTheWriteTimeout() throws {
+        let big = SampleImages.png(approximateSize: 12_000_000)
+        origin.setRoute("/big.png", .ok(big, contentType: "image/png"))
+        let server = try serve(["--write-timeout", "2"])
+        let fd = try Self.connect(port: server.port, from: "127.0.0.1", receiveBuffer: 65536, receiveTimeout: 20)
+        defer { close(fd) }
+        let request = "GET \(ProxyPath.plain(origin.url("/big.png"), options: "raw:1")) HTTP/1.1\r\nHost: x\r\n"
+            + "Connection: close\r\n\r\n"
+        XCTAssertEqual(Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, request.utf8.count)
+        let started = ContinuousClock.now
+        var received = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {  // at most 64 KiB each 50 ms, about 1.3 MB/s: the 12 MB take several write timeouts
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += n
+            usleep(50_000)
+        }
+        XCTAssertGreaterThan(ContinuousClock.now - started, .seconds(4), "the reading outlasted the write timeout")
+        XCTAssertGreaterThan(received, big.count, "head and whole body: progress keeps the connection")
+    }
+
     func testAClientOverItsConnectionShareCannotStopAnotherClient() throws {
         let server = try serve(["--max-connections", "8", "--header-timeout", "60", "--idle-timeout", "60"])
         var silent: [Int32] = []

@@ -65,7 +65,7 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var timer: (task: Scheduled<Void>, at: NIODeadline)?
 
     /// The largest body part handed on in one write: a write's promise is the only progress a handler sees.
-    static let sliceBytes = 128 * 1024
+    static let sliceBytes = 64 * 1024
 
     /// `headerTimeout`, `idleTimeout` and `writeTimeout` in seconds (all > 0).
     init(drain: DWConnectionDrain, headerTimeout: Double, idleTimeout: Double, writeTimeout: Double) {
