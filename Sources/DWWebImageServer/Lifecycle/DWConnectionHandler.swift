@@ -61,7 +61,7 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var deadline: NIODeadline?
     /// When the write wait ends (no write completed since); nil while no write is pending.
     private var writeDeadline: NIODeadline?
-    /// The event-loop timer and when it fires (at or before ``deadline``).
+    /// The event-loop timer and when it fires (at or before the earlier of ``deadline`` and ``writeDeadline``).
     private var timer: (task: Scheduled<Void>, at: NIODeadline)?
 
     /// The largest body part handed on in one write: a write's promise is the only progress a handler sees.
