@@ -89,10 +89,14 @@ let package = Package(
         // Real peers for tests: Apache, lighttpd, Caddy, Python's http.server, nginx over TLS with a CA made by
         // openssl, tinyproxy, each started on 127.0.0.1 with a generated config; and a proxy that cuts downloads.
         .target(name: "DWTestPeers", dependencies: ["DWLocking"]),
+        // openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) for serve's local:// files (glibc has no wrapper, Swift cannot
+        // call the variadic syscall()); no policy lives in C.
+        .target(name: "COpenBeneath"),
         // `dwfetch serve`: an imgproxy-compatible image proxy on Hummingbird 2 over the pipeline.
         .target(
             name: "DWWebImageServer",
             dependencies: [
+                "COpenBeneath",
                 "DWWebImage",
                 "DWWebImageProcessing",
                 "DWLocking",

@@ -28,7 +28,7 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Option(name: .customLong("fallback-status"), help: ArgumentHelp("Status of the fallback image.", valueName: "CODE"))
     package var fallbackStatus = 200
     @Option(name: .customLong("fallback-max-age"), help: ArgumentHelp(
-        "Cache-Control max-age of the fallback image (default: --max-age).", valueName: "SEC"))
+        "Cache-Control max-age of the fallback image (default: 60).", valueName: "SEC"))
     package var fallbackMaxAge: Int?
     @Option(name: .customLong("preferred-formats"), help: ArgumentHelp(
         "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, animation).",

@@ -65,6 +65,14 @@ package struct ServeSecurityOptions: ParsableArguments {
     package var idleTimeout: Double = 10
     @Option(name: .customLong("max-connections"), help: ArgumentHelp("Client connections at once.", valueName: "N"))
     package var maxConnections = 1024
+    @Option(name: .customLong("write-timeout"), help: ArgumentHelp(
+        "Seconds a response's writes may make no progress (a client not reading); then the connection closes.",
+        valueName: "SEC"))
+    package var writeTimeout: Double = 10
+    @Option(name: .customLong("max-connections-per-client"), help: ArgumentHelp(
+        "Connections at once from one client address; more are closed at once (default: a quarter of "
+            + "--max-connections, at least 2).", valueName: "N"))
+    package var maxConnectionsPerClient: Int?
     @Option(name: .customLong("metrics-bind"), help: ArgumentHelp(
         "Serve /metrics here only (off when not given; the public port answers 404).", valueName: "HOST:PORT"))
     package var metricsBind: String?
@@ -73,7 +81,7 @@ package struct ServeSecurityOptions: ParsableArguments {
         guard keys.count == salts.count else { throw ValidationError("--key and --salt go together, one salt per key") }
         guard maxResultDimension > 0, maxResultPixels > 0, maxAnimationFrames > 0, (workers ?? 1) > 0, queue >= 0,
               requestTimeout > 0, (maxPerHost ?? 1) > 0, cacheLimit.bytes >= 0, cacheMaxAge > 0, headerTimeout > 0,
-              idleTimeout > 0, maxConnections > 0 else {
+              idleTimeout > 0, maxConnections > 0, writeTimeout > 0, (maxConnectionsPerClient ?? 1) > 0 else {
             throw ValidationError("limits must be positive")
         }
         if let metricsBind, Self.hostPort(metricsBind) == nil { throw ValidationError("--metrics-bind takes HOST:PORT") }

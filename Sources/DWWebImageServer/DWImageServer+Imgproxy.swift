@@ -24,41 +24,24 @@ extension DWImageServer {
         return chain
     }
 
-    /// A `local:///path` source read under `--local-root`: 404 without a root, for a path that escapes it (`..`, a
-    /// symlink out, an absolute path elsewhere) or a missing file. Runs on the request's task.
+    /// A `local:///path` source read whole on the caller's thread, for `/info` (image requests load local files
+    /// through the pipeline: ``DWLocalFileLoader``): opened as the loader opens it (no symlink, nothing outside
+    /// `--local-root`, 404 otherwise), at most `--max-size` bytes (422 beyond, from the file's size), then `chain`.
     func localImage(_ source: String, chain: [any DWImageProcessor]) throws(DWWebImageError) -> DWImage {
-        guard let root = configuration.imgproxy.localRoot else {
-            throw DWWebImageError(.httpStatus, "local:// sources are not enabled", httpStatus: 404)
-        }
-        guard let file = Self.localFile(source, root: root) else {
-            throw DWWebImageError(.httpStatus, "local file is outside --local-root or missing", httpStatus: 404)
-        }
-        guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw DWWebImageError(.httpStatus, "local file cannot be read", httpStatus: 404)
-        }
+        let loader = DWLocalFileLoader(root: configuration.imgproxy.localRoot)
+        let data = try loader.readWhole(source, maxBytes: configuration.maxSize)
         let image = try DWImage(data: data, maxPixelCount: configuration.maxPixels)
         return try DWImageProcessors.apply(chain, to: image)
     }
 
-    /// The file a `local:///path` names, resolved (symlinks followed), if it lies inside `root`; nil otherwise.
-    static func localFile(_ source: String, root: URL) -> URL? {
-        let path = String(source.dropFirst("local://".count))
-        guard path.hasPrefix("/"), let decoded = path.removingPercentEncoding,
-              !decoded.split(separator: "/").contains("..") else { return nil }
-        let resolved = root.appendingPathComponent(String(decoded.dropFirst())).resolvingSymlinksInPath()
-        let rootPath = root.resolvingSymlinksInPath().path
-        guard resolved.path.hasPrefix(rootPath + "/") else { return nil }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return nil
-        }
-        return resolved
-    }
-
-    /// The fallback image through `chain`, when one is configured and processes; nil otherwise.
-    func fallbackImage(chain: [any DWImageProcessor]) -> DWImage? {
-        guard let fallback = configuration.imgproxy.fallbackImage else { return nil }
-        return try? DWImageProcessors.apply(chain, to: fallback)
+    /// The fallback image through `chain`, when one is configured and processes; nil otherwise. Made by the pipeline
+    /// (``DWFallbackLoader``) on its processing queue and kept in its memory cache per chain identifier, so failing
+    /// requests with a chain seen before cost no transform. Awaited on the request's task.
+    func fallbackImage(chain: [any DWImageProcessor]) async -> DWImage? {
+        guard let fallbackSource else { return nil }
+        var options = Self.options(for: chain)
+        options.insert(.cacheMemoryOnly)  // made from a file given at start-up: never worth a disk entry
+        return try? await manager.image(withURL: fallbackSource, options: options)
     }
 
     /// `inline` or `attachment` with a file name made safe: `fn:` or the source's last path component (without

@@ -33,6 +33,8 @@ public final class DWImageServer: Sendable {
     let gate: DWWorkGate
     /// Variants shared with other instances (``DWServeConfiguration/resultStorage``), or nil.
     let resultStorage: DWResultStorage?
+    /// The name the pipeline loads the fallback image under (``DWFallbackLoader``); nil without one.
+    let fallbackSource: String?
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
@@ -41,6 +43,7 @@ public final class DWImageServer: Sendable {
         var logger = Logger(label: "dwfetch.serve")
         logger.logLevel = configuration.logLevel
         self.logger = logger
+        for warning in Self.startupWarnings(configuration) { logger.warning("\(warning)") }
 
         let cache = DWWebImageCache(configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
         DWCachePolicyMarker.adopt(cache, fingerprint: DWCachePolicyMarker.fingerprint(of: configuration))
@@ -64,6 +67,11 @@ public final class DWImageServer: Sendable {
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)
         pipeline.s3 = configuration.s3
+        // Only the server's own loaders: `local://` under --local-root and the fallback image; never the library's
+        // file:// and data: loaders (review 4, N-L5), whatever DWProxyURL lets through in future.
+        let fallback = configuration.imgproxy.fallbackImage.map(DWFallbackLoader.init(image:))
+        fallbackSource = fallback?.source
+        pipeline.loaders = [DWLocalFileLoader(root: configuration.imgproxy.localRoot)] + (fallback.map { [$0] } ?? [])
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)
@@ -83,5 +91,15 @@ public final class DWImageServer: Sendable {
                             metrics: metrics, logger: logger)
         }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
+    }
+
+    /// What ``init(configuration:)`` logs at warning level for `configuration`: today, that it checks no signature
+    /// (no ``DWServeConfiguration/signers``, as in `DWServeConfiguration()`), whatever address it listens on.
+    public static func startupWarnings(_ configuration: DWServeConfiguration) -> [String] {
+        guard configuration.signers.isEmpty else { return [] }
+        return ["no signature key: any signature is accepted (insecure); whatever can reach "
+                + "\(configuration.host):\(configuration.port), a reverse proxy on this host included, can ask for any "
+                + "transform of any allowed source: give a key (--key, --key-file, IMGPROXY_KEY) unless only trusted "
+                + "clients can connect"]
     }
 }

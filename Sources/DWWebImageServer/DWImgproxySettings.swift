@@ -20,8 +20,9 @@ public struct DWImgproxySettings: Sendable {
     public var fallbackImage: DWImage?
     /// The status the fallback image is served with (default 200).
     public var fallbackStatus = 200
-    /// `Cache-Control: max-age` of the fallback image; nil: the server's `max-age`.
-    public var fallbackMaxAge: Int?
+    /// `Cache-Control: max-age` of the fallback image (default 60 s: a CDN should not keep a placeholder served for
+    /// a transient failure long after the origin is back); nil: the server's `max-age`.
+    public var fallbackMaxAge: Int? = 60
     /// The output formats of a URL that names none (imgproxy's `IMGPROXY_PREFERRED_FORMATS`, default JPEG, PNG, GIF).
     public var preferredFormats = DWPreferredFormats.imgproxyDefault
     /// Formats the request's `Accept` may pick (`--auto-webp`, `--auto-avif`, `--auto-jxl`, `--enforce-*`).
@@ -32,7 +33,8 @@ public struct DWImgproxySettings: Sendable {
     /// An SVG served as SVG is sanitised (``DWSVGSanitizer``; imgproxy's `IMGPROXY_SANITIZE_SVG`, default on).
     public var sanitizeSVG = true
 
-    /// No presets, no watermark, no local files, no fallback; imgproxy's preferred formats.
+    /// No presets, no watermark, no local files, no fallback (whose max-age would be 60 s); imgproxy's preferred
+    /// formats.
     public init() {}
 
     /// `webp=79,avif=63` → qualities; nil when malformed.

@@ -86,6 +86,14 @@ public struct DWServeConfiguration: Sendable {
     public var idleTimeout: TimeInterval = 10
     /// Client connections open at once (`--max-connections`, default 1024); more are closed on accept.
     public var maxConnections = 1024
+    /// Seconds a connection's pending response writes may go without progress (`--write-timeout`, default 10,
+    /// imgproxy's `IMGPROXY_WRITE_RESPONSE_TIMEOUT`); then it is closed: a client that does not read its response.
+    public var writeTimeout: TimeInterval = 10
+    /// Connections open at once from one client address (`--max-connections-per-client`); more are closed at once.
+    /// nil: a quarter of ``maxConnections``, at least 2 (``connectionsPerClient``).
+    public var maxConnectionsPerClient: Int?
+    /// ``maxConnectionsPerClient``, or its default from ``maxConnections``.
+    public var connectionsPerClient: Int { maxConnectionsPerClient ?? max(2, maxConnections / 4) }
     /// Where `/metrics` is served (`--metrics-bind HOST:PORT`); nil = nowhere (the public port answers 404).
     public var metricsBind: (host: String, port: Int)?
     /// Strip EXIF, XMP and IPTC from every output, the no-options case included (re-encoded); imgproxy's default.

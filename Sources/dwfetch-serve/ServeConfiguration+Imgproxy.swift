@@ -33,7 +33,7 @@ extension DWImgproxySettings {
         watermark = try options.watermark.map { try Self.image(at: $0, flag: "--watermark") }
         fallbackImage = try options.fallbackImage.map { try Self.image(at: $0, flag: "--fallback-image") }
         fallbackStatus = options.fallbackStatus
-        fallbackMaxAge = options.fallbackMaxAge
+        if let maxAge = options.fallbackMaxAge { fallbackMaxAge = maxAge }  // else the settings' 60 s
         guard let preferred = DWPreferredFormats(parsing: options.preferredFormats) else {
             throw ValidationError("--preferred-formats expects formats like jpeg,png,gif")
         }

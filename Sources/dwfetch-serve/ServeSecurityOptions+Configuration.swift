@@ -7,7 +7,8 @@ import Foundation
 
 extension ServeSecurityOptions {
     /// Fills `configuration` (whose `host` and `jobs` are already set). Throws a ValidationError for unusable keys or
-    /// an unsigned non-loopback listener; writes one warning line to stderr per short key, and one when unsigned.
+    /// an unsigned non-loopback listener; writes one warning line to stderr per short key, and one for a key file
+    /// that group or others may read or write (the unsigned warning is the server's, ``DWImageServer/startupWarnings(_:)``).
     func apply(to configuration: inout DWServeConfiguration,
                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         let pairs = try keyPairs(environment: environment)
@@ -24,7 +25,7 @@ extension ServeSecurityOptions {
                 throw ValidationError("no --key: refusing to listen on \(configuration.host) unsigned; "
                                       + "give a key, or --allow-unsigned")
             }
-            warn("no signature key: any signature is accepted (insecure)")
+            // DWImageServer.init warns (DWImageServer.startupWarnings), for embedders too.
         }
         configuration.signers = signers
         var limits = DWResultLimits()
@@ -44,6 +45,8 @@ extension ServeSecurityOptions {
         configuration.headerTimeout = headerTimeout
         configuration.idleTimeout = idleTimeout
         configuration.maxConnections = maxConnections
+        configuration.writeTimeout = writeTimeout
+        configuration.maxConnectionsPerClient = maxConnectionsPerClient
         configuration.metricsBind = metricsBind.flatMap(Self.hostPort)
     }
 
@@ -61,6 +64,11 @@ extension ServeSecurityOptions {
         if let keyFile {
             guard let text = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
                 throw ValidationError("cannot read --key-file \(keyFile)")
+            }
+            var info = stat()
+            if stat(keyFile, &info) == 0, info.st_mode & 0o077 != 0 {
+                warn("--key-file \(keyFile) is readable or writable by others than its owner "
+                     + "(mode \(String(info.st_mode & 0o777, radix: 8))): chmod 600 it")
             }
             for line in text.split(whereSeparator: \.isNewline) {
                 let line = line.trimmingCharacters(in: .whitespaces)

@@ -164,3 +164,34 @@ extension TransferRequest {
         self.pathAsIs = true
     }
 }
+
+extension DWS3Configuration: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The endpoint and region; the access key ID masked to its last four characters, the secret and the session
+    /// token only said to be set: a configuration interpolated into a log line never leaks a credential.
+    public var description: String {
+        "DWS3Configuration(endpoint: \(endpoint), region: \(region), accessKeyID: \(Self.masked(accessKeyID)), "
+            + "secretAccessKey: \(Self.redacted(secretAccessKey)), sessionToken: \(Self.redacted(sessionToken)))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the fields of ``description``, redacted the same way.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "endpoint": endpoint, "region": region, "accessKeyID": Self.masked(accessKeyID),
+                "secretAccessKey": Self.redacted(secretAccessKey),
+                "sessionToken": Self.redacted(sessionToken)
+            ],
+            displayStyle: .struct)
+    }
+
+    private static func redacted(_ value: String?) -> String { value == nil ? "nil" : "<redacted>" }
+
+    private static func masked(_ value: String?) -> String {
+        guard let value else { return "nil" }
+        return value.count > 8 ? "…" + value.suffix(4) : "<redacted>"
+    }
+}

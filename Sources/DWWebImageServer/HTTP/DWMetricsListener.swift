@@ -7,7 +7,7 @@ import ServiceLifecycle
 extension DWImageServer {
     /// The metrics listener as a service run beside the public one (none without `--metrics-bind`): `GET /metrics`
     /// answers the Prometheus text, anything else 404. `onListening` gets its bound port. Runs on Hummingbird's event
-    /// loops; stops with the public listener.
+    /// loops, with the public listener's connection timers; stops with the public listener.
     func metricsServices(onListening: @escaping @Sendable (Int) -> Void) -> [any Service] {
         guard let bind = configuration.metricsBind else { return [] }
         let metrics = self.metrics
@@ -21,8 +21,12 @@ extension DWImageServer {
         }
         var logger = Logger(label: "dwfetch.serve.metrics")
         logger.logLevel = configuration.logLevel
+        // The public listener's connection handling (review 4, N-L10): header, idle and write timers, and a quarter
+        // of the 64 connections per client address, so silent sockets cannot keep the scraper out.
+        let drain = DWConnectionDrain(logger: logger, maxPerClient: 16)
         let app = Application(
             responder: responder,
+            server: connectionServer(drain: drain),
             configuration: .init(address: .hostname(bind.host, port: bind.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(64)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },

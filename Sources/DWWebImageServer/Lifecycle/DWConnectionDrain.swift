@@ -12,6 +12,8 @@ import NIOCore
 final class DWConnectionDrain: Sendable {
     private struct Connection {
         let channel: any Channel
+        /// The client's address (without its port), nil for one that has none (a Unix socket).
+        let peer: String?
         /// Requests read whose response has not been written to the socket in full yet.
         var busy = 0
         /// The latest request's target, for the line that reports a cut.
@@ -20,6 +22,8 @@ final class DWConnectionDrain: Sendable {
 
     private struct State {
         var connections: [ObjectIdentifier: Connection] = [:]
+        /// Open connections per client address.
+        var perPeer: [String: Int] = [:]
         var shuttingDown = false
         var forcing = false
         var finished = false
@@ -28,10 +32,14 @@ final class DWConnectionDrain: Sendable {
 
     private let state = DWLock(State())
     private let logger: Logger
+    /// Connections one client address may hold at once (`--max-connections-per-client`).
+    let maxPerClient: Int
 
-    /// A drain that reports on `logger` (notice level: shutdown started; error level: responses cut).
-    init(logger: Logger) {
+    /// A drain that reports on `logger` (notice level: shutdown started; error level: responses cut), admitting at
+    /// most `maxPerClient` connections from one client address.
+    init(logger: Logger, maxPerClient: Int = .max) {
         self.logger = logger
+        self.maxPerClient = maxPerClient
     }
 
     /// Whether the shutdown has started: responses written from now on carry `Connection: close`.
@@ -39,12 +47,28 @@ final class DWConnectionDrain: Sendable {
     /// Whether the deadline has passed: closes are no longer held back for unwritten bytes.
     var isForcing: Bool { state.withLock { $0.forcing } }
 
-    func opened(_ channel: any Channel) {
-        state.withLock { $0.connections[ObjectIdentifier(channel)] = Connection(channel: channel) }
+    /// A new connection: false (and not counted) when its client address already holds ``maxPerClient``
+    /// connections — its handler closes it at once, so one client cannot take every connection slot (review 4, N-M5).
+    func opened(_ channel: any Channel) -> Bool {
+        let peer = channel.remoteAddress?.ipAddress
+        return state.withLock { state in
+            if let peer {
+                let count = state.perPeer[peer, default: 0]
+                guard count < maxPerClient else { return false }
+                state.perPeer[peer] = count + 1
+            }
+            state.connections[ObjectIdentifier(channel)] = Connection(channel: channel, peer: peer)
+            return true
+        }
     }
 
+    /// A connection ``opened(_:)`` admitted has closed (others are ignored).
     func closed(_ channel: any Channel) {
-        _ = state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+        state.withLock { state in
+            guard let connection = state.connections.removeValue(forKey: ObjectIdentifier(channel)),
+                  let peer = connection.peer, let count = state.perPeer[peer] else { return }
+            state.perPeer[peer] = count > 1 ? count - 1 : nil
+        }
     }
 
     func requestStarted(on channel: any Channel, path: String) {

@@ -1,5 +1,6 @@
 // DWConnectionHandler: a connection's one handler of ours — holds its close back until its response bytes are in the
-// socket (draining), and closes it when slow to send a request head or idle too long between requests (timers).
+// socket (draining), closes it when slow to send a request head, idle too long between requests or not reading its
+// response (timers), and refuses a client's connections beyond its share.
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
@@ -17,16 +18,24 @@ import NIOHTTPTypes
 /// During a shutdown it adds `Connection: close` to every response head, so keep-alive clients reconnect elsewhere.
 /// Once ``DWConnectionDrain/isForcing`` (the shutdown deadline), closes pass at once.
 ///
-/// **Timers**, at most one wait running:
+/// **Timers**, at most one of the first two waits running:
 /// - the **header wait** (`--header-timeout`): from the connection's start, or from the first byte of a keep-alive
 ///   connection's next request, until that request's head has been decoded in full — a slowloris is closed then;
 /// - the **idle wait** (`--idle-timeout`): from the end of a response (its last write done), while no byte of a next
-///   request has arrived — an idle keep-alive connection is closed then.
+///   request has arrived — an idle keep-alive connection is closed then;
+/// - the **write wait** (`--write-timeout`): while writes are pending, from the last one that completed (or the first
+///   handed on) — a client that does not read its response is closed then, its buffers freed (review 4, N-M5). A
+///   body is handed on in slices of ``sliceBytes``, so a slow reader that does read completes a write every slice
+///   and keeps its connection.
 ///
-/// Neither runs while a request is open (its head arrived, its response not yet written): a slow body upload or a
-/// long transform is the request deadline's business. A wait is a deadline checked by one event-loop timer that is
-/// rescheduled only when it would fire too late (not cancelled and scheduled again per request): when it fires
-/// before the current deadline, it sets itself for that deadline; with no wait running, it does nothing.
+/// Neither of the first two runs while a request is open (its head arrived, its response not yet written): a slow
+/// body upload or a long transform is the request deadline's business. A wait is a deadline checked by one
+/// event-loop timer that is rescheduled only when it would fire too late (not cancelled and scheduled again per
+/// request or write): when it fires before the earliest deadline, it sets itself for that deadline; with no wait
+/// running, it does nothing.
+///
+/// **Per-client share.** A connection from a client address that already holds its share
+/// (``DWConnectionDrain/maxPerClient``) is closed as soon as it is active, before anything is read from it.
 final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -41,24 +50,37 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let headerTimeout: TimeAmount
     private let idleTimeout: TimeAmount
+    private let writeTimeout: TimeAmount
+    /// Counted by the drain (within its client's share); false: closed at once.
+    private var admitted = false
     /// Request heads decoded whose response's end has not been written yet (more than one when pipelined).
     private var openRequests = 0
     /// Between requests, with no byte of the next one seen: the idle wait's state.
     private var isIdle = false
-    /// When the running wait ends; nil while none runs.
+    /// When the running header or idle wait ends; nil while none runs.
     private var deadline: NIODeadline?
-    /// The event-loop timer and when it fires (at or before ``deadline``).
+    /// When the write wait ends (no write completed since); nil while no write is pending.
+    private var writeDeadline: NIODeadline?
+    /// The event-loop timer and when it fires (at or before the earlier of ``deadline`` and ``writeDeadline``).
     private var timer: (task: Scheduled<Void>, at: NIODeadline)?
 
-    /// `headerTimeout` and `idleTimeout` in seconds (both > 0).
-    init(drain: DWConnectionDrain, headerTimeout: Double, idleTimeout: Double) {
+    /// The largest body part handed on in one write: a write's promise is the only progress a handler sees.
+    static let sliceBytes = 64 * 1024
+
+    /// `headerTimeout`, `idleTimeout` and `writeTimeout` in seconds (all > 0).
+    init(drain: DWConnectionDrain, headerTimeout: Double, idleTimeout: Double, writeTimeout: Double) {
         self.drain = drain
         self.headerTimeout = .nanoseconds(Int64(headerTimeout * 1_000_000_000))
         self.idleTimeout = .nanoseconds(Int64(idleTimeout * 1_000_000_000))
+        self.writeTimeout = .nanoseconds(Int64(writeTimeout * 1_000_000_000))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        drain.opened(context.channel)
+        admitted = drain.opened(context.channel)
+        guard admitted else {
+            if context.channel.isActive { context.close(promise: nil) }  // else once active (channelActive)
+            return
+        }
         let watcher = DWByteArrivalHandler { [self] in bytesArrived(context: context) }
         do {
             try context.pipeline.syncOperations.addHandler(watcher, position: .first)
@@ -73,8 +95,16 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         stopTimer()
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        guard admitted else {
+            context.close(promise: nil)
+            return
+        }
+        context.fireChannelActive()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
-        drain.closed(context.channel)
+        if admitted { drain.closed(context.channel) }
         stopTimer()
         context.fireChannelInactive()
     }
@@ -100,9 +130,19 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case .end:
             isEnd = true
-        case .body:
-            break
+        case .body(var buffer):
+            while buffer.readableBytes > Self.sliceBytes, let slice = buffer.readSlice(length: Self.sliceBytes) {
+                hand(.body(slice), isEnd: false, promise: nil, context: context)
+            }
+            part = .body(buffer)
         }
+        hand(part, isEnd: isEnd, promise: promise, context: context)
+    }
+
+    /// Hands one part on, its write tracked: the drain's count, the held closes and the write wait.
+    private func hand(_ part: HTTPResponsePart, isEnd: Bool, promise: EventLoopPromise<Void>?,
+                      context: ChannelHandlerContext) {
+        if unwritten == 0 { writesAdvanced(context: context) }
         unwritten += 1
         let written = context.eventLoop.makePromise(of: Void.self)
         if let promise { written.futureResult.cascade(to: promise) }
@@ -112,7 +152,12 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 drain.responseWritten(on: context.channel)
                 responseEnded(context: context)
             }
-            if unwritten == 0 { releaseHeldCloses(context: context) }
+            if unwritten == 0 {
+                writeDeadline = nil
+                releaseHeldCloses(context: context)
+            } else {
+                writesAdvanced(context: context)
+            }
         }
         context.write(wrapOutboundOut(part), promise: written)
     }
@@ -152,19 +197,42 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func wait(_ timeout: TimeAmount, context: ChannelHandlerContext) {
         let due = NIODeadline.now() + timeout
         deadline = due
-        if let timer, timer.at <= due { return }  // fires first, then sets itself for `due`
+        arm(for: due, context: context)
+    }
+
+    /// A write was handed on with none pending, or a pending one completed: the write wait starts again from now.
+    private func writesAdvanced(context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }  // closed: the failed writes complete, no wait
+        let due = NIODeadline.now() + writeTimeout
+        writeDeadline = due
+        arm(for: due, context: context)
+    }
+
+    /// Makes the timer fire by `due`: it moves only if it would fire later (then it sets itself for what is left).
+    private func arm(for due: NIODeadline, context: ChannelHandlerContext) {
+        if let timer, timer.at <= due { return }
         timer?.task.cancel()
         setTimer(at: due, context: context)
+    }
+
+    /// The earliest running wait's end; nil when none runs.
+    private var nextDeadline: NIODeadline? {
+        switch (deadline, writeDeadline) {
+        case (let a?, let b?): min(a, b)
+        case (let a?, nil): a
+        case (nil, let b): b
+        }
     }
 
     private func setTimer(at due: NIODeadline, context: ChannelHandlerContext) {
         let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
             timer = nil
-            guard let deadline else { return }  // no wait running
-            if NIODeadline.now() >= deadline {
-                context.close(promise: nil)
+            guard let next = nextDeadline else { return }  // no wait running
+            if NIODeadline.now() >= next {
+                stopTimer()
+                context.close(promise: nil)  // toward the socket: pending writes fail, nothing held back
             } else {
-                setTimer(at: deadline, context: context)
+                setTimer(at: next, context: context)
             }
         }
         timer = (task, due)
@@ -172,6 +240,7 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func stopTimer() {
         deadline = nil
+        writeDeadline = nil
         timer?.task.cancel()
         timer = nil
     }

@@ -1,6 +1,7 @@
 // DWImageServer.run: the whole server — router, HTTP/1.1 with draining connections, signals, malloc tuning.
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -15,13 +16,10 @@ extension DWImageServer {
         if configuration.tunesMalloc { startMallocTuning() }
         let router = Router(context: BasicRequestContext.self)
         mount(on: router, at: "", refusingOtherMethods: true)
-        let drain = DWConnectionDrain(logger: lifecycleLogger)
-        let (headerTimeout, idleTimeout) = (configuration.headerTimeout, configuration.idleTimeout)
+        let drain = DWConnectionDrain(logger: lifecycleLogger, maxPerClient: configuration.connectionsPerClient)
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [
-                DWConnectionHandler(drain: drain, headerTimeout: headerTimeout, idleTimeout: idleTimeout),
-            ])),
+            server: connectionServer(drain: drain),
             configuration: applicationConfiguration,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -50,6 +48,15 @@ extension DWImageServer {
         drain.finish()
         if drain.isForcing { return }  // the deadline passed: return without waiting for the cut responses' handlers
         try await serving.value
+    }
+
+    /// HTTP/1.1 with one ``DWConnectionHandler`` per connection (made for each): draining, the header, idle and write
+    /// timers, the per-client share. The public listener and the metrics listener both use it.
+    func connectionServer(drain: DWConnectionDrain) -> HTTPServerBuilder {
+        let (header, idle, write) = (configuration.headerTimeout, configuration.idleTimeout, configuration.writeTimeout)
+        return .http1(configuration: .init(additionalChannelHandlers: [
+            DWConnectionHandler(drain: drain, headerTimeout: header, idleTimeout: idle, writeTimeout: write),
+        ]))
     }
 
     /// The shutdown's own lines (draining, cut) at notice level even when the access log is off.

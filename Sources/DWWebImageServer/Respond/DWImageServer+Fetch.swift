@@ -6,9 +6,15 @@ extension DWImageServer {
     /// cache: concurrent identical requests share one download and one transform, and another chain over a cached
     /// original needs no request to the origin. With result storage, a variant goes through the shared store too
     /// (``sharedVariant(of:chain:storage:)``). Awaited in the request's task; delivered from the manager's queue.
+    ///
+    /// A `local://` source (``DWLocalFileLoader``) is kept in memory only and never shared: the file is on this
+    /// machine's disk already, and a changed file is read again once its variants have left the memory cache.
     func variant(of source: String, chain: [any DWImageProcessor]) async throws(DWWebImageError) -> DWImage {
-        guard let resultStorage, !chain.isEmpty else {
-            return try await manager.image(withURL: source, options: Self.options(for: chain))
+        let isLocal = source.hasPrefix(DWLocalFileLoader.scheme)
+        guard let resultStorage, !chain.isEmpty, !isLocal else {
+            var options = Self.options(for: chain)
+            if isLocal { options.insert(.cacheMemoryOnly) }
+            return try await manager.image(withURL: source, options: options)
         }
         return try await sharedVariant(of: source, chain: chain, storage: resultStorage)
     }

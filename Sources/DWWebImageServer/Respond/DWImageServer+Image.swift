@@ -7,7 +7,7 @@ import HTTPTypes
 /// An image request parsed and checked (signature, source, host), with its chain: what is left is the fetch.
 struct DWImageJob: Sendable {
     let url: DWProxyURL
-    /// A `local:///path` source (read under `--local-root`, never from the pipeline's cache).
+    /// A `local:///path` source (read under `--local-root` by ``DWLocalFileLoader``, kept in memory only).
     let isLocal: Bool
     /// The format the URL names (nil: picked per source, or by `Accept`).
     let named: DWImageFormat?
@@ -85,10 +85,9 @@ extension DWImageServer {
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
         do {
-            image = job.isLocal ? try localImage(job.url.source, chain: job.chain)
-                : try await variant(of: job.url.source, chain: job.chain)
+            image = try await variant(of: job.url.source, chain: job.chain)  // local:// too (DWLocalFileLoader)
         } catch {
-            guard let fallback = fallbackImage(chain: job.chain) else {
+            guard let fallback = await fallbackImage(chain: job.chain) else {
                 let (status, message) = DWStatusMapping.status(for: error)
                 return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
             }

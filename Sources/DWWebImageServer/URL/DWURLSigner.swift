@@ -62,3 +62,16 @@ public struct DWURLSigner: Sendable {
         }
     }
 }
+
+extension DWURLSigner: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The key's and salt's lengths only: a signer interpolated into a log line never shows them.
+    public var description: String { "DWURLSigner(key: <\(key.count) bytes>, salt: <\(salt.count) bytes>)" }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: the lengths, never the bytes.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["key": "<\(key.count) bytes>", "salt": "<\(salt.count) bytes>"], displayStyle: .struct)
+    }
+}
