@@ -33,6 +33,11 @@ package enum DWFetchMain {
     private static func status(
         of arguments: [String], as type: any ParsableCommand.Type, engines: DWFetchEngines
     ) -> Int32 {
+        var arguments = arguments
+        if type == ServeOptions.self, arguments.first == "serve" {
+            guard let withEnvironment = serveArguments(arguments, warn: engines.serve != nil) else { return 2 }
+            arguments = withEnvironment
+        }
         do {
             var command = try parse(arguments, as: type)
             switch command {
@@ -57,6 +62,28 @@ package enum DWFetchMain {
             let help = type == DWFetch.self ? "dwfetch --help" : "dwfetch \(type._commandName) --help"
             FileHandle.standardError.write(Data("Run '\(help)' for usage.\n".utf8))
             return 2
+        }
+    }
+
+    /// `serve`'s arguments with the flags its `IMGPROXY_*` environment stands for put first (the command line's own
+    /// win), and `IMGPROXY_S3_REGION` exported as `AWS_REGION`; nil (after printing why) when a variable does not
+    /// parse or cannot be honoured. Warnings are printed by the executable that runs the server only (the thin
+    /// dwfetch reads the same environment before it hands over).
+    private static func serveArguments(_ arguments: [String], warn: Bool) -> [String]? {
+        let environment = ProcessInfo.processInfo.environment
+        let rest = Array(arguments.dropFirst())
+        do {
+            let translation = try ServeEnvironment.translate(environment, arguments: rest)
+            if warn {
+                for warning in translation.warnings {
+                    FileHandle.standardError.write(Data("dwfetch serve: warning: \(warning)\n".utf8))
+                }
+            }
+            for (name, value) in ServeEnvironment.exportingS3Region(environment) { setenv(name, value, 1) }
+            return ["serve"] + translation.flags + rest
+        } catch {
+            FileHandle.standardError.write(Data("dwfetch serve: \(error)\n".utf8))
+            return nil
         }
     }
 

@@ -14,14 +14,17 @@ package struct ServeOptions: ParsableCommand {
         abstract: "Serve images through the pipeline at imgproxy-style URLs.",
         discussion: """
             GET /{signature}/{options}/{base64url source}[.ext]  or  /{signature}/{options}/plain/{source}[@ext]
-            options: every processing option of imgproxy's open-source edition (README: "Serving images");
+            options: every processing option of imgproxy's open-source edition (docs/serving.md);
             GET /info/{signature}/{info options}/{source}: the source's facts as JSON (imgproxy Pro's shape)
             GET /health; GET /metrics (Prometheus) only on --metrics-bind. SIGTERM or SIGINT: stop accepting, write
             every accepted response in full (at most --shutdown-timeout seconds), exit 0; a second signal exits at once
-            (143 or 130). Security defaults (limits, keys, timeouts): README.
+            (143 or 130). Security defaults (limits, keys, timeouts): docs/security.md.
             Sources on loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped addresses are refused (403)
             unless inside an --allow-network CIDR; the check is on the address actually connected, redirects included.
-            """)
+
+            imgproxy's environment, read at start (a flag on the command line wins; IMGPROXY_KEY and IMGPROXY_SALT take
+            comma lists; a variable serve cannot honour is a start-up error naming it, an unknown one a warning):
+            """ + ServeEnvironment.helpLines.joined(separator: "\n"))
 
     /// Every flag at its default.
     package init() {}

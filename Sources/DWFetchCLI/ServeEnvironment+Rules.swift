@@ -1,0 +1,158 @@
+// ServeEnvironment's table: each IMGPROXY_* variable serve knows, and the flags it becomes.
+import Foundation
+
+extension ServeEnvironment {
+    /// Every variable serve knows, by its name after `IMGPROXY_`.
+    static let rules: [String: Rule] = {
+        var table: [String: Rule] = [
+            "BIND": Rule(flag: "--host") { name, value throws(Failure) in try bind(name, value) },
+            "KEY": elsewhere, "SALT": elsewhere,
+            "WORKERS": integer("--workers", minimum: 1),
+            "REQUESTS_QUEUE_SIZE": integer("--queue", minimum: 0),
+            "MAX_CLIENTS": integer("--max-connections", minimum: 1),
+            "TIMEOUT": seconds("--request-timeout"),
+            "READ_REQUEST_TIMEOUT": seconds("--header-timeout"),
+            "WRITE_RESPONSE_TIMEOUT": seconds("--write-timeout"),
+            "KEEP_ALIVE_TIMEOUT": seconds("--idle-timeout"),
+            "DOWNLOAD_TIMEOUT": seconds("--timeout"),
+            "TTL": integer("--max-age", minimum: 0),
+            "FALLBACK_IMAGE_TTL": integer("--fallback-max-age", minimum: 0),
+            "MAX_SRC_RESOLUTION": Rule(flag: "--max-pixels") { name, value throws(Failure) in
+                let megapixels = try number(name, value)
+                guard megapixels > 0 else { throw Failure(variable: name, reason: "must be above 0 (megapixels)") }
+                return ["--max-pixels", String(Int((megapixels * 1_000_000).rounded()))]
+            },
+            "MAX_SRC_FILE_SIZE": Rule(flag: "--max-size") { name, value throws(Failure) in
+                let bytes = try int(name, value)
+                guard bytes > 0 else {
+                    throw Failure(variable: name, reason: "0 (no limit) is not allowed by dwfetch serve: give a size")
+                }
+                return ["--max-size", String(bytes)]
+            },
+            "MAX_ANIMATION_FRAMES": integer("--max-animation-frames", minimum: 1),
+            "PREFERRED_FORMATS": text("--preferred-formats"),
+            "FORMAT_QUALITY": text("--format-quality"),
+            "LOCAL_FILESYSTEM_ROOT": text("--local-root"),
+            "WATERMARK_PATH": text("--watermark"),
+            "FALLBACK_IMAGE_PATH": text("--fallback-image"),
+            "FALLBACK_IMAGE_HTTP_CODE": integer("--fallback-status", minimum: 100),
+            "S3_ENDPOINT": text("--s3-endpoint"),
+            "PROMETHEUS_BIND": text("--metrics-bind"),
+            "PRESETS": Rule(flag: "--preset") { _, value in list(value).flatMap { ["--preset", $0] } },
+            "PRESETS_PATH": Rule(flag: "--preset") { name, value throws(Failure) in try presetFile(name, value) },
+            "USE_S3": enable("--allow-s3"),
+            "ONLY_PRESETS": enable("--only-presets"),
+            "ALLOW_SECURITY_OPTIONS": enable("--allow-security-options"),
+            "ALWAYS_RASTERIZE_SVG": enable("--always-rasterize-svg"),
+            "AUTO_WEBP": enable("--auto-webp"), "ENABLE_WEBP_DETECTION": enable("--auto-webp"),
+            "ENFORCE_WEBP": enable("--enforce-webp"), "AUTO_AVIF": enable("--auto-avif"),
+            "ENFORCE_AVIF": enable("--enforce-avif"), "AUTO_JXL": enable("--auto-jxl"),
+            "ENFORCE_JXL": enable("--enforce-jxl"),
+            "SANITIZE_SVG": Rule(flag: "--sanitize-svg") { name, value throws(Failure) in
+                [try bool(name, value) ? "--sanitize-svg" : "--no-sanitize-svg"]
+            },
+            "ALLOW_LOOPBACK_SOURCE_ADDRESSES": networks(["127.0.0.0/8", "::1/128"]),
+            "ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": networks(["169.254.0.0/16", "fe80::/10"]),
+            "ALLOW_PRIVATE_SOURCE_ADDRESSES": networks(["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]),
+            "LOG_LEVEL": Rule(flag: "--verbose") { name, value throws(Failure) in
+                switch value.lowercased() {
+                case "debug", "info": return ["--verbose"]
+                case "warn", "warning", "error", "fatal": return []
+                default: throw Failure(variable: name, reason: "'\(value)' is not debug, info, warn or error")
+                }
+            },
+            "S3_REGION": elsewhere  // read as AWS_REGION by ``exportingS3Region(_:)``
+        ]
+        // Recognised, not honoured: accepted only at imgproxy's default.
+        for (name, value) in notHonoured { table[name] = unsupported(default: value) }
+        return table
+    }()
+
+    /// imgproxy's variables serve has no equivalent for yet, with imgproxy's default (nil: any value is refused).
+    static let notHonoured: [String: String?] = [
+        "SIGNATURE_SIZE": "32", "TRUSTED_SIGNATURES": "", "SECRET": "", "CACHE_CONTROL_PASSTHROUGH": "false",
+        "SET_CANONICAL_HEADER": "false", "USE_ETAG": "true", "USE_LAST_MODIFIED": "false", "ALLOW_ORIGIN": "",
+        "ENABLE_CLIENT_HINTS": "false", "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
+        "MAX_REDIRECTS": "10", "ALLOWED_SOURCES": "", "USER_AGENT": nil, "IGNORE_SSL_VERIFICATION": "false",
+        "QUALITY": "80", "JPEG_PROGRESSIVE": "false", "PNG_INTERLACED": "false", "PNG_QUANTIZE": "false",
+        "PNG_QUANTIZATION_COLORS": "256", "WEBP_EFFORT": nil, "AVIF_SPEED": "9", "JXL_EFFORT": "4",
+        "ALLOWED_PROCESSING_OPTIONS": "", "BASE_URL": "", "URL_REPLACEMENTS": "", "PATH_PREFIX": "",
+        "WATERMARK_DATA": "", "WATERMARK_OPACITY": "1", "FALLBACK_IMAGE_DATA": "", "STRIP_METADATA": "true",
+        "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
+        "RETURN_ATTACHMENT": "false", "HEALTH_CHECK_PATH": "", "PROMETHEUS_NAMESPACE": "", "LOG_FORMAT": "pretty",
+        "OPEN_TELEMETRY_ENABLE": "false", "OPEN_TELEMETRY_ENDPOINT": ""
+    ]
+
+    /// `AWS_REGION` from `IMGPROXY_S3_REGION` when the environment has no `AWS_REGION` of its own.
+    package static func exportingS3Region(_ environment: [String: String]) -> [String: String] {
+        guard let region = environment["IMGPROXY_S3_REGION"], !region.isEmpty, environment["AWS_REGION"] == nil
+        else { return [:] }
+        return ["AWS_REGION": region]
+    }
+
+    // MARK: - Rule makers
+
+    static let elsewhere = Rule(flag: nil) { _, _ in [] }
+
+    static func text(_ flag: String) -> Rule {
+        Rule(flag: flag) { _, value in value.isEmpty ? [] : [flag, value] }
+    }
+
+    static func integer(_ flag: String, minimum: Int) -> Rule {
+        Rule(flag: flag) { name, value throws(Failure) in
+            let number = try int(name, value)
+            guard number >= minimum else { throw Failure(variable: name, reason: "must be at least \(minimum)") }
+            return [flag, String(number)]
+        }
+    }
+
+    static func seconds(_ flag: String) -> Rule {
+        Rule(flag: flag) { name, value throws(Failure) in
+            let seconds = try number(name, value)
+            guard seconds > 0 else { throw Failure(variable: name, reason: "must be above 0 seconds") }
+            return [flag, String(seconds)]
+        }
+    }
+
+    static func enable(_ flag: String) -> Rule {
+        Rule(flag: flag) { name, value throws(Failure) in try bool(name, value) ? [flag] : [] }
+    }
+
+    static func networks(_ cidrs: [String]) -> Rule {
+        Rule(flag: nil) { name, value throws(Failure) in
+            try bool(name, value) ? cidrs.flatMap { ["--allow-network", $0] } : []
+        }
+    }
+
+    /// Refused unless the value is imgproxy's default (as a boolean when both read as one).
+    static func unsupported(default fallback: String?) -> Rule {
+        Rule(flag: nil) { name, value throws(Failure) in
+            if let fallback {
+                if value == fallback || value.isEmpty { return [] }
+                if let a = try? bool(name, value), let b = try? bool(name, fallback), a == b { return [] }
+            }
+            throw Failure(
+                variable: name,
+                reason: "is set, and dwfetch serve has no equivalent yet (only imgproxy's default); unset it")
+        }
+    }
+
+    /// `IMGPROXY_BIND`: `host:port`, `:port` (every interface, as imgproxy) or `[v6]:port`.
+    static func bind(_ name: String, _ value: String) throws(Failure) -> [String] {
+        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { throw Failure(variable: name, reason: "'\(value)' is not HOST:PORT") }
+        var host = String(value[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return ["--host", host.isEmpty ? "0.0.0.0" : host, "--port", String(port)]
+    }
+
+    /// `IMGPROXY_PRESETS_PATH`: one `NAME=OPTIONS` a line, `#` comments and blank lines skipped.
+    static func presetFile(_ name: String, _ path: String) throws(Failure) -> [String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw Failure(variable: name, reason: "cannot read '\(path)'")
+        }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.flatMap { ["--preset", $0] }
+    }
+}

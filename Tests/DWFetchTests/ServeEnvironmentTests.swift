@@ -1,0 +1,50 @@
+// ServeEnvironment in-process: imgproxy's variables to serve's flags, value syntax, the command line winning.
+import ArgumentParser
+import DWFetchCLI
+import XCTest
+
+final class ServeEnvironmentTests: XCTestCase {
+    private func flags(_ environment: [String: String], _ arguments: [String] = []) throws -> [String] {
+        try ServeEnvironment.translate(environment, arguments: arguments).flags
+    }
+
+    func testEachKindOfValue() throws {
+        XCTAssertEqual(try flags(["IMGPROXY_BIND": ":8081"]), ["--host", "0.0.0.0", "--port", "8081"])
+        XCTAssertEqual(try flags(["IMGPROXY_BIND": "[::1]:9000"]), ["--host", "::1", "--port", "9000"])
+        XCTAssertEqual(try flags(["IMGPROXY_WORKERS": "3"]), ["--workers", "3"])
+        XCTAssertEqual(try flags(["IMGPROXY_MAX_SRC_RESOLUTION": "16.8"]), ["--max-pixels", "16800000"])
+        XCTAssertEqual(try flags(["IMGPROXY_TIMEOUT": "10"]), ["--request-timeout", "10.0"])
+        XCTAssertEqual(try flags(["IMGPROXY_AUTO_WEBP": "True", "IMGPROXY_ENFORCE_AVIF": "0"]), ["--auto-webp"])
+        XCTAssertEqual(try flags(["IMGPROXY_SANITIZE_SVG": "f"]), ["--no-sanitize-svg"])
+        XCTAssertEqual(try flags(["IMGPROXY_PRESETS": "default=rs:fit:300:300, thumb=w:64"]),
+                       ["--preset", "default=rs:fit:300:300", "--preset", "thumb=w:64"])
+        XCTAssertEqual(try flags(["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"]),
+                       ["--allow-network", "127.0.0.0/8", "--allow-network", "::1/128"])
+        XCTAssertEqual(try flags(["IMGPROXY_STRIP_METADATA": "true", "IMGPROXY_KEY": "aa", "IMGPROXY_USE_ETAG": "1"]), [],
+                       "imgproxy's default of a variable serve has no flag for is accepted; keys are read elsewhere")
+        XCTAssertEqual(try ServeEnvironment.translate(["IMGPROXY_NOPE": "1"], arguments: []).warnings,
+                       ["unknown IMGPROXY_NOPE ignored"])
+    }
+
+    func testTheCommandLineWinsAndBadValuesNameTheVariable() throws {
+        XCTAssertEqual(try flags(["IMGPROXY_TTL": "60", "IMGPROXY_WORKERS": "2"], ["--max-age=5"]), ["--workers", "2"])
+        XCTAssertEqual(try flags(["IMGPROXY_PRESETS": "a=w:1"], ["--preset", "b=w:2"]), [])
+        for (name, value) in [("IMGPROXY_WORKERS", "0"), ("IMGPROXY_USE_S3", "yes"), ("IMGPROXY_MAX_SRC_FILE_SIZE", "0"),
+                              ("IMGPROXY_ALLOWED_SOURCES", "https://a/"), ("IMGPROXY_LOG_LEVEL", "loud")] {
+            XCTAssertThrowsError(try flags([name: value])) { error in
+                XCTAssertEqual((error as? ServeEnvironment.Failure)?.variable, name)
+            }
+        }
+    }
+
+    func testTheFlagsParseAsServeOptions() throws {
+        let environment = ["IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_WORKERS": "3", "IMGPROXY_MAX_CLIENTS": "99",
+                           "IMGPROXY_WRITE_RESPONSE_TIMEOUT": "4", "IMGPROXY_PROMETHEUS_BIND": "127.0.0.1:9999"]
+        let options = try ServeOptions.parse(try flags(environment))
+        XCTAssertEqual(options.port, 0)
+        XCTAssertEqual(options.security.workers, 3)
+        XCTAssertEqual(options.security.maxConnections, 99)
+        XCTAssertEqual(options.security.metricsBind, "127.0.0.1:9999")
+        XCTAssertFalse(ServeEnvironment.helpLines.isEmpty)
+    }
+}

@@ -1,0 +1,49 @@
+// imgproxy's IMGPROXY_* environment read by the built `dwfetch serve`: the variables become flags, a flag on the
+// command line wins, an unknown variable is a warning and one serve cannot honour a start-up error naming it.
+import DWTestServer
+import Foundation
+import XCTest
+
+final class ImgproxyEnvironmentTests: ServeTestCase {
+    let png = SampleImages.png(width: 64, height: 48)
+
+    func testVariablesBecomeFlagsAndTheCommandLineWins() throws {
+        origin.setRoute("/a.png", .ok(png))
+        let environment = ["IMGPROXY_TTL": "60", "IMGPROXY_MAX_SRC_RESOLUTION": "0.001", "IMGPROXY_FOO_BAR": "1",
+                           "IMGPROXY_FALLBACK_IMAGE_TTL": "7", "IMGPROXY_LOG_LEVEL": "warn"]
+        let server = try serve([], environment: environment)
+        let big = try server.get(ProxyPath.plain(origin.url("/a.png")))
+        XCTAssertEqual(big.status, 422, "64×48 is over IMGPROXY_MAX_SRC_RESOLUTION's 0.001 MP: \(big.text)")
+        XCTAssertTrue(server.stderr.contains("unknown IMGPROXY_FOO_BAR ignored"), server.stderr)
+        XCTAssertEqual(server.stderr.components(separatedBy: "IMGPROXY_FOO_BAR").count, 2, "warned once")
+
+        var lenient = environment
+        lenient["IMGPROXY_MAX_SRC_RESOLUTION"] = "50"
+        let flagWins = try serve(["--max-age", "120"], environment: lenient)
+        let ok = try flagWins.get(ProxyPath.plain(origin.url("/a.png")))
+        XCTAssertEqual(ok.status, 200, ok.text)
+        XCTAssertEqual(ok.header("Cache-Control"), "public, max-age=120", "--max-age given: IMGPROXY_TTL not read")
+        let fromEnvironment = try serve([], environment: lenient)
+        XCTAssertEqual(try fromEnvironment.get(ProxyPath.plain(origin.url("/a.png"))).header("Cache-Control"),
+                       "public, max-age=60")
+    }
+
+    func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
+        for (name, value) in [("IMGPROXY_BASE_URL", "http://images.example/"), ("IMGPROXY_WORKERS", "many"),
+                              ("IMGPROXY_SECRET", "s3cr3t"), ("IMGPROXY_BIND", "nowhere")] {
+            let process = Process()
+            process.executableURL = ServeProcess.binary
+            process.arguments = ["serve", "--port", "0"]
+            process.environment = ProcessInfo.processInfo.environment.merging([name: value]) { $1 }
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 2, "\(name)=\(value): \(text)")
+            XCTAssertTrue(text.contains(name), text)
+            XCTAssertFalse(text.contains("s3cr3t"), "a secret's value is never printed")
+        }
+    }
+}
