@@ -44,6 +44,8 @@ package enum DWFetchMain {
             case let serve as ServeOptions:
                 guard let runServe = engines.serve else { return EngineHandoff.exec(EngineHandoff.serve) }
                 return try runServe(serve)
+            case let health as HealthCommand:
+                return health.probe()
             case let fetch as DWFetch:
                 if fetch.needsPixelEngine && engines.pixels == nil { return EngineHandoff.exec(EngineHandoff.pixels) }
                 return try FetchCommand(command: fetch, engines: engines).run()

@@ -1,5 +1,6 @@
 // imgproxy's IMGPROXY_* environment read by the built `dwfetch serve`: the variables become flags, a flag on the
 // command line wins, an unknown variable is a warning and one serve cannot honour a start-up error naming it.
+import DWTestPeers
 import DWTestServer
 import Foundation
 import XCTest
@@ -45,5 +46,25 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
             XCTAssertTrue(text.contains(name), text)
             XCTAssertFalse(text.contains("s3cr3t"), "a secret's value is never printed")
         }
+    }
+
+    /// `dwfetch health`, imgproxy's `imgproxy health`: 0 while a serve answers /health at IMGPROXY_BIND (or --port),
+    /// 1 when nothing does.
+    func testHealthProbesTheServerTheEnvironmentNames() throws {
+        let server = try serve()
+        func health(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
+            let process = Process()
+            process.executableURL = ServeProcess.binary
+            process.arguments = ["health"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        XCTAssertEqual(try health([], ["IMGPROXY_BIND": "127.0.0.1:\(server.port)"]), 0)
+        XCTAssertEqual(try health(["--port", String(server.port)], [:]), 0)
+        let closed = try PeerProcess.freePort()
+        XCTAssertEqual(try health([], ["IMGPROXY_BIND": ":\(closed)"]), 1, "nothing listens there")
     }
 }
