@@ -27,6 +27,15 @@ extension ServeSecurityOptions {
             warn("no signature key: any signature is accepted (insecure)")
         }
         configuration.signers = signers
+        if !infoKeys.isEmpty {
+            configuration.infoSigners = try zip(infoKeys, infoSalts).map { key, salt in
+                guard let signer = DWURLSigner(keyHex: key, saltHex: salt) else {
+                    throw ValidationError("--info-key and --info-salt must be hex (and a key not empty)")
+                }
+                return signer
+            }
+        }
+        configuration.infoEnabled = !noInfo
         var limits = DWResultLimits()
         limits.maxDimension = maxResultDimension
         limits.maxPixels = maxResultPixels

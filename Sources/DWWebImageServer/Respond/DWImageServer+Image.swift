@@ -79,15 +79,21 @@ extension DWImageServer {
         return respond(job, with: image, status: .ok, maxAge: configuration.maxAge, to: request)
     }
 
-    /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered. Runs in the
-    /// request's task; the fetch and transform run on the pipeline's queues.
+    /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered (503 when the
+    /// worker pool refused the transform). Runs in the request's task; the fetch runs on the pipeline's queues, the
+    /// transform (and a `local://` read) on ``pool``'s threads.
     func answer(_ job: DWImageJob, to request: Request) async -> Response {
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
         do {
-            image = job.isLocal ? try localImage(job.url.source, chain: job.chain)
-                : try await variant(of: job.url.source, chain: job.chain)
+            if job.isLocal {
+                let (source, chain) = (job.url.source, job.chain)
+                image = try await pool.run { () throws(DWWebImageError) -> DWImage in try self.localImage(source, chain: chain) }
+            } else {
+                image = try await variant(of: job.url.source, chain: job.chain)
+            }
         } catch {
+            if error.isBusy { return Self.busy() }  // every worker busy, the queue full: not the fallback's case
             guard let fallback = fallbackImage(chain: job.chain) else {
                 let (status, message) = DWStatusMapping.status(for: error)
                 return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
