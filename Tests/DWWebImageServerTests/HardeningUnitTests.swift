@@ -66,13 +66,18 @@ final class HardeningUnitTests: XCTestCase {
         let pool = DWWorkerPool(workers: 1, queue: 2)
         let release = DispatchSemaphore(value: 0)
         let order = DWLock<[String]>([])
+        let threads = DWLock(Set<ObjectIdentifier>())
+        let note = { @Sendable (name: String) in
+            order.withLock { $0.append(name) }
+            threads.withLock { _ = $0.insert(ObjectIdentifier(Thread.current)) }
+        }
         XCTAssertTrue(pool.submit {
-            order.withLock { $0.append(Thread.current.name ?? "?") }
+            note("holder")
             release.wait()
         })
         try await waitUntil { pool.load.running == 1 }
-        XCTAssertTrue(pool.submit { order.withLock { $0.append("first") } })
-        XCTAssertTrue(pool.submit { order.withLock { $0.append("second") } })
+        XCTAssertTrue(pool.submit { note("first") })
+        XCTAssertTrue(pool.submit { note("second") })
         XCTAssertFalse(pool.submit { XCTFail("a third waiting block is over the queue") })
         do {
             _ = try await pool.run { () throws(DWWebImageError) -> Int in 1 }
@@ -82,7 +87,8 @@ final class HardeningUnitTests: XCTestCase {
         }
         release.signal()
         try await waitUntil { order.value.count == 3 && pool.load.running == 0 }
-        XCTAssertEqual(order.value, ["dwworker.0", "first", "second"])
+        XCTAssertEqual(order.value, ["holder", "first", "second"])
+        XCTAssertEqual(threads.value.count, 1, "one worker: every block on its one thread")
         XCTAssertEqual(pool.load.waiting, 0)
     }
 

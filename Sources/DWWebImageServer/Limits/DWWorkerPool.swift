@@ -31,7 +31,7 @@ final class DWWorkerPool: DWTransformExecutor {
         self.queue = max(0, queue)
         for index in 0..<self.workers {
             let thread = Thread { [self] in
-                Thread.current.name = "dwworker.\(index)"  // on Linux only the running thread can name itself
+                Thread.current.name = "dwworker.\(index)"  // best effort, for top -H (set from the thread itself)
                 runLoop()
             }
             thread.stackSize = 8 << 20
