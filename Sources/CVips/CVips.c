@@ -40,6 +40,7 @@ char *cvips_error_take(void) {
 }
 void cvips_free(void *p) { g_free(p); }
 void cvips_unref(VipsImage *image) { if (image) g_object_unref(image); }
+void cvips_set_kill(VipsImage *image, int kill) { vips_image_set_kill(image, kill ? TRUE : FALSE); }
 
 int cvips_width(VipsImage *image) { return vips_image_get_width(image); }
 int cvips_height(VipsImage *image) { return vips_image_get_height(image); }

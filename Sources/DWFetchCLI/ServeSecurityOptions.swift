@@ -19,6 +19,15 @@ package struct ServeSecurityOptions: ParsableArguments {
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
         "Key pairs, one KEY:SALT hex pair per line ('#' comments); keeps keys out of ps.", valueName: "FILE"))
     package var keyFile: String?
+    @Option(name: .customLong("info-key"), help: ArgumentHelp(
+        "/info's own signature key (hex), paired with --info-salt; repeatable (default: /info is signed with --key).",
+        valueName: "HEX"))
+    package var infoKeys: [String] = []
+    @Option(name: .customLong("info-salt"), help: ArgumentHelp("/info's own signature salt (hex); repeatable.",
+                                                               valueName: "HEX"))
+    package var infoSalts: [String] = []
+    @Flag(name: .customLong("no-info"), help: "Answer 404 to /info/… (imgproxy Pro's info endpoint).")
+    package var noInfo = false
     @Flag(name: .customLong("allow-unsigned"), help: "Serve without a key on a non-loopback --host (any signature accepted).")
     package var allowUnsigned = false
 
@@ -32,8 +41,8 @@ package struct ServeSecurityOptions: ParsableArguments {
         "Frames of an animation processed; the rest are dropped (1 = the first frame).", valueName: "N"))
     package var maxAnimationFrames = 1
 
-    @Option(help: ArgumentHelp("Image requests processed at once (default: cores).", valueName: "N")) package var workers: Int?
-    @Option(help: ArgumentHelp("Image requests waiting for a worker; more get 503 at once.", valueName: "N")) package var queue = 64
+    @Option(help: ArgumentHelp("Transforms run at once, on their own threads (default: cores).", valueName: "N")) package var workers: Int?
+    @Option(help: ArgumentHelp("Transforms waiting for a worker; more get 503 at once.", valueName: "N")) package var queue = 64
     @Option(name: .customLong("request-timeout"), help: ArgumentHelp(
         "Seconds an image request may take, waiting included (504 after).", valueName: "SEC"))
     package var requestTimeout: Double = 30
@@ -79,6 +88,9 @@ package struct ServeSecurityOptions: ParsableArguments {
 
     package func validate() throws {
         guard keys.count == salts.count else { throw ValidationError("--key and --salt go together, one salt per key") }
+        guard infoKeys.count == infoSalts.count else {
+            throw ValidationError("--info-key and --info-salt go together, one salt per key")
+        }
         guard maxResultDimension > 0, maxResultPixels > 0, maxAnimationFrames > 0, (workers ?? 1) > 0, queue >= 0,
               requestTimeout > 0, (maxPerHost ?? 1) > 0, cacheLimit.bytes >= 0, cacheMaxAge > 0, headerTimeout > 0,
               idleTimeout > 0, maxConnections > 0, writeTimeout > 0, (maxConnectionsPerClient ?? 1) > 0 else {

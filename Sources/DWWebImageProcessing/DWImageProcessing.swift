@@ -65,6 +65,16 @@ public enum DWImageProcessing {
         return try result.get()
     }
 
+    /// `body` run on the caller's thread with every check inside it against `limits` (as
+    /// ``process(_:with:limits:)`` does for a processor): e.g. a server's `/info` measurement.
+    public static func withLimits<T>(_ limits: DWProcessingLimits, _ body: () throws(DWWebImageError) -> T)
+        throws(DWWebImageError) -> T {
+        let result = $scopedLimits.withValue(limits) { () -> Result<T, DWWebImageError> in
+            do throws(DWWebImageError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
     /// The limits of the innermost ``process(_:with:limits:)`` on this thread (or task), nil outside one.
     @TaskLocal private static var scopedLimits: DWProcessingLimits?
 

@@ -9,51 +9,27 @@ import HTTPTypes
 extension DWImageServer {
     // MARK: - Bounded work
 
-    /// The image answer within the server's bounds: admitted by ``gate`` (503 with `Retry-After` at once when every
-    /// worker is busy and the queue is full), and answered 504 when `requestTimeout` runs out first — waiting
-    /// included; the request's fetch is then cancelled (a libvips step already running finishes on its thread, its
-    /// result dropped). Runs on the request's task; the work runs in a child task (which inherits its access note).
-    ///
-    /// When a worker is free at once, the URL is parsed and the memory cache asked right here, in the request's task:
-    /// a hot variant is answered without child tasks, deadline timer or thread hand-off; only a fetch or a transform
-    /// goes on under the deadline, keeping the worker it was admitted with.
+    /// The image answer within the server's bounds. The URL is parsed and the memory cache asked first, right here
+    /// in the request's task: a hot variant is answered without child tasks, deadline timer or worker. Anything
+    /// else goes on under the deadline (504 when `requestTimeout` runs out first; the request's fetch is then
+    /// cancelled, and its transform stopped when nobody else waits for it): the download is bounded by the download
+    /// slots and `--timeout`, and only the transform takes one of ``pool``'s workers (503 with `Retry-After` at
+    /// once when every worker is busy and the queue is full). Runs on the request's task.
     func boundedImageResponse(for request: Request, target: String) async -> Response {
-        let gate = self.gate
-        guard gate.tryEnter() else {
-            return await withDeadline {
-                do {
-                    try await gate.enter()
-                } catch DWWorkGate.Refusal.full {
-                    DWAccessNote.current?.text = " queue-full"
-                    return Self.busy()
-                } catch {
-                    return nil  // cancelled while waiting: the deadline's 504 answers
-                }
-                defer { gate.leave() }
-                return await self.imageResponse(for: request, target: target)
-            }
-        }
         let job: DWImageJob
         switch imagePlan(for: request, target: target) {
         case .answer(let response):
-            gate.leave()
             return response
         case .fetch(let fetch):
             job = fetch
         }
-        if let hit = memoryAnswer(job, to: request) {
-            gate.leave()
-            return hit
-        }
-        return await withDeadline {
-            defer { gate.leave() }
-            return await self.answer(job, to: request)
-        }
+        if let hit = memoryAnswer(job, to: request) { return hit }
+        return await withDeadline { await self.answer(job, to: request) }
     }
 
     /// `work`'s response, or 504 when `requestTimeout` runs out first (`work` is then cancelled; a nil from it also
     /// means the 504). `work` runs in a child task of the request's task.
-    private func withDeadline(_ work: @escaping @Sendable () async -> Response?) async -> Response {
+    func withDeadline(_ work: @escaping @Sendable () async -> Response?) async -> Response {
         let timeout = configuration.requestTimeout
         return await withTaskGroup(of: Response?.self) { group in
             group.addTask(operation: work)
@@ -69,8 +45,9 @@ extension DWImageServer {
         }
     }
 
-    /// 503 with `Retry-After: 1`: every worker busy and the queue full.
+    /// 503 with `Retry-After: 1`: every worker busy and the queue full (noted for the access log).
     static func busy() -> Response {
+        DWAccessNote.current?.text = " queue-full"
         var response = DWResponses.error(.serviceUnavailable, "server busy, retry later")
         response.headers[HTTPField.Name("Retry-After")!] = "1"
         return response

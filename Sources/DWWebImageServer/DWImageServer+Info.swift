@@ -6,23 +6,27 @@ import Hummingbird
 import HTTPTypes
 
 extension DWImageServer {
-    /// `GET /info/{signature}/{options}/{source}`: the signature covers the part after it (as for images); options
-    /// are ``DWInfoOptions``; the answer is cached as a variant is (``infoAnswer(for:options:)``), its source fetched
-    /// through the pipeline (cached, coalesced, address-checked) or read under `--local-root`. Answered on the
-    /// request's task.
+    /// `GET /info/{signature}/{options}/{source}` (404 with `--no-info`): the signature covers the part after it,
+    /// checked with ``DWServeConfiguration/infoSigners`` (by default the image keys, as imgproxy Pro); options are
+    /// ``DWInfoOptions`` (only `exp` and `cb` with `--only-presets`). A cached answer is sent at once; otherwise the
+    /// answer is made under the same bounds as an image (``infoAnswer(for:options:)``): the deadline (504), the
+    /// source fetched through the pipeline, the measurement on a worker of ``pool`` (503 when it is full) within
+    /// this server's limits, identical concurrent requests sharing one. Runs on the request's task.
     func infoResponse(for request: Request, target: String) async -> Response {
+        guard configuration.infoEnabled else { return refuse(.notFound, "not found", note: " info-off") }
         let url: DWProxyURL
         let options: DWInfoOptions
         do {
             let inner = String(target.dropFirst("/info".count))
             let (signature, signedPath) = try DWProxyURL.split(target: inner)
-            if !configuration.signers.isEmpty,
-               !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
+            let signers = configuration.infoSigners ?? configuration.signers
+            if !signers.isEmpty, !signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
                 return refuse(.forbidden, "invalid signature", note: " bad-signature")
             }
-            (options, url) = try Self.infoRequest(signature: signature, signedPath: signedPath)
+            (options, url) = try Self.infoRequest(signature: signature, signedPath: signedPath,
+                                                  presets: configuration.imgproxy.presets)
         } catch {
-            return refuse(.init(code: error.status), error.description, note: " bad-url")
+            return refuse(.init(code: error.status), error.description, note: error.status == 404 ? " expired" : " bad-url")
         }
         guard !Self.hasUserinfo(url.source) else {  // the same source rules as image requests
             return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
@@ -33,32 +37,43 @@ extension DWImageServer {
         if !configuration.allowS3, DWS3Location(url.source) != nil {
             return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
         }
-        do {
-            let (body, note) = try await infoAnswer(for: url, options: options)
-            var headers = HTTPFields()
-            headers[.contentType] = "application/json"
-            headers[.contentLength] = String(body.count)
-            headers[.cacheControl] = "public, max-age=\(configuration.maxAge)"
-            headers[.eTag] = DWETag.of(body)
-            DWResponses.addSecurityHeaders(&headers)
-            DWAccessNote.current?.text = note
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
-        } catch {
-            let (status, message) = DWStatusMapping.status(for: error)
-            return refuse(status, message, note: " error \(error.code.rawValue)")
+        if let json = cachedInfo(for: url, options: options) { return infoJSONResponse(json, note: " info cached") }
+        return await withDeadline {
+            do throws(DWWebImageError) {
+                let (body, note) = try await self.infoAnswer(for: url, options: options)
+                return self.infoJSONResponse(body, note: note)
+            } catch {
+                if error.isBusy { return Self.busy() }
+                let (status, message) = DWStatusMapping.status(for: error)
+                return self.refuse(status, message, note: " error \(error.code.rawValue)")
+            }
         }
     }
 
+    /// The 200 answer of `/info`: the JSON with its cache headers.
+    private func infoJSONResponse(_ body: Data, note: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.contentLength] = String(body.count)
+        headers[.cacheControl] = "public, max-age=\(configuration.maxAge)"
+        headers[.eTag] = DWETag.of(body)
+        DWResponses.addSecurityHeaders(&headers)
+        DWAccessNote.current?.text = note
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
     /// An `/info` request's options and source, from the path after its signature: the info options come off the
-    /// front, and what is left is a processing URL with no options. Any thread.
-    static func infoRequest(signature: String, signedPath: String) throws(DWProxyURL.ParseError)
-        -> (options: DWInfoOptions, url: DWProxyURL) {
+    /// front, and what is left is a processing URL with no options (parsed with the server's `presets`, whose
+    /// `--only-presets` also limits the info options to `exp` and `cb`). Any thread.
+    static func infoRequest(signature: String, signedPath: String, presets: DWPresets = DWPresets())
+        throws(DWProxyURL.ParseError) -> (options: DWInfoOptions, url: DWProxyURL) {
         var options = DWInfoOptions()
         var rest = signedPath.dropFirst()[...]
         while let slash = rest.firstIndex(of: "/"), rest[..<slash].contains(":"), rest[..<slash] != "plain" {
-            try options.apply(rest[..<slash])
+            try options.apply(rest[..<slash], onlyPresets: presets.onlyPresets)
             rest = rest[rest.index(after: slash)...]
         }
+        // The source part carries no processing options, presets or not.
         return (options, try DWProxyURL(target: "/\(signature)/\(rest)"))
     }
 

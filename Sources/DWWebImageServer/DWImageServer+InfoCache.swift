@@ -1,6 +1,7 @@
 // DWImageServer + info cache: /info answers kept as variants are (the pipeline's memory and disk cache, then the
 // shared result storage), keyed by the source and every info option, the cache buster included.
 import DWWebImage
+import DWWebImageProcessing
 import Foundation
 
 /// Names an /info answer in the variant caches: the key is ``DWImageProcessors/cacheKey(url:processors:)`` of the
@@ -13,27 +14,56 @@ struct DWInfoKey: DWImageProcessor {
 }
 
 extension DWImageServer {
-    /// The /info JSON for `url`'s source and a note for the access log (where it came from). A `local://` source is
-    /// read and measured each time (as its variants are not cached); any other comes from this instance's cache
-    /// (memory, then disk), else the result storage (copied into the local cache), else is made from the original
-    /// (fetched through the pipeline) and kept in both: memory now, the disk and the store in the background.
-    /// Runs on the request's task.
+    /// The cache key of `url`'s /info answer for `options`.
+    static func infoKey(_ url: DWProxyURL, _ options: DWInfoOptions) -> String {
+        DWImageProcessors.cacheKey(url: url.source, processors: [DWInfoKey(options: options)])
+    }
+
+    /// The /info answer from this instance's cache (memory, then disk), nil otherwise (and for `local://`, never
+    /// cached). On the caller's thread.
+    func cachedInfo(for url: DWProxyURL, options: DWInfoOptions) -> Data? {
+        guard !url.source.hasPrefix("local://") else { return nil }
+        return manager.cache.objCache(forKey: Self.infoKey(url, options))
+    }
+
+    /// The /info JSON for `url`'s source and a note for the access log (where it came from): from the result
+    /// storage (copied into the local cache), else made here. Identical concurrent requests share one making
+    /// (``infoFlights``): the source fetched through the pipeline (or read under `--local-root`), then measured on
+    /// a worker of ``pool`` (``measureInfo(_:options:)``), and kept (not for `local://`): memory now, the disk and
+    /// the store in the background. Runs on the request's task.
     func infoAnswer(for url: DWProxyURL, options: DWInfoOptions) async throws(DWWebImageError) -> (json: Data, note: String) {
+        let key = Self.infoKey(url, options)
         if url.source.hasPrefix("local://") {
-            let image = try localImage(url.source, chain: [])
-            return (try Self.infoJSON(image, options), " info \(image.source)")
+            let source = url.source
+            let json = try await pool.run { () throws(DWWebImageError) -> Data in
+                try self.measureInfo(try self.localImage(source, chain: []), options: options)
+            }
+            return (json, " info local")
         }
-        let key = DWImageProcessors.cacheKey(url: url.source, processors: [DWInfoKey(options: options)])
-        if let json = manager.cache.objCache(forKey: key) { return (json, " info cached") }
         if let resultStorage, let json = await resultStorage.lookup(variantKey: key, as: Self.checkedInfo) {
             keepInfo(json, forKey: key)
             return (json, " info result-storage")
         }
-        let image = try await manager.image(withURL: url.source)
-        let json = try Self.infoJSON(image, options)
-        keepInfo(json, forKey: key)
-        resultStorage?.store(json, variantKey: key, contentType: "application/json")
-        return (json, " info \(image.source)")
+        let made = try await infoFlights.value(for: key) { () async throws(DWWebImageError) -> Data in
+            let image = try await self.manager.image(withURL: url.source)
+            let json = try await self.pool.run { () throws(DWWebImageError) -> Data in
+                try self.measureInfo(image, options: options)
+            }
+            self.keepInfo(json, forKey: key)
+            self.resultStorage?.store(json, variantKey: key, contentType: "application/json")
+            return json
+        }
+        return (made, " info made")
+    }
+
+    /// ``infoJSON(_:options:)`` within this server's limits (`--max-pixels`, the SVG cap) after the result limits'
+    /// check of the source's header (what an image request without options checks). On a worker thread.
+    func measureInfo(_ image: DWImage, options: DWInfoOptions) throws(DWWebImageError) -> Data {
+        let check = resultCheck(DWTransform(), outputFormat: nil, maxAnimationFrames: nil)
+        return try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) -> Data in
+            try check(image)
+            return try Self.infoJSON(image, options)
+        }
     }
 
     /// `json` under `key` in the cache's layers: memory at once, the disk write in a background task.

@@ -11,7 +11,8 @@ import Logging
 /// Two ways to serve: ``run(onListening:)`` runs a whole server (what `dwfetch serve` does), and
 /// ``addRoutes(to:at:)`` mounts the same routes in an existing Hummingbird application. Requests are handled on
 /// Hummingbird's event loops and Swift tasks; the manager delivers results on its own callback queue and transforms
-/// run on the pipeline's processing queue, each checking this server's ``limits`` (never the process-wide ones).
+/// run on the server's worker threads (``DWWorkerPool``), each checking this server's ``limits`` (never the
+/// process-wide ones).
 ///
 /// The work is split by job: routes and the access-log middleware in `Routing/`, the image answer in `Respond/`
 /// (fetch, transform, headers), statuses and bodies in `HTTP/`, SIGTERM/SIGINT and draining in `Lifecycle/`.
@@ -29,8 +30,10 @@ public final class DWImageServer: Sendable {
     /// Recent image targets' parsed plans (URL, checks, chain), so a hot URL is parsed once.
     let plans = DWPlanMemo()
     let logger: Logger
-    /// `--workers` / `--queue`: admission of image requests, oldest first.
-    let gate: DWWorkGate
+    /// `--workers` / `--queue`: the threads every transform (and `/info`'s work) runs on, and their queue.
+    let pool: DWWorkerPool
+    /// `/info` answers being made, by cache key: identical concurrent requests share one.
+    let infoFlights = DWCoalescer<Data>()
     /// Variants shared with other instances (``DWServeConfiguration/resultStorage``), or nil.
     let resultStorage: DWResultStorage?
     /// The name the pipeline loads the fallback image under (``DWFallbackLoader``); nil without one.
@@ -47,7 +50,7 @@ public final class DWImageServer: Sendable {
 
         let cache = DWWebImageCache(configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
         DWCachePolicyMarker.adopt(cache, fingerprint: DWCachePolicyMarker.fingerprint(of: configuration))
-        gate = DWWorkGate(workers: configuration.workers, queue: configuration.queue)
+        pool = DWWorkerPool(workers: configuration.workers, queue: configuration.queue)
         var pipeline = DWWebImageManager.Configuration()
         pipeline.proxy = configuration.proxy ?? ""  // "" = none: http_proxy & co. in the environment are ignored
         pipeline.timeout = configuration.timeout
@@ -76,6 +79,7 @@ public final class DWImageServer: Sendable {
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)
         manager.metricsHandler = { [metrics] in metrics.pipeline($0) }
+        manager.transformExecutor = pool  // transforms on the server's worker threads, admitted there
         // The engine checks the same limits from the header before it decodes anything.
         var limits = DWProcessingLimits()
         limits.maxPixelCount = configuration.maxPixels

@@ -57,9 +57,10 @@ public struct DWServeConfiguration: Sendable {
     /// Result limits checked from the header before any decode (`--max-result-dimension`, `--max-result-pixels`,
     /// `--max-animation-frames`).
     public var resultLimits = DWResultLimits()
-    /// Image requests processed at once, fetch and transform (`--workers`, default: the machine's cores).
+    /// Transforms (and `/info` measurements) run at once, on as many dedicated threads (`--workers`, default: the
+    /// machine's cores); downloads and cache hits take none.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
-    /// Image requests waiting for a worker at most (`--queue`, default 64); beyond it, 503 with `Retry-After` at once.
+    /// Transforms waiting for a worker at most (`--queue`, default 64); beyond it, 503 with `Retry-After` at once.
     public var queue = 64
     /// Seconds one image request may take, waiting included (`--request-timeout`, default 30); then 504 and the
     /// request's work is cancelled.
@@ -68,6 +69,12 @@ public struct DWServeConfiguration: Sendable {
     public var maxPerHost: Int?
     /// Verifies URL signatures: any pair valid (key rotation); empty accepts any signature segment ("insecure").
     public var signers: [DWURLSigner] = []
+    /// Verifies `/info` signatures (`--info-key`/`--info-salt`): nil (default) = ``signers``, as imgproxy Pro signs
+    /// `/info` with the image key; set, `/info` URLs are signed with these only (and image URLs never with them), so
+    /// an `/info` URL's signature cannot fetch the image. Empty = any `/info` signature accepted.
+    public var infoSigners: [DWURLSigner]?
+    /// Serve `/info/…` (default); false (`--no-info`): 404.
+    public var infoEnabled = true
     /// The forward proxy for origin fetches (`--proxy`); nil = none, whatever the environment says.
     public var proxy: String?
     /// The cache space under ``cacheDirectory`` (default `serve`: never the CLI's).

@@ -28,6 +28,15 @@ extension ServeSecurityOptions {
             // DWImageServer.init warns (DWImageServer.startupWarnings), for embedders too.
         }
         configuration.signers = signers
+        if !infoKeys.isEmpty {
+            configuration.infoSigners = try zip(infoKeys, infoSalts).map { key, salt in
+                guard let signer = DWURLSigner(keyHex: key, saltHex: salt) else {
+                    throw ValidationError("--info-key and --info-salt must be hex (and a key not empty)")
+                }
+                return signer
+            }
+        }
+        configuration.infoEnabled = !noInfo
         var limits = DWResultLimits()
         limits.maxDimension = maxResultDimension
         limits.maxPixels = maxResultPixels

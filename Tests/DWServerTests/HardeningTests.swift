@@ -42,22 +42,24 @@ final class HardeningTests: ServeTestCase {
         }
     }
 
-    func testFiftyConcurrentSlowRequestsOverOneWorkerAndTwoQueuedAre503AtOnce() throws {
-        for i in 0..<50 { origin.setRoute("/slow\(i).png", .delayed(2.5, .ok(png))) }  // distinct: no coalescing
-        let server = try serve(["--workers", "1", "--queue", "2"])
+    /// Fifty slow transforms (distinct: no coalescing) over one worker and two queued: three served, the rest 503
+    /// at once (the downloads take no worker; the transforms do).
+    func testFiftyConcurrentSlowTransformsOverOneWorkerAndTwoQueuedAre503AtOnce() throws {
+        origin.setRoute("/big.png", .ok(SampleImages.png(width: 500, height: 500)))
+        let server = try serve(["--workers", "1", "--queue", "2", "--request-timeout", "120"])
         let results = LockedArray<(status: Int, retryAfter: String?, at: Date)>()
         let port = server.port
         let group = DispatchGroup()
         for i in 0..<50 {  // 50 threads: concurrentPerform would run only as many at once as there are cores
-            let path = ProxyPath.plain(origin.url("/slow\(i).png"))
+            let path = ProxyPath.plain(origin.url("/big.png"), options: "rs:fit:1500:1500:1/sh:50/cb:\(i)")
             group.enter()
             Thread.detachNewThread {
-                let response = try? HTTPClient.request(port: port, target: path)
+                let response = try? HTTPClient.request(port: port, target: path, timeout: 120)
                 results.append((response?.status ?? -1, response?.header("Retry-After"), Date()))
                 group.leave()
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(group.wait(timeout: .now() + 150), .success)
         let served = results.values.filter { $0.status == 200 }
         let refused = results.values.filter { $0.status == 503 }
         XCTAssertEqual(served.count, 3, "one running, two waiting: \(results.values.map(\.status))")

@@ -1,5 +1,6 @@
-// The server's pure parts behind issue 22: the address ranges, the result limits and the work gate.
+// The server's pure parts behind issue 22: the address ranges, the result limits and the worker pool.
 import DWLocking
+import Foundation
 import DWWebImage
 @testable import DWWebImageServer
 import XCTest
@@ -61,51 +62,54 @@ final class HardeningUnitTests: XCTestCase {
         XCTAssertEqual(DWResultLimits.clamped(blur).blur, 2.35)
     }
 
-    func testWorkGateServesOldestFirstAndRefusesBeyondTheQueue() async throws {
-        let gate = DWWorkGate(workers: 1, queue: 2)
-        try await gate.enter()
+    func testWorkerPoolRunsOldestFirstOnItsOwnThreadsAndRefusesBeyondTheQueue() async throws {
+        let pool = DWWorkerPool(workers: 1, queue: 2)
+        let release = DispatchSemaphore(value: 0)
         let order = DWLock<[String]>([])
-        let first = Task {
-            try await gate.enter()
-            order.withLock { $0.append("first") }
-            gate.leave()
+        let threads = DWLock(Set<ObjectIdentifier>())
+        let note = { @Sendable (name: String) in
+            order.withLock { $0.append(name) }
+            threads.withLock { _ = $0.insert(ObjectIdentifier(Thread.current)) }
         }
-        try await waitUntil { gate.load.waiting == 1 }
-        let second = Task {
-            try await gate.enter()
-            order.withLock { $0.append("second") }
-            gate.leave()
-        }
-        try await waitUntil { gate.load.waiting == 2 }
+        XCTAssertTrue(pool.submit {
+            note("holder")
+            release.wait()
+        })
+        try await waitUntil { pool.load.running == 1 }
+        XCTAssertTrue(pool.submit { note("first") })
+        XCTAssertTrue(pool.submit { note("second") })
+        XCTAssertFalse(pool.submit { XCTFail("a third waiting block is over the queue") })
         do {
-            try await gate.enter()
-            XCTFail("a third waiter is over the queue")
+            _ = try await pool.run { () throws(DWWebImageError) -> Int in 1 }
+            XCTFail("refused")
         } catch {
-            XCTAssertEqual("\(error)", "full")
+            XCTAssertTrue(error.isBusy, "\(error)")
         }
-        gate.leave()
-        try await first.value
-        try await second.value
-        XCTAssertEqual(order.value, ["first", "second"])
-        XCTAssertEqual(gate.load.running, 0)
-        XCTAssertEqual(gate.load.waiting, 0)
+        release.signal()
+        try await waitUntil { order.value.count == 3 && pool.load.running == 0 }
+        XCTAssertEqual(order.value, ["holder", "first", "second"])
+        XCTAssertEqual(threads.value.count, 1, "one worker: every block on its one thread")
+        XCTAssertEqual(pool.load.waiting, 0)
     }
 
-    func testACancelledWaiterLeavesTheQueue() async throws {
-        let gate = DWWorkGate(workers: 1, queue: 1)
-        try await gate.enter()
-        let waiter = Task { try await gate.enter() }
-        try await waitUntil { gate.load.waiting == 1 }
+    func testACancelledRunIsAnsweredAtOnceAndItsQueuedWorkSkipped() async throws {
+        let pool = DWWorkerPool(workers: 1, queue: 1)
+        let release = DispatchSemaphore(value: 0)
+        XCTAssertTrue(pool.submit { release.wait() })
+        try await waitUntil { pool.load.running == 1 }
+        let ran = DWLock(false)
+        let waiter = Task { try await pool.run { () throws(DWWebImageError) -> Int in ran.withLock { $0 = true }; return 1 } }
+        try await waitUntil { pool.load.waiting == 1 }
         waiter.cancel()
         do {
-            try await waiter.value
-            XCTFail("cancelled while waiting")
+            _ = try await waiter.value
+            XCTFail("cancelled while queued")
         } catch {
-            XCTAssertEqual("\(error)", "cancelled")
+            XCTAssertEqual((error as? DWWebImageError)?.code, .cancelled)
         }
-        XCTAssertEqual(gate.load.waiting, 0)
-        gate.leave()
-        XCTAssertEqual(gate.load.running, 0)
+        release.signal()
+        try await waitUntil { pool.load.running == 0 && pool.load.waiting == 0 }
+        XCTAssertFalse(ran.value, "the queued work of a cancelled caller is skipped")
     }
 
     private struct Timeout: Error {}

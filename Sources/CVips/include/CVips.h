@@ -28,6 +28,8 @@ const char *_Nonnull cvips_version(void);
 char *_Nullable cvips_error_take(void);
 void cvips_free(void *_Nullable p);
 void cvips_unref(VipsImage *_Nullable image);
+/* vips_image_set_kill: a non-zero kill makes the next evaluation of a region of `image` fail ("killed"). */
+void cvips_set_kill(VipsImage *_Nonnull image, int kill);
 
 /* Header facts. */
 int cvips_width(VipsImage *_Nonnull image);

@@ -51,6 +51,9 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
     /// The redirect target a redirect handler refused (a 10004 carrying the redirect's status); nil otherwise.
     /// See ``DWRedirectHandler``.
     public internal(set) var refusedRedirect: String?
+    /// Whether the work was refused because the transform executor took no more (every worker busy, its queue
+    /// full): a 10007 a server answers 503. See ``busy(_:)``.
+    public internal(set) var isBusy = false
 
     /// Whether this is a transport failure because time ran out (curl's CURLE_OPERATION_TIMEDOUT: the total
     /// timeout, the connect timeout or the stall timeout).
@@ -108,7 +111,15 @@ extension DWWebImageError {
             limit: limit)
         copy.refusedAddress = refusedAddress
         copy.refusedRedirect = refusedRedirect
+        copy.isBusy = isBusy
         return copy
+    }
+
+    /// 10007 with ``isBusy``: the transform executor took no more work.
+    public static func busy(_ url: String?) -> DWWebImageError {
+        var error = DWWebImageError(.cancelled, "every worker is busy and the queue is full", url: url)
+        error.isBusy = true
+        return error
     }
     static func notAnImage(_ url: String?, bytes: Int, detail: String = "") -> DWWebImageError {
         let suffix = detail.isEmpty ? "" : ": \(detail)"

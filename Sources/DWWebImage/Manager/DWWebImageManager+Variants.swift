@@ -1,20 +1,30 @@
-// DWWebImageManager + variants: one transform per processed variant's cache key, its callers answered together.
+// DWWebImageManager + variants: one transform per processed variant's cache key, its callers answered together; a
+// transform whose callers have all gone is skipped or stopped.
 import Foundation
+
+/// One variant being made: its callers and the stop flag of its transform.
+struct TransformJob {
+    var waiters: [Waiter]
+    let cancellation: DWWorkCancellation
+}
 
 extension DWWebImageManager {
     /// Makes the variant `waiters` asked for (they share one cache key) from `original`, keeps it in the cache
     /// under ``DWImageProcessors/cacheKey(url:processors:)`` and answers them; the variant reports the original's
     /// source and metrics. One transform per key at a time: callers asking meanwhile join it. The processors run on
-    /// the work queue (off the engine thread and off the callback queue). A processor that throws fails these
-    /// callers with its error; the original stays cached.
+    /// the ``transformExecutor`` (else the work queue), under the job's ``DWWorkCancellation/current``: when every
+    /// caller has cancelled, a transform still queued is skipped and a running one is told to stop. An executor
+    /// that refuses the work fails these callers with ``DWWebImageError/busy(_:)``. A processor that throws fails
+    /// these callers with its error; the original stays cached.
     func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue) {
         guard let options = waiters.first?.options, let token = waiters.first?.token else { return }
         let url = token.url
         let key = options.cacheKey(base: token.cacheKey)
-        enum Step { case start, joined, cached(DWImage) }
+        let cancellation = DWWorkCancellation()
+        enum Step { case start(DWTransformExecutor?), joined, cached(DWImage) }
         let step = state.withLock { s -> Step in
             if s.transforms[key] != nil {
-                s.transforms[key]! += waiters
+                s.transforms[key]!.waiters += waiters
                 for waiter in waiters { s.transformWaiters[waiter.token.id] = waiter }
                 return .joined
             }
@@ -23,10 +33,11 @@ extension DWWebImageManager {
             if options.readPolicy.contains(.memory), let variant = cache.memoryImage(forKey: key) {
                 return .cached(variant)
             }
-            s.transforms[key] = waiters
+            s.transforms[key] = TransformJob(waiters: waiters, cancellation: cancellation)
             for waiter in waiters { s.transformWaiters[waiter.token.id] = waiter }
-            return .start
+            return .start(s.transformExecutor)
         }
+        let executor: DWTransformExecutor?
         switch step {
         case .joined:
             return
@@ -35,28 +46,15 @@ extension DWWebImageManager {
                 variant.from(original.source, metrics: original.metrics))
             for waiter in waiters { waiter.deliver(result, on: callbacks) }
             return
-        case .start:
-            break
+        case .start(let chosen):
+            executor = chosen
         }
         let store = options.storePolicy
         if store.contains(.disk) { cache.willWrite() }
-        workQueue.async { [self] in
-            let result: Result<DWImage, DWWebImageError>
-            do throws(DWWebImageError) {
-                let variant = try DWImageProcessors.apply(options.processors, to: original)
-                if store.contains(.memory) { cache.storeInMemory(variant, forKey: key) }
-                result = .success(variant.from(original.source, metrics: original.metrics))
-            } catch {
-                DWLog.debug("\(key): \(error.message)")
-                result = .failure(
-                    error.url == nil
-                        ? DWWebImageError(
-                            error.code, error.message, url: url,
-                            httpStatus: error.httpStatus, curlCode: error.curlCode,
-                            size: error.size, limit: error.limit) : error)
-            }
+        let finish: @Sendable (Result<DWImage, DWWebImageError>) -> Void = { [self] result in
             let answered = state.withLock { s -> [Waiter] in
-                let all = s.transforms.removeValue(forKey: key) ?? []
+                guard s.transforms[key]?.cancellation === cancellation else { return [] }  // orphaned: all gone
+                let all = s.transforms.removeValue(forKey: key)?.waiters ?? []
                 for waiter in all { s.transformWaiters[waiter.token.id] = nil }
                 return all
             }
@@ -65,5 +63,47 @@ extension DWWebImageManager {
             }
             if store.contains(.disk) { cache.writeVariant(try? result.get(), forKey: key) }
         }
+        let work: @Sendable () -> Void = { [self] in
+            guard !cancellation.isCancelled else { return finish(.failure(DWWorkCancellation.stopped)) }
+            let result = DWWorkCancellation.$current.withValue(cancellation) { () -> Result<DWImage, DWWebImageError> in
+                do throws(DWWebImageError) {
+                    let variant = try DWImageProcessors.apply(options.processors, to: original)
+                    if store.contains(.memory) { cache.storeInMemory(variant, forKey: key) }
+                    return .success(variant.from(original.source, metrics: original.metrics))
+                } catch {
+                    DWLog.debug("\(key): \(error.message)")
+                    return .failure(
+                        error.url == nil
+                            ? DWWebImageError(
+                                error.code, error.message, url: url,
+                                httpStatus: error.httpStatus, curlCode: error.curlCode,
+                                size: error.size, limit: error.limit) : error)
+                }
+            }
+            finish(result)
+        }
+        guard let executor else { return workQueue.async(execute: work) }
+        if !executor.submit(work) { finish(.failure(.busy(url))) }
+    }
+
+    /// Takes a cancelled caller out of the variant it waits for (under the manager's lock); the job's stop flag when
+    /// it was the last caller (the job is then forgotten: a new caller starts a new transform).
+    static func dropTransformWaiter(_ waiter: Waiter, from s: inout State) -> DWWorkCancellation? {
+        let key = waiter.options.cacheKey(base: waiter.token.cacheKey)
+        guard var job = s.transforms[key] else { return nil }
+        job.waiters.removeAll { $0.token.id == waiter.token.id }
+        guard job.waiters.isEmpty else {
+            s.transforms[key] = job
+            return nil
+        }
+        s.transforms[key] = nil
+        return job.cancellation
+    }
+
+    /// Where variant transforms run: a server's own threads (fed by its admission), or nil for the manager's
+    /// concurrent work queue. Set it before the first request.
+    public var transformExecutor: (any DWTransformExecutor)? {
+        get { state.withLock { $0.transformExecutor } }
+        set { state.withLock { $0.transformExecutor = newValue } }
     }
 }

@@ -47,10 +47,12 @@ public final class DWWebImageManager: Sendable {
         var scheduler = DownloadScheduler<ObjectIdentifier, DWWebImageOperation>()
         var lookups: [UInt64: Waiter] = [:]  // callers in the disk lookup, not yet attached to a downloader
         /// Variants being made, by cache key: the callers waiting for each (one transform per key at a time).
-        var transforms: [String: [Waiter]] = [:]
+        var transforms: [String: TransformJob] = [:]
         /// The same callers by token id, for ``cancel(_:)``.
         var transformWaiters: [UInt64: Waiter] = [:]
         var nextTokenID: UInt64 = 0
+        /// Where variants are made (``transformExecutor``); nil: ``workQueue``.
+        var transformExecutor: (any DWTransformExecutor)?
         var callbackQueue: DispatchQueue
         var configuration: Configuration
         var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)?
@@ -253,14 +255,19 @@ public final class DWWebImageManager: Sendable {
         return true
     }
 
-    /// Cancels one caller: it completes with 10007 at once; the download stops only if no caller is left.
+    /// Cancels one caller: it completes with 10007 at once; the download stops only if no caller is left, and a
+    /// variant's transform is skipped (queued) or stopped (running) when it was its last caller.
     public func cancel(_ token: DWWebImageToken) {
-        let (lookingUp, downloader, callbacks) = state.withLock { s in
-            (
-                s.lookups.removeValue(forKey: token.id) ?? s.transformWaiters.removeValue(forKey: token.id),
-                s.downloaders[token.cacheKey], s.callbackQueue
-            )
+        let (lookingUp, downloader, callbacks, orphaned) = state.withLock { s in
+            var orphaned: DWWorkCancellation?
+            var found = s.lookups.removeValue(forKey: token.id)
+            if found == nil, let waiter = s.transformWaiters.removeValue(forKey: token.id) {
+                found = waiter
+                orphaned = Self.dropTransformWaiter(waiter, from: &s)
+            }
+            return (found, s.downloaders[token.cacheKey], s.callbackQueue, orphaned)
         }
+        orphaned?.cancel()  // the last caller of a variant: skip or stop its transform
         if let lookingUp {
             lookingUp.deliver(.failure(.cancelled(token.url)), on: callbacks)
         } else if let downloader {

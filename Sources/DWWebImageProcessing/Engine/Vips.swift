@@ -68,15 +68,26 @@ enum Vips {
     }
 
     /// Runs one libvips call that produces an image (`body` gets the out-pointer and returns libvips' status).
+    /// Inside a stopped ``DWWorkCancellation/current`` it throws 10007 instead (before the call, and in place of
+    /// libvips' "killed" failure).
     static func make(_ what: String, _ body: (UnsafeMutablePointer<OpaquePointer?>) -> Int32)
         throws(DWWebImageError) -> VImage {
+        try checkStopped()
         cvips_free(cvips_error_take())  // warnings earlier calls left (libjpeg's "extraneous bytes") are not this reason
         var out: OpaquePointer?
         guard body(&out) == 0, let out else {
             if let out { cvips_unref(out) }
+            try checkStopped()
             throw error(what)
         }
         return VImage(out)
+    }
+
+    /// Throws 10007 when the work this thread runs for has been stopped (``DWWorkCancellation/current``).
+    static func checkStopped() throws(DWWebImageError) {
+        guard let cancellation = DWWorkCancellation.current, cancellation.isCancelled else { return }
+        cvips_free(cvips_error_take())
+        throw DWWorkCancellation.stopped
     }
 }
 
@@ -85,11 +96,31 @@ enum Vips {
 /// `@unchecked Sendable` holds because a libvips image is immutable once built (metadata is only set on a private
 /// copy, before anyone else sees it), its reference count is atomic, and libvips evaluates one image from several
 /// threads by design.
+///
+/// Made inside a transform (``DWWorkCancellation/current`` set), it registers a hook that sets libvips' kill flag
+/// on its image when the transform is stopped, so an evaluation running now fails at its next region; the hook is
+/// removed before the reference is released.
 final class VImage: @unchecked Sendable {
     let pointer: OpaquePointer
+    private let killHook: (cancellation: DWWorkCancellation, id: UInt64)?
 
-    init(_ pointer: OpaquePointer) { self.pointer = pointer }
-    deinit { cvips_unref(pointer) }
+    init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+        guard let cancellation = DWWorkCancellation.current else {
+            killHook = nil
+            return
+        }
+        let address = Int(bitPattern: pointer)  // a plain number: the hook only runs while this object holds it
+        let id = cancellation.register {
+            if let image = OpaquePointer(bitPattern: address) { cvips_set_kill(image, 1) }
+        }
+        killHook = id.map { (cancellation, $0) }
+    }
+
+    deinit {
+        if let killHook { killHook.cancellation.unregister(killHook.id) }
+        cvips_unref(pointer)
+    }
 
     var width: Int { Int(cvips_width(pointer)) }
     var height: Int { Int(cvips_height(pointer)) }

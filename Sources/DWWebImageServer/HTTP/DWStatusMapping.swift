@@ -24,6 +24,7 @@ enum DWStatusMapping {
             if status == 404 || status == 410 { return (.notFound, "origin answered \(status)") }
             return (.badGateway, "origin answered \(status)")
         case .cancelled:
+            if error.isBusy { return (.serviceUnavailable, "server busy, retry later") }
             return (.gatewayTimeout, "request took too long")
         case .notInCache, .cacheIO:
             return (.badGateway, "internal error")

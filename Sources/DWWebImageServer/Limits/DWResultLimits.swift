@@ -20,7 +20,7 @@ public struct DWResultLimits: Sendable, Equatable {
     public var maxAnimationFrames = 1
     /// Largest Gaussian blur sigma (default 50): larger asks are clamped to it, so `bl:99.1` and `bl:99.2` are one
     /// transform and one cache entry.
-    public static let maxBlurSigma = 50.0
+    public static let maxBlurSigma = DWFilterClamps.blurSigma
 
     /// The defaults above.
     public init() {}
@@ -59,13 +59,9 @@ public struct DWResultLimits: Sendable, Equatable {
         }
     }
 
-    /// `options` with every unbounded cost clamped: blur sigma at most ``maxBlurSigma`` (and rounded to 0.01, so
-    /// near-identical sigmas share one transform).
+    /// `options` with every unbounded cost clamped by the one table, ``DWFilterClamps`` (blur sigma at most
+    /// ``maxBlurSigma``, sharpen's too, rounded to 0.01, so near-identical sigmas share one transform).
     public static func clamped(_ options: DWTransform) -> DWTransform {
-        var options = options
-        if options.blur.isFinite, options.blur > 0 {
-            options.blur = (min(options.blur, maxBlurSigma) * 100).rounded() / 100
-        }
-        return options
+        DWFilterClamps.clamp(options)
     }
 }

@@ -73,20 +73,21 @@ extension DWImageServer {
     /// The answer when the pipeline's memory cache holds the job's result (a hot variant): looked up and answered
     /// on the caller's thread, no fetch started; nil otherwise.
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
-        guard !job.isLocal,
-              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.chain))
+        guard let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.chain))
         else { return nil }
         return respond(job, with: image, status: .ok, maxAge: configuration.maxAge, to: request)
     }
 
-    /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered. Runs in the
-    /// request's task; the fetch and transform run on the pipeline's queues.
+    /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered (503 when the
+    /// worker pool refused the transform). Runs in the request's task; the fetch runs on the pipeline's queues, the
+    /// transform (and a `local://` read) on ``pool``'s threads.
     func answer(_ job: DWImageJob, to request: Request) async -> Response {
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
         do {
             image = try await variant(of: job.url.source, chain: job.chain)  // local:// too (DWLocalFileLoader)
         } catch {
+            if error.isBusy { return Self.busy() }  // every worker busy, the queue full: not the fallback's case
             guard let fallback = await fallbackImage(chain: job.chain) else {
                 let (status, message) = DWStatusMapping.status(for: error)
                 return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")

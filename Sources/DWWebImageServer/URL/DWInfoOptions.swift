@@ -1,5 +1,6 @@
 // DWInfoOptions: /info's options, by imgproxy Pro's names (size, format, dimensions, blurhash, dominant_colors,
-// average) plus frames and orientation, and the cache buster.
+// average) plus frames and orientation, the cache buster and the expiry.
+import Foundation
 
 /// What `GET /info/{signature}/{options}/{source}` reports. Defaults: size, format, dimensions, frames and
 /// orientation on; BlurHash, dominant colours and the average colour on request. A plain value.
@@ -13,6 +14,9 @@ public struct DWInfoOptions: Sendable, Equatable {
     public var average = false
     /// Changes the cache key and nothing else [`cb`], as for images.
     public var cacheBuster = ""
+    /// `exp`: a Unix time after which the URL answers 404 (checked when parsed; not part of the answer's key); nil:
+    /// never.
+    public var expires: Int64?
 
     /// The defaults.
     public init() {}
@@ -25,11 +29,17 @@ public struct DWInfoOptions: Sendable, Equatable {
             + "cb:\(cacheBuster.utf8.count):\(cacheBuster))"
     }
 
-    /// Applies one `name:args` segment; unknown or malformed is a 400 naming it.
-    mutating func apply(_ segment: Substring) throws(DWProxyURL.ParseError) {
+    /// Applies one `name:args` segment; unknown or malformed is a 400 naming it, an `exp:` before `now` (Unix
+    /// seconds) a 404. With `onlyPresets` (`--only-presets`) only `exp` and `cb` are accepted: the other options
+    /// choose work, which only the operator's presets may do on such a server.
+    mutating func apply(_ segment: Substring, onlyPresets: Bool = false,
+                        now: Int64 = Int64(Date().timeIntervalSince1970)) throws(DWProxyURL.ParseError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let r = ArgReader(name: parts[0], args: Array(parts.dropFirst()))
         try r.atLeast(1)
+        if onlyPresets, !["expires", "exp", "cachebuster", "cb"].contains(parts[0]) {
+            throw DWProxyURL.ParseError("info option '\(parts[0])' is not allowed with --only-presets")
+        }
         switch parts[0] {
         case "size", "s": try r.max(1); size = r.bool(0)
         case "format", "f": try r.max(1); format = r.bool(0)
@@ -46,6 +56,11 @@ public struct DWInfoOptions: Sendable, Equatable {
             guard (0...16).contains(dominantColors) else { throw r.error("1 or 0, or a count up to 16") }
         case "average", "avg": try r.max(1); average = r.bool(0)
         case "cachebuster", "cb": try r.max(1); cacheBuster = r.args[0]
+        case "expires", "exp":
+            try r.max(1)
+            guard let time = Int64(r.args[0]) else { throw r.error("expects a Unix timestamp") }
+            if time > 0 && time < now { throw DWProxyURL.ParseError("expired URL (exp:\(time))", status: 404) }
+            expires = time > 0 ? time : nil
         default: throw DWProxyURL.ParseError("unknown info option '\(parts[0])'")
         }
     }

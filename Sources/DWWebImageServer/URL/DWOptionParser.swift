@@ -52,9 +52,7 @@ struct DWOptionParser {
             if !a[0].isEmpty { o.transform.flipHorizontal = r.bool(0) }
             if a.count > 1, !a[1].isEmpty { o.transform.flipVertical = r.bool(1) }
         case "background", "bg": try background(r, &o.transform)
-        case "blur", "bl": try r.max(1); o.transform.blur = try r.nonNegativeDouble(0, upTo: 1000)
-        case "sharpen", "sh": try r.max(1); o.transform.sharpen = try r.nonNegativeDouble(0, upTo: 1000)
-        case "pixelate", "pix": try r.max(1); o.transform.pixelate = try r.nonNegativeInt(0, upTo: 10_000)
+        case "blur", "bl", "sharpen", "sh", "pixelate", "pix": try filter(r, &o.transform)
         case "adjust", "a": try adjust(r, &o.transform)
         case "brightness", "br": try r.max(1); o.transform.brightness = try r.intIn(0, -255...255)
         case "contrast", "co": try r.max(1); o.transform.contrast = try r.nonNegativeDouble(0, upTo: 100)
@@ -88,6 +86,18 @@ struct DWOptionParser {
             for preset in a { try applyPreset(preset, to: &o, presetStack: presetStack) }
         default:
             throw ParseError("unknown option '\(name)'")
+        }
+    }
+
+    /// `bl:`, `sh:` and `pix:`, read as before (up to 1000 and 10000, else 400) and served within
+    /// ``DWFilterClamps``.
+    func filter(_ r: ArgReader, _ t: inout DWTransform) throws(ParseError) {
+        try r.max(1)
+        switch r.name {
+        case "blur", "bl": t.blur = DWFilterClamps.sigma(try r.nonNegativeDouble(0, upTo: 1000), limit: DWFilterClamps.blurSigma)
+        case "sharpen", "sh":
+            t.sharpen = DWFilterClamps.sigma(try r.nonNegativeDouble(0, upTo: 1000), limit: DWFilterClamps.sharpenSigma)
+        default: t.pixelate = min(try r.nonNegativeInt(0, upTo: 10_000), DWFilterClamps.pixelateSize)
         }
     }
 
