@@ -1,6 +1,7 @@
 // DWImageServer + info cache: /info answers kept as variants are (the pipeline's memory and disk cache, then the
 // shared result storage), keyed by the source and every info option, the cache buster included.
 import DWWebImage
+import DWWebImageProcessing
 import Foundation
 
 /// Names an /info answer in the variant caches: the key is ``DWImageProcessors/cacheKey(url:processors:)`` of the
@@ -21,7 +22,7 @@ extension DWImageServer {
     func infoAnswer(for url: DWProxyURL, options: DWInfoOptions) async throws(DWWebImageError) -> (json: Data, note: String) {
         if url.source.hasPrefix("local://") {
             let image = try localImage(url.source, chain: [])
-            return (try Self.infoJSON(image, options), " info \(image.source)")
+            return (try limitedInfoJSON(image, options), " info \(image.source)")
         }
         let key = DWImageProcessors.cacheKey(url: url.source, processors: [DWInfoKey(options: options)])
         if let json = manager.cache.objCache(forKey: key) { return (json, " info cached") }
@@ -30,10 +31,15 @@ extension DWImageServer {
             return (json, " info result-storage")
         }
         let image = try await manager.image(withURL: url.source)
-        let json = try Self.infoJSON(image, options)
+        let json = try limitedInfoJSON(image, options)
         keepInfo(json, forKey: key)
         resultStorage?.store(json, variantKey: key, contentType: "application/json")
         return (json, " info \(image.source)")
+    }
+
+    /// ``infoJSON(_:_:)`` under the server's processing limits (an SVG's size is read by SVGGuard with them).
+    private func limitedInfoJSON(_ image: DWImage, _ options: DWInfoOptions) throws(DWWebImageError) -> Data {
+        try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) in try Self.infoJSON(image, options) }
     }
 
     /// `json` under `key` in the cache's layers: memory at once, the disk write in a background task.
