@@ -11,7 +11,8 @@ import Foundation
 /// helper's CPU clock and kills it (SIGKILL) past ``DWProcessingLimits/renderBudget``. The helper also runs under
 /// `RLIMIT_CPU` (the budget rounded up, plus one second), `RLIMIT_AS` (what the render may need, see
 /// ``SVGRenderProcess``), no core files, `PR_SET_NO_NEW_PRIVS`, and dies with its parent; it gets no descriptor but
-/// its standard streams, and is the only process in which libvips' `svgload_buffer` is unblocked.
+/// its standard streams, only the environment libvips, fontconfig and the locale read (no keys or credentials), and
+/// is the only process in which libvips' `svgload_buffer` is unblocked.
 ///
 /// The helper is ``helperPath`` when set, else the `DWWEBIMAGE_SVG_HELPER` environment variable's, else
 /// `dwfetch-svg` beside the running executable (`/proc/self/exe`'s directory: where SwiftPM builds it, beside

@@ -54,9 +54,10 @@ struct HelperChild {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = Self.environment().map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         close(fds[1])
         guard status == 0 else {
             close(fds[0])
@@ -64,6 +65,16 @@ struct HelperChild {
         }
         _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
         (self.pid, socket) = (pid, fds[0])
+    }
+
+    /// The helper's environment: what libvips, fontconfig, the locale and the sanitizers read, nothing else (no
+    /// signing keys or cloud credentials where librsvg runs).
+    static func environment() -> [String] {
+        let names: Set<String> = ["HOME", "PATH", "LANG", "TMPDIR", "VIPSHOME"]
+        let prefixes = ["LC_", "FONTCONFIG_", "XDG_", "VIPS_", "ASAN_", "LSAN_", "UBSAN_", "MALLOC_"]
+        return ProcessInfo.processInfo.environment.filter { name, _ in
+            names.contains(name) || prefixes.contains { name.hasPrefix($0) }
+        }.map { "\($0)=\($1)" }
     }
 
     /// Sends `input` (then shuts our writing side), reads the record back, and watches the helper's CPU clock:
