@@ -89,6 +89,10 @@ final class SVGGuardTests: XCTestCase {
                       .notAnImage, "xml-stylesheet")
         assertRefused(Self.svg("<style>&u;rl(data:x)</style>", prolog: "<!DOCTYPE svg [<!ENTITY u \"u\">]>"),
                       .notAnImage, "url() completed by an entity")
+        // UTF-7: libxml2 would read "+ADw-image ..." as an <image> this scan never sees
+        let hidden = "+ADw-image href=+ACI-data:image/x-xpixmap;base64,AAAA+ACI-/+AD4-"
+        assertRefused(Self.svg(hidden, prolog: "<?xml version=\"1.0\" encoding=\"UTF-7\"?>"), .notAnImage, "UTF-7")
+        XCTAssertNoThrow(try Imgproxy.run("f:png", on: Self.svg("", prolog: "<?xml version='1.0' encoding='ISO-8859-1'?>")))
         assertRefused(Self.svg("<image/>", prolog: "<!DOCTYPE svg [<!ATTLIST image href CDATA \"data:,x\">]>"),
                       .notAnImage, "ATTLIST")
         assertRefused(Self.svg("<style>&e;</style>", prolog: "<!DOCTYPE svg [<!ENTITY e \"@import url(a.css);\">]>"),

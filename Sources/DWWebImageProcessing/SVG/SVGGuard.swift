@@ -71,6 +71,21 @@ enum SVGGuard {
         return scan.report
     }
 
+    /// Refuses an XML declaration naming an encoding whose markup bytes are not ASCII's: libxml2 would read the
+    /// document through it (UTF-7's `+ADw-` is a `<`), so what this scan reads would not be what librsvg gets.
+    /// UTF-8, ASCII, the ISO-8859 and Windows code pages keep every byte below 0x80 as ASCII.
+    static func checkEncoding(_ instruction: String) throws(DWWebImageError) {
+        let lower = instruction.lowercased()
+        guard lower.hasPrefix("<?xml"), lower.dropFirst(5).first?.isWhitespace ?? false,
+              let range = lower.range(of: "encoding") else { return }
+        let rest = lower[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return }
+        let name = rest.dropFirst().prefix { $0 != quote }.trimmingCharacters(in: .whitespaces)
+        let asciiCompatible = ["utf-8", "utf8", "us-ascii", "ascii", "latin1"].contains(name)
+            || ["iso-8859-", "iso8859-", "windows-125", "cp125"].contains { name.hasPrefix($0) }
+        guard asciiCompatible else { throw refused("the encoding \(name.prefix(40)) (only UTF-8 and ASCII supersets)") }
+    }
+
     /// A refusal: 10000 with `reason`.
     static func refused(_ reason: String) -> DWWebImageError {
         DWWebImageError(.notAnImage, "SVG refused before rendering: \(reason)")
@@ -110,6 +125,7 @@ enum SVGGuard {
                     if kind == .instruction, tokens.matches("<?xml-stylesheet", at: range.lowerBound) {
                         throw refused("an <?xml-stylesheet?> instruction")
                     }
+                    if kind == .instruction { try SVGGuard.checkEncoding(text(range)) }
                 case .endTag:
                     try endTag()
                 case .startTag(let tag):
