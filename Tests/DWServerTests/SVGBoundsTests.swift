@@ -104,7 +104,8 @@ final class SVGBoundsTests: ServeTestCase {
         let server = try serve(["--source-formats", "png,jpg"])
         XCTAssertEqual(try server.get("/insecure/f:webp/plain/\(origin.url("/a.png"))").status, 200)
         for path in ["/insecure/f:png/plain/\(origin.url("/a.tiff"))", "/insecure/f:png/plain/\(origin.url("/d.svg"))",
-                     "/insecure/w:10/plain/\(origin.url("/a.tiff"))"] {
+                     "/insecure/w:10/plain/\(origin.url("/a.tiff"))", "/insecure/plain/\(origin.url("/a.tiff"))",
+                     "/insecure/plain/\(origin.url("/d.svg"))", "/info/insecure/plain/\(origin.url("/d.svg"))"] {
             XCTAssertEqual(try server.get(path).status, 422, path)
         }
         let everything = try serve()
