@@ -83,5 +83,6 @@ public final class DWImageServer: Sendable {
                             metrics: metrics, logger: logger)
         }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
+        if let problem = DWSVGRenderer.helperProblem { logger.warning("SVG sources will be refused (422): \(problem)") }
     }
 }

@@ -32,6 +32,17 @@ public enum DWSVGRenderer {
         set { settings.withLock { $0 = newValue } }
     }
 
+    /// Why SVG sources cannot be rasterised in this process (the helper is not installed), nil when they can: for a
+    /// server to say so at start-up rather than at the first SVG.
+    public static var helperProblem: String? {
+        do throws(DWWebImageError) {
+            _ = try resolvedHelper()
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     /// The helper that will be started: ``helperPath``, the environment's, or the sibling `dwfetch-svg`.
     static func resolvedHelper() throws(DWWebImageError) -> String {
         let path = helperPath ?? ProcessInfo.processInfo.environment["DWWEBIMAGE_SVG_HELPER"]
