@@ -172,6 +172,23 @@ final class SVGGuardTests: XCTestCase {
         XCTAssertNoThrow(try DWImageProcessing.process(png, with: DWConvert(format: .webp), limits: limits))
     }
 
+    func testAHelperThatFailsOrAnswersNonsenseIsA422NotACrash() throws {
+        let image = try DWImage(data: Self.svg("<rect width=\"10\" height=\"10\"/>"))
+        defer { DWSVGRenderer.helperPath = nil }
+        XCTAssertNil(DWSVGRenderer.helperProblem, "dwfetch-svg is built beside the test bundle")
+        // missing; exits at once; echoes the document back instead of a record
+        for helper in ["/nonexistent/dwfetch-svg", "/bin/false", "/bin/cat"] {
+            DWSVGRenderer.helperPath = helper
+            XCTAssertThrowsError(try image.bitmap(), helper) {
+                XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage, "\(helper): \($0)")
+            }
+        }
+        DWSVGRenderer.helperPath = "/nonexistent/dwfetch-svg"
+        XCTAssertNotNil(DWSVGRenderer.helperProblem)
+        DWSVGRenderer.helperPath = nil
+        XCTAssertEqual(try image.bitmap().width, 10, "and the real helper again")
+    }
+
     /// CPU seconds of this process's reaped children (the SVG helpers), from /proc/self/stat.
     private func childrenCPU() -> Double {
         let stat = (try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8)) ?? ""

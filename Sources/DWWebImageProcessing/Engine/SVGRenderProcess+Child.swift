@@ -178,14 +178,22 @@ struct HelperChild {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    /// Waits for the helper to exit (after killing it if it still runs) and closes the socket.
+    /// Waits for the helper to exit — at most a second after its answer, then it is killed — and closes the socket.
     mutating func reap() -> Status {
         defer { close(socket) }
         guard !reaped else { return Status() }
         reaped = true
         var status: Int32 = 0
-        var result: pid_t
-        repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+        var result: pid_t = 0
+        for _ in 0..<200 {
+            result = waitpid(pid, &status, WNOHANG)
+            if result != 0 && !(result < 0 && errno == EINTR) { break }
+            usleep(5_000)
+        }
+        if result == 0 {
+            kill(pid, SIGKILL)
+            repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+        }
         guard result == pid else { return Status() }
         let signal = status & 0x7F
         return signal == 0 ? Status(exitCode: (status >> 8) & 0xFF) : Status(signalled: signal)
