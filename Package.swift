@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "dwfetch", targets: ["dwfetch"]),
         .executable(name: "dwfetch-pixels", targets: ["dwfetch-pixels"]),
         .executable(name: "dwfetch-serve", targets: ["dwfetch-serve"]),
+        .executable(name: "dwfetch-svg", targets: ["dwfetch-svg"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -154,6 +155,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The SVG helper: one librsvg render per process, under a CPU budget and a memory limit (DWSVGRenderer).
+        .executableTarget(name: "dwfetch-svg", dependencies: ["DWWebImageProcessing"]),
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",

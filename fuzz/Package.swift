@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The three libFuzzer targets, as a package of their own beside the product (never part of the normal build): they
+// The libFuzzer targets, as a package of their own beside the product (never part of the normal build): they
 // link the library's real modules through SwiftPM, so a moved or new file needs no change here. Built by
 // fuzz/build.sh with AddressSanitizer and libFuzzer's coverage over every module (see fuzz/README.md).
 import Foundation
@@ -35,6 +35,16 @@ let package = Package(
                 .product(name: "DWWebImage", package: product),
                 .product(name: "DWWebImageProcessing", package: product),
                 .product(name: "DWWebImageServer", package: product),
+            ]
+        ),
+        // The SVG path with the server's limits: SVGGuard's scan, the size without a render, the sanitiser, and the
+        // render in the helper process (this binary is its own helper).
+        .executableTarget(
+            name: "svg-fuzzer",
+            dependencies: [
+                "CFuzzerDriver",
+                .product(name: "DWWebImage", package: product),
+                .product(name: "DWWebImageProcessing", package: product),
             ]
         ),
     ],

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Usage: fuzz/build.sh [gif|pixels|url|all]   (default all) — builds the libFuzzer targets of fuzz/Package.swift with
+# Usage: fuzz/build.sh [gif|pixels|url|svg|all]   (default all) — builds the libFuzzer targets of fuzz/Package.swift with
 # SwiftPM: release, AddressSanitizer on every module (Swift and C), libFuzzer's coverage on every Swift module,
 # -enable-testing so the targets can reach internal API (@testable import). The binaries land in fuzz/build/
-# (gif-fuzzer, pixels-fuzzer, url-fuzzer); SwiftPM's own build folder is fuzz/.build, apart from the product's .build.
+# (gif-fuzzer, pixels-fuzzer, url-fuzzer, svg-fuzzer); SwiftPM's own build folder is fuzz/.build, apart from the product's .build.
 # Nothing lists library files here: the fuzz package links the library's modules as SwiftPM builds them.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -11,8 +11,9 @@ case "${1:-all}" in
     gif) products=(gif-fuzzer) ;;
     pixels) products=(pixels-fuzzer) ;;
     url) products=(url-fuzzer) ;;
-    all) products=(gif-fuzzer pixels-fuzzer url-fuzzer) ;;
-    *) echo "usage: $0 [gif|pixels|url|all]" >&2; exit 2 ;;
+    svg) products=(svg-fuzzer) ;;
+    all) products=(gif-fuzzer pixels-fuzzer url-fuzzer svg-fuzzer) ;;
+    *) echo "usage: $0 [gif|pixels|url|svg|all]" >&2; exit 2 ;;
 esac
 flags=(--package-path "$here" --build-path "$here/.build" -c release --sanitize=address
        -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing -Xswiftc -use-ld=lld)

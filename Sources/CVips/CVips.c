@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "CVips.h"
 #include <dlfcn.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <gmodule.h>
 #include <vips/vips.h>
 
@@ -299,3 +302,16 @@ int cvips_get_array_int(VipsImage *image, const char *name, int **out, int *n) {
     if (!vips_image_get_typeof(image, name)) return -1;
     return vips_image_get_array_int(image, name, out, n);
 }
+
+/* The SVG helper process (SVGRenderProcess.swift): prctl is variadic, and closefrom is a GNU extension. */
+int cvips_prctl(int option, unsigned long arg) { return prctl(option, arg, 0UL, 0UL, 0UL); }
+int cvips_spawn_closefrom(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned long address_space) {
+    rlim_t space = address_space ? address_space : RLIM_INFINITY;
+    struct rlimit cpu = {cpu_soft, cpu_hard}, as = {space, space}, core = {0, 0};
+    if (setrlimit(RLIMIT_CPU, &cpu) != 0 || setrlimit(RLIMIT_AS, &as) != 0) return -1;
+    return setrlimit(RLIMIT_CORE, &core);
+}
+int cvips_under_address_sanitizer(void) { return dlsym(RTLD_DEFAULT, "__asan_init") != NULL; }

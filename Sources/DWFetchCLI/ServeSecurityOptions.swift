@@ -1,5 +1,6 @@
 // `dwfetch serve`'s security options (issue 22): keys, result limits, bounded work, fetch hygiene, connections.
 import ArgumentParser
+import DWWebImage
 import Foundation
 
 /// The options that make `serve` safe to expose; README "Security defaults" lists each with its default.
@@ -40,6 +41,13 @@ package struct ServeSecurityOptions: ParsableArguments {
     @Option(name: .customLong("max-animation-frames"), help: ArgumentHelp(
         "Frames of an animation processed; the rest are dropped (1 = the first frame).", valueName: "N"))
     package var maxAnimationFrames = 1
+    @Option(name: .customLong("render-budget"), help: ArgumentHelp(
+        "CPU seconds one SVG rasterisation may use; then it is stopped (422).", valueName: "SEC"))
+    package var renderBudget: Double = 5
+    @Option(name: .customLong("source-formats"), help: ArgumentHelp(
+        "Source formats decoded, comma-separated (default: every one: \(Self.allSourceFormats)); others 422.",
+        valueName: "LIST"))
+    package var sourceFormats: String?
 
     @Option(help: ArgumentHelp("Transforms run at once, on their own threads (default: cores).", valueName: "N")) package var workers: Int?
     @Option(help: ArgumentHelp("Transforms waiting for a worker; more get 503 at once.", valueName: "N")) package var queue = 64
@@ -91,6 +99,8 @@ package struct ServeSecurityOptions: ParsableArguments {
         guard infoKeys.count == infoSalts.count else {
             throw ValidationError("--info-key and --info-salt go together, one salt per key")
         }
+        _ = try allowedSourceFormats()
+        guard renderBudget > 0, renderBudget.isFinite else { throw ValidationError("--render-budget must be positive") }
         guard maxResultDimension > 0, maxResultPixels > 0, maxAnimationFrames > 0, (workers ?? 1) > 0, queue >= 0,
               requestTimeout > 0, (maxPerHost ?? 1) > 0, cacheLimit.bytes >= 0, cacheMaxAge > 0, headerTimeout > 0,
               idleTimeout > 0, maxConnections > 0, writeTimeout > 0, (maxConnectionsPerClient ?? 1) > 0 else {
@@ -98,6 +108,24 @@ package struct ServeSecurityOptions: ParsableArguments {
         }
         if let metricsBind, Self.hostPort(metricsBind) == nil { throw ValidationError("--metrics-bind takes HOST:PORT") }
         if cacheSpace.isEmpty { throw ValidationError("--cache-space must not be empty") }
+    }
+
+    /// Every source format serve reads, by name.
+    package static let allSourceFormats = DWImageFormat.allCases.filter { $0 != .unknown }.map(\.rawValue)
+        .joined(separator: ",")
+
+    /// `--source-formats` as formats (any name a format goes by: `jpg`, `JPEG`); nil when not given.
+    package func allowedSourceFormats() throws -> Set<DWImageFormat>? {
+        guard let sourceFormats else { return nil }
+        var formats: Set<DWImageFormat> = []
+        for name in sourceFormats.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let format = DWImageFormat(name: name) else {
+                throw ValidationError("--source-formats: unknown format \(name) (known: \(Self.allSourceFormats))")
+            }
+            formats.insert(format)
+        }
+        guard !formats.isEmpty else { throw ValidationError("--source-formats lists no format") }
+        return formats
     }
 
     /// "127.0.0.1", "::1", "localhost" and the rest of 127/8.

@@ -22,6 +22,21 @@ public struct DWProcessingLimits: Sendable, Equatable {
     /// the smaller of `--max-pixels` and `--max-result-pixels`.
     public var maxVectorPixels: Int?
 
+    /// CPU seconds one SVG rasterisation may use (librsvg, in its helper process: ``DWSVGRenderer``); over it the
+    /// render is killed and the call fails with 10005. Default 5; `dwfetch serve` sets `--render-budget`.
+    public var renderBudget: TimeInterval = 5
+    /// The source formats (as sniffed from the bytes) any decoder or loader may be run on; nil (default): every
+    /// format the engine reads. Another format is refused with 10000 before anything reads it; `dwfetch serve` sets
+    /// `--source-formats`.
+    public var sourceFormats: Set<DWImageFormat>?
+
+    /// Refuses `format` (10000) when ``sourceFormats`` does not list it.
+    public func checkSourceFormat(_ format: DWImageFormat) throws(DWWebImageError) {
+        guard let sourceFormats, !sourceFormats.contains(format) else { return }
+        throw DWWebImageError(.notAnImage, "\(format.rawValue) sources are not allowed here (allowed: "
+                              + "\(sourceFormats.map(\.rawValue).sorted().joined(separator: ", ")))")
+    }
+
     /// The pixel count an SVG is scaled down to when not enlarged: ``maxVectorPixels`` within ``maxPixelCount``.
     public var vectorPixelCap: Int { min(maxVectorPixels ?? maxPixelCount, maxPixelCount) }
 
@@ -65,8 +80,9 @@ public enum DWImageProcessing {
         return try result.get()
     }
 
-    /// `body` run on the caller's thread with every check inside it against `limits` (as
-    /// ``process(_:with:limits:)`` does for a processor): e.g. a server's `/info` measurement.
+    /// Runs `body` on the caller's thread with every check inside it against `limits` (as
+    /// ``process(_:with:limits:)`` does for a processor): for what a server computes outside a processor, such as
+    /// the size of an SVG for `/info` or a result check.
     public static func withLimits<T>(_ limits: DWProcessingLimits, _ body: () throws(DWWebImageError) -> T)
         throws(DWWebImageError) -> T {
         let result = $scopedLimits.withValue(limits) { () -> Result<T, DWWebImageError> in

@@ -87,6 +87,8 @@ public final class DWImageServer: Sendable {
         limits.maxByteCount = Int(clamping: configuration.maxSize)
         limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames
         limits.maxVectorPixels = configuration.resultLimits.maxPixels  // an SVG not enlarged renders within the result limit
+        limits.renderBudget = configuration.renderBudget
+        limits.sourceFormats = configuration.sourceFormats
         self.limits = limits
         resultStorage = configuration.resultStorage.map { [metrics, logger] in
             DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5,
@@ -95,6 +97,7 @@ public final class DWImageServer: Sendable {
                             metrics: metrics, logger: logger)
         }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
+        if let problem = DWSVGRenderer.helperProblem { logger.warning("SVG sources will be refused (422): \(problem)") }
     }
 
     /// What ``init(configuration:)`` logs at warning level for `configuration`: today, that it checks no signature

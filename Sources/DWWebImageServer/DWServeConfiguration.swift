@@ -57,6 +57,12 @@ public struct DWServeConfiguration: Sendable {
     /// Result limits checked from the header before any decode (`--max-result-dimension`, `--max-result-pixels`,
     /// `--max-animation-frames`).
     public var resultLimits = DWResultLimits()
+    /// CPU seconds one SVG rasterisation may use (`--render-budget`, default 5); then 422
+    /// (``DWProcessingLimits/renderBudget``).
+    public var renderBudget: TimeInterval = 5
+    /// The source formats (sniffed from the bytes) that are processed or measured (`--source-formats`); nil
+    /// (default): every format serve reads. Any other is 422 before a decoder sees it.
+    public var sourceFormats: Set<DWImageFormat>?
     /// Transforms (and `/info` measurements) run at once, on as many dedicated threads (`--workers`, default: the
     /// machine's cores); downloads and cache hits take none.
     public var workers = ProcessInfo.processInfo.activeProcessorCount

@@ -42,6 +42,8 @@ extension ServeSecurityOptions {
         limits.maxPixels = maxResultPixels
         limits.maxAnimationFrames = maxAnimationFrames
         configuration.resultLimits = limits
+        configuration.renderBudget = renderBudget
+        configuration.sourceFormats = try allowedSourceFormats()
         if let workers { configuration.workers = workers }
         configuration.queue = queue
         configuration.requestTimeout = requestTimeout

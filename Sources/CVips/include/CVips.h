@@ -21,6 +21,16 @@ int cvips_load_module(const char *_Nonnull path);
 /* The file libvips itself was loaded from (dladdr), or NULL; free with cvips_free. */
 char *_Nullable cvips_library_path(void);
 /* Drops libvips' GLib warnings (e.g. "ignoring nclx profile") instead of printing them on stderr. */
+/* prctl(option, arg, 0, 0, 0) (prctl is variadic). */
+int cvips_prctl(int option, unsigned long arg);
+/* posix_spawn_file_actions_addclosefrom_np: every descriptor from `from` up is closed in the child. */
+#include <spawn.h>
+#include <sys/prctl.h>
+int cvips_spawn_closefrom(posix_spawn_file_actions_t *_Nonnull actions, int from);
+/* This process's RLIMIT_CPU (seconds, soft and hard) and RLIMIT_AS (bytes, both; 0: unlimited), no core files. */
+int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned long address_space);
+/* Whether AddressSanitizer is linked in (its shadow memory needs terabytes of address space). */
+int cvips_under_address_sanitizer(void);
 void cvips_silence_warnings(void);
 const char *_Nonnull cvips_version(void);
 

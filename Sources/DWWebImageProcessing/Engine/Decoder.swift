@@ -22,6 +22,7 @@ enum Decoder {
     /// The header facts `DWImage(data:)` read (size, frames, bytes) against `limits`: 10005 before any decoding.
     static func checkLimits(_ image: DWImage, limits: DWProcessingLimits) throws(DWWebImageError) {
         if image.format == .svg { return try SVGRaster.checkLimits(image, limits: limits) }  // its area: when rendered
+        try limits.checkSourceFormat(image.format)
         if image.data.count > limits.maxByteCount {
             throw tooLarge(Int64(image.data.count), Int64(limits.maxByteCount), "encoded size in bytes")
         }
@@ -85,6 +86,7 @@ enum Decoder {
             throw DWWebImageError(.notAnImage, "no decoder for \(format.rawValue) images")
         }
         let limits = DWImageProcessing.effectiveLimits
+        try limits.checkSourceFormat(format)
         if format == .tiff, TIFFRGBA.vipsRefusesPixels(data) {
             return (try TIFFRGBA.decode(data, limits: limits).vipsImage(), true)
         }

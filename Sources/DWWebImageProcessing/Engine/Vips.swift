@@ -7,9 +7,9 @@ import Foundation
 enum Vips {
     /// Starts libvips the first time it is read (a Swift `static let` is initialised exactly once, thread-safely),
     /// then blocks its untrusted loaders (ImageMagick, PDF, SVG, FITS…: not image formats of the web) except JPEG XL's
-    /// (libvips 8.14 flags libjxl untrusted; imgproxy reads and writes JPEG XL through it all the same) and
-    /// `svgload_buffer` (``SVGRaster``: SVG from memory, no base URL, so no file or network reference is followed),
-    /// turns off its operation cache (every transform reads new bytes; a server would only pay memory for it),
+    /// (libvips 8.14 flags libjxl untrusted; imgproxy reads and writes JPEG XL through it all the same: a server that
+    /// does not want libjxl on its sources leaves `jxl` out of ``DWProcessingLimits/sourceFormats``, `dwfetch serve
+    /// --source-formats`), turns off its operation cache (every transform reads new bytes; a server would only pay memory for it),
     /// drops its GLib warnings, and sets the threads per transform.
     ///
     /// libvips' plugin modules: `vips_init` loads every module in its module directory — on Debian ImageMagick,
@@ -27,7 +27,7 @@ enum Vips {
         cvips_block_untrusted(1)
         cvips_operation_block_set("VipsForeignLoadJxl", 0)
         cvips_operation_block_set("VipsForeignSaveJxl", 0)
-        cvips_operation_block_set("VipsForeignLoadSvgBuffer", 0)  // SVG from memory only: SVGRaster
+        // svgload_buffer stays blocked here: only the SVG helper process unblocks it (DWSVGRenderer.runHelper)
         cvips_silence_warnings()
         cvips_cache_set(0, 0, 0)
         cvips_concurrency_set(Int32(DWImageProcessing.threadsPerTransform))

@@ -13,8 +13,9 @@ extension DWImage {
         }
     }
 
-    /// The width and height `/info` reports: the header's; for an SVG that declares no size, the size libvips
-    /// renders it at (its drawing's bounds, as imgproxy Pro reads it through libvips). Runs on the caller's thread.
+    /// The width and height `/info` reports: the header's; for an SVG, after ``SVGGuard`` has read it under the
+    /// limits in force, its declared size, or 300 × 150 when it declares none (measured from the document: nothing
+    /// is rendered). Runs on the caller's thread.
     public var reportedSize: (width: Int, height: Int) {
         get throws(DWWebImageError) {
             format == .svg ? try SVGRaster.intrinsicSize(of: self) : (pixelWidth, pixelHeight)

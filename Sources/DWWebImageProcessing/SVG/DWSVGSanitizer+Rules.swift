@@ -11,6 +11,8 @@ extension DWSVGSanitizer {
 
     /// A start tag `<name attr="v" …>` or `<name … />` read from `bytes` at `start`.
     struct StartTag {
+        /// Where its `<` is.
+        let start: Int
         let name: String
         let nameEnd: Int
         var attributes: [Attribute] = []
@@ -20,6 +22,7 @@ extension DWSVGSanitizer {
         var selfClosing = false
 
         init(_ bytes: [UInt8], at start: Int) throws(Malformed) {
+            self.start = start
             var j = start + 1
             while j < bytes.count, !Self.isNameEnd(bytes[j]) { j += 1 }
             guard j > start + 1 else { throw Malformed(reason: "tag at byte \(start) has no name") }

@@ -41,64 +41,35 @@ public enum DWSVGSanitizer {
     /// Elements dropped with their content.
     static let droppedElements: Set<String> = ["script", "iframe", "form"]
 
+    /// Copies the tokens of ``SVGTokenizer`` that stay.
     private struct TokenCopier {
-        let bytes: [UInt8]
+        var tokens: SVGTokenizer
         var output: [UInt8] = []
-        var i = 0
         /// Open elements inside a dropped one (0: keeping).
         var dropDepth = 0
 
         init(bytes: [UInt8]) {
-            self.bytes = bytes
+            tokens = SVGTokenizer(bytes)
             output.reserveCapacity(bytes.count)
         }
 
         mutating func run() throws(Malformed) {
-            while i < bytes.count {
-                if bytes[i] != UInt8(ascii: "<") {
-                    let end = index(of: [UInt8(ascii: "<")], from: i) ?? bytes.count
-                    emit(i, end)
-                    i = end
-                } else if starts("<!--") {
-                    try copy(until: "-->", what: "comment")
-                } else if starts("<![CDATA[") {
-                    try copy(until: "]]>", what: "CDATA section")
-                } else if starts("<?xml-stylesheet") {  // an XSLT or CSS it would load and apply: dropped
-                    try copy(until: "?>", what: "processing instruction", keep: false)
-                } else if starts("<?") {
-                    try copy(until: "?>", what: "processing instruction")
-                } else if starts("<!") {
-                    try declaration()
-                } else if starts("</") {
-                    try endTag()
-                } else {
-                    try startTag()
+            while let token = try tokens.next() {
+                switch token {
+                case .text(let range): emit(range)
+                case .markup(let range, let kind):
+                    // an `<?xml-stylesheet?>` is an XSLT or CSS it would load and apply: dropped
+                    if kind != .instruction || !tokens.matches("<?xml-stylesheet", at: range.lowerBound) { emit(range) }
+                case .endTag(let range, _):
+                    if dropDepth > 0 { dropDepth -= 1 } else { emit(range) }
+                case .startTag(let tag): startTag(tag)
+                case .doctype(let doctype): declaration(doctype)
                 }
             }
             guard dropDepth == 0 else { throw Malformed(reason: "a dropped element is not closed") }
         }
 
-        // MARK: Tokens
-
-        private mutating func copy(until terminator: String, what: String, keep: Bool = true) throws(Malformed) {
-            guard let end = index(of: Array(terminator.utf8), from: i + 2) else {
-                throw Malformed(reason: "\(what) at byte \(i) is not closed")
-            }
-            if keep { emit(i, end + terminator.utf8.count) }
-            i = end + terminator.utf8.count
-        }
-
-        private mutating func endTag() throws(Malformed) {
-            guard let end = index(of: [UInt8(ascii: ">")], from: i) else {
-                throw Malformed(reason: "end tag at byte \(i) is not closed")
-            }
-            if dropDepth > 0 { dropDepth -= 1 } else { emit(i, end + 1) }
-            i = end + 1
-        }
-
-        private mutating func startTag() throws(Malformed) {
-            let tag = try StartTag(bytes, at: i)
-            defer { i = tag.end }
+        private mutating func startTag(_ tag: StartTag) {
             if dropDepth > 0 {
                 if !tag.selfClosing { dropDepth += 1 }
                 return
@@ -108,92 +79,35 @@ public enum DWSVGSanitizer {
                 if !tag.selfClosing { dropDepth = 1 }
                 return
             }
-            emit(i, tag.nameEnd)
+            emit(tag.start..<tag.nameEnd)
             for attribute in tag.attributes where DWSVGSanitizer.keeps(attribute, of: name) {
-                emit(attribute.start, attribute.end)
+                emit(attribute.start..<attribute.end)
             }
-            emit(tag.attributesEnd, tag.end)
+            emit(tag.attributesEnd..<tag.end)
         }
 
-        /// A `<!DOCTYPE …>` (or other `<!…>` declaration): its internal subset sanitised, the rest copied.
-        private mutating func declaration() throws(Malformed) {
-            let start = i
-            var j = i + 2
-            while j < bytes.count, bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "[") {
-                if bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'") { j = try skipQuoted(j) } else { j += 1 }
-            }
-            guard j < bytes.count else { throw Malformed(reason: "declaration at byte \(start) is not closed") }
-            if dropDepth == 0 { emit(start, j) }
-            if bytes[j] == UInt8(ascii: "[") {
-                if dropDepth == 0 { output.append(UInt8(ascii: "[")) }
-                j = try internalSubset(from: j + 1)
-            }
-            guard let close = index(of: [UInt8(ascii: ">")], from: j) else {
-                throw Malformed(reason: "declaration at byte \(start) is not closed")
-            }
-            if dropDepth == 0 { emit(j, close + 1) }
-            i = close + 1
-        }
-
-        /// The DOCTYPE's `[…]` from `start`: returns the offset after its `]`.
-        private mutating func internalSubset(from start: Int) throws(Malformed) -> Int {
-            var j = start
-            while j < bytes.count {
-                if bytes[j] == UInt8(ascii: "]") {
-                    if dropDepth == 0 { output.append(UInt8(ascii: "]")) }
-                    return j + 1
-                }
-                if matches("<!--", at: j) {
-                    guard let end = index(of: Array("-->".utf8), from: j + 4) else { break }
-                    j = end + 3
-                    continue
-                }
-                if bytes[j] == UInt8(ascii: "<") {
-                    var end = j + 1
-                    while end < bytes.count, bytes[end] != UInt8(ascii: ">") {
-                        if bytes[end] == UInt8(ascii: "\"") || bytes[end] == UInt8(ascii: "'") {
-                            end = try skipQuoted(end)
-                        } else { end += 1 }
+        /// A `<!DOCTYPE …>` (or other `<!…>` declaration): its internal subset sanitised (comments in it dropped),
+        /// the rest copied.
+        private mutating func declaration(_ doctype: SVGTokenizer.Doctype) {
+            guard dropDepth == 0 else { return }
+            emit(doctype.head)
+            if let subset = doctype.subset {
+                output.append(UInt8(ascii: "["))
+                for part in subset {
+                    switch part {
+                    case .text(let range): emit(range)
+                    case .comment: break
+                    case .declaration(let range):
+                        if DWSVGSanitizer.keepsDeclaration(Array(tokens.bytes[range])) { emit(range) }
                     }
-                    guard end < bytes.count else { break }
-                    if dropDepth == 0, DWSVGSanitizer.keepsDeclaration(Array(bytes[j...end])) { emit(j, end + 1) }
-                    j = end + 1
-                    continue
                 }
-                if dropDepth == 0 { output.append(bytes[j]) }
-                j += 1
+                output.append(UInt8(ascii: "]"))
             }
-            throw Malformed(reason: "DOCTYPE internal subset is not closed")
+            emit(doctype.tail)
         }
 
-        private func skipQuoted(_ j: Int) throws(Malformed) -> Int {
-            guard let close = index(of: [bytes[j]], from: j + 1) else {
-                throw Malformed(reason: "quoted value at byte \(j) is not closed")
-            }
-            return close + 1
-        }
-
-        // MARK: Bytes
-
-        private mutating func emit(_ from: Int, _ to: Int) {
-            if dropDepth == 0, from < to { output.append(contentsOf: bytes[from..<to]) }
-        }
-
-        private func starts(_ text: String) -> Bool { matches(text, at: i) }
-
-        private func matches(_ text: String, at offset: Int) -> Bool {
-            let utf8 = Array(text.utf8)
-            guard offset + utf8.count <= bytes.count else { return false }
-            return bytes[offset..<offset + utf8.count].elementsEqual(utf8)
-        }
-
-        private func index(of needle: [UInt8], from start: Int) -> Int? {
-            var j = start
-            while j + needle.count <= bytes.count {
-                if bytes[j] == needle[0], bytes[j..<j + needle.count].elementsEqual(needle) { return j }
-                j += 1
-            }
-            return nil
+        private mutating func emit(_ range: Range<Int>) {
+            if dropDepth == 0, !range.isEmpty { output.append(contentsOf: tokens.bytes[range]) }
         }
     }
 }

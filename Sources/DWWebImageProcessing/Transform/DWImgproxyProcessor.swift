@@ -56,7 +56,8 @@ public struct DWImgproxyProcessor: DWImageProcessor {
     /// With `trim` it renders at its intrinsic size first (imgproxy trims before it could scale on load). Either way
     /// the size it renders at is checked against the pixel limit first.
     private func processSVG(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        let intrinsic = try SVGRaster.intrinsicSize(of: image)
+        let prepared = try SVGRaster.prepare(image)  // SVGGuard's checks, and the size from the document
+        let intrinsic = (width: prepared.width, height: prepared.height)
         let limits = DWImageProcessing.effectiveLimits
         return try Engine.process(image) { canvas throws(DWWebImageError) in
             let turned = transform.rotate % 180 != 0
@@ -65,7 +66,7 @@ public struct DWImgproxyProcessor: DWImageProcessor {
             steps.vector = ImgproxyGeometry.Vector(maxPixels: limits.vectorPixelCap)
             var geometry = ImgproxyGeometry(width: width, height: height, transform: transform, vector: steps.vector)
             let scale = geometry.loadScale(width: width, height: height)
-            let rendered = try SVGRaster.render(image, scale: transform.trim == nil ? scale : 1)
+            let rendered = try SVGRaster.render(prepared, scale: transform.trim == nil ? scale : 1)
             (canvas.frames, canvas.source) = (rendered.frames, nil)
             canvas.keepAlive.append(contentsOf: rendered.keepAlive)
             if transform.trim == nil, scale != 1 {

@@ -5,8 +5,8 @@ import DWWebImageProcessing
 
 /// Wraps one processor of a request's chain. Its identifier is the wrapped one's, so cache keys are exactly
 /// ``DWImageProcessors/cacheKey(url:processors:)`` of the engine's chain. The first of a chain refuses a source with
-/// more than `maxFrames` frames and runs the request's result check (``DWResultLimits``), both from the header before
-/// anything decodes, and counts the transform. Each
+/// more than `maxFrames` frames or a format `limits` do not allow and runs the request's result check
+/// (``DWResultLimits``, under `limits`), all from the header before anything decodes, and counts the transform. Each
 /// runs through ``DWImageProcessing/process(_:with:limits:)`` with the server's `limits`, on the pipeline's
 /// processing queue.
 struct DWServedProcessor: DWImageProcessor {
@@ -28,7 +28,8 @@ struct DWServedProcessor: DWImageProcessor {
                 throw DWWebImageError(.tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
                                       size: Int64(image.frameCount), limit: Int64(maxFrames))
             }
-            try precheck(image)
+            try limits.checkSourceFormat(image.format)  // --source-formats: before anything reads it
+            try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) in try precheck(image) }
             metrics.transformStarted()
         }
         let clock = ContinuousClock()

@@ -19,6 +19,9 @@ struct DWSVGRule: DWImageProcessor {
     /// The request's chain, and the one an SVG source is rasterised by (nil: the same).
     let chain: [any DWImageProcessor]
     let rasterChain: [any DWImageProcessor]?
+    /// `--source-formats` (nil: every format): an SVG kept as SVG is checked here, as the chain that checks every
+    /// other source does not run for it.
+    var sourceFormats: Set<DWImageFormat>?
 
     /// `svg(<mode>;<the chain's identifiers joined by ";">)`, made once (the pipeline asks for it several times a
     /// request); the raster chain is a function of the same URL.
@@ -33,7 +36,12 @@ struct DWSVGRule: DWImageProcessor {
     }
 
     func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        if image.format == .svg && keepsSVG { return sanitize ? try DWSanitizeSVG().process(image) : image }
+        if image.format == .svg && keepsSVG {
+            var allowed = DWProcessingLimits()
+            allowed.sourceFormats = sourceFormats
+            try allowed.checkSourceFormat(.svg)
+            return sanitize ? try DWSanitizeSVG().process(image) : image
+        }
         if named == .svg { throw DWWebImageError(.notAnImage, "resulting image format is not supported: svg") }
         return try DWImageProcessors.apply(image.format == .svg ? rasterChain ?? chain : chain, to: image)
     }
@@ -58,7 +66,9 @@ extension DWImageServer {
         // Rasterising with the request's own chain is what the chain does anyway (and what dwfetch does with an SVG):
         // no rule, so the key stays the CLI's for the same steps.
         if !keeps && raster == nil && transform.format != .svg { return chain }
-        return [DWSVGRule(named: transform.format, keepsSVG: keeps, sanitize: settings.sanitizeSVG, chain: chain,
-                          rasterChain: raster)]
+        var rule = DWSVGRule(named: transform.format, keepsSVG: keeps, sanitize: settings.sanitizeSVG, chain: chain,
+                             rasterChain: raster)
+        rule.sourceFormats = limits.sourceFormats
+        return [rule]
     }
 }
