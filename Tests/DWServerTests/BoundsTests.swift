@@ -37,7 +37,7 @@ final class BoundsTests: ServeTestCase {
         let server = try serve(["--request-timeout", "120", "--max-result-pixels", "1000000"])
         let response = try server.get("/info/insecure/bh:1:1/plain/\(origin.url("/big8000.svg"))")
         XCTAssertEqual(response.status, 200, response.text)
-        let peak = try peakResidentBytes(server)
+        let peak = server.peakResidentBytes
         XCTAssertLessThan(peak, 150 << 20, "peak RSS \(peak >> 20) MB")
     }
 
@@ -68,9 +68,9 @@ final class BoundsTests: ServeTestCase {
             XCTAssertEqual(response.status, 504, response.text)
             XCTAssertLessThan(took, 3.5, "request \(cacheBuster): the deadline is 2 s")
             Thread.sleep(forTimeInterval: 0.7)
-            let before = try cpuSeconds(server)
+            let before = server.cpuSeconds
             Thread.sleep(forTimeInterval: 2)
-            let spent = try cpuSeconds(server) - before
+            let spent = server.cpuSeconds - before
             XCTAssertLessThan(spent, 0.4, "request \(cacheBuster): CPU after the 504 (the transform goes on)")
         }
     }
@@ -94,22 +94,6 @@ final class BoundsTests: ServeTestCase {
         }
         XCTAssertFalse(busy.contains { $0.isDone }, "both workers were still transforming meanwhile")
         for request in busy { XCTAssertEqual(request.wait()?.status, 200) }
-    }
-
-    /// The server's peak resident set size, bytes (/proc/PID/status VmHWM).
-    private func peakResidentBytes(_ server: ServeProcess) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)
-        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
-    }
-
-    /// utime + stime of the server process, seconds (/proc/PID/stat).
-    private func cpuSeconds(_ server: ServeProcess) throws -> Double {
-        let stat = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/stat", encoding: .utf8)
-        let fields = try XCTUnwrap(stat.split(separator: ")").last).split(separator: " ")
-        // After "pid (comm)": state is field 3, utime 14 and stime 15 (1-based) → indexes 11 and 12 here.
-        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
-        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }
 

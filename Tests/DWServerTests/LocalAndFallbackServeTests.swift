@@ -152,14 +152,3 @@ final class DWTestFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
 }
-
-extension ServeProcess {
-    /// Peak resident set size of the server so far, bytes (/proc/PID/status VmHWM).
-    var peakResidentBytes: Int {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
-        }
-        return 0
-    }
-}

@@ -270,3 +270,24 @@ final class ConnectionCounter: @unchecked Sendable {
         }
     }
 }
+
+extension ServeProcess {
+    /// Peak resident set size of the server, bytes (/proc/PID/status VmHWM).
+    var peakResidentBytes: Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+        }
+        return 0
+    }
+
+    /// CPU seconds of the server and of its reaped children (the SVG helpers) (utime, stime, cutime, cstime of /proc/PID/stat).
+    var cpuSeconds: Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)) ?? ""
+        let fields = stat[(stat.lastIndex(of: ")").map { stat.index(after: $0) } ?? stat.startIndex)...]
+            .split(separator: " ")
+        guard fields.count > 15 else { return 0 }
+        let ticks = fields[11...14].compactMap { Double($0) }.reduce(0, +)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
