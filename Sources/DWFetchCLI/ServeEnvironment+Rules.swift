@@ -61,7 +61,8 @@ extension ServeEnvironment {
                 default: throw Failure(variable: name, reason: "'\(value)' is not debug, info, warn or error")
                 }
             },
-            "S3_REGION": elsewhere  // read as AWS_REGION by ``exportingS3Region(_:)``
+            "LOG_FORMAT": text("--log-format"),
+            "S3_REGION": elsewhere,  // read as AWS_REGION by ``exportingS3Region(_:)``
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
         for (name, value) in notHonoured { table[name] = unsupported(default: value) }
@@ -79,7 +80,7 @@ extension ServeEnvironment {
         "ALLOWED_PROCESSING_OPTIONS": "", "BASE_URL": "", "URL_REPLACEMENTS": "", "PATH_PREFIX": "",
         "WATERMARK_DATA": "", "WATERMARK_OPACITY": "1", "FALLBACK_IMAGE_DATA": "", "STRIP_METADATA": "true",
         "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
-        "RETURN_ATTACHMENT": "false", "HEALTH_CHECK_PATH": "", "PROMETHEUS_NAMESPACE": "", "LOG_FORMAT": "pretty",
+        "RETURN_ATTACHMENT": "false", "HEALTH_CHECK_PATH": "", "PROMETHEUS_NAMESPACE": "",
         "OPEN_TELEMETRY_ENABLE": "false", "OPEN_TELEMETRY_ENDPOINT": ""
     ]
 

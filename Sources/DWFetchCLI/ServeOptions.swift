@@ -69,6 +69,9 @@ package struct ServeOptions: ParsableCommand {
         "On SIGTERM/SIGINT, wait this long for responses in flight to be written in full.", valueName: "SEC"))
     package var shutdownTimeout: Double = 30
     @Flag(name: [.short, .long], help: "One access-log line per request on stderr.") package var verbose = false
+    @Option(name: .customLong("log-format"), help: ArgumentHelp(
+        "pretty (text on stderr), structured (logfmt) or json (one object a line), the last two on stdout.",
+        valueName: "FORMAT")) package var logFormat = "pretty"
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (issue 22).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions

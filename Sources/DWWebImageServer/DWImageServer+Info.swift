@@ -28,6 +28,7 @@ extension DWImageServer {
         } catch {
             return refuse(.init(code: error.status), error.description, note: error.status == 404 ? " expired" : " bad-url")
         }
+        DWAccessNote.current?.imageURL = url.source
         guard !Self.hasUserinfo(url.source) else {  // the same source rules as image requests
             return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
         }

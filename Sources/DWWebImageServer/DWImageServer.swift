@@ -43,7 +43,7 @@ public final class DWImageServer: Sendable {
     /// 0.3 s) rather than in the first request.
     public init(configuration: DWServeConfiguration) {
         self.configuration = configuration
-        var logger = Logger(label: "dwfetch.serve")
+        var logger = Logger(label: "dwfetch.serve", metadataProvider: DWRequestID.metadataProvider)
         logger.logLevel = configuration.logLevel
         self.logger = logger
         for warning in Self.startupWarnings(configuration) { logger.warning("\(warning)") }

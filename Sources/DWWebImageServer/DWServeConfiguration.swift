@@ -47,6 +47,10 @@ public struct DWServeConfiguration: Sendable {
     public var shutdownTimeout: Double = 30
     /// Access log: one line per request at `.info`; the default `.warning` logs nothing per request.
     public var logLevel: Logger.Level = .warning
+    /// How log lines are written (`--log-format`, imgproxy's `IMGPROXY_LOG_FORMAT`): pretty text on stderr (default),
+    /// or logfmt or JSON lines on stdout, as imgproxy writes them. The process's logging system is bootstrapped with
+    /// ``DWLogFormat/makeHandler(label:metadataProvider:)`` by `dwfetch serve`; an embedder bootstraps its own.
+    public var logFormat: DWLogFormat = .pretty
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

@@ -31,6 +31,10 @@ extension DWServeConfiguration {
         resultStorage = options.resultStorage.flatMap(DWS3Location.init)
         shutdownTimeout = options.shutdownTimeout
         logLevel = options.verbose ? .info : .warning
+        guard let format = DWLogFormat(rawValue: options.logFormat) else {
+            throw ValidationError("--log-format is pretty, structured or json, not \"\(options.logFormat)\"")
+        }
+        logFormat = format
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
     }

@@ -8,7 +8,9 @@ import Logging
 enum ServeRunner {
     static func run(_ options: ServeOptions) throws -> Int32 {
         let configuration = try DWServeConfiguration(options)
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        let format = configuration.logFormat
+        LoggingSystem.bootstrap({ label, provider in format.makeHandler(label: label, metadataProvider: provider) },
+                                metadataProvider: nil)
         // Cache files 0600 and directories 0700 (the library's privateFiles covers the entries; this also the lock and
         // marker files). The CLI keeps 0644/0755: its cache holds what its user fetched, for that user.
         umask(0o077)

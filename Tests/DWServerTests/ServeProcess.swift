@@ -13,6 +13,7 @@ final class ServeProcess: @unchecked Sendable {
     /// The temporary directory of its stdout and stderr (and cache, unless one was given); removed by `stop()`.
     private let workDir: URL
     private let errURL: URL
+    private let outURL: URL
 
     /// `dwfetch serve --port 0 --cache-dir <temp, or cacheDir> --metrics-bind 127.0.0.1:0 args`, with `environment`
     /// added to this process's; waits until it prints the port it listens on.
@@ -23,6 +24,7 @@ final class ServeProcess: @unchecked Sendable {
         workDir = dir
         self.cacheDir = cacheDir ?? dir.appendingPathComponent("cache")
         let out = dir.appendingPathComponent("stdout")
+        outURL = out
         errURL = dir.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
@@ -63,6 +65,8 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+    /// What the server wrote to stdout so far (the listening lines; structured and JSON logs).
+    var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
 
     /// Sends `sig` and waits for the exit status (SIGKILL after `timeout`).
     @discardableResult

@@ -14,7 +14,7 @@ extension DWImageServer {
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in },
                     onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         if configuration.tunesMalloc { startMallocTuning() }
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: DWRequestContext.self)
         mount(on: router, at: "", refusingOtherMethods: true)
         let drain = DWConnectionDrain(logger: lifecycleLogger, maxPerClient: configuration.connectionsPerClient)
         let app = Application(

@@ -51,6 +51,7 @@ extension DWImageServer {
                 return .answer(refuse(.forbidden, "invalid signature", note: " bad-signature"))
             }
             url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
+            DWAccessNote.current?.imageURL = url.source
         } catch {
             return .answer(refuse(.init(code: error.status), error.description,
                                   note: error.status == 404 ? " expired" : " bad-url"))

@@ -1,13 +1,17 @@
 // DWAccessLogMiddleware: the one middleware of the server's routes — access log, request metrics, HEAD bodies.
 import DWLocking
 import Foundation
+import HTTPTypes
 import Hummingbird
+import Logging
 
-/// Wraps every route of a ``DWImageServer`` (``DWImageServer/addRoutes(to:at:)``): times the request, counts it in
-/// `/metrics` (image requests only: probes and scrapes would swamp the counts), writes one access-log line at
-/// `.info` (method, target, status, bytes, milliseconds, and the handler's note: where the bytes came from or why it
-/// failed), and drops the body of a HEAD answer (its headers, `Content-Length` included, stay). Runs in the
-/// request's task.
+/// Wraps every route of a ``DWImageServer`` (``DWImageServer/addRoutes(to:at:)``): gives the request its ID
+/// (``DWRequestID``: its `X-Request-ID`, or a new one, echoed in the response and in every log line of the request),
+/// times it, counts it in `/metrics` (image requests only: probes and scrapes would swamp the counts), writes one
+/// access-log line at `.info` — `GET /path 200 123 4.5ms note` in the pretty format; imgproxy's `Completed in 4.5ms
+/// /path` with `request_id`, `method`, `status`, `client_ip`, `image_url`, `bytes` and `note` fields in the
+/// structured and JSON ones — and drops the body of a HEAD answer (its headers, `Content-Length` included, stay).
+/// Runs in the request's task.
 struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let server: DWImageServer
 
@@ -16,7 +20,9 @@ struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let clock = ContinuousClock()
         let start = clock.now
         let note = DWAccessNote()
+        note.requestID = DWRequestID.id(from: request.headers[DWRequestID.field])
         var response = try await DWAccessNote.$current.withValue(note) { try await next(request, context) }
+        response.headers[DWRequestID.field] = note.requestID
         let elapsed = clock.now - start
         let bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0
         if request.method == .head { response.body = ResponseBody() }
@@ -25,10 +31,23 @@ struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
                                     elapsed: elapsed)
         }
         if server.logger.logLevel <= .info {
-            let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-            let line = "\(request.method) \(request.head.path ?? "/") \(response.status.code) \(bytes) "
-                + "\(String(format: "%.1f", ms))ms\(note.text)"
-            server.logger.info("\(line)")
+            let ms = String(format: "%.1f", Double(elapsed.components.attoseconds) / 1e15
+                                + Double(elapsed.components.seconds) * 1000)
+            let path = request.head.path ?? "/"
+            guard server.configuration.logFormat != .pretty else {
+                server.logger.info("\(request.method) \(path) \(response.status.code) \(bytes) \(ms)ms\(note.text)")
+                return response
+            }
+            var fields: Logger.Metadata = [
+                "request_id": .string(note.requestID), "method": .string("\(request.method)"),
+                "status": .stringConvertible(response.status.code), "bytes": .stringConvertible(bytes),
+            ]
+            if let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress {
+                fields["client_ip"] = .string(address)
+            }
+            if let source = note.imageURL { fields["image_url"] = .string(source) }
+            if !note.text.isEmpty { fields["note"] = .string(String(note.text.dropFirst())) }
+            server.logger.info("Completed in \(ms)ms \(path)", metadata: fields)
         }
         return response
     }
@@ -40,7 +59,19 @@ final class DWAccessNote: Sendable {
     /// The note of the request this task is answering; nil outside the server's routes.
     @TaskLocal static var current: DWAccessNote?
 
-    private let state = DWLock((text: "", isProbe: false))
+    private let state = DWLock((text: "", isProbe: false, requestID: "", imageURL: String?.none))
+
+    /// The request's ID (``DWRequestID``), set by the middleware before the handler runs.
+    var requestID: String {
+        get { state.withLock { $0.requestID } }
+        set { state.withLock { $0.requestID = newValue } }
+    }
+
+    /// The source URL of an image or `/info` request, once parsed (the log's `image_url`).
+    var imageURL: String? {
+        get { state.withLock { $0.imageURL } }
+        set { state.withLock { $0.imageURL = newValue } }
+    }
 
     /// Appended to the access-log line: " disk", " network", " bad-url", " error 10004", …
     var text: String {

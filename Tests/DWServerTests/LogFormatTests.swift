@@ -1,0 +1,50 @@
+// `--log-format` (IMGPROXY_LOG_FORMAT) and X-Request-ID against the built server: imgproxy's fields, one JSON object
+// a line, the request's ID echoed and in its log line, a forged ID replaced.
+import DWTestServer
+import Foundation
+import XCTest
+
+final class LogFormatTests: ServeTestCase {
+    func testJSONLinesCarryImgproxysFieldsAndTheRequestID() throws {
+        origin.setRoute("/a.png", .ok(SampleImages.png(width: 8, height: 8)))
+        let server = try serve(["-v"], environment: ["IMGPROXY_LOG_FORMAT": "json"])
+        let path = ProxyPath.plain(origin.url("/a.png"))
+        let given = try server.get(path, headers: ["X-Request-ID": "req-42.a"])
+        XCTAssertEqual(given.status, 200)
+        XCTAssertEqual(given.header("X-Request-ID"), "req-42.a", "echoed")
+        let forged = try server.get(path, headers: ["X-Request-ID": "x\" level=error"])
+        let made = try XCTUnwrap(forged.header("X-Request-ID"))
+        XCTAssertTrue(made.range(of: "^[0-9a-f]{20}$", options: .regularExpression) != nil, "a forged ID is replaced")
+        var lines: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(5)
+        while lines.count < 2, Date() < deadline {
+            lines = server.stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }.filter { ($0["msg"] as? String)?.hasPrefix("Completed in ") == true }
+            usleep(20_000)
+        }
+        XCTAssertEqual(lines.count, 2, server.stdout)
+        let first = try XCTUnwrap(lines.first)
+        XCTAssertEqual(first["request_id"] as? String, "req-42.a")
+        XCTAssertEqual(first["method"] as? String, "GET")
+        XCTAssertEqual(first["status"] as? Int, 200)
+        XCTAssertEqual(first["client_ip"] as? String, "127.0.0.1")
+        XCTAssertEqual(first["image_url"] as? String, origin.url("/a.png"))
+        XCTAssertEqual(first["level"] as? String, "info")
+        XCTAssertTrue((first["msg"] as? String)?.hasSuffix(path) == true, "\(first)")
+        XCTAssertEqual(lines.last?["request_id"] as? String, made)
+        XCTAssertFalse(server.stdout.contains("level=error"), "the forged text reached no line")
+    }
+
+    func testStructuredIsLogfmtAndAnUnknownFormatIsAUsageError() throws {
+        let server = try serve(["-v", "--log-format", "structured"])
+        XCTAssertEqual(try server.get("/health").status, 200)
+        let deadline = Date().addingTimeInterval(5)
+        while !server.stdout.contains("msg=\"Completed in"), Date() < deadline { usleep(20_000) }
+        let line = try XCTUnwrap(server.stdout.split(separator: "\n").first { $0.contains("Completed in") })
+        XCTAssertTrue(line.hasPrefix("time="), String(line))
+        XCTAssertTrue(line.contains(" level=info msg=\"Completed in "), String(line))
+        XCTAssertTrue(line.contains(" status=200"), String(line))
+        XCTAssertThrowsError(try serve(["--log-format", "xml"]))
+    }
+}
