@@ -62,6 +62,7 @@ extension ServeEnvironment {
                 }
             },
             "LOG_FORMAT": text("--log-format"),
+            "PROMETHEUS_NAMESPACE": text("--prometheus-namespace"),
             "S3_REGION": elsewhere,  // read as AWS_REGION by ``exportingS3Region(_:)``
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
@@ -80,7 +81,7 @@ extension ServeEnvironment {
         "ALLOWED_PROCESSING_OPTIONS": "", "BASE_URL": "", "URL_REPLACEMENTS": "", "PATH_PREFIX": "",
         "WATERMARK_DATA": "", "WATERMARK_OPACITY": "1", "FALLBACK_IMAGE_DATA": "", "STRIP_METADATA": "true",
         "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
-        "RETURN_ATTACHMENT": "false", "HEALTH_CHECK_PATH": "", "PROMETHEUS_NAMESPACE": "",
+        "RETURN_ATTACHMENT": "false", "HEALTH_CHECK_PATH": "",
         "OPEN_TELEMETRY_ENABLE": "false", "OPEN_TELEMETRY_ENDPOINT": ""
     ]
 

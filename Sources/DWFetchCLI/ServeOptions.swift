@@ -72,6 +72,9 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("log-format"), help: ArgumentHelp(
         "pretty (text on stderr), structured (logfmt) or json (one object a line), the last two on stdout.",
         valueName: "FORMAT")) package var logFormat = "pretty"
+    @Option(name: .customLong("prometheus-namespace"), help: ArgumentHelp(
+        "Prefix of imgproxy's metric names on /metrics (requests_total, …; none by default).", valueName: "NAME"))
+    package var prometheusNamespace: String?
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (issue 22).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions

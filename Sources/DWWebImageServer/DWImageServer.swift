@@ -24,7 +24,7 @@ public final class DWImageServer: Sendable {
     /// What one transform may cost (pixels, frames, bytes), from the configuration; passed to every transform of this
     /// server, so two servers in one process keep their own limits.
     public let limits: DWProcessingLimits
-    let metrics = DWServerMetrics()
+    let metrics: DWServerMetrics
     /// Response bodies and ETags of the images served, made once per image.
     let served = DWServedBytes()
     /// Recent image targets' parsed plans (URL, checks, chain), so a hot URL is parsed once.
@@ -43,6 +43,7 @@ public final class DWImageServer: Sendable {
     /// 0.3 s) rather than in the first request.
     public init(configuration: DWServeConfiguration) {
         self.configuration = configuration
+        metrics = DWServerMetrics(imgproxyNamespace: configuration.prometheusNamespace, workers: configuration.workers)
         var logger = Logger(label: "dwfetch.serve", metadataProvider: DWRequestID.metadataProvider)
         logger.logLevel = configuration.logLevel
         self.logger = logger

@@ -51,6 +51,9 @@ public struct DWServeConfiguration: Sendable {
     /// or logfmt or JSON lines on stdout, as imgproxy writes them. The process's logging system is bootstrapped with
     /// ``DWLogFormat/makeHandler(label:metadataProvider:)`` by `dwfetch serve`; an embedder bootstraps its own.
     public var logFormat: DWLogFormat = .pretty
+    /// The prefix of imgproxy's metric names on `/metrics` (`--prometheus-namespace`,
+    /// `IMGPROXY_PROMETHEUS_NAMESPACE`); nil: none, as imgproxy's default (`requests_total`, …).
+    public var prometheusNamespace: String?
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

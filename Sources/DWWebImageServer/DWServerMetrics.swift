@@ -17,8 +17,12 @@ final class DWServerMetrics: Sendable {
     /// The counters every request touches, looked up once (the registry's lookup sanitises names and help texts).
     private let commonRequestCounters: [Int: Counter]
     private let memoryHits: Counter, diskHits: Counter
+    /// The same events under imgproxy's names (for imgproxy's dashboards).
+    let imgproxy: DWImgproxyMetrics
 
-    init() {
+    /// Serve's metrics, and imgproxy's under `imgproxyNamespace` (nil or empty: none, as imgproxy's default).
+    init(imgproxyNamespace: String? = nil, workers: Int = 1) {
+        imgproxy = DWImgproxyMetrics(registry: registry, namespace: imgproxyNamespace, workers: workers)
         responseBytes = registry.makeCounter(descriptor: Self.name("response_bytes", "total", "Body bytes sent to clients."))
         originFetches = registry.makeCounter(descriptor: Self.name(
             "origin_fetches", "total", "Downloads an origin answered (after coalescing; retries count once)."))
@@ -58,6 +62,7 @@ final class DWServerMetrics: Sendable {
 
     /// One answered request.
     func answered(status: Int, bytes: Int, elapsed: Duration) {
+        imgproxy.requestEnded(status: status, elapsed: elapsed)
         requestCounter(status).increment()
         if bytes > 0 { responseBytes.increment(by: Int64(bytes)) }
         requestTime.record(elapsed)
@@ -72,6 +77,7 @@ final class DWServerMetrics: Sendable {
             // A download the origin answered (a refused address or a failed connection never reached it).
             if metrics.httpStatus > 0 { originFetches.increment() }
             if metrics.bytesReceived > 0 { originBytes.increment(by: metrics.bytesReceived) }
+            if metrics.httpStatus > 0 { imgproxy.downloaded(in: .seconds(metrics.elapsed)) }
         }
     }
 
@@ -86,7 +92,10 @@ final class DWServerMetrics: Sendable {
     private let transformTotal = DWLock(0)
 
     /// One processor step took `elapsed`.
-    func transformStep(_ elapsed: Duration) { transformTime.record(elapsed) }
+    func transformStep(_ elapsed: Duration) {
+        transformTime.record(elapsed)
+        imgproxy.processed(in: elapsed)
+    }
 
     /// One result-storage outcome: "hit", "miss", "stored", "dropped" (a write over the pending-write cap, not made)
     /// or "error" (the store failed; local work answered).

@@ -35,6 +35,10 @@ extension DWServeConfiguration {
             throw ValidationError("--log-format is pretty, structured or json, not \"\(options.logFormat)\"")
         }
         logFormat = format
+        guard options.prometheusNamespace != "dwserve" else {
+            throw ValidationError("--prometheus-namespace dwserve is serve's own metrics' prefix: pick another")
+        }
+        prometheusNamespace = options.prometheusNamespace
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
     }

@@ -48,3 +48,27 @@ final class LogFormatTests: ServeTestCase {
         XCTAssertThrowsError(try serve(["--log-format", "xml"]))
     }
 }
+
+/// imgproxy's metric names beside serve's own, under `--prometheus-namespace` (IMGPROXY_PROMETHEUS_NAMESPACE).
+final class ImgproxyMetricsTests: ServeTestCase {
+    func testImgproxysMetricsCountWhatServesDo() throws {
+        origin.setRoute("/a.png", .ok(SampleImages.png(width: 40, height: 30)))
+        origin.setRoute("/gone.png", .status(404))
+        let server = try serve(["--workers", "3"], environment: ["IMGPROXY_PROMETHEUS_NAMESPACE": "imgproxy"])
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"), options: "w:20")).status, 200)
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/gone.png"))).status, 404)
+        XCTAssertEqual(try server.get("/health").status, 200)
+        XCTAssertEqual(try server.metric("imgproxy_requests_total"), 2, "/health is not counted")
+        XCTAssertEqual(try server.metric(#"imgproxy_status_codes_total{status="200"}"#), 1)
+        XCTAssertEqual(try server.metric(#"imgproxy_status_codes_total{status="404"}"#), 1)
+        XCTAssertEqual(try server.metric(#"imgproxy_errors_total{type="downloading"}"#), 1)
+        XCTAssertEqual(try server.metric("imgproxy_request_duration_seconds_count"), 2)
+        XCTAssertEqual(try server.metric("imgproxy_download_duration_seconds_count"), 2)
+        XCTAssertGreaterThanOrEqual(try server.metric("imgproxy_processing_duration_seconds_count"), 1)
+        XCTAssertGreaterThanOrEqual(
+            try server.metric(#"imgproxy_request_span_duration_seconds_count{span="processing_image"}"#), 1)
+        XCTAssertEqual(try server.metric("imgproxy_workers"), 3)
+        XCTAssertEqual(try server.metric("imgproxy_images_in_progress"), 0)
+        XCTAssertEqual(try server.metric(#"dwserve_requests_total{status="200"}"#), 1, "serve's own stay")
+    }
+}

@@ -34,6 +34,7 @@ struct DWServedProcessor: DWImageProcessor {
         }
         let clock = ContinuousClock()
         let start = clock.now
+        metrics.imgproxy.processingStarted()
         defer { metrics.transformStep(clock.now - start) }
         return try DWImageProcessing.process(image, with: inner, limits: limits)
     }

@@ -21,11 +21,13 @@ struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = clock.now
         let note = DWAccessNote()
         note.requestID = DWRequestID.id(from: request.headers[DWRequestID.field])
+        server.metrics.imgproxy.requestStarted()
         var response = try await DWAccessNote.$current.withValue(note) { try await next(request, context) }
         response.headers[DWRequestID.field] = note.requestID
         let elapsed = clock.now - start
         let bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0
         if request.method == .head { response.body = ResponseBody() }
+        server.metrics.imgproxy.requestFinished()
         if !note.isProbe {
             server.metrics.answered(status: response.status.code, bytes: request.method == .head ? 0 : bytes,
                                     elapsed: elapsed)
