@@ -12,6 +12,10 @@ int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
 void cvips_block_untrusted(int block) { vips_block_untrusted_set(block ? TRUE : FALSE); }
 void cvips_operation_block_set(const char *name, int block) { vips_operation_block_set(name, block ? TRUE : FALSE); }
 void cvips_concurrency_set(int threads) { vips_concurrency_set(threads); }
+size_t cvips_tracked_mem(void) { return vips_tracked_get_mem(); }
+size_t cvips_tracked_mem_highwater(void) { return vips_tracked_get_mem_highwater(); }
+int cvips_tracked_allocs(void) { return vips_tracked_get_allocs(); }
+
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files) {
     vips_cache_set_max(max_operations);
     vips_cache_set_max_mem(max_memory);

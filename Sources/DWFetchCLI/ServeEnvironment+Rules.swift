@@ -63,6 +63,7 @@ extension ServeEnvironment {
             },
             "LOG_FORMAT": text("--log-format"),
             "PROMETHEUS_NAMESPACE": text("--prometheus-namespace"),
+            "ALLOW_ORIGIN": text("--allow-origin"),
             "S3_REGION": elsewhere,  // read as AWS_REGION by ``exportingS3Region(_:)``
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
@@ -73,7 +74,7 @@ extension ServeEnvironment {
     /// imgproxy's variables serve has no equivalent for yet, with imgproxy's default (nil: any value is refused).
     static let notHonoured: [String: String?] = [
         "SIGNATURE_SIZE": "32", "TRUSTED_SIGNATURES": "", "SECRET": "", "CACHE_CONTROL_PASSTHROUGH": "false",
-        "SET_CANONICAL_HEADER": "false", "USE_ETAG": "true", "USE_LAST_MODIFIED": "false", "ALLOW_ORIGIN": "",
+        "SET_CANONICAL_HEADER": "false", "USE_ETAG": "true", "USE_LAST_MODIFIED": "false",
         "ENABLE_CLIENT_HINTS": "false", "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
         "MAX_REDIRECTS": "10", "ALLOWED_SOURCES": "", "USER_AGENT": nil, "IGNORE_SSL_VERIFICATION": "false",
         "QUALITY": "80", "JPEG_PROGRESSIVE": "false", "PNG_INTERLACED": "false", "PNG_QUANTIZE": "false",

@@ -75,6 +75,9 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("prometheus-namespace"), help: ArgumentHelp(
         "Prefix of imgproxy's metric names on /metrics (requests_total, …; none by default).", valueName: "NAME"))
     package var prometheusNamespace: String?
+    @Option(name: .customLong("allow-origin"), help: ArgumentHelp(
+        "Access-Control-Allow-Origin of every answer, and a 200 to OPTIONS preflights (CORS).", valueName: "ORIGIN"))
+    package var allowOrigin: String?
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (issue 22).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions

@@ -126,6 +126,13 @@ public enum DWImageProcessing {
     /// Whether the quality changes `format`'s size (JPEG, WebP, AVIF, HEIC, JPEG XL).
     public static func isLossy(_ format: DWImageFormat) -> Bool { [.jpeg, .webp, .avif, .heic, .jxl].contains(format) }
 
+    /// libvips' own memory accounting (`vips_tracked_get_mem`, `…_highwater`, `…_allocs`): bytes allocated now, the
+    /// most so far, and the allocations live now. Any thread.
+    public static var libvipsMemory: (bytes: Int, highWater: Int, allocations: Int) {
+        _ = Vips.started
+        return (Int(cvips_tracked_mem()), Int(cvips_tracked_mem_highwater()), Int(cvips_tracked_allocs()))
+    }
+
     /// The libvips version in use, e.g. "8.14.1".
     public static var libvipsVersion: String {
         _ = Vips.started

@@ -1,5 +1,6 @@
 // DWImgproxyMetrics: imgproxy's Prometheus metrics, by imgproxy 3's and 4's names, beside serve's own.
 import DWLocking
+import DWWebImageProcessing
 import Foundation
 import Prometheus
 
@@ -8,7 +9,8 @@ import Prometheus
 /// `requests_total`, `status_codes_total{status}`, `errors_total{type}`, `request_duration_seconds`,
 /// `request_span_duration_seconds{span}` (3.x's `downloading`/`processing` and 4.x's
 /// `downloading_source_image`/`processing_image`), `download_duration_seconds`, `processing_duration_seconds`,
-/// `requests_in_progress`, `images_in_progress`, `workers` and `workers_utilization`. Thread-safe (the registry's and
+/// `requests_in_progress`, `images_in_progress`, `workers`, `workers_utilization` and libvips' `vips_memory_bytes`,
+/// `vips_max_memory_bytes` and `vips_allocs` (read at each scrape). Thread-safe (the registry's and
 /// each metric's locks; the in-progress counts behind one ``DWLock``, a leaf).
 final class DWImgproxyMetrics: Sendable {
     private let requests: Counter
@@ -19,6 +21,7 @@ final class DWImgproxyMetrics: Sendable {
     private let requestsInProgress: Gauge
     private let imagesInProgress: Gauge
     private let utilization: Gauge
+    private let vipsMemory: Gauge, vipsMaxMemory: Gauge, vipsAllocations: Gauge
     private let registry: PrometheusCollectorRegistry
     private let namespace: String?
     private let workers: Int
@@ -46,6 +49,9 @@ final class DWImgproxyMetrics: Sendable {
         requestsInProgress = registry.makeGauge(descriptor: Self.name(namespace, "requests_in_progress", "A gauge of the number of requests currently being in progress."))
         imagesInProgress = registry.makeGauge(descriptor: Self.name(namespace, "images_in_progress", "A gauge of the number of images currently being in progress."))
         registry.makeGauge(descriptor: Self.name(namespace, "workers", "A gauge of the number of running workers.")).set(Double(self.workers))
+        vipsMemory = registry.makeGauge(descriptor: Self.name(namespace, "vips_memory_bytes", "A gauge of the vips tracked memory usage in bytes."))
+        vipsMaxMemory = registry.makeGauge(descriptor: Self.name(namespace, "vips_max_memory_bytes", "A gauge of the max vips tracked memory usage in bytes."))
+        vipsAllocations = registry.makeGauge(descriptor: Self.name(namespace, "vips_allocs", "A gauge of the number of active vips allocations."))
         utilization = registry.makeGauge(descriptor: Self.name(namespace, "workers_utilization", "A gauge of the workers utilization in percents."))
     }
 
@@ -97,6 +103,14 @@ final class DWImgproxyMetrics: Sendable {
         let count = inProgress.withLock { $0.images += delta; return $0.images }
         imagesInProgress.set(Double(count))
         utilization.set(Double(min(count, workers)) * 100 / Double(workers))
+    }
+
+    /// libvips' memory gauges, read now (before each scrape).
+    func readLibvipsMemory() {
+        let memory = DWImageProcessing.libvipsMemory
+        vipsMemory.set(Double(memory.bytes))
+        vipsMaxMemory.set(Double(memory.highWater))
+        vipsAllocations.set(Double(memory.allocations))
     }
 
     /// imgproxy's error types by the status it answered.

@@ -54,6 +54,9 @@ public struct DWServeConfiguration: Sendable {
     /// The prefix of imgproxy's metric names on `/metrics` (`--prometheus-namespace`,
     /// `IMGPROXY_PROMETHEUS_NAMESPACE`); nil: none, as imgproxy's default (`requests_total`, …).
     public var prometheusNamespace: String?
+    /// `Access-Control-Allow-Origin` of every answer, with `Access-Control-Allow-Methods: GET, OPTIONS`, and a 200 to
+    /// `OPTIONS` preflights (`--allow-origin`, imgproxy's `IMGPROXY_ALLOW_ORIGIN`); nil (default): no CORS headers.
+    public var allowOrigin: String?
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

@@ -106,5 +106,8 @@ final class DWServerMetrics: Sendable {
     }
 
     /// The Prometheus text exposition.
-    func text() -> String { registry.emitToString() }
+    func text() -> String {
+        imgproxy.readLibvipsMemory()
+        return registry.emitToString()
+    }
 }

@@ -39,6 +39,7 @@ extension DWServeConfiguration {
             throw ValidationError("--prometheus-namespace dwserve is serve's own metrics' prefix: pick another")
         }
         prometheusNamespace = options.prometheusNamespace
+        allowOrigin = options.allowOrigin
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
     }

@@ -15,6 +15,10 @@ void cvips_block_untrusted(int block);
 void cvips_operation_block_set(const char *_Nonnull name, int block);
 void cvips_concurrency_set(int threads);
 void cvips_cache_set(int max_operations, size_t max_memory, int max_files);
+/* libvips' tracked memory: bytes allocated now, the most ever, and the allocations live now. */
+size_t cvips_tracked_mem(void);
+size_t cvips_tracked_mem_highwater(void);
+int cvips_tracked_allocs(void);
 /* Loads one libvips module (a loader plugin such as vips-heif.so), as vips_init does for its module directory;
  * 0 on success. */
 int cvips_load_module(const char *_Nonnull path);

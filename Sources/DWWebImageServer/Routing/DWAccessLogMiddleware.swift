@@ -22,7 +22,17 @@ struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let note = DWAccessNote()
         note.requestID = DWRequestID.id(from: request.headers[DWRequestID.field])
         server.metrics.imgproxy.requestStarted()
-        var response = try await DWAccessNote.$current.withValue(note) { try await next(request, context) }
+        var response: Response
+        if server.configuration.allowOrigin != nil, request.method == .options {
+            response = Response(status: .ok, headers: [.contentLength: "0"])  // a CORS preflight, as imgproxy answers it
+            note.isProbe = true
+        } else {
+            response = try await DWAccessNote.$current.withValue(note) { try await next(request, context) }
+        }
+        if let origin = server.configuration.allowOrigin {
+            response.headers[.accessControlAllowOrigin] = origin
+            response.headers[.accessControlAllowMethods] = "GET, OPTIONS"
+        }
         response.headers[DWRequestID.field] = note.requestID
         let elapsed = clock.now - start
         let bytes = response.headers[.contentLength].flatMap(Int.init) ?? 0

@@ -1,5 +1,5 @@
-// `--log-format` (IMGPROXY_LOG_FORMAT) and X-Request-ID against the built server: imgproxy's fields, one JSON object
-// a line, the request's ID echoed and in its log line, a forged ID replaced.
+// What an operator of imgproxy relies on, against the built server: `--log-format` (IMGPROXY_LOG_FORMAT) and
+// X-Request-ID, imgproxy's metric names, CORS.
 import DWTestServer
 import Foundation
 import XCTest
@@ -70,5 +70,20 @@ final class ImgproxyMetricsTests: ServeTestCase {
         XCTAssertEqual(try server.metric("imgproxy_workers"), 3)
         XCTAssertEqual(try server.metric("imgproxy_images_in_progress"), 0)
         XCTAssertEqual(try server.metric(#"dwserve_requests_total{status="200"}"#), 1, "serve's own stay")
+        XCTAssertGreaterThan(try server.metric("imgproxy_vips_max_memory_bytes"), 0, "libvips' high-water mark")
+    }
+
+    func testAllowOriginAddsCORSHeadersAndAnswersPreflights() throws {
+        origin.setRoute("/a.png", .ok(SampleImages.png(width: 8, height: 8)))
+        let server = try serve([], environment: ["IMGPROXY_ALLOW_ORIGIN": "https://app.example"])
+        let image = try server.get(ProxyPath.plain(origin.url("/a.png")))
+        XCTAssertEqual(image.header("Access-Control-Allow-Origin"), "https://app.example")
+        let preflight = try server.get(ProxyPath.plain(origin.url("/a.png")), method: "OPTIONS")
+        XCTAssertEqual(preflight.status, 200)
+        XCTAssertEqual(preflight.header("Access-Control-Allow-Methods"), "GET, OPTIONS")
+        let plain = try serve()
+        XCTAssertNil(try plain.get(ProxyPath.plain(origin.url("/a.png"))).header("Access-Control-Allow-Origin"))
+        XCTAssertEqual(try plain.get(ProxyPath.plain(origin.url("/a.png")), method: "OPTIONS").status, 405,
+                       "without it, OPTIONS stays refused")
     }
 }
