@@ -79,7 +79,7 @@ package struct ServeOptions: ParsableCommand {
         "Access-Control-Allow-Origin of every answer, and a 200 to OPTIONS preflights (CORS).", valueName: "ORIGIN"))
     package var allowOrigin: String?
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
-    /// Keys, result limits, bounded work, fetch hygiene, connections (issue 22).
+    /// Keys, result limits, bounded work, fetch hygiene, connections (docs/security.md).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions
 
     /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in

@@ -1,9 +1,9 @@
-// `dwfetch serve`'s security options (issue 22): keys, result limits, bounded work, fetch hygiene, connections.
+// `dwfetch serve`'s security options: keys, result limits, bounded work, fetch hygiene, connections.
 import ArgumentParser
 import DWWebImage
 import Foundation
 
-/// The options that make `serve` safe to expose; README "Security defaults" lists each with its default.
+/// The options that make `serve` safe to expose; docs/security.md lists each with its default.
 /// Declared here (no server types: every dwfetch parses them); dwfetch-serve maps them onto the server's configuration
 /// (ServeSecurityOptions+Configuration.swift), printing the key warnings. Parsed on the main thread.
 package struct ServeSecurityOptions: ParsableArguments {

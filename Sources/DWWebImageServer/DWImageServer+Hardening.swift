@@ -1,4 +1,4 @@
-// DWImageServer's bounds (issue 22): admission and deadline, result checks, connection limits, the metrics listener.
+// DWImageServer's bounds: admission and deadline, result checks, connection limits, the metrics listener.
 import DWWebImage
 import DWWebImageProcessing
 import Foundation

@@ -62,7 +62,7 @@ public struct DWServeConfiguration: Sendable {
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).
     public var tunesMalloc = ProcessInfo.processInfo.environment["DWSERVE_MALLOC_TUNING"] != "0"
 
-    // MARK: Hardening (issue 22; README "Security defaults")
+    // MARK: Hardening (docs/security.md)
 
     /// Result limits checked from the header before any decode (`--max-result-dimension`, `--max-result-pixels`,
     /// `--max-animation-frames`).

@@ -12,7 +12,7 @@ import Foundation
 /// /{signature}/{preset:preset…}/{source}                               (with --only-presets)
 /// ```
 /// Options are `name:arg:arg…`, every processing option of imgproxy's open-source edition by its long and short
-/// names (see ``DWOptionParser`` and README's "Serving images"). Sources are http(s) URLs or `local:///path`.
+/// names (see ``DWOptionParser`` and docs/serving.md). Sources are http(s) URLs or `local:///path`.
 public struct DWProxyURL: Sendable, Equatable {
     /// The signature segment as given (base64url, or anything when no key is set).
     public var signature: String
