@@ -3,21 +3,6 @@
 # fuzz/corpus-pixels. New inputs go to fuzz/work-pixels/corpus, crashes to fuzz/artifacts-pixels/ (gitignored).
 # One job, niced. Leak detection is off: libvips and GLib keep process-lifetime allocations LeakSanitizer reports.
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-duration="${1:-60}"
-"$here/build.sh" pixels
-# FUZZ_WORK_DIR=DIR (CI: fuzz/run-ci.sh): the seeds are copied to DIR/corpus and fuzzed from there, crashes go
-# to DIR/artifacts/, and nothing is written under fuzz/.
-if [[ -n "${FUZZ_WORK_DIR:-}" ]]; then
-    work="$FUZZ_WORK_DIR" artifacts="$FUZZ_WORK_DIR/artifacts/" seeds=()
-    mkdir -p "$work/corpus" "$artifacts"
-    cp -R "$here/corpus-pixels/." "$work/corpus/"
-else
-    work="$here/work-pixels" artifacts="$here/artifacts-pixels/" seeds=("$here/corpus-pixels")
-    mkdir -p "$work/corpus" "$artifacts"
-fi
-cd "$work"
+source "$(dirname "$0")/common.sh"
 export ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}"
-exec nice -n 10 "$here/build/pixels-fuzzer" "$work/corpus" "${seeds[@]}" \
-    -max_total_time="$duration" -jobs=1 -workers=1 -max_len=16384 \
-    -rss_limit_mb=2048 -timeout="${FUZZ_UNIT_TIMEOUT:-20}" -artifact_prefix="$artifacts" -print_final_stats=1
+run_fuzzer pixels corpus-pixels "-pixels" "${1:-60}" -max_len=16384

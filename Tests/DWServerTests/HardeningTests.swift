@@ -184,7 +184,7 @@ final class HardeningTests: ServeTestCase {
 
     func testAHalfSentRequestIsClosedWithinTheHeaderTimeoutWhileOthersAreServed() throws {
         let server = try serve(["--header-timeout", "1", "--idle-timeout", "5"])
-        let fd = try Self.connect(port: server.port, receiveTimeout: 15)
+        let fd = try RawSocket.connect(port: server.port, receiveTimeout: 15)
         defer { close(fd) }
         let opened = ContinuousClock.now
         let partial = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)  // no blank line: never finished
@@ -198,7 +198,7 @@ final class HardeningTests: ServeTestCase {
 
     func testAnIdleKeepAliveConnectionOutlivesTheHeaderTimeoutAndIsClosedByTheIdleTimeout() throws {
         let server = try serve(["--header-timeout", "1", "--idle-timeout", "5"])
-        let fd = try Self.connect(port: server.port, receiveTimeout: 15)
+        let fd = try RawSocket.connect(port: server.port, receiveTimeout: 15)
         defer { close(fd) }
         XCTAssertTrue(try Self.exchange(fd).hasPrefix("HTTP/1.1 200"))
         var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -214,7 +214,7 @@ final class HardeningTests: ServeTestCase {
 
     func testAnIdleKeepAliveConnectionIsClosedByAShortIdleTimeout() throws {
         let server = try serve(["--header-timeout", "5", "--idle-timeout", "1"])
-        let fd = try Self.connect(port: server.port, receiveTimeout: 15)
+        let fd = try RawSocket.connect(port: server.port, receiveTimeout: 15)
         defer { close(fd) }
         XCTAssertTrue(try Self.exchange(fd).hasPrefix("HTTP/1.1 200"))
         let answered = ContinuousClock.now
@@ -236,8 +236,8 @@ final class HardeningTests: ServeTestCase {
         // NIO accepts up to 4 connections per wake-up before the cap is looked at again, so the cap is exceeded by
         // at most a few: 8 silent connections are sure to fill it.
         var silent: [Int32] = []
-        for _ in 0..<8 { silent.append(try Self.connect(port: server.port, receiveTimeout: 5)) }
-        let waiting = try Self.connect(port: server.port, receiveTimeout: 30)
+        for _ in 0..<8 { silent.append(try RawSocket.connect(port: server.port, receiveTimeout: 5)) }
+        let waiting = try RawSocket.connect(port: server.port, receiveTimeout: 30)
         defer { close(waiting) }
         let request = Array("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
         XCTAssertEqual(request.withUnsafeBytes { send(waiting, $0.baseAddress, $0.count, 0) }, request.count)
@@ -422,22 +422,5 @@ final class HardeningTests: ServeTestCase {
             guard n > 0 else { throw POSIXError(.ECONNRESET) }
             response += buffer.prefix(n)
         }
-    }
-
-    static func connect(port: Int, receiveTimeout: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var tv = timeval(tv_sec: receiveTimeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
-        return fd
     }
 }

@@ -9,7 +9,7 @@ final class SlowClientTests: ServeTestCase {
         let big = SampleImages.png(approximateSize: 12_000_000)
         origin.setRoute("/big.png", .ok(big, contentType: "image/png"))
         let server = try serve(["--write-timeout", "2", "--idle-timeout", "30", "--header-timeout", "30"])
-        let fd = try Self.connect(port: server.port, from: "127.0.0.1", receiveBuffer: 4096, receiveTimeout: 20)
+        let fd = try RawSocket.connect(port: server.port, from: "127.0.0.1", receiveBuffer: 4096, receiveTimeout: 20)
         defer { close(fd) }
         let request = "GET \(ProxyPath.plain(origin.url("/big.png"), options: "raw:1")) HTTP/1.1\r\nHost: x\r\n\r\n"
         XCTAssertEqual(Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, request.utf8.count)
@@ -32,7 +32,7 @@ final class SlowClientTests: ServeTestCase {
         let big = SampleImages.png(approximateSize: 12_000_000)
         origin.setRoute("/big.png", .ok(big, contentType: "image/png"))
         let server = try serve(["--write-timeout", "2"])
-        let fd = try Self.connect(port: server.port, from: "127.0.0.1", receiveBuffer: 65536, receiveTimeout: 20)
+        let fd = try RawSocket.connect(port: server.port, from: "127.0.0.1", receiveBuffer: 65536, receiveTimeout: 20)
         defer { close(fd) }
         let request = "GET \(ProxyPath.plain(origin.url("/big.png"), options: "raw:1")) HTTP/1.1\r\nHost: x\r\n"
             + "Connection: close\r\n\r\n"
@@ -55,9 +55,9 @@ final class SlowClientTests: ServeTestCase {
         var silent: [Int32] = []
         defer { silent.forEach { close($0) } }
         for _ in 0..<20 {  // more than --max-connections, all from 127.0.0.1, none sending anything
-            silent.append(try Self.connect(port: server.port, from: "127.0.0.1", receiveTimeout: 5))
+            silent.append(try RawSocket.connect(port: server.port, from: "127.0.0.1", receiveTimeout: 5))
         }
-        let other = try Self.connect(port: server.port, from: "127.0.0.2", receiveTimeout: 10)
+        let other = try RawSocket.connect(port: server.port, from: "127.0.0.2", receiveTimeout: 10)
         defer { close(other) }
         let request = Array("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
         XCTAssertEqual(request.withUnsafeBytes { send(other, $0.baseAddress, $0.count, 0) }, request.count)
@@ -75,7 +75,7 @@ final class SlowClientTests: ServeTestCase {
         var silent: [Int32] = []
         defer { silent.forEach { close($0) } }
         for _ in 0..<70 {  // more than the listener's 64 connections
-            silent.append(try Self.connect(port: metricsPort, from: "127.0.0.1", receiveTimeout: 8))
+            silent.append(try RawSocket.connect(port: metricsPort, from: "127.0.0.1", receiveTimeout: 8))
         }
         XCTAssertEqual(Self.closedCount(silent, within: .seconds(5)), silent.count, "closed by the 1 s header timer")
         let scrape = try HTTPClient.request(port: metricsPort, target: "/metrics", timeout: 10)
@@ -99,33 +99,5 @@ final class SlowClientTests: ServeTestCase {
             }
         }
         return closed
-    }
-
-    /// A TCP connection to 127.0.0.1:`port` from `source` (any port), with a small receive buffer when asked.
-    static func connect(port: Int, from source: String, receiveBuffer: Int32? = nil, receiveTimeout: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        if var size = receiveBuffer {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var tv = timeval(tv_sec: receiveTimeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
-        return fd
     }
 }

@@ -1,5 +1,6 @@
 // DWLogFormat and DWLogHandler: serve's log lines as imgproxy writes them (pretty, structured = logfmt, json).
 import DWLocking
+import DWWebImage
 import Foundation
 import Logging
 
@@ -66,21 +67,7 @@ public struct DWLogHandler: LogHandler {
         }
     }
 
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func jsonString(_ text: String) -> String { JSONText.quoted(text) }
 
     static func logfmtValue(_ text: String) -> String {
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" }
