@@ -56,7 +56,8 @@ final class DWImgproxyMetrics: Sendable {
     }
 
     private static func name(_ namespace: String?, _ metric: String, _ help: String) -> MetricNameDescriptor {
-        MetricNameDescriptor(namespace: namespace.flatMap { $0.isEmpty ? nil : $0 }, metricName: metric, helpText: help)
+        MetricNameDescriptor(namespace: namespace.flatMap { $0.isEmpty ? nil : $0 }, metricName: metric, unitName: "",
+                             helpText: help)
     }
 
     /// A request began (any route; ``requestFinished()`` ends it).
