@@ -168,6 +168,30 @@ final class SVGTests: XCTestCase {
         }
     }
 
+    /// The review's SVG-as-SVG probe: a root in the XHTML namespace is read by browsers as HTML, where `<meta
+    /// refresh>` and `<object data="javascript:…">` act; such a root is refused, and the HTML elements that load,
+    /// embed or navigate are dropped from any document (the CSP `sandbox` header is then not the only guard).
+    func testTheSanitiserRefusesAnHTMLRootAndDropsHTMLLoaders() throws {
+        let xhtml = """
+            <svg xmlns="http://www.w3.org/1999/xhtml"><meta http-equiv="refresh" content="0;url=https://evil/"/></svg>
+            """
+        XCTAssertThrowsError(try DWSVGSanitizer.sanitize(Data(xhtml.utf8))) {
+            XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage)
+        }
+        let prefixed = #"<h:svg xmlns:h="http://www.w3.org/1999/xhtml"><h:rect/></h:svg>"#
+        XCTAssertThrowsError(try DWSVGSanitizer.sanitize(Data(prefixed.utf8)))
+        let svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><meta http-equiv="refresh" content="0"/>            <object data="javascript:alert(1)"><p>x</p></object><embed src="x.swf"/><link rel="stylesheet" href="s.css"/>            <base href="https://evil/"/><rect width="10" height="10"/></svg>
+            """
+        let clean = String(decoding: try DWSVGSanitizer.sanitize(Data(svg.utf8)), as: UTF8.self)
+        for gone in ["<meta", "<object", "javascript", "<p>", "<embed", "<link", "<base"] {
+            XCTAssertFalse(clean.contains(gone), "\(gone) left in:\n\(clean)")
+        }
+        XCTAssertTrue(clean.contains(#"<rect width="10" height="10"/>"#), clean)
+        let bare = Data(#"<svg width="4" height="4"><rect width="4" height="4"/></svg>"#.utf8)
+        XCTAssertEqual(try DWSVGSanitizer.sanitize(bare), bare, "no namespace declared: kept as it is")
+    }
+
     // MARK: Helpers
 
     /// `svg` rendered by `rsvg-convert -w W -h H` (Debian librsvg2-bin), as a bitmap.

@@ -5,7 +5,11 @@ import Foundation
 
 /// Sanitises SVG documents the way imgproxy does (`IMGPROXY_SANITIZE_SVG`, on by default), on one pass over the
 /// tokens of the document, copying every byte it keeps unchanged:
-/// - `<script>`, `<iframe>` and `<form>` elements (any prefix, any case) are dropped with everything inside them;
+/// - `<script>`, `<iframe>` and `<form>` elements (any prefix, any case) are dropped with everything inside them, and
+///   beyond imgproxy the HTML elements that load, embed or navigate (`<object>`, `<embed>`, `<applet>`, `<frame>`,
+///   `<frameset>`, `<meta>`, `<link>`, `<base>`), which no SVG needs;
+/// - beyond imgproxy, a root element that declares a namespace other than SVG's (`<svg xmlns="…/1999/xhtml">`, which
+///   a browser reads as HTML) is refused;
 /// - event-handler attributes (every attribute whose local name starts with `on`: imgproxy's list of `on…` names
 ///   and any other) are dropped;
 /// - `href`/`xlink:href` of `<use>` must name a fragment of the document (`#id`); of `<image>` a fragment, a relative
@@ -39,7 +43,12 @@ public enum DWSVGSanitizer {
     }
 
     /// Elements dropped with their content.
-    static let droppedElements: Set<String> = ["script", "iframe", "form"]
+    static let droppedElements: Set<String> = [
+        "script", "iframe", "form", "object", "embed", "applet", "frame", "frameset", "meta", "link", "base",
+    ]
+
+    /// SVG's namespace, the only one a root element may declare.
+    static let svgNamespace = "http://www.w3.org/2000/svg"
 
     /// Copies the tokens of ``SVGTokenizer`` that stay.
     private struct TokenCopier {
@@ -47,6 +56,8 @@ public enum DWSVGSanitizer {
         var output: [UInt8] = []
         /// Open elements inside a dropped one (0: keeping).
         var dropDepth = 0
+        /// The root element has been seen (and its namespace checked).
+        var sawRoot = false
 
         init(bytes: [UInt8]) {
             tokens = SVGTokenizer(bytes)
@@ -62,11 +73,25 @@ public enum DWSVGSanitizer {
                     if kind != .instruction || !tokens.matches("<?xml-stylesheet", at: range.lowerBound) { emit(range) }
                 case .endTag(let range, _):
                     if dropDepth > 0 { dropDepth -= 1 } else { emit(range) }
-                case .startTag(let tag): startTag(tag)
+                case .startTag(let tag):
+                    if !sawRoot { try checkRoot(tag) }
+                    startTag(tag)
                 case .doctype(let doctype): declaration(doctype)
                 }
             }
             guard dropDepth == 0 else { throw Malformed(reason: "a dropped element is not closed") }
+        }
+
+        /// The root may declare SVG's namespace or none (then no browser reads it as HTML), never another.
+        private mutating func checkRoot(_ tag: StartTag) throws(Malformed) {
+            sawRoot = true
+            let prefix = tag.name.split(separator: ":", maxSplits: 1).count == 2
+                ? String(tag.name.split(separator: ":", maxSplits: 1)[0]) : nil
+            let declaration = prefix.map { "xmlns:\($0)" } ?? "xmlns"
+            guard let namespace = tag.attributes.first(where: { $0.name == declaration })?.value else { return }
+            guard namespace.trimmingCharacters(in: .whitespaces) == DWSVGSanitizer.svgNamespace else {
+                throw Malformed(reason: "the root element is not in SVG's namespace")
+            }
         }
 
         private mutating func startTag(_ tag: StartTag) {
