@@ -8,7 +8,12 @@ extension ServeEnvironment {
             "BIND": Rule(flag: "--host") { name, value throws(Failure) in try bind(name, value) },
             "KEY": elsewhere, "SALT": elsewhere,
             "WORKERS": integer("--workers", minimum: 1),
-            "REQUESTS_QUEUE_SIZE": integer("--queue", minimum: 0),
+            // imgproxy: 0 (its default) is an unbounded queue, where serve keeps its bounded one; a size answers 429.
+            "REQUESTS_QUEUE_SIZE": Rule(flag: "--queue") { name, value throws(Failure) in
+                let size = try int(name, value)
+                guard size >= 0 else { throw Failure(variable: name, reason: "must be at least 0") }
+                return size == 0 ? [] : ["--queue", String(size), "--queue-full-status", "429"]
+            },
             "MAX_CLIENTS": integer("--max-connections", minimum: 1),
             "TIMEOUT": seconds("--request-timeout"),
             "READ_REQUEST_TIMEOUT": seconds("--header-timeout"),

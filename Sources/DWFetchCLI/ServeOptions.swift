@@ -78,6 +78,9 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("allow-origin"), help: ArgumentHelp(
         "Access-Control-Allow-Origin of every answer, and a 200 to OPTIONS preflights (CORS).", valueName: "ORIGIN"))
     package var allowOrigin: String?
+    @Option(name: .customLong("queue-full-status"), help: ArgumentHelp(
+        "Status when every worker is busy and the queue is full: 503, or 429 as imgproxy.", valueName: "CODE"))
+    package var queueFullStatus = 503
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (docs/security.md).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions

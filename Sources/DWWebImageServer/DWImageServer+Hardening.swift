@@ -45,10 +45,12 @@ extension DWImageServer {
         }
     }
 
-    /// 503 with `Retry-After: 1`: every worker busy and the queue full (noted for the access log).
-    static func busy() -> Response {
+    /// ``DWServeConfiguration/queueFullStatus`` (503, or imgproxy's 429) with `Retry-After: 1`: every worker busy and
+    /// the queue full (noted for the access log).
+    func busy() -> Response {
         DWAccessNote.current?.text = " queue-full"
-        var response = DWResponses.error(.serviceUnavailable, "server busy, retry later")
+        let status = HTTPResponse.Status(code: configuration.queueFullStatus)
+        var response = DWResponses.error(status, "server busy, retry later")
         response.headers[HTTPField.Name("Retry-After")!] = "1"
         return response
     }

@@ -44,7 +44,7 @@ extension DWImageServer {
                 let (body, note) = try await self.infoAnswer(for: url, options: options)
                 return self.infoJSONResponse(body, note: note)
             } catch {
-                if error.isBusy { return Self.busy() }
+                if error.isBusy { return self.busy() }
                 let (status, message) = DWStatusMapping.status(for: error)
                 return self.refuse(status, message, note: " error \(error.code.rawValue)")
             }

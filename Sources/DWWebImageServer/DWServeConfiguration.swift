@@ -57,6 +57,9 @@ public struct DWServeConfiguration: Sendable {
     /// `Access-Control-Allow-Origin` of every answer, with `Access-Control-Allow-Methods: GET, OPTIONS`, and a 200 to
     /// `OPTIONS` preflights (`--allow-origin`, imgproxy's `IMGPROXY_ALLOW_ORIGIN`); nil (default): no CORS headers.
     public var allowOrigin: String?
+    /// The status of a request refused because every worker is busy and the queue is full (`--queue-full-status`):
+    /// 503 (default) or 429, as imgproxy answers when `IMGPROXY_REQUESTS_QUEUE_SIZE` is set.
+    public var queueFullStatus = 503
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

@@ -40,6 +40,10 @@ extension DWServeConfiguration {
         }
         prometheusNamespace = options.prometheusNamespace
         allowOrigin = options.allowOrigin
+        guard [429, 503].contains(options.queueFullStatus) else {
+            throw ValidationError("--queue-full-status is 503 or 429, not \(options.queueFullStatus)")
+        }
+        queueFullStatus = options.queueFullStatus
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
     }

@@ -12,6 +12,8 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_BIND": ":8081"]), ["--host", "0.0.0.0", "--port", "8081"])
         XCTAssertEqual(try flags(["IMGPROXY_BIND": "[::1]:9000"]), ["--host", "::1", "--port", "9000"])
         XCTAssertEqual(try flags(["IMGPROXY_WORKERS": "3"]), ["--workers", "3"])
+        XCTAssertEqual(try flags(["IMGPROXY_REQUESTS_QUEUE_SIZE": "5"]), ["--queue", "5", "--queue-full-status", "429"])
+        XCTAssertEqual(try flags(["IMGPROXY_REQUESTS_QUEUE_SIZE": "0"]), [], "imgproxy's unbounded default: serve's bound")
         XCTAssertEqual(try flags(["IMGPROXY_MAX_SRC_RESOLUTION": "16.8"]), ["--max-pixels", "16800000"])
         XCTAssertEqual(try flags(["IMGPROXY_TIMEOUT": "10"]), ["--request-timeout", "10.0"])
         XCTAssertEqual(try flags(["IMGPROXY_AUTO_WEBP": "True", "IMGPROXY_ENFORCE_AVIF": "0"]), ["--auto-webp"])

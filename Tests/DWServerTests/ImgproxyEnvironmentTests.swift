@@ -67,4 +67,24 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
         let closed = try PeerProcess.freePort()
         XCTAssertEqual(try health([], ["IMGPROXY_BIND": ":\(closed)"]), 1, "nothing listens there")
     }
+
+    /// IMGPROXY_REQUESTS_QUEUE_SIZE gets imgproxy's answer to a full queue, 429 (serve's own default is 503).
+    func testARequestsQueueSizeAnswers429WhenTheQueueIsFull() throws {
+        origin.setRoute("/big.png", .ok(SampleImages.png(width: 400, height: 400)))
+        let server = try serve(["--request-timeout", "120"],
+                               environment: ["IMGPROXY_WORKERS": "1", "IMGPROXY_REQUESTS_QUEUE_SIZE": "1"])
+        let statuses = LockedArray<Int>()
+        let paths = (0..<6).map { ProxyPath.plain(origin.url("/big.png"), options: "rs:fit:1500:1500:1/sh:50/cb:\($0)") }
+        let group = DispatchGroup()
+        for path in paths {
+            group.enter()
+            Thread.detachNewThread {
+                statuses.append((try? server.get(path).status) ?? -1)
+                group.leave()
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 150), .success)
+        XCTAssertEqual(statuses.values.filter { $0 == 200 }.count, 2, "one running, one waiting: \(statuses.values)")
+        XCTAssertEqual(statuses.values.filter { $0 == 429 }.count, 4, "\(statuses.values)")
+    }
 }

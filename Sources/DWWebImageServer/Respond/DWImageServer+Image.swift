@@ -88,7 +88,7 @@ extension DWImageServer {
         do {
             image = try await variant(of: job.url.source, chain: job.chain)  // local:// too (DWLocalFileLoader)
         } catch {
-            if error.isBusy { return Self.busy() }  // every worker busy, the queue full: not the fallback's case
+            if error.isBusy { return busy() }  // every worker busy, the queue full: not the fallback's case
             guard let fallback = await fallbackImage(chain: job.chain) else {
                 let (status, message) = DWStatusMapping.status(for: error)
                 return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
