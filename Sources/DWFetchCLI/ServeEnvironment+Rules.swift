@@ -69,6 +69,10 @@ extension ServeEnvironment {
             "LOG_FORMAT": text("--log-format"),
             "PROMETHEUS_NAMESPACE": text("--prometheus-namespace"),
             "ALLOW_ORIGIN": text("--allow-origin"),
+            "SET_CANONICAL_HEADER": enable("--set-canonical-header"),
+            "USER_AGENT": text("--user-agent"),
+            "MAX_REDIRECTS": integer("--max-redirects", minimum: 0),
+            "IGNORE_SSL_VERIFICATION": enable("--ignore-ssl-verification"),
             "S3_REGION": elsewhere,  // read as AWS_REGION by ``exportingS3Region(_:)``
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
@@ -79,9 +83,9 @@ extension ServeEnvironment {
     /// imgproxy's variables serve has no equivalent for yet, with imgproxy's default (nil: any value is refused).
     static let notHonoured: [String: String?] = [
         "SIGNATURE_SIZE": "32", "TRUSTED_SIGNATURES": "", "SECRET": "", "CACHE_CONTROL_PASSTHROUGH": "false",
-        "SET_CANONICAL_HEADER": "false", "USE_ETAG": "true", "USE_LAST_MODIFIED": "false",
+        "USE_ETAG": "true", "USE_LAST_MODIFIED": "false",
         "ENABLE_CLIENT_HINTS": "false", "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
-        "MAX_REDIRECTS": "10", "ALLOWED_SOURCES": "", "USER_AGENT": nil, "IGNORE_SSL_VERIFICATION": "false",
+        "ALLOWED_SOURCES": "",
         "QUALITY": "80", "JPEG_PROGRESSIVE": "false", "PNG_INTERLACED": "false", "PNG_QUANTIZE": "false",
         "PNG_QUANTIZATION_COLORS": "256", "WEBP_EFFORT": nil, "AVIF_SPEED": "9", "JXL_EFFORT": "4",
         "ALLOWED_PROCESSING_OPTIONS": "", "BASE_URL": "", "URL_REPLACEMENTS": "", "PATH_PREFIX": "",

@@ -81,6 +81,15 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("queue-full-status"), help: ArgumentHelp(
         "Status when every worker is busy and the queue is full: 503, or 429 as imgproxy.", valueName: "CODE"))
     package var queueFullStatus = 503
+    @Flag(name: .customLong("set-canonical-header"), help: "Link: <source>; rel=\"canonical\" on images of http(s) sources.")
+    package var setCanonicalHeader = false
+    @Option(name: .customLong("user-agent"), help: ArgumentHelp("User-Agent of origin fetches.", valueName: "UA"))
+    package var userAgent: String?
+    @Option(name: .customLong("max-redirects"), help: ArgumentHelp("Redirects an origin fetch follows.", valueName: "N"))
+    package var maxRedirects = 10
+    @Flag(name: .customLong("ignore-ssl-verification"),
+          help: "Do not verify origins' TLS certificates (anyone on the path can change the images).")
+    package var ignoreSSLVerification = false
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (docs/security.md).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions

@@ -57,6 +57,9 @@ public final class DWImageServer: Sendable {
         pipeline.timeout = configuration.timeout
         pipeline.maxBodySize = configuration.maxSize
         pipeline.maxPixelCount = configuration.maxPixels
+        pipeline.maxRedirects = configuration.maxRedirects
+        if let userAgent = configuration.userAgent { pipeline.userAgent = userAgent }
+        pipeline.tls.insecure = configuration.ignoresSSLVerification
         // A proxy answers a waiting client: one quick retry, not DW's three 3 s apart.
         pipeline.retryPolicy = DWRetryPolicy(maxRetries: 1, interval: 0.25)
         // The memory cache is for variants (what clients ask again); originals are read back from disk, and while

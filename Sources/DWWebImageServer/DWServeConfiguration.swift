@@ -60,6 +60,16 @@ public struct DWServeConfiguration: Sendable {
     /// The status of a request refused because every worker is busy and the queue is full (`--queue-full-status`):
     /// 503 (default) or 429, as imgproxy answers when `IMGPROXY_REQUESTS_QUEUE_SIZE` is set.
     public var queueFullStatus = 503
+    /// `Link: <source>; rel="canonical"` on images of http(s) sources (`--set-canonical-header`, imgproxy's
+    /// `IMGPROXY_SET_CANONICAL_HEADER`).
+    public var setsCanonicalHeader = false
+    /// The `User-Agent` of origin fetches (`--user-agent`, `IMGPROXY_USER_AGENT`); nil: the library's.
+    public var userAgent: String?
+    /// Redirects an origin fetch follows (`--max-redirects`, `IMGPROXY_MAX_REDIRECTS`; default 10, as imgproxy).
+    public var maxRedirects = 10
+    /// Skip verifying origins' TLS certificates (`--ignore-ssl-verification`, `IMGPROXY_IGNORE_SSL_VERIFICATION`).
+    /// Anyone on the path can then change the images; it is part of the cache's fetch policy.
+    public var ignoresSSLVerification = false
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

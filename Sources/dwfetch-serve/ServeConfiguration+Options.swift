@@ -44,6 +44,11 @@ extension DWServeConfiguration {
             throw ValidationError("--queue-full-status is 503 or 429, not \(options.queueFullStatus)")
         }
         queueFullStatus = options.queueFullStatus
+        setsCanonicalHeader = options.setCanonicalHeader
+        userAgent = options.userAgent
+        guard (0...50).contains(options.maxRedirects) else { throw ValidationError("--max-redirects is 0 to 50") }
+        maxRedirects = options.maxRedirects
+        ignoresSSLVerification = options.ignoreSSLVerification
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
     }

@@ -86,4 +86,17 @@ final class ImgproxyMetricsTests: ServeTestCase {
         XCTAssertEqual(try plain.get(ProxyPath.plain(origin.url("/a.png")), method: "OPTIONS").status, 405,
                        "without it, OPTIONS stays refused")
     }
+
+    func testCanonicalHeaderUserAgentAndRedirectLimitFromTheEnvironment() throws {
+        origin.setRoute("/a.png", .ok(SampleImages.png(width: 8, height: 8)))
+        origin.setRoute("/r1.png", .redirect(to: origin.url("/r2.png")))
+        origin.setRoute("/r2.png", .redirect(to: origin.url("/a.png")))
+        let server = try serve([], environment: ["IMGPROXY_SET_CANONICAL_HEADER": "true",
+                                                 "IMGPROXY_USER_AGENT": "imgproxy-test/1", "IMGPROXY_MAX_REDIRECTS": "1"])
+        let image = try server.get(ProxyPath.plain(origin.url("/a.png")))
+        XCTAssertEqual(image.header("Link"), "<\(origin.url("/a.png"))>; rel=\"canonical\"")
+        XCTAssertEqual(origin.requestLog.last?.header("User-Agent"), "imgproxy-test/1")
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/r2.png"))).status, 200, "one redirect is allowed")
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/r1.png"))).status, 502, "two are one too many")
+    }
 }

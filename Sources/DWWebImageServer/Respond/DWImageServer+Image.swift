@@ -116,6 +116,9 @@ extension DWImageServer {
         if options.filename != nil || options.returnAttachment {
             extra[.contentDisposition] = Self.contentDisposition(options, source: job.url.source, format: image.format)
         }
+        if configuration.setsCanonicalHeader, DWURLBytes.simpleHTTPAuthority(job.url.source) != nil {
+            extra[HTTPField.Name("Link")!] = "<\(job.url.source)>; rel=\"canonical\""  // imgproxy's IMGPROXY_SET_CANONICAL_HEADER
+        }
         let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
         return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
                                  ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)

@@ -18,6 +18,7 @@ enum DWCachePolicyMarker {
         text += "proxy:" + (configuration.proxy ?? "") + "\n"
         // Variants of animations depend on it, and their cache keys do not say it.
         text += "animation-frames:\(configuration.resultLimits.maxAnimationFrames)\n"
+        if configuration.ignoresSSLVerification { text += "tls:insecure\n" }  // only when set: old markers still match
         return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
