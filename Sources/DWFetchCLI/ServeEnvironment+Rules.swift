@@ -73,6 +73,7 @@ extension ServeEnvironment {
             "USER_AGENT": text("--user-agent"),
             "MAX_REDIRECTS": integer("--max-redirects", minimum: 0),
             "IGNORE_SSL_VERIFICATION": enable("--ignore-ssl-verification"),
+            "HEALTH_CHECK_PATH": text("--health-check-path"),
             "S3_REGION": elsewhere,  // read as AWS_REGION by ``exportingS3Region(_:)``
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
@@ -91,7 +92,7 @@ extension ServeEnvironment {
         "ALLOWED_PROCESSING_OPTIONS": "", "BASE_URL": "", "URL_REPLACEMENTS": "", "PATH_PREFIX": "",
         "WATERMARK_DATA": "", "WATERMARK_OPACITY": "1", "FALLBACK_IMAGE_DATA": "", "STRIP_METADATA": "true",
         "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
-        "RETURN_ATTACHMENT": "false", "HEALTH_CHECK_PATH": "",
+        "RETURN_ATTACHMENT": "false",
         "OPEN_TELEMETRY_ENABLE": "false", "OPEN_TELEMETRY_ENDPOINT": ""
     ]
 

@@ -90,6 +90,9 @@ package struct ServeOptions: ParsableCommand {
     @Flag(name: .customLong("ignore-ssl-verification"),
           help: "Do not verify origins' TLS certificates (anyone on the path can change the images).")
     package var ignoreSSLVerification = false
+    @Option(name: .customLong("health-check-path"), help: ArgumentHelp(
+        "Another path that answers as /health does (e.g. /healthz).", valueName: "PATH"))
+    package var healthCheckPath: String?
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (docs/security.md).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions

@@ -70,6 +70,8 @@ public struct DWServeConfiguration: Sendable {
     /// Skip verifying origins' TLS certificates (`--ignore-ssl-verification`, `IMGPROXY_IGNORE_SSL_VERIFICATION`).
     /// Anyone on the path can then change the images; it is part of the cache's fetch policy.
     public var ignoresSSLVerification = false
+    /// Another path `/health` answers at (`--health-check-path`, imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`).
+    public var healthCheckPath: String?
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

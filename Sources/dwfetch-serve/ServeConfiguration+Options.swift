@@ -49,6 +49,7 @@ extension DWServeConfiguration {
         guard (0...50).contains(options.maxRedirects) else { throw ValidationError("--max-redirects is 0 to 50") }
         maxRedirects = options.maxRedirects
         ignoresSSLVerification = options.ignoreSSLVerification
+        healthCheckPath = options.healthCheckPath
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
     }

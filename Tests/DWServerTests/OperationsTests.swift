@@ -98,5 +98,8 @@ final class ImgproxyMetricsTests: ServeTestCase {
         XCTAssertEqual(origin.requestLog.last?.header("User-Agent"), "imgproxy-test/1")
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/r2.png"))).status, 200, "one redirect is allowed")
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/r1.png"))).status, 502, "two are one too many")
+        let probed = try serve([], environment: ["IMGPROXY_HEALTH_CHECK_PATH": "/healthz"])
+        XCTAssertEqual(try probed.get("/healthz").text, "ok")
+        XCTAssertEqual(try probed.get("/health").status, 200)
     }
 }

@@ -28,10 +28,13 @@ extension DWImageServer {
         let trimmed = prefix.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let base = trimmed.isEmpty ? "" : "/" + trimmed
         let group = router.group(RouterPath(trimmed)).add(middleware: DWAccessLogMiddleware<Routes.Context>(server: self))
+        let extraHealth = configuration.healthCheckPath.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
         for method in [HTTPRequest.Method.get, .head] {
-            group.on("health", method: method) { _, _ in
-                DWAccessNote.current?.isProbe = true
-                return DWResponses.text(.ok, "ok")
+            for path in ["health"] + (extraHealth.map { $0.isEmpty ? [] : [$0] } ?? []) {
+                group.on(RouterPath(path), method: method) { _, _ in
+                    DWAccessNote.current?.isProbe = true
+                    return DWResponses.text(.ok, "ok")
+                }
             }
             group.on("metrics", method: method) { _, _ in
                 DWAccessNote.current?.isProbe = true
