@@ -86,6 +86,7 @@ start_serve() {
         shift 2 && exec "$@"' sh "$work/hosts" "$work/resolv.conf" \
         "$bin" serve --host 127.0.0.1 --port 0 --cache-dir "$work/$name/cache" --metrics-bind 127.0.0.1:0 \
         --allow-network 127.0.0.0/8 --timeout 4 --request-timeout 8 --shutdown-timeout 5 --verbose \
+        --memory-cache 16 \
         ${SOAK_SERVE_ARGS:-} \
         > "$work/$name/stdout" 2> "$work/$name/stderr" &
     SERVE_PID=$!; PIDS+=("$SERVE_PID")

@@ -5,7 +5,8 @@
 
 Prints one line per invariant, `soak: PASS name detail` or `soak: FAIL name detail: <fault that broke it>`, and exits
 1 when any failed. The bounds (MARGINS) are stated in every line. "Flat" compares the maximum of the last third of
-the samples after the warm-up with the maximum of the first third.
+the samples after the warm-up with the maximum of the first third (for RSS the lowest sample of each third: slow
+readers' bodies make peaks of tens of MiB that come and go, a leak raises the floor; the peak has its own bound).
 """
 import json
 import math
@@ -14,7 +15,8 @@ import re
 import sys
 
 HIT_P99_MS = 50.0
-RSS_MARGIN = (0.25, 32 * 1024)  # last third's max <= first third's max * 1.25 + 32 MiB (kB)
+RSS_MARGIN = (0.25, 32 * 1024)  # last third's low <= first third's low * 1.25 + 32 MiB (kB)
+RSS_PEAK_KB = 448 * 1024  # the whole run's peak (kB): slow readers hold their bodies, nothing holds hundreds of MiB
 FD_MARGIN = 8
 THREAD_MARGIN = 4
 GOOD_POOL = 16  # idle keep-alive connections to the good origin libcurl may keep (serve's -j default)
@@ -114,18 +116,29 @@ class Verdict:
                 best, fault = inside[-1] - inside[0], phase["fault"]
         return f"{fault} (+{scale(best)} during one of its phases)" if fault else None
 
-    def flat(self, name, key, unit, bound, margin_text):
+    def flat(self, name, key, unit, bound, margin_text, pick=max):
+        """`pick` (max, or min for a baseline under transient peaks) of the last third of the samples after the
+        warm-up against the same of the first third."""
         start, end = self.storm_window()
         window = [s for s in self.samples if start <= s["t"] <= end]
         if len(window) < 6:
             return self.report(name, False, f"{len(window)} samples after the warm-up", "serve's /proc unreadable")
         third = (window[-1]["t"] - window[0]["t"]) / 3
-        first = max(s[key] for s in window if s["t"] <= window[0]["t"] + third)
-        last = max(s[key] for s in window if s["t"] >= window[-1]["t"] - third)
+        first = pick(s[key] for s in window if s["t"] <= window[0]["t"] + third)
+        last = pick(s[key] for s in window if s["t"] >= window[-1]["t"] - third)
         limit = bound(first)
         scale = (lambda v: f"{v / 1024:.1f}MiB") if unit == "kB" else str
-        detail = f"first third max {scale(first)}, last third max {scale(last)} (<= {scale(limit)}: {margin_text})"
+        what = "max" if pick is max else "low"
+        detail = (f"first third {what} {scale(first)}, last third {what} {scale(last)} (<= {scale(limit)}: "
+                  f"{margin_text})")
         self.report(name, last <= limit, detail, self.grew_most(key, scale))
+
+    def rss_peak(self):
+        """Peak RSS of the whole run against an absolute bound: one hostile request must not take the process up by
+        hundreds of MiB (the SVG bomb once took it to 571 MB)."""
+        peak = max((s["rss_kb"] for s in self.samples), default=0)
+        detail = f"{peak / 1024:.1f}MiB (<= {RSS_PEAK_KB / 1024:.0f}MiB)"
+        self.report("rss-peak", 0 < peak <= RSS_PEAK_KB, detail, self.grew_most("rss_kb", lambda v: f"{v / 1024:.1f}MiB"))
 
     def connections(self):
         socks = self.final.get("sockets") or {}
@@ -190,7 +203,8 @@ class Verdict:
         self.good_requests("serve", "good-requests")
         self.cache_hit_p99()
         self.flat("rss-flat", "rss_kb", "kB", lambda v: v * (1 + RSS_MARGIN[0]) + RSS_MARGIN[1],
-                  "+25% +32MiB")
+                  "+25% +32MiB", pick=min)
+        self.rss_peak()
         self.flat("fds-flat", "fds", "", lambda v: v + FD_MARGIN, f"+{FD_MARGIN}")
         self.flat("threads-flat", "threads", "", lambda v: v + THREAD_MARGIN, f"+{THREAD_MARGIN}")
         self.threads()
