@@ -93,8 +93,8 @@ extension DWWebImageManager {
         /// Negative cache: for this long after a download of a key failed (10000, 10003, 10004, 10005; never
         /// 10006, 10007, 10008 or an invalid URL), a request for it that would go to the network is answered with
         /// that failure (same code, status and message) on the callback queue, without a request; cache hits are
-        /// still answered. 0 (default) = off. A success removes the entry; ``DWWebImageOptions/retryFailed`` sends
-        /// the request anyway (SDWebImage's `retryFailed`).
+        /// still answered. 0 (default) = off: nothing is recorded or looked up. A success removes the entry;
+        /// ``DWWebImageOptions/retryFailed`` sends the request anyway (SDWebImage's `retryFailed`).
         public var failedURLTTL: TimeInterval = 0
 
         /// Token bucket over every request this manager sends (first attempts and retries; http(s) and `s3://`

@@ -366,7 +366,10 @@ public final class DWWebImageManager: Sendable {
                 s.lookups[waiter.token.id] = waiter  // still looking up (cancel finds it there)
                 return .lookAgain
             }
-            if !waiter.options.retriesFailed, let failure = failedURLs.failure(forKey: key) {
+            // Off (the default): no lookup, so a request pays nothing for the feature.
+            if s.configuration.failedURLTTL > 0, !waiter.options.retriesFailed,
+                let failure = failedURLs.failure(forKey: key)
+            {
                 return .failedRecently(failure)
             }
             let downloader = DWWebImageDownloader(
