@@ -318,4 +318,6 @@ int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned l
     if (setrlimit(RLIMIT_CPU, &cpu) != 0 || setrlimit(RLIMIT_AS, &as) != 0) return -1;
     return setrlimit(RLIMIT_CORE, &core);
 }
-int cvips_under_address_sanitizer(void) { return dlsym(RTLD_DEFAULT, "__asan_init") != NULL; }
+int cvips_under_sanitizer(void) {
+    return dlsym(RTLD_DEFAULT, "__asan_init") != NULL || dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+}

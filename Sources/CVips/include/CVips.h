@@ -33,8 +33,8 @@ int cvips_prctl(int option, unsigned long arg);
 int cvips_spawn_closefrom(posix_spawn_file_actions_t *_Nonnull actions, int from);
 /* This process's RLIMIT_CPU (seconds, soft and hard) and RLIMIT_AS (bytes, both; 0: unlimited), no core files. */
 int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned long address_space);
-/* Whether AddressSanitizer is linked in (its shadow memory needs terabytes of address space). */
-int cvips_under_address_sanitizer(void);
+/* Whether AddressSanitizer or ThreadSanitizer is linked in (their shadow memory needs terabytes of address space). */
+int cvips_under_sanitizer(void);
 void cvips_silence_warnings(void);
 const char *_Nonnull cvips_version(void);
 

@@ -78,8 +78,9 @@ public enum DWSVGRenderer {
         do throws(DWWebImageError) {
             request = try SVGRenderProcess.Request(arguments: Array(arguments.dropFirst(2)))
             let cpu = UInt(request.cpuBudget.rounded(.up)) + 1
-            // AddressSanitizer (the fuzzer, which is its own helper) maps terabytes of shadow: no RLIMIT_AS there
-            let memory = cvips_under_address_sanitizer() != 0 ? 0 : UInt(request.memoryLimit)
+            // AddressSanitizer (the fuzzer, which is its own helper) and ThreadSanitizer map terabytes of shadow
+            // memory: no RLIMIT_AS under either
+            let memory = cvips_under_sanitizer() != 0 ? 0 : UInt(request.memoryLimit)
             guard cvips_set_rlimits(cpu, cpu + 1, memory) == 0 else {
                 throw DWWebImageError(.notAnImage, "cannot limit the SVG helper: \(String(cString: strerror(errno)))")
             }
