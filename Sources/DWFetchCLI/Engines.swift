@@ -21,16 +21,15 @@ package struct SourceFacts: Sendable {
 }
 
 /// What the pixel flags add to a fetch. Called from the fetch runner: ``request(_:)`` on the main thread while
-/// requests are queued, ``finish(_:url:context:cache:then:)`` on the library's callback queue; `then` may be called
+/// requests are queued, ``finish(_:url:cache:then:)`` on the library's callback queue; `then` may be called
 /// on any thread (the runner hops to its own queue).
 package protocol FetchPixelStage: Sendable {
     /// Whether the output is a new image (named with its format's extension).
     var isProcessing: Bool { get }
-    /// The request options for one URL, and a context handed back to `finish`.
-    func request(_ base: DWWebImageOptions) -> (options: DWWebImageOptions, context: (any Sendable)?)
+    /// The request options for one URL.
+    func request(_ base: DWWebImageOptions) -> DWWebImageOptions
     /// Passes the result on (verified, or with the original's facts for a processed image).
-    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, context: (any Sendable)?,
-                cache: DWWebImageCache,
+    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
                 then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void)
 }
 
@@ -39,11 +38,8 @@ package struct PassThroughPixelStage: FetchPixelStage {
     /// A stage that changes nothing.
     package init() {}
     package var isProcessing: Bool { false }
-    package func request(_ base: DWWebImageOptions) -> (options: DWWebImageOptions, context: (any Sendable)?) {
-        (base, nil)
-    }
-    package func finish(_ result: Result<DWImage, DWWebImageError>, url: String, context: (any Sendable)?,
-                        cache: DWWebImageCache,
+    package func request(_ base: DWWebImageOptions) -> DWWebImageOptions { base }
+    package func finish(_ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
                         then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void) {
         then(result, nil)
     }

@@ -223,10 +223,10 @@ package final class FetchRunner: Sendable {
         if let view = progress {
             onProgress = { received, expected in view.update(url, received: received, expected: expected) }
         }
-        let (requestOptions, context) = pixels.request(options)
+        let requestOptions = pixels.request(options)
         let json = command.json
         let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) { [self] fetched in
-            pixels.finish(fetched, url: url, context: context, cache: manager.cache) { [self] result, original in
+            pixels.finish(fetched, url: url, cache: manager.cache) { [self] result, original in
                 let handle: @Sendable () -> Void = { [self] in
                     finished(url, index: index, result, original: original, name: name, json: json, urls: urls)
                     done()

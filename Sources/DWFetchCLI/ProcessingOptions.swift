@@ -68,8 +68,8 @@ package struct ProcessingOptions: ParsableArguments {
             || tint != nil || verify
     }
 
-    /// The flags as the one transform value the library and `dwfetch serve` use too (dwfetch-pixels builds its
-    /// chain with `transform.processors()`).
+    /// The flags as the one transform value the library and `dwfetch serve` use too (dwfetch-pixels renders its
+    /// variant plan, `transform.processors()`).
     package var transform: DWTransform {
         var transform = DWTransform()
         if let resize, let size = Self.parseSize(resize) {

@@ -57,39 +57,6 @@ extension DWImageServer {
 
     // MARK: - What a request makes
 
-    /// The engine's chain for `url` (``chain(for:format:)``; `raw:1` stays empty); with nothing to do and metadata stripping on, a re-encode in the source's
-    /// format, so EXIF, XMP and IPTC never reach the client (and an animation keeps at most `--max-animation-frames`).
-    /// A URL's own security options (`--allow-security-options`) are checked first, by ``DWSecurityStep``.
-    func servedChain(_ url: DWProxyURL, outputFormat: DWImageFormat?) -> [any DWImageProcessor] {
-        var chain = self.chain(for: url, format: outputFormat)
-        if url.options.raw { return chain }
-        let maxFrames = url.options.security.maxAnimationFrames ?? configuration.resultLimits.maxAnimationFrames
-        if chain.isEmpty && configuration.stripMetadata { chain = [DWStripMetadata(maxFrames: maxFrames)] }
-        if !url.options.security.isEmpty {
-            let step = DWSecurityStep(options: url.options.security, maxFrames: maxFrames, outputFormat: outputFormat)
-            chain.insert(step, at: 0)
-        }
-        return chain
-    }
-
-    /// The result limits of `options`, checked from the source's header by the chain's first step (before any
-    /// decode). Either orientation of the header size is checked (EXIF may turn it).
-    func resultCheck(_ options: DWTransform, outputFormat: DWImageFormat?, maxAnimationFrames: Int?)
-        -> DWServedProcessor.Precheck {
-        var perRequest = configuration.resultLimits
-        if let maxAnimationFrames { perRequest.maxAnimationFrames = maxAnimationFrames }
-        let limits = perRequest, maxPixels = self.limits.vectorPixelCap
-        return { image throws(DWWebImageError) in
-            if image.format == .svg { return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels) }
-            let format = outputFormat ?? image.format
-            let keepsFrames = DWResultLimits.keepsFrames(format)
-            for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
-                try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
-                                 options: options, keepsFrames: keepsFrames)
-            }
-        }
-    }
-
     /// The result limits for an SVG source: its result size by imgproxy's vector rules
     /// (``DWTransform/vectorResultSize(sourceWidth:sourceHeight:maxPixels:)``; a document without a declared size
     /// is measured by libvips), either orientation, checked as a result of that size.
@@ -128,20 +95,5 @@ extension DWImageServer {
     var applicationConfiguration: ApplicationConfiguration {
         ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections))
-    }
-}
-
-/// The no-options answer with metadata stripped: the source itself when ``DWMetadataScan`` finds nothing to strip,
-/// else its pixels re-encoded in its own format (PNG for one the engine does not write) — the encoder keeps only the
-/// EXIF Copyright and Artist (imgproxy's `keep_copyright`), the decoder converts an ICC profile to sRGB pixels, at most
-/// `maxFrames` frames kept.
-struct DWStripMetadata: DWImageProcessor {
-    let maxFrames: Int
-
-    var identifier: String { "strip-metadata" }
-
-    func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        if DWMetadataScan.isClean(image, maxFrames: maxFrames) { return image }
-        return try DWConvert(format: DWConvert.formats.contains(image.format) ? image.format : .png).process(image)
     }
 }

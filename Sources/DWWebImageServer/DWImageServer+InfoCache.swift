@@ -4,19 +4,11 @@ import DWWebImage
 import DWWebImageProcessing
 import Foundation
 
-/// Names an /info answer in the variant caches: the key is ``DWImageProcessors/cacheKey(url:processors:)`` of the
-/// source and this one step, whose identifier is the options' (`info(…)`, which no image processor's identifier
-/// spells), so an answer never meets a variant's key. It never runs as a step: `process(_:)` hands the image back.
-struct DWInfoKey: DWImageProcessor {
-    let options: DWInfoOptions
-    var identifier: String { options.identifier }
-    func process(_ image: DWImage) throws(DWWebImageError) -> DWImage { image }
-}
-
 extension DWImageServer {
-    /// The cache key of `url`'s /info answer for `options`.
+    /// The cache key of `url`'s /info answer for `options`: the source's, with the options' identifier (`info(…)`,
+    /// which no plan's identifier spells) where a variant has its plan's, so an answer never meets a variant's key.
     static func infoKey(_ url: DWProxyURL, _ options: DWInfoOptions) -> String {
-        DWImageProcessors.cacheKey(url: url.source, processors: [DWInfoKey(options: options)])
+        DWImageProcessors.cacheKey(url: url.source, identifiers: [options.identifier])
     }
 
     /// The /info answer from this instance's cache (memory, then disk), nil otherwise (and for `local://`, never
@@ -36,7 +28,7 @@ extension DWImageServer {
         if url.source.hasPrefix("local://") {
             let source = url.source
             let json = try await pool.run { () throws(DWWebImageError) -> Data in
-                try self.measureInfo(try self.localImage(source, chain: []), options: options)
+                try self.measureInfo(try self.localImage(source), options: options)
             }
             return (json, " info local")
         }
@@ -59,9 +51,9 @@ extension DWImageServer {
     /// ``infoJSON(_:options:)`` within this server's limits (`--max-pixels`, the SVG cap) after the result limits'
     /// check of the source's header (what an image request without options checks). On a worker thread.
     func measureInfo(_ image: DWImage, options: DWInfoOptions) throws(DWWebImageError) -> Data {
-        let check = resultCheck(DWTransform(), outputFormat: nil, maxAnimationFrames: nil)
+        let check = resultCheck(DWTransform(), maxAnimationFrames: nil)
         return try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) -> Data in
-            try check(image)
+            try check.check(image, image.format)
             return try Self.infoJSON(image, options)
         }
     }

@@ -27,7 +27,7 @@ public final class DWImageServer: Sendable {
     let metrics: DWServerMetrics
     /// Response bodies and ETags of the images served, made once per image.
     let served = DWServedBytes()
-    /// Recent image targets' parsed plans (URL, checks, chain), so a hot URL is parsed once.
+    /// Recent image targets' parsed jobs (URL, checks, variant plan), so a hot URL is parsed once.
     let plans = DWPlanMemo()
     let logger: Logger
     /// `--workers` / `--queue`: the threads every transform (and `/info`'s work) runs on, and their queue.

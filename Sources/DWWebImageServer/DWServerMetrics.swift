@@ -27,7 +27,7 @@ final class DWServerMetrics: Sendable {
         originFetches = registry.makeCounter(descriptor: Self.name(
             "origin_fetches", "total", "Downloads an origin answered (after coalescing; retries count once)."))
         originBytes = registry.makeCounter(descriptor: Self.name("origin_bytes", "total", "Body bytes received from origins."))
-        transforms = registry.makeCounter(descriptor: Self.name("transforms", "total", "Processor chains run on a source."))
+        transforms = registry.makeCounter(descriptor: Self.name("transforms", "total", "Variant plans rendered from a source."))
         let buckets: [Duration] = [.milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25),
                                    .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
                                    .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)]
@@ -81,13 +81,13 @@ final class DWServerMetrics: Sendable {
         }
     }
 
-    /// A processor chain started on a source.
+    /// A variant plan's render started on a source.
     func transformStarted() {
         transforms.increment()
         transformTotal.withLock { $0 += 1 }
     }
 
-    /// Processor chains started so far.
+    /// Renders started so far.
     var transformCount: Int { transformTotal.value }
     private let transformTotal = DWLock(0)
 

@@ -1,30 +1,9 @@
-// PixelStage: what dwfetch adds to a request for the pixel flags — the processors ride in the request (the manager's
-// variant pipeline transforms and caches them), the original's facts for the JSON line, and --verify's full decode.
+// PixelStage: what dwfetch adds to a request for the pixel flags — the variant plan rides in the request (the
+// manager's variant pipeline renders and caches it), the original's facts for the JSON line, and --verify's decode.
 import DWFetchCLI
-import DWLocking
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
-
-/// Runs the chain's first processor and remembers the facts of the image it was given — the original — under the
-/// same identifier, so the variant's cache key is the chain's own. One per request (dwfetch asks for each URL once).
-final class OriginalFactsRecorder: DWImageProcessor {
-    private let wrapped: any DWImageProcessor
-    /// Format, width and height of the last input (one lock).
-    private let seen = DWLock<(DWImageFormat, Int, Int)?>(nil)
-
-    init(wrapping processor: any DWImageProcessor) { wrapped = processor }
-
-    var identifier: String { wrapped.identifier }
-
-    func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        seen.withLock { $0 = (image.format, image.pixelWidth, image.pixelHeight) }
-        return try wrapped.process(image)
-    }
-
-    /// What the chain started from, if it ran in this process.
-    var original: (format: DWImageFormat, width: Int, height: Int)? { seen.withLock { $0 } }
-}
 
 /// `--verify` and the pixel flags. Verification (the only work here: processing happens in the manager) runs off
 /// the manager's callback queue, at most one decode per core at a time.
@@ -44,22 +23,17 @@ final class PixelStage: FetchPixelStage {
     /// Whether the pixel flags ask for processing (the output is then a new image, named with its format's extension).
     var isProcessing: Bool { !processors.isEmpty }
 
-    /// The request options for one URL: `base` plus the processors (the first one wrapped in a recorder), and the
-    /// recorder (the context) to ask for the original's facts afterwards.
-    func request(_ base: DWWebImageOptions) -> (options: DWWebImageOptions, context: (any Sendable)?) {
-        guard let first = processors.first else { return (base, nil) }
-        let recorder = OriginalFactsRecorder(wrapping: first)
-        return (base.union(.processors([recorder] + processors.dropFirst())), recorder)
+    /// The request options for one URL: `base` plus the processors.
+    func request(_ base: DWWebImageOptions) -> DWWebImageOptions {
+        processors.isEmpty ? base : base.union(.processors(processors))
     }
 
-    /// Calls `then` with the result to report and, for a processed image, the original's facts: from the recorder
-    /// when the transform ran in this run, else (a cached variant) from the cached original's header. With
+    /// Calls `then` with the result to report and, for a processed image, the original's facts: from the variant
+    /// when it was rendered in this run, else (a cached variant) from the cached original's header. With
     /// `--verify` and no processors, the image is decoded fully first (a failure is 10000). Work that reads or
     /// decodes runs on this stage's queue; a plain result is passed on at once.
-    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, context: (any Sendable)?,
-                cache: DWWebImageCache,
+    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
                 then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void) {
-        let recorder = context as? OriginalFactsRecorder
         guard case .success(let image) = result, verify || isProcessing else { return then(result, nil) }
         let variant = DWImageProcessors.identifier(of: processors), processing = isProcessing
         queue.addOperation {
@@ -74,8 +48,8 @@ final class PixelStage: FetchPixelStage {
                 return
             }
             var facts: SourceFacts?
-            if let original = recorder?.original {
-                facts = SourceFacts(format: original.format, width: original.width, height: original.height,
+            if let original = image.original {
+                facts = SourceFacts(format: original.format, width: original.pixelWidth, height: original.pixelHeight,
                                     variant: variant)
             } else if let data = cache.objCache(forKey: url), let original = try? DWImage(data: data, maxPixelCount: .max) {
                 facts = SourceFacts(format: original.format, width: original.pixelWidth, height: original.pixelHeight,

@@ -47,7 +47,7 @@ final class DWFetchPixelsTests: XCTestCase {
         XCTAssertEqual(line["source_format"] as? String, "jpeg")
         XCTAssertEqual(line["source_width"] as? Int, 64)
         XCTAssertEqual(line["source_height"] as? Int, 48)
-        XCTAssertEqual(line["variant"] as? String, "resize(32x,fit)|convert(webp,q70)")
+        XCTAssertEqual(line["variant"] as? String, "plan(w:32/f:webp/q:70)")
         let path = try XCTUnwrap(line["path"] as? String)
         XCTAssertEqual(path, out.appendingPathComponent("photo.webp").path, "the extension follows the format")
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -84,7 +84,7 @@ final class DWFetchPixelsTests: XCTestCase {
         XCTAssertEqual(line["format"] as? String, "avif")
         XCTAssertEqual([line["width"] as? Int, line["height"] as? Int], [32, 24])
         XCTAssertEqual(line["variant"] as? String,
-                       "resize(x24,fit)|blur(1.5)|grayscale|tint(1.0,0.0,0.0,0.5019607843137255)|round(4.0)|convert(avif,q50)")
+                       "plan(h:24/bl:1.5/grayscale/tint:1:0:0:0.5019607843137255/round:4/f:avif/q:50)")
     }
 
     /// A JPEG cut after a valid header is "ok" without --verify (the header is all that is checked) and 10000 with

@@ -132,34 +132,26 @@ final class ParserTests: XCTestCase {
     }
 
     /// `cb:` joins the cache key; the same request is one key whether it comes from the CLI's flags or a URL.
-    func testCacheBusterChangesTheKeyAndTheCLIAndServerShareChains() throws {
+    func testCacheBusterChangesTheKeyAndTheCLIAndServerSharePlans() throws {
         let server = DWImageServer(configuration: DWServeConfiguration.testing)
         func key(_ options: String) throws -> String {
             let url = try DWProxyURL(target: "/insecure/\(options)/plain/\(Imgproxy.source)")
-            return DWImageProcessors.cacheKey(url: url.source, processors: server.chain(for: url, format: url.options.transform.format))
+            return DWImageProcessors.cacheKey(url: url.source, processors: server.plan(for: url).map { [$0] } ?? [])
         }
         XCTAssertNotEqual(try key("w:10/cb:1"), try key("w:10/cb:2"))
         XCTAssertNotEqual(try key("w:10/cb:1"), try key("w:10"))
         XCTAssertEqual(try key("w:10/cb:1"), try key("cachebuster:1/width:10"))
-        // dwfetch --quality 80 builds DWTransform(quality: 80) (DWFetchPixelsTests pins its variant to convert(q80)).
+        // dwfetch --width 32 --format webp --quality 80 builds this transform (DWFetchPixelsTests pins its variant).
         var cli = DWTransform()
-        cli.quality = 80
-        XCTAssertEqual(try key("q:80"), DWImageProcessors.cacheKey(url: Imgproxy.source, processors: cli.processors()))
-        let q80 = try key("q:80")
-        XCTAssertTrue(q80.hasSuffix("@12:convert(q80)"), q80)
-        cli.width = 32
-        cli.format = .webp
-        XCTAssertTrue(try key("rs:fit:32:0/f:webp/q:80").hasSuffix("@15:resize(32x,fit)|17:convert(webp,q80)"))
+        (cli.width, cli.format, cli.quality) = (32, .webp, 80)
+        XCTAssertTrue(try key("rs:fit:32:0/f:webp/q:80").hasSuffix("@22:plan(w:32/f:webp/q:80)"))
         XCTAssertEqual(try key("w:32/q:80/f:webp"),
                        DWImageProcessors.cacheKey(url: Imgproxy.source, processors: cli.processors()))
-        // A request's real chain: a URL naming a raster format is those same steps (an SVG source is rasterised by
-        // them, as dwfetch does); one naming none puts imgproxy's SVG rules around them — an SVG source is then
-        // served as sanitised SVG, so the key names the rule (a cache shared with dwfetch never holds the one's
-        // bytes under the other's key).
-        let named = try DWProxyURL(target: "/insecure/w:32/q:80/f:webp/plain/\(Imgproxy.source)")
-        XCTAssertEqual(server.transformChain(for: named).map(\.identifier), cli.processors().map(\.identifier))
-        let unnamed = try DWProxyURL(target: "/insecure/w:32/plain/\(Imgproxy.source)")
-        XCTAssertTrue(try XCTUnwrap(server.transformChain(for: unnamed).first).identifier.hasPrefix("svg(sanitize;"))
+        // A URL naming no format picks one per source and keeps an SVG source as sanitised SVG: its key names both
+        // rules (a cache shared with dwfetch never holds the one's bytes under the other's key).
+        let unnamed = try XCTUnwrap(server.plan(for: try DWProxyURL(target: "/insecure/w:32/plain/\(Imgproxy.source)")))
+        XCTAssertEqual(unnamed.identifier, "plan(w:32;out=preferred(jpeg,png,gif;accept=-);svg=sanitize)")
+        XCTAssertNil(server.plan(for: try DWProxyURL(target: "/insecure/raw:1/plain/\(Imgproxy.source)")), "raw:1")
     }
 }
 

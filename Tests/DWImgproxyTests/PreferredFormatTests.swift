@@ -1,6 +1,6 @@
 // imgproxy's output format for a URL that names none (IMGPROXY_PREFERRED_FORMATS, `--preferred-formats`): the
 // source's format only when preferred, else the first preferred one that fits; Accept negotiation, f:, skp and raw
-// first. URLs from PyPI's imgproxy package, run through the server's own chain (DWImageServer.transformChain).
+// first. URLs from PyPI's imgproxy package, run through the server's own plan (DWImageServer.plan(for:bucket:)).
 import DWTestServer
 import DWWebImage
 import DWWebImageProcessing
@@ -114,12 +114,12 @@ final class PreferredFormatTests: XCTestCase {
         return DWImageServer(configuration: configuration)
     }
 
-    /// `data` through the chain `server` runs for `path` (`bucket`: what the request's Accept allows).
+    /// `data` through the plan `server` renders for `path` (`bucket`: what the request's Accept allows).
     private func run(_ server: DWImageServer, _ path: String, on data: Data,
                      bucket: DWAcceptBucket = DWAcceptBucket()) throws -> DWImage {
         let url = try DWProxyURL(target: path, presets: DWPresets())
-        let chain = server.transformChain(for: url, bucket: bucket)
-        return try DWImageProcessors.apply(chain, to: try DWImage(data: data))
+        let source = try DWImage(data: data)
+        return try server.plan(for: url, bucket: bucket)?.process(source) ?? source
     }
 
     /// The path PyPI's imgproxy package builds for a WebP source with these keyword arguments and extra options.

@@ -136,8 +136,8 @@ final class ImgproxyServeTests: ServeTestCase {
         XCTAssertEqual(try serve().get(ProxyPath.plain(origin.url("/gone.png"))).status, 404, "no fallback: the error")
     }
 
-    /// "Keep the format, quality 80" is one chain (convert(q80)) from dwfetch's flags and from a URL: same bytes. A
-    /// TIFF source is not a preferred format: serve makes it JPEG (as imgproxy), the chain of `--format jpeg`.
+    /// "Keep the format, quality 80" gives the same bytes from dwfetch's flags and from a URL. A TIFF source is not a
+    /// preferred format: serve makes it JPEG (as imgproxy), what `--format jpeg` asks dwfetch for.
     func testDwfetchAndServeGiveTheSameBytesForTheSameRequest() throws {
         for (path, data, format) in [("/t.tiff", SampleImages.tiff(width: 24, height: 16), "jpeg"),
                                      ("/j.jpg", SampleImages.jpeg, nil)] {
@@ -149,7 +149,7 @@ final class ImgproxyServeTests: ServeTestCase {
             let line = try dwfetchJSON(["--cache-dir", dir.appendingPathComponent("cache").path, "--quality", "80", "-o",
                                         dir.appendingPathComponent("out").path, origin.url(path)]
                                        + (format.map { ["--format", $0] } ?? []))
-            XCTAssertEqual(line["variant"] as? String, format.map { "convert(\($0),q80)" } ?? "convert(q80)", path)
+            XCTAssertEqual(line["variant"] as? String, format.map { "plan(f:\($0)/q:80)" } ?? "plan(q:80)", path)
             XCTAssertEqual(line["sha256"] as? String, SHA256.hash(data: served.body).map { String(format: "%02x", $0) }.joined(),
                            "\(path): the same bytes from dwfetch and serve")
         }

@@ -4,7 +4,7 @@ import XCTest
 
 final class PlanMemoTests: XCTestCase {
     private func job(_ target: String) throws -> DWImageJob {
-        DWImageJob(url: try DWProxyURL(target: target, now: 1_000), isLocal: false, named: nil, chain: [])
+        DWImageJob(url: try DWProxyURL(target: target, now: 1_000), isLocal: false, named: nil, plan: nil)
     }
 
     func testKeptByTargetAndAcceptExceptExpiringURLs() throws {

@@ -155,7 +155,7 @@ int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort
 /* The pixels, computed, packed (width × height × bands × sizeof(format)); NULL on failure. Free with cvips_free. */
 void *_Nullable cvips_write_to_memory(VipsImage *_Nonnull in, size_t *_Nonnull len);
 
-/* Geometry and filters for imgproxy's pipeline (DWImgproxyProcessor). */
+/* Geometry and filters for imgproxy's pipeline (ImgproxyStage). */
 /* angle: 90, 180 or 270 clockwise. */
 int cvips_rot(VipsImage *_Nonnull in, int angle, VipsImage *_Nullable *_Nonnull out);
 /* horizontal: 1 mirrors left-right, 0 top-bottom. */

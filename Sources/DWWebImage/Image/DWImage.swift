@@ -24,6 +24,10 @@ public struct DWImage: Sendable, Equatable {
     public internal(set) var source: DWImageSource = .network
     /// How the download went (attempts, status, bytes, time); nil for cache hits.
     public internal(set) var metrics: DWDownloadMetrics?
+    /// For a variant the pipeline rendered for this request: the format and size of the original it was made from
+    /// (so a caller never reads the original again to report them); nil for an original and for a variant from a
+    /// cache. Not part of equality.
+    public internal(set) var original: DWImageOriginal?
     /// For GIF: the structure giflib read (frames, timing, loops); nil for other formats.
     let gifIndex: GIFIndex?
     /// Whether the library made this image from bytes no one outside it has held, so full passes over a mapped
@@ -118,6 +122,15 @@ public struct DWImage: Sendable, Equatable {
         var copy = self
         copy.source = source
         copy.metrics = metrics
+        return copy
+    }
+
+    /// The same image, marked as rendered from `original`.
+    func rendered(from original: DWImage) -> DWImage {
+        var copy = self
+        copy.original = DWImageOriginal(
+            format: original.format, pixelWidth: original.pixelWidth,
+            pixelHeight: original.pixelHeight)
         return copy
     }
 

@@ -69,7 +69,7 @@ extension DWWebImageManager {
                 do throws(DWWebImageError) {
                     let variant = try DWImageProcessors.apply(options.processors, to: original)
                     if store.contains(.memory) { cache.storeInMemory(variant, forKey: key) }
-                    return .success(variant.from(original.source, metrics: original.metrics))
+                    return .success(variant.from(original.source, metrics: original.metrics).rendered(from: original))
                 } catch {
                     DWLog.debug("\(key): \(error.message)")
                     return .failure(

@@ -19,6 +19,14 @@ public protocol DWImageProcessor: Sendable {
     func process(_ image: DWImage) throws(DWWebImageError) -> DWImage
 }
 
+/// A processor that can run a whole chain it starts in one go: the engine's processors (`DWWebImageProcessing`)
+/// run consecutive steps on one decoded canvas and encode once, so a chain never re-encodes between its steps.
+/// ``DWImageProcessors/apply(_:to:)`` hands a chain whose first processor conforms to it.
+public protocol DWChainRendering: DWImageProcessor {
+    /// `chain` (which starts with this processor) applied to `image`; runs on the caller's thread.
+    func render(_ chain: [any DWImageProcessor], from image: DWImage) throws(DWWebImageError) -> DWImage
+}
+
 /// Helpers for chains of processors.
 public enum DWImageProcessors {
     /// The identifiers of a chain, joined by `|` (empty for no processors).
@@ -33,10 +41,19 @@ public enum DWImageProcessors {
         processors.isEmpty ? url : CacheKey.variant(url: url, identifiers: processors.map(\.identifier))
     }
 
-    /// Applies `processors` in order.
+    /// The cache key of something kept beside `url`'s variants under `identifiers` (no processor needed: a server's
+    /// `/info` answer, say), spelled as ``cacheKey(url:processors:)`` spells a variant's.
+    public static func cacheKey(url: String, identifiers: [String]) -> String {
+        identifiers.isEmpty ? url : CacheKey.variant(url: url, identifiers: identifiers)
+    }
+
+    /// Applies `processors` in order (a chain that starts with a ``DWChainRendering`` processor is handed to it).
     public static func apply(
         _ processors: [any DWImageProcessor], to image: DWImage
     ) throws(DWWebImageError) -> DWImage {
+        if let renderer = processors.first as? any DWChainRendering {
+            return try renderer.render(processors, from: image)
+        }
         var current = image
         for processor in processors { current = try processor.process(current) }
         return current

@@ -38,8 +38,6 @@ struct Canvas: Sendable {
         outputFormat = Encoder.defaultOutputFormat(for: image)
     }
 
-    /// Whether every frame is computed in memory (set by the encoder for small canvases).
-    var isMaterialized = false
     var width: Int { frames.first?.width ?? 0 }
     var height: Int { frames.first?.height ?? 0 }
     var hasAlpha: Bool { frames.first?.hasAlpha ?? false }
@@ -54,7 +52,6 @@ struct Canvas: Sendable {
         netscapeLoopCount = decoded.netscapeLoopCount
         keepAlive.append(contentsOf: decoded.keepAlive)
         source = nil
-        isMaterialized = false
     }
 
     /// Decodes if needed, then replaces every frame with `transform(frame)`.
@@ -64,6 +61,5 @@ struct Canvas: Sendable {
         result.reserveCapacity(frames.count)
         for frame in frames { result.append(try transform(frame)) }
         frames = result
-        isMaterialized = false
     }
 }

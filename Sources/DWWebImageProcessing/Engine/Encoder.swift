@@ -28,8 +28,8 @@ enum Encoder {
     /// Formats that keep every frame of an animation.
     static func keepsFrames(_ format: DWImageFormat) -> Bool { format == .gif || format == .webp }
 
-    /// Canvases up to this many bytes of pixels are computed into memory before saving, so the next processor of
-    /// a chain can start from them (see ``Handoff``); bigger ones stay streaming pipelines.
+    /// Canvases up to this many bytes of pixels are computed into memory (on this thread) before saving, so a
+    /// re-encode at a lower quality does not compute them again; bigger ones stay streaming pipelines.
     static let materializeLimit = 16 * 1024 * 1024
 
     /// libvips' `effort` for JPEG XL: imgproxy's `IMGPROXY_JXL_EFFORT` default 4 (libvips' own default is 7).
@@ -69,9 +69,8 @@ enum Encoder {
                     oneThread ? cvips_render_here(frame.pointer, out) : cvips_copy_memory(frame.pointer, out)
                 }
             }
-            canvas.isMaterialized = true
         }
-        // The canvas now describes exactly what is encoded (the next processor of a chain starts from it).
+        // The canvas now describes exactly what is encoded (a re-encode for `maxBytes` starts from these frames).
         canvas.frames = frames
         if !animated {
             canvas.delays = []
@@ -175,33 +174,34 @@ enum Encoder {
     }
 }
 
-/// Runs processors' work on a canvas: take the previous step's canvas or open the image, let `body` change it,
-/// encode, remember the canvas for the next step.
+/// Runs the engine's work on a canvas: open the image, let `body` change it, encode once (again at lower qualities
+/// while a `maxBytes` limit is exceeded), read the result back.
 enum Engine {
-    static func process(_ image: DWImage, _ body: (inout Canvas) throws(DWWebImageError) -> Void)
+    static func process(_ image: DWImage, maxBytes: Int = 0, _ body: (inout Canvas) throws(DWWebImageError) -> Void)
         throws(DWWebImageError) -> DWImage {
         try Vips.start()
-        var canvas: Canvas
-        if let previous = Handoff.take(image) {
-            canvas = previous
-        } else {
-            canvas = try Canvas(pending: image)
-            if let policy = Handoff.takePolicy(image) { canvas.metadata = policy }
-        }
+        var canvas = try Canvas(pending: image)
         try body(&canvas)
-        let data = try Encoder.encode(&canvas)
-        let output: DWImage
+        var data = try Encoder.encode(&canvas)
+        while maxBytes > 0, data.count > maxBytes, let lower = lowerQuality(canvas, size: data.count, maxBytes: maxBytes) {
+            canvas.quality = lower
+            data = try Encoder.encode(&canvas)
+        }
         do {
-            output = try DWImage(data: data, maxPixelCount: .max)
+            return try DWImage(data: data, maxPixelCount: .max)
         } catch {
             throw DWWebImageError(.notAnImage, "the \(canvas.outputFormat.rawValue) encoder's output does not read back: "
                                       + error.message)
         }
-        if canvas.isMaterialized {
-            Handoff.remember(output.data, canvas: canvas)
-        } else {
-            Handoff.remember(output.data, policy: canvas.metadata)
-        }
-        return output
+    }
+
+    /// The next quality to try for a result of `size` bytes over `maxBytes`, imgproxy's steps (far over: a quarter or
+    /// half the quality; near: a tenth less), never below 10; nil when the format is lossless or 10 was tried.
+    private static func lowerQuality(_ canvas: Canvas, size: Int, maxBytes: Int) -> Int? {
+        let format = canvas.outputFormat
+        let quality = canvas.quality ?? DWImageProcessing.defaultQuality(for: format)
+        guard quality > 10, DWImageProcessing.isLossy(format) else { return nil }
+        let over = Double(size) / Double(maxBytes)
+        return max(10, over > 3 ? quality / 4 : over > 1.5 ? quality / 2 : quality * 9 / 10)
     }
 }

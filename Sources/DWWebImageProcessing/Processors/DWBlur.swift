@@ -17,19 +17,21 @@ public struct DWBlur: DWImageProcessor, Hashable {
     public var identifier: String { "blur(\(sigma))" }
 
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+    }
+
+    func apply(to canvas: inout Canvas) throws(DWWebImageError) {
         guard sigma.isFinite, sigma > 0, sigma <= 1000 else {
             throw DWWebImageError(.notAnImage, "blur needs 0 < sigma ≤ 1000 (got \(sigma))")
         }
-        return try Engine.process(image) { canvas throws(DWWebImageError) in
-            try canvas.mapFrames { frame throws(DWWebImageError) in
-                guard frame.hasAlpha else {
-                    return try Vips.make("cannot blur") { cvips_gaussblur(frame.pointer, sigma, $0) }
-                }
-                let premultiplied = try Vips.make("cannot blur") { cvips_premultiply(frame.pointer, $0) }
-                let blurred = try Vips.make("cannot blur") { cvips_gaussblur(premultiplied.pointer, sigma, $0) }
-                let straight = try Vips.make("cannot blur") { cvips_unpremultiply(blurred.pointer, $0) }
-                return try Vips.make("cannot blur") { cvips_cast_uchar(straight.pointer, $0) }
+        try canvas.mapFrames { frame throws(DWWebImageError) in
+            guard frame.hasAlpha else {
+                return try Vips.make("cannot blur") { cvips_gaussblur(frame.pointer, sigma, $0) }
             }
+            let premultiplied = try Vips.make("cannot blur") { cvips_premultiply(frame.pointer, $0) }
+            let blurred = try Vips.make("cannot blur") { cvips_gaussblur(premultiplied.pointer, sigma, $0) }
+            let straight = try Vips.make("cannot blur") { cvips_unpremultiply(blurred.pointer, $0) }
+            return try Vips.make("cannot blur") { cvips_cast_uchar(straight.pointer, $0) }
         }
     }
 }

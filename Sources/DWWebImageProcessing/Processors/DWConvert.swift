@@ -42,15 +42,17 @@ public struct DWConvert: DWImageProcessor, Hashable {
 
     /// The converted image; 10000 for a format it does not write or a quality outside 1…100.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+    }
+
+    func apply(to canvas: inout Canvas) throws(DWWebImageError) {
         if let format, !format.isWritable && !Encoder.writesDIB(format) {
             throw DWWebImageError(.notAnImage, "cannot convert to \(format.rawValue) (jpeg, png, webp, avif, gif, tiff, heic, jxl, bmp or ico)")
         }
         if let quality, !(1...100).contains(quality) {
             throw DWWebImageError(.notAnImage, "quality must be 1…100 (got \(quality))")
         }
-        return try Engine.process(image) { canvas throws(DWWebImageError) in
-            if let format { canvas.outputFormat = format }
-            if let quality { canvas.quality = quality }
-        }
+        if let format { canvas.outputFormat = format }
+        if let quality { canvas.quality = quality }
     }
 }

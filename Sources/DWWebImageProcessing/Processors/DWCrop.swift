@@ -27,18 +27,20 @@ public struct DWCrop: DWImageProcessor, Hashable {
 
     /// The cropped image (same format as the input, unless a processor before it changed that).
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        try Engine.process(image) { canvas throws(DWWebImageError) in
-            try canvas.mapFrames { frame throws(DWWebImageError) in
-                let left = max(0, x), top = max(0, y)
-                let right = min(frame.width, x.addingReportingOverflow(width).overflow ? Int.max : x + width)
-                let bottom = min(frame.height, y.addingReportingOverflow(height).overflow ? Int.max : y + height)
-                guard width > 0, height > 0, right > left, bottom > top else {
-                    throw DWWebImageError(.notAnImage,
-                                          "\(identifier) lies outside the \(frame.width)×\(frame.height) image")
-                }
-                return try Vips.make("cannot crop") {
-                    cvips_extract_area(frame.pointer, Int32(left), Int32(top), Int32(right - left), Int32(bottom - top), $0)
-                }
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+    }
+
+    func apply(to canvas: inout Canvas) throws(DWWebImageError) {
+        try canvas.mapFrames { frame throws(DWWebImageError) in
+            let left = max(0, x), top = max(0, y)
+            let right = min(frame.width, x.addingReportingOverflow(width).overflow ? Int.max : x + width)
+            let bottom = min(frame.height, y.addingReportingOverflow(height).overflow ? Int.max : y + height)
+            guard width > 0, height > 0, right > left, bottom > top else {
+                throw DWWebImageError(.notAnImage,
+                                      "\(identifier) lies outside the \(frame.width)×\(frame.height) image")
+            }
+            return try Vips.make("cannot crop") {
+                cvips_extract_area(frame.pointer, Int32(left), Int32(top), Int32(right - left), Int32(bottom - top), $0)
             }
         }
     }

@@ -14,11 +14,13 @@ public struct DWGrayscale: DWImageProcessor, Hashable {
     public var identifier: String { "grayscale" }
 
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        try Engine.process(image) { canvas throws(DWWebImageError) in
-            try canvas.mapFrames { frame throws(DWWebImageError) in
-                let grey = try Vips.make("cannot convert to grey") { cvips_colourspace(frame.pointer, 26, $0) }
-                return try Vips.make("cannot convert to grey") { cvips_colourspace(grey.pointer, 22, $0) }
-            }
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+    }
+
+    func apply(to canvas: inout Canvas) throws(DWWebImageError) {
+        try canvas.mapFrames { frame throws(DWWebImageError) in
+            let grey = try Vips.make("cannot convert to grey") { cvips_colourspace(frame.pointer, 26, $0) }
+            return try Vips.make("cannot convert to grey") { cvips_colourspace(grey.pointer, 22, $0) }
         }
     }
 }

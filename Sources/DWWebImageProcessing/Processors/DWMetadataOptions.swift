@@ -42,10 +42,12 @@ public struct DWMetadataOptions: DWImageProcessor, Hashable {
 
     /// The image re-encoded in its own output format with this policy.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        try Engine.process(image) { canvas throws(DWWebImageError) in
-            canvas.metadata = MetadataPolicy(strip: stripMetadata, keepCopyright: keepCopyright,
-                                             keepColorProfile: !stripColorProfile, keepHighBitDepth: preserveHDR)
-            canvas.enforceThumbnail = enforceThumbnail
-        }
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+    }
+
+    func apply(to canvas: inout Canvas) throws(DWWebImageError) {
+        canvas.metadata = MetadataPolicy(strip: stripMetadata, keepCopyright: keepCopyright,
+                                         keepColorProfile: !stripColorProfile, keepHighBitDepth: preserveHDR)
+        canvas.enforceThumbnail = enforceThumbnail
     }
 }

@@ -43,24 +43,23 @@ public struct DWResize: DWImageProcessor, Hashable {
     /// The resized image. 10000 for a non-positive or missing size, or bytes that do not decode; 10005 over the
     /// limits (``DWImageProcessing/limits``), checked before decoding.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        // fill-down and auto need imgproxy's arithmetic on the upright size; an SVG is scaled as a vector, as imgproxy
-        // does (rendered at the size asked for, larger than its intrinsic size too)
-        if mode == .fillDown || mode == .auto || image.format == .svg {
-            var transform = DWTransform()
-            (transform.resizingType, transform.width, transform.height, transform.enlarge) = (mode, width ?? 0, height ?? 0, enlarge)
-            guard (width ?? 1) > 0, (height ?? 1) > 0, width != nil || height != nil else {
-                throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
-            }
-            return try DWImgproxyProcessor(transform: transform, watermark: nil, watermarkDigest: "none", outputFormat: nil)
-                .process(image)
-        }
-        return try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
     }
 
     /// libvips' largest coordinate: "no limit on this side".
     private static let unbounded = 10_000_000
 
     func apply(to canvas: inout Canvas) throws(DWWebImageError) {
+        // fill-down and auto need imgproxy's arithmetic on the upright size; an SVG is scaled as a vector, as imgproxy
+        // does (rendered at the size asked for, larger than its intrinsic size too)
+        if mode == .fillDown || mode == .auto || canvas.source?.format == .svg {
+            guard (width ?? 1) > 0, (height ?? 1) > 0, width != nil || height != nil else {
+                throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
+            }
+            var transform = DWTransform()
+            (transform.resizingType, transform.width, transform.height, transform.enlarge) = (mode, width ?? 0, height ?? 0, enlarge)
+            return try ImgproxyStage(transform: transform, watermark: nil).apply(to: &canvas)
+        }
         guard width != nil || height != nil, (width ?? 1) > 0, (height ?? 1) > 0,
               (width ?? 0) <= Self.unbounded, (height ?? 0) <= Self.unbounded else {
             throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
@@ -84,7 +83,6 @@ public struct DWResize: DWImageProcessor, Hashable {
             canvas.frames = decoded.frames
             canvas.keepAlive.append(contentsOf: decoded.keepAlive)
             canvas.source = nil
-            canvas.isMaterialized = false
             return
         }
         try canvas.mapFrames { frame throws(DWWebImageError) in

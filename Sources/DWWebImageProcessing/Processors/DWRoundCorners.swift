@@ -20,13 +20,15 @@ public struct DWRoundCorners: DWImageProcessor, Hashable {
     public var identifier: String { "round(\(radius))" }
 
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+    }
+
+    func apply(to canvas: inout Canvas) throws(DWWebImageError) {
         guard radius.isFinite, radius >= 0 else {
             throw DWWebImageError(.notAnImage, "round corners need a radius ≥ 0 (got \(radius))")
         }
-        return try Engine.process(image) { canvas throws(DWWebImageError) in
-            if !Encoder.keepsAlpha(canvas.outputFormat) { canvas.outputFormat = .png }
-            try canvas.mapFrames { frame throws(DWWebImageError) in try round(frame) }
-        }
+        if !Encoder.keepsAlpha(canvas.outputFormat) { canvas.outputFormat = .png }
+        try canvas.mapFrames { frame throws(DWWebImageError) in try round(frame) }
     }
 
     private func round(_ frame: VImage) throws(DWWebImageError) -> VImage {

@@ -27,17 +27,19 @@ public struct DWTint: DWImageProcessor, Hashable {
     public var identifier: String { "tint(\(red),\(green),\(blue),\(alpha))" }
 
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
-        try Engine.process(image) { canvas throws(DWWebImageError) in
-            try canvas.mapFrames { frame throws(DWWebImageError) in
-                var a = [1 - alpha, 1 - alpha, 1 - alpha]
-                var b = [red * 255 * alpha, green * 255 * alpha, blue * 255 * alpha]
-                if frame.bands == 4 {
-                    a.append(1)
-                    b.append(0)
-                }
-                let bands = Int32(a.count)
-                return try Vips.make("cannot tint") { cvips_linear_uchar(frame.pointer, &a, &b, bands, $0) }
+        try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
+    }
+
+    func apply(to canvas: inout Canvas) throws(DWWebImageError) {
+        try canvas.mapFrames { frame throws(DWWebImageError) in
+            var a = [1 - alpha, 1 - alpha, 1 - alpha]
+            var b = [red * 255 * alpha, green * 255 * alpha, blue * 255 * alpha]
+            if frame.bands == 4 {
+                a.append(1)
+                b.append(0)
             }
+            let bands = Int32(a.count)
+            return try Vips.make("cannot tint") { cvips_linear_uchar(frame.pointer, &a, &b, bands, $0) }
         }
     }
 }

@@ -1,15 +1,16 @@
 // DWImageServer + result storage: the local cache, then the shared store, then local work (stored for the others).
 import DWWebImage
+import DWWebImageProcessing
 import Foundation
 
 extension DWImageServer {
-    /// The variant of `source` made by `chain`, from (in order) this instance's cache, the shared result storage
+    /// The variant of `source` rendered by `plan`, from (in order) this instance's cache, the shared result storage
     /// (copied into the local cache), or made here through the pipeline and then written to the store in the
     /// background. A failing store only costs the lookup: the variant is made here. Runs on the request's task.
-    func sharedVariant(of source: String, chain: [any DWImageProcessor], storage: DWResultStorage)
+    func sharedVariant(of source: String, plan: DWVariantPlan, storage: DWResultStorage)
         async throws(DWWebImageError) -> DWImage {
-        let options = DWWebImageOptions.processors(chain)
-        let key = DWImageProcessors.cacheKey(url: source, processors: chain)
+        let options = DWWebImageOptions.processors([plan])
+        let key = DWImageProcessors.cacheKey(url: source, processors: [plan])
         if manager.cache.objCache(forKey: key) != nil,
            let local = try? await manager.image(withURL: source, options: options.union(.fromCacheOnly)) {
             return local

@@ -7,7 +7,7 @@ import Logging
 
 /// Looks a variant up in the store before it is made and writes it there after, so any instance serves a variant
 /// another made. Objects are named `prefix/<hex SHA-256 of the fetch policy and the variant key>` — the key is the
-/// source URL and the chain's identifiers (``DWImageProcessors/cacheKey(url:processors:)``), never the URL's
+/// source URL and the plan's identifier (``DWImageProcessors/cacheKey(url:processors:)``), never the URL's
 /// signature; the policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and hosts, proxy, animation
 /// frames), so an instance never serves a variant made under a looser fetch policy than its own. A store that
 /// fails (down, refusing, slow) never fails a request: the variant is made locally, the failure is logged and

@@ -51,17 +51,6 @@ struct DWAcceptBucket: Sendable, Hashable {
         preferred.isEmpty ? "-" : preferred.map { enforced.contains($0) ? "!\($0.rawValue)" : $0.rawValue }
             .joined(separator: ",")
     }
-
-    /// The format a URL naming `explicit` gets when that does not depend on the source: `explicit` when no
-    /// enforced format applies, WebP when it is the only one (it applies to animations too); nil when a still or
-    /// animated source decides (JPEG XL or AVIF enforced).
-    func staticFormat(explicit: DWImageFormat) -> DWImageFormat? {
-        switch enforced.first {
-        case nil: explicit
-        case .webp?: .webp
-        default: nil
-        }
-    }
 }
 
 enum DWFormatNegotiation {

@@ -7,7 +7,7 @@ import DWWebImageProcessing
 /// the clamps applied to options whose cost grows without bound (blur sigma).
 ///
 /// A plain value: every function is pure and may run on any thread (the server calls it on the transform's thread,
-/// as the first step of the chain).
+/// as the first check of the variant plan).
 public struct DWResultLimits: Sendable, Equatable {
     /// Largest result width or height in pixels (default 8192); a larger result is refused (422) before anything is
     /// decoded. imgproxy has no such refusal (its `max_result_dimension` scales down: ``DWTransform/maxResultDimension``);

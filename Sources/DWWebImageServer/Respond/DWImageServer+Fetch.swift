@@ -1,22 +1,23 @@
 // Fetching a source: the allowed-host check and the pipeline's variant cache.
 import DWWebImage
+import DWWebImageProcessing
 
 extension DWImageServer {
-    /// The source processed by `chain` (the source itself for an empty chain), through the pipeline's variant
-    /// cache: concurrent identical requests share one download and one transform, and another chain over a cached
-    /// original needs no request to the origin. With result storage, a variant goes through the shared store too
-    /// (``sharedVariant(of:chain:storage:)``). Awaited in the request's task; delivered from the manager's queue.
+    /// The source rendered by `plan` (the source itself without one), through the pipeline's variant cache:
+    /// concurrent identical requests share one download and one render, and another plan over a cached original
+    /// needs no request to the origin. With result storage, a variant goes through the shared store too
+    /// (``sharedVariant(of:plan:storage:)``). Awaited in the request's task; delivered from the manager's queue.
     ///
     /// A `local://` source (``DWLocalFileLoader``) is kept in memory only and never shared: the file is on this
     /// machine's disk already, and a changed file is read again once its variants have left the memory cache.
-    func variant(of source: String, chain: [any DWImageProcessor]) async throws(DWWebImageError) -> DWImage {
+    func variant(of source: String, plan: DWVariantPlan?) async throws(DWWebImageError) -> DWImage {
         let isLocal = source.hasPrefix(DWLocalFileLoader.scheme)
-        guard let resultStorage, !chain.isEmpty, !isLocal else {
-            var options = Self.options(for: chain)
+        guard let resultStorage, let plan, !isLocal else {
+            var options = Self.options(for: plan)
             if isLocal { options.insert(.cacheMemoryOnly) }
             return try await manager.image(withURL: source, options: options)
         }
-        return try await sharedVariant(of: source, chain: chain, storage: resultStorage)
+        return try await sharedVariant(of: source, plan: plan, storage: resultStorage)
     }
 
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.

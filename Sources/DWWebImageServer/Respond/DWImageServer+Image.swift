@@ -1,17 +1,19 @@
 // The image answer: URL and signature, allowed host, then fetch + transform (or a local file, or the fallback image),
 // then headers (ETag, 304, cache, Content-Disposition).
 import DWWebImage
+import DWWebImageProcessing
 import Hummingbird
 import HTTPTypes
 
-/// An image request parsed and checked (signature, source, host), with its chain: what is left is the fetch.
+/// An image request parsed and checked (signature, source, host), with its variant plan: what is left is the fetch.
 struct DWImageJob: Sendable {
     let url: DWProxyURL
     /// A `local:///path` source (read under `--local-root` by ``DWLocalFileLoader``, kept in memory only).
     let isLocal: Bool
     /// The format the URL names (nil: picked per source, or by `Accept`).
     let named: DWImageFormat?
-    let chain: [any DWImageProcessor]
+    /// What to make of the source (nil for `raw:1`: its bytes as they are).
+    let plan: DWVariantPlan?
 }
 
 /// The first part of an image answer: a refusal already, or a job to fetch.
@@ -31,7 +33,7 @@ extension DWImageServer {
     }
 
     /// Everything before the fetch, on the caller's thread: the signature first (as imgproxy does: an unsigned
-    /// request learns nothing about the rest), the URL, the source's scheme and host, then the chain. A target
+    /// request learns nothing about the rest), the URL, the source's scheme and host, then the variant plan. A target
     /// planned before (with the same `Accept`) comes from ``plans`` (``DWPlanMemo``: never one with `exp:`).
     func imagePlan(for request: Request, target: String) -> DWImagePlan {
         let accept = request.headers[.accept]
@@ -68,13 +70,13 @@ extension DWImageServer {
         }
         let bucket = url.options.raw ? DWAcceptBucket() : configuration.acceptFormats.bucket(accept: request.headers[.accept])
         return .fetch(DWImageJob(url: url, isLocal: isLocal, named: url.options.transform.format,
-                                 chain: transformChain(for: url, bucket: bucket)))
+                                 plan: plan(for: url, bucket: bucket)))
     }
 
     /// The answer when the pipeline's memory cache holds the job's result (a hot variant): looked up and answered
     /// on the caller's thread, no fetch started; nil otherwise.
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
-        guard let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.chain))
+        guard let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.plan))
         else { return nil }
         return respond(job, with: image, status: .ok, maxAge: configuration.maxAge, to: request)
     }
@@ -86,10 +88,10 @@ extension DWImageServer {
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
         do {
-            image = try await variant(of: job.url.source, chain: job.chain)  // local:// too (DWLocalFileLoader)
+            image = try await variant(of: job.url.source, plan: job.plan)  // local:// too (DWLocalFileLoader)
         } catch {
             if error.isBusy { return busy() }  // every worker busy, the queue full: not the fallback's case
-            guard let fallback = await fallbackImage(chain: job.chain) else {
+            guard let fallback = await fallbackImage(plan: job.plan) else {
                 let (status, message) = DWStatusMapping.status(for: error)
                 return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
             }
@@ -124,9 +126,9 @@ extension DWImageServer {
                                  ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
     }
 
-    /// The pipeline's options for a chain (none for an empty chain: the source itself).
-    static func options(for chain: [any DWImageProcessor]) -> DWWebImageOptions {
-        chain.isEmpty ? [] : .processors(chain)
+    /// The pipeline's options for a plan (none without one: the source itself).
+    static func options(for plan: DWVariantPlan?) -> DWWebImageOptions {
+        plan.map { .processors([$0]) } ?? []
     }
 
     /// A one-line error answer, its reason noted for the access log.

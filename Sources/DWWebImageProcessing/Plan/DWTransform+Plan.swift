@@ -1,48 +1,45 @@
-// The one builder: a DWTransform to the processor chain, for dwfetch's flags, the library and the server alike.
+// A DWTransform as a variant plan, and the canvas steps that render it.
 import DWWebImage
 import Foundation
 
 extension DWTransform {
-    /// The processor chain for this transform; the same transform always gives the same chain, hence the same
-    /// cache key (``DWImageProcessors/cacheKey(url:processors:)``) and the same bytes. Empty for ``isIdentity``.
-    ///
-    /// A plain resize (fit, fill, or force with both sides; no other geometry) is ``DWResize``, which shrinks on load;
-    /// anything else of imgproxy's geometry and pixels is one ``DWImgproxyProcessor``; ``DWMetadataOptions`` before
-    /// them when `sm`, `kcr`, `scp` or `eth` differ from imgproxy's defaults. Then `dwfetch`'s grayscale,
-    /// tint and round corners, then the encoding: ``DWConvert`` for a format and/or one quality, ``DWEncode`` when
-    /// per-format qualities or a byte limit are asked for. `watermark` is the image ``DWTransform/watermark`` draws.
-    /// Call on any thread.
+    /// This transform as a ``DWVariantPlan`` with `dwfetch`'s rules (the transform's format, else the source's own;
+    /// SVG rasterised); `watermark` is the image ``DWTransform/watermark`` draws. Call on any thread.
+    public func plan(watermark: DWImage? = nil) -> DWVariantPlan {
+        DWVariantPlan(transform: self, watermark: watermark)
+    }
+
+    /// The processors for this transform: none for ``isIdentity`` (the source is the result), else its
+    /// ``plan(watermark:)``. Call on any thread.
     public func processors(watermark: DWImage? = nil) -> [any DWImageProcessor] {
-        var chain: [any DWImageProcessor] = []
+        isIdentity ? [] : [plan(watermark: watermark)]
+    }
+
+    /// The steps a plan runs on its canvas, in order: ``DWMetadataOptions`` when `sm`, `kcr`, `scp`, `eth` or `ph`
+    /// differ from imgproxy's defaults (before the decode: it decides what is read); a plain resize (fit, fill, or
+    /// force with both sides; no other geometry) as ``DWResize``, which shrinks on load, and its blur; anything else of
+    /// imgproxy's geometry and pixels as one ``ImgproxyStage``; then `dwfetch`'s grayscale, tint and round corners.
+    /// The encoding (format, quality, byte limit) is the plan's.
+    func canvasSteps(watermark: DWImage?) -> [any CanvasStep] {
+        var steps: [any CanvasStep] = []
         let hdr = keepsHighBitDepth
         let metadata = DWMetadataOptions(stripMetadata: stripMetadata, keepCopyright: keepCopyright,
                                          stripColorProfile: stripColorProfile, enforceThumbnail: enforceThumbnail,
                                          preserveHDR: hdr)
-        if !metadata.isDefault { chain.append(metadata) }
+        if !metadata.isDefault { steps.append(metadata) }
         if !hdr, let resize = plainResize {
-            chain.append(resize)
-            if blur > 0 { chain.append(DWBlur(sigma: blur)) }
+            steps.append(resize)
+            if blur > 0 { steps.append(DWBlur(sigma: blur)) }
         } else if geometryAndPixels != DWTransform() {
-            let digest = watermark.map { String(Self.fnv1a($0.data), radix: 16) }
-            chain.append(DWImgproxyProcessor(transform: geometryAndPixels, watermark: watermark,
-                                             watermarkDigest: digest ?? "none", outputFormat: format))
+            steps.append(ImgproxyStage(transform: geometryAndPixels, watermark: watermark))
         }
-        if grayscale { chain.append(DWGrayscale()) }
-        if let tint, tint.count == 4 { chain.append(DWTint(red: tint[0], green: tint[1], blue: tint[2], alpha: tint[3])) }
-        if let roundCorners { chain.append(DWRoundCorners(radius: roundCorners)) }
-        if !formatQuality.isEmpty || maxBytes > 0 {
-            chain.append(DWEncode(format: format, quality: quality, formatQuality: formatQuality, maxBytes: maxBytes))
-        } else if let format {
-            chain.append(DWConvert(format: format, quality: quality))
-        } else if let quality {
-            chain.append(DWConvert(quality: quality))
-        }
-        if !cacheBuster.isEmpty { chain.append(DWCacheBuster(value: cacheBuster)) }
-        if !skipProcessing.isEmpty, !chain.isEmpty { return [DWSkipProcessing(formats: skipProcessing, chain: chain, named: format)] }
-        return chain
+        if grayscale { steps.append(DWGrayscale()) }
+        if let tint, tint.count == 4 { steps.append(DWTint(red: tint[0], green: tint[1], blue: tint[2], alpha: tint[3])) }
+        if let roundCorners { steps.append(DWRoundCorners(radius: roundCorners)) }
+        return steps
     }
 
-    /// The fields ``DWImgproxyProcessor`` applies (encoding, dwfetch's extras and the cache buster cleared).
+    /// The fields ``ImgproxyStage`` applies (encoding, dwfetch's extras and the cache buster cleared).
     var geometryAndPixels: DWTransform {
         var steps = self
         steps.grayscale = false
@@ -85,7 +82,7 @@ extension DWTransform {
         var rest = geometryAndPixels
         rest.resizingType = .fit
         (rest.width, rest.height, rest.enlarge, rest.blur) = (0, 0, false, 0)
-        // DWResize refuses a side beyond libvips' coordinates; imgproxy's arithmetic (DWImgproxyProcessor) takes any.
+        // DWResize refuses a side beyond libvips' coordinates; imgproxy's arithmetic (ImgproxyStage) takes any.
         guard rest == DWTransform(), width > 0 || height > 0, width <= 10_000_000, height <= 10_000_000 else { return nil }
         switch resizingType {
         case .fit: break
@@ -94,10 +91,5 @@ extension DWTransform {
         }
         return DWResize(width: width > 0 ? width : nil, height: height > 0 ? height : nil, mode: resizingType,
                         enlarge: enlarge)
-    }
-
-    /// FNV-1a over `data`: names the watermark's bytes in the identifier (not a security measure).
-    static func fnv1a(_ data: Data) -> UInt64 {
-        data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 }

@@ -1,13 +1,13 @@
-// DWMetadataScan: whether a source can be served as it is — no EXIF, XMP, IPTC, comments or ICC profile in it.
+// MetadataScan: whether a source can be served as it is — no EXIF, XMP, IPTC, comments or ICC profile in it.
 import DWWebImage
 import Foundation
 
 /// Decides whether the no-options answer may be the source's own bytes: only when they carry no metadata a client
 /// should not see (EXIF — GPS included —, XMP, IPTC, comments, text chunks) and no ICC profile (served as sRGB
 /// pixels instead), and no more animation frames than are processed. Anything else is re-encoded by
-/// ``DWStripMetadata``. Only the container structure is read (no decoding); a doubtful file counts as not clean, so
+/// ``DWVariantPlan`` (``DWVariantPlan/stripsUnprocessed``). Only the container structure is read (no decoding); a doubtful file counts as not clean, so
 /// a mistake costs a re-encode, never a leak. Pure: any thread.
-enum DWMetadataScan {
+enum MetadataScan {
     /// Whether `image` may be served unchanged.
     static func isClean(_ image: DWImage, maxFrames: Int) -> Bool {
         guard image.frameCount <= maxFrames else { return false }

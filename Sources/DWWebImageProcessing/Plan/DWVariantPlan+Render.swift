@@ -1,0 +1,70 @@
+// Rendering a variant plan: the checks, the per-source decisions, then one canvas, one encode.
+import DWWebImage
+
+extension DWVariantPlan {
+    /// The variant of `source` (see ``process(_:)``), inside the plan's limits.
+    func render(_ source: DWImage) throws(DWWebImageError) -> DWImage {
+        try DWImageProcessing.effectiveLimits.checkSourceFormat(source.format)  // before anything reads it
+        if source.format == .svg, svg != .rasterize {
+            return svg == .sanitize ? try DWSanitizeSVG().process(source) : source
+        }
+        if transform.format == .svg { throw DWWebImageError(.notAnImage, "resulting image format is not supported: svg") }
+        for check in checks { try check.check(source, transform.format ?? source.format) }
+        willRender?()
+        let clock = ContinuousClock()
+        let start = clock.now
+        defer { didRender?(clock.now - start) }
+        // `skp:` compares the source with the format the transform names (imgproxy's `po.Format`), not with the one
+        // chosen per source: a transform naming none skips every listed source format.
+        if transform.skipProcessing.contains(source.format), transform.format == nil || transform.format == source.format {
+            return try DWImageProcessors.apply(processors, to: source)
+        }
+        var steps = transform
+        (steps.format, steps.cacheBuster, steps.skipProcessing) = (try outputFormat(for: source), "", [])
+        if steps.isIdentity {
+            let maxFrames = DWImageProcessing.effectiveLimits.maxProcessedFrames
+            guard stripsUnprocessed, !MetadataScan.isClean(source, maxFrames: maxFrames) else {
+                return try DWImageProcessors.apply(processors, to: source)
+            }
+            steps.format = DWConvert.formats.contains(source.format) ? source.format : .png  // re-encoded: metadata gone
+        }
+        return try DWImageProcessors.apply(processors, to: try draw(source, steps))
+    }
+
+    /// `steps` on one canvas of `source`, encoded once (again at lower qualities while over `maxBytes`).
+    private func draw(_ source: DWImage, _ steps: DWTransform) throws(DWWebImageError) -> DWImage {
+        if let format = steps.format, !format.isWritable && !Encoder.writesDIB(format) {
+            throw DWWebImageError(.notAnImage, "cannot convert to \(format.rawValue) (jpeg, png, webp, avif, gif, tiff, heic, jxl, bmp or ico)")
+        }
+        if let quality = steps.quality, !(1...100).contains(quality) {
+            throw DWWebImageError(.notAnImage, "quality must be 1…100 (got \(quality))")
+        }
+        let canvasSteps = steps.canvasSteps(watermark: watermark)
+        return try Engine.process(source, maxBytes: steps.maxBytes) { canvas throws(DWWebImageError) in
+            if let format = steps.format { canvas.outputFormat = format }  // the steps keep frames for it, or not
+            for step in canvasSteps { try step.apply(to: &canvas) }
+            if let format = steps.format { canvas.outputFormat = format }  // over round corners' PNG: named wins
+            if steps.quality != nil || !steps.formatQuality.isEmpty {
+                let format = canvas.outputFormat
+                canvas.quality = steps.quality(for: format, fallback: DWImageProcessing.defaultQuality(for: format))
+            }
+        }
+    }
+
+    /// The format the result is written in; nil for the source's own (see ``DWOutputRule``).
+    private func outputFormat(for source: DWImage) throws(DWWebImageError) -> DWImageFormat? {
+        switch output {
+        case .transform:
+            return transform.format
+        case .enforced(let formats):
+            return DWPreferredFormats.negotiated(formats, for: source) ?? transform.format
+        case .preferred(let preferred, let negotiated):
+            let format = try preferred.outputFormat(
+                for: source, negotiated: negotiated, addsAlpha: transform.padding != DWPadding() || transform.extend != nil,
+                flattens: transform.background != nil)
+            // An APNG kept as PNG is named: without a format the engine would make an animated WebP of it, where
+            // imgproxy (which reads a PNG's first frame only) writes a PNG.
+            return format == source.format && !(source.format == .png && source.isAnimated) ? nil : format
+        }
+    }
+}

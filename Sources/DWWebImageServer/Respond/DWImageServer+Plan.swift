@@ -1,0 +1,89 @@
+// The variant plan of one image request, made in one place: the URL's transform under this server's rules.
+import DWWebImage
+import DWWebImageProcessing
+
+extension DWImageServer {
+    /// The plan for `url` (nil for `raw:1`: the source's bytes as they are). `bucket` is what the request's `Accept`
+    /// allows (``DWAcceptFormats/bucket(accept:)``). The transform is clamped (``DWResultLimits/clamped(_:)``) and
+    /// gets the server's per-format qualities; its output format is the URL's (with enforced formats from the bucket
+    /// over it, imgproxy's `IMGPROXY_ENFORCE_*`) or, when it names none, picked per source from the bucket and
+    /// `--preferred-formats`. An SVG source is kept (sanitised unless `--no-sanitize-svg`) when the URL names no
+    /// format or `svg` and either `--always-rasterize-svg` is off or `skp:` lists `svg`; else rasterised, and a URL
+    /// naming `svg` for any other source is refused. With nothing to do, a source with metadata is re-encoded
+    /// (`--strip-metadata`, the default). Checked from the source's header before any decode: the frame limit, the
+    /// result limits and the URL's own security options (`--allow-security-options`; its `maf` changes the frames
+    /// processed, so it is part of the key). Rendered under this server's limits, timed in `/metrics`.
+    /// Called on the request's task.
+    func plan(for url: DWProxyURL, bucket: DWAcceptBucket = DWAcceptBucket()) -> DWVariantPlan? {
+        guard !url.options.raw else { return nil }
+        let settings = configuration.imgproxy
+        var transform = DWResultLimits.clamped(url.options.transform)
+        for (format, quality) in settings.formatQuality where transform.formatQuality[format] == nil {
+            transform.formatQuality[format] = quality
+        }
+        let named = transform.format
+        let output: DWOutputRule
+        if named != nil {
+            output = bucket.enforced.isEmpty ? .transform : .enforced(bucket.enforced)
+        } else {
+            output = .preferred(settings.preferredFormats, negotiated: bucket.preferred)
+        }
+        let keepsSVG = (named == nil || named == .svg)
+            && (transform.skipProcessing.contains(.svg) || !settings.alwaysRasterizeSVG)
+        let maf = url.options.security.maxAnimationFrames
+        var perRequest = limits
+        if let maf { perRequest.maxProcessedFrames = maf }  // the URL's `maf` (--allow-security-options)
+        let metrics = self.metrics
+        return DWVariantPlan(
+            transform: transform, output: output,
+            svg: keepsSVG ? (settings.sanitizeSVG ? .sanitize : .keep) : .rasterize,
+            stripsUnprocessed: configuration.stripMetadata, limits: perRequest,
+            checks: checks(for: url, transform: transform), watermark: settings.watermark,
+            willRender: {
+                metrics.transformStarted()
+                metrics.imgproxy.processingStarted()
+            },
+            didRender: { metrics.transformStep($0) })
+    }
+
+    /// The header checks of a request's plan: at most `--max-frames` frames, the result limits of `transform`, then
+    /// the URL's own security options, if any.
+    private func checks(for url: DWProxyURL, transform: DWTransform) -> [DWPlanCheck] {
+        let maxFrames = configuration.maxFrames
+        let security = url.options.security
+        let maf = security.maxAnimationFrames
+        var checks = [
+            DWPlanCheck { image, _ throws(DWWebImageError) in
+                guard image.frameCount <= maxFrames else {
+                    throw DWWebImageError(.tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
+                                          size: Int64(image.frameCount), limit: Int64(maxFrames))
+                }
+            },
+            resultCheck(transform, maxAnimationFrames: maf),
+        ]
+        if !security.isEmpty {
+            let processed = maf ?? configuration.resultLimits.maxAnimationFrames
+            checks.append(DWPlanCheck(identifier: security.identifier) { image, format throws(DWWebImageError) in
+                let keepsFrames = DWResultLimits.keepsFrames(format) && image.frameCount > 1
+                try security.check(image, processedFrames: keepsFrames ? min(image.frameCount, processed) : 1)
+            })
+        }
+        return checks
+    }
+
+    /// The result limits of `options`, checked from the source's header (before any decode). Either orientation of
+    /// the header size is checked (EXIF may turn it).
+    func resultCheck(_ options: DWTransform, maxAnimationFrames: Int?) -> DWPlanCheck {
+        var perRequest = configuration.resultLimits
+        if let maxAnimationFrames { perRequest.maxAnimationFrames = maxAnimationFrames }
+        let limits = perRequest, maxPixels = self.limits.vectorPixelCap
+        return DWPlanCheck { image, format throws(DWWebImageError) in
+            if image.format == .svg { return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels) }
+            let keepsFrames = DWResultLimits.keepsFrames(format)
+            for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
+                try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
+                                 options: options, keepsFrames: keepsFrames)
+            }
+        }
+    }
+}
