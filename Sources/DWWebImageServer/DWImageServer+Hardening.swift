@@ -1,4 +1,5 @@
 // DWImageServer's bounds: admission and deadline, result checks, connection limits, the metrics listener.
+import DWLocking
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -16,6 +17,7 @@ extension DWImageServer {
     /// slots and `--timeout`, and only the transform takes one of ``pool``'s workers (503 with `Retry-After` at
     /// once when every worker is busy and the queue is full). Runs on the request's task.
     func boundedImageResponse(for request: Request, target: String) async -> Response {
+        DWHopTrace.arrive("request task")
         let job: DWImageJob
         switch imagePlan(for: request, target: target) {
         case .answer(let response):
@@ -27,22 +29,19 @@ extension DWImageServer {
         return await withDeadline { await self.answer(job, to: request) }
     }
 
-    /// `work`'s response, or 504 when `requestTimeout` runs out first (`work` is then cancelled; a nil from it also
-    /// means the 504). `work` runs in a child task of the request's task.
+    /// `work`'s response, or 504 when `requestTimeout` runs out first (a nil from `work` also means the 504). `work`
+    /// runs right here, in the request's task, inside a ``DWCancellationScope`` that a timer cancels at the
+    /// deadline: every fetch, worker and shared flight `work` waits for then ends its wait at once (10007), and the
+    /// answer is the 504. No task is made for the work, so a request that meets its deadline crosses no extra task.
     func withDeadline(_ work: @escaping @Sendable () async -> Response?) async -> Response {
-        let timeout = configuration.requestTimeout
-        return await withTaskGroup(of: Response?.self) { group in
-            group.addTask(operation: work)
-            group.addTask {
-                try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            if let first { return first }
-            DWAccessNote.current?.text = " deadline"
-            return DWResponses.error(.gatewayTimeout, "request took too long")
-        }
+        let scope = DWCancellationScope()
+        let timer = DispatchWorkItem { scope.cancel() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + configuration.requestTimeout, execute: timer)
+        let response = await DWCancellationScope.$current.withValue(scope) { await work() }
+        timer.cancel()
+        if let response, !scope.isCancelled { return response }
+        DWAccessNote.current?.text = " deadline"
+        return DWResponses.error(.gatewayTimeout, "request took too long")
     }
 
     /// ``DWServeConfiguration/queueFullStatus`` (503, or imgproxy's 429) with `Retry-After: 1`: every worker busy and

@@ -1,5 +1,6 @@
 // DWWebImageDownloader + attempts: starting requests (resuming where possible), progress, judging a request's
 // end by the resume rules, and when to retry.
+import DWLocking
 import Foundation
 
 extension DWWebImageDownloader {
@@ -79,7 +80,10 @@ extension DWWebImageDownloader {
                 {
                     self.transferEnded(result, writeReserved: queuesWrite)
                 } else {
-                    self.context.workQueue.async { self.transferEnded(result) }
+                    self.context.workQueue.async {
+                        DWHopTrace.arrive("work queue")
+                        self.transferEnded(result)
+                    }
                 }
             })
         let live = state.withLock { s -> Bool in

@@ -1,5 +1,6 @@
 // DWWebImageDownloader + completion: after a request's end, another attempt or the download's end — the image
 // validated and kept, the slot freed, every caller answered once, the disk write queued.
+import DWLocking
 import Foundation
 
 extension DWWebImageDownloader {
@@ -156,6 +157,7 @@ extension DWWebImageDownloader {
         // One block: the metrics handler first (so it has seen the record when completions run), every
         // completion, then the Finish notification (its image is the original).
         context.callbackQueue.async { [self] in
+            if !originals.isEmpty { DWHopTrace.arrive("callback queue") }  // else only the handler and the notification
             handler?(metrics)
             for waiter in originals where waiter.claim() {
                 if needsFinal { waiter.progress?(total, total) }
@@ -191,6 +193,7 @@ extension DWWebImageDownloader {
             var m = metrics; m.errorCode = error.code; return m
         }()
         context.callbackQueue.async { [self] in
+            DWHopTrace.arrive("callback queue")
             handler?(failed)
             for waiter in waiters where waiter.claim() { waiter.callCompletion(.failure(error)) }
             let info: [AnyHashable: Any] = [

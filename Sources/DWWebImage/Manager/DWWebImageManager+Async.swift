@@ -1,23 +1,28 @@
-// async/await on top of the callback API (memory hits answered on the caller's task); task cancellation cancels
-// this caller's token.
+// async/await on top of the callback API (memory hits answered on the caller's task; anything else resumes the
+// task where its result is made); task cancellation, or the caller's cancellation scope, cancels this caller's token.
 import DWLocking
 
 extension DWWebImageManager {
     /// Fetches an image (see ``downloadImage(withURL:options:progress:completion:)``). A memory hit is answered
-    /// right here, on the caller's task (``imageFromMemory(withURL:options:)``); anything else is delivered from the
-    /// callback queue to the waiting task. Cancelling the task cancels this caller (error 10007); others waiting for
-    /// the same URL are unaffected.
+    /// right here, on the caller's task (``imageFromMemory(withURL:options:)``); anything else resumes the waiting
+    /// task from the thread its result is made on (a disk lookup, the engine thread, a transform's worker), not via
+    /// the callback queue. Cancelling the task cancels this caller (error 10007); others waiting for the same URL
+    /// are unaffected.
     public func image(withURL url: String, options: DWWebImageOptions = []) async throws(DWWebImageError) -> DWImage {
         if let image = imageFromMemory(withURL: url, options: options) { return image }
         let box = TokenBox()
-        let result: Result<DWImage, DWWebImageError> = await withTaskCancellationHandler {
+        let cancelCaller: @Sendable () -> Void = { [self] in if let token = box.markCancelled() { cancel(token) } }
+        let result: Result<DWImage, DWWebImageError> = await DWCancellationScope.withCancellationHandler {
             await withCheckedContinuation { continuation in
-                let token = downloadImage(withURL: url, options: options) { continuation.resume(returning: $0) }
+                let token = download(url, options: options, progress: nil, resumesInline: true) {
+                    continuation.resume(returning: $0)
+                }
                 if box.store(token) { cancel(token) }  // the task was cancelled before the token existed
             }
         } onCancel: {
-            if let token = box.markCancelled() { cancel(token) }
+            cancelCaller()
         }
+        DWHopTrace.arrive("caller task")
         return try result.get()
     }
 }

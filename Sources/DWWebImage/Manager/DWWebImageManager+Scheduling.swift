@@ -30,7 +30,14 @@ extension DWWebImageManager {
         // so the next transfer costs no hand-off to a start thread and no engine wakeup. Starting only hands work on
         // (lookups, the engine's inbox), and nothing on startQueue waits for the engine thread, so this cannot wait
         // on itself.
-        if engine.isEngineThread { startQueue.sync(execute: start) } else { startQueue.async(execute: start) }
+        if engine.isEngineThread {
+            startQueue.sync(execute: start)
+        } else {
+            startQueue.async {
+                DWHopTrace.arrive("start queue")
+                start()
+            }
+        }
     }
 
     /// Schedules again once the rate limiter may have a token (one wake-up armed at a time).

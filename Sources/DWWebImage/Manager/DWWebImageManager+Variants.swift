@@ -1,5 +1,6 @@
 // DWWebImageManager + variants: one transform per processed variant's cache key, its callers answered together; a
 // transform whose callers have all gone is skipped or stopped.
+import DWLocking
 import Foundation
 
 /// One variant being made: its callers and the stop flag of its transform.
@@ -58,12 +59,18 @@ extension DWWebImageManager {
                 for waiter in all { s.transformWaiters[waiter.token.id] = nil }
                 return all
             }
-            callbacks.async {
-                for waiter in answered where waiter.claim() { waiter.callCompletion(result) }
+            // An awaiting task is resumed right here, where its result was made; other callers on the callback queue.
+            for waiter in answered where waiter.resumesInline && waiter.claim() { waiter.callCompletion(result) }
+            if answered.contains(where: { !$0.resumesInline }) {
+                callbacks.async {
+                    DWHopTrace.arrive("callback queue")
+                    for waiter in answered where waiter.claim() { waiter.callCompletion(result) }
+                }
             }
             if store.contains(.disk) { cache.writeVariant(try? result.get(), forKey: key) }
         }
         let work: @Sendable () -> Void = { [self] in
+            DWHopTrace.arrive("transform worker")
             guard !cancellation.isCancelled else { return finish(.failure(DWWorkCancellation.stopped)) }
             let result = DWWorkCancellation.$current.withValue(cancellation) { () -> Result<DWImage, DWWebImageError> in
                 do throws(DWWebImageError) {

@@ -183,6 +183,15 @@ public final class DWWebImageManager: Sendable {
         progress: (@Sendable (_ received: Int64, _ expected: Int64) -> Void)? = nil,
         completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
     ) -> DWWebImageToken {
+        download(url, options: options, progress: progress, resumesInline: false, completion: completion)
+    }
+
+    /// ``downloadImage(withURL:options:progress:completion:)``; with `resumesInline` the completion (which only
+    /// resumes an awaiting task) is called where the result is made rather than on ``callbackQueue``.
+    func download(
+        _ url: String, options: DWWebImageOptions, progress: (@Sendable (Int64, Int64) -> Void)?, resumesInline: Bool,
+        completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
+    ) -> DWWebImageToken {
         if !options.alternativeSources.isEmpty {
             return downloadTryingAlternatives(url, options: options, progress: progress, completion: completion)
         }
@@ -196,7 +205,8 @@ public final class DWWebImageManager: Sendable {
             url: url, cacheKey: base, id: id, priority: request.priority,
             canceller: { [weak self] token in self?.cancel(token) },
             reprioritize: { [weak self] in self?.callersChanged(key: base) })
-        let waiter = Waiter(token: token, options: request, progress: progress, completion: completion)
+        let waiter = Waiter(
+            token: token, options: request, progress: progress, resumesInline: resumesInline, completion: completion)
 
         let asciiURL: String
         let validated =
@@ -221,6 +231,7 @@ public final class DWWebImageManager: Sendable {
         }
         state.withLock { $0.lookups[id] = waiter }
         lookupQueue.async { [self] in
+            DWHopTrace.arrive("lookup queue")
             guard !waiter.isDelivered else { return }  // cancelled during the lookup
             let lookupStarted = DispatchTime.now().uptimeNanoseconds
             // A variant on disk; else (below) its original, on disk or from the network, to make it from.
@@ -325,6 +336,7 @@ public final class DWWebImageManager: Sendable {
             return
         }
         queue.async {
+            DWHopTrace.arrive("callback queue")
             handler(metrics)
             if waiter.claim() { waiter.callCompletion(result) }
             then?()
@@ -404,6 +416,7 @@ public final class DWWebImageManager: Sendable {
             }
         case .lookAgain:
             lookupQueue.async { [self] in
+                DWHopTrace.arrive("lookup queue")
                 lookUpOriginalAgain(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
             }
         case .gone:

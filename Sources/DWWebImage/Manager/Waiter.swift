@@ -7,16 +7,20 @@ final class Waiter: Sendable {
     let token: DWWebImageToken
     let options: RequestOptions
     let progress: (@Sendable (Int64, Int64) -> Void)?
+    /// The completion only resumes an awaiting task (the async API): it is called where the result is made, never
+    /// queued on the callback queue first (Kingfisher's `CallbackQueue.untouch`).
+    let resumesInline: Bool
     private let completion: @Sendable (Result<DWImage, DWWebImageError>) -> Void
     private let delivered = DWLock(false)
 
     init(
         token: DWWebImageToken, options: RequestOptions, progress: (@Sendable (Int64, Int64) -> Void)?,
-        completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
+        resumesInline: Bool = false, completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
     ) {
         self.token = token
         self.options = options
         self.progress = progress
+        self.resumesInline = resumesInline
         self.completion = completion
     }
 
@@ -39,7 +43,8 @@ final class Waiter: Sendable {
     /// Calls the completion on the current thread (after a successful ``claim()``).
     func callCompletion(_ result: Result<DWImage, DWWebImageError>) { completion(result) }
 
-    /// Claims and, if this is the first delivery, calls the completion asynchronously on `queue`.
+    /// Claims and, if this is the first delivery, calls the completion asynchronously on `queue` (right here for
+    /// ``resumesInline``).
     @discardableResult
     func deliver(
         _ result: Result<DWImage, DWWebImageError>, on queue: DispatchQueue,
@@ -49,7 +54,13 @@ final class Waiter: Sendable {
             then?()
             return false
         }
+        if resumesInline {
+            completion(result)
+            then?()
+            return true
+        }
         queue.async {
+            DWHopTrace.arrive("callback queue")
             self.completion(result)
             then?()
         }

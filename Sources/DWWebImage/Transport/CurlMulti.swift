@@ -127,7 +127,10 @@ final class CurlMulti: @unchecked Sendable {
                 }
                 return box
             }
-            for (transfer, request) in work.adds { start(transfer, request) }
+            for (transfer, request) in work.adds {
+                DWHopTrace.arrive("engine thread")
+                start(transfer, request)
+            }
             for transfer in work.cancels { stop(transfer, with: .cancelled) }
             if work.shuttingDown {
                 for transfer in Array(active.values) { stop(transfer, with: .cancelled) }

@@ -40,10 +40,10 @@ final class DWCoalescer<Value: Sendable>: Sendable {
             s.nextID += 1
             return s.nextID
         }
-        let result = await withTaskCancellationHandler {
+        let result = await DWCancellationScope.withCancellationHandler {
             await withCheckedContinuation { (continuation: Waiter) in
                 let step = state.withLock { s -> CoalescerStep in
-                    if Task.isCancelled { return .cancelled }
+                    if Task.isCancelled || DWCancellationScope.current?.isCancelled == true { return .cancelled }
                     if s.flights[key] != nil {
                         s.flights[key]!.waiters[id] = continuation
                         return .joined
@@ -57,7 +57,7 @@ final class DWCoalescer<Value: Sendable>: Sendable {
                 case .start(let flight): start(flight, key: key, make: make)
                 }
             }
-        } onCancel: {
+        } onCancel: { [self] in
             let (waiter, task) = state.withLock { s -> (Waiter?, Task<Void, Never>?) in
                 guard var flight = s.flights[key], let waiter = flight.waiters.removeValue(forKey: id) else {
                     return (nil, nil)
@@ -77,7 +77,8 @@ final class DWCoalescer<Value: Sendable>: Sendable {
 
     /// Runs `make` for the flight `flight` of `key` and answers its callers.
     private func start(_ flight: UInt64, key: String, make: @escaping @Sendable () async throws(DWWebImageError) -> Value) {
-        let task = Task {
+        // The flight serves every caller: no caller's deadline scope (a task-local, which `Task` copies) may end it.
+        let task = DWCancellationScope.$current.withValue(nil) { Task {
             let result: Result<Value, DWWebImageError>
             do throws(DWWebImageError) { result = .success(try await make()) } catch { result = .failure(error) }
             let waiters = state.withLock { s -> [Waiter] in
@@ -87,7 +88,7 @@ final class DWCoalescer<Value: Sendable>: Sendable {
                 return Array(done.waiters.values)
             }
             for waiter in waiters { waiter.resume(returning: result) }
-        }
+        } }
         let orphaned = state.withLock { s -> Bool in
             guard s.flights[key]?.id == flight else { return true }
             s.flights[key]!.task = task

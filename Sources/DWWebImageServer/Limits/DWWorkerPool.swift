@@ -56,12 +56,12 @@ final class DWWorkerPool: DWTransformExecutor {
 
     /// `body` run on a worker thread under a ``DWWorkCancellation`` of its own, awaited by the caller's task:
     /// ``DWWebImageError/busy(_:)`` at once when the pool refuses it; when the task is cancelled the caller gets
-    /// 10007 at once, and `body`'s work is stopped (skipped if still queued; libvips evaluation killed if
+    /// 10007 at once (so does a cancelled ``DWCancellationScope``), and `body`'s work is stopped (skipped if still queued; libvips evaluation killed if
     /// running), its thread freed when it returns.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws(DWWebImageError) -> T) async throws(DWWebImageError) -> T {
         let cancellation = DWWorkCancellation()
         let answered = DWLock(false)
-        let result: Result<T, DWWebImageError> = await withTaskCancellationHandler {
+        let result: Result<T, DWWebImageError> = await DWCancellationScope.withCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, DWWebImageError>, Never>) in
                 let answer: @Sendable (Result<T, DWWebImageError>) -> Void = { result in
                     let first = answered.withLock { done in
