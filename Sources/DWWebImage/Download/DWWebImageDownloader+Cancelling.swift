@@ -9,9 +9,8 @@ extension DWWebImageDownloader {
         cancelIfAbandoned()
     }
 
-    /// After a caller cancelled: if nobody is left waiting, cancels the whole download. Returns whether it did.
-    @discardableResult
-    func cancelIfAbandoned() -> Bool {
+    /// After a caller cancelled: if nobody is left waiting, cancels the whole download.
+    func cancelIfAbandoned() {
         let abandoned = state.withLock { s -> Bool in
             guard s.phase == .waiting || s.phase == .running else { return false }
             guard s.waiters.allSatisfy({ $0.isDelivered }) else { return false }
@@ -19,7 +18,6 @@ extension DWWebImageDownloader {
             return true
         }
         if abandoned { cancelled() }
-        return abandoned
     }
 
     /// Cancels the download for every caller (each gets 10007) — `removeOperation(byURL:)`.

@@ -86,4 +86,22 @@ extension DWImageServer {
             }
         }
     }
+
+    /// The result limits for an SVG source: its result size by imgproxy's vector rules
+    /// (``DWTransform/vectorResultSize(sourceWidth:sourceHeight:maxPixels:)``; a document without a declared size
+    /// is measured by libvips), either orientation, checked as a result of that size.
+    static func checkVector(_ image: DWImage, _ options: DWTransform, limits: DWResultLimits, maxPixels: Int)
+        throws(DWWebImageError) {
+        let (width, height) = try image.reportedSize
+        for (w, h) in [(width, height), (height, width)] {
+            let size = options.vectorResultSize(sourceWidth: w, sourceHeight: h, maxPixels: maxPixels)
+            try limits.check(sourceWidth: size.width, sourceHeight: size.height, sourceFrames: 1, options: DWTransform(),
+                             keepsFrames: false)
+        }
+    }
+
+    /// Whether the source URL carries `user[:password]@` before its host (refused: 400).
+    static func hasUserinfo(_ source: String) -> Bool {
+        DWURLBytes.hasUserinfo(source)
+    }
 }

@@ -1,14 +1,12 @@
-// DWImageServer's bounds: admission and deadline, result checks, connection limits, the metrics listener.
+// An image request within the server's bounds: the memory hit first, then the work under the deadline; the busy
+// answer when every worker is taken.
 import DWLocking
 import DWWebImage
-import DWWebImageProcessing
 import Foundation
 import Hummingbird
-import HummingbirdCore
 import HTTPTypes
 
 extension DWImageServer {
-    // MARK: - Bounded work
 
     /// The image answer within the server's bounds. The URL is parsed and the memory cache asked first, right here
     /// in the request's task: a hot variant is answered without child tasks, deadline timer or worker. Anything
@@ -52,47 +50,5 @@ extension DWImageServer {
         var response = DWResponses.error(status, "server busy, retry later")
         response.headers[HTTPField.Name("Retry-After")!] = "1"
         return response
-    }
-
-    // MARK: - What a request makes
-
-    /// The result limits for an SVG source: its result size by imgproxy's vector rules
-    /// (``DWTransform/vectorResultSize(sourceWidth:sourceHeight:maxPixels:)``; a document without a declared size
-    /// is measured by libvips), either orientation, checked as a result of that size.
-    static func checkVector(_ image: DWImage, _ options: DWTransform, limits: DWResultLimits, maxPixels: Int)
-        throws(DWWebImageError) {
-        let (width, height) = try image.reportedSize
-        for (w, h) in [(width, height), (height, width)] {
-            let size = options.vectorResultSize(sourceWidth: w, sourceHeight: h, maxPixels: maxPixels)
-            try limits.check(sourceWidth: size.width, sourceHeight: size.height, sourceFrames: 1, options: DWTransform(),
-                             keepsFrames: false)
-        }
-    }
-
-    /// Whether the source URL carries `user[:password]@` before its host (refused: 400).
-    static func hasUserinfo(_ source: String) -> Bool {
-        DWURLBytes.hasUserinfo(source)
-    }
-
-    // MARK: - Set-up
-
-    /// Serve's own cache space, budget and age (never the CLI's space).
-    static func cacheConfiguration(_ configuration: DWServeConfiguration) -> DWWebImageCache.Configuration {
-        var cache = DWWebImageCache.Configuration(rootDirectory: configuration.cacheDirectory,
-                                                  cacheSpace: configuration.cacheSpace)
-        cache.memoryCountLimit = 4096
-        cache.memoryCostLimit = configuration.memoryCacheBytes
-        cache.diskSizeLimit = configuration.cacheLimit
-        cache.expirationTime = configuration.cacheMaxAge
-        cache.privateFiles = true
-        if !configuration.diskCache { cache.cachePolicy = [.memory] }
-        return cache
-    }
-
-    /// The public listener: its address, and at most `--max-connections` connections (no more accepted until one
-    /// closes).
-    var applicationConfiguration: ApplicationConfiguration {
-        ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
-                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections))
     }
 }
