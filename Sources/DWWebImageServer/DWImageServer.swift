@@ -58,6 +58,8 @@ public final class DWImageServer: Sendable {
         pipeline.maxBodySize = configuration.maxSize
         pipeline.maxPixelCount = configuration.maxPixels
         pipeline.maxRedirects = configuration.maxRedirects
+        pipeline.failedURLTTL = configuration.failures.negativeTTL
+        pipeline.failedURLTTLForGone = configuration.failures.negativeTTLGone
         if let userAgent = configuration.userAgent { pipeline.userAgent = userAgent }
         pipeline.tls.insecure = configuration.ignoresSSLVerification
         // A proxy answers a waiting client: one quick retry, not DW's three 3 s apart.

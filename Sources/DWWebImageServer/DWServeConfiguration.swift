@@ -72,6 +72,8 @@ public struct DWServeConfiguration: Sendable {
     public var ignoresSSLVerification = false
     /// Another path `/health` answers at (`--health-check-path`, imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`).
     public var healthCheckPath: String?
+    /// The negative cache and the fallback's rules (``DWFailurePolicy``).
+    public var failures = DWFailurePolicy()
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

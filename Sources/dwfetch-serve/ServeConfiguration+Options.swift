@@ -52,5 +52,6 @@ extension DWServeConfiguration {
         healthCheckPath = options.healthCheckPath
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
+        failures = try DWFailurePolicy(options.failures)
     }
 }

@@ -137,6 +137,21 @@ final class ServeProcess: @unchecked Sendable {
         }
         return Bundle(for: ServeProcess.self).bundleURL.deletingLastPathComponent().appendingPathComponent("dwfetch")
     }
+
+    /// The exit status of `dwfetch serve --port 0 <args>` that should refuse its arguments at start; a server that
+    /// starts after all is stopped after 20 s (its status then fails the caller's check).
+    static func exitStatus(refusing args: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--port", "0"] + args
+        (process.standardOutput, process.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
 }
 
 /// `dwfetch serve` could not be started: thrown from a test, it fails the test (never a skip).

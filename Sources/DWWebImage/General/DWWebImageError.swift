@@ -48,6 +48,9 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
     /// The address the manager's ``DWWebImageManager/Configuration/connectionPolicy`` refused (a 10003 whose
     /// connection was never opened), e.g. `"127.0.0.1"`; nil otherwise.
     public internal(set) var refusedAddress: String?
+    /// This failure was answered from the manager's negative cache (``DWWebImageManager/Configuration/failedURLTTL``)
+    /// without a request: the download it repeats failed earlier.
+    public internal(set) var isRemembered = false
     /// The redirect target a redirect handler refused (a 10004 carrying the redirect's status); nil otherwise.
     /// See ``DWRedirectHandler``.
     public internal(set) var refusedRedirect: String?

@@ -97,6 +97,19 @@ extension DWWebImageManager {
         /// ``DWWebImageOptions/retryFailed`` sends the request anyway (SDWebImage's `retryFailed`).
         public var failedURLTTL: TimeInterval = 0
 
+        /// ``failedURLTTL`` for a 404 or 410 (the origin says the image is gone, which a retry soon will not change):
+        /// nil (default) uses ``failedURLTTL``. A server keeps these longer than transient failures.
+        public var failedURLTTLForGone: TimeInterval?
+
+        /// How long the failure `ending` is remembered (0: not at all).
+        func failureTTL(for ending: Result<Void, DWWebImageError>) -> TimeInterval {
+            guard case .failure(let error) = ending else { return failedURLTTL }
+            return error.httpStatus == 404 || error.httpStatus == 410 ? failedURLTTLForGone ?? failedURLTTL : failedURLTTL
+        }
+
+        /// Whether failures are remembered at all (else nothing is recorded or looked up).
+        var remembersFailures: Bool { failedURLTTL > 0 || (failedURLTTLForGone ?? 0) > 0 }
+
         /// Token bucket over every request this manager sends (first attempts and retries; http(s) and `s3://`
         /// sources, not loaders): at most this many start per second on average, with ``requestBurst`` tokens when
         /// full. A download waiting for a token holds no download slot (a retry waits in its own). nil (default): no

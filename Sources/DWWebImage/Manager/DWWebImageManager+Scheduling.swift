@@ -68,8 +68,9 @@ extension DWWebImageManager {
         let ending = downloader.state.withLock { $0.ending }
         state.withLock { s in
             // Recorded before the download leaves `downloaders`: a caller that finds no download finds the failure.
-            let ttl = s.configuration.failedURLTTL
-            if ttl > 0, let ending { failedURLs.record(ending, forKey: downloader.key, ttl: ttl) }
+            if s.configuration.remembersFailures, let ending {
+                failedURLs.record(ending, forKey: downloader.key, ttl: s.configuration.failureTTL(for: ending))
+            }
             if s.downloaders[downloader.key] === downloader { s.downloaders[downloader.key] = nil }
             s.scheduler.end(ObjectIdentifier(downloader))
         }

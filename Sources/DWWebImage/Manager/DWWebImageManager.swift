@@ -379,7 +379,7 @@ public final class DWWebImageManager: Sendable {
                 return .lookAgain
             }
             // Off (the default): no lookup, so a request pays nothing for the feature.
-            if s.configuration.failedURLTTL > 0, !waiter.options.retriesFailed,
+            if s.configuration.remembersFailures, !waiter.options.retriesFailed,
                 let failure = failedURLs.failure(forKey: key)
             {
                 return .failedRecently(failure)

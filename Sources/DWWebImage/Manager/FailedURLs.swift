@@ -24,8 +24,9 @@ final class FailedURLs: Sendable {
         switch ending {
         case .success:
             entries.withLock { _ = $0.removeValue(forKey: key) }
-        case .failure(let error):
+        case .failure(var error):
             guard ttl > 0, Self.kept.contains(error.code) else { return }
+            error.isRemembered = true
             let expires = DispatchTime.now().uptimeNanoseconds &+ UInt64(min(ttl, 1e9) * 1e9)
             entries.withLock { table in
                 if table.count >= 10_000 { Self.dropExpired(&table) }

@@ -10,18 +10,18 @@ enum DWResponses {
     /// `status` (200, or a fallback image's) with the image (`Content-Type`, `Content-Length`, strong `ETag`,
     /// `Cache-Control: public, max-age`, `Vary: Accept` when `varies`, and the `extra` fields), or 304 without a
     /// body when `ifNoneMatch` matches the ETag. `body` is the image's buffer and ETag, made once per image
-    /// (``DWServedBytes``).
+    /// (``DWServedBytes``). Without `validators` (a fallback image) no ETag is sent and no 304 answered.
     static func image(_ body: DWServedBytes.Body, contentType: String, maxAge: Int, varies: Bool,
-                      ifNoneMatch: [String], status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields())
-        -> Response
+                      ifNoneMatch: [String], status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields(),
+                      validators: Bool = true) -> Response
     {
         let etag = body.etag
         var headers = extra
-        headers[.eTag] = etag
+        if validators { headers[.eTag] = etag }
         headers[.cacheControl] = "public, max-age=\(maxAge)"
         if varies { headers[.vary] = "Accept" }
         addSecurityHeaders(&headers)
-        if DWETag.matches(ifNoneMatch: ifNoneMatch, etag: etag) {
+        if validators, DWETag.matches(ifNoneMatch: ifNoneMatch, etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = contentType

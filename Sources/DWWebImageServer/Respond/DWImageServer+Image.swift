@@ -87,24 +87,34 @@ extension DWImageServer {
     func answer(_ job: DWImageJob, to request: Request) async -> Response {
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
+        var marks = HTTPFields()
         do {
             image = try await variant(of: job.url.source, plan: job.plan)  // local:// too (DWLocalFileLoader)
         } catch {
             if error.isBusy { return busy() }  // every worker busy, the queue full: not the fallback's case
-            guard let fallback = await fallbackImage(plan: job.plan) else {
+            if error.isRemembered { marks[Self.negativeCacheHeader] = "1" }  // no origin request was made
+            guard configuration.failures.fallbackOn.matches(error), let fallback = await fallbackImage(plan: job.plan)
+            else {
                 let (status, message) = DWStatusMapping.status(for: error)
-                return refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
+                var response = refuse(status, message, note: " error \(error.code.rawValue): \(error.message)")
+                response.headers.append(contentsOf: marks)
+                return response
             }
             (image, status) = (fallback, .init(code: configuration.imgproxy.fallbackStatus))
             maxAge = configuration.imgproxy.fallbackMaxAge ?? maxAge
+            marks[HTTPField.Name(configuration.failures.fallbackHeader)!] = "1"  // checked at start
         }
-        return respond(job, with: image, status: status, maxAge: maxAge, to: request)
+        return respond(job, with: image, status: status, maxAge: maxAge, marks: marks, to: request)
     }
 
+    /// `X-Negative-Cache: 1`: the answer repeats a recent failure of the source without asking the origin.
+    static let negativeCacheHeader = HTTPField.Name("X-Negative-Cache")!
+
     /// The response for `image`: the frame limit and a known type checked, then the body (made once per image,
-    /// ``DWServedBytes``) with its headers, or a 304.
+    /// ``DWServedBytes``) with its headers, or a 304. `marks` (a fallback's header, the negative cache's) are added;
+    /// a fallback answer carries no `ETag`, so no cache revalidates a placeholder into a real image's place.
     private func respond(_ job: DWImageJob, with image: DWImage, status: HTTPResponse.Status, maxAge: Int,
-                         to request: Request) -> Response {
+                         marks: HTTPFields = HTTPFields(), to request: Request) -> Response {
         guard image.frameCount <= configuration.maxFrames else {
             return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",
                           note: " frames")
@@ -113,7 +123,7 @@ extension DWImageServer {
             return refuse(.unprocessableContent, "source is not an image", note: " not-image")
         }
         if logger.logLevel <= .info { DWAccessNote.current?.text = " " + image.source.rawValue }  // the log's only
-        var extra = HTTPFields()
+        var extra = marks
         let options = job.url.options
         if options.filename != nil || options.returnAttachment {
             extra[.contentDisposition] = Self.contentDisposition(options, source: job.url.source, format: image.format)
@@ -123,7 +133,8 @@ extension DWImageServer {
         }
         let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
         return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
-                                 ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
+                                 ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra,
+                                 validators: marks[HTTPField.Name(configuration.failures.fallbackHeader)!] == nil)
     }
 
     /// The pipeline's options for a plan (none without one: the source itself).
