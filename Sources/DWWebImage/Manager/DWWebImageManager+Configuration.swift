@@ -103,8 +103,10 @@ extension DWWebImageManager {
 
         /// How long the failure `ending` is remembered (0: not at all).
         func failureTTL(for ending: Result<Void, DWWebImageError>) -> TimeInterval {
-            guard case .failure(let error) = ending else { return failedURLTTL }
-            return error.httpStatus == 404 || error.httpStatus == 410 ? failedURLTTLForGone ?? failedURLTTL : failedURLTTL
+            guard case .failure(let error) = ending, error.httpStatus == 404 || error.httpStatus == 410 else {
+                return failedURLTTL
+            }
+            return failedURLTTLForGone ?? failedURLTTL
         }
 
         /// Whether failures are remembered at all (else nothing is recorded or looked up).
