@@ -21,24 +21,14 @@ extension DWImage {
             guard frame.isComplete else { throw DWWebImageError(.notAnImage, "GIF frame 0 is corrupt") }
             return frame.bitmap
         }
+        if let decoder = DWImageCodecs.externalDecoder(for: format) {  // a registered codec's bitmap, as it is
+            let limits = DWImageProcessing.effectiveLimits
+            try Decoder.checkLimits(self, limits: limits)
+            return try RegisteredCodec.decode(data, with: decoder, limits: limits)
+        }
         var canvas = try Canvas(pending: self)
         try canvas.decode()
-        var frame = canvas.frames[0]
-        if !frame.hasAlpha {
-            let opaque = frame
-            frame = try Vips.make("cannot add alpha") { cvips_bandjoin_const1(opaque.pointer, 255, $0) }
-        }
-        guard frame.bands == 4, frame.isUChar else {
-            throw DWWebImageError(.notAnImage, "decoded to \(frame.bands) bands, not RGBA8")
-        }
-        var length = 0
-        guard let pixels = cvips_write_to_memory(frame.pointer, &length) else { throw Vips.error("cannot decode") }
-        defer { cvips_free(pixels) }
-        let data = Data(bytes: pixels, count: length)
-        guard let bitmap = DWBitmap(width: frame.width, height: frame.height, pixels: data) else {
-            throw DWWebImageError(.notAnImage, "decoded \(length) bytes for \(frame.width)×\(frame.height)")
-        }
-        return bitmap
+        return try RegisteredCodec.bitmap(of: canvas.frames[0])
     }
 
     /// Decodes every pixel (every frame of a GIF, an APNG or an animated WebP) and discards them: a body that is

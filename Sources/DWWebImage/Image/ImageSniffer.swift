@@ -23,7 +23,9 @@ struct SniffFailure: Error, Equatable, Sendable {
 enum ImageSniffer {
     /// The format from the magic bytes alone (`.unknown` if none matches).
     static func format(of data: Data) -> DWImageFormat {
-        data.withUnsafeBytes { format(Bytes($0)) }
+        let builtIn = data.withUnsafeBytes { format(Bytes($0)) }
+        guard builtIn == .unknown, let (decoder, _) = DWImageCodecs.sniff(data) else { return builtIn }
+        return decoder.format
     }
 
     /// Format, size and frames; `nil` when the data is not a well-formed image of a known format with a non-zero size.
@@ -51,15 +53,15 @@ enum ImageSniffer {
                 case .ico: try ico(b)
                 case .jxl: try jxl(b)
                 case .svg: try SVGSniffer.info(b)
-                case .unknown: throw unknown(b)
+                default: try registered(data, b)
                 }
             }
             return result.flatMap { info in
                 // An SVG may declare no size (0×0): a vector, nothing to decode here; see SVGSniffer.
                 guard info.width > 0 && info.height > 0 || format == .svg else {
-                    return .failure(SniffFailure("\(format.rawValue) declares a size of \(info.width)×\(info.height)"))
+                    return .failure(SniffFailure("\(info.format.rawValue) declares a size of \(info.width)×\(info.height)"))
                 }
-                guard info.frameCount > 0 else { return .failure(SniffFailure("\(format.rawValue) has no frames")) }
+                guard info.frameCount > 0 else { return .failure(SniffFailure("\(info.format.rawValue) has no frames")) }
                 return .success(info)
             }
         }
@@ -88,6 +90,13 @@ enum ImageSniffer {
         if b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]), icoDirectoryIsValid(b) { return .ico }
         if SVGSniffer.isSVG(b) { return .svg }
         return .unknown
+    }
+
+    /// The header a registered codec's decoder reads (``DWImageCodecs``), for bytes no built-in format matches.
+    /// Bytes that match none throw ``unknown(_:)``'s reason.
+    private static func registered(_ data: Data, _ b: Bytes) throws(SniffFailure) -> ImageInfo {
+        guard let (decoder, header) = DWImageCodecs.sniff(data) else { throw unknown(b) }
+        return ImageInfo(format: decoder.format, width: header.width, height: header.height)
     }
 
     /// Why bytes of no known format are refused; for ICO's magic without a valid directory, what is wrong with it.

@@ -82,6 +82,10 @@ enum Decoder {
     static func openReporting(_ data: Data, format: DWImageFormat, sequential: Bool = false)
         throws(DWWebImageError) -> (image: VImage, byLibtiff: Bool) {
         try Vips.start()
+        if let decoder = DWImageCodecs.externalDecoder(for: format) {  // decoded now, into memory (as libtiff's)
+            let bitmap = try RegisteredCodec.decode(data, with: decoder, limits: DWImageProcessing.effectiveLimits)
+            return (try RegisteredCodec.vipsImage(bitmap), true)
+        }
         guard let loader = vipsLoader(for: format) else {
             throw DWWebImageError(.notAnImage, "no decoder for \(format.rawValue) images")
         }
