@@ -6,11 +6,25 @@ import Foundation
 extension DWImage {
     /// The first frame, decoded: RGBA8, straight alpha, sRGB (embedded ICC profiles converted), top row first,
     /// EXIF orientation applied. JPEG, PNG, WebP, TIFF, HEIC and AVIF through libvips; GIF through the library's
-    /// giflib decoder; BMP and ICO through its own reader. Runs on the caller's thread.
+    /// giflib decoder; BMP and ICO through its own reader; a registered format (``DWImageCodecs``) through its decoder.
+    /// Runs on the caller's thread.
     ///
     /// - Throws: 10005 when the header facts exceed ``DWImageProcessing/limits`` (before anything is decoded),
     ///   10000 when the bytes do not decode (libvips' reason in the message), including truncated data.
+    ///
+    /// On an image the manager delivered, the cache's decoded tier is asked first under the request's cache key
+    /// (``DWWebImageCache/decodedBitmap(forKey:)``): a hit is returned without decoding; a miss decodes and keeps
+    /// the bitmap there (Nuke's, Kingfisher's and SDWebImage's memory caches of decoded images).
     public func bitmap() throws(DWWebImageError) -> DWBitmap {
+        guard let (cache, key) = decodedTier else { return try decodeBitmap() }
+        if let kept = cache.lookUpDecodedBitmap(forKey: key) { return kept }
+        let bitmap = try decodeBitmap()
+        cache.storeDecodedBitmap(bitmap, forKey: key)
+        return bitmap
+    }
+
+    /// ``bitmap()`` without the decoded tier: always decodes.
+    private func decodeBitmap() throws(DWWebImageError) -> DWBitmap {
         try Vips.start()
         if format == .gif {
             try Decoder.checkLimits(self, limits: DWImageProcessing.effectiveLimits)
