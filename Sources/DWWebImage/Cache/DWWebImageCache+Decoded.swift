@@ -68,15 +68,18 @@ extension DWWebImageCache {
     public var decodedStatistics: DWCacheTierStatistics {
         let counters = decodedCounters.withLock { $0 }
         let totals = decoded.totals
-        return DWCacheTierStatistics(hits: counters.hits, misses: counters.misses, entryCount: totals.count,
-                                     totalCost: totals.cost)
+        return DWCacheTierStatistics(
+            hits: counters.hits, misses: counters.misses, entryCount: totals.count,
+            totalCost: totals.cost)
     }
 
-    /// The decoded bitmap of `key`, counted as a hit or a miss (for `bitmap()` and the animation player, which
-    /// decode and store on a miss). Any thread.
+    /// The decoded bitmap of `key`, counted as a hit or a miss (for `bitmap()`, which decodes and stores on a
+    /// miss). Any thread.
     package func lookUpDecodedBitmap(forKey key: String) -> DWBitmap? {
         let bitmap = decodedBitmap(forKey: key)
-        decodedCounters.withLock { bitmap == nil ? ($0.misses += 1) : ($0.hits += 1) }
+        decodedCounters.withLock { counters in
+            if bitmap == nil { counters.misses += 1 } else { counters.hits += 1 }
+        }
         return bitmap
     }
 }

@@ -140,7 +140,8 @@ public final class DWWebImageCache: Sendable {
     public init(configuration: Configuration, notificationCenter: NotificationCenter = .default) {
         self.settings = DWLock(Settings(configuration))
         self.memory = MemoryCache(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
-        self.decoded = MemoryCache(countLimit: configuration.decodedCountLimit, costLimit: configuration.decodedCostLimit)
+        self.decoded = MemoryCache(
+            countLimit: configuration.decodedCountLimit, costLimit: configuration.decodedCostLimit)
         self.notificationCenter = notificationCenter
     }
 

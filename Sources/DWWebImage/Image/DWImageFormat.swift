@@ -48,7 +48,9 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     public static let unknown = DWImageFormat(rawValue: "unknown")
 
     /// The formats the library itself reads, in a fixed order (``unknown`` last).
-    static let builtIns: [DWImageFormat] = [.png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .unknown]
+    static let builtIns: [DWImageFormat] = [
+        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .unknown
+    ]
 
     /// Whether the library itself knows this format (not only a registered codec).
     package var isBuiltIn: Bool { Self.builtIns.contains(self) }

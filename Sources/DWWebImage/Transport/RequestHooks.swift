@@ -24,8 +24,10 @@ struct RequestHooks: Sendable {
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The manager's hooks, then the request's.
-    init(modifiers: [DWRequestModifier?] = [], redirectHandlers: [DWRedirectHandler?] = [],
-         responseModifier: DWResponseModifier? = nil) {
+    init(
+        modifiers: [DWRequestModifier?] = [], redirectHandlers: [DWRedirectHandler?] = [],
+        responseModifier: DWResponseModifier? = nil
+    ) {
         self.modifiers = modifiers.compactMap { $0 }
         self.redirectHandlers = redirectHandlers.compactMap { $0 }
         self.responseModifier = responseModifier
