@@ -59,9 +59,12 @@ enum ImageSniffer {
             return result.flatMap { info in
                 // An SVG may declare no size (0×0): a vector, nothing to decode here; see SVGSniffer.
                 guard info.width > 0 && info.height > 0 || format == .svg else {
-                    return .failure(SniffFailure("\(info.format.rawValue) declares a size of \(info.width)×\(info.height)"))
+                    return .failure(
+                        SniffFailure("\(info.format.rawValue) declares a size of \(info.width)×\(info.height)"))
                 }
-                guard info.frameCount > 0 else { return .failure(SniffFailure("\(info.format.rawValue) has no frames")) }
+                guard info.frameCount > 0 else {
+                    return .failure(SniffFailure("\(info.format.rawValue) has no frames"))
+                }
                 return .success(info)
             }
         }
@@ -141,10 +144,14 @@ enum ImageSniffer {
         }
         var info = ImageInfo(format: .png, width: Int(w), height: Int(h))
         var offset = 8
+        var animationControls = 0
         while let length = b.u32be(offset), let type = b.fourCC(offset + 4) {
-            if type == "acTL", let frames = b.u32be(offset + 8), let plays = b.u32be(offset + 12), frames > 0 {
-                info.frameCount = Int(frames)
-                info.loopCount = Int(plays)
+            // An acTL of 0 or over 2^31 frames, or a second acTL, makes an invalid APNG: its default image is what
+            // shows (libpng, browsers and Pillow alike).
+            if type == "acTL", let frames = b.u32be(offset + 8), let plays = b.u32be(offset + 12) {
+                animationControls += 1
+                let valid = animationControls == 1 && frames > 0 && frames <= 0x8000_0000
+                (info.frameCount, info.loopCount) = valid ? (Int(frames), Int(plays)) : (1, 0)
             }
             if type == "IDAT" || type == "IEND" { return info }
             let next = offset.addingReportingOverflow(12 + Int(length))
@@ -368,12 +375,13 @@ enum ImageSniffer {
         guard rawCount > 0, rawCount <= UInt64((b.count - ifd) / entrySize + 1) else {
             throw SniffFailure("\(name) IFD at byte \(ifd) declares \(rawCount) entries, which the file cannot hold")
         }
-        var width: Int?, height: Int?
+        var width: Int?, height: Int?, orientation: Int?
         for i in 0..<Int(rawCount) {
             let entry = ifd + countSize + i * entrySize
             guard let tag = u16(entry), let type = u16(entry + 2) else {
                 throw SniffFailure("\(name) IFD entry \(i) ends at byte \(b.count)")
             }
+            if tag == 274, type == 3 { orientation = u16(entry + (big ? 12 : 8)).map(Int.init) }
             guard tag == 256 || tag == 257 else { continue }
             let valueOffset = entry + (big ? 12 : 8)
             let value: Int?
@@ -387,6 +395,11 @@ enum ImageSniffer {
         }
         guard let width, let height else {
             throw SniffFailure("\(name) first IFD has no readable ImageWidth and ImageLength")
+        }
+        // Orientation 5…8 turns the picture a quarter: its upright size (what bitmap() gives, libtiff's RGBA reader
+        // and Pillow report) swaps the stored width and length.
+        if let orientation, (5...8).contains(orientation) {
+            return ImageInfo(format: .tiff, width: height, height: width)
         }
         return ImageInfo(format: .tiff, width: width, height: height)
     }
@@ -432,6 +445,15 @@ enum ImageSniffer {
         // A BMP entry: a DIB header (BITMAPINFOHEADER or later) without the file header; the directory has its size.
         guard let header = payload.u32le(0), header >= 40 || header == 12 else {
             throw SniffFailure("\(kind) entry \((entry - 6) / 16) is neither PNG nor a DIB bitmap")
+        }
+        // Its size is the DIB header's (the height counting the AND mask's rows too), which the decoder draws,
+        // whatever the directory says (as Pillow and browsers read it).
+        let dibWidth =
+            header == 12 ? payload.u16le(4).map(Int.init) : payload.u32le(4).map { Int(Int32(bitPattern: $0)) }
+        let dibHeight =
+            header == 12 ? payload.u16le(6).map(Int.init) : payload.u32le(8).map { Int(Int32(bitPattern: $0)) }
+        if let dibWidth, let dibHeight, dibWidth > 0, abs(dibHeight) / 2 > 0 {
+            return ImageInfo(format: .ico, width: dibWidth, height: abs(dibHeight) / 2)
         }
         let w = Int(b[entry]) == 0 ? 256 : Int(b[entry]), h = Int(b[entry + 1]) == 0 ? 256 : Int(b[entry + 1])
         return ImageInfo(format: .ico, width: w, height: h)
