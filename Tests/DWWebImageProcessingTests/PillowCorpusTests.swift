@@ -19,7 +19,7 @@ final class PillowCorpusTests: XCTestCase {
     /// Pillow's format names → ours (formats both know).
     static let formatNames: [String: DWImageFormat] = [
         "PNG": .png, "JPEG": .jpeg, "MPO": .jpeg, "GIF": .gif, "WEBP": .webp, "BMP": .bmp, "DIB": .bmp,
-        "TIFF": .tiff, "AVIF": .avif, "HEIF": .heic, "ICO": .ico, "CUR": .ico, "JPEG XL": .jxl,
+        "TIFF": .tiff, "AVIF": .avif, "HEIF": .heic, "ICO": .ico, "CUR": .ico, "JPEG XL": .jxl, "PPM": .pnm,
     ]
 
     /// Files --verify passes that Pillow does not fully decode, and why that is right.
@@ -59,7 +59,9 @@ final class PillowCorpusTests: XCTestCase {
                 let animated = [.gif, .png, .webp].contains(ours.format)
                 let facts = [ours.pixelWidth, ours.pixelHeight, animated ? ours.frameCount : 1]
                 let expected = [theirs.facts[0], theirs.facts[1], animated ? theirs.facts[2] : 1]
-                let same = Self.formatNames[theirs.format] == ours.format && facts == expected
+                // A format only a registered codec reads (QOI, when another test registered it) by its own name.
+                let format = Self.formatNames[theirs.format] ?? DWImageFormat(rawValue: theirs.format)
+                let same = format == ours.format && facts == expected
                 if same {
                     agree += 1
                 } else {

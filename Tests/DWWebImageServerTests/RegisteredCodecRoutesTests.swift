@@ -25,8 +25,9 @@ final class RegisteredCodecRoutesTests: XCTestCase {
         try? FileManager.default.removeItem(at: cacheRoot)
     }
 
-    func app() throws -> some ApplicationProtocol {
+    func app(sourceFormats: Set<DWImageFormat>? = nil) throws -> some ApplicationProtocol {
         var configuration = DWServeConfiguration()
+        configuration.sourceFormats = sourceFormats
         configuration.cacheDirectory = cacheRoot.appendingPathComponent(UUID().uuidString)
         configuration.allowedNetworks = [try XCTUnwrap(DWCIDR("127.0.0.1/32"))]
         configuration.tunesMalloc = false
@@ -69,6 +70,29 @@ final class RegisteredCodecRoutesTests: XCTestCase {
             }
             try await client.execute(uri: cut, method: .get) { response in
                 XCTAssertEqual(response.status.code, 422, String(buffer: response.body))
+            }
+        }
+    }
+}
+
+extension RegisteredCodecRoutesTests {
+    /// PNM is read by the library and dwfetch, but serve takes it only when its source formats name it: libvips
+    /// counts its loader as untrusted.
+    func testPNMIsServedOnlyWhenTheSourceFormatsNameIt() async throws {
+        var ppm = Array("P6 4 2 255\n".utf8)
+        for _ in 0..<8 { ppm += [10, 200, 30] }
+        origin.setRoute("/a.ppm", .ok(Data(ppm)))
+        let uri = plain("/a.ppm", options: "rs:fit:2:2")
+        try await app().test(.router) { client in
+            try await client.execute(uri: uri, method: .get) { response in
+                XCTAssertEqual(response.status.code, 422, String(buffer: response.body))
+            }
+        }
+        try await app(sourceFormats: [.pnm, .png]).test(.router) { client in
+            try await client.execute(uri: uri, method: .get) { response in
+                XCTAssertEqual(response.status, .ok, String(buffer: response.body))
+                let out = try DWImage(data: Data(response.body.readableBytesView))
+                XCTAssertEqual([out.pixelWidth, out.pixelHeight], [2, 1])
             }
         }
     }

@@ -44,12 +44,15 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     /// none (its drawing's bounds decide then); the core only downloads and caches it, `DWWebImageProcessing`
     /// rasterises it (libvips' `svgload_buffer`), and nothing writes it.
     public static let svg = DWImageFormat(rawValue: "svg")
+    /// Netpbm: PBM, PGM and PPM (ASCII or binary, `P1`…`P6`) and PFM (`PF`, `Pf`), read by libvips' ppmload. `dwfetch
+    /// serve` reads it only when `--source-formats` names it (libvips counts the loader as untrusted).
+    public static let pnm = DWImageFormat(rawValue: "pnm")
     /// Not an image format DWWebImage knows.
     public static let unknown = DWImageFormat(rawValue: "unknown")
 
     /// The formats the library itself reads, in a fixed order (``unknown`` last).
     static let builtIns: [DWImageFormat] = [
-        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .unknown
+        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .pnm, .unknown,
     ]
 
     /// Whether the library itself knows this format (not only a registered codec).
@@ -72,6 +75,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     public var names: [String] {
         switch self {
         case .jpeg: ["jpeg", "jpg"]
+        case .pnm: ["pnm", "ppm", "pgm", "pbm", "pfm"]
         case .unknown: []
         default: [rawValue]
         }
@@ -100,6 +104,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
         case .heic: "image/heic"
         case .ico: "image/x-icon"
         case .svg: "image/svg+xml"
+        case .pnm: "image/x-portable-anymap"
         case .unknown: nil
         default:
             DWImageCodecs.decoder(for: self)?.mimeType
@@ -113,7 +118,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     public var isWritable: Bool {
         switch self {
         case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif, .jxl: true
-        case .bmp, .ico, .svg, .unknown: false
+        case .bmp, .ico, .svg, .pnm, .unknown: false
         default: DWImageCodecs.encoder(for: self) != nil
         }
     }

@@ -53,6 +53,7 @@ enum ImageSniffer {
                 case .ico: try ico(b)
                 case .jxl: try jxl(b)
                 case .svg: try SVGSniffer.info(b)
+                case .pnm: try pnm(b)
                 default: try registered(data, b)
                 }
             }
@@ -91,6 +92,7 @@ enum ImageSniffer {
         // ICO (type 1) and CUR (type 2) share one container; both are .ico. Four bytes are a weak magic (a
         // true-colour TGA starts 00 00 02 00, and TGA has no magic at all): never ICO without a valid directory.
         if b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]), icoDirectoryIsValid(b) { return .ico }
+        if isPNM(b) { return .pnm }
         if SVGSniffer.isSVG(b) { return .svg }
         return .unknown
     }
