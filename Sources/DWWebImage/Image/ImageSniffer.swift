@@ -377,13 +377,12 @@ enum ImageSniffer {
         guard rawCount > 0, rawCount <= UInt64((b.count - ifd) / entrySize + 1) else {
             throw SniffFailure("\(name) IFD at byte \(ifd) declares \(rawCount) entries, which the file cannot hold")
         }
-        var width: Int?, height: Int?, orientation: Int?
+        var width: Int?, height: Int?
         for i in 0..<Int(rawCount) {
             let entry = ifd + countSize + i * entrySize
             guard let tag = u16(entry), let type = u16(entry + 2) else {
                 throw SniffFailure("\(name) IFD entry \(i) ends at byte \(b.count)")
             }
-            if tag == 274, type == 3 { orientation = u16(entry + (big ? 12 : 8)).map(Int.init) }
             guard tag == 256 || tag == 257 else { continue }
             let valueOffset = entry + (big ? 12 : 8)
             let value: Int?
@@ -397,11 +396,6 @@ enum ImageSniffer {
         }
         guard let width, let height else {
             throw SniffFailure("\(name) first IFD has no readable ImageWidth and ImageLength")
-        }
-        // Orientation 5…8 turns the picture a quarter: its upright size (what bitmap() gives, libtiff's RGBA reader
-        // and Pillow report) swaps the stored width and length.
-        if let orientation, (5...8).contains(orientation) {
-            return ImageInfo(format: .tiff, width: height, height: width)
         }
         return ImageInfo(format: .tiff, width: width, height: height)
     }

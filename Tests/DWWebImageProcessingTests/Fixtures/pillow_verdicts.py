@@ -1,7 +1,9 @@
 # Pillow's verdict on every file under a directory, as one JSON object on stdout: path (relative) ->
 # [format, width, height, frames, fully decodes] or null when Pillow does not open it. Used by PillowCorpusTests.
 # Frames are those an animation plays: an APNG's default image that is not part of its animation (Pillow's
-# info["default_image"]) is not counted, as browsers do not show it.
+# info["default_image"]) is not counted, as browsers do not show it. Sizes are as stored: a TIFF with Orientation
+# 5-8 is given its stored width and length (Pillow's _tile_size; Pillow swaps them in im.size for TIFF alone, while
+# DWImage reports every format's stored size and its orientation apart, in DWImageFacts).
 import json
 import os
 import resource
@@ -25,7 +27,8 @@ for directory, _, names in os.walk(root):
             with Image.open(path) as im:
                 n = getattr(im, "n_frames", 1)
                 played = n - 1 if im.format == "PNG" and im.info.get("default_image") and n > 1 else n
-                verdict = [im.format, im.size[0], im.size[1], played, False]
+                size = getattr(im, "_tile_size", im.size) if im.format == "TIFF" else im.size
+                verdict = [im.format, size[0], size[1], played, False]
                 try:
                     for i in range(n):
                         im.seek(i)
