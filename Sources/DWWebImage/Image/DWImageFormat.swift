@@ -52,7 +52,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
 
     /// The formats the library itself reads, in a fixed order (``unknown`` last).
     static let builtIns: [DWImageFormat] = [
-        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .pnm, .unknown,
+        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .pnm, .unknown
     ]
 
     /// Whether the library itself knows this format (not only a registered codec).

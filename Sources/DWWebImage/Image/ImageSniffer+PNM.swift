@@ -3,7 +3,9 @@
 extension ImageSniffer {
     /// `P1`…`P6`, `PF` or `Pf`, then whitespace: a Netpbm header (a two-byte magic alone is too weak to claim).
     static func isPNM(_ b: Bytes) -> Bool {
-        guard b.count >= 3, b[0] == 0x50, let kind = b.u8(1), Array("123456Ff".utf8).contains(kind) else { return false }
+        guard b.count >= 3, b[0] == 0x50, let kind = b.u8(1), Array("123456Ff".utf8).contains(kind) else {
+            return false
+        }
         return isSpace(b[2])
     }
 
