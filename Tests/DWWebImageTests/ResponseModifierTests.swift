@@ -13,11 +13,18 @@ final class ResponseModifierTests: XCTestCase {
 
     func testA200IsTurnedIntoAFailureWithoutRetryOrCache() throws {
         let seen = DWLock<[DWURLResponse]>([])
+        let threads = DWLock<Set<UInt>>([])  // pthread_self() of each call
+        let policyThreads = DWLock<Set<UInt>>([])
         let h = try Harness {
             $0.retryCount = 2
             $0.retryDelay = 0
+            $0.connectionPolicy = { _, _ in
+                policyThreads.withLock { _ = $0.insert(UInt(pthread_self())) }
+                return true
+            }
             $0.responseModifier = { response in
                 seen.withLock { $0.append(response) }
+                threads.withLock { _ = $0.insert(UInt(pthread_self())) }
                 return response.header("x-verdict") == "blocked" ? .fail(reason: "blocked by policy") : .accept
             }
         }
@@ -39,6 +46,8 @@ final class ResponseModifierTests: XCTestCase {
         XCTAssertEqual(heads.first?.url, url)
         XCTAssertEqual(heads.first?.header("X-VERDICT"), "blocked", "names match case-insensitively")
         XCTAssertEqual(heads.last?.header("content-length"), "\(png.count)")
+        XCTAssertEqual(threads.value.count, 1)
+        XCTAssertEqual(threads.value, policyThreads.value, "on the transfer thread, as the connection policy")
     }
 
     func testA200AndARedirectAreTurnedIntoAFollow() throws {
