@@ -157,10 +157,12 @@ let package = Package(
         ),
         // The SVG helper: one librsvg render per process, under a CPU budget and a memory limit (DWSVGRenderer).
         .executableTarget(name: "dwfetch-svg", dependencies: ["DWWebImageProcessing"]),
+        // A QOI decoder and encoder registered through DWImageCodecs by the tests (not shipped in any product).
+        .target(name: "DWTestCodecs", dependencies: ["DWWebImage", "DWLocking"], path: "Tests/DWTestCodecs"),
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",
-            dependencies: ["DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum"],
+            dependencies: ["DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum", "DWTestCodecs"],
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
@@ -169,7 +171,7 @@ let package = Package(
         // Real libvips on real files (made in the tests, or with Pillow where it is installed).
         .testTarget(
             name: "DWWebImageProcessingTests",
-            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWLocking"],
+            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWLocking", "DWTestCodecs"],
             exclude: ["Fixtures"]
         ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
@@ -188,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "DWWebImageServerTests",
             dependencies: [
-                "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWLocking",
+                "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWLocking", "DWTestCodecs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

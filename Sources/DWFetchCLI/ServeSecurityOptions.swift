@@ -45,7 +45,8 @@ package struct ServeSecurityOptions: ParsableArguments {
         "CPU seconds one SVG rasterisation may use; then it is stopped (422).", valueName: "SEC"))
     package var renderBudget: Double = 5
     @Option(name: .customLong("source-formats"), help: ArgumentHelp(
-        "Source formats decoded, comma-separated (default: every one: \(Self.allSourceFormats)); others 422.",
+        "Source formats decoded, comma-separated (known: \(Self.allSourceFormats); default: all but pnm, which "
+            + "libvips reads with an untrusted loader); others 422.",
         valueName: "LIST"))
     package var sourceFormats: String?
 

@@ -6,11 +6,25 @@ import Foundation
 extension DWImage {
     /// The first frame, decoded: RGBA8, straight alpha, sRGB (embedded ICC profiles converted), top row first,
     /// EXIF orientation applied. JPEG, PNG, WebP, TIFF, HEIC and AVIF through libvips; GIF through the library's
-    /// giflib decoder; BMP and ICO through its own reader. Runs on the caller's thread.
+    /// giflib decoder; BMP and ICO through its own reader; a registered format (``DWImageCodecs``) through its decoder.
+    /// Runs on the caller's thread.
     ///
     /// - Throws: 10005 when the header facts exceed ``DWImageProcessing/limits`` (before anything is decoded),
     ///   10000 when the bytes do not decode (libvips' reason in the message), including truncated data.
+    ///
+    /// On an image the manager delivered, the cache's decoded tier is asked first under the request's cache key
+    /// (``DWWebImageCache/decodedBitmap(forKey:)``): a hit is returned without decoding; a miss decodes and keeps
+    /// the bitmap there (Nuke's, Kingfisher's and SDWebImage's memory caches of decoded images).
     public func bitmap() throws(DWWebImageError) -> DWBitmap {
+        guard let (cache, key) = decodedTier else { return try decodeBitmap() }
+        if let kept = cache.lookUpDecodedBitmap(forKey: key) { return kept }
+        let bitmap = try decodeBitmap()
+        cache.storeDecodedBitmap(bitmap, forKey: key)
+        return bitmap
+    }
+
+    /// ``bitmap()`` without the decoded tier: always decodes.
+    private func decodeBitmap() throws(DWWebImageError) -> DWBitmap {
         try Vips.start()
         if format == .gif {
             try Decoder.checkLimits(self, limits: DWImageProcessing.effectiveLimits)
@@ -21,24 +35,14 @@ extension DWImage {
             guard frame.isComplete else { throw DWWebImageError(.notAnImage, "GIF frame 0 is corrupt") }
             return frame.bitmap
         }
+        if let decoder = DWImageCodecs.externalDecoder(for: format) {  // a registered codec's bitmap, as it is
+            let limits = DWImageProcessing.effectiveLimits
+            try Decoder.checkLimits(self, limits: limits)
+            return try RegisteredCodec.decode(data, with: decoder, limits: limits)
+        }
         var canvas = try Canvas(pending: self)
         try canvas.decode()
-        var frame = canvas.frames[0]
-        if !frame.hasAlpha {
-            let opaque = frame
-            frame = try Vips.make("cannot add alpha") { cvips_bandjoin_const1(opaque.pointer, 255, $0) }
-        }
-        guard frame.bands == 4, frame.isUChar else {
-            throw DWWebImageError(.notAnImage, "decoded to \(frame.bands) bands, not RGBA8")
-        }
-        var length = 0
-        guard let pixels = cvips_write_to_memory(frame.pointer, &length) else { throw Vips.error("cannot decode") }
-        defer { cvips_free(pixels) }
-        let data = Data(bytes: pixels, count: length)
-        guard let bitmap = DWBitmap(width: frame.width, height: frame.height, pixels: data) else {
-            throw DWWebImageError(.notAnImage, "decoded \(length) bytes for \(frame.width)×\(frame.height)")
-        }
-        return bitmap
+        return try RegisteredCodec.bitmap(of: canvas.frames[0])
     }
 
     /// Decodes every pixel (every frame of a GIF, an APNG or an animated WebP) and discards them: a body that is

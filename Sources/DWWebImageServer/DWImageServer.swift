@@ -94,7 +94,7 @@ public final class DWImageServer: Sendable {
         limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames
         limits.maxVectorPixels = configuration.resultLimits.maxPixels  // an SVG not enlarged renders within the result limit
         limits.renderBudget = configuration.renderBudget
-        limits.sourceFormats = configuration.sourceFormats
+        limits.sourceFormats = configuration.sourceFormats ?? DWServeConfiguration.defaultSourceFormats
         self.limits = limits
         resultStorage = configuration.resultStorage.map { [metrics, logger] in
             DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5,

@@ -88,8 +88,13 @@ public struct DWServeConfiguration: Sendable {
     /// (``DWProcessingLimits/renderBudget``).
     public var renderBudget: TimeInterval = 5
     /// The source formats (sniffed from the bytes) that are processed or measured (`--source-formats`); nil
-    /// (default): every format serve reads. Any other is 422 before a decoder sees it.
+    /// (default): ``defaultSourceFormats``. Any other is 422 before a decoder sees it.
     public var sourceFormats: Set<DWImageFormat>?
+    /// What serve reads when ``sourceFormats`` is nil: every format the engine reads (registered codecs' too) but
+    /// PNM, which libvips reads with a loader it counts as untrusted (name it in `--source-formats` to take it).
+    public static var defaultSourceFormats: Set<DWImageFormat> {
+        Set(DWImageFormat.allCases).subtracting([.unknown, .pnm])
+    }
     /// Transforms (and `/info` measurements) run at once, on as many dedicated threads (`--workers`, default: the
     /// machine's cores); downloads and cache hits take none.
     public var workers = ProcessInfo.processInfo.activeProcessorCount

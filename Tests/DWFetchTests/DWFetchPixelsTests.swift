@@ -105,6 +105,25 @@ final class DWFetchPixelsTests: XCTestCase {
         XCTAssertEqual(whole.status, 0, whole.stderr)
     }
 
+    /// Netpbm through the real dwfetch: sniffed (--json names it), verified (a cut PPM refused) and resized to PNG.
+    func testPPMIsVerifiedAndResized() throws {
+        var ppm = Array("P6\n# dwfetch\n8 6\n255\n".utf8)
+        for i in 0..<48 { ppm += [UInt8(i * 5), 90, UInt8(255 - i * 5)] }
+        server.setRoute("/a.ppm", .ok(Data(ppm)))
+        server.setRoute("/cut.ppm", .ok(Data(ppm.dropLast(20))))
+        let whole = try fetch(["--json", "--no-cache", "--verify", server.url("/a.ppm")])
+        XCTAssertEqual(whole.status, 0, whole.stderr)
+        let line = try XCTUnwrap(whole.json().first)
+        XCTAssertEqual(line["format"] as? String, "pnm")
+        XCTAssertEqual([line["width"] as? Int, line["height"] as? Int], [8, 6])
+        let cut = try fetch(["--json", "--no-cache", "--verify", server.url("/cut.ppm")])
+        XCTAssertEqual(cut.status, 1, cut.stderr)
+        XCTAssertEqual((try XCTUnwrap(cut.json().first)["error"] as? [String: Any])?["code"] as? Int, 10000)
+        let small = try XCTUnwrap(fetch(["--json", "--no-cache", "--resize", "4x", server.url("/a.ppm")]).json().first)
+        XCTAssertEqual(small["format"] as? String, "png", "libvips does not write PNM")
+        XCTAssertEqual([small["width"] as? Int, small["height"] as? Int], [4, 3])
+    }
+
     /// The variant goes through the manager's pipeline: a second run of the same variant makes no request and still
     /// reports the original's facts (from the cached original); another variant of the cached URL makes none either.
     func testVariantsComeFromTheCacheWithoutRequests() throws {

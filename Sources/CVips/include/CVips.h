@@ -65,6 +65,8 @@ enum {
     CVIPS_LOADER_HEIF = 4,
     CVIPS_LOADER_GIF = 5,
     CVIPS_LOADER_JXL = 7,
+    /* PBM, PGM, PPM, PFM (libvips' ppmload, from a memory source) */
+    CVIPS_LOADER_PPM = 8,
 };
 /* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
 int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,

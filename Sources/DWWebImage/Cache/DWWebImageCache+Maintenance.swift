@@ -2,9 +2,10 @@
 import Foundation
 
 extension DWWebImageCache {
-    /// Removes `key` from memory and from disk.
+    /// Removes `key` from memory (its decoded bitmap too) and from disk.
     public func removeCache(byKey key: String) {
         memory.removeObject(forKey: key)
+        decoded.removeObject(forKey: key)
         removeDiskEntry(forKey: key)
     }
 
@@ -87,6 +88,7 @@ extension DWWebImageCache {
     /// under the root with `allSpaces`. Partial downloads are kept.
     public func clear(space: String? = nil, allSpaces: Bool = false) {
         memory.removeAllObjects()
+        decoded.removeAllObjects()
         let root = rootDirectory
         var dirs: [URL] = []
         if allSpaces {

@@ -58,6 +58,11 @@ public final class DWWebImageCache: Sendable {
         public var memoryCountLimit = 20
         /// Most bytes the memory cache keeps (DW: 5 MB).
         public var memoryCostLimit = 5 * 1024 * 1024
+        /// Bytes of decoded bitmaps kept (cost = bytesPerRow × height); default ``defaultDecodedCostLimit``
+        /// (proportional to physical memory); 0 = no decoded tier.
+        public var decodedCostLimit = DWWebImageCache.defaultDecodedCostLimit
+        /// Most decoded bitmaps kept; default 0 = no count limit.
+        public var decodedCountLimit = 0
 
         /// The defaults, under `rootDirectory` (default ``DWWebImageCache/defaultRootDirectory()``).
         public init(rootDirectory: URL? = nil, cacheSpace: String = "defaultCacheSpace") {
@@ -109,6 +114,9 @@ public final class DWWebImageCache: Sendable {
 
     let settings: DWLock<Settings>
     let memory: MemoryCache
+    /// The decoded tier: bitmaps by key (``decodedBitmap(forKey:)``), and its hit and miss counters.
+    let decoded: MemoryCache
+    let decodedCounters = DWLock((hits: 0, misses: 0))
     let writeSemaphore = DispatchSemaphore(value: 1)
     let pendingWrites = DispatchGroup()
     /// Downloaded images whose disk write is queued, findable by key until it is done (``memoryOrPendingImage``).
@@ -132,6 +140,8 @@ public final class DWWebImageCache: Sendable {
     public init(configuration: Configuration, notificationCenter: NotificationCenter = .default) {
         self.settings = DWLock(Settings(configuration))
         self.memory = MemoryCache(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
+        self.decoded = MemoryCache(
+            countLimit: configuration.decodedCountLimit, costLimit: configuration.decodedCostLimit)
         self.notificationCenter = notificationCenter
     }
 
@@ -173,6 +183,8 @@ public final class DWWebImageCache: Sendable {
             settings.withLock { $0.configuration = newValue }
             memory.countLimit = newValue.memoryCountLimit
             memory.costLimit = newValue.memoryCostLimit
+            decoded.countLimit = newValue.decodedCountLimit
+            decoded.costLimit = newValue.decodedCostLimit
         }
     }
 

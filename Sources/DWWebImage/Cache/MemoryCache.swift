@@ -2,13 +2,24 @@
 import Foundation
 import DWLocking
 
-/// One memory-cache value: the bytes and, when known, the validated image.
+/// One memory-cache value: the bytes and, when known, the validated image; or (the decoded tier) a bitmap.
 final class MemoryEntry: Sendable {
     let data: Data
     let image: DWImage?
+    let bitmap: DWBitmap?
+    /// Bytes held: the encoded bytes, or the bitmap's `bytesPerRow × height`.
+    let cost: Int
     init(data: Data, image: DWImage?) {
         self.data = data
         self.image = image
+        self.bitmap = nil
+        self.cost = data.count
+    }
+    init(bitmap: DWBitmap) {
+        self.data = Data()
+        self.image = nil
+        self.bitmap = bitmap
+        self.cost = bitmap.bytesPerRow * bitmap.height
     }
     /// What a freed slot holds (so it keeps no bytes alive).
     static let empty = MemoryEntry(data: Data(), image: nil)
@@ -55,7 +66,7 @@ final class MemoryCache: Sendable {
 
         mutating func remove(_ i: Int) {
             unlink(i)
-            cost -= nodes[i].entry.data.count
+            cost -= nodes[i].entry.cost
             index[nodes[i].key] = nil
             nodes[i].entry = MemoryEntry.empty
             free.append(i)
@@ -107,7 +118,7 @@ final class MemoryCache: Sendable {
         store.withLock { s in
             if let i = s.index[key] { s.remove(i) }
             // An entry bigger than a quarter of the budget would push out most of what is kept: leave it to the disk.
-            if s.costLimit > 0 && entry.data.count > s.costLimit / 4 { return }
+            if s.costLimit > 0 && entry.cost > s.costLimit / 4 { return }
             let node = Node(key: key, entry: entry)
             let i: Int
             if let slot = s.free.popLast() {
@@ -118,7 +129,7 @@ final class MemoryCache: Sendable {
                 s.nodes.append(node)
             }
             s.index[key] = i
-            s.cost += entry.data.count
+            s.cost += entry.cost
             s.pushNewest(i)
             s.trim()
         }
@@ -127,6 +138,9 @@ final class MemoryCache: Sendable {
     func removeObject(forKey key: String) {
         store.withLock { s in if let i = s.index[key] { s.remove(i) } }
     }
+
+    /// Entries and bytes held now.
+    var totals: (count: Int, cost: Int) { store.withLock { ($0.index.count, $0.cost) } }
 
     func removeAllObjects() {
         store.withLock { s in s = Store(countLimit: s.countLimit, costLimit: s.costLimit) }

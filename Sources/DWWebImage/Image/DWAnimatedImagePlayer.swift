@@ -74,6 +74,8 @@ public final class DWAnimatedImagePlayer: Sendable {
 
     /// The animation being played.
     public let animation: DWAnimatedImage
+    /// The cache and key whose decoded tier keeps this player's frames; nil for an animation made by hand.
+    private let decodedTier: (cache: DWWebImageCache, key: String)?
     /// The loop mode given at creation.
     public let loopMode: LoopMode
     /// Where frame and completion handlers run. Use a serial queue so frames arrive in order.
@@ -109,10 +111,19 @@ public final class DWAnimatedImagePlayer: Sendable {
     ///   - queue: where handlers are called; default a serial queue the player owns (a CLI or server on Linux often
     ///     never drains the main queue). Pass `.main` for the Apple-platform convention.
     ///   - clock: the time source (inject one in tests).
-    public init(
+    public convenience init(
         _ animation: DWAnimatedImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
         clock: any DWAnimationClock = DWSystemAnimationClock()
     ) {
+        self.init(animation, loopMode: loopMode, queue: queue, clock: clock, decodedTier: nil)
+    }
+
+    /// The designated initialiser; `decodedTier`: where decoded frames are kept (see ``frame(at:)``).
+    init(
+        _ animation: DWAnimatedImage, loopMode: LoopMode, queue: DispatchQueue?, clock: any DWAnimationClock,
+        decodedTier: (cache: DWWebImageCache, key: String)?
+    ) {
+        self.decodedTier = decodedTier
         self.animation = animation
         self.loopMode = loopMode
         self.queue = queue ?? DispatchQueue(label: "DWWebImage.player", qos: .userInitiated)
@@ -120,13 +131,16 @@ public final class DWAnimatedImagePlayer: Sendable {
     }
 
     /// A player for an animated `image` (GIF; WebP and APNG once their decoder is registered; nil otherwise), with a buffer of `bufferCount` decoded frames.
+    /// For an image the manager delivered, complete frames are kept in its cache's decoded tier (under the request's
+    /// cache key and the frame's index): a later play, or another player of the same image, does not decode them
+    /// again while they stay there.
     public convenience init?(
         image: DWImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
         clock: any DWAnimationClock = DWSystemAnimationClock(),
         bufferCount: Int = DWAnimatedImage.defaultBufferCount
     ) {
         guard let animation = image.animatedImage(bufferCount: bufferCount) else { return nil }
-        self.init(animation, loopMode: loopMode, queue: queue, clock: clock)
+        self.init(animation, loopMode: loopMode, queue: queue, clock: clock, decodedTier: image.decodedTier)
     }
 
     /// Number of plays this player performs: 0 = forever.
@@ -210,7 +224,7 @@ public final class DWAnimatedImagePlayer: Sendable {
     // MARK: - Engine (runs on `engine`)
 
     private func begin(run: Int) {
-        let frame = animation.frame(at: 0)
+        let frame = self.frame(at: 0)
         typealias Start = (handler: (@Sendable (DWImageFrame) -> Void)?, timer: (Int, TimeInterval)?)
         let start: Start? = state.withLock { s in
             guard s.run == run, s.phase == .playing || s.phase == .paused else { return nil }
@@ -259,7 +273,7 @@ public final class DWAnimatedImagePlayer: Sendable {
         case .finish(let completion):
             if let completion { queue.async { completion(.finished) } }
         case .show(let next, let ready, let run, let handler):
-            let frame = ready ?? animation.frame(at: next)
+            let frame = ready ?? self.frame(at: next)
             let timer: (Int, TimeInterval)? = state.withLock { s in
                 guard s.timer == token, s.phase == .playing else { return nil }
                 s.frameIndex = next
@@ -285,11 +299,31 @@ public final class DWAnimatedImagePlayer: Sendable {
             return nil
         }
         guard let target else { return }
-        let frame = animation.frame(at: target)
+        let frame = self.frame(at: target)
         state.withLock { s in
             if s.run == run, (s.frameIndex + 1) % count == target { s.pending = frame }
         }
     }
+
+    /// Frame `index`: from the decoded tier when it holds it, else decoded (and kept there when complete). Engine
+    /// queue.
+    private func frame(at index: Int) -> DWImageFrame {
+        guard let (cache, key) = decodedTier else { return animation.frame(at: index) }
+        let frameKey = Self.frameKey(key, index)
+        if let kept = cache.lookUpDecodedBitmap(forKey: frameKey), kept.width == animation.width,
+            kept.height == animation.height
+        {
+            return DWImageFrame(
+                index: index, width: kept.width, height: kept.height, pixels: [UInt8](kept.pixels),
+                delay: animation.frameDelays[index], isComplete: true)
+        }
+        let frame = animation.frame(at: index)
+        if frame.isComplete { cache.storeDecodedBitmap(frame.bitmap, forKey: frameKey) }
+        return frame
+    }
+
+    /// The decoded tier's key of frame `index` of the image cached under `key` (a unit separator no URL holds).
+    static func frameKey(_ key: String, _ index: Int) -> String { key + "\u{1F}frame \(index)" }
 
     private func schedule(_ token: Int, at deadline: TimeInterval) {
         clock.schedule(at: deadline) { [weak self] in

@@ -30,6 +30,9 @@ public struct DWImage: Sendable, Equatable {
     public internal(set) var original: DWImageOriginal?
     /// For GIF: the structure giflib read (frames, timing, loops); nil for other formats.
     let gifIndex: GIFIndex?
+    /// The cache and key whose decoded tier `bitmap()` reads and fills: set on an image the manager delivered (the
+    /// request's cache key: the URL, a `.cacheKey`, or the variant's key); nil otherwise. Not part of equality.
+    package internal(set) var decodedTier: (cache: DWWebImageCache, key: String)?
     /// Whether the library made this image from bytes no one outside it has held, so full passes over a mapped
     /// body may release what they have read (see ``FileBytes``). Not part of equality.
     private(set) var releasesWindows = false
@@ -115,6 +118,13 @@ public struct DWImage: Sendable, Equatable {
     public static func == (lhs: DWImage, rhs: DWImage) -> Bool {
         lhs.data == rhs.data && lhs.format == rhs.format && lhs.pixelWidth == rhs.pixelWidth
             && lhs.pixelHeight == rhs.pixelHeight && lhs.frameCount == rhs.frameCount && lhs.loopCount == rhs.loopCount
+    }
+
+    /// The same image, its decoded form kept in `cache`'s decoded tier under `key` (see ``decodedTier``).
+    func keepingDecoded(in cache: DWWebImageCache, key: String) -> DWImage {
+        var copy = self
+        copy.decodedTier = (cache, key)
+        return copy
     }
 
     /// The same image, marked as coming from `source`.

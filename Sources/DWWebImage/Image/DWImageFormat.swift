@@ -1,44 +1,67 @@
-// DWImageFormat: the image formats DWWebImage recognises by their magic bytes, and every fact about each one —
-// the names it goes by, its MIME type and file extension, and whether the processing engine can write it.
+// DWImageFormat: the image formats DWWebImage recognises by their magic bytes (and those registered codecs add), and
+// every fact about each one — the names it goes by, its MIME type and file extension, and whether the processing
+// engine can write it.
 
-/// An image format, recognised from the data's first bytes (never from the URL or Content-Type).
+/// An image format, recognised from the data's first bytes (never from the URL or Content-Type): one of the
+/// built-ins, or one an app's codecs handle (``DWImageCodecs``).
 ///
 /// This type is the one place for a format's facts: ``names`` (what `--format`, imgproxy URLs and file
-/// extensions call it), ``mimeType``, ``fileExtension``, ``isWritable`` (libvips can save it) and
-/// ``conversionTargets`` (what a conversion may ask for). Values and static members are plain constants, safe on
-/// any thread.
-public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
+/// extensions call it), ``mimeType``, ``fileExtension``, ``isWritable`` (libvips, or a registered encoder, can save
+/// it) and ``conversionTargets`` (what a conversion may ask for). Not an enum: a `switch` over it needs a
+/// `default:`. Equal when the raw values are equal; encodes (Codable) as its raw value. Safe on any thread.
+public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, CaseIterable {
+    /// The format's name, lower case ("png", "jpeg", …, or a registered codec's, e.g. "qoi").
+    public let rawValue: String
+
+    /// Never fails: a built-in raw value gives that format; any other (lower-cased) names a format only registered
+    /// codecs know, e.g. `DWImageFormat(rawValue: "qoi")`.
+    public init(rawValue: String) { self.rawValue = rawValue.lowercased() }
+
     /// PNG (and APNG).
-    case png
+    public static let png = DWImageFormat(rawValue: "png")
     /// JPEG / JFIF / EXIF (from SOI; junk between markers is skipped, as libjpeg does).
-    case jpeg
+    public static let jpeg = DWImageFormat(rawValue: "jpeg")
     /// GIF 87a / 89a.
-    case gif
+    public static let gif = DWImageFormat(rawValue: "gif")
     /// WebP (lossy, lossless, extended).
-    case webp
+    public static let webp = DWImageFormat(rawValue: "webp")
     /// Windows bitmap.
-    case bmp
+    public static let bmp = DWImageFormat(rawValue: "bmp")
     /// TIFF and BigTIFF, either byte order (size from the first IFD).
-    case tiff
+    public static let tiff = DWImageFormat(rawValue: "tiff")
     /// HEIF with HEVC (`ftyp` heic, heix, mif1…).
-    case heic
+    public static let heic = DWImageFormat(rawValue: "heic")
     /// AVIF (`ftyp` avif, avis).
-    case avif
+    public static let avif = DWImageFormat(rawValue: "avif")
     /// JPEG XL, the bare codestream (`FF 0A`) or the ISO-BMFF container (`JXL ` box); read and written by libvips'
     /// libjxl module.
-    case jxl
+    public static let jxl = DWImageFormat(rawValue: "jxl")
     /// Windows icon or cursor (ICO and CUR share the container; entries may be BMP or PNG). The size is the
     /// largest entry's (a PNG entry's own header), as Pillow reports it; the file extension is `ico` for both.
-    case ico
+    public static let ico = DWImageFormat(rawValue: "ico")
     /// SVG, a vector format (XML whose root element is `<svg>`, recognised as imgproxy does: see
     /// ``ImageSniffer``). Its size is the intrinsic size librsvg gives at 72 dpi, 0×0 when the document declares
     /// none (its drawing's bounds decide then); the core only downloads and caches it, `DWWebImageProcessing`
     /// rasterises it (libvips' `svgload_buffer`), and nothing writes it.
-    case svg
+    public static let svg = DWImageFormat(rawValue: "svg")
+    /// Netpbm: PBM, PGM and PPM (ASCII or binary, `P1`…`P6`) and PFM (`PF`, `Pf`), read by libvips' ppmload. `dwfetch
+    /// serve` reads it only when `--source-formats` names it (libvips counts the loader as untrusted).
+    public static let pnm = DWImageFormat(rawValue: "pnm")
     /// Not an image format DWWebImage knows.
-    case unknown
+    public static let unknown = DWImageFormat(rawValue: "unknown")
 
-    /// The usual file extension, without a dot.
+    /// The formats the library itself reads, in a fixed order (``unknown`` last).
+    static let builtIns: [DWImageFormat] = [
+        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .pnm, .unknown
+    ]
+
+    /// Whether the library itself knows this format (not only a registered codec).
+    package var isBuiltIn: Bool { Self.builtIns.contains(self) }
+
+    /// The built-in formats, then every format with a registered decoder or encoder (in the order registered).
+    public static var allCases: [DWImageFormat] { builtIns + DWImageCodecs.registeredFormats }
+
+    /// The usual file extension, without a dot (a registered format's raw value).
     public var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
@@ -52,19 +75,22 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
     public var names: [String] {
         switch self {
         case .jpeg: ["jpeg", "jpg"]
+        case .pnm: ["pnm", "ppm", "pgm", "pbm", "pfm"]
         case .unknown: []
         default: [rawValue]
         }
     }
 
-    /// The format called `name` (any of its ``names``, any case); nil for any other name.
+    /// The format called `name` (any of its ``names``, any case; a registered format by its raw value); nil for any
+    /// other name.
     public init?(name: some StringProtocol) {
         let lowered = name.lowercased()
         guard let format = Self.allCases.first(where: { $0.names.contains(lowered) }) else { return nil }
         self = format
     }
 
-    /// The media type of the format (`Content-Type`); nil for ``unknown``.
+    /// The media type of the format (`Content-Type`): a registered format's decoder's (else its encoder's
+    /// `image/<raw value>`); nil for ``unknown`` and for a format nothing registered knows.
     public var mimeType: String? {
         switch self {
         case .png: "image/png"
@@ -78,26 +104,40 @@ public enum DWImageFormat: String, Sendable, CaseIterable, Codable {
         case .heic: "image/heic"
         case .ico: "image/x-icon"
         case .svg: "image/svg+xml"
+        case .pnm: "image/x-portable-anymap"
         case .unknown: nil
+        default:
+            DWImageCodecs.decoder(for: self)?.mimeType
+                ?? (DWImageCodecs.encoder(for: self) == nil ? nil : "image/\(rawValue)")
         }
     }
 
-    /// Whether the processing engine (libvips, without ImageMagick) can write the format. A processed BMP or ICO
-    /// becomes PNG unless a conversion asks for BMP or ICO (DWConvert writes those itself, as imgproxy does).
+    /// Whether the processing engine (libvips, without ImageMagick, or a registered encoder) can write the format.
+    /// A processed BMP or ICO becomes PNG unless a conversion asks for BMP or ICO (DWConvert writes those itself, as
+    /// imgproxy does); a registered format is writable once an encoder for it is registered.
     public var isWritable: Bool {
         switch self {
         case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif, .jxl: true
-        case .bmp, .ico, .svg, .unknown: false
+        case .bmp, .ico, .svg, .pnm, .unknown: false
+        default: DWImageCodecs.encoder(for: self) != nil
         }
     }
 
     /// The formats a conversion may ask for (`dwfetch --format`, an imgproxy URL's extension or `format:`
-    /// option, ``DWConvert``-style processors): JPEG, PNG, WebP, AVIF and GIF.
-    public static let conversionTargets: [DWImageFormat] = [.jpeg, .png, .webp, .avif, .gif]
+    /// option, ``DWConvert``-style processors): JPEG, PNG, WebP, AVIF and GIF, then every format with a registered
+    /// encoder.
+    public static var conversionTargets: [DWImageFormat] {
+        [.jpeg, .png, .webp, .avif, .gif] + DWImageCodecs.registeredEncoderFormats
+    }
 
     /// The conversion target called `name` (see ``conversionTargets``); nil for any other name.
     public init?(conversionTargetNamed name: some StringProtocol) {
         guard let format = DWImageFormat(name: name), Self.conversionTargets.contains(format) else { return nil }
         self = format
     }
+}
+
+extension DWImageFormat: CustomStringConvertible {
+    /// The raw value.
+    public var description: String { rawValue }
 }

@@ -23,7 +23,9 @@ struct SniffFailure: Error, Equatable, Sendable {
 enum ImageSniffer {
     /// The format from the magic bytes alone (`.unknown` if none matches).
     static func format(of data: Data) -> DWImageFormat {
-        data.withUnsafeBytes { format(Bytes($0)) }
+        let builtIn = data.withUnsafeBytes { format(Bytes($0)) }
+        guard builtIn == .unknown, let (decoder, _) = DWImageCodecs.sniff(data) else { return builtIn }
+        return decoder.format
     }
 
     /// Format, size and frames; `nil` when the data is not a well-formed image of a known format with a non-zero size.
@@ -51,15 +53,19 @@ enum ImageSniffer {
                 case .ico: try ico(b)
                 case .jxl: try jxl(b)
                 case .svg: try SVGSniffer.info(b)
-                case .unknown: throw unknown(b)
+                case .pnm: try pnm(b)
+                default: try registered(data, b)
                 }
             }
             return result.flatMap { info in
                 // An SVG may declare no size (0×0): a vector, nothing to decode here; see SVGSniffer.
                 guard info.width > 0 && info.height > 0 || format == .svg else {
-                    return .failure(SniffFailure("\(format.rawValue) declares a size of \(info.width)×\(info.height)"))
+                    return .failure(
+                        SniffFailure("\(info.format.rawValue) declares a size of \(info.width)×\(info.height)"))
                 }
-                guard info.frameCount > 0 else { return .failure(SniffFailure("\(format.rawValue) has no frames")) }
+                guard info.frameCount > 0 else {
+                    return .failure(SniffFailure("\(info.format.rawValue) has no frames"))
+                }
                 return .success(info)
             }
         }
@@ -86,8 +92,16 @@ enum ImageSniffer {
         // ICO (type 1) and CUR (type 2) share one container; both are .ico. Four bytes are a weak magic (a
         // true-colour TGA starts 00 00 02 00, and TGA has no magic at all): never ICO without a valid directory.
         if b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]), icoDirectoryIsValid(b) { return .ico }
+        if isPNM(b) { return .pnm }
         if SVGSniffer.isSVG(b) { return .svg }
         return .unknown
+    }
+
+    /// The header a registered codec's decoder reads (``DWImageCodecs``), for bytes no built-in format matches.
+    /// Bytes that match none throw ``unknown(_:)``'s reason.
+    private static func registered(_ data: Data, _ b: Bytes) throws(SniffFailure) -> ImageInfo {
+        guard let (decoder, header) = DWImageCodecs.sniff(data) else { throw unknown(b) }
+        return ImageInfo(format: decoder.format, width: header.width, height: header.height)
     }
 
     /// Why bytes of no known format are refused; for ICO's magic without a valid directory, what is wrong with it.
@@ -132,10 +146,14 @@ enum ImageSniffer {
         }
         var info = ImageInfo(format: .png, width: Int(w), height: Int(h))
         var offset = 8
+        var animationControls = 0
         while let length = b.u32be(offset), let type = b.fourCC(offset + 4) {
-            if type == "acTL", let frames = b.u32be(offset + 8), let plays = b.u32be(offset + 12), frames > 0 {
-                info.frameCount = Int(frames)
-                info.loopCount = Int(plays)
+            // An acTL of 0 or over 2^31 frames, or a second acTL, makes an invalid APNG: its default image is what
+            // shows (libpng, browsers and Pillow alike).
+            if type == "acTL", let frames = b.u32be(offset + 8), let plays = b.u32be(offset + 12) {
+                animationControls += 1
+                let valid = animationControls == 1 && frames > 0 && frames <= 0x8000_0000
+                (info.frameCount, info.loopCount) = valid ? (Int(frames), Int(plays)) : (1, 0)
             }
             if type == "IDAT" || type == "IEND" { return info }
             let next = offset.addingReportingOverflow(12 + Int(length))
@@ -423,6 +441,15 @@ enum ImageSniffer {
         // A BMP entry: a DIB header (BITMAPINFOHEADER or later) without the file header; the directory has its size.
         guard let header = payload.u32le(0), header >= 40 || header == 12 else {
             throw SniffFailure("\(kind) entry \((entry - 6) / 16) is neither PNG nor a DIB bitmap")
+        }
+        // Its size is the DIB header's (the height counting the AND mask's rows too), which the decoder draws,
+        // whatever the directory says (as Pillow and browsers read it).
+        let dibWidth =
+            header == 12 ? payload.u16le(4).map(Int.init) : payload.u32le(4).map { Int(Int32(bitPattern: $0)) }
+        let dibHeight =
+            header == 12 ? payload.u16le(6).map(Int.init) : payload.u32le(8).map { Int(Int32(bitPattern: $0)) }
+        if let dibWidth, let dibHeight, dibWidth > 0, abs(dibHeight) / 2 > 0 {
+            return ImageInfo(format: .ico, width: dibWidth, height: abs(dibHeight) / 2)
         }
         let w = Int(b[entry]) == 0 ? 256 : Int(b[entry]), h = Int(b[entry + 1]) == 0 ? 256 : Int(b[entry + 1])
         return ImageInfo(format: .ico, width: w, height: h)

@@ -80,6 +80,10 @@ extension DWWebImageManager {
         /// ``DWWebImageOptions/redirectHandler(_:)``. With one set the pipeline follows redirects itself (each hop
         /// also passes ``connectionPolicy``); nil: libcurl follows them. See ``DWRedirectHandler``.
         public var redirectHandler: DWRedirectHandler?
+        /// Sees each response head before any body byte is kept, and may accept it, fail it (10004, never retried)
+        /// or follow another URL instead (a redirect hop). With one set the pipeline follows redirects itself. Runs
+        /// synchronously on the transfer thread. nil (default): accept all. See ``DWResponseModifier``.
+        public var responseModifier: DWResponseModifier?
 
         /// Sources other than HTTP, asked in order whether they take a URL (before it is checked as http/https):
         /// by default files (`file://` URLs and absolute paths) and `data:` URLs. Insert an app's own (an

@@ -24,7 +24,7 @@ extension DWWebImageManager {
         guard let image = cache.memoryImage(forKey: key) else { return nil }
         let metrics = DWDownloadMetrics.cacheHit(url, .memory, since: asked, lookupStarted: asked)
         reportMemoryHit(metrics)
-        return image.from(.memory, metrics: metrics)
+        return image.from(.memory, metrics: metrics).keepingDecoded(in: cache, key: key)
     }
 
     /// Queues a hit's record for the metrics handler; the first record of a batch schedules the block that hands

@@ -23,7 +23,7 @@ extension DWWebImageManager.Configuration {
         request.loader = loader
         request.hooks = RequestHooks(
             modifiers: [requestModifier, options.requestModifier],
-            redirectHandlers: [redirectHandler, options.redirectHandler])
+            redirectHandlers: [redirectHandler, options.redirectHandler], responseModifier: responseModifier)
         if DWS3Location(source) != nil { request.signForS3(s3) }  // after the headers: the signature covers them
         return request
     }

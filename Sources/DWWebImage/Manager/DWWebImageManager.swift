@@ -205,8 +205,11 @@ public final class DWWebImageManager: Sendable {
             url: url, cacheKey: base, id: id, priority: request.priority,
             canceller: { [weak self] token in self?.cancel(token) },
             reprioritize: { [weak self] in self?.callersChanged(key: base) })
-        let waiter = Waiter(
-            token: token, options: request, progress: progress, resumesInline: resumesInline, completion: completion)
+        // What a caller receives reads and fills the cache's decoded tier under the request's key (bitmap()).
+        let (decodedCache, decodedKey) = (cache, request.cacheKey(base: base))
+        let waiter = Waiter(token: token, options: request, progress: progress, resumesInline: resumesInline) { result in
+            completion(result.map { $0.keepingDecoded(in: decodedCache, key: decodedKey) })
+        }
 
         let asciiURL: String
         let validated =

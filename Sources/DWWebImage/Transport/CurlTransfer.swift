@@ -84,18 +84,49 @@ final class CurlTransfer: @unchecked Sendable {
         if let status = DWResponseHead.status(fromStatusLine: line) {
             pendingHead = DWResponseHead()
             pendingHead.status = status
+            pendingHeaders = [:]
             return true
         }
         guard line.contains(where: { $0 != 0x0D && $0 != 0x0A }) else {
             return didCompleteHead()
         }
         pendingHead.add(headerLine: line)
+        if request.hooks.responseModifier != nil { Self.record(line, in: &pendingHeaders) }
         return true
     }
 
+    /// Every header of the head being read, for the response modifier (only kept while one is set).
+    private var pendingHeaders: [String: String] = [:]
+
+    private static func record(_ line: UnsafeRawBufferPointer, in headers: inout [String: String]) {
+        let text = String(decoding: line, as: UTF8.self)
+        guard let colon = text.firstIndex(of: ":") else { return }
+        let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+        let value = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)
+        headers[name] = headers[name].map { $0 + ", " + value } ?? value
+    }
+
     private func didCompleteHead() -> Bool {
-        let head = pendingHead
-        // A redirect that libcurl will follow, or an interim 1xx: the final response is still to come.
+        var head = pendingHead
+        if head.status < 200 { return true }  // an interim 1xx: the final response is still to come
+        if let modifier = request.hooks.responseModifier {
+            switch modifier(DWURLResponse(url: current.url, status: head.status, headers: pendingHeaders)) {
+            case .accept:
+                break
+            case .fail(let reason):
+                finalHead = head
+                let error = DWWebImageError(
+                    .httpStatus, "response (\(head.status)) refused by the response modifier: \(reason)",
+                    url: current.url, httpStatus: head.status)
+                return abort(.hook(error))
+            case .follow(let url):  // a redirect hop of ours (CurlMulti+Hooks), whatever the status
+                head.location = url
+                finalHead = head
+                isRedirectHop = true
+                return true
+            }
+        }
+        // A redirect that libcurl will follow: the final response is still to come.
         if (300..<400).contains(head.status), head.location != nil {
             guard request.hooks.followsRedirects, RequestHooks.redirectStatuses.contains(head.status) else {
                 return true
@@ -104,7 +135,6 @@ final class CurlTransfer: @unchecked Sendable {
             isRedirectHop = true
             return true
         }
-        if head.status < 200 { return true }
         finalHead = head
         switch onHead(head) {
         case .refuse(let failure):

@@ -14,16 +14,23 @@ struct RequestHooks: Sendable {
     /// Redirect handlers, asked in order: a refusal stops at once, a rewrite is what the next one sees.
     var redirectHandlers: [DWRedirectHandler] = []
 
-    /// Whether the pipeline follows redirects itself (a redirect handler is set).
-    var followsRedirects: Bool { !redirectHandlers.isEmpty }
+    /// The manager's response modifier (asked about every head, on the transfer thread).
+    var responseModifier: DWResponseModifier?
+
+    /// Whether the pipeline follows redirects itself (a redirect handler or a response modifier is set).
+    var followsRedirects: Bool { !redirectHandlers.isEmpty || responseModifier != nil }
 
     /// The statuses a redirect handler is asked about (the ones browsers follow); other 3xx are final.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The manager's hooks, then the request's.
-    init(modifiers: [DWRequestModifier?] = [], redirectHandlers: [DWRedirectHandler?] = []) {
+    init(
+        modifiers: [DWRequestModifier?] = [], redirectHandlers: [DWRedirectHandler?] = [],
+        responseModifier: DWResponseModifier? = nil
+    ) {
         self.modifiers = modifiers.compactMap { $0 }
         self.redirectHandlers = redirectHandlers.compactMap { $0 }
+        self.responseModifier = responseModifier
     }
 
     /// Runs the modifiers over `request` (url and header lines); a throw becomes the error the caller sees.

@@ -93,6 +93,8 @@ enum DIBReader {
     private static func decodeDIB(_ r: Reader, at h: Int, pixelOffset: Int?, icon: Bool,
                                   limits: DWProcessingLimits) throws(DWWebImageError) -> Raster {
         guard let headerSize = r.u32(h), headerSize >= 12 else { throw bad("truncated header") }
+        // The header sizes Windows and OS/2 define; another (bmpsuite's badheadersize) is not a bitmap decoders agree on.
+        guard [12, 40, 52, 56, 64, 108, 124].contains(headerSize) else { throw bad("header of \(headerSize) bytes") }
         var width: Int, rawHeight: Int, bpp: Int, compression = 0, colorsUsed = 0
         if headerSize == 12 {
             guard let w = r.u16(h + 4), let hh = r.u16(h + 6), let b = r.u16(h + 10) else { throw bad("truncated header") }
@@ -129,6 +131,9 @@ enum DIBReader {
         }
         if bpp == 32 && compression == 0 && icon { masks[3] = 0xFF00_0000 }  // icons' 32-bit DIBs carry alpha
 
+        if bpp <= 8, colorsUsed > 0, afterHeader + colorsUsed * (headerSize == 12 ? 3 : 4) > r.bytes.count {
+            throw bad("a palette of \(colorsUsed) colours does not fit in the file")
+        }
         let palette = try readPalette(r, at: afterHeader, bpp: bpp, colorsUsed: colorsUsed, core: headerSize == 12)
         if bpp <= 8 { afterHeader += (colorsUsed > 0 ? colorsUsed : 1 << bpp) * (headerSize == 12 ? 3 : 4) }
         let start = pixelOffset ?? afterHeader

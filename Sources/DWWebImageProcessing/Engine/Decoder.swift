@@ -67,6 +67,7 @@ enum Decoder {
         case .tiff: Int32(CVIPS_LOADER_TIFF)
         case .heic, .avif: Int32(CVIPS_LOADER_HEIF)
         case .jxl: Int32(CVIPS_LOADER_JXL)
+        case .pnm: Int32(CVIPS_LOADER_PPM)
         default: nil
         }
     }
@@ -82,6 +83,10 @@ enum Decoder {
     static func openReporting(_ data: Data, format: DWImageFormat, sequential: Bool = false)
         throws(DWWebImageError) -> (image: VImage, byLibtiff: Bool) {
         try Vips.start()
+        if let decoder = DWImageCodecs.externalDecoder(for: format) {  // decoded now, into memory (as libtiff's)
+            let bitmap = try RegisteredCodec.decode(data, with: decoder, limits: DWImageProcessing.effectiveLimits)
+            return (try RegisteredCodec.vipsImage(bitmap), true)
+        }
         guard let loader = vipsLoader(for: format) else {
             throw DWWebImageError(.notAnImage, "no decoder for \(format.rawValue) images")
         }
@@ -126,7 +131,9 @@ enum Decoder {
     static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
         throws(DWWebImageError) -> Decoded {
         let (header, byLibtiff) = try openReporting(image.data, format: image.format)  // its own header against the limits first
-        if byLibtiff {  // decoded already: resize what is in memory
+        // Decoded already (libtiff, a registered codec), or a format with no buffer loader for vips_thumbnail_buffer
+        // (ppmload reads sources only): resize the image opened.
+        if byLibtiff || image.format == .pnm {
             let thumb = try Vips.make("cannot resize") {
                 cvips_thumbnail_image(header.pointer, Int32(width), Int32(height), size, crop, $0)
             }

@@ -82,6 +82,9 @@ enum Encoder {
         } else {
             image = frames[0]
         }
+        if let encoder = DWImageCodecs.externalEncoder(for: format) {
+            return try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality)
+        }
         return try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
                         metadata: canvas.metadata)
     }
@@ -144,7 +147,11 @@ enum Encoder {
         case .gif: saver = Int32(CVIPS_SAVER_GIF)
         case .tiff: saver = Int32(CVIPS_SAVER_TIFF)
         case .jxl: saver = Int32(CVIPS_SAVER_JXL)
-        default: throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
+        default:
+            guard let encoder = DWImageCodecs.externalEncoder(for: format) else {
+                throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
+            }
+            return try RegisteredCodec.encode(image, with: encoder, quality: quality)
         }
         // The dropped fields are removed even when everything is stripped: libvips 8.14's WebP saver writes an
         // `icc-profile-data` (the sRGB profile the ICC import left) whatever `strip` says.

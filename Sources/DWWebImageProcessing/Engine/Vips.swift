@@ -27,6 +27,9 @@ enum Vips {
         cvips_block_untrusted(1)
         cvips_operation_block_set("VipsForeignLoadJxl", 0)
         cvips_operation_block_set("VipsForeignSaveJxl", 0)
+        // Netpbm (DWImageFormat.pnm): a small parser libvips counts as untrusted; `dwfetch serve` leaves the format
+        // out of its default source formats (DWServeConfiguration.defaultSourceFormats).
+        cvips_operation_block_set("VipsForeignLoadPpm", 0)
         // svgload_buffer stays blocked here: only the SVG helper process unblocks it (DWSVGRenderer.runHelper)
         cvips_silence_warnings()
         cvips_cache_set(0, 0, 0)
