@@ -1,8 +1,9 @@
-// ServeFailureOptions: `dwfetch serve`'s flags for failed sources — the negative cache and the fallback's rules.
+// ServeFailureOptions: `dwfetch serve`'s flags for what a source costs — the negative cache, the fallback's rules,
+// and never answering more than the source.
 import ArgumentParser
 
-/// What a failed source costs and how its answer reads (an `@OptionGroup` of ``ServeOptions``). Parsed on the main
-/// thread.
+/// What a failed source costs and how its answer reads, and `--never-larger` (an `@OptionGroup` of
+/// ``ServeOptions``). Parsed on the main thread.
 package struct ServeFailureOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("negative-ttl"), help: ArgumentHelp(
         "Seconds a failed source is answered from the failure, with no origin request (0: off).", valueName: "SEC"))
@@ -17,6 +18,8 @@ package struct ServeFailureOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("fallback-header"), help: ArgumentHelp(
         "Header (value 1) on a fallback answer.", valueName: "NAME"))
     package var fallbackHeader = "X-Fallback"
+    @Flag(name: .customLong("never-larger"), help: "Never answer more bytes than the source (as the nl:1 option).")
+    package var neverLarger = false
 
     package init() {}
 }

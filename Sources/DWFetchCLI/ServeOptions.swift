@@ -96,7 +96,7 @@ package struct ServeOptions: ParsableCommand {
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (docs/security.md).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions
-    @OptionGroup(title: "Failed sources") package var failures: ServeFailureOptions
+    @OptionGroup(title: "Failed sources and answer size") package var failures: ServeFailureOptions
 
     /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in
     /// dwfetch-serve, with the same exit status 2).

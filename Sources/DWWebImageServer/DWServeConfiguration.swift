@@ -74,6 +74,8 @@ public struct DWServeConfiguration: Sendable {
     public var healthCheckPath: String?
     /// The negative cache and the fallback's rules (``DWFailurePolicy``).
     public var failures = DWFailurePolicy()
+    /// Every URL as if it had `nl:1` (``DWTransform/neverLarger``; `--never-larger`).
+    public var neverLarger = false
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

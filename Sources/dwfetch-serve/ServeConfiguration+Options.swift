@@ -53,5 +53,6 @@ extension DWServeConfiguration {
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
         failures = try DWFailurePolicy(options.failures)
+        neverLarger = options.failures.neverLarger
     }
 }

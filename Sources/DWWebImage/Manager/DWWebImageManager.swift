@@ -207,8 +207,8 @@ public final class DWWebImageManager: Sendable {
             reprioritize: { [weak self] in self?.callersChanged(key: base) })
         // What a caller receives reads and fills the cache's decoded tier under the request's key (bitmap()).
         let (decodedCache, decodedKey) = (cache, request.cacheKey(base: base))
-        let waiter = Waiter(token: token, options: request, progress: progress, resumesInline: resumesInline) { result in
-            completion(result.map { $0.keepingDecoded(in: decodedCache, key: decodedKey) })
+        let waiter = Waiter(token: token, options: request, progress: progress, resumesInline: resumesInline) {
+            completion($0.map { $0.keepingDecoded(in: decodedCache, key: decodedKey) })
         }
 
         let asciiURL: String

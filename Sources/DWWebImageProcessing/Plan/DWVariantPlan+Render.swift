@@ -28,7 +28,20 @@ extension DWVariantPlan {
             }
             steps.format = DWConvert.formats.contains(source.format) ? source.format : .png  // re-encoded: metadata gone
         }
-        return try DWImageProcessors.apply(processors, to: try draw(source, steps))
+        let drawn = try draw(source, steps)
+        return try DWImageProcessors.apply(processors, to: notLarger(drawn, than: source, steps) ? drawn : source)
+    }
+
+    /// Whether `result` may be answered rather than `source`: always, unless the transform asks never to be larger
+    /// (`nl`, or `mb`) and `result` is the source's format and size and no smaller, and the source's own bytes may
+    /// go out (nothing to strip: ``MetadataScan``, or metadata kept).
+    private func notLarger(_ result: DWImage, than source: DWImage, _ steps: DWTransform) -> Bool {
+        guard steps.neverLarger || steps.maxBytes > 0, result.data.count >= source.data.count,
+              result.format == source.format, result.pixelWidth == source.pixelWidth,
+              result.pixelHeight == source.pixelHeight, result.frameCount == source.frameCount
+        else { return true }
+        let maxFrames = DWImageProcessing.effectiveLimits.maxProcessedFrames
+        return steps.stripMetadata && !MetadataScan.isClean(source, maxFrames: maxFrames)
     }
 
     /// `steps` on one canvas of `source`, encoded once (again at lower qualities while over `maxBytes`).

@@ -18,6 +18,7 @@ extension DWImageServer {
         guard !url.options.raw else { return nil }
         let settings = configuration.imgproxy
         var transform = DWResultLimits.clamped(url.options.transform)
+        if configuration.neverLarger { transform.neverLarger = true }
         for (format, quality) in settings.formatQuality where transform.formatQuality[format] == nil {
             transform.formatQuality[format] = quality
         }

@@ -67,6 +67,7 @@ extension DWTransform {
                     .map { "\($0.key.rawValue):\($0.value)" }.joined(separator: ":"))
         }
         if maxBytes != 0 { parts.append("mb:\(maxBytes)") }
+        if neverLarger { parts.append("nl:1") }
         if !stripMetadata { parts.append("sm:0") }
         if !keepCopyright { parts.append("kcr:0") }
         if !stripColorProfile { parts.append("scp:0") }

@@ -73,6 +73,9 @@ public struct DWTransform: Sendable, Hashable {
     public var formatQuality: [DWImageFormat: Int] = [:]
     /// Re-encode at lower qualities until the result fits [`mb`]; 0: no limit.
     public var maxBytes = 0
+    /// Never answer more bytes than the source [`nl`]: a result in the source's format and size that is no smaller
+    /// is replaced by the source itself (when the metadata rules let the source's bytes out). `mb` implies it.
+    public var neverLarger = false
     /// Metadata handling [`sm`, `kcr`, `scp`]: strip EXIF/XMP/IPTC, keep the EXIF Copyright and Artist when stripping,
     /// convert to sRGB and drop the ICC profile.
     public var stripMetadata = true, keepCopyright = true, stripColorProfile = true
