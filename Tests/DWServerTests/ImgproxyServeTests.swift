@@ -183,6 +183,18 @@ final class ImgproxyServeTests: ServeTestCase {
         XCTAssertEqual(try ServeProcess.exitStatus(refusing: ["--preferred-formats", "jpeg,bogus"]), 2)
     }
 
+    /// `nl:1`, and `--never-larger` for every URL: a small JPEG asked for at q:95 is answered with its own bytes.
+    func testNeverLargerAnswersTheSourceOverHTTP() throws {
+        origin.setRoute("/p.png", .ok(SampleImages.png(width: 64, height: 48)))
+        let plain = try serve()
+        let small = try plain.get(ProxyPath.plain(origin.url("/p.png"), options: "f:jpg/q:30")).body  // metadata-free
+        origin.setRoute("/small.jpg", .ok(small))
+        XCTAssertGreaterThan(try plain.get(ProxyPath.plain(origin.url("/small.jpg"), options: "q:95")).body.count, small.count)
+        XCTAssertEqual(try plain.get(ProxyPath.plain(origin.url("/small.jpg"), options: "q:95/nl:1")).body, small)
+        let never = try serve(["--never-larger"])
+        XCTAssertEqual(try never.get(ProxyPath.plain(origin.url("/small.jpg"), options: "q:95")).body, small)
+    }
+
     // MARK: - Helpers
 
     /// `dwfetch --json args`'s one line.
