@@ -76,32 +76,45 @@ extension DWWebImageCache {
         queue: DispatchQueue
     ) {
         let center = notificationCenter
-        let payload = writeEntry(image, forKey: key, metadata: metadata, url: url)
+        let payload = writeEntry(image, forKey: key, metadata: metadata, url: url).info
         queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
     }
 
-    /// ``writeAndNotify`` on the calling thread, for a caller already on the callback queue (the end of a download's
-    /// callback block, with ``DWWebImageManager/writesCacheInCallbacks``): writes `image` under `key` (announced by
-    /// ``willWrite(_:forKey:)``, whose `ticket` this is) and posts ``Notification/Name/DWWebImageCacheComplete`` here.
-    func writeHere(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String, ticket: UInt64?) {
-        let payload = writeEntry(image, forKey: key, metadata: metadata, url: url)
+    /// ``writeAndNotify`` on the calling thread, for a caller already on the callback queue (the start of a
+    /// download's callback block, with ``DWWebImageManager/writesCacheInCallbacks``): writes `image` under `key`
+    /// (announced by ``willWrite(_:forKey:)``, whose `ticket` this is). Returns `image` with its
+    /// ``DWImage/entryFile`` when the entry is body-only, and what is left to do after the callers: posting
+    /// ``Notification/Name/DWWebImageCacheComplete`` and ending the announced write (call it on the same queue).
+    func writeHere(
+        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String, ticket: UInt64?
+    ) -> (DWImage, @Sendable () -> Void) {
+        var stamped = image
+        let (payload, file) = writeEntry(image, forKey: key, metadata: metadata, url: url)
+        stamped.entryFile = file
         if let ticket { pendingImages.withLock { $0.remove(ticket, forKey: key) } }
-        notificationCenter.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload)
-        pendingWrites.leave()
+        return (
+            stamped,
+            { [self] in
+                notificationCenter.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload)
+                pendingWrites.leave()
+            }
+        )
     }
 
-    /// Writes one downloaded image's entry; the CacheComplete notification's userInfo (with the error, if it failed).
+    /// Writes one downloaded image's entry: the CacheComplete notification's userInfo (with the error, if it
+    /// failed) and a body-only entry's file.
     private func writeEntry(
         _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String
-    ) -> [String: any Sendable] {
+    ) -> (info: [String: any Sendable], file: DWCacheEntryFile?) {
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
+        var file: DWCacheEntryFile?
         do {
-            try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
+            file = try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
         } catch {
             info[DWWebImageNotificationKey.error] = error
             DWLog.warning("cache write failed for \(url): \(error.message)")
         }
-        return info
+        return (info, file)
     }
 
     /// Writes a processed variant (announced by ``willWrite()``; nil when making it failed: nothing to write).
@@ -128,17 +141,19 @@ extension DWWebImageCache {
     /// entries when it would pass it). Runs on the caller's thread (the write queue for the pipeline), one write
     /// at a time through `writeSemaphore`.
     /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
+    /// Returns a body-only entry's file (nil for one with its header inside).
+    @discardableResult
     private func writeToDisk(
         _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
         release: Bool = false
-    ) throws(DWWebImageError) {
+    ) throws(DWWebImageError) -> DWCacheEntryFile? {
         // One read of the settings per write. Paths as strings: Foundation's URL path operations cost
         // microseconds each, per write.
         let (config, spacePath, dirPath) = settings.withLock { ($0.configuration, $0.spacePath, $0.spaceDirectory) }
         let finalPath = spacePath + CacheKey.fileName(for: key, secure: config.useSecureKey, digest: config.keyDigest)
         let writer = DiskEntryWriter(
             data: data, key: key, metadata: metadata, compression: config.compression,
-            release: release)
+            release: release, bodyOnly: config.bodyOnlyEntries)
         let limit = max(0, config.diskSizeLimit)
         if limit > 0, let size = writer.plainSize, size > limit {
             throw DWWebImageError(
@@ -149,9 +164,12 @@ extension DWWebImageCache {
         let tempName = { Self.tempPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))" }
         var file = try createEntryFile(in: dirPath, privateFiles: config.privateFiles, fallbackName: tempName, key: key)
         let size: Int64
+        var entryFile: DWCacheEntryFile?
         switch writer.write(to: file.fd) {
         case .success(let written):
-            size = written
+            size = written.size
+            var st = stat()
+            if written.bodyOnly && fstat(file.fd, &st) == 0 { entryFile = DWCacheEntryFile(path: finalPath, stat: st) }
         case .failure(let code):
             file.discard()
             throw Self.ioError("write \(file.tempPath ?? dirPath + "/(unnamed)")", code.value, key)
@@ -170,6 +188,7 @@ extension DWWebImageCache {
         if code != 0 {
             throw Self.ioError("publish \(finalPath)", code, key)
         }
+        return entryFile
     }
 
     /// A new, not yet visible file in `dirPath`: unnamed until published (O_TMPFILE), else a named temp file;

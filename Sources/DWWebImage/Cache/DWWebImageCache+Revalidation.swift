@@ -19,11 +19,12 @@ extension DWWebImageCache {
         let found = DiskEntryCodec.read(path: path, touches: readTouches)  // last read, for LRU eviction
         if case .absent = found { return .miss }
         guard case .entry(let entry) = found, entry.key == key,
-            let image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount)
+            var image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount)
         else {
             unlink(path)  // torn, corrupt, foreign or not an image: a miss
             return .miss
         }
+        image.entryFile = entry.file
         if Date().timeIntervalSince(entry.metadata.storedAt) <= freshnessLifetime(of: entry.metadata) {
             return .hit(image, entry.metadata)
         }

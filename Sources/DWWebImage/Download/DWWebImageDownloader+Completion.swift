@@ -85,7 +85,8 @@ extension DWWebImageDownloader {
 
     /// The download is over: validates the outcome, keeps the image in memory, frees the slot, finishes the
     /// operation, then answers every caller and queues the disk write (or, with `writesCacheInCallbacks`, writes it
-    /// at the end of the callers' block).
+    /// at the start of the callers' block, so they get the image with its entry file; CacheComplete still follows
+    /// them).
     private func complete(
         _ outcome: AttemptOutcome, metrics: DWDownloadMetrics,
         finishOperation: (@Sendable () -> Void)?, writeReserved: Bool
@@ -137,10 +138,12 @@ extension DWWebImageDownloader {
         }
     }
 
-    /// Answers the callers of the original in one block on the callback queue (ending with `then`, if any), and
-    /// hands the callers of variants to the manager.
+    /// Answers the callers of the original in one block on the callback queue, and hands the callers of variants to
+    /// the manager. `writing`, if any, starts the block (the cache write: the callers get the image it returns, with
+    /// its entry file) and what it returns to do after ends it.
     private func deliver(
-        _ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter], then: (@Sendable () -> Void)? = nil
+        _ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter],
+        writing: (@Sendable () -> (DWImage, @Sendable () -> Void))? = nil
     ) {
         let center = context.notificationCenter
         let handler = context.metricsHandler()
@@ -156,6 +159,9 @@ extension DWWebImageDownloader {
         // One block: the metrics handler first (so it has seen the record when completions run), every
         // completion, then the Finish notification (its image is the original).
         context.callbackQueue.async { [self] in
+            var image = image
+            var then: (@Sendable () -> Void)?
+            if let writing { (image, then) = writing() }
             handler?(metrics)
             for waiter in originals where waiter.claim() {
                 if needsFinal { waiter.progress?(total, total) }
