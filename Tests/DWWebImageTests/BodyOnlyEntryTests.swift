@@ -19,6 +19,7 @@ final class BodyOnlyEntryTests: TemporaryRootTestCase {
         let cache = DWWebImageCache(rootDirectory: root, memoryCountLimit: 0, notificationCenter: center)
         var settings = cache.configuration
         settings.bodyOnlyEntries = true
+        settings.cachePolicy = [.disk]  // every read goes to the file
         cache.configuration = settings
         return cache
     }
