@@ -27,83 +27,47 @@ extension DWWebImageCache {
         pendingWrites.wait(timeout: .now() + timeout) == .success
     }
 
-    /// ``waitForPendingWrites(timeout:)`` waits for it even if called before the write begins.
-    func willWrite() { pendingWrites.enter() }
-
-    /// ``willWrite()`` for a downloaded image, which ``memoryOrPendingImage(forKey:)`` finds from now until its
-    /// write (``writeAndNotify``, given the returned ticket) is done.
-    func willWrite(_ image: DWImage, forKey key: String) -> UInt64 {
+    /// Announces a disk write of `key` (``waitForPendingWrites(timeout:)`` waits for it from now on), as the one
+    /// value that carries it to its end (``CacheWrite``).
+    func takeWrite(forKey key: String) -> CacheWrite {
         pendingWrites.enter()
-        return pendingImages.withLock { $0.add(image, forKey: key) }
+        return CacheWrite(cache: self, key: key, reserved: false)
+    }
+
+    /// ``takeWrite(forKey:)`` with a place in the write backlog taken now, if one is free (for a write the caller
+    /// must not wait for: the transfer engine's thread); nil when none is.
+    func reserveWrite(forKey key: String) -> CacheWrite? {
+        guard writeBacklog.wait(timeout: .now()) == .success else { return nil }
+        pendingWrites.enter()
+        return CacheWrite(cache: self, key: key, reserved: true)
+    }
+
+    /// Announces and queues a disk write of `data` under `key` (`dwfetch serve`'s `/info` answers): it runs on the
+    /// write queue, and ``waitForPendingWrites(timeout:)`` waits for it. Failures are logged.
+    package func writeInBackground(_ data: Data, forKey key: String) {
+        takeWrite(forKey: key).writeData(data)
     }
 
     /// How many announced writes of downloaded images have finished (their entry on disk, or failed); read before a
     /// disk lookup, it tells whether one finished since (``PendingImages``).
     var pendingWritesFinished: UInt64 { pendingImages.withLock { $0.finished } }
 
-    /// Takes one place in the write backlog now, if one is free (for a write the caller must not wait for: the
-    /// transfer engine's thread). Pass `reserved: true` to the write that uses it.
-    func reserveWrite() -> Bool { writeBacklog.wait(timeout: .now()) == .success }
-
-    /// Gives back a place taken by ``reserveWrite()`` that no write will use.
-    func unreserveWrite() { writeBacklog.signal() }
-
     /// Hands `body` to the write queue, waiting while 16 writes are already queued (unless `reserved`: a place was
-    /// taken by ``reserveWrite()``); ends the write announced by ``willWrite()`` when done.
-    private func enqueueWrite(reserved: Bool = false, _ body: @escaping @Sendable () -> Void) {
-        if !reserved { writeBacklog.wait() }
+    /// taken by ``reserveWrite(forKey:)``; or `backlog` is false: a small write whose caller must never block, which
+    /// takes no place); ends the announced write when done.
+    func enqueueWrite(reserved: Bool = false, backlog: Bool = true, _ body: @escaping @Sendable () -> Void) {
+        let placed = reserved || backlog
+        if placed && !reserved { writeBacklog.wait() }
         writeQueue.async { [self] in
             body()
-            writeBacklog.signal()
+            if placed { writeBacklog.signal() }
             pendingWrites.leave()
         }
     }
 
-    /// Writes `data` atomically under `key` (announced by ``willWrite()``) on the cache's write queue, then posts
-    /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
-    func writeAndNotify(
-        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
-        queue: DispatchQueue, reserved: Bool = false, ticket: UInt64? = nil
-    ) {
-        enqueueWrite(reserved: reserved) { [self] in
-            write(image, forKey: key, metadata: metadata, url: url, queue: queue)
-            if let ticket { pendingImages.withLock { $0.remove(ticket, forKey: key) } }
-        }
-    }
-
-    private func write(
-        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
-        queue: DispatchQueue
-    ) {
-        let center = notificationCenter
-        let payload = writeEntry(image, forKey: key, metadata: metadata, url: url).info
-        queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
-    }
-
-    /// ``writeAndNotify`` on the calling thread, for a caller already on the callback queue (the start of a
-    /// download's callback block, with ``DWWebImageManager/writesCacheInCallbacks``): writes `image` under `key`
-    /// (announced by ``willWrite(_:forKey:)``, whose `ticket` this is). Returns `image` with its
-    /// ``DWImage/entryFile`` when the entry is body-only, and what is left to do after the callers: posting
-    /// ``Notification/Name/DWWebImageCacheComplete`` and ending the announced write (call it on the same queue).
-    func writeHere(
-        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String, ticket: UInt64?
-    ) -> (DWImage, @Sendable () -> Void) {
-        var stamped = image
-        let (payload, file) = writeEntry(image, forKey: key, metadata: metadata, url: url)
-        stamped.entryFile = file
-        if let ticket { pendingImages.withLock { $0.remove(ticket, forKey: key) } }
-        return (
-            stamped,
-            { [self] in
-                notificationCenter.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload)
-                pendingWrites.leave()
-            }
-        )
-    }
-
     /// Writes one downloaded image's entry: the CacheComplete notification's userInfo (with the error, if it
     /// failed) and a body-only entry's file.
-    private func writeEntry(
+    func writeEntry(
         _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String
     ) -> (info: [String: any Sendable], file: DWCacheEntryFile?) {
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
@@ -117,21 +81,12 @@ extension DWWebImageCache {
         return (info, file)
     }
 
-    /// Writes a processed variant (announced by ``willWrite()``; nil when making it failed: nothing to write).
-    /// It carries no validators, so once expired it is a miss and is made again from the original (which is
-    /// revalidated). Failures are logged; no notification is posted.
-    func writeVariant(_ image: DWImage?, forKey key: String) {
-        guard let image else {
-            pendingWrites.leave()
-            return
-        }
-        enqueueWrite { [self] in
-            do throws(DWWebImageError) {
-                try writeToDisk(
-                    image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
-            } catch {
-                DWLog.warning("cache write failed for \(key): \(error.message)")
-            }
+    /// Writes `data` under `key` with no validators, logging a failure.
+    func writeLogged(_ data: Data, forKey key: String, release: Bool) {
+        do throws(DWWebImageError) {
+            try writeToDisk(data, forKey: key, metadata: DWCacheEntryMetadata(), release: release)
+        } catch {
+            DWLog.warning("cache write failed for \(key): \(error.message)")
         }
     }
 
