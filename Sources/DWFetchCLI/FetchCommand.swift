@@ -23,6 +23,7 @@ package struct FetchCommand {
         settings.cacheSpace = command.cacheSpace
         if let cacheLimit = command.cacheLimit { settings.diskSizeLimit = max(0, cacheLimit.bytes) }
         settings.honorsCacheControl = command.honorCacheControl
+        settings.bodyOnlyEntries = true  // -o links (or kernel-copies) the entry instead of writing the bytes again
         cache.configuration = settings
         if command.cacheStats {
             let st = cache.diskStatistics()

@@ -254,8 +254,8 @@ package final class FetchRunner: Sendable {
         manager.maxConcurrentDownloads = command.jobs
         manager.startsNewestFirst = true
         manager.callbackQueue = outputQueue
-        // The output queue writes files anyway: the cache entry is written there too, after the -o file (one thread
-        // hand-off an image less than the cache's write queue).
+        // The output queue writes files anyway: the cache entry is written there too, before the -o file (one
+        // thread hand-off an image less than the cache's write queue), which is then a link or a kernel copy of it.
         manager.writesCacheInCallbacks = true
         manager.configuration = command.managerConfiguration(base: manager.configuration)
         let stats = command.stats

@@ -101,12 +101,18 @@ final class OutputWriter: Sendable {
 
     /// Writes `image`'s bytes to `directory/name` so that the name appears only with the whole file behind it
     /// (``AtomicFile``: unnamed until linked, else temp + rename; no fsync, which a bulk download does not need),
-    /// a window at a time (a large mapped body never becomes resident at once); returns the path.
+    /// a window at a time (a large mapped body never becomes resident at once); returns the path. An image read from
+    /// or written to a body-only cache entry is not written again: see ``publish(_:as:fallbackName:)``.
     func write(_ image: DWImage, name: String) throws -> String {
         if let store { return try Self.put(image, name: name, store: store) }
         let final = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         // pid + a per-process counter: unique without UUID() (which reads /dev/urandom every time).
         let tempName = { Self.tempPrefix + "\(getpid())-\(Self.tempCounter.withLock { n -> Int in n += 1; return n })" }
+        if let entry = image.entryFile, entry.size == image.data.count,
+            publish(entry, as: final, fallbackName: tempName)
+        {
+            return final
+        }
         guard var file = AtomicFile.create(in: directory, fallbackName: tempName) else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
@@ -121,6 +127,73 @@ final class OutputWriter: Sendable {
         let code = file.publish(as: final, fallbackName: tempName)
         if code != 0 { throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO) }
         return final
+    }
+
+    /// How an output is made from a body-only cache entry. `DWFETCH_OUTPUT_FROM_ENTRY`: `link` (default: a hard
+    /// link, else a kernel copy), `copy` (always a kernel copy), `off` (write the bytes, as without a cache).
+    enum EntryUse: String { case link, copy, off }
+    static let entryUse = getenv("DWFETCH_OUTPUT_FROM_ENTRY").flatMap { EntryUse(rawValue: String(cString: $0)) } ?? .link
+
+    /// Makes `final` from the cache entry `entry` without the bytes passing through this process: a hard link (the
+    /// output and the entry are one file, stored once) when both are on one file system, the entry is not a
+    /// private file and is below ``largeEntry``; else a kernel copy (``copyInKernel(from:offset:to:count:)``).
+    /// Either way the file must still be the one that was validated or written (device and inode), or it is left
+    /// alone. False when neither worked: the caller writes the bytes.
+    private func publish(_ entry: DWCacheEntryFile, as final: String, fallbackName: () -> String) -> Bool {
+        switch Self.entryUse {
+        case .off: return false
+        case .link:
+            if entry.mode & 0o044 != 0, entry.size < Self.largeEntry, link(entry, as: final, fallbackName: fallbackName) {
+                return true
+            }
+            return copy(entry, as: final, fallbackName: fallbackName)
+        case .copy: return copy(entry, as: final, fallbackName: fallbackName)
+        }
+    }
+
+    /// Entries this large are copied, not linked: the library maps large entries when it reads them, and a mapped
+    /// file must never be truncated in place, which a user may do to an output file.
+    static let largeEntry = 4 << 20
+
+    /// `final` as a hard link to `entry` (replacing what is there through a temp name and `rename`).
+    private func link(_ entry: DWCacheEntryFile, as final: String, fallbackName: () -> String) -> Bool {
+        var target = final
+        var st = stat()
+        if Glibc.link(entry.path, final) != 0 {
+            guard errno == EEXIST else { return false }  // EXDEV, EPERM, EMLINK…: a copy instead
+            // Already this very file (a run again into the same directory): rename would do nothing and leave the
+            // temp name behind.
+            if lstat(final, &st) == 0, UInt64(st.st_dev) == entry.device, UInt64(st.st_ino) == entry.inode {
+                return true
+            }
+            target = directory + "/" + fallbackName()
+            guard Glibc.link(entry.path, target) == 0 else { return false }
+        }
+        guard lstat(target, &st) == 0, UInt64(st.st_dev) == entry.device, UInt64(st.st_ino) == entry.inode else {
+            unlink(target)  // the entry was replaced since: not the bytes this run holds
+            return false
+        }
+        if target != final && rename(target, final) != 0 {
+            unlink(target)
+            return false
+        }
+        return true
+    }
+
+    /// `final` as a kernel copy of `entry`.
+    private func copy(_ entry: DWCacheEntryFile, as final: String, fallbackName: () -> String) -> Bool {
+        let source = open(entry.path, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { return false }
+        defer { close(source) }
+        var st = stat()
+        guard fstat(source, &st) == 0, UInt64(st.st_dev) == entry.device, UInt64(st.st_ino) == entry.inode,
+            Int(st.st_size) == entry.size, var file = AtomicFile.create(in: directory, fallbackName: fallbackName)
+        else { return false }
+        guard copyInKernel(from: source, offset: 0, to: file.fd, count: entry.size) == 0 else {
+            file.discard()
+            return false
+        }
+        return file.publish(as: final, fallbackName: fallbackName) == 0
     }
 
     /// PUTs the image as `prefix/name` (its SHA-256 in x-amz-content-sha256, signed by libcurl); returns its s3 URL.

@@ -58,13 +58,13 @@ extension DWImageServer {
         }
     }
 
-    /// `json` under `key` in the cache's layers: memory at once, the disk write in a background task.
+    /// `json` under `key` in the cache's layers: memory at once, the disk write on the cache's write queue.
     private func keepInfo(_ json: Data, forKey key: String) {
         let cache = manager.cache
         let policy = cache.cachePolicy
         if policy.contains(.memory) { try? cache.store(json, forKey: key, policy: .memory) }
         guard policy.contains(.disk) else { return }
-        Task.detached(priority: .utility) { try? cache.store(json, forKey: key, policy: .disk) }
+        cache.writeInBackground(json, forKey: key)
     }
 
     /// Stored bytes that are a JSON object (anything else is not an /info answer: the store's lookup counts an error).

@@ -27,6 +27,12 @@ need_debs() {  # need_debs cmd:package ...
 }
 
 build_dwfetch() {
+    if [[ -n "${BENCH_DWFETCH:-}" ]]; then  # a prebuilt dwfetch, with dwfetch-serve beside it
+        DWFETCH="$(cd "$(dirname "$BENCH_DWFETCH")" && pwd)/$(basename "$BENCH_DWFETCH")"
+        [[ -x "$DWFETCH" && -x "$(dirname "$DWFETCH")/dwfetch-serve" ]] || { log "no dwfetch + dwfetch-serve at $DWFETCH"; exit 1; }
+        log "using $DWFETCH (not built here)"
+        return 0
+    fi
     log "building dwfetch (release)"
     # `dwfetch serve` execs dwfetch-serve, built beside it.
     for product in dwfetch dwfetch-serve; do

@@ -19,19 +19,30 @@ extension DWWebImageCache {
     }
 
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
+        guard let (entry, fresh) = findOnDisk(forKey: key), fresh else { return nil }
+        return entry  // a stale one that can be revalidated stays for the manager's next request
+    }
+
+    /// The one disk lookup (``objCache(forKey:)`` and the pipeline's ``diskLookup(forKey:maxPixelCount:)`` both
+    /// go through it): `key`'s entry read and validated, marked as just read (for LRU eviction), with whether it is
+    /// still fresh. Anything unusable — torn, corrupt, another key's file (a hash collision), or stale without a
+    /// validator to revalidate it with — is removed and is a miss, as an absent file is. On the caller's thread.
+    func findOnDisk(forKey key: String) -> (entry: DiskEntryCodec.Entry, fresh: Bool)? {
         let path = filePath(forKey: key)
-        let found = DiskEntryCodec.read(path: path, touches: readTouches)  // last read, for LRU eviction
+        let found = DiskEntryCodec.read(path: path, touches: readTouches)
         if case .absent = found { return nil }
         guard case .entry(let entry) = found, entry.key == key else {
-            unlink(path)  // torn, corrupt, or another key's file (a hash collision): a miss
+            unlink(path)
             return nil
         }
-        if Date().timeIntervalSince(entry.metadata.storedAt) > freshnessLifetime(of: entry.metadata) {
-            // Stale. One that can be revalidated stays for the manager's next request (as the sweep keeps it).
-            if entry.metadata.etag == nil && entry.metadata.lastModified == nil { unlink(path) }
+        if Date().timeIntervalSince(entry.metadata.storedAt) <= freshnessLifetime(of: entry.metadata) {
+            return (entry, true)
+        }
+        guard entry.metadata.etag != nil || entry.metadata.lastModified != nil else {
+            unlink(path)
             return nil
         }
-        return entry
+        return (entry, false)
     }
 
     /// How long after it was stored an entry stays fresh: ``expirationTime``, shortened by the entry's

@@ -27,98 +27,66 @@ extension DWWebImageCache {
         pendingWrites.wait(timeout: .now() + timeout) == .success
     }
 
-    /// ``waitForPendingWrites(timeout:)`` waits for it even if called before the write begins.
-    func willWrite() { pendingWrites.enter() }
-
-    /// ``willWrite()`` for a downloaded image, which ``memoryOrPendingImage(forKey:)`` finds from now until its
-    /// write (``writeAndNotify``, given the returned ticket) is done.
-    func willWrite(_ image: DWImage, forKey key: String) -> UInt64 {
+    /// Announces a disk write of `key` (``waitForPendingWrites(timeout:)`` waits for it from now on), as the one
+    /// value that carries it to its end (``CacheWrite``).
+    func takeWrite(forKey key: String) -> CacheWrite {
         pendingWrites.enter()
-        return pendingImages.withLock { $0.add(image, forKey: key) }
+        return CacheWrite(cache: self, key: key, reserved: false)
+    }
+
+    /// ``takeWrite(forKey:)`` with a place in the write backlog taken now, if one is free (for a write the caller
+    /// must not wait for: the transfer engine's thread); nil when none is.
+    func reserveWrite(forKey key: String) -> CacheWrite? {
+        guard writeBacklog.wait(timeout: .now()) == .success else { return nil }
+        pendingWrites.enter()
+        return CacheWrite(cache: self, key: key, reserved: true)
+    }
+
+    /// Announces and queues a disk write of `data` under `key` (`dwfetch serve`'s `/info` answers): it runs on the
+    /// write queue, and ``waitForPendingWrites(timeout:)`` waits for it. Failures are logged.
+    package func writeInBackground(_ data: Data, forKey key: String) {
+        takeWrite(forKey: key).writeData(data)
     }
 
     /// How many announced writes of downloaded images have finished (their entry on disk, or failed); read before a
     /// disk lookup, it tells whether one finished since (``PendingImages``).
     var pendingWritesFinished: UInt64 { pendingImages.withLock { $0.finished } }
 
-    /// Takes one place in the write backlog now, if one is free (for a write the caller must not wait for: the
-    /// transfer engine's thread). Pass `reserved: true` to the write that uses it.
-    func reserveWrite() -> Bool { writeBacklog.wait(timeout: .now()) == .success }
-
-    /// Gives back a place taken by ``reserveWrite()`` that no write will use.
-    func unreserveWrite() { writeBacklog.signal() }
-
     /// Hands `body` to the write queue, waiting while 16 writes are already queued (unless `reserved`: a place was
-    /// taken by ``reserveWrite()``); ends the write announced by ``willWrite()`` when done.
-    private func enqueueWrite(reserved: Bool = false, _ body: @escaping @Sendable () -> Void) {
-        if !reserved { writeBacklog.wait() }
+    /// taken by ``reserveWrite(forKey:)``; or `backlog` is false: a small write whose caller must never block, which
+    /// takes no place); ends the announced write when done.
+    func enqueueWrite(reserved: Bool = false, backlog: Bool = true, _ body: @escaping @Sendable () -> Void) {
+        let placed = reserved || backlog
+        if placed && !reserved { writeBacklog.wait() }
         writeQueue.async { [self] in
             body()
-            writeBacklog.signal()
+            if placed { writeBacklog.signal() }
             pendingWrites.leave()
         }
     }
 
-    /// Writes `data` atomically under `key` (announced by ``willWrite()``) on the cache's write queue, then posts
-    /// ``Notification/Name/DWWebImageCacheComplete`` (with `"error"` on failure) on `queue`.
-    func writeAndNotify(
-        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
-        queue: DispatchQueue, reserved: Bool = false, ticket: UInt64? = nil
-    ) {
-        enqueueWrite(reserved: reserved) { [self] in
-            write(image, forKey: key, metadata: metadata, url: url, queue: queue)
-            if let ticket { pendingImages.withLock { $0.remove(ticket, forKey: key) } }
-        }
-    }
-
-    private func write(
-        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String,
-        queue: DispatchQueue
-    ) {
-        let center = notificationCenter
-        let payload = writeEntry(image, forKey: key, metadata: metadata, url: url)
-        queue.async { center.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload) }
-    }
-
-    /// ``writeAndNotify`` on the calling thread, for a caller already on the callback queue (the end of a download's
-    /// callback block, with ``DWWebImageManager/writesCacheInCallbacks``): writes `image` under `key` (announced by
-    /// ``willWrite(_:forKey:)``, whose `ticket` this is) and posts ``Notification/Name/DWWebImageCacheComplete`` here.
-    func writeHere(_ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String, ticket: UInt64?) {
-        let payload = writeEntry(image, forKey: key, metadata: metadata, url: url)
-        if let ticket { pendingImages.withLock { $0.remove(ticket, forKey: key) } }
-        notificationCenter.post(name: .DWWebImageCacheComplete, object: self, userInfo: payload)
-        pendingWrites.leave()
-    }
-
-    /// Writes one downloaded image's entry; the CacheComplete notification's userInfo (with the error, if it failed).
-    private func writeEntry(
+    /// Writes one downloaded image's entry: the CacheComplete notification's userInfo (with the error, if it
+    /// failed) and a body-only entry's file.
+    func writeEntry(
         _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String
-    ) -> [String: any Sendable] {
+    ) -> (info: [String: any Sendable], file: DWCacheEntryFile?) {
         var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
+        var file: DWCacheEntryFile?
         do {
-            try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
+            file = try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
         } catch {
             info[DWWebImageNotificationKey.error] = error
             DWLog.warning("cache write failed for \(url): \(error.message)")
         }
-        return info
+        return (info, file)
     }
 
-    /// Writes a processed variant (announced by ``willWrite()``; nil when making it failed: nothing to write).
-    /// It carries no validators, so once expired it is a miss and is made again from the original (which is
-    /// revalidated). Failures are logged; no notification is posted.
-    func writeVariant(_ image: DWImage?, forKey key: String) {
-        guard let image else {
-            pendingWrites.leave()
-            return
-        }
-        enqueueWrite { [self] in
-            do throws(DWWebImageError) {
-                try writeToDisk(
-                    image.data, forKey: key, metadata: DWCacheEntryMetadata(), release: image.releasesWindows)
-            } catch {
-                DWLog.warning("cache write failed for \(key): \(error.message)")
-            }
+    /// Writes `data` under `key` with no validators, logging a failure.
+    func writeLogged(_ data: Data, forKey key: String, release: Bool) {
+        do throws(DWWebImageError) {
+            try writeToDisk(data, forKey: key, metadata: DWCacheEntryMetadata(), release: release)
+        } catch {
+            DWLog.warning("cache write failed for \(key): \(error.message)")
         }
     }
 
@@ -128,17 +96,19 @@ extension DWWebImageCache {
     /// entries when it would pass it). Runs on the caller's thread (the write queue for the pipeline), one write
     /// at a time through `writeSemaphore`.
     /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
+    /// Returns a body-only entry's file (nil for one with its header inside).
+    @discardableResult
     private func writeToDisk(
         _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
         release: Bool = false
-    ) throws(DWWebImageError) {
+    ) throws(DWWebImageError) -> DWCacheEntryFile? {
         // One read of the settings per write. Paths as strings: Foundation's URL path operations cost
         // microseconds each, per write.
         let (config, spacePath, dirPath) = settings.withLock { ($0.configuration, $0.spacePath, $0.spaceDirectory) }
         let finalPath = spacePath + CacheKey.fileName(for: key, secure: config.useSecureKey, digest: config.keyDigest)
         let writer = DiskEntryWriter(
             data: data, key: key, metadata: metadata, compression: config.compression,
-            release: release)
+            release: release, bodyOnly: config.bodyOnlyEntries)
         let limit = max(0, config.diskSizeLimit)
         if limit > 0, let size = writer.plainSize, size > limit {
             throw DWWebImageError(
@@ -149,9 +119,12 @@ extension DWWebImageCache {
         let tempName = { Self.tempPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))" }
         var file = try createEntryFile(in: dirPath, privateFiles: config.privateFiles, fallbackName: tempName, key: key)
         let size: Int64
+        var entryFile: DWCacheEntryFile?
         switch writer.write(to: file.fd) {
         case .success(let written):
-            size = written
+            size = written.size
+            var st = stat()
+            if written.bodyOnly && fstat(file.fd, &st) == 0 { entryFile = DWCacheEntryFile(path: finalPath, stat: st) }
         case .failure(let code):
             file.discard()
             throw Self.ioError("write \(file.tempPath ?? dirPath + "/(unnamed)")", code.value, key)
@@ -170,6 +143,7 @@ extension DWWebImageCache {
         if code != 0 {
             throw Self.ioError("publish \(finalPath)", code, key)
         }
+        return entryFile
     }
 
     /// A new, not yet visible file in `dirPath`: unnamed until published (O_TMPFILE), else a named temp file;

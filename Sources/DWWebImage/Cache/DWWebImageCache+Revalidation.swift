@@ -15,22 +15,12 @@ extension DWWebImageCache {
     /// Looks `key` up on disk. An expired entry with a validator is returned as `.expired` (and kept) so the
     /// download can ask the server whether it is still current; anything unusable is removed and is a miss.
     func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
-        let path = filePath(forKey: key)
-        let found = DiskEntryCodec.read(path: path, touches: readTouches)  // last read, for LRU eviction
-        if case .absent = found { return .miss }
-        guard case .entry(let entry) = found, entry.key == key,
-            let image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount)
-        else {
-            unlink(path)  // torn, corrupt, foreign or not an image: a miss
+        guard let (entry, fresh) = findOnDisk(forKey: key) else { return .miss }
+        guard var image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount) else {
+            unlink(filePath(forKey: key))  // not an image: a miss
             return .miss
         }
-        if Date().timeIntervalSince(entry.metadata.storedAt) <= freshnessLifetime(of: entry.metadata) {
-            return .hit(image, entry.metadata)
-        }
-        guard entry.metadata.etag != nil || entry.metadata.lastModified != nil else {
-            unlink(path)
-            return .miss
-        }
-        return .expired(image, entry.metadata)
+        image.entryFile = entry.file
+        return fresh ? .hit(image, entry.metadata) : .expired(image, entry.metadata)
     }
 }

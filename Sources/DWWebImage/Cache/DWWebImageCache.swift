@@ -54,6 +54,12 @@ public final class DWWebImageCache: Sendable {
         /// user reads what was fetched (default false: 0644 and 0755, files a user's own programs share; `dwfetch
         /// serve` turns it on). The space's lock and sweep marker hold no image data and sit inside those directories.
         public var privateFiles = false
+        /// Entries stored as they are (not gzipped) are written body-only: the file holds exactly the payload and
+        /// the header (key, validators, checksums) lives in the file's extended attribute `user.dwwebimage.entry`,
+        /// so an output file can be a hard link or a kernel copy of the entry (`dwfetch -o` does). Default false
+        /// (the header first in the file). Where the file system keeps no user attributes the header goes in the
+        /// file anyway. Readers take both layouts whatever this says.
+        public var bodyOnlyEntries = false
         /// Most entries the memory cache keeps (DW: 20).
         public var memoryCountLimit = 20
         /// Most bytes the memory cache keeps (DW: 5 MB).

@@ -36,6 +36,10 @@ enum DiskEntryCodec {
         var payload: Data
         /// Whether the entry was stored gzipped.
         var compressed = false
+        /// Whether the file is the payload alone, its header in an attribute (see BodyOnlyEntry.swift).
+        var bodyOnly = false
+        /// A body-only entry's file, as ``read(path:touches:)`` opened it.
+        var file: DWCacheEntryFile?
     }
 
     /// Flag bit: the payload is a gzip stream.
@@ -204,6 +208,7 @@ enum DiskEntryCodec {
         entry.metadata.storedAt = Date(
             timeIntervalSince1970: TimeInterval(st.st_mtim.tv_sec)
                 + TimeInterval(st.st_mtim.tv_nsec) / 1e9)
+        if entry.bodyOnly { entry.file = DWCacheEntryFile(path: path, stat: st) }
         if let touches, touches.shouldTouch(path) { DiskBudget.touch(fd) }
         return .entry(entry)
     }
@@ -226,6 +231,10 @@ enum DiskEntryCodec {
         var n: Int
         repeat { n = pread(fd, buffer, firstReadSize, 0) } while n < 0 && errno == EINTR
         guard n >= 0 else { free(buffer); return nil }
+        // Not our header at the start: a body-only entry (whose header is an attribute), or nothing of ours.
+        guard n >= magic.count, memcmp(buffer, magic, magic.count) == 0 else {
+            return readBodyOnly(fd: fd, buffer: buffer, read: n)
+        }
         if n >= fixedHeaderSize && n < firstReadSize,
             let header = parseHeader(UnsafeRawBufferPointer(start: buffer, count: n), fileSize: n),
             let owned = realloc(buffer, n)

@@ -13,25 +13,39 @@ struct DiskEntryWriter {
         let value: Int32
     }
 
+    /// A written entry: its size on disk, and whether it is body-only (its header in an attribute).
+    struct Written {
+        let size: Int64
+        var bodyOnly = false
+    }
+
     let data: Data
     let key: String
     let metadata: DWCacheEntryMetadata
     let compression: DWCacheCompression
     /// Whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
     let release: Bool
+    /// Whether to try a body-only entry (see ``DWWebImageCache/Configuration/bodyOnlyEntries``).
+    let bodyOnly: Bool
     /// Whether the payload is gzipped (the sample promised it shrinks, or `.gzip` asks for it).
     let compress: Bool
     /// The header written first: the final one, or for a gzipped payload a placeholder of the final length that is
     /// rewritten once the stored length and CRC are known.
     private let header: Data
 
-    init(data: Data, key: String, metadata: DWCacheEntryMetadata, compression: DWCacheCompression, release: Bool) {
+    init(
+        data: Data, key: String, metadata: DWCacheEntryMetadata, compression: DWCacheCompression, release: Bool,
+        bodyOnly: Bool = false
+    ) {
         self.data = data
         self.key = key
         self.metadata = metadata
         self.compression = compression
         self.release = release
         compress = compression.applies(to: data)
+        // A payload that starts like an entry header is kept in the header's own file (readers look for the
+        // header at the start first).
+        self.bodyOnly = bodyOnly && !compress && !data.starts(with: DiskEntryCodec.magic)
         header =
             compress
             ? DiskEntryCodec.encodeHeader(
@@ -44,7 +58,18 @@ struct DiskEntryWriter {
     var plainSize: Int64? { compress ? nil : Int64(header.count + data.count) }
 
     /// Writes header and payload to `fd`; the entry's size on disk, or the `errno` of the write that failed.
-    func write(to fd: Int32) -> Result<Int64, Failure> {
+    /// A body-only entry stores the header as `fd`'s attribute and then the payload alone; where the file system
+    /// keeps no user attributes (or not one this long) it falls back to the header in the file.
+    func write(to fd: Int32) -> Result<Written, Failure> {
+        if bodyOnly && DiskEntryCodec.setAttributeHeader(header, on: fd) == 0 {
+            if let code = writePayload(to: fd) { return .failure(Failure(value: code)) }
+            return .success(Written(size: Int64(data.count), bodyOnly: true))
+        }
+        return writeWithHeader(to: fd).map { Written(size: $0) }
+    }
+
+    /// Header, then payload, in the file.
+    private func writeWithHeader(to fd: Int32) -> Result<Int64, Failure> {
         var stored = false
         if !compress && data.count < FileBytes.mapThreshold {
             switch writeSmall(to: fd) {

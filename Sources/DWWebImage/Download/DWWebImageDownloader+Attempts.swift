@@ -75,15 +75,16 @@ extension DWWebImageDownloader {
                 // (A write that runs in the callback block needs no place in the write backlog.)
                 let queuesWrite = self.context.storePolicy.contains(.disk) && !self.context.writesCacheInCallbacks
                 if case .success(let r) = result, (200..<300).contains(r.head.status), self.context.revalidation == nil,
-                    self.partial.isSmallInMemory(atMost: Self.engineThreadLimit),
-                    !queuesWrite || self.context.cache.reserveWrite()
+                    self.partial.isSmallInMemory(atMost: Self.engineThreadLimit)
                 {
-                    self.transferEnded(result, writeReserved: queuesWrite)
-                } else {
-                    self.context.workQueue.async {
-                        DWHopTrace.arrive("work queue")
-                        self.transferEnded(result)
+                    if !queuesWrite { return self.transferEnded(result) }
+                    if let write = self.context.cache.reserveWrite(forKey: self.key) {
+                        return self.transferEnded(result, write: write)
                     }
+                }
+                self.context.workQueue.async {
+                    DWHopTrace.arrive("work queue")
+                    self.transferEnded(result)
                 }
             })
         let live = state.withLock { s -> Bool in

@@ -15,9 +15,9 @@ extension DWWebImageDownloader {
     }
 
     /// A request ended (on the engine thread for a small body in memory, else on the work queue).
-    /// `writeReserved`: a place in the cache's write backlog was taken for this download (it is given back if the
+    /// `write`: the cache write taken for this download with a place in the write backlog (cancelled if the
     /// download ends without a write).
-    func transferEnded(_ result: Result<TransferResult, TransferFailure>, writeReserved: Bool = false) {
+    func transferEnded(_ result: Result<TransferResult, TransferFailure>, write: CacheWrite? = nil) {
         let (requestedOffset, appendedFrom) = state.withLock { ($0.requestedOffset, $0.appendedFrom) }
         let outcome = judge(result, requestedOffset: requestedOffset, appendedFrom: appendedFrom)
         if case .refetchWhole(let why) = outcome {
@@ -29,7 +29,7 @@ extension DWWebImageDownloader {
         let retryWait = failure.flatMap { retryDelay(for: $0) }
         switch nextStep(after: result, outcome: outcome, retryWait: retryWait) {
         case .again(let whole, let backoff):
-            if writeReserved { context.cache.unreserveWrite() }
+            write?.cancel()
             let delay = max(backoff, context.retryToken?() ?? 0)
             if delay <= 0 {
                 startAttempt(whole: whole)
@@ -37,12 +37,12 @@ extension DWWebImageDownloader {
                 DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in startAttempt(whole: whole) }
             }
         case .abandoned(let finish):
-            if writeReserved { context.cache.unreserveWrite() }
+            write?.cancel()
             partial.suspend()  // cancelled: keep what we have for the next time someone asks
             reportEnd()
             finish?()
         case .evaluate(let finish, let metrics):
-            complete(outcome, metrics: metrics, finishOperation: finish, writeReserved: writeReserved)
+            complete(outcome, metrics: metrics, finishOperation: finish, write: write)
         }
     }
 
@@ -86,16 +86,17 @@ extension DWWebImageDownloader {
 
     /// The download is over: validates the outcome, keeps the image in memory, frees the slot, finishes the
     /// operation, then answers every caller and queues the disk write (or, with `writesCacheInCallbacks`, writes it
-    /// at the end of the callers' block).
+    /// at the start of the callers' block, so they get the image with its entry file; CacheComplete still follows
+    /// them).
     private func complete(
         _ outcome: AttemptOutcome, metrics: DWDownloadMetrics,
-        finishOperation: (@Sendable () -> Void)?, writeReserved: Bool
+        finishOperation: (@Sendable () -> Void)?, write reserved: CacheWrite?
     ) {
         // Validate and keep the image in memory before the manager forgets this download: a caller who finds no
         // download for the URL from then on finds the image in the memory cache instead.
         let evaluated = evaluate(outcome, metrics: metrics)
         var policy = context.storePolicy
-        var ticket: UInt64?
+        var write: CacheWrite?
         if case .success(let (image, head)) = evaluated {
             partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
             if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
@@ -103,11 +104,12 @@ extension DWWebImageDownloader {
                 context.cache.removeDiskEntry(forKey: key)
             }
             if policy.contains(.memory) { context.cache.storeInMemory(image, forKey: key) }
-            if policy.contains(.disk) { ticket = context.cache.willWrite(image, forKey: key) }
+            if policy.contains(.disk) {
+                write = reserved ?? context.cache.takeWrite(forKey: key)
+                write?.hold(image)  // findable until written
+            }
         }
-        let writes: Bool
-        if case .success = evaluated { writes = policy.contains(.disk) } else { writes = false }
-        if writeReserved && !writes { context.cache.unreserveWrite() }
+        if write == nil { reserved?.cancel() }  // nothing to write after all
         state.withLock { s in
             switch evaluated {
             case .success: s.ending = .success(())
@@ -121,27 +123,23 @@ extension DWWebImageDownloader {
             return s.waiters
         }
         switch evaluated {
-        case .success(let (image, head)) where policy.contains(.disk) && context.writesCacheInCallbacks:
-            let (cache, key, url, metadata, ticket) = (context.cache, key, url, diskMetadata(for: head), ticket)
-            deliver(image, metrics: metrics, to: waiters) {
-                cache.writeHere(image, forKey: key, metadata: metadata, url: url, ticket: ticket)
-            }
+        case .success(let (image, head)) where write != nil && context.writesCacheInCallbacks:
+            let (write, url, metadata) = (write!, url, diskMetadata(for: head))
+            deliver(image, metrics: metrics, to: waiters) { write.writeHere(image, metadata: metadata, url: url) }
         case .success(let (image, head)):
             deliver(image, metrics: metrics, to: waiters)
-            if policy.contains(.disk) {
-                context.cache.writeAndNotify(
-                    image, forKey: key, metadata: diskMetadata(for: head), url: url,
-                    queue: context.callbackQueue, reserved: writeReserved, ticket: ticket)
-            }
+            write?.writeAndNotify(image, metadata: diskMetadata(for: head), url: url, queue: context.callbackQueue)
         case .failure(let error):
             deliver(error, metrics: metrics, to: waiters)
         }
     }
 
-    /// Answers the callers of the original in one block on the callback queue (ending with `then`, if any), and
-    /// hands the callers of variants to the manager.
+    /// Answers the callers of the original in one block on the callback queue, and hands the callers of variants to
+    /// the manager. `writing`, if any, starts the block (the cache write: the callers get the image it returns, with
+    /// its entry file) and what it returns to do after ends it.
     private func deliver(
-        _ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter], then: (@Sendable () -> Void)? = nil
+        _ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter],
+        writing: (@Sendable () -> (DWImage, @Sendable () -> Void))? = nil
     ) {
         let center = context.notificationCenter
         let handler = context.metricsHandler()
@@ -158,6 +156,9 @@ extension DWWebImageDownloader {
         // completion, then the Finish notification (its image is the original).
         context.callbackQueue.async { [self] in
             if !originals.isEmpty { DWHopTrace.arrive("callback queue") }  // else only the handler and the notification
+            var image = image
+            var then: (@Sendable () -> Void)?
+            if let writing { (image, then) = writing() }
             handler?(metrics)
             for waiter in originals where waiter.claim() {
                 if needsFinal { waiter.progress?(total, total) }

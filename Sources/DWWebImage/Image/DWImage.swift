@@ -36,6 +36,9 @@ public struct DWImage: Sendable, Equatable {
     /// Whether the library made this image from bytes no one outside it has held, so full passes over a mapped
     /// body may release what they have read (see ``FileBytes``). Not part of equality.
     private(set) var releasesWindows = false
+    /// The body-only cache entry holding exactly these bytes, when this instance was read from or written to one
+    /// (see ``DWCacheEntryFile``); nil otherwise. Not part of equality.
+    package internal(set) var entryFile: DWCacheEntryFile?
 
     /// Validates `data` and reads its header.
     ///

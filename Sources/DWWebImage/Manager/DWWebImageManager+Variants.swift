@@ -51,7 +51,7 @@ extension DWWebImageManager {
             executor = chosen
         }
         let store = options.storePolicy
-        if store.contains(.disk) { cache.willWrite() }
+        let write = store.contains(.disk) ? cache.takeWrite(forKey: key) : nil
         let finish: @Sendable (Result<DWImage, DWWebImageError>) -> Void = { [self] result in
             let answered = state.withLock { s -> [Waiter] in
                 guard s.transforms[key]?.cancellation === cancellation else { return [] }  // orphaned: all gone
@@ -67,7 +67,7 @@ extension DWWebImageManager {
                     for waiter in answered where waiter.claim() { waiter.callCompletion(result) }
                 }
             }
-            if store.contains(.disk) { cache.writeVariant(try? result.get(), forKey: key) }
+            write?.writeVariant(try? result.get())
         }
         let work: @Sendable () -> Void = { [self] in
             DWHopTrace.arrive("transform worker")

@@ -1,11 +1,13 @@
 // DWRequestID: a request's ID, from its X-Request-ID when usable, else made here; in every log line of the request.
+import DWLocking
 import Foundation
 import HTTPTypes
 import Logging
 
 /// `X-Request-ID`: accepted from the client when it is 1–128 characters of letters, digits and `-_.:`; otherwise
 /// (absent, or anything else, which could forge log lines) a new 20-hex-digit ID. Echoed in the response and put in
-/// every log line the request's task writes, through ``metadataProvider``. Pure; any thread.
+/// every log line the request's task writes, through ``metadataProvider``. Any thread (the counter is one `DWLock`,
+/// a leaf).
 enum DWRequestID {
     /// `X-Request-ID`.
     static let field = HTTPField.Name("X-Request-ID")!
@@ -13,9 +15,35 @@ enum DWRequestID {
     /// The ID for a request whose `X-Request-ID` header is `header`.
     static func id(from header: String?) -> String {
         if let header, (1...128).contains(header.utf8.count), header.utf8.allSatisfy(isAllowed) { return header }
-        var bytes = [UInt8](repeating: 0, count: 10)
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        return made()
+    }
+
+    /// 128 random bits drawn once per process, keying ``made()``.
+    private static let key = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
+    private static let counter = DWLock(UInt64(0))
+
+    /// A new ID: a per-process counter through SplitMix64's finalizer (a bijection, so the first 16 digits never
+    /// repeat within a process) keyed by ``key``, so processes differ. Not a secret — a client may send any ID it
+    /// likes — and it costs no system call or string formatting per request (ten `getrandom` calls and ten
+    /// `String(format:)` were ~6 % of a cached variant's CPU).
+    static func made() -> String {
+        let n = counter.withLock { c -> UInt64 in
+            c &+= 1
+            return c
+        }
+        let high = mix(n &+ key.0), low = mix(n ^ key.1)
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var out = [UInt8](repeating: 0, count: 20)
+        for i in 0..<16 { out[i] = digits[Int((high >> (60 - 4 * UInt64(i))) & 0xF)] }
+        for i in 0..<4 { out[16 + i] = digits[Int((low >> (60 - 4 * UInt64(i))) & 0xF)] }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
     }
 
     private static func isAllowed(_ byte: UInt8) -> Bool {
