@@ -1,10 +1,12 @@
 // DWPlanMemo: parsed plans kept by target and Accept — never a URL whose answer depends on the clock (exp:).
 @testable import DWWebImageServer
+import HTTPTypes
 import XCTest
 
 final class PlanMemoTests: XCTestCase {
     private func job(_ target: String) throws -> DWImageJob {
-        DWImageJob(url: try DWProxyURL(target: target, now: 1_000), isLocal: false, named: nil, plan: nil)
+        DWImageJob(url: try DWProxyURL(target: target, now: 1_000), isLocal: false, named: nil, plan: nil,
+                   surrogateKeys: HTTPFields())
     }
 
     func testKeptByTargetAndAcceptExceptExpiringURLs() throws {

@@ -1,5 +1,4 @@
 // DWResultStorage: variants shared between instances through an S3 bucket (`serve --result-storage s3://b/prefix`).
-import Crypto
 import DWLocking
 import DWWebImage
 import Foundation
@@ -38,7 +37,7 @@ struct DWResultStorage: Sendable {
     /// The object a variant key is stored under.
     func location(forVariantKey key: String) -> DWS3Location {
         let named = "dwserve-result-v2\n" + policy + "\n" + key
-        let hex = SHA256.hash(data: Data(named.utf8)).map { String(format: "%02x", $0) }.joined()
+        let hex = DWDigest.sha256Hex(named)
         return prefix.appending(hex)
     }
 

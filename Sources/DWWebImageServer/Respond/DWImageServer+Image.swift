@@ -14,6 +14,8 @@ struct DWImageJob: Sendable {
     let named: DWImageFormat?
     /// What to make of the source (nil for `raw:1`: its bytes as they are).
     let plan: DWVariantPlan?
+    /// The purge keys of every answer (``DWSurrogateKeys``), made once with the job.
+    let surrogateKeys: HTTPFields
 }
 
 /// The first part of an image answer: a refusal already, or a job to fetch.
@@ -70,7 +72,7 @@ extension DWImageServer {
         }
         let bucket = url.options.raw ? DWAcceptBucket() : configuration.acceptFormats.bucket(accept: request.headers[.accept])
         return .fetch(DWImageJob(url: url, isLocal: isLocal, named: url.options.transform.format,
-                                 plan: plan(for: url, bucket: bucket)))
+                                 plan: plan(for: url, bucket: bucket), surrogateKeys: DWSurrogateKeys.fields(for: url)))
     }
 
     /// The answer when the pipeline's memory cache holds the job's result (a hot variant): looked up and answered
@@ -124,6 +126,7 @@ extension DWImageServer {
         }
         if logger.logLevel <= .info { DWAccessNote.current?.text = " " + image.source.rawValue }  // the log's only
         var extra = marks
+        extra.append(contentsOf: job.surrogateKeys)
         let options = job.url.options
         if options.filename != nil || options.returnAttachment {
             extra[.contentDisposition] = Self.contentDisposition(options, source: job.url.source, format: image.format)

@@ -1,5 +1,4 @@
 // DWCachePolicyMarker: a cache space's originals are served only under the fetch policy they were fetched under.
-import Crypto
 import DWWebImage
 import Foundation
 
@@ -19,7 +18,7 @@ enum DWCachePolicyMarker {
         // Variants of animations depend on it, and their cache keys do not say it.
         text += "animation-frames:\(configuration.resultLimits.maxAnimationFrames)\n"
         if configuration.ignoresSSLVerification { text += "tls:insecure\n" }  // only when set: old markers still match
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return DWDigest.sha256Hex(text)
     }
 
     /// Empties `cache`'s space unless its marker names `fingerprint`, then writes the marker (mode 0600).

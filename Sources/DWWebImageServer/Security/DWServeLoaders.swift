@@ -2,7 +2,6 @@
 // read under `--local-root` (opened without following any symlink, with no check separate from the open), and the
 // fallback image.
 import COpenBeneath
-import Crypto
 import DWWebImage
 import Foundation
 #if canImport(Glibc)
@@ -149,7 +148,7 @@ struct DWFallbackLoader: DWImageLoader {
 
     init(image: DWImage) {
         data = image.data
-        source = "dwfallback:" + SHA256.hash(data: image.data).prefix(12).map { String(format: "%02x", $0) }.joined()
+        source = "dwfallback:" + DWDigest.sha256Hex(image.data, bytes: 12)
     }
 
     func canLoad(_ url: String) -> Bool { url == source }

@@ -14,6 +14,9 @@ public struct DWImgproxyOptions: Sendable, Equatable {
     public var returnAttachment = false
     /// `raw`: the source's bytes as they came, no processing (and no extension-as-format).
     public var raw = false
+    /// `tag`: a name a CDN or Varnish can purge this answer by (`Surrogate-Key`, `xkey`, `Cache-Tag`, beside the
+    /// source's hash); letters, digits, `_` and `-`, at most 64. Not part of the cache key: it changes no byte.
+    public var tag: String?
     /// Presets applied, in order (`default` first when configured).
     public var presets: [String] = []
     /// The security options the URL set (`msr`, `msfs`, `maf`, `mafr`; `mrd` is in ``transform``), when the server

@@ -82,6 +82,13 @@ struct DWOptionParser {
             if time > 0 && time < now { throw ParseError("expired URL (exp:\(time))", status: 404) }
             o.expires = time > 0 ? time : nil
         case "filename", "fn": try filename(r, &o)
+        case "tag":
+            try r.max(1)
+            let name = r.args[0]
+            guard (1...64).contains(name.utf8.count),
+                  name.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
+            else { throw r.error("expects 1 to 64 letters, digits, _ or -") }
+            o.tag = name
         case "return_attachment", "att": try r.max(1); o.returnAttachment = r.bool(0)
         case "preset", "pr":
             for preset in a { try applyPreset(preset, to: &o, presetStack: presetStack) }
