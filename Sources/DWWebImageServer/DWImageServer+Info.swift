@@ -78,12 +78,14 @@ extension DWImageServer {
         return (options, try DWProxyURL(target: "/\(signature)/\(rest)"))
     }
 
-    /// The JSON object, keys sorted: width, height, format, frames, size, orientation, blurhash, dominant_colors
-    /// ([{"color": "#rrggbb", "fraction": f}]) and average ({"R","G","B","A"}), each as `options` ask.
+    /// The JSON object, keys sorted: aspect_ratio (always), width, height, format, frames, size, orientation,
+    /// blurhash, dominant_colors ([{"color": "#rrggbb", "fraction": f}]), thumbhash, lqip and average
+    /// ({"R","G","B","A"}), each as `options` ask.
     static func infoJSON(_ image: DWImage, _ options: DWInfoOptions) throws(DWWebImageError) -> Data {
         var object: [String: Any] = [:]
+        let size = try image.reportedSize  // an SVG without a declared size: the size libvips renders it at
+        object["aspect_ratio"] = (Double(size.width) / Double(max(1, size.height)) * 10_000).rounded() / 10_000
         if options.dimensions {
-            let size = try image.reportedSize  // an SVG without a declared size: the size libvips renders it at
             object["width"] = size.width
             object["height"] = size.height
         }
@@ -99,6 +101,8 @@ extension DWImageServer {
                 ["color": $0.color.hex, "fraction": ($0.fraction * 1000).rounded() / 1000] as [String: Any]
             }
         }
+        if options.thumbHash { object["thumbhash"] = try image.thumbHash().base64EncodedString() }
+        if options.lqipWidth > 0 { object["lqip"] = try DWPlaceholderURI.make(image, width: options.lqipWidth) }
         if options.average {
             let mean = try image.averageColor
             object["average"] = ["R": mean.red, "G": mean.green, "B": mean.blue, "A": mean.alpha]

@@ -38,7 +38,7 @@ final class InfoEndpointTests: ServeTestCase {
         XCTAssertTrue(unknown.text.contains("bogus"), unknown.text)
         let plain = try serve().get("/info/insecure/plain/\(origin.url("/q.png"))")
         let defaults = try XCTUnwrap(try JSONSerialization.jsonObject(with: plain.body) as? [String: Any])
-        XCTAssertEqual(Set(defaults.keys), ["width", "height", "format", "frames", "size", "orientation"])
+        XCTAssertEqual(Set(defaults.keys), ["width", "height", "format", "frames", "size", "orientation", "aspect_ratio"])
     }
 
     /// An /info answer is cached as a variant is: the same options again are answered from the cache (the access

@@ -1,5 +1,7 @@
 // The server's pure logic, in-process and fast: URL parser, signer, CIDR, address policy, negotiation, statuses.
+import DWTestServer
 import DWWebImage
+import DWWebImageProcessing
 @testable import DWWebImageServer
 import HTTPTypes
 import XCTest
@@ -152,5 +154,25 @@ final class NegotiationAndStatusTests: XCTestCase {
         XCTAssertTrue(DWETag.matches(ifNoneMatch: ["\"x\", W/\(etag)"], etag: etag))
         XCTAssertTrue(DWETag.matches(ifNoneMatch: ["*"], etag: etag))
         XCTAssertFalse(DWETag.matches(ifNoneMatch: ["\"x\""], etag: etag))
+    }
+}
+
+/// /info's placeholders: ThumbHash, a data-URI LQIP under 4 KiB, and the aspect ratio (always).
+final class InfoPlaceholderTests: XCTestCase {
+    func testThumbHashLQIPAndAspectRatio() throws {
+        let image = try DWImage(data: SampleImages.png(width: 90, height: 60))
+        var options = DWInfoOptions()
+        try options.apply("th:1")
+        try options.apply("lqip:16")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: DWImageServer.infoJSON(image, options)) as? [String: Any])
+        XCTAssertEqual(object["thumbhash"] as? String, try image.thumbHash().base64EncodedString())
+        let lqip = try XCTUnwrap(object["lqip"] as? String)
+        XCTAssertTrue(lqip.hasPrefix("data:image/webp;base64,"), lqip)
+        XCTAssertLessThanOrEqual(lqip.utf8.count, 4096)
+        let placeholder = try DWImage(data: try XCTUnwrap(Data(base64Encoded: String(lqip.dropFirst(23)))))
+        XCTAssertEqual([placeholder.pixelWidth, placeholder.pixelHeight], [16, 11])
+        XCTAssertEqual(object["aspect_ratio"] as? Double, 1.5)
+        XCTAssertThrowsError(try options.apply("lqip:2"), "too small to be a placeholder")
+        XCTAssertNotEqual(options.identifier, DWInfoOptions().identifier, "each its own cached answer")
     }
 }

@@ -12,6 +12,10 @@ public struct DWInfoOptions: Sendable, Equatable {
     public var dominantColors = 0
     /// Whether to report the average colour.
     public var average = false
+    /// Whether to report the ThumbHash (`th`).
+    public var thumbHash = false
+    /// The width of a tiny placeholder to report as a `data:` URI (`lqip`, 4…64); 0: none.
+    public var lqipWidth = 0
     /// Changes the cache key and nothing else [`cb`], as for images.
     public var cacheBuster = ""
     /// `exp`: a Unix time after which the URL answers 404 (checked when parsed; not part of the answer's key); nil:
@@ -21,12 +25,13 @@ public struct DWInfoOptions: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// Every option, spelled once: names the answer in the caches (`info(s:1,f:1,d:1,fr:1,or:1,bh:0x0,dc:0,avg:0,cb:…)`).
+    /// Every option, spelled once: names the answer in the caches
+    /// (`info(s:1,f:1,d:1,fr:1,or:1,bh:0x0,dc:0,avg:0,th:0,lqip:0,cb:…)`).
     public var identifier: String {
         let flags = [("s", size), ("f", format), ("d", dimensions), ("fr", frames), ("or", orientation)]
             .map { "\($0.0):\($0.1 ? 1 : 0)" }.joined(separator: ",")
         return "info(\(flags),bh:\(blurHashX)x\(blurHashY),dc:\(dominantColors),avg:\(average ? 1 : 0),"
-            + "cb:\(cacheBuster.utf8.count):\(cacheBuster))"
+            + "th:\(thumbHash ? 1 : 0),lqip:\(lqipWidth),cb:\(cacheBuster.utf8.count):\(cacheBuster))"
     }
 
     /// Applies one `name:args` segment; unknown or malformed is a 400 naming it, an `exp:` before `now` (Unix
@@ -55,6 +60,11 @@ public struct DWInfoOptions: Sendable, Equatable {
             dominantColors = r.bool(0) ? 5 : (Int(r.args[0]).map { $0 } ?? 0)
             guard (0...16).contains(dominantColors) else { throw r.error("1 or 0, or a count up to 16") }
         case "average", "avg": try r.max(1); average = r.bool(0)
+        case "thumbhash", "th": try r.max(1); thumbHash = r.bool(0)
+        case "lqip":
+            try r.max(1)
+            lqipWidth = try r.intIn(0, 0...64)
+            guard lqipWidth == 0 || lqipWidth >= 4 else { throw r.error("a width of 4 to 64 pixels, or 0") }
         case "cachebuster", "cb": try r.max(1); cacheBuster = r.args[0]
         case "expires", "exp":
             try r.max(1)
