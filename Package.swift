@@ -159,38 +159,43 @@ let package = Package(
         .executableTarget(name: "dwfetch-svg", dependencies: ["DWWebImageProcessing"]),
         // A QOI decoder and encoder registered through DWImageCodecs by the tests (not shipped in any product).
         .target(name: "DWTestCodecs", dependencies: ["DWWebImage", "DWLocking"], path: "Tests/DWTestCodecs"),
+        // What every test target shares: eventually, Result's value and error, the built executables' location.
+        .target(name: "DWTestSupport", path: "Tests/DWTestSupport"),
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",
-            dependencies: ["DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum", "DWTestCodecs"],
+            dependencies: ["DWTestSupport", "DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum", "DWTestCodecs"],
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
         .testTarget(name: "DWWebImagePreviewTests",
-                    dependencies: ["DWWebImagePreview", "DWWebImage", "DWWebImageProcessing", "DWTestServer"]),
+                    dependencies: ["DWTestSupport", "DWWebImagePreview", "DWWebImage", "DWWebImageProcessing", "DWTestServer"]),
         // Real libvips on real files (made in the tests, or with Pillow where it is installed).
         .testTarget(
             name: "DWWebImageProcessingTests",
-            dependencies: ["DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWLocking", "DWTestCodecs"],
+            dependencies: ["DWTestSupport", "DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWLocking", "DWTestCodecs"],
             exclude: ["Fixtures"]
         ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
         .testTarget(
             name: "DWFetchTests",
             // DWSignals: SignalWatchTests run the signal watch in-process; the rest spawn the built executables.
-            dependencies: ["DWFetchCLI", "DWSignals", "DWTestServer", "DWTestPeers", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "DWTestSupport", "DWFetchCLI", "DWSignals", "DWTestServer", "DWTestPeers",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // imgproxy's options in-process: the parser, the one transform builder, and the pixels it makes (real libvips).
         .testTarget(
             name: "DWImgproxyTests",
-            dependencies: ["DWWebImageServer", "DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWTestPeers"]
+            dependencies: ["DWTestSupport", "DWWebImageServer", "DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWTestPeers"]
         ),
         // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping,
         // result limits, the work gate) and its routes through HummingbirdTesting's router framework: no process, no socket.
         .testTarget(
             name: "DWWebImageServerTests",
             dependencies: [
-                "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWLocking", "DWTestCodecs",
+                "DWTestSupport", "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWLocking", "DWTestCodecs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
@@ -198,7 +203,7 @@ let package = Package(
         // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
         .testTarget(
             name: "DWServerTests",
-            dependencies: ["DWTestServer", "DWTestPeers", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["DWTestSupport", "DWTestServer", "DWTestPeers", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 // Runs the built `dwfetch` binary as a child process, the way a user does.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -24,16 +25,7 @@ struct FetchRun {
 /// Locates and runs `dwfetch`.
 enum DWFetchProcess {
     /// `.build/<triple>/debug/dwfetch`, beside the test bundle.
-    static var binary: URL {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for dir in [bundle, bundle.deletingLastPathComponent()] {
-            let candidate = dir.appendingPathComponent("dwfetch")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return Bundle(for: Marker.self).bundleURL.deletingLastPathComponent().appendingPathComponent("dwfetch")
-    }
-
-    private final class Marker {}
+    static var binary: URL { BuiltBinary.url("dwfetch") }
 
     /// Starts `dwfetch args` with stdout/stderr captured to files (no pipe-buffer deadlocks).
     static func start(_ args: [String], stdin: String? = nil, environment: [String: String] = [:],

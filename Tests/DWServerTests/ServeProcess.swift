@@ -1,4 +1,5 @@
 // Runs the built `dwfetch serve` as a child process and talks plain HTTP/1.1 to it over a socket, as a client would.
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -129,14 +130,7 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// `.build/<triple>/debug/dwfetch`, beside the test bundle.
-    static var binary: URL {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for dir in [bundle, bundle.deletingLastPathComponent()] {
-            let candidate = dir.appendingPathComponent("dwfetch")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return Bundle(for: ServeProcess.self).bundleURL.deletingLastPathComponent().appendingPathComponent("dwfetch")
-    }
+    static var binary: URL { BuiltBinary.url("dwfetch") }
 
     /// The exit status of `dwfetch serve --port 0 <args>` that should refuse its arguments at start; a server that
     /// starts after all is stopped after 20 s (its status then fails the caller's check).

@@ -2,6 +2,7 @@
 // sources signed by libcurl, the store's refusals mapped, and variants shared between instances through the bucket.
 import DWTestPeers
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -21,7 +22,7 @@ final class ServeS3Tests: ServeTestCase {
         XCTAssertEqual(first.status, 200, first.text)
         XCTAssertEqual(try a.metric("dwserve_transforms_total"), 1)
         XCTAssertEqual(try a.metric("dwserve_origin_fetches_total"), 1)
-        XCTAssertTrue(try eventually { try a.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 },
+        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) { try a.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 },
                       "A wrote the variant: \(a.stderr)")
         let stored = try moto.objects(prefix: "variants/")
         XCTAssertEqual(stored.count, 1)
@@ -94,12 +95,12 @@ final class ServeS3Tests: ServeTestCase {
         let same = try serve(flags, environment: environment)
         let path = ProxyPath.plain("s3://images/src.png", options: "rs:fit:24:24")
         XCTAssertEqual(try loose.get(path).status, 200)
-        XCTAssertTrue(try eventually { try loose.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 },
+        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) { try loose.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 },
                       "the loose instance wrote its variant: \(loose.stderr)")
         XCTAssertEqual(try strict.get(path).status, 200)
         XCTAssertEqual(try strict.metric(#"dwserve_result_storage_total{outcome="hit"}"#), 0, "not the loose variant")
         XCTAssertEqual(try strict.metric("dwserve_transforms_total"), 1, "made here, under this policy")
-        XCTAssertTrue(try eventually { try strict.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 })
+        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) { try strict.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 })
         XCTAssertEqual(try same.get(path).status, 200)
         XCTAssertEqual(try same.metric(#"dwserve_result_storage_total{outcome="hit"}"#), 1, "same policy: shared")
         XCTAssertEqual(try same.metric("dwserve_transforms_total"), 0)
@@ -117,19 +118,9 @@ final class ServeS3Tests: ServeTestCase {
         }
         let response = try server.get(path)
         XCTAssertEqual(response.status, 200, response.text)
-        XCTAssertTrue(try eventually { try server.metric(#"dwserve_result_storage_total{outcome="error"}"#) >= 3 },
+        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) { try server.metric(#"dwserve_result_storage_total{outcome="error"}"#) >= 3 },
                       "lookups and writes that failed are counted")
         XCTAssertEqual(try server.metric(#"dwserve_requests_total{status="200"}"#), 3)
         XCTAssertTrue(server.stderr.contains("result storage"), "and logged: \(server.stderr)")
-    }
-
-    /// Polls `condition` until it holds or 10 s pass.
-    private func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(50_000)
-        }
-        return try condition()
     }
 }

@@ -1,6 +1,7 @@
 // SIGTERM and SIGINT on a real `dwfetch serve`: every accepted response arrives in full, the deadline cuts and says
 // so, a second signal exits at once. Each signal test runs 20 times in a row: a race seen once in twenty fails it.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -102,7 +103,7 @@ final class ShutdownTests: ServeTestCase {
         for round in 1...Self.rounds {
             let server = try serve()
             let reader = try SlowReader(port: server.port, target: ProxyPath.plain(origin.url("/gated.png")), keepAlive: true)
-            let asked = poll(timeout: 10) { self.origin.requestCount(path: "/gated.png") >= round }
+            let asked = eventually(timeout: 10) { self.origin.requestCount(path: "/gated.png") >= round }
             if asked { kill(server.process.processIdentifier, SIGTERM) }
             let draining = server.waitForStderr(containing: "shutting down")
             if asked { gate.signal() }
@@ -114,15 +115,5 @@ final class ShutdownTests: ServeTestCase {
             XCTAssertEqual(server.waitForExit(timeout: 20), 0, "round \(round)")
             if !(asked && draining) { return }
         }
-    }
-
-    /// Polls `condition` every 5 ms until it holds or `timeout` passes.
-    private func poll(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            if Date() >= deadline { return false }
-            usleep(5_000)
-        }
-        return true
     }
 }

@@ -1,5 +1,6 @@
 // The server's pure parts behind issue 22: the address ranges, the result limits and the worker pool.
 import DWLocking
+import DWTestSupport
 import Foundation
 import DWWebImage
 @testable import DWWebImageServer
@@ -75,7 +76,8 @@ final class HardeningUnitTests: XCTestCase {
             note("holder")
             release.wait()
         })
-        try await waitUntil { pool.load.running == 1 }
+        let held1 = await waitUntil(timeout: 10) { pool.load.running == 1 }
+        XCTAssertTrue(held1)
         XCTAssertTrue(pool.submit { note("first") })
         XCTAssertTrue(pool.submit { note("second") })
         XCTAssertFalse(pool.submit { XCTFail("a third waiting block is over the queue") })
@@ -86,7 +88,8 @@ final class HardeningUnitTests: XCTestCase {
             XCTAssertTrue(error.isBusy, "\(error)")
         }
         release.signal()
-        try await waitUntil { order.value.count == 3 && pool.load.running == 0 }
+        let held2 = await waitUntil(timeout: 10) { order.value.count == 3 && pool.load.running == 0 }
+        XCTAssertTrue(held2)
         XCTAssertEqual(order.value, ["holder", "first", "second"])
         XCTAssertEqual(threads.value.count, 1, "one worker: every block on its one thread")
         XCTAssertEqual(pool.load.waiting, 0)
@@ -96,10 +99,12 @@ final class HardeningUnitTests: XCTestCase {
         let pool = DWWorkerPool(workers: 1, queue: 1)
         let release = DispatchSemaphore(value: 0)
         XCTAssertTrue(pool.submit { release.wait() })
-        try await waitUntil { pool.load.running == 1 }
+        let held3 = await waitUntil(timeout: 10) { pool.load.running == 1 }
+        XCTAssertTrue(held3)
         let ran = DWLock(false)
         let waiter = Task { try await pool.run { () throws(DWWebImageError) -> Int in ran.withLock { $0 = true }; return 1 } }
-        try await waitUntil { pool.load.waiting == 1 }
+        let held4 = await waitUntil(timeout: 10) { pool.load.waiting == 1 }
+        XCTAssertTrue(held4)
         waiter.cancel()
         do {
             _ = try await waiter.value
@@ -108,18 +113,8 @@ final class HardeningUnitTests: XCTestCase {
             XCTAssertEqual((error as? DWWebImageError)?.code, .cancelled)
         }
         release.signal()
-        try await waitUntil { pool.load.running == 0 && pool.load.waiting == 0 }
+        let held5 = await waitUntil(timeout: 10) { pool.load.running == 0 && pool.load.waiting == 0 }
+        XCTAssertTrue(held5)
         XCTAssertFalse(ran.value, "the queued work of a cancelled caller is skipped")
-    }
-
-    private struct Timeout: Error {}
-
-    /// Polls an observable condition with a 10 s deadline (throws, failing the test, when it passes).
-    private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(10)
-        while !condition() {
-            guard Date() < deadline else { throw Timeout() }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }

@@ -2,6 +2,7 @@
 // completion. No test waits on wall-clock time.
 import DWLocking
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,5 +1,6 @@
 // The disk budget (LRU, at write time), key digests, raw keys that cannot escape, the clean notification.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,6 +1,7 @@
 // Cache keys: a manager's key filter (signed URLs that differ only in signature/expiry share one entry and one
 // download) and a request's .cacheKey (another URL, the same image); variants are keyed from it.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,5 +1,6 @@
 // DWWebImageCache: memory and disk round trips, self-validating entries, expiry, keys that cannot escape.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,5 +1,6 @@
 // The callback array: one transfer per URL however many callers, and cancellation per caller or per URL.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

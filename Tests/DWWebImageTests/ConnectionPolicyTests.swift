@@ -2,6 +2,7 @@
 // every redirect; a refusal opens no socket, is not retried, and is a 10003 that says which address it was.
 import DWLocking
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

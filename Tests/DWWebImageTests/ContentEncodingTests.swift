@@ -3,6 +3,7 @@
 // is never resumed. Against the in-process server and against Apache httpd's mod_deflate.
 import DWTestPeers
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

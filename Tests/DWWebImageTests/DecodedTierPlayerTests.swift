@@ -2,6 +2,7 @@
 // play (and a second player) show the same frames without decoding them again. The manual clock drives the plays.
 import DWLocking
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,4 +1,5 @@
 // The scheduler's rules, tested on the value type itself: no sockets, no clocks.
+import DWTestSupport
 import XCTest
 
 @testable import DWWebImage

@@ -1,5 +1,6 @@
 // Every error code reachable without a cache failure, each carrying what a user needs.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -3,6 +3,7 @@
 import DWLocking
 import DWTestPeers
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

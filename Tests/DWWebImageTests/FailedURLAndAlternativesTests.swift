@@ -1,5 +1,6 @@
 // The negative cache (Configuration.failedURLTTL, .retryFailed) and .alternativeSources, against the fault server.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -2,6 +2,7 @@
 // cache, coalescing, priorities and notifications as downloads.
 import DWLocking
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

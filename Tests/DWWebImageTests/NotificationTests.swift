@@ -1,5 +1,6 @@
 // Notifications as users observe them: names, object, userInfo, on the callback queue; none for cache hits.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

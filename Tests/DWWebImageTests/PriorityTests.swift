@@ -1,5 +1,6 @@
 // Priorities, the prefetcher, per-host caps and metrics: what someone is waiting for goes first.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

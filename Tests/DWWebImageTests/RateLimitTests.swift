@@ -1,5 +1,6 @@
 // Configuration.requestsPerSecond(PerHost) and requestBurst, counted at the server: when each request arrived.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

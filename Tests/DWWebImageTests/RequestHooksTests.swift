@@ -3,6 +3,7 @@
 // another origin.
 import DWLocking
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

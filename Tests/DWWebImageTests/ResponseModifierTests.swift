@@ -3,6 +3,7 @@
 // the transfer thread with its headers, and maxRedirects holding a modifier that always follows.
 import DWLocking
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

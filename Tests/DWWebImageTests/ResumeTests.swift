@@ -1,6 +1,7 @@
 // Resume and retry against a server that drops, stalls, ignores Range, changes content and lies about ranges.
 import Crypto
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,6 +1,7 @@
 // Scheduling end to end: the order the server sees, with the one busy slot held by a gate (no delays raced).
 // The rules themselves are tested on the value type in DownloadSchedulerTests.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,6 +1,7 @@
 // Thousands of operations with random cancels and coalescing, repeated: the Operation-dependency hazard on Linux
 // (SR-11333: a dependent released before its dependency finishes crashes corelibs) would show up here as SIGSEGV.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

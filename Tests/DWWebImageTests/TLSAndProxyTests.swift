@@ -2,6 +2,7 @@
 // a forward proxy (plain requests, CONNECT for https).
 import DWTestPeers
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,5 +1,6 @@
 // Shared helpers: an isolated manager per test (own cache dir, NotificationCenter, callback queue) and a blocking fetch.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -125,27 +126,6 @@ final class Recorder<T: Sendable>: @unchecked Sendable {
         defer { lock.unlock() }
         return items
     }
-}
-
-extension Result {
-    var error: Failure? {
-        if case .failure(let e) = self { return e }
-        return nil
-    }
-    var value: Success? {
-        if case .success(let v) = self { return v }
-        return nil
-    }
-}
-
-/// Polls `condition` until true or the timeout passes.
-func eventually(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }
 
 /// A test case with a fresh, not yet created directory `root` under the temporary directory for each test,

@@ -2,6 +2,7 @@
 // skipped while queued and told to stop while running (DWWorkCancellation).
 import DWLocking
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

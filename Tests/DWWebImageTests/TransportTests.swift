@@ -1,5 +1,6 @@
 // The libcurl multi engine against a real server: connection reuse, request headers, non-ASCII URLs.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

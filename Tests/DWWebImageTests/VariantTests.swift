@@ -1,5 +1,6 @@
 // Variants: processed images cached beside their original; one download and one transform however many ask.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
