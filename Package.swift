@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "DWWebImagePreview", targets: ["DWWebImagePreview"]),
         .library(name: "DWWebImageProcessing", targets: ["DWWebImageProcessing"]),
         .library(name: "DWWebImageServer", targets: ["DWWebImageServer"]),
+        .library(name: "DWImageTransform", targets: ["DWImageTransform"]),
         // One executable per job (docs/design.md, "Executables"): the thin fetcher, and the engines it hands over to with execv.
         .executable(name: "dwfetch", targets: ["dwfetch"]),
         .executable(name: "dwfetch-pixels", targets: ["dwfetch-pixels"]),
@@ -77,7 +78,13 @@ let package = Package(
         // libjpeg's compressor (Debian libjpeg-dev, which libvips-dev pulls in), run on the calling thread: the
         // engine's JPEG results in memory (Encoder+JPEG.swift). No policy lives in C.
         .target(name: "CJpeg", linkerSettings: [.linkedLibrary("jpeg")]),
-        .target(name: "DWWebImageProcessing", dependencies: ["DWWebImage", "CVips", "CWebP", "CTiff", "CJpeg", "DWLocking"]),
+        // imgproxy's vocabulary for a transform (DWTransform and its parts): a value, no engine, no server; shared by
+        // the CLI (which parses flags into it without linking libvips), the engine and the server.
+        .target(name: "DWImageTransform", dependencies: ["DWWebImage"]),
+        .target(
+            name: "DWWebImageProcessing",
+            dependencies: ["DWWebImage", "DWImageTransform", "CVips", "CWebP", "CTiff", "CJpeg", "DWLocking"]
+        ),
         // libchafa (pkg-config); only CChafa includes it.
         .systemLibrary(name: "CChafaSystem", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         // Typed wrappers over libchafa (config, symbols, modes, drawing, printing); no policy lives in C.
@@ -97,6 +104,7 @@ let package = Package(
         .target(
             name: "DWWebImageServer",
             dependencies: [
+                "DWImageTransform",
                 "COpenBeneath",
                 "DWWebImage",
                 "DWWebImageProcessing",
@@ -122,6 +130,7 @@ let package = Package(
             name: "DWFetchCLI",
             dependencies: [
                 "DWWebImage",
+                "DWImageTransform",
                 "DWLocking",
                 "DWFileIO",
                 "DWSignals",

@@ -1,6 +1,7 @@
 // ProcessingOptions: dwfetch's pixel flags (--resize, --fill, --format, --quality, --blur, --grayscale, --round,
 // --tint, --verify) and their validation; dwfetch-pixels builds the processor chain from them.
 import ArgumentParser
+import DWImageTransform
 import DWWebImage
 import Foundation
 

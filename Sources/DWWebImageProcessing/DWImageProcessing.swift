@@ -1,4 +1,7 @@
 // DWImageProcessing: settings of the libvips engine — limits checked before decoding, threads per transform.
+// A transform (DWTransform) is what the engine renders (DWTransform.plan()): its module comes with the engine's, so
+// `import DWWebImageProcessing` is all a library user writes.
+@_exported import DWImageTransform
 import CVips
 import DWLocking
 import DWWebImage

@@ -1,5 +1,6 @@
 // N-M3: every filter's strength is clamped by one table as the URL is parsed, so a clamped URL is its clamp's
 // variant (one cache key) and no filter costs more than its clamp.
+import DWImageTransform
 import DWWebImage
 @testable import DWWebImageServer
 import XCTest

@@ -1,4 +1,5 @@
 // The server's pure parts behind issue 22: the address ranges, the result limits and the worker pool.
+import DWImageTransform
 import DWLocking
 import DWTestSupport
 import Foundation

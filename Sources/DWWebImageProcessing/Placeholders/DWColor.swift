@@ -1,4 +1,4 @@
-// DWDominantColor: a colour for placeholders and /info (DWColor itself is in the core, beside DWTransform).
+// DWDominantColor: a colour for placeholders and /info (DWColor itself is in DWImageTransform, beside DWTransform).
 import DWWebImage
 import Foundation
 

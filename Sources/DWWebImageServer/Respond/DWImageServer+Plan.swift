@@ -1,4 +1,5 @@
 // The variant plan of one image request, made in one place: the URL's transform under this server's rules.
+import DWImageTransform
 import DWWebImage
 import DWWebImageProcessing
 

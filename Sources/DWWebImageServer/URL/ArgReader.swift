@@ -1,4 +1,5 @@
 // ArgReader: one option's arguments, read by imgproxy's rules (Go's ParseBool, Atoi, ParseFloat), errors naming it.
+import DWImageTransform
 import DWWebImage
 
 /// Where a gravity is used: each allows its own types (imgproxy's CropGravityTypes, ExtendGravityTypes,

@@ -1,4 +1,5 @@
 // DWImgproxyOptions: what one URL's processing options ask for — the transform plus how to answer.
+import DWImageTransform
 import DWWebImage
 
 /// The parsed options of one request: the ``DWTransform`` (what happens to the pixels and the encoding) and the

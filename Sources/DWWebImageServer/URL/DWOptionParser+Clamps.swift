@@ -1,5 +1,6 @@
 // The one table of filter strengths the server serves at most: a URL asking for more gets the clamp (and the
 // clamp's cache key), so no filter can cost more than its clamp and near-identical values share one variant.
+import DWImageTransform
 import DWWebImage
 
 /// The most each filter may ask for. Values above are served as the clamp, never refused (imgproxy accepts them);

@@ -1,5 +1,6 @@
 // The options of several arguments: resize, size, extend, crop, trim, padding, background, adjust, monochrome,
 // watermark, format_quality, filename — argument by argument as imgproxy reads them.
+import DWImageTransform
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,6 @@
 // DWOptionParser: imgproxy's processing options (every one of its open-source edition, long and short names),
 // with its argument rules and defaults, into DWImgproxyOptions.
+import DWImageTransform
 import DWWebImage
 import Foundation
 

@@ -1,4 +1,5 @@
 // DWGravity: where a crop, an extension or a watermark sits (imgproxy's gravity types and offsets).
+import DWWebImage
 
 /// A gravity: a side or corner with offsets, the centre, libvips' attention (`sm`), a focus point (`fp`), or
 /// tiling (`re`, watermarks only).

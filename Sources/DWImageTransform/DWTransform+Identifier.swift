@@ -1,4 +1,5 @@
 // DWTransform's identifier: the fields that differ from imgproxy's defaults, in imgproxy's option syntax.
+import DWWebImage
 import Foundation
 
 extension DWTransform {

@@ -1,4 +1,5 @@
 // DWResizeMode: the one resize-mode enum (imgproxy's resizing types), shared by the CLI, the library and the server.
+import DWWebImage
 
 /// How a resize meets the target box: imgproxy's resizing types, by their imgproxy names.
 public enum DWResizeMode: String, Sendable, Hashable, CaseIterable {

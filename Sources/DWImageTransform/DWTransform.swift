@@ -1,4 +1,5 @@
 // DWTransform: the one transform value — what to do to an image's pixels and encoding, as plain data (no engine).
+import DWWebImage
 
 /// Everything a request asks to be done to an image, by imgproxy's option names, as plain values: `dwfetch`'s pixel
 /// flags, the library and `dwfetch serve`'s URLs all make one of these, and the engine (`DWWebImageProcessing`'s

@@ -1,4 +1,5 @@
 // The small values a DWTransform is made of: colours, extension, trim, padding, monochrome, watermark placement.
+import DWWebImage
 
 /// An opaque sRGB colour, 8 bits a channel (URL options, placeholders, /info).
 public struct DWColor: Sendable, Hashable, CustomStringConvertible {
