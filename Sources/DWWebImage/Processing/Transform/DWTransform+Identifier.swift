@@ -36,6 +36,8 @@ extension DWTransform {
         if !autoRotate { parts.append("ar:0") }
         if rotate != 0 { parts.append("rot:\(rotate)") }
         if flipHorizontal || flipVertical { parts.append("fl:\(flipHorizontal ? 1 : 0):\(flipVertical ? 1 : 0)") }
+        if adaptiveBox { parts.append("adaptive:1") }  // thumbor's, no imgproxy option
+        if coverUncropped { parts.append("cover:1") }  // thumbor's full-fit-in, no imgproxy option
         return parts
     }
 

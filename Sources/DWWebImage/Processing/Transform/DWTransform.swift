@@ -43,6 +43,11 @@ public struct DWTransform: Sendable, Hashable {
     public var rotate = 0
     /// Mirror left-right / top-bottom [`fl`].
     public var flipHorizontal = false, flipVertical = false
+    /// thumbor's `adaptive-…fit-in`: the box's sides are swapped when the (cropped) source leans the other way than
+    /// the box (a portrait source in a landscape box, or the reverse); only with both sides set.
+    public var adaptiveBox = false
+    /// thumbor's `full-fit-in`: scaled to cover the box as ``DWResizeMode/fill`` scales, and not cropped to it.
+    public var coverUncropped = false
 
     // MARK: Pixels
     /// Fill colour for transparency and for extend/padding [`bg`]; nil: transparent where the format allows, else white.

@@ -1,0 +1,20 @@
+// DWImageServer+Thumbor: the thumbor dialect's entry in the image route, and its health probe.
+import Hummingbird
+
+extension DWImageServer {
+    /// The thumbor URL `target` is, parsed (signature first), or nil when the path is imgproxy's
+    /// (``DWThumborDialect``). Throws the refusal: 403 for a bad signature or `unsafe` refused, else 400.
+    /// Runs on the caller's thread.
+    func thumborURL(target: String) throws(DWProxyURL.ParseError) -> DWThumborURL? {
+        let settings = configuration.thumbor
+        guard DWThumborDialect.isThumbor(target, settings: settings, imgproxySigned: !configuration.signers.isEmpty)
+        else { return nil }
+        return try DWThumborURL(target: target, settings: settings)
+    }
+
+    /// thumbor's `/healthcheck` answer: 200 `WORKING`, never cached.
+    static func thumborHealthcheck() -> Response {
+        DWAccessNote.current?.isProbe = true
+        return DWResponses.text(.ok, "WORKING")
+    }
+}

@@ -1,0 +1,38 @@
+// DWThumborURL+Filters: thumbor's filters mapped onto the transform's fields (imgproxy's steps) and the side value.
+import DWWebImage
+
+extension DWThumborURL {
+    /// Applies `filters` in order. Geometry filters read the path's parts (`fit-in`, the box).
+    static func apply(_ filters: [DWThumborFilter], parts p: DWThumborPath, to t: inout DWTransform,
+                      request: inout DWThumborRequest) throws(ParseError) {
+        for filter in filters {
+            switch filter {
+            case .quality(let value): t.quality = value
+            case .format(let format): t.format = format
+            case .maxBytes(let value): t.maxBytes = value
+            case .stripEXIF: (t.stripMetadata, t.keepCopyright) = (true, false)
+            case .stripICC: t.stripColorProfile = true
+            case .noUpscale: t.enlarge = false
+            case .upscale: if p.fitIn { t.enlarge = true }
+            case .stretch:
+                // thumbor's stretch skips the crop; with a side of 0 the box already has the source's aspect.
+                if !p.fitIn, t.width != 0, t.height != 0 { t.resizingType = .force }
+            case .proportion(let value): (t.zoomX, t.zoomY) = (value, value)
+            case .grayscale: t.grayscale = true
+            case .brightness(let percent): t.brightness = 255 * percent / 100  // thumbor's integer arithmetic
+            case .contrast(let percent): t.contrast = Double((percent + 100) * (percent + 100) / 100) / 100
+            case .saturation(let value): t.saturation = value
+            case .blur(let radius, let sigma): t.blur = sigma == 0 ? Double(radius) : sigma
+            case .backgroundColor(let color): t.background = color
+            case .fill(let color, _):
+                if p.fitIn { t.extend = DWExtend(gravity: .center) }
+                if let color { t.background = color }
+            case .maxAge(let seconds): request.maxAge = seconds
+            case .rotate(let degrees):
+                // thumbor rotates only by multiples of 90 and ignores the rest.
+                guard degrees % 90 == 0, degrees % 360 != 0 else { continue }
+                throw ParseError("thumbor filter 'rotate(\(degrees))' is not supported")
+            }
+        }
+    }
+}
