@@ -98,9 +98,10 @@ final class ThumborURLTests: XCTestCase {
     func testFilterArguments() throws {
         XCTAssertEqual(try DWThumborFilter.list("quality(85):format(heic):blur(2, 1.5):fill(transparent,1)"),
                        [.quality(85), .format(.heic), .blur(radius: 2, sigma: 1.5), .fill(nil, fillTransparent: true)])
-        XCTAssertEqual(try DWThumborFilter.list("brightness(-10):contrast( 20 )"), [.brightness(-10), .contrast(20)])
+        XCTAssertEqual(try DWThumborFilter.list("brightness(-10):contrast( 20 ):rgb(1,-2,300)"),
+                       [.brightness(-10), .contrast(20), .rgb(1, -2, 100)])
         for bad in ["quality(-1)", "blur(0)", "blur(1,x)", "format(tiff)", "fill(auto)", "nope()", "grayscale(1)",
-                    "fill(red,maybe)", "quality"] {
+                    "fill(red,maybe)", "quality", "rgb(1,2)"] {
             XCTAssertThrowsError(try DWThumborFilter.list(bad), bad) { error in
                 let name = String(bad.prefix { $0 != "(" })
                 XCTAssertTrue("\(error)".contains(name), "\(bad): \(error)")

@@ -13,6 +13,7 @@ enum DWThumborFilter: Sendable, Equatable {
     case proportion(Double)
     case grayscale
     case brightness(Int), contrast(Int)
+    case rgb(Int, Int, Int)
     case saturation(Double)
     case blur(radius: Int, sigma: Double)
     case backgroundColor(DWColor)
@@ -67,6 +68,10 @@ enum DWThumborFilter: Sendable, Equatable {
             return .proportion(value)
         case "brightness": try reader.count(1); return .brightness(max(-100, min(100, try reader.integer(0))))
         case "contrast": try reader.count(1); return .contrast(max(-100, min(100, try reader.integer(0))))
+        case "rgb":
+            try reader.count(3)
+            let (r, g, b) = (try reader.integer(0), try reader.integer(1), try reader.integer(2))
+            return .rgb(max(-100, min(100, r)), max(-100, min(100, g)), max(-100, min(100, b)))
         case "saturation": try reader.count(1); return .saturation(try reader.decimal(0))
         case "blur":
             try reader.count(1, upTo: 2)

@@ -18,7 +18,9 @@ extension DWThumborURL {
                 // thumbor's stretch skips the crop; with a side of 0 the box already has the source's aspect.
                 if !p.fitIn, t.width != 0, t.height != 0 { t.resizingType = .force }
             case .proportion(let value): (t.zoomX, t.zoomY) = (value, value)
-            case .grayscale: t.grayscale = true
+            case .grayscale: t.pixelFilters.append(.lumaGrayscale)  // Pillow's luma, as thumbor
+            case .rgb(let red, let green, let blue):
+                t.pixelFilters.append(.offset(red: 255 * red / 100, green: 255 * green / 100, blue: 255 * blue / 100))
             case .brightness(let percent): t.brightness = 255 * percent / 100  // thumbor's integer arithmetic
             case .contrast(let percent): t.contrast = Double((percent + 100) * (percent + 100) / 100) / 100
             case .saturation(let value): t.saturation = value

@@ -57,6 +57,7 @@ extension DWTransform {
                     + "\(Self.number(watermark.position.x)):\(Self.number(watermark.position.y)):\(Self.number(watermark.scale))"
             )
         }
+        if !pixelFilters.isEmpty { parts.append("pf:" + pixelFilters.map(\.identifier).joined(separator: ",")) }
         if grayscale { parts.append("grayscale") }
         if let tint { parts.append("tint:" + tint.map(Self.number).joined(separator: ":")) }
         if let roundCorners { parts.append("round:\(Self.number(roundCorners))") }

@@ -68,6 +68,8 @@ public struct DWTransform: Sendable, Hashable {
     public var tint: [Double]?
     /// `dwfetch --round`: transparent rounded corners of this radius.
     public var roundCorners: Double?
+    /// Colour filters imgproxy has no option for (thumbor's), in order, after imgproxy's filters.
+    public var pixelFilters: [DWPixelFilter] = []
 
     // MARK: Encoding and handling
     /// Output format [`f`]; nil: the source's (PNG for one the engine does not write).

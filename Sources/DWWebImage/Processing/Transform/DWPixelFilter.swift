@@ -1,0 +1,20 @@
+// DWPixelFilter: a colour filter imgproxy has no option for (thumbor's), run in order after imgproxy's filters.
+
+/// One of thumbor's colour filters that imgproxy's options cannot express, as plain data: ``DWTransform``'s
+/// ``DWTransform/pixelFilters`` runs them in order on 8-bit sRGB pixels, after imgproxy's filters (blur, sharpen,
+/// pixelate, adjust, monochrome) and before extend and padding.
+public enum DWPixelFilter: Sendable, Hashable {
+    /// Grey by Rec. 601 luma, `0.299 R + 0.587 G + 0.114 B` on the gamma-encoded values (Pillow's `convert("L")`,
+    /// thumbor's `grayscale()`); the alpha band is kept.
+    case lumaGrayscale
+    /// Adds the three amounts (−255…255) to the red, green and blue channels, clipped (thumbor's `rgb()`).
+    case offset(red: Int, green: Int, blue: Int)
+
+    /// The identifier's form: `luma`, `rgb:R:G:B`.
+    public var identifier: String {
+        switch self {
+        case .lumaGrayscale: "luma"
+        case .offset(let red, let green, let blue): "rgb:\(red):\(green):\(blue)"
+        }
+    }
+}
