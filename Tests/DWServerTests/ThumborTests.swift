@@ -23,8 +23,8 @@ final class ThumborTests: ServeTestCase {
         try serve(["--thumbor-key", ThumborOracle.key, "--thumbor-allow-unsafe"] + args)
     }
 
-    /// Smooth colour fields with a few hard edges: a 300 × 200 JPEG (landscape), its 200 × 300 portrait twin, and
-    /// a 120 × 80 PNG whose right half is half transparent.
+    /// Smooth colour fields with a few hard edges: a 300 × 200 JPEG (landscape), its 200 × 300 portrait twin, a
+    /// 120 × 80 PNG whose right half is half transparent, and a 240 × 190 PNG: a 200 × 150 photo in a light frame.
     private func sources() throws {
         let text = try python("""
             import base64, io
@@ -42,11 +42,15 @@ final class ThumborTests: ServeTestCase {
             alpha = Image.new('RGBA', (120, 80), (200, 40, 40, 255))
             ImageDraw.Draw(alpha).rectangle([60, 0, 119, 79], fill=(40, 200, 40, 128))
             out = io.BytesIO(); alpha.save(out, 'PNG')
-            for data in (photo(300, 200), photo(200, 300), out.getvalue()):
+            framed = Image.new('RGB', (240, 190), (250, 250, 250))
+            framed.paste(Image.open(io.BytesIO(photo(200, 150))), (25, 15))
+            out2 = io.BytesIO(); framed.save(out2, 'PNG')
+            for data in (photo(300, 200), photo(200, 300), out.getvalue(), out2.getvalue()):
                 print(base64.b64encode(data).decode())
             """)
         let images = text.split(separator: "\n").compactMap { Data(base64Encoded: String($0)) }
-        XCTAssertEqual(images.count, 3)
+        XCTAssertEqual(images.count, 4)
+        origin.setRoute("/framed.png", .ok(images[3], contentType: "image/png"))
         origin.setRoute("/land.jpg", .ok(images[0], contentType: "image/jpeg"))
         origin.setRoute("/port.jpg", .ok(images[1], contentType: "image/jpeg"))
         origin.setRoute("/alpha.png", .ok(images[2], contentType: "image/png"))
@@ -100,6 +104,8 @@ final class ThumborTests: ServeTestCase {
             "\(land), crop=((10, 20), (210, 170)), width=100, flip=True, flop=True",
             "\(land), crop=((10, 20), (210, 170)), width=100",
             "\(land), crop=((50, 50), (250, 150)), width=50, height=50, halign='left'",
+            "image_url='\(image("framed.png"))', trim=True",
+            "image_url='\(image("framed.png"))', trim=('top-left', 30), width=100, height=100",
             "image_url='http://\(image("land.jpg"))', width=90, height=60",
             "image_url='\(image("land.jpg").replacingOccurrences(of: "/", with: "%2F"))', width=90",
             "image_url='http%3A%2F%2F\(image("land.jpg").replacingOccurrences(of: "/", with: "%2F"))', width=90",

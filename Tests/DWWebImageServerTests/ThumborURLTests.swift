@@ -18,6 +18,10 @@ final class ThumborURLTests: XCTestCase {
             "trim:bottom-right:12/1x2:30x40/fit-in/-300x-0/right/bottom/smart/filters:quality(80):blur(2)/a.com/b.jpg"))
         XCTAssertEqual(p.trim?.corner, "bottom-right")
         XCTAssertEqual(p.trim?.tolerance, 12)
+        let quirk = try XCTUnwrap(DWThumborPath("trim:10/a.com/b.jpg"))
+        XCTAssertEqual(quirk.trim?.corner, "bottom-right", "thumbor reads trim:N as the corner N: not top-left")
+        XCTAssertEqual(quirk.trim?.tolerance, 0)
+        XCTAssertEqual(try XCTUnwrap(DWThumborPath("trim/a.com/b.jpg")).trim?.corner, "top-left")
         XCTAssertEqual(p.crop.map { [$0.left, $0.top, $0.right, $0.bottom] }, [1, 2, 30, 40])
         XCTAssertTrue(p.fitIn)
         XCTAssertEqual([p.width, p.height], [.pixels(300), .pixels(0)])
@@ -92,6 +96,17 @@ final class ThumborURLTests: XCTestCase {
         XCTAssertEqual(fit.url.options.transform.background, DWColor(red: 255, green: 0, blue: 0))
         XCTAssertEqual(fit.url.source, "https://a.com/b.png")
         XCTAssertEqual(fit.request.maxAge, 5)
+    }
+
+    /// trim by the top-left pixel becomes imgproxy's trim; what is not served is a 400 saying so.
+    func testTrimAndWhatIsNotServed() throws {
+        let trimmed = try DWThumborURL(target: "/unsafe/trim:top-left:30/a.com/b.png", settings: unsafe)
+        XCTAssertEqual(trimmed.url.options.transform.trim, DWTrim(threshold: 30))
+        for path in ["trim:10", "trim:bottom-right", "trim/1x1:9x9", "meta", "debug", "origx100", "filters:rotate(90)"] {
+            XCTAssertThrowsError(try DWThumborURL(target: "/unsafe/\(path)/a.com/b.png", settings: unsafe), path) {
+                XCTAssertEqual(($0 as? DWProxyURL.ParseError)?.status, 400, path)
+            }
+        }
     }
 
     /// thumbor's argument rules, and a 400 naming the filter otherwise.

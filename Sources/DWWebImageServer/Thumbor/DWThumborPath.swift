@@ -14,6 +14,8 @@ struct DWThumborPath: Sendable, Equatable {
         case orig
     }
 
+    /// `debug`: thumbor draws its focal points (not served).
+    var debug = false
     var meta = false
     /// `trim`: nil off; the corner whose colour is the border's, and the tolerance.
     var trim: (corner: String, tolerance: Int)?
@@ -30,7 +32,7 @@ struct DWThumborPath: Sendable, Equatable {
     var image = ""
 
     static func == (a: Self, b: Self) -> Bool {
-        a.meta == b.meta && a.trim?.corner == b.trim?.corner && a.trim?.tolerance == b.trim?.tolerance
+        a.debug == b.debug && a.meta == b.meta && a.trim?.corner == b.trim?.corner && a.trim?.tolerance == b.trim?.tolerance
             && a.crop.map { [$0.left, $0.top, $0.right, $0.bottom] } == b.crop.map { [$0.left, $0.top, $0.right, $0.bottom] }
             && a.fitIn == b.fitIn && a.adaptive == b.adaptive && a.full == b.full && a.width == b.width
             && a.height == b.height && a.flipHorizontal == b.flipHorizontal && a.flipVertical == b.flipVertical
@@ -48,7 +50,7 @@ struct DWThumborPath: Sendable, Equatable {
             rest = rest[rest.index(after: slash)...]
             return segment
         }
-        if take({ $0 == "debug" }) != nil { return nil }  // thumbor's drawing of focal points: not served
+        debug = take { $0 == "debug" } != nil
         meta = take { $0 == "meta" } != nil
         if let segment = take(Self.isTrim) { trim = Self.trim(segment) }
         if let segment = take({ Self.crop($0) != nil }) { crop = Self.crop(segment) }
@@ -82,12 +84,13 @@ struct DWThumborPath: Sendable, Equatable {
         }
     }
 
+    /// thumbor's reading (its context.py): the second part is the corner whatever it holds (so `trim:10` names the
+    /// corner "10", which thumbor treats as bottom-right, with tolerance 0); the third is the tolerance.
     private static func trim(_ segment: Substring) -> (String, Int) {
-        var corner = "top-left", tolerance = 0
-        for part in segment.split(separator: ":").dropFirst() {
-            if isDigits(part) { tolerance = Int(part) ?? Int.max } else { corner = String(part) }
-        }
-        return (corner, tolerance)
+        let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
+        let corner = parts.count > 1 ? String(parts[1]) : "top-left"
+        let tolerance = parts.count > 2 ? Int(parts[2]) ?? Int.max : 0
+        return (corner == "top-left" ? corner : "bottom-right", tolerance)
     }
 
     /// `AxB:CxD`, four unsigned integers.

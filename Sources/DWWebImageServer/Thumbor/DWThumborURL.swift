@@ -61,8 +61,16 @@ struct DWThumborURL: Sendable {
         t.autoRotate = settings.respectOrientation
         if settings.preserveEXIF { t.stripMetadata = false } else { t.keepCopyright = false }
         t.stripColorProfile = false
-        if p.meta { throw ParseError("thumbor meta is not supported") }
-        if p.trim != nil { throw ParseError("thumbor trim is not supported") }
+        if p.meta || p.debug { throw ParseError("thumbor \(p.meta ? "meta" : "debug") is not supported") }
+        if let trim = p.trim {
+            // thumbor reads `trim:N` as the corner "N", which is not top-left: the bottom-right pixel's colour.
+            guard trim.corner == "top-left" else {
+                throw ParseError("thumbor trim by the bottom-right pixel (trim:bottom-right, trim:N) is not supported")
+            }
+            // thumbor's crop after a trim is in the untrimmed image's coordinates, moved by the trimmed border.
+            guard p.crop == nil else { throw ParseError("thumbor trim with a manual crop is not supported") }
+            t.trim = DWTrim(threshold: Double(min(trim.tolerance, 442)))  // 442: the largest RGB distance
+        }
         (t.width, t.height) = try size(p.width, p.height)
         t.adaptiveBox = p.adaptive
         if p.full {
