@@ -150,6 +150,46 @@ final class ThumborTests: ServeTestCase {
         for (path, row) in zip(paths, rows) { try compare(path, on: server, psnr: row.1) }
     }
 
+    /// `meta/`: thumbor's JSON, field by field against thumbor's own (numbers compared as numbers: thumbor mixes
+    /// ints and floats): `source` (url, width, height, frameCount), `operations`, `target`, `focal_points`.
+    func testMetaMatchesThumbor() throws {
+        try sources()
+        let server = try thumborServe()
+        let land = "image_url='\(image("land.jpg"))', meta=True", port = "image_url='\(image("port.jpg"))', meta=True"
+        let paths = try ThumborOracle.libthumbor([
+            "\(land), width=100, height=100", "\(land), fit_in=True, width=100, height=100", land,
+            "\(land), crop=((10, 20), (210, 170)), width=100, flip=True", "\(port), width=100, height=60, valign='top'",
+            "\(port), full_fit_in=True, width=120, height=120", "\(land), width=120, height=40, halign='right'",
+            "\(land), width=100, height=150, filters=['stretch()']",
+        ])
+        for path in paths {
+            let ours = try server.get(path), reference = try thumbor().get(path)
+            XCTAssertEqual([ours.status, reference.status], [200, 200], "\(path): \(ours.text)")
+            XCTAssertEqual(ours.header("Content-Type"), "application/json")
+            let mine = try Self.meta(ours.body), theirs = try Self.meta(reference.body)
+            for key in ["source", "operations", "target", "focal_points"] {
+                XCTAssertEqual(mine[key], theirs[key], "\(path): \(key)")
+            }
+        }
+    }
+
+    /// A meta answer's fields with every number as a Double (thumbor writes 100 and 100.0 alike), and the focal
+    /// point's `z` left out.
+    private static func meta(_ body: Data) throws -> [String: NSObject] {
+        func normal(_ value: Any) -> NSObject {
+            switch value {
+            case let n as NSNumber: return NSNumber(value: n.doubleValue)
+            case let a as [Any]: return a.map(normal) as NSArray
+            case let d as [String: Any]:
+                return d.filter { $0.key != "z" }.mapValues(normal) as NSDictionary
+            default: return value as? NSObject ?? NSNull()
+            }
+        }
+        let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let thumbor = try XCTUnwrap(root["thumbor"] as? [String: Any])
+        return thumbor.mapValues(normal)
+    }
+
     /// Headers thumbor's filters set: max_age(N) is the Cache-Control max-age, max_age(0) removes Cache-Control;
     /// format(heic) answers image/heif; max_bytes keeps the answer under its bound; /healthcheck is WORKING.
     func testHeaderFiltersAndHealthcheck() throws {

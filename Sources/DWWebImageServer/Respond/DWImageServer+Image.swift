@@ -81,7 +81,8 @@ extension DWImageServer {
     /// The answer when the pipeline's memory cache holds the job's result (a hot variant): looked up and answered
     /// on the caller's thread, no fetch started; nil otherwise.
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
-        guard let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.chain))
+        guard job.thumbor?.meta == nil,  // thumbor's meta answers JSON (answer(_:to:))
+              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.chain))
         else { return nil }
         return respond(job, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
     }
@@ -94,6 +95,7 @@ extension DWImageServer {
         var status = HTTPResponse.Status.ok, maxAge = job.thumbor?.maxAge ?? configuration.maxAge
         do {
             image = try await variant(of: job.url.source, chain: job.chain)  // local:// too (DWLocalFileLoader)
+            if let meta = job.thumbor?.meta { return await thumborMeta(meta, for: job, output: image) }
         } catch {
             if error.isBusy { return busy() }  // every worker busy, the queue full: not the fallback's case
             guard let fallback = await fallbackImage(chain: job.chain) else {

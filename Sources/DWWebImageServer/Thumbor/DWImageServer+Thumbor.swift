@@ -1,4 +1,5 @@
 // DWImageServer+Thumbor: the thumbor dialect's entry in the image route, and its health probe.
+import DWWebImage
 import Hummingbird
 
 extension DWImageServer {
@@ -10,6 +11,15 @@ extension DWImageServer {
         guard DWThumborDialect.isThumbor(target, settings: settings, imgproxySigned: !configuration.signers.isEmpty)
         else { return nil }
         return try DWThumborURL(target: target, settings: settings)
+    }
+
+    /// thumbor's `meta` JSON for `job`, whose rendered answer is `output`: the source's size from the original (the
+    /// pipeline's cache has it: the variant was just made from it). Runs in the request's task.
+    func thumborMeta(_ meta: DWThumborMeta, for job: DWImageJob, output: DWImage) async -> Response {
+        let source = (try? await variant(of: job.url.source, chain: [])) ?? output
+        let json = meta.json(source: (source.pixelWidth, source.pixelHeight),
+                             output: (output.pixelWidth, output.pixelHeight), frames: output.frameCount)
+        return DWResponses.text(.ok, json, contentType: "application/json")
     }
 
     /// thumbor's `/healthcheck` answer: 200 `WORKING`, never cached.

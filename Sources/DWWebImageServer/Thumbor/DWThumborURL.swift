@@ -5,6 +5,8 @@ import DWWebImage
 public struct DWThumborRequest: Sendable, Equatable {
     /// `max_age(N)`: the answer's `Cache-Control` max-age (0: no `Cache-Control`); nil: the server's.
     public var maxAge: Int?
+    /// `meta/`: the answer is thumbor's JSON about the image, not the image.
+    var meta: DWThumborMeta?
 
     /// Nothing thumbor-only.
     public init() {}
@@ -35,7 +37,9 @@ struct DWThumborURL: Sendable {
         guard let parts = DWThumborPath(rest) else { throw ParseError("thumbor URL has no image") }
         var transform = try Self.transform(parts, settings: settings)
         var request = DWThumborRequest()
-        try Self.apply(DWThumborFilter.list(parts.filters), parts: parts, to: &transform, request: &request)
+        let filters = try DWThumborFilter.list(parts.filters)
+        try Self.apply(filters, parts: parts, to: &transform, request: &request)
+        if parts.meta { request.meta = DWThumborMeta(path: parts, stretch: filters.contains(.stretch)) }
         let source = try Self.source(parts.image)
         var options = DWImgproxyOptions()
         options.transform = transform
@@ -61,7 +65,7 @@ struct DWThumborURL: Sendable {
         t.autoRotate = settings.respectOrientation
         if settings.preserveEXIF { t.stripMetadata = false } else { t.keepCopyright = false }
         t.stripColorProfile = false
-        if p.meta || p.debug { throw ParseError("thumbor \(p.meta ? "meta" : "debug") is not supported") }
+        if p.debug { throw ParseError("thumbor debug is not supported") }
         if let trim = p.trim {
             // thumbor reads `trim:N` as the corner "N", which is not top-left: the bottom-right pixel's colour.
             guard trim.corner == "top-left" else {
