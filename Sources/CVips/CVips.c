@@ -303,6 +303,7 @@ int cvips_recomb(VipsImage *in, const double *matrix, int rows, int cols, VipsIm
     g_object_unref(m);
     return status;
 }
+int cvips_hist_equal(VipsImage *in, VipsImage **out) { return vips_hist_equal(in, out, NULL); }
 int cvips_replicate(VipsImage *in, int across, int down, VipsImage **out) {
     return vips_replicate(in, out, across, down, NULL);
 }

@@ -116,7 +116,7 @@ final class ThumborTests: ServeTestCase {
     }
 
     /// The filters served, against thumbor's own: encoding (quality, format), geometry (no_upscale, upscale,
-    /// stretch, proportion, fill), colour (grayscale, rgb, brightness, contrast, saturation, blur,
+    /// stretch, proportion, fill), colour (grayscale, rgb, equalize, brightness, contrast, saturation, blur,
     /// background_color). 30 dB where the two compute the same thing; lower, and why, where they legitimately differ:
     /// `proportion` (thumbor resamples twice, serve once: 28 dB), `fill` on an odd margin (thumbor puts the odd
     /// pixel below or right of the image, imgproxy's centring above or left: a one-pixel shift, 22 dB), `saturation`
@@ -139,6 +139,7 @@ final class ThumborTests: ServeTestCase {
             ("\(land), width=100, filters=['grayscale()']", 30),
             ("\(alpha), filters=['grayscale()']", 30),
             ("\(land), width=100, filters=['rgb(20,-10,5)']", 30),
+            ("\(land), width=100, filters=['equalize()']", 30),
             ("\(land), width=100, filters=['brightness(20)']", 30),
             ("\(land), width=100, filters=['contrast(30)']", 28),
             ("\(land), width=100, filters=['saturation(0.5)']", 25),

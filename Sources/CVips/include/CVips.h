@@ -183,6 +183,8 @@ int cvips_linear(VipsImage *_Nonnull in, const double *_Nonnull a, const double 
 /* out = matrix × in per pixel (vips_recomb): `rows` output bands from `cols` input bands, float output. */
 int cvips_recomb(VipsImage *_Nonnull in, const double *_Nonnull matrix, int rows, int cols,
                  VipsImage *_Nullable *_Nonnull out);
+/* Histogram equalisation, each band on its own (vips_hist_equal). */
+int cvips_hist_equal(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 /* Copies in tiled replicas across a width × height canvas. */
 int cvips_replicate(VipsImage *_Nonnull in, int across, int down, VipsImage *_Nullable *_Nonnull out);
 

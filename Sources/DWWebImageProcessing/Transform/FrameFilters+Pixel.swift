@@ -10,7 +10,20 @@ extension FrameOps {
         case .offset(let red, let green, let blue):
             colourBands(frame) == 1
                 ? frame : try linear(frame, [1, 1, 1], [Double(red), Double(green), Double(blue)])
+        case .equalize: try equalize(frame)
         }
+    }
+
+    /// Each colour band's histogram equalised on its own (libvips' `hist_equal`); the alpha band is kept.
+    static func equalize(_ frame: VImage) throws(DWWebImageError) -> VImage {
+        let bands = Int32(colourBands(frame))
+        let colour = frame.hasAlpha
+            ? try Vips.make("cannot equalize") { cvips_extract_band(frame.pointer, 0, bands, $0) } : frame
+        let equalized = try Vips.make("cannot equalize") { cvips_hist_equal(colour.pointer, $0) }
+        let result = try Vips.make("cannot equalize") { cvips_cast_uchar(equalized.pointer, $0) }
+        guard frame.hasAlpha else { return result }
+        let alpha = try Vips.make("cannot equalize") { cvips_extract_band(frame.pointer, bands, 1, $0) }
+        return try Vips.make("cannot equalize") { cvips_bandjoin2(result.pointer, alpha.pointer, $0) }
     }
 
     /// Rec. 601 luma in each of the three colour bands (the frame stays RGB; the alpha band is kept), rounded as

@@ -11,7 +11,7 @@ enum DWThumborFilter: Sendable, Equatable {
     case stripEXIF, stripICC
     case noUpscale, upscale, stretch
     case proportion(Double)
-    case grayscale
+    case grayscale, equalize
     case brightness(Int), contrast(Int)
     case rgb(Int, Int, Int)
     case saturation(Double)
@@ -61,6 +61,7 @@ enum DWThumborFilter: Sendable, Equatable {
         case "upscale": try reader.count(0); return .upscale
         case "stretch": try reader.count(0); return .stretch
         case "grayscale": try reader.count(0); return .grayscale
+        case "equalize": try reader.count(0); return .equalize
         case "proportion":
             try reader.count(1)
             let value = try reader.decimal(0)

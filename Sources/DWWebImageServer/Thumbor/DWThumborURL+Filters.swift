@@ -19,6 +19,7 @@ extension DWThumborURL {
                 if !p.fitIn, t.width != 0, t.height != 0 { t.resizingType = .force }
             case .proportion(let value): (t.zoomX, t.zoomY) = (value, value)
             case .grayscale: t.pixelFilters.append(.lumaGrayscale)  // Pillow's luma, as thumbor
+            case .equalize: t.pixelFilters.append(.equalize)
             case .rgb(let red, let green, let blue):
                 t.pixelFilters.append(.offset(red: 255 * red / 100, green: 255 * green / 100, blue: 255 * blue / 100))
             case .brightness(let percent): t.brightness = 255 * percent / 100  // thumbor's integer arithmetic

@@ -10,11 +10,15 @@ public enum DWPixelFilter: Sendable, Hashable {
     /// Adds the three amounts (−255…255) to the red, green and blue channels, clipped (thumbor's `rgb()`).
     case offset(red: Int, green: Int, blue: Int)
 
-    /// The identifier's form: `luma`, `rgb:R:G:B`.
+    /// Histogram equalisation of each colour channel on its own (thumbor's `equalize()`).
+    case equalize
+
+    /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`.
     public var identifier: String {
         switch self {
         case .lumaGrayscale: "luma"
         case .offset(let red, let green, let blue): "rgb:\(red):\(green):\(blue)"
+        case .equalize: "equalize"
         }
     }
 }
