@@ -117,10 +117,11 @@ final class ThumborTests: ServeTestCase {
 
     /// The filters served, against thumbor's own: encoding (quality, format), geometry (no_upscale, upscale,
     /// stretch, proportion, fill), colour (grayscale, rgb, equalize, brightness, contrast, saturation, blur,
-    /// background_color). 30 dB where the two compute the same thing; lower, and why, where they legitimately differ:
+    /// background_color, round_corner). 30 dB where the two compute the same thing; lower, and why, where they legitimately differ:
     /// `proportion` (thumbor resamples twice, serve once: 28 dB), `fill` on an odd margin (thumbor puts the odd
     /// pixel below or right of the image, imgproxy's centring above or left: a one-pixel shift, 22 dB), `saturation`
-    /// (serve scales chroma in LCh, thumbor mixes with its own luma: 25 dB).
+    /// (serve scales chroma in LCh, thumbor mixes with its own luma: 25 dB), transparent `round_corner` (the alpha
+    /// along the anti-aliased edge; thumbor's right-hand corners are a pixel narrower: 25 dB).
     func testFiltersMatchThumbor() throws {
         try sources()
         let server = try thumborServe()
@@ -140,6 +141,9 @@ final class ThumborTests: ServeTestCase {
             ("\(alpha), filters=['grayscale()']", 30),
             ("\(land), width=100, filters=['rgb(20,-10,5)']", 30),
             ("\(land), width=100, filters=['equalize()']", 30),
+            ("\(land), width=150, filters=['round_corner(20,255,255,255)']", 30),
+            ("\(land), width=150, filters=['round_corner(30|15,0,0,0)']", 30),
+            ("\(alpha), filters=['round_corner(20,255,0,0,1)']", 25),
             ("\(land), width=100, filters=['brightness(20)']", 30),
             ("\(land), width=100, filters=['contrast(30)']", 28),
             ("\(land), width=100, filters=['saturation(0.5)']", 25),

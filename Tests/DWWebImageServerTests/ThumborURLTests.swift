@@ -115,8 +115,11 @@ final class ThumborURLTests: XCTestCase {
                        [.quality(85), .format(.heic), .blur(radius: 2, sigma: 1.5), .fill(nil, fillTransparent: true)])
         XCTAssertEqual(try DWThumborFilter.list("brightness(-10):contrast( 20 ):rgb(1,-2,300)"),
                        [.brightness(-10), .contrast(20), .rgb(1, -2, 100)])
+        XCTAssertEqual(try DWThumborFilter.list("round_corner(10|5,1,2,3,1):equalize()"),
+                       [.roundCorner(10, 5, DWColor(red: 1, green: 2, blue: 3), transparent: true), .equalize])
         for bad in ["quality(-1)", "blur(0)", "blur(1,x)", "format(tiff)", "fill(auto)", "nope()", "grayscale(1)",
-                    "fill(red,maybe)", "quality", "rgb(1,2)"] {
+                    "fill(red,maybe)", "quality", "rgb(1,2)",
+                    "round_corner(a,1,2,3)", "round_corner(5|,1,2,3)"] {
             XCTAssertThrowsError(try DWThumborFilter.list(bad), bad) { error in
                 let name = String(bad.prefix { $0 != "(" })
                 XCTAssertTrue("\(error)".contains(name), "\(bad): \(error)")

@@ -14,6 +14,7 @@ enum DWThumborFilter: Sendable, Equatable {
     case grayscale, equalize
     case brightness(Int), contrast(Int)
     case rgb(Int, Int, Int)
+    case roundCorner(Int, Int, DWColor, transparent: Bool)
     case saturation(Double)
     case blur(radius: Int, sigma: Double)
     case backgroundColor(DWColor)
@@ -73,6 +74,7 @@ enum DWThumborFilter: Sendable, Equatable {
             try reader.count(3)
             let (r, g, b) = (try reader.integer(0), try reader.integer(1), try reader.integer(2))
             return .rgb(max(-100, min(100, r)), max(-100, min(100, g)), max(-100, min(100, b)))
+        case "round_corner": return try roundCorner(reader)
         case "saturation": try reader.count(1); return .saturation(try reader.decimal(0))
         case "blur":
             try reader.count(1, upTo: 2)
@@ -104,6 +106,19 @@ enum DWThumborFilter: Sendable, Equatable {
             guard let color = Self.color(reader.args[0]) else { throw reader.bad(0) }
             return .fill(color, fillTransparent: transparent)
         }
+    }
+
+    /// `round_corner(A[|B], R, G, B[, transparent])`: the radii, then the corners' colour (thumbor's byte values).
+    private static func roundCorner(_ reader: Args) throws(ParseError) -> DWThumborFilter {
+        try reader.count(4, upTo: 5)
+        let radii = reader.args[0].split(separator: "|", omittingEmptySubsequences: false)
+        guard (1...2).contains(radii.count), radii.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
+              let a = Int(radii[0]), let b = Int(radii.last ?? radii[0]) else { throw reader.bad(0) }
+        let (red, green, blue) = (try reader.unsigned(1), try reader.unsigned(2), try reader.unsigned(3))
+        var transparent = false
+        if reader.args.count > 4 { transparent = try reader.boolean(4) }
+        let color = DWColor(red: UInt8(red & 0xFF), green: UInt8(green & 0xFF), blue: UInt8(blue & 0xFF))
+        return .roundCorner(a, b, color, transparent: transparent)
     }
 
     /// thumbor's format names (`heif` and `heic` alike).

@@ -20,6 +20,8 @@ extension DWThumborURL {
             case .proportion(let value): (t.zoomX, t.zoomY) = (value, value)
             case .grayscale: t.pixelFilters.append(.lumaGrayscale)  // Pillow's luma, as thumbor
             case .equalize: t.pixelFilters.append(.equalize)
+            case .roundCorner(let a, let b, let color, let transparent):
+                t.pixelFilters.append(.roundCorners(horizontal: a, vertical: b, color: color, transparent: transparent))
             case .rgb(let red, let green, let blue):
                 t.pixelFilters.append(.offset(red: 255 * red / 100, green: 255 * green / 100, blue: 255 * blue / 100))
             case .brightness(let percent): t.brightness = 255 * percent / 100  // thumbor's integer arithmetic

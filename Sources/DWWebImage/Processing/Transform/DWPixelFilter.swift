@@ -12,13 +12,18 @@ public enum DWPixelFilter: Sendable, Hashable {
 
     /// Histogram equalisation of each colour channel on its own (thumbor's `equalize()`).
     case equalize
+    /// Corners cut by quarter ellipses of `horizontal` × `vertical` pixels (each at most half the side), painted
+    /// `color`, and transparent too when `transparent` (thumbor's `round_corner()`); the edge anti-aliased.
+    case roundCorners(horizontal: Int, vertical: Int, color: DWColor, transparent: Bool)
 
-    /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`.
+    /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`, `corners:A:B:RRGGBB:T`.
     public var identifier: String {
         switch self {
         case .lumaGrayscale: "luma"
         case .offset(let red, let green, let blue): "rgb:\(red):\(green):\(blue)"
         case .equalize: "equalize"
+        case .roundCorners(let a, let b, let color, let transparent):
+            "corners:\(a):\(b):\(color.hexDigits):\(transparent ? 1 : 0)"
         }
     }
 }
