@@ -116,12 +116,13 @@ final class ThumborTests: ServeTestCase {
     }
 
     /// The filters served, against thumbor's own: encoding (quality, format), geometry (no_upscale, upscale,
-    /// stretch, proportion, fill), colour (grayscale, rgb, equalize, brightness, contrast, saturation, blur,
-    /// background_color, round_corner). 30 dB where the two compute the same thing; lower, and why, where they legitimately differ:
+    /// stretch, proportion, fill), colour (grayscale, rgb, equalize, colorize, convolution, brightness, contrast,
+    /// saturation, blur, background_color, round_corner). 30 dB where the two compute the same thing; lower, and why, where they legitimately differ:
     /// `proportion` (thumbor resamples twice, serve once: 28 dB), `fill` on an odd margin (thumbor puts the odd
     /// pixel below or right of the image, imgproxy's centring above or left: a one-pixel shift, 22 dB), `saturation`
     /// (serve scales chroma in LCh, thumbor mixes with its own luma: 25 dB), transparent `round_corner` (the alpha
-    /// along the anti-aliased edge; thumbor's right-hand corners are a pixel narrower: 25 dB).
+    /// along the anti-aliased edge; thumbor's right-hand corners are a pixel narrower: 25 dB), an edge-detecting
+    /// `convolution` (it amplifies the engines' small differences in the resized image: 25 dB).
     func testFiltersMatchThumbor() throws {
         try sources()
         let server = try thumborServe()
@@ -141,6 +142,9 @@ final class ThumborTests: ServeTestCase {
             ("\(alpha), filters=['grayscale()']", 30),
             ("\(land), width=100, filters=['rgb(20,-10,5)']", 30),
             ("\(land), width=100, filters=['equalize()']", 30),
+            ("\(land), width=100, filters=['colorize(40,20,80,ff8000)']", 30),
+            ("\(land), width=100, filters=['convolution(1;2;1;2;4;2;1;2;1,3,true)']", 30),
+            ("\(land), width=100, filters=['convolution(-1;-1;-1;-1;8;-1;-1;-1;-1,3,false)']", 25),
             ("\(land), width=150, filters=['round_corner(20,255,255,255)']", 30),
             ("\(land), width=150, filters=['round_corner(30|15,0,0,0)']", 30),
             ("\(alpha), filters=['round_corner(20,255,0,0,1)']", 25),

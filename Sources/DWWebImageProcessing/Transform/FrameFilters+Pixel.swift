@@ -12,9 +12,22 @@ extension FrameOps {
             colourBands(frame) == 1
                 ? frame : try linear(frame, [1, 1, 1], [Double(red), Double(green), Double(blue)])
         case .equalize: try equalize(frame)
+        case .colorize(let r, let g, let b, let color):
+            colourBands(frame) == 1 ? frame : try linear(
+                frame, [r, g, b].map { Double(100 - $0) / 100 },
+                [(r, color.red), (g, color.green), (b, color.blue)].map { Double($0.0) * Double($0.1) / 100 })
+        case .convolution(let matrix, let columns): try convolve(frame, matrix, columns)
         case .roundCorners(let a, let b, let color, let transparent):
             try roundCorners(frame, a, b, color, transparent)
         }
+    }
+
+    /// Correlation with `matrix` (every band, alpha too, as thumbor), edges extended by copying; 8 bits, clipped.
+    static func convolve(_ frame: VImage, _ matrix: [Double], _ columns: Int) throws(DWWebImageError) -> VImage {
+        var matrix = matrix
+        let rows = Int32(matrix.count / columns)
+        let result = try Vips.make("cannot convolve") { cvips_conv(frame.pointer, &matrix, Int32(columns), rows, $0) }
+        return try Vips.make("cannot convolve") { cvips_cast_uchar(result.pointer, $0) }
     }
 
     /// Each colour band's histogram equalised on its own (libvips' `hist_equal`); the alpha band is kept.

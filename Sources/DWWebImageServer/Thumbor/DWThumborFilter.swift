@@ -15,6 +15,8 @@ enum DWThumborFilter: Sendable, Equatable {
     case brightness(Int), contrast(Int)
     case rgb(Int, Int, Int)
     case roundCorner(Int, Int, DWColor, transparent: Bool)
+    case colorize(Int, Int, Int, DWColor)
+    case convolution([Double], columns: Int)
     case saturation(Double)
     case blur(radius: Int, sigma: Double)
     case backgroundColor(DWColor)
@@ -75,6 +77,12 @@ enum DWThumborFilter: Sendable, Equatable {
             let (r, g, b) = (try reader.integer(0), try reader.integer(1), try reader.integer(2))
             return .rgb(max(-100, min(100, r)), max(-100, min(100, g)), max(-100, min(100, b)))
         case "round_corner": return try roundCorner(reader)
+        case "colorize":
+            try reader.count(4)
+            let (r, g, b) = (try reader.unsigned(0), try reader.unsigned(1), try reader.unsigned(2))
+            guard args[3].count == 6, let color = DWColor(hex: args[3]) else { throw reader.bad(3) }
+            return .colorize(min(r, 100), min(g, 100), min(b, 100), color)
+        case "convolution": return try convolution(reader)
         case "saturation": try reader.count(1); return .saturation(try reader.decimal(0))
         case "blur":
             try reader.count(1, upTo: 2)
@@ -119,6 +127,23 @@ enum DWThumborFilter: Sendable, Equatable {
         if reader.args.count > 4 { transparent = try reader.boolean(4) }
         let color = DWColor(red: UInt8(red & 0xFF), green: UInt8(green & 0xFF), blue: UInt8(blue & 0xFF))
         return .roundCorner(a, b, color, transparent: transparent)
+    }
+
+    /// `convolution(M;M;…, COLUMNS[, NORMALIZE])`: odd sides (thumbor refuses others), normalised by the sum
+    /// unless `false` (a sum of 0 is left as it is).
+    private static func convolution(_ reader: Args) throws(ParseError) -> DWThumborFilter {
+        try reader.count(2, upTo: 3)
+        let items = reader.args[0].split(separator: ";", omittingEmptySubsequences: false).map { Double($0) }
+        let columns = try reader.unsigned(1)
+        guard items.allSatisfy({ $0?.isFinite == true }), items.count <= 625 else { throw reader.bad(0) }
+        var matrix = items.compactMap { $0 }
+        guard columns > 0, matrix.count % columns == 0, matrix.count % 2 == 1, (matrix.count / columns) % 2 == 1
+        else { throw reader.bad(1) }
+        var normalize = true
+        if reader.args.count > 2 { normalize = try reader.boolean(2) }
+        let sum = matrix.reduce(0, +)
+        if normalize, sum != 0 { matrix = matrix.map { $0 / sum } }
+        return .convolution(matrix, columns: columns)
     }
 
     /// thumbor's format names (`heif` and `heic` alike).

@@ -20,6 +20,9 @@ extension DWThumborURL {
             case .proportion(let value): (t.zoomX, t.zoomY) = (value, value)
             case .grayscale: t.pixelFilters.append(.lumaGrayscale)  // Pillow's luma, as thumbor
             case .equalize: t.pixelFilters.append(.equalize)
+            case .colorize(let r, let g, let b, let color):
+                t.pixelFilters.append(.colorize(red: r, green: g, blue: b, color: color))
+            case .convolution(let matrix, let columns): t.pixelFilters.append(.convolution(matrix: matrix, columns: columns))
             case .roundCorner(let a, let b, let color, let transparent):
                 t.pixelFilters.append(.roundCorners(horizontal: a, vertical: b, color: color, transparent: transparent))
             case .rgb(let red, let green, let blue):

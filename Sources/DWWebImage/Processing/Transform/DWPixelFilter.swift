@@ -12,16 +12,25 @@ public enum DWPixelFilter: Sendable, Hashable {
 
     /// Histogram equalisation of each colour channel on its own (thumbor's `equalize()`).
     case equalize
+    /// Each colour channel mixed with `color`'s by its percentage 0…100 (thumbor's `colorize()`).
+    case colorize(red: Int, green: Int, blue: Int, color: DWColor)
+    /// Correlation with a matrix of `columns` columns (odd sides, row-major), already normalised if asked, edges
+    /// extended by copying; alpha too (thumbor's `convolution()`).
+    case convolution(matrix: [Double], columns: Int)
     /// Corners cut by quarter ellipses of `horizontal` × `vertical` pixels (each at most half the side), painted
     /// `color`, and transparent too when `transparent` (thumbor's `round_corner()`); the edge anti-aliased.
     case roundCorners(horizontal: Int, vertical: Int, color: DWColor, transparent: Bool)
 
-    /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`, `corners:A:B:RRGGBB:T`.
+    /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`, `colorize:R:G:B:RRGGBB`, `conv:COLUMNS:M;M;…`,
+    /// `corners:A:B:RRGGBB:T`.
     public var identifier: String {
         switch self {
         case .lumaGrayscale: "luma"
         case .offset(let red, let green, let blue): "rgb:\(red):\(green):\(blue)"
         case .equalize: "equalize"
+        case .colorize(let r, let g, let b, let color): "colorize:\(r):\(g):\(b):\(color.hexDigits)"
+        case .convolution(let matrix, let columns):
+            "conv:\(columns):" + matrix.map(DWTransform.number).joined(separator: ";")
         case .roundCorners(let a, let b, let color, let transparent):
             "corners:\(a):\(b):\(color.hexDigits):\(transparent ? 1 : 0)"
         }
