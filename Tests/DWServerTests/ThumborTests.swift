@@ -118,8 +118,7 @@ final class ThumborTests: ServeTestCase {
     /// The filters served, against thumbor's own: encoding (quality, format), geometry (no_upscale, upscale,
     /// stretch, proportion, fill), colour (grayscale, rgb, equalize, colorize, convolution, brightness, contrast,
     /// saturation, blur, background_color, round_corner). 30 dB where the two compute the same thing; lower, and why, where they legitimately differ:
-    /// `proportion` (thumbor resamples twice, serve once: 28 dB), `fill` on an odd margin (thumbor puts the odd
-    /// pixel below or right of the image, imgproxy's centring above or left: a one-pixel shift, 22 dB), `saturation`
+    /// `proportion` (thumbor resamples twice, serve once: 28 dB), `saturation`
     /// (serve scales chroma in LCh, thumbor mixes with its own luma: 25 dB), transparent `round_corner` (the alpha
     /// along the anti-aliased edge; thumbor's right-hand corners are a pixel narrower: 25 dB), an edge-detecting
     /// `convolution` (it amplifies the engines' small differences in the resized image: 25 dB).
@@ -127,6 +126,7 @@ final class ThumborTests: ServeTestCase {
         try sources()
         let server = try thumborServe()
         let land = "image_url='\(image("land.jpg"))'", alpha = "image_url='\(image("alpha.png"))'"
+        let port = "image_url='\(image("port.jpg"))'"
         let rows: [(String, Double)] = [
             ("\(land), width=100, filters=['quality(40)']", 30),
             ("\(land), width=100, filters=['format(png)']", 30),
@@ -135,8 +135,11 @@ final class ThumborTests: ServeTestCase {
             ("\(land), fit_in=True, width=600, height=600, filters=['upscale()']", 30),
             ("\(land), width=100, height=150, filters=['stretch()']", 30),
             ("\(land), width=200, height=100, filters=['proportion(0.5)']", 28),
-            ("\(land), fit_in=True, width=200, height=200, filters=['fill(ff0000)']", 22),
-            ("\(land), fit_in=True, width=200, height=200, filters=['fill(blue)']", 22),
+            ("\(land), fit_in=True, width=200, height=200, filters=['fill(ff0000)']", 30),
+            ("\(land), fit_in=True, width=200, height=200, filters=['fill(blue)']", 30),
+            ("\(land), fit_in=True, width=200, height=200, filters=['fill(auto)']", 30),
+            ("\(land), fit_in=True, width=200, height=200, filters=['fill(blur)']", 30),
+            ("\(port), adaptive_fit_in=True, width=200, height=120, filters=['fill(blur)']", 30),
             ("\(alpha), fit_in=True, width=200, height=100, filters=['fill(transparent)']", 30),
             ("\(land), width=100, filters=['grayscale()']", 30),
             ("\(alpha), filters=['grayscale()']", 30),

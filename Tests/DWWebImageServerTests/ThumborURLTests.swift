@@ -92,8 +92,10 @@ final class ThumborURLTests: XCTestCase {
                                    settings: unsafe)
         XCTAssertEqual(fit.url.options.transform.resizingType, .fit)
         XCTAssertFalse(fit.url.options.transform.enlarge)
-        XCTAssertEqual(fit.url.options.transform.extend, DWExtend())
-        XCTAssertEqual(fit.url.options.transform.background, DWColor(red: 255, green: 0, blue: 0))
+        XCTAssertEqual(fit.url.options.transform.pixelFilters,
+                       [.letterbox(width: 100, height: 100, adaptive: false,
+                                   fill: .color(DWColor(red: 255, green: 0, blue: 0)))])
+        XCTAssertNil(fit.url.options.transform.background, "fill_transparent not given: nothing merged")
         XCTAssertEqual(fit.url.source, "https://a.com/b.png")
         XCTAssertEqual(fit.request.maxAge, 5)
     }
@@ -112,7 +114,7 @@ final class ThumborURLTests: XCTestCase {
     /// thumbor's argument rules, and a 400 naming the filter otherwise.
     func testFilterArguments() throws {
         XCTAssertEqual(try DWThumborFilter.list("quality(85):format(heic):blur(2, 1.5):fill(transparent,1)"),
-                       [.quality(85), .format(.heic), .blur(radius: 2, sigma: 1.5), .fill(nil, fillTransparent: true)])
+                       [.quality(85), .format(.heic), .blur(radius: 2, sigma: 1.5), .fill(.color(nil), fillTransparent: true)])
         XCTAssertEqual(try DWThumborFilter.list("brightness(-10):contrast( 20 ):rgb(1,-2,300)"),
                        [.brightness(-10), .contrast(20), .rgb(1, -2, 100)])
         XCTAssertEqual(try DWThumborFilter.list("round_corner(10|5,1,2,3,1):equalize()"),
@@ -121,7 +123,7 @@ final class ThumborURLTests: XCTestCase {
                        [.convolution([0.25, 0.5, 0.25], columns: 3), .convolution([0, 1, 0], columns: 1)])
         XCTAssertEqual(try DWThumborFilter.list("colorize(10,200,0,00ff00)"),
                        [.colorize(10, 100, 0, DWColor(red: 0, green: 255, blue: 0))])
-        for bad in ["quality(-1)", "blur(0)", "blur(1,x)", "format(tiff)", "fill(auto)", "nope()", "grayscale(1)",
+        for bad in ["quality(-1)", "blur(0)", "blur(1,x)", "format(tiff)", "fill(auto,2)", "nope()", "grayscale(1)",
                     "fill(red,maybe)", "quality", "rgb(1,2)",
                     "round_corner(a,1,2,3)", "round_corner(5|,1,2,3)",
                     "convolution(1;2,2)", "convolution(1;x;1,3)", "colorize(1,2,3,red)"] {

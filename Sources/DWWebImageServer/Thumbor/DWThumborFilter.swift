@@ -20,8 +20,8 @@ enum DWThumborFilter: Sendable, Equatable {
     case saturation(Double)
     case blur(radius: Int, sigma: Double)
     case backgroundColor(DWColor)
-    /// `fill(colour|transparent[, fill_transparent])`: nil colour is transparent.
-    case fill(DWColor?, fillTransparent: Bool)
+    /// `fill(colour|transparent|auto|blur[, fill_transparent])`.
+    case fill(DWLetterboxFill, fillTransparent: Bool)
     case maxAge(Int)
     case rotate(Int)
 
@@ -108,11 +108,12 @@ enum DWThumborFilter: Sendable, Equatable {
         var transparent = false
         if reader.args.count > 1 { transparent = try reader.boolean(1) }
         switch reader.args[0].lowercased() {
-        case "transparent": return .fill(nil, fillTransparent: transparent)
-        case "auto", "blur": throw ParseError("thumbor filter 'fill(\(reader.args[0]))' is not supported")
+        case "transparent": return .fill(.color(nil), fillTransparent: transparent)
+        case "auto": return .fill(.mean, fillTransparent: transparent)
+        case "blur": return .fill(.blur, fillTransparent: transparent)
         default:
             guard let color = Self.color(reader.args[0]) else { throw reader.bad(0) }
-            return .fill(color, fillTransparent: transparent)
+            return .fill(.color(color), fillTransparent: transparent)
         }
     }
 

@@ -32,9 +32,10 @@ extension DWThumborURL {
             case .saturation(let value): t.saturation = value
             case .blur(let radius, let sigma): t.blur = sigma == 0 ? Double(radius) : sigma
             case .backgroundColor(let color): t.background = color
-            case .fill(let color, _):
-                if p.fitIn { t.extend = DWExtend(gravity: .center) }
-                if let color { t.background = color }
+            case .fill(let fill, let fillTransparent):
+                // The box as the path gives it (thumbor's request size; the pixel step sizes it on the image).
+                t.pixelFilters.append(.letterbox(width: t.width, height: t.height, adaptive: p.adaptive, fill: fill))
+                if fillTransparent, case .color(let color?) = fill { t.background = color }  // merged over it
             case .maxAge(let seconds): request.maxAge = seconds
             case .rotate(let degrees):
                 // thumbor rotates only by multiples of 90 and ignores the rest.

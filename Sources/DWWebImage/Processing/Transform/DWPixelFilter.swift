@@ -17,12 +17,16 @@ public enum DWPixelFilter: Sendable, Hashable {
     /// Correlation with a matrix of `columns` columns (odd sides, row-major), already normalised if asked, edges
     /// extended by copying; alpha too (thumbor's `convolution()`).
     case convolution(matrix: [Double], columns: Int)
+    /// thumbor's `fill()`: the image centred (thumbor's rounding: the odd pixel after it) on a canvas of the box
+    /// (a side of 0, or smaller than the image: the image's; `adaptive`: the box's sides swapped when the image
+    /// leans the other way), filled with `fill`.
+    case letterbox(width: Int, height: Int, adaptive: Bool, fill: DWLetterboxFill)
     /// Corners cut by quarter ellipses of `horizontal` × `vertical` pixels (each at most half the side), painted
     /// `color`, and transparent too when `transparent` (thumbor's `round_corner()`); the edge anti-aliased.
     case roundCorners(horizontal: Int, vertical: Int, color: DWColor, transparent: Bool)
 
     /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`, `colorize:R:G:B:RRGGBB`, `conv:COLUMNS:M;M;…`,
-    /// `corners:A:B:RRGGBB:T`.
+    /// `letterbox:W:H:ADAPTIVE:FILL`, `corners:A:B:RRGGBB:T`.
     public var identifier: String {
         switch self {
         case .lumaGrayscale: "luma"
@@ -31,8 +35,30 @@ public enum DWPixelFilter: Sendable, Hashable {
         case .colorize(let r, let g, let b, let color): "colorize:\(r):\(g):\(b):\(color.hexDigits)"
         case .convolution(let matrix, let columns):
             "conv:\(columns):" + matrix.map(DWTransform.number).joined(separator: ";")
+        case .letterbox(let width, let height, let adaptive, let fill):
+            "letterbox:\(width):\(height):\(adaptive ? 1 : 0):\(fill.identifier)"
         case .roundCorners(let a, let b, let color, let transparent):
             "corners:\(a):\(b):\(color.hexDigits):\(transparent ? 1 : 0)"
+        }
+    }
+}
+
+/// What fills a ``DWPixelFilter/letterbox(width:height:adaptive:fill:)`` canvas around the image.
+public enum DWLetterboxFill: Sendable, Hashable {
+    /// A colour; nil: transparent.
+    case color(DWColor?)
+    /// The image's mean colour, each channel's mean rounded down (thumbor's `fill(auto)`).
+    case mean
+    /// The image blurred (thumbor's Gaussian: sigma 50, cut at 50 pixels) and stretched to the canvas
+    /// (thumbor's `fill(blur)`).
+    case blur
+
+    /// `rrggbb`, `none`, `auto`, `blur`.
+    public var identifier: String {
+        switch self {
+        case .color(let color): color?.hexDigits ?? "none"
+        case .mean: "auto"
+        case .blur: "blur"
         }
     }
 }
