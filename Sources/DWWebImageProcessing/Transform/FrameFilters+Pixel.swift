@@ -17,6 +17,7 @@ extension FrameOps {
                 frame, [r, g, b].map { Double(100 - $0) / 100 },
                 [(r, color.red), (g, color.green), (b, color.blue)].map { Double($0.0) * Double($0.1) / 100 })
         case .convolution(let matrix, let columns): try convolve(frame, matrix, columns)
+        case .rotate(let degrees): try rotate(frame, degrees)
         case .letterbox(let width, let height, let adaptive, let fill):
             try letterbox(frame, box: (width, height), adaptive: adaptive, fill: fill)
         case .roundCorners(let a, let b, let color, let transparent):

@@ -38,9 +38,9 @@ extension DWThumborURL {
                 if fillTransparent, case .color(let color?) = fill { t.background = color }  // merged over it
             case .maxAge(let seconds): request.maxAge = seconds
             case .rotate(let degrees):
-                // thumbor rotates only by multiples of 90 and ignores the rest.
+                // thumbor turns only by multiples of 90 (ignoring the rest), counter-clockwise, after the resize.
                 guard degrees % 90 == 0, degrees % 360 != 0 else { continue }
-                throw ParseError("thumbor filter 'rotate(\(degrees))' is not supported")
+                t.pixelFilters.append(.rotate(clockwise: (360 - (degrees % 360 + 360) % 360) % 360))
             }
         }
     }

@@ -21,12 +21,15 @@ public enum DWPixelFilter: Sendable, Hashable {
     /// (a side of 0, or smaller than the image: the image's; `adaptive`: the box's sides swapped when the image
     /// leans the other way), filled with `fill`.
     case letterbox(width: Int, height: Int, adaptive: Bool, fill: DWLetterboxFill)
+    /// A turn of the finished image by 90, 180 or 270 degrees clockwise (thumbor's `rotate()`, which turns after
+    /// the resize, where imgproxy's `rot` turns before it).
+    case rotate(clockwise: Int)
     /// Corners cut by quarter ellipses of `horizontal` × `vertical` pixels (each at most half the side), painted
     /// `color`, and transparent too when `transparent` (thumbor's `round_corner()`); the edge anti-aliased.
     case roundCorners(horizontal: Int, vertical: Int, color: DWColor, transparent: Bool)
 
     /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`, `colorize:R:G:B:RRGGBB`, `conv:COLUMNS:M;M;…`,
-    /// `letterbox:W:H:ADAPTIVE:FILL`, `corners:A:B:RRGGBB:T`.
+    /// `letterbox:W:H:ADAPTIVE:FILL`, `rot:DEGREES`, `corners:A:B:RRGGBB:T`.
     public var identifier: String {
         switch self {
         case .lumaGrayscale: "luma"
@@ -37,6 +40,7 @@ public enum DWPixelFilter: Sendable, Hashable {
             "conv:\(columns):" + matrix.map(DWTransform.number).joined(separator: ";")
         case .letterbox(let width, let height, let adaptive, let fill):
             "letterbox:\(width):\(height):\(adaptive ? 1 : 0):\(fill.identifier)"
+        case .rotate(let degrees): "rot:\(degrees)"
         case .roundCorners(let a, let b, let color, let transparent):
             "corners:\(a):\(b):\(color.hexDigits):\(transparent ? 1 : 0)"
         }
