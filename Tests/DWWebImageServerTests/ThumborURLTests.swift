@@ -121,12 +121,17 @@ final class ThumborURLTests: XCTestCase {
                        [.roundCorner(10, 5, DWColor(red: 1, green: 2, blue: 3), transparent: true), .equalize])
         XCTAssertEqual(try DWThumborFilter.list("convolution(1;2;1,3,true):convolution(0;1;0,1,false)"),
                        [.convolution([0.25, 0.5, 0.25], columns: 3), .convolution([0, 1, 0], columns: 1)])
+        let focal = try DWThumborURL(target: "/unsafe/9x9/filters:focal(10x10:30x20):focal(0x0:0x9)/a.com/b.png",
+                                     settings: unsafe)
+        XCTAssertEqual(focal.url.options.transform.focalPoint, DWFocalPoint(x: 20, y: 15), "an empty rectangle is ignored")
+        XCTAssertThrowsError(try DWThumborURL(target: "/unsafe/1x1:5x5/9x9/filters:focal(1x1:3x3)/a.com/b", settings: unsafe))
         XCTAssertEqual(try DWThumborFilter.list("colorize(10,200,0,00ff00)"),
                        [.colorize(10, 100, 0, DWColor(red: 0, green: 255, blue: 0))])
         for bad in ["quality(-1)", "blur(0)", "blur(1,x)", "format(tiff)", "fill(auto,2)", "nope()", "grayscale(1)",
                     "fill(red,maybe)", "quality", "rgb(1,2)",
                     "round_corner(a,1,2,3)", "round_corner(5|,1,2,3)",
-                    "convolution(1;2,2)", "convolution(1;x;1,3)", "colorize(1,2,3,red)"] {
+                    "convolution(1;2,2)", "convolution(1;x;1,3)", "colorize(1,2,3,red)",
+                    "focal(1x2)", "focal(1x2:3x4:5x6)"] {
             XCTAssertThrowsError(try DWThumborFilter.list(bad), bad) { error in
                 let name = String(bad.prefix { $0 != "(" })
                 XCTAssertTrue("\(error)".contains(name), "\(bad): \(error)")

@@ -24,6 +24,8 @@ enum DWThumborFilter: Sendable, Equatable {
     case fill(DWLetterboxFill, fillTransparent: Bool)
     case maxAge(Int)
     case rotate(Int)
+    /// `focal(LxT:RxB)`: a rectangle of the source to keep in the crop.
+    case focal(left: Int, top: Int, right: Int, bottom: Int)
 
     typealias ParseError = DWProxyURL.ParseError
 
@@ -98,6 +100,15 @@ enum DWThumborFilter: Sendable, Equatable {
         case "fill": return try fill(reader)
         case "max_age": try reader.count(1); return .maxAge(try reader.unsigned(0))
         case "rotate": try reader.count(1); return .rotate(try reader.integer(0))
+        case "focal":
+            try reader.count(1)
+            let numbers = args[0].split(separator: ":", omittingEmptySubsequences: false)
+                .flatMap { $0.split(separator: "x", omittingEmptySubsequences: false) }
+            guard numbers.count == 4, args[0].filter({ $0 == ":" }).count == 1,
+                  numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
+                  let l = Int(numbers[0]), let t = Int(numbers[1]), let r = Int(numbers[2]), let b = Int(numbers[3])
+            else { throw reader.bad(0) }
+            return .focal(left: l, top: t, right: r, bottom: b)
         default:
             throw ParseError("unknown or unsupported thumbor filter '\(name)'")
         }

@@ -5,6 +5,7 @@ extension DWThumborURL {
     /// Applies `filters` in order. Geometry filters read the path's parts (`fit-in`, the box).
     static func apply(_ filters: [DWThumborFilter], parts p: DWThumborPath, to t: inout DWTransform,
                       request: inout DWThumborRequest) throws(ParseError) {
+        try focus(filters, parts: p, on: &t)
         for filter in filters {
             switch filter {
             case .quality(let value): t.quality = value
@@ -36,6 +37,7 @@ extension DWThumborURL {
                 // The box as the path gives it (thumbor's request size; the pixel step sizes it on the image).
                 t.pixelFilters.append(.letterbox(width: t.width, height: t.height, adaptive: p.adaptive, fill: fill))
                 if fillTransparent, case .color(let color?) = fill { t.background = color }  // merged over it
+            case .focal: continue  // focus(_:parts:on:)
             case .maxAge(let seconds): request.maxAge = seconds
             case .rotate(let degrees):
                 // thumbor turns only by multiples of 90 (ignoring the rest), counter-clockwise, after the resize.
@@ -43,5 +45,21 @@ extension DWThumborURL {
                 t.pixelFilters.append(.rotate(clockwise: (360 - (degrees % 360 + 360) % 360) % 360))
             }
         }
+    }
+
+    /// thumbor's focal points: each `focal()` rectangle's centre weighted by its area (empty ones ignored, as
+    /// thumbor ignores them), the crop centred on their centre of mass in place of the alignment.
+    static func focus(_ filters: [DWThumborFilter], parts p: DWThumborPath, on t: inout DWTransform) throws(ParseError) {
+        var weight = 0, sumX = 0, sumY = 0
+        for case .focal(let left, let top, let right, let bottom) in filters where right > left && bottom > top {
+            let (w, h) = (right - left, bottom - top)
+            let area = w * h
+            (weight, sumX, sumY) = (weight + area, sumX + (left + w / 2) * area, sumY + (top + h / 2) * area)
+        }
+        guard weight > 0 else { return }
+        guard p.crop == nil, p.trim == nil else {
+            throw ParseError("thumbor filter 'focal' with a manual crop or trim is not supported")
+        }
+        t.focalPoint = DWFocalPoint(x: Double(sumX / weight), y: Double(sumY / weight))
     }
 }

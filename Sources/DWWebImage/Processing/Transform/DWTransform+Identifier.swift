@@ -38,6 +38,7 @@ extension DWTransform {
         if flipHorizontal || flipVertical { parts.append("fl:\(flipHorizontal ? 1 : 0):\(flipVertical ? 1 : 0)") }
         if adaptiveBox { parts.append("adaptive:1") }  // thumbor's, no imgproxy option
         if coverUncropped { parts.append("cover:1") }  // thumbor's full-fit-in, no imgproxy option
+        if let focalPoint { parts.append("focal:\(Self.number(focalPoint.x)):\(Self.number(focalPoint.y))") }
         return parts
     }
 

@@ -48,6 +48,8 @@ public struct DWTransform: Sendable, Hashable {
     public var adaptiveBox = false
     /// thumbor's `full-fit-in`: scaled to cover the box as ``DWResizeMode/fill`` scales, and not cropped to it.
     public var coverUncropped = false
+    /// The point of the source the fill crop centres on, in place of ``gravity`` (thumbor's focal points); nil: off.
+    public var focalPoint: DWFocalPoint?
 
     // MARK: Pixels
     /// Fill colour for transparency and for extend/padding [`bg`]; nil: transparent where the format allows, else white.
