@@ -70,6 +70,19 @@ final class ThumborSecurityTests: ServeTestCase {
         XCTAssertEqual(refused.status, 400, refused.text)
     }
 
+    /// The result limits see the canvas fill() makes (and a turn's sides): a box over --max-result-dimension is a
+    /// 422 before anything is decoded, as for imgproxy's extend.
+    func testResultLimitsCountTheFillCanvas() throws {
+        let source = image()
+        let server = try serve(["--thumbor-allow-unsafe", "--max-result-dimension", "500"])
+        XCTAssertEqual(try server.get("/unsafe/fit-in/400x100/filters:fill(red)/\(source)").status, 200)
+        for path in ["fit-in/900x100/filters:fill(red)", "fit-in/100x900/filters:fill(blur)",
+                     "adaptive-fit-in/100x600/filters:fill(auto)", "400x450/filters:rotate(90):fill(red)"] {
+            let response = try server.get("/unsafe/\(path)/\(source)")
+            XCTAssertEqual(response.status, path.hasPrefix("400x450") ? 200 : 422, "\(path): \(response.text)")
+        }
+    }
+
     /// An unknown filter or a bad argument is a 400 naming it (thumbor ignores both).
     func testBadFiltersAre400NamingThem() throws {
         let source = image()

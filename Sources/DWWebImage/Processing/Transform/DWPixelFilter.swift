@@ -28,6 +28,20 @@ public enum DWPixelFilter: Sendable, Hashable {
     /// `color`, and transparent too when `transparent` (thumbor's `round_corner()`); the edge anti-aliased.
     case roundCorners(horizontal: Int, vertical: Int, color: DWColor, transparent: Bool)
 
+    /// The size of a `width` × `height` image after this filter: the letterbox's canvas, the turned sides; the
+    /// same size for the others. Pure arithmetic (the result limits check it before anything is decoded).
+    public func size(after size: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        switch self {
+        case .letterbox(let width, let height, let adaptive, _):
+            let (w, h) = size
+            var box = (width, height)
+            if adaptive, box.0 > 0, box.1 > 0, (w < h && box.0 > box.1) || (w > h && box.0 < box.1) { box = (box.1, box.0) }
+            return (box.0 == 0 ? w : max(box.0, w), box.1 == 0 ? h : max(box.1, h))
+        case .rotate(let degrees): return degrees % 180 == 0 ? size : (size.height, size.width)
+        default: return size
+        }
+    }
+
     /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`, `colorize:R:G:B:RRGGBB`, `conv:COLUMNS:M;M;…`,
     /// `letterbox:W:H:ADAPTIVE:FILL`, `rot:DEGREES`, `corners:A:B:RRGGBB:T`.
     public var identifier: String {
