@@ -35,7 +35,9 @@ public enum DWPixelFilter: Sendable, Hashable {
         case .letterbox(let width, let height, let adaptive, _):
             let (w, h) = size
             var box = (width, height)
-            if adaptive, box.0 > 0, box.1 > 0, (w < h && box.0 > box.1) || (w > h && box.0 < box.1) { box = (box.1, box.0) }
+            if adaptive, box.0 > 0, box.1 > 0, (w < h && box.0 > box.1) || (w > h && box.0 < box.1) {
+                box = (box.1, box.0)
+            }
             return (box.0 == 0 ? w : max(box.0, w), box.1 == 0 ? h : max(box.1, h))
         case .rotate(let degrees): return degrees % 180 == 0 ? size : (size.height, size.width)
         default: return size
