@@ -83,6 +83,21 @@ final class ThumborSecurityTests: ServeTestCase {
         }
     }
 
+    /// Numbers past any integer in every part that takes one: an answer each (no trap), and the server still up.
+    func testHugeNumbersAnswer() throws {
+        let source = image()
+        let server = try serve(["--thumbor-allow-unsafe"])
+        let huge = "99999999999999999999999"
+        for path in ["0x0:\(huge)x\(huge)/10x10", "\(huge)x10", "trim:top-left:\(huge)",
+                     "10x10/filters:focal(0x0:\(huge)x\(huge)):focal(1x1:\(huge)x\(huge))",
+                     "10x10/filters:blur(\(huge),\(huge)):max_bytes(\(huge)):round_corner(\(huge),1,1,1)",
+                     "meta/0x0:\(huge)x\(huge)/10x10"] {
+            let response = try server.get("/unsafe/\(path)/\(source)")
+            XCTAssertTrue([200, 400].contains(response.status), "\(path): \(response.status) \(response.text)")
+        }
+        XCTAssertEqual(try server.get("/healthcheck").text, "WORKING", "still serving")
+    }
+
     /// An unknown filter or a bad argument is a 400 naming it (thumbor ignores both).
     func testBadFiltersAre400NamingThem() throws {
         let source = image()

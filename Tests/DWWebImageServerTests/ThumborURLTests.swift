@@ -115,6 +115,7 @@ final class ThumborURLTests: XCTestCase {
     func testFilterArguments() throws {
         XCTAssertEqual(try DWThumborFilter.list("quality(85):format(heic):blur(2, 1.5):fill(transparent,1)"),
                        [.quality(85), .format(.heic), .blur(radius: 2, sigma: 1.5), .fill(.color(nil), fillTransparent: true)])
+        XCTAssertEqual(try DWThumborFilter.list("blur(3,-40)"), [.blur(radius: 3, sigma: 3)], "cut at the radius")
         XCTAssertEqual(try DWThumborFilter.list("brightness(-10):contrast( 20 ):rgb(1,-2,300)"),
                        [.brightness(-10), .contrast(20), .rgb(1, -2, 100)])
         XCTAssertEqual(try DWThumborFilter.list("round_corner(10|5,1,2,3,1):equalize()"),

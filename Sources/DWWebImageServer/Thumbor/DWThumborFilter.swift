@@ -92,7 +92,8 @@ enum DWThumborFilter: Sendable, Equatable {
             guard radius > 0 else { throw reader.bad(0) }
             var sigma = 0.0
             if args.count > 1 { sigma = try reader.decimal(1) }
-            return .blur(radius: min(radius, 150), sigma: sigma)
+            // thumbor cuts its kernel at the radius (≤ 150): a wider sigma blurs no further than one of the radius.
+            return .blur(radius: min(radius, 150), sigma: min(abs(sigma), Double(min(radius, 150))))
         case "background_color":
             try reader.count(1)
             guard let color = Self.color(args[0]) else { throw reader.bad(0) }
@@ -108,7 +109,8 @@ enum DWThumborFilter: Sendable, Equatable {
                   numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
                   let l = Int(numbers[0]), let t = Int(numbers[1]), let r = Int(numbers[2]), let b = Int(numbers[3])
             else { throw reader.bad(0) }
-            return .focal(left: l, top: t, right: r, bottom: b)
+            let cap = 10_000_000  // beyond any image; keeps the sums exact
+            return .focal(left: min(l, cap), top: min(t, cap), right: min(r, cap), bottom: min(b, cap))
         default:
             throw ParseError("unknown or unsupported thumbor filter '\(name)'")
         }

@@ -99,7 +99,8 @@ struct DWThumborPath: Sendable, Equatable {
         guard corners.count == 2 else { return nil }
         let numbers = corners.flatMap { $0.split(separator: "x", omittingEmptySubsequences: false) }
         guard numbers.count == 4, numbers.allSatisfy(isDigits) else { return nil }
-        let values = numbers.map { Int($0) ?? Int.max }
+        // Held to 10⁷ (beyond any image: the crop is clamped to it), so no arithmetic on them can overflow.
+        let values = numbers.map { min(Int($0) ?? Int.max, 10_000_000) }
         return (values[0], values[1], values[2], values[3])
     }
 

@@ -50,16 +50,18 @@ extension DWThumborURL {
     /// thumbor's focal points: each `focal()` rectangle's centre weighted by its area (empty ones ignored, as
     /// thumbor ignores them), the crop centred on their centre of mass in place of the alignment.
     static func focus(_ filters: [DWThumborFilter], parts p: DWThumborPath, on t: inout DWTransform) throws(ParseError) {
-        var weight = 0, sumX = 0, sumY = 0
+        var weight = 0.0, sumX = 0.0, sumY = 0.0  // in Double: no rectangle can overflow it
         for case .focal(let left, let top, let right, let bottom) in filters where right > left && bottom > top {
             let (w, h) = (right - left, bottom - top)
-            let area = w * h
-            (weight, sumX, sumY) = (weight + area, sumX + (left + w / 2) * area, sumY + (top + h / 2) * area)
+            let area = Double(w) * Double(h)
+            weight += area
+            sumX += Double(left + w / 2) * area
+            sumY += Double(top + h / 2) * area
         }
         guard weight > 0 else { return }
         guard p.crop == nil, p.trim == nil else {
             throw ParseError("thumbor filter 'focal' with a manual crop or trim is not supported")
         }
-        t.focalPoint = DWFocalPoint(x: Double(sumX / weight), y: Double(sumY / weight))
+        t.focalPoint = DWFocalPoint(x: (sumX / weight).rounded(.down), y: (sumY / weight).rounded(.down))
     }
 }
