@@ -60,6 +60,16 @@ if ! python3 -c 'import imgproxy' >/dev/null 2>&1; then
   python3 -m pip install --quiet imgproxy >/dev/null 2>&1 || echo "setup: pip could not install imgproxy" >&2
 fi
 
+# thumbor 7.8.0 and libthumbor in their own venv at .venv-thumbor (gitignored): the thumbor dialect's tests
+# (Tests/DWServerTests/ThumborTests*.swift) run thumbor itself beside `dwfetch serve` and fail without it.
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [[ ! -x "$repo_root/.venv-thumbor/bin/thumbor" ]] || ! "$repo_root/.venv-thumbor/bin/python" -c 'import libthumbor' >/dev/null 2>&1; then
+  echo "setup: installing thumbor 7.8.0 and libthumbor into .venv-thumbor" >&2
+  { python3 -m venv "$repo_root/.venv-thumbor" \
+      && "$repo_root/.venv-thumbor/bin/pip" install --quiet thumbor==7.8.0 libthumbor >/dev/null 2>&1; } \
+    || echo "setup: could not install thumbor into .venv-thumbor (the thumbor tests need it)" >&2
+fi
+
 # moto's S3 server (moto[server] from PyPI: moto_server, flask) for the S3 tests, with boto3 for their set-up.
 if ! command -v moto_server >/dev/null 2>&1 || ! python3 -c 'import moto.server, flask, flask_cors, boto3' >/dev/null 2>&1; then
   echo "setup: installing moto[server] for python3" >&2

@@ -304,6 +304,21 @@ int cvips_composite_over(VipsImage *base, VipsImage *overlay, int x, int y, Vips
 int cvips_linear(VipsImage *in, const double *a, const double *b, int n, VipsImage **out) {
     return vips_linear(in, out, (double *)a, (double *)b, n, NULL);
 }
+int cvips_recomb(VipsImage *in, const double *matrix, int rows, int cols, VipsImage **out) {
+    VipsImage *m = vips_image_new_matrix_from_array(cols, rows, matrix, rows * cols);
+    if (!m) return -1;
+    int status = vips_recomb(in, out, m, NULL);
+    g_object_unref(m);
+    return status;
+}
+int cvips_conv(VipsImage *in, const double *matrix, int cols, int rows, VipsImage **out) {
+    VipsImage *m = vips_image_new_matrix_from_array(cols, rows, matrix, cols * rows);
+    if (!m) return -1;
+    int status = vips_conv(in, out, m, "precision", VIPS_PRECISION_FLOAT, NULL);
+    g_object_unref(m);
+    return status;
+}
+int cvips_hist_equal(VipsImage *in, VipsImage **out) { return vips_hist_equal(in, out, NULL); }
 int cvips_replicate(VipsImage *in, int across, int down, VipsImage **out) {
     return vips_replicate(in, out, across, down, NULL);
 }

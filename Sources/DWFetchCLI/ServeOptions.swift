@@ -94,6 +94,8 @@ package struct ServeOptions: ParsableCommand {
         "Another path that answers as /health does (e.g. /healthz).", valueName: "PATH"))
     package var healthCheckPath: String?
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
+    /// thumbor's URL dialect beside imgproxy's (docs/thumbor.md).
+    @OptionGroup(title: "thumbor dialect") package var thumbor: ServeThumborOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (docs/security.md).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions
     @OptionGroup(title: "Failed sources and answer size") package var failures: ServeFailureOptions

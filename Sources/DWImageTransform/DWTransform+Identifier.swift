@@ -37,6 +37,9 @@ extension DWTransform {
         if !autoRotate { parts.append("ar:0") }
         if rotate != 0 { parts.append("rot:\(rotate)") }
         if flipHorizontal || flipVertical { parts.append("fl:\(flipHorizontal ? 1 : 0):\(flipVertical ? 1 : 0)") }
+        if adaptiveBox { parts.append("adaptive:1") }  // thumbor's, no imgproxy option
+        if coverUncropped { parts.append("cover:1") }  // thumbor's full-fit-in, no imgproxy option
+        if let focalPoint { parts.append("focal:\(Self.number(focalPoint.x)):\(Self.number(focalPoint.y))") }
         return parts
     }
 
@@ -56,6 +59,7 @@ extension DWTransform {
                     + "\(Self.number(watermark.position.x)):\(Self.number(watermark.position.y)):\(Self.number(watermark.scale))"
             )
         }
+        if !pixelFilters.isEmpty { parts.append("pf:" + pixelFilters.map(\.identifier).joined(separator: ",")) }
         if grayscale { parts.append("grayscale") }
         if let tint { parts.append("tint:" + tint.map(Self.number).joined(separator: ":")) }
         if let roundCorners { parts.append("round:\(Self.number(roundCorners))") }

@@ -44,6 +44,13 @@ public struct DWTransform: Sendable, Hashable {
     public var rotate = 0
     /// Mirror left-right / top-bottom [`fl`].
     public var flipHorizontal = false, flipVertical = false
+    /// thumbor's `adaptive-…fit-in`: the box's sides are swapped when the (cropped) source leans the other way than
+    /// the box (a portrait source in a landscape box, or the reverse); only with both sides set.
+    public var adaptiveBox = false
+    /// thumbor's `full-fit-in`: scaled to cover the box as ``DWResizeMode/fill`` scales, and not cropped to it.
+    public var coverUncropped = false
+    /// The point of the source the fill crop centres on, in place of ``gravity`` (thumbor's focal points); nil: off.
+    public var focalPoint: DWFocalPoint?
 
     // MARK: Pixels
     /// Fill colour for transparency and for extend/padding [`bg`]; nil: transparent where the format allows, else white.
@@ -64,6 +71,8 @@ public struct DWTransform: Sendable, Hashable {
     public var tint: [Double]?
     /// `dwfetch --round`: transparent rounded corners of this radius.
     public var roundCorners: Double?
+    /// Colour filters imgproxy has no option for (thumbor's), in order, after imgproxy's filters.
+    public var pixelFilters: [DWPixelFilter] = []
 
     // MARK: Encoding and handling
     /// Output format [`f`]; nil: the source's (PNG for one the engine does not write).

@@ -113,6 +113,9 @@ public struct DWServeConfiguration: Sendable {
     /// `/info` with the image key; set, `/info` URLs are signed with these only (and image URLs never with them), so
     /// an `/info` URL's signature cannot fetch the image. Empty = any `/info` signature accepted.
     public var infoSigners: [DWURLSigner]?
+    /// thumbor's URL dialect beside imgproxy's (`--thumbor-key`, `--thumbor-allow-unsafe`, …; docs/thumbor.md): off
+    /// by default.
+    public var thumbor = DWThumborSettings()
     /// Serve `/info/…` (default); false (`--no-info`): 404.
     public var infoEnabled = true
     /// The forward proxy for origin fetches (`--proxy`); nil = none, whatever the environment says.

@@ -51,6 +51,7 @@ extension DWServeConfiguration {
         ignoresSSLVerification = options.ignoreSSLVerification
         healthCheckPath = options.healthCheckPath
         imgproxy = try DWImgproxySettings(options.imgproxy)
+        thumbor = try DWThumborSettings(options.thumbor)
         try options.security.apply(to: &self)
         failures = try DWFailurePolicy(options.failures)
         neverLarger = options.failures.neverLarger

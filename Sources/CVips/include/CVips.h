@@ -182,6 +182,14 @@ int cvips_composite_over(VipsImage *_Nonnull base, VipsImage *_Nonnull overlay, 
 /* vips_linear to float (no cast). */
 int cvips_linear(VipsImage *_Nonnull in, const double *_Nonnull a, const double *_Nonnull b, int n,
                  VipsImage *_Nullable *_Nonnull out);
+/* out = matrix × in per pixel (vips_recomb): `rows` output bands from `cols` input bands, float output. */
+int cvips_recomb(VipsImage *_Nonnull in, const double *_Nonnull matrix, int rows, int cols,
+                 VipsImage *_Nullable *_Nonnull out);
+/* Convolution by a `cols` × `rows` matrix (row-major), float precision, edges extended by copying (vips_conv). */
+int cvips_conv(VipsImage *_Nonnull in, const double *_Nonnull matrix, int cols, int rows,
+               VipsImage *_Nullable *_Nonnull out);
+/* Histogram equalisation, each band on its own (vips_hist_equal). */
+int cvips_hist_equal(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 /* Copies in tiled replicas across a width × height canvas. */
 int cvips_replicate(VipsImage *_Nonnull in, int across, int down, VipsImage *_Nullable *_Nonnull out);
 

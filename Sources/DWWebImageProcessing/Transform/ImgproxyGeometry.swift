@@ -20,15 +20,26 @@ struct ImgproxyGeometry: Equatable {
     }
 
     /// `width` × `height`: the upright source (after trim). `vector`: the source is an SVG.
-    init(width: Int, height: Int, transform t: DWTransform, vector: Vector? = nil) {
-        cropWidth = Self.cropSize(width, t.cropWidth)
-        cropHeight = Self.cropSize(height, t.cropHeight)
+    init(width: Int, height: Int, transform original: DWTransform, vector: Vector? = nil) {
+        cropWidth = Self.cropSize(width, original.cropWidth)
+        cropHeight = Self.cropSize(height, original.cropHeight)
         let widthToScale = Self.minNonZero(cropWidth, width)
         let heightToScale = Self.minNonZero(cropHeight, height)
+        let t = Self.adapted(original, widthToScale, heightToScale)
         calcScale(widthToScale, heightToScale, t, isVector: vector != nil)
         if let vector, !t.enlarge { capVector(width, height, vector.maxPixels) }
         calcSizes(widthToScale, heightToScale, t)
         limitScale(widthToScale, heightToScale, t)
+    }
+
+    /// thumbor's adaptive box (``DWTransform/adaptiveBox``): the sides swapped when a `width` × `height` source
+    /// leans the other way than the box.
+    static func adapted(_ t: DWTransform, _ width: Int, _ height: Int) -> DWTransform {
+        guard t.adaptiveBox, t.width > 0, t.height > 0,
+              (width < height && t.width > t.height) || (width > height && t.width < t.height) else { return t }
+        var swapped = t
+        (swapped.width, swapped.height) = (t.height, t.width)
+        return swapped
     }
 
     /// A vector whose render (`width` × `height` at the scales) would be over `maxPixels` is scaled down to it, as
@@ -173,6 +184,7 @@ struct ImgproxyGeometry: Equatable {
         scaledHeight = Self.scale(height, hScale)
         resultCropWidth = targetWidth
         resultCropHeight = targetHeight
+        if t.coverUncropped { (resultCropWidth, resultCropHeight) = (0, 0) }  // thumbor's full-fit-in
         if t.resizingType == .fillDown && !t.enlarge {
             let diffW = Double(targetWidth) / Double(scaledWidth), diffH = Double(targetHeight) / Double(scaledHeight)
             if diffW > diffH && diffW > 1 {

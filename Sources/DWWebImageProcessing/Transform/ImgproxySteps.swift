@@ -49,12 +49,14 @@ struct ImgproxySteps {
             try FrameOps.flip(FrameOps.rotate(f, t.rotate), horizontal: t.flipHorizontal, vertical: t.flipVertical)
         }
         let geometry = preset?.geometry ?? ImgproxyGeometry(width: width, height: height, transform: t, vector: vector)
+        // A focal point in source pixels is the same fraction of the scaled image (no manual crop with it).
+        let gravity = t.focalPoint.map { DWGravity(.focusPoint, x: $0.x / Double(width), y: $0.y / Double(height)) }
         try crop(width: geometry.cropWidth, height: geometry.cropHeight,
                  gravity: preset?.cropGravity ?? t.cropGravity ?? t.gravity, dpr: 1)
         if geometry.wScale != 1 || geometry.hScale != 1 {
             try map { f throws(DWWebImageError) in try FrameOps.resize(f, geometry.wScale, geometry.hScale) }
         }
-        try crop(width: geometry.resultCropWidth, height: geometry.resultCropHeight, gravity: t.gravity,
+        try crop(width: geometry.resultCropWidth, height: geometry.resultCropHeight, gravity: gravity ?? t.gravity,
                  dpr: geometry.dprScale)
         try filters()
         if let extend = t.extend {
@@ -95,6 +97,7 @@ struct ImgproxySteps {
             }
         }
         if let mono = t.monochrome { try map { f throws(DWWebImageError) in try FrameOps.monochrome(f, mono) } }
+        for filter in t.pixelFilters { try map { f throws(DWWebImageError) in try FrameOps.apply(filter, f) } }
     }
 
     private mutating func extend(to targetWidth: Int, _ targetHeight: Int, _ gravity: DWGravity, _ dpr: Double)

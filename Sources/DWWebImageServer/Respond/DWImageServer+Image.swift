@@ -16,6 +16,8 @@ struct DWImageJob: Sendable {
     let plan: DWVariantPlan?
     /// The purge keys of every answer (``DWSurrogateKeys``), made once with the job.
     let surrogateKeys: HTTPFields
+    /// A thumbor URL's own facts (`max_age`); nil for an imgproxy URL.
+    var thumbor: DWThumborRequest? = nil
 }
 
 /// The first part of an image answer: a refusal already, or a job to fetch.
@@ -48,17 +50,22 @@ extension DWImageServer {
     /// ``imagePlan(for:target:)`` made now.
     private func parsePlan(for request: Request, target: String) -> DWImagePlan {
         let url: DWProxyURL
+        var thumbor: DWThumborRequest?
         do {
-            let (signature, signedPath) = try DWProxyURL.split(target: target)
-            if !configuration.signers.isEmpty,
-               !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
-                return .answer(refuse(.forbidden, "invalid signature", note: " bad-signature"))
+            if let parsed = try thumborURL(target: target) {  // thumbor's dialect (Thumbor/, docs/thumbor.md)
+                (url, thumbor) = (parsed.url, parsed.request)
+            } else {
+                let (signature, signedPath) = try DWProxyURL.split(target: target)
+                if !configuration.signers.isEmpty,
+                   !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
+                    return .answer(refuse(.forbidden, "invalid signature", note: " bad-signature"))
+                }
+                url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
             }
-            url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
             DWAccessNote.current?.imageURL = url.source
         } catch {
             return .answer(refuse(.init(code: error.status), error.description,
-                                  note: error.status == 404 ? " expired" : " bad-url"))
+                                  note: [403: " bad-signature", 404: " expired"][error.status] ?? " bad-url"))
         }
         guard !Self.hasUserinfo(url.source) else {
             return .answer(refuse(.badRequest, "source URL must not contain credentials", note: " userinfo"))
@@ -72,15 +79,17 @@ extension DWImageServer {
         }
         let bucket = url.options.raw ? DWAcceptBucket() : configuration.acceptFormats.bucket(accept: request.headers[.accept])
         return .fetch(DWImageJob(url: url, isLocal: isLocal, named: url.options.transform.format,
-                                 plan: plan(for: url, bucket: bucket), surrogateKeys: DWSurrogateKeys.fields(for: url)))
+                                 plan: plan(for: url, bucket: bucket), surrogateKeys: DWSurrogateKeys.fields(for: url),
+                                 thumbor: thumbor))
     }
 
     /// The answer when the pipeline's memory cache holds the job's result (a hot variant): looked up and answered
     /// on the caller's thread, no fetch started; nil otherwise.
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
-        guard let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.plan))
+        guard job.thumbor?.meta == nil,  // thumbor's meta answers JSON (answer(_:to:))
+              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.plan))
         else { return nil }
-        return respond(job, with: image, status: .ok, maxAge: configuration.maxAge, to: request)
+        return respond(job, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
     }
 
     /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered (503 when the
@@ -88,10 +97,11 @@ extension DWImageServer {
     /// transform (and a `local://` read) on ``pool``'s threads.
     func answer(_ job: DWImageJob, to request: Request) async -> Response {
         var image: DWImage
-        var status = HTTPResponse.Status.ok, maxAge = configuration.maxAge
+        var status = HTTPResponse.Status.ok, maxAge = job.thumbor?.maxAge ?? configuration.maxAge
         var marks = HTTPFields()
         do {
             image = try await variant(of: job.url.source, plan: job.plan)  // local:// too (DWLocalFileLoader)
+            if let meta = job.thumbor?.meta { return await thumborMeta(meta, for: job, output: image) }
         } catch {
             if error.isBusy { return busy() }  // every worker busy, the queue full: not the fallback's case
             if error.isRemembered { marks[Self.negativeCacheHeader] = "1" }  // no origin request was made
@@ -121,7 +131,7 @@ extension DWImageServer {
             return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",
                           note: " frames")
         }
-        guard let contentType = image.format.mimeType else {
+        guard let contentType = job.thumbor != nil && image.format == .heic ? "image/heif" : image.format.mimeType else {
             return refuse(.unprocessableContent, "source is not an image", note: " not-image")
         }
         if logger.logLevel <= .info { DWAccessNote.current?.text = " " + image.source.rawValue }  // the log's only
@@ -135,9 +145,12 @@ extension DWImageServer {
             extra[HTTPField.Name("Link")!] = "<\(job.url.source)>; rel=\"canonical\""  // imgproxy's IMGPROXY_SET_CANONICAL_HEADER
         }
         let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
-        return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
-                                 ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra,
-                                 validators: marks[HTTPField.Name(configuration.failures.fallbackHeader)!] == nil)
+        var response = DWResponses.image(
+            served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
+            ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra,
+            validators: marks[HTTPField.Name(configuration.failures.fallbackHeader)!] == nil)
+        if job.thumbor?.maxAge == 0 { response.headers[.cacheControl] = nil }  // thumbor's max_age(0)
+        return response
     }
 
     /// The pipeline's options for a plan (none without one: the source itself).

@@ -36,6 +36,9 @@ extension DWImageServer {
                     return DWResponses.text(.ok, "ok")
                 }
             }
+            if configuration.thumbor.isEnabled {
+                group.on("healthcheck", method: method) { _, _ in Self.thumborHealthcheck() }  // thumbor's probe
+            }
             group.on("metrics", method: method) { _, _ in
                 DWAccessNote.current?.isProbe = true
                 return DWResponses.error(.notFound, "not found")
