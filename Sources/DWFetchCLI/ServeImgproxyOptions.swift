@@ -3,8 +3,8 @@
 import ArgumentParser
 import Foundation
 
-/// `--preset`, `--only-presets`, `--format-quality`, `--watermark`, `--local-root`, `--fallback-*`,
-/// `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
+/// `--preset`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`, `--fallback-*`,
+/// `--base-url`, `--url-replacement`, `--allowed-source`, `--enable-client-hints`, `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
 /// `--[no-]sanitize-svg`. Parsed on the main thread.
 package struct ServeImgproxyOptions: ParsableArguments {
     /// Every flag at its default.
@@ -19,17 +19,37 @@ package struct ServeImgproxyOptions: ParsableArguments {
         "Default quality per format, e.g. webp=79,avif=63 (imgproxy's defaults already).", valueName: "FMT=Q,..."))
     package var formatQuality: String?
     @Option(help: ArgumentHelp("The image wm: draws.", valueName: "FILE")) package var watermark: String?
+    @Option(name: .customLong("watermark-data"), help: ArgumentHelp(
+        "The image wm: draws, base64-encoded (over --watermark).", valueName: "BASE64"))
+    package var watermarkData: String?
     @Option(name: .customLong("local-root"), help: ArgumentHelp(
         "Serve local:///path sources from under DIR (nothing outside it).", valueName: "DIR"))
     package var localRoot: String?
     @Option(name: .customLong("fallback-image"), help: ArgumentHelp(
         "Served (processed like the source) when a source cannot be had.", valueName: "FILE"))
     package var fallbackImage: String?
+    @Option(name: .customLong("fallback-image-data"), help: ArgumentHelp(
+        "The fallback image, base64-encoded (over --fallback-image).", valueName: "BASE64"))
+    package var fallbackImageData: String?
     @Option(name: .customLong("fallback-status"), help: ArgumentHelp("Status of the fallback image.", valueName: "CODE"))
     package var fallbackStatus = 200
     @Option(name: .customLong("fallback-max-age"), help: ArgumentHelp(
         "Cache-Control max-age of the fallback image (default: 60).", valueName: "SEC"))
     package var fallbackMaxAge: Int?
+    @Option(name: .customLong("base-url"), help: ArgumentHelp(
+        "Put in front of every source that does not start with it (after --url-replacement).", valueName: "URL"))
+    package var baseURL: String?
+    @Option(name: .customLong("url-replacement"), help: ArgumentHelp(
+        "Replace a source's matching start, e.g. 'mys3://*/=s3://${1}-bucket/' (repeatable, in order; * is any run "
+            + "of characters but /, $1 what it matched).", valueName: "PATTERN=REPLACEMENT"))
+    package var urlReplacements: [String] = []
+    @Option(name: .customLong("allowed-source"), help: ArgumentHelp(
+        "Serve only sources starting with one of these (repeatable; * is any run of characters but /); 404 otherwise.",
+        valueName: "PREFIX"))
+    package var allowedSources: [String] = []
+    @Flag(name: .customLong("enable-client-hints"), help: ArgumentHelp(
+        "Sec-CH-DPR/DPR and Sec-CH-Width/Width headers are default dpr and width options (the URL's win); Vary on them."))
+    package var enableClientHints = false
     @Option(name: .customLong("preferred-formats"), help: ArgumentHelp(
         "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, animation).",
         valueName: "LIST"))
@@ -65,5 +85,8 @@ package struct ServeImgproxyOptions: ParsableArguments {
     package func validate() throws {
         guard (100...599).contains(fallbackStatus) else { throw ValidationError("--fallback-status must be 100-599") }
         if let fallbackMaxAge, fallbackMaxAge < 0 { throw ValidationError("--fallback-max-age must be 0 or more") }
+        for rule in urlReplacements where !rule.contains("=") {
+            throw ValidationError("--url-replacement expects PATTERN=REPLACEMENT, got \"\(rule)\"")
+        }
     }
 }

@@ -100,6 +100,12 @@ public struct DWServeConfiguration: Sendable {
     public var maxPerHost: Int?
     /// Verifies URL signatures: any pair valid (key rotation); empty accepts any signature segment ("insecure").
     public var signers: [DWURLSigner] = []
+    /// Signature segments accepted as they are, without a MAC check, when ``signers`` are set (`--trusted-signature`,
+    /// imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`): for URLs signed once by hand and handed out.
+    public var trustedSignatures: Set<String> = []
+    /// The `Authorization: Bearer` token every image and `/info` request must carry (`--secret-file`, imgproxy's
+    /// `IMGPROXY_SECRET`); others get 403. nil (default): no token asked for. `/health` never asks.
+    public var secret: DWBearerSecret?
     /// Verifies `/info` signatures (`--info-key`/`--info-salt`): nil (default) = ``signers``, as imgproxy Pro signs
     /// `/info` with the image key; set, `/info` URLs are signed with these only (and image URLs never with them), so
     /// an `/info` URL's signature cannot fetch the image. Empty = any `/info` signature accepted.

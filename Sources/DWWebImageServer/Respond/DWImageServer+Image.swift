@@ -34,7 +34,7 @@ extension DWImageServer {
     /// request learns nothing about the rest), the URL, the source's scheme and host, then the chain. A target
     /// planned before (with the same `Accept`) comes from ``plans`` (``DWPlanMemo``: never one with `exp:`).
     func imagePlan(for request: Request, target: String) -> DWImagePlan {
-        let accept = request.headers[.accept]
+        let accept = planKey(for: request)  // Accept, and the client hints when they are on
         if let job = plans.job(target: target, accept: accept) { return .fetch(job) }  // parsed before
         let plan = parsePlan(for: request, target: target)
         if case .fetch(let job) = plan { plans.keep(job, target: target, accept: accept) }
@@ -46,15 +46,14 @@ extension DWImageServer {
         let url: DWProxyURL
         do {
             let (signature, signedPath) = try DWProxyURL.split(target: target)
-            if !configuration.signers.isEmpty,
-               !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
+            if !configuration.accepts(signature: signature, for: signedPath, signers: configuration.signers) {
                 return .answer(refuse(.forbidden, "invalid signature", note: " bad-signature"))
             }
-            url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
+            url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets,
+                                 sources: configuration.imgproxy.sources, defaults: startingOptions(for: request))
             DWAccessNote.current?.imageURL = url.source
         } catch {
-            return .answer(refuse(.init(code: error.status), error.description,
-                                  note: error.status == 404 ? " expired" : " bad-url"))
+            return .answer(refuse(.init(code: error.status), error.description, note: " " + error.note))
         }
         guard !Self.hasUserinfo(url.source) else {
             return .answer(refuse(.badRequest, "source URL must not contain credentials", note: " userinfo"))
@@ -119,6 +118,7 @@ extension DWImageServer {
         if configuration.setsCanonicalHeader, DWURLBytes.simpleHTTPAuthority(job.url.source) != nil {
             extra[HTTPField.Name("Link")!] = "<\(job.url.source)>; rel=\"canonical\""  // imgproxy's IMGPROXY_SET_CANONICAL_HEADER
         }
+        if configuration.imgproxy.clientHints, !options.raw { extra[.vary] = DWClientHints.vary }
         let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
         return DWResponses.image(served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
                                  ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra)
