@@ -99,6 +99,13 @@ extension ServeEnvironment {
                 }
                 return flags
             },
+            "JPEG_PROGRESSIVE": enable("--jpeg-progressive"),
+            "PNG_INTERLACED": enable("--png-interlaced"),
+            "PNG_QUANTIZE": enable("--png-quantize"),
+            "PNG_QUANTIZATION_COLORS": integer("--png-quantization-colors", in: 2...256),
+            "WEBP_EFFORT": integer("--webp-effort", in: 1...6),
+            "AVIF_SPEED": integer("--avif-speed", in: 0...9),
+            "JXL_EFFORT": integer("--jxl-effort", in: 1...9),
             "WATERMARK_DATA": base64("--watermark-data"),
             "FALLBACK_IMAGE_DATA": base64("--fallback-image-data"),
         ]
@@ -112,8 +119,7 @@ extension ServeEnvironment {
         "CACHE_CONTROL_PASSTHROUGH": "false",
         "USE_ETAG": "true", "USE_LAST_MODIFIED": "false",
         "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
-        "QUALITY": "80", "JPEG_PROGRESSIVE": "false", "PNG_INTERLACED": "false", "PNG_QUANTIZE": "false",
-        "PNG_QUANTIZATION_COLORS": "256", "WEBP_EFFORT": nil, "AVIF_SPEED": "9", "JXL_EFFORT": "4",
+        "QUALITY": "80",
         "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",
         "WATERMARK_OPACITY": "1", "STRIP_METADATA": "true",
         "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
@@ -151,6 +157,16 @@ extension ServeEnvironment {
         Rule(flag: flag) { name, value throws(Failure) in
             let number = try int(name, value)
             guard number >= minimum else { throw Failure(variable: name, reason: "must be at least \(minimum)") }
+            return [flag, String(number)]
+        }
+    }
+
+    static func integer(_ flag: String, in range: ClosedRange<Int>) -> Rule {
+        Rule(flag: flag) { name, value throws(Failure) in
+            let number = try int(name, value)
+            guard range.contains(number) else {
+                throw Failure(variable: name, reason: "must be \(range.lowerBound) to \(range.upperBound)")
+            }
             return [flag, String(number)]
         }
     }

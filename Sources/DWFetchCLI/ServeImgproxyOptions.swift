@@ -4,7 +4,8 @@ import ArgumentParser
 import Foundation
 
 /// `--preset`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`, `--fallback-*`,
-/// `--base-url`, `--url-replacement`, `--allowed-source`, `--enable-client-hints`, `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
+/// `--base-url`, `--url-replacement`, `--allowed-source`, `--enable-client-hints`, the encoder knobs
+/// (`--jpeg-progressive`, `--png-*`, `--webp-effort`, `--avif-speed`, `--jxl-effort`), `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
 /// `--[no-]sanitize-svg`. Parsed on the main thread.
 package struct ServeImgproxyOptions: ParsableArguments {
     /// Every flag at its default.
@@ -72,6 +73,21 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Flag(name: .customLong("enforce-jxl"),
           help: "JPEG XL for a still result when Accept allows it, even over the URL's format.")
     package var enforceJXL = false
+    @Flag(name: .customLong("jpeg-progressive"), help: "Write JPEG progressive.") package var jpegProgressive = false
+    @Flag(name: .customLong("png-interlaced"), help: "Write PNG Adam7-interlaced.") package var pngInterlaced = false
+    @Flag(name: .customLong("png-quantize"), help: "Write PNG with a palette (--png-quantization-colors).")
+    package var pngQuantize = false
+    @Option(name: .customLong("png-quantization-colors"), help: ArgumentHelp(
+        "Colours of a --png-quantize palette, 2-256 (as a bit depth: over 16 is 8 bits, over 4 is 4, over 2 is 2).",
+        valueName: "N"))
+    package var pngQuantizationColors = 256
+    @Option(name: .customLong("webp-effort"), help: ArgumentHelp("WebP encoder effort, 1-6.", valueName: "N"))
+    package var webpEffort = 4
+    @Option(name: .customLong("avif-speed"), help: ArgumentHelp(
+        "AVIF encoder speed, 0 (slowest, smallest) to 9 (fastest; imgproxy's default is 8).", valueName: "N"))
+    package var avifSpeed = 9
+    @Option(name: .customLong("jxl-effort"), help: ArgumentHelp("JPEG XL encoder effort, 1-9.", valueName: "N"))
+    package var jxlEffort = 4
     @Flag(name: .customLong("allow-security-options"), help: ArgumentHelp(
         "URLs may set msr, msfs, maf, mafr, mrd (IMGPROXY_ALLOW_SECURITY_OPTIONS); off, they are 403."))
     package var allowSecurityOptions = false
@@ -85,6 +101,12 @@ package struct ServeImgproxyOptions: ParsableArguments {
     package func validate() throws {
         guard (100...599).contains(fallbackStatus) else { throw ValidationError("--fallback-status must be 100-599") }
         if let fallbackMaxAge, fallbackMaxAge < 0 { throw ValidationError("--fallback-max-age must be 0 or more") }
+        guard (2...256).contains(pngQuantizationColors) else {
+            throw ValidationError("--png-quantization-colors must be 2-256")
+        }
+        guard (1...6).contains(webpEffort), (0...9).contains(avifSpeed), (1...9).contains(jxlEffort) else {
+            throw ValidationError("--webp-effort is 1-6, --avif-speed 0-9, --jxl-effort 1-9")
+        }
         for rule in urlReplacements where !rule.contains("=") {
             throw ValidationError("--url-replacement expects PATTERN=REPLACEMENT, got \"\(rule)\"")
         }

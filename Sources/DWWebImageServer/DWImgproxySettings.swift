@@ -36,6 +36,10 @@ public struct DWImgproxySettings: Sendable {
     /// The request's `Sec-CH-DPR`/`DPR` and `Sec-CH-Width`/`Width` are default `dpr` and `width` options, and images
     /// say `Vary` on them (`--enable-client-hints`, imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`; default off).
     public var clientHints = false
+    /// How outputs are written beyond their quality (`--jpeg-progressive`, `--png-interlaced`, `--png-quantize`,
+    /// `--png-quantization-colors`, `--webp-effort`, `--avif-speed`, `--jxl-effort`). Process-wide: the server sets
+    /// ``DWImageProcessing/encoderSettings`` from it when it is made.
+    public var encoder = DWEncoderSettings()
     /// An SVG served as SVG is sanitised (``DWSVGSanitizer``; imgproxy's `IMGPROXY_SANITIZE_SVG`, default on).
     public var sanitizeSVG = true
 

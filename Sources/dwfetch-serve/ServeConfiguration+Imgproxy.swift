@@ -36,6 +36,11 @@ extension DWImgproxySettings {
         fallbackImage = try options.fallbackImageData.map { try Self.image(base64: $0, flag: "--fallback-image-data") }
             ?? options.fallbackImage.map { try Self.image(at: $0, flag: "--fallback-image") }
         clientHints = options.enableClientHints
+        encoder.jpegProgressive = options.jpegProgressive
+        encoder.pngInterlaced = options.pngInterlaced
+        encoder.pngQuantize = options.pngQuantize
+        encoder.pngQuantizationColors = options.pngQuantizationColors
+        (encoder.webpEffort, encoder.avifSpeed, encoder.jxlEffort) = (options.webpEffort, options.avifSpeed, options.jxlEffort)
         sources.baseURL = options.baseURL ?? ""
         sources.allowedSources = options.allowedSources
         sources.replacements = options.urlReplacements.compactMap(DWSourceRules.Replacement.init(parsing:))
