@@ -106,6 +106,8 @@ extension ServeEnvironment {
             "WEBP_EFFORT": integer("--webp-effort", in: 1...6),
             "AVIF_SPEED": integer("--avif-speed", in: 0...9),
             "JXL_EFFORT": integer("--jxl-effort", in: 1...9),
+            "OPEN_TELEMETRY_ENABLE": enable("--open-telemetry"),
+            "OPEN_TELEMETRY_ENDPOINT": text("--open-telemetry-endpoint"),
             "WATERMARK_DATA": base64("--watermark-data"),
             "FALLBACK_IMAGE_DATA": base64("--fallback-image-data"),
         ]
@@ -124,7 +126,6 @@ extension ServeEnvironment {
         "WATERMARK_OPACITY": "1", "STRIP_METADATA": "true",
         "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
         "RETURN_ATTACHMENT": "false",
-        "OPEN_TELEMETRY_ENABLE": "false", "OPEN_TELEMETRY_ENDPOINT": ""
     ]
 
     /// `AWS_REGION` from `IMGPROXY_S3_REGION` when the environment has no `AWS_REGION` of its own.

@@ -93,6 +93,14 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("health-check-path"), help: ArgumentHelp(
         "Another path that answers as /health does (e.g. /healthz).", valueName: "PATH"))
     package var healthCheckPath: String?
+    @Flag(name: .customLong("open-telemetry"), help: ArgumentHelp(
+        "Send a trace of each request over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, …; W3C "
+            + "traceparent continued)."))
+    package var openTelemetry = false
+    @Option(name: .customLong("open-telemetry-endpoint"), help: ArgumentHelp(
+        "The OTLP/HTTP collector (implies --open-telemetry; default OTEL_EXPORTER_OTLP_ENDPOINT, else "
+            + "http://localhost:4318).", valueName: "URL"))
+    package var openTelemetryEndpoint: String?
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// Keys, result limits, bounded work, fetch hygiene, connections (docs/security.md).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions

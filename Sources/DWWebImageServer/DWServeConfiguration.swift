@@ -70,6 +70,11 @@ public struct DWServeConfiguration: Sendable {
     /// Skip verifying origins' TLS certificates (`--ignore-ssl-verification`, `IMGPROXY_IGNORE_SSL_VERIFICATION`).
     /// Anyone on the path can then change the images; it is part of the cache's fetch policy.
     public var ignoresSSLVerification = false
+    /// A span for each request (continuing a W3C `traceparent`), with children for the image's fetch and transform
+    /// and for writing the response, through swift-distributed-tracing's `InstrumentationSystem` (`--open-telemetry`,
+    /// imgproxy's `IMGPROXY_OPEN_TELEMETRY_ENABLE`; `dwfetch serve` bootstraps an OTLP exporter, an embedder its own
+    /// tracer). Off (default): no middleware and no span is made.
+    public var tracing = false
     /// Another path `/health` answers at (`--health-check-path`, imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`).
     public var healthCheckPath: String?
 

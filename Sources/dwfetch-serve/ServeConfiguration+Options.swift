@@ -50,6 +50,7 @@ extension DWServeConfiguration {
         maxRedirects = options.maxRedirects
         ignoresSSLVerification = options.ignoreSSLVerification
         healthCheckPath = options.healthCheckPath
+        tracing = options.openTelemetry || options.openTelemetryEndpoint != nil
         imgproxy = try DWImgproxySettings(options.imgproxy)
         try options.security.apply(to: &self)
     }

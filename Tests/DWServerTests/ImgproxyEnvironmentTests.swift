@@ -30,7 +30,7 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     }
 
     func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
-        for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE", "true"), ("IMGPROXY_WORKERS", "many"),
+        for (name, value) in [("IMGPROXY_CACHE_CONTROL_PASSTHROUGH", "true"), ("IMGPROXY_WORKERS", "many"),
                               ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")] {
             let process = Process()
             process.executableURL = ServeProcess.binary
