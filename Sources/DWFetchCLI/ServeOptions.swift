@@ -24,7 +24,7 @@ package struct ServeOptions: ParsableCommand {
 
             imgproxy's environment, read at start (a flag on the command line wins; IMGPROXY_KEY and IMGPROXY_SALT take
             comma lists; a variable serve cannot honour is a start-up error naming it, an unknown one a warning):
-            """ + ServeEnvironment.helpLines.joined(separator: "\n"))
+            """ + "\n" + ServeEnvironment.helpLines.joined(separator: "\n"))
 
     /// Every flag at its default.
     package init() {}
