@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // DWWebImage: image download-and-cache pipeline for Swift on Linux (libcurl multi, giflib, zlib), its processing on
 // libvips, `dwfetch`, and `dwfetch serve` on Hummingbird 2.
 import PackageDescription
@@ -28,6 +28,9 @@ let package = Package(
         // NIOCore and NIOHTTPTypes: the server's per-connection drain handler (Lifecycle/DWDrainHandler.swift).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
+        // OpenTelemetry traces over OTLP/HTTP for `dwfetch serve` only (its gRPC trait is off: no gRPC stack to build).
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // libcurl opened on first use (dlopen: a run answered from the cache maps none of its ~35 libraries) and typed
@@ -119,6 +122,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),  // spans; a no-op unless bootstrapped
             ]
         ),
         // The version libvips' headers declare (a macro only: nothing links libvips), for the thin dwfetch's --version.
@@ -162,6 +166,9 @@ let package = Package(
                 "DWWebImage",
                 "DWWebImageServer",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "OTel", package: "swift-otel"),  // traces, bootstrapped only when asked for
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // The SVG helper: one librsvg render per process, under a CPU budget and a memory limit (DWSVGRenderer).

@@ -240,11 +240,18 @@ void cvips_remove(VipsImage *image, const char *name) { vips_image_remove(image,
 char **cvips_field_names(VipsImage *image) { return vips_image_get_fields(image); }
 void cvips_strfreev(char **names) { g_strfreev(names); }
 
-int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int strip, void **buf, size_t *len) {
+int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int strip, int interlace,
+                      int palette_bitdepth, void **buf, size_t *len) {
     switch (saver) {
     case CVIPS_SAVER_JPEG:
-        return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", strip, "optimize_coding", TRUE, NULL);
-    case CVIPS_SAVER_PNG: return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, NULL);
+        return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", strip, "optimize_coding", TRUE,
+                                    "interlace", interlace, NULL);
+    case CVIPS_SAVER_PNG:
+        if (palette_bitdepth > 0)
+            return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, "interlace", interlace,
+                                       "filter", VIPS_FOREIGN_PNG_FILTER_NONE, "palette", TRUE,
+                                       "bitdepth", palette_bitdepth, NULL);
+        return vips_pngsave_buffer(in, buf, len, "strip", strip, "compression", 6, "interlace", interlace, NULL);
     case CVIPS_SAVER_WEBP:
         if (effort >= 0) return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", strip, "effort", effort, NULL);
         return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", strip, NULL);

@@ -75,6 +75,41 @@ extension ServeEnvironment {
             "IGNORE_SSL_VERIFICATION": enable("--ignore-ssl-verification"),
             "HEALTH_CHECK_PATH": text("--health-check-path"),
             "S3_REGION": elsewhere,  // read as AWS_REGION by ``exportingS3Region(_:)``
+            "SECRET": elsewhere,  // read where the configuration is made, never turned into an argument
+            "SIGNATURE_SIZE": Rule(flag: "--signature-size") { name, value throws(Failure) in
+                let size = try int(name, value)
+                guard (1...32).contains(size) else { throw Failure(variable: name, reason: "must be 1 to 32") }
+                return ["--signature-size", String(size)]
+            },
+            "TRUSTED_SIGNATURES": Rule(flag: "--trusted-signature") { _, value in
+                list(value).flatMap { ["--trusted-signature", $0] }
+            },
+            "ALLOWED_SOURCES": Rule(flag: "--allowed-source") { _, value in
+                list(value).flatMap { ["--allowed-source", $0] }
+            },
+            "BASE_URL": text("--base-url"),
+            "ENABLE_CLIENT_HINTS": enable("--enable-client-hints"),
+            "URL_REPLACEMENTS": Rule(flag: "--url-replacement") { name, value throws(Failure) in
+                var flags: [String] = []
+                for pair in value.split(separator: ";") where !pair.trimmingCharacters(in: .whitespaces).isEmpty {
+                    guard pair.contains("=") else {
+                        throw Failure(variable: name, reason: "'\(pair)' is not PATTERN=REPLACEMENT")
+                    }
+                    flags += ["--url-replacement", String(pair)]
+                }
+                return flags
+            },
+            "JPEG_PROGRESSIVE": enable("--jpeg-progressive"),
+            "PNG_INTERLACED": enable("--png-interlaced"),
+            "PNG_QUANTIZE": enable("--png-quantize"),
+            "PNG_QUANTIZATION_COLORS": integer("--png-quantization-colors", in: 2...256),
+            "WEBP_EFFORT": integer("--webp-effort", in: 1...6),
+            "AVIF_SPEED": integer("--avif-speed", in: 0...9),
+            "JXL_EFFORT": integer("--jxl-effort", in: 1...9),
+            "OPEN_TELEMETRY_ENABLE": enable("--open-telemetry"),
+            "OPEN_TELEMETRY_ENDPOINT": text("--open-telemetry-endpoint"),
+            "WATERMARK_DATA": base64("--watermark-data"),
+            "FALLBACK_IMAGE_DATA": base64("--fallback-image-data"),
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
         for (name, value) in notHonoured { table[name] = unsupported(default: value) }
@@ -83,17 +118,14 @@ extension ServeEnvironment {
 
     /// imgproxy's variables serve has no equivalent for yet, with imgproxy's default (nil: any value is refused).
     static let notHonoured: [String: String?] = [
-        "SIGNATURE_SIZE": "32", "TRUSTED_SIGNATURES": "", "SECRET": "", "CACHE_CONTROL_PASSTHROUGH": "false",
+        "CACHE_CONTROL_PASSTHROUGH": "false",
         "USE_ETAG": "true", "USE_LAST_MODIFIED": "false",
-        "ENABLE_CLIENT_HINTS": "false", "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
-        "ALLOWED_SOURCES": "",
-        "QUALITY": "80", "JPEG_PROGRESSIVE": "false", "PNG_INTERLACED": "false", "PNG_QUANTIZE": "false",
-        "PNG_QUANTIZATION_COLORS": "256", "WEBP_EFFORT": nil, "AVIF_SPEED": "9", "JXL_EFFORT": "4",
-        "ALLOWED_PROCESSING_OPTIONS": "", "BASE_URL": "", "URL_REPLACEMENTS": "", "PATH_PREFIX": "",
-        "WATERMARK_DATA": "", "WATERMARK_OPACITY": "1", "FALLBACK_IMAGE_DATA": "", "STRIP_METADATA": "true",
+        "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
+        "QUALITY": "80",
+        "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",
+        "WATERMARK_OPACITY": "1", "STRIP_METADATA": "true",
         "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
         "RETURN_ATTACHMENT": "false",
-        "OPEN_TELEMETRY_ENABLE": "false", "OPEN_TELEMETRY_ENDPOINT": ""
     ]
 
     /// `AWS_REGION` from `IMGPROXY_S3_REGION` when the environment has no `AWS_REGION` of its own.
@@ -111,10 +143,31 @@ extension ServeEnvironment {
         Rule(flag: flag) { _, value in value.isEmpty ? [] : [flag, value] }
     }
 
+    /// A base64 value (imgproxy's `*_DATA`), checked here so a bad one names its variable.
+    static func base64(_ flag: String) -> Rule {
+        Rule(flag: flag) { name, value throws(Failure) in
+            guard !value.isEmpty else { return [] }
+            guard decodeBase64(value) != nil else {
+                throw Failure(variable: name, reason: "is not base64")
+            }
+            return [flag, value]
+        }
+    }
+
     static func integer(_ flag: String, minimum: Int) -> Rule {
         Rule(flag: flag) { name, value throws(Failure) in
             let number = try int(name, value)
             guard number >= minimum else { throw Failure(variable: name, reason: "must be at least \(minimum)") }
+            return [flag, String(number)]
+        }
+    }
+
+    static func integer(_ flag: String, in range: ClosedRange<Int>) -> Rule {
+        Rule(flag: flag) { name, value throws(Failure) in
+            let number = try int(name, value)
+            guard range.contains(number) else {
+                throw Failure(variable: name, reason: "must be \(range.lowerBound) to \(range.upperBound)")
+            }
             return [flag, String(number)]
         }
     }

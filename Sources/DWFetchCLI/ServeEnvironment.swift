@@ -84,6 +84,13 @@ package enum ServeEnvironment {
         return number
     }
 
+    /// Standard base64 (padding optional; spaces and line breaks, as `base64` wraps its output, skipped).
+    package static func decodeBase64(_ value: String) -> Data? {
+        var text = value.filter { !$0.isWhitespace }
+        while text.count % 4 != 0 { text += "=" }
+        return text.isEmpty ? nil : Data(base64Encoded: text)
+    }
+
     /// A comma-separated list, items trimmed, empty ones dropped.
     static func list(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

@@ -3,8 +3,9 @@
 import ArgumentParser
 import Foundation
 
-/// `--preset`, `--only-presets`, `--format-quality`, `--watermark`, `--local-root`, `--fallback-*`,
-/// `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
+/// `--preset`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`, `--fallback-*`,
+/// `--base-url`, `--url-replacement`, `--allowed-source`, `--enable-client-hints`, the encoder knobs
+/// (`--jpeg-progressive`, `--png-*`, `--webp-effort`, `--avif-speed`, `--jxl-effort`), `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
 /// `--[no-]sanitize-svg`. Parsed on the main thread.
 package struct ServeImgproxyOptions: ParsableArguments {
     /// Every flag at its default.
@@ -19,17 +20,37 @@ package struct ServeImgproxyOptions: ParsableArguments {
         "Default quality per format, e.g. webp=79,avif=63 (imgproxy's defaults already).", valueName: "FMT=Q,..."))
     package var formatQuality: String?
     @Option(help: ArgumentHelp("The image wm: draws.", valueName: "FILE")) package var watermark: String?
+    @Option(name: .customLong("watermark-data"), help: ArgumentHelp(
+        "The image wm: draws, base64-encoded (over --watermark).", valueName: "BASE64"))
+    package var watermarkData: String?
     @Option(name: .customLong("local-root"), help: ArgumentHelp(
         "Serve local:///path sources from under DIR (nothing outside it).", valueName: "DIR"))
     package var localRoot: String?
     @Option(name: .customLong("fallback-image"), help: ArgumentHelp(
         "Served (processed like the source) when a source cannot be had.", valueName: "FILE"))
     package var fallbackImage: String?
+    @Option(name: .customLong("fallback-image-data"), help: ArgumentHelp(
+        "The fallback image, base64-encoded (over --fallback-image).", valueName: "BASE64"))
+    package var fallbackImageData: String?
     @Option(name: .customLong("fallback-status"), help: ArgumentHelp("Status of the fallback image.", valueName: "CODE"))
     package var fallbackStatus = 200
     @Option(name: .customLong("fallback-max-age"), help: ArgumentHelp(
         "Cache-Control max-age of the fallback image (default: 60).", valueName: "SEC"))
     package var fallbackMaxAge: Int?
+    @Option(name: .customLong("base-url"), help: ArgumentHelp(
+        "Put in front of every source that does not start with it (after --url-replacement).", valueName: "URL"))
+    package var baseURL: String?
+    @Option(name: .customLong("url-replacement"), help: ArgumentHelp(
+        "Replace a source's matching start, e.g. 'mys3://*/=s3://${1}-bucket/' (repeatable, in order; * is any run "
+            + "of characters but /, $1 what it matched).", valueName: "PATTERN=REPLACEMENT"))
+    package var urlReplacements: [String] = []
+    @Option(name: .customLong("allowed-source"), help: ArgumentHelp(
+        "Serve only sources starting with one of these (repeatable; * is any run of characters but /); 404 otherwise.",
+        valueName: "PREFIX"))
+    package var allowedSources: [String] = []
+    @Flag(name: .customLong("enable-client-hints"), help: ArgumentHelp(
+        "Sec-CH-DPR/DPR and Sec-CH-Width/Width headers are default dpr and width options (the URL's win); Vary on them."))
+    package var enableClientHints = false
     @Option(name: .customLong("preferred-formats"), help: ArgumentHelp(
         "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, animation).",
         valueName: "LIST"))
@@ -52,6 +73,21 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Flag(name: .customLong("enforce-jxl"),
           help: "JPEG XL for a still result when Accept allows it, even over the URL's format.")
     package var enforceJXL = false
+    @Flag(name: .customLong("jpeg-progressive"), help: "Write JPEG progressive.") package var jpegProgressive = false
+    @Flag(name: .customLong("png-interlaced"), help: "Write PNG Adam7-interlaced.") package var pngInterlaced = false
+    @Flag(name: .customLong("png-quantize"), help: "Write PNG with a palette (--png-quantization-colors).")
+    package var pngQuantize = false
+    @Option(name: .customLong("png-quantization-colors"), help: ArgumentHelp(
+        "Colours of a --png-quantize palette, 2-256 (as a bit depth: over 16 is 8 bits, over 4 is 4, over 2 is 2).",
+        valueName: "N"))
+    package var pngQuantizationColors = 256
+    @Option(name: .customLong("webp-effort"), help: ArgumentHelp("WebP encoder effort, 1-6.", valueName: "N"))
+    package var webpEffort = 4
+    @Option(name: .customLong("avif-speed"), help: ArgumentHelp(
+        "AVIF encoder speed, 0 (slowest, smallest) to 9 (fastest; imgproxy's default is 8).", valueName: "N"))
+    package var avifSpeed = 9
+    @Option(name: .customLong("jxl-effort"), help: ArgumentHelp("JPEG XL encoder effort, 1-9.", valueName: "N"))
+    package var jxlEffort = 4
     @Flag(name: .customLong("allow-security-options"), help: ArgumentHelp(
         "URLs may set msr, msfs, maf, mafr, mrd (IMGPROXY_ALLOW_SECURITY_OPTIONS); off, they are 403."))
     package var allowSecurityOptions = false
@@ -65,5 +101,14 @@ package struct ServeImgproxyOptions: ParsableArguments {
     package func validate() throws {
         guard (100...599).contains(fallbackStatus) else { throw ValidationError("--fallback-status must be 100-599") }
         if let fallbackMaxAge, fallbackMaxAge < 0 { throw ValidationError("--fallback-max-age must be 0 or more") }
+        guard (2...256).contains(pngQuantizationColors) else {
+            throw ValidationError("--png-quantization-colors must be 2-256")
+        }
+        guard (1...6).contains(webpEffort), (0...9).contains(avifSpeed), (1...9).contains(jxlEffort) else {
+            throw ValidationError("--webp-effort is 1-6, --avif-speed 0-9, --jxl-effort 1-9")
+        }
+        for rule in urlReplacements where !rule.contains("=") {
+            throw ValidationError("--url-replacement expects PATTERN=REPLACEMENT, got \"\(rule)\"")
+        }
     }
 }

@@ -24,7 +24,7 @@ package struct ServeOptions: ParsableCommand {
 
             imgproxy's environment, read at start (a flag on the command line wins; IMGPROXY_KEY and IMGPROXY_SALT take
             comma lists; a variable serve cannot honour is a start-up error naming it, an unknown one a warning):
-            """ + ServeEnvironment.helpLines.joined(separator: "\n"))
+            """ + "\n" + ServeEnvironment.helpLines.joined(separator: "\n"))
 
     /// Every flag at its default.
     package init() {}
@@ -93,6 +93,14 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("health-check-path"), help: ArgumentHelp(
         "Another path that answers as /health does (e.g. /healthz).", valueName: "PATH"))
     package var healthCheckPath: String?
+    @Flag(name: .customLong("open-telemetry"), help: ArgumentHelp(
+        "Send a trace of each request over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, …; W3C "
+            + "traceparent continued)."))
+    package var openTelemetry = false
+    @Option(name: .customLong("open-telemetry-endpoint"), help: ArgumentHelp(
+        "The OTLP/HTTP collector (implies --open-telemetry; default OTEL_EXPORTER_OTLP_ENDPOINT, else "
+            + "http://localhost:4318).", valueName: "URL"))
+    package var openTelemetryEndpoint: String?
     @OptionGroup(title: "imgproxy compatibility") package var imgproxy: ServeImgproxyOptions
     /// thumbor's URL dialect beside imgproxy's (docs/thumbor.md).
     @OptionGroup(title: "thumbor dialect") package var thumbor: ServeThumborOptions

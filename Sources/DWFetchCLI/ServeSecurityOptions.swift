@@ -20,6 +20,17 @@ package struct ServeSecurityOptions: ParsableArguments {
     @Option(name: .customLong("key-file"), help: ArgumentHelp(
         "Key pairs, one KEY:SALT hex pair per line ('#' comments); keeps keys out of ps.", valueName: "FILE"))
     package var keyFile: String?
+    @Option(name: .customLong("signature-size"), help: ArgumentHelp(
+        "Bytes of the HMAC a URL signature holds (1-32; fewer: a truncated signature).", valueName: "N"))
+    package var signatureSize = 32
+    @Option(name: .customLong("trusted-signature"), help: ArgumentHelp(
+        "A signature segment accepted as it is, without checking it (repeatable).", valueName: "SIGNATURE"))
+    package var trustedSignatures: [String] = []
+    @Option(name: .customLong("secret-file"), help: ArgumentHelp(
+        "Ask every image and /info request for 'Authorization: Bearer' and the file's first line (403 otherwise; "
+            + "IMGPROXY_SECRET holds the token itself).",
+        valueName: "FILE"))
+    package var secretFile: String?
     @Option(name: .customLong("info-key"), help: ArgumentHelp(
         "/info's own signature key (hex), paired with --info-salt; repeatable (default: /info is signed with --key).",
         valueName: "HEX"))
@@ -101,6 +112,7 @@ package struct ServeSecurityOptions: ParsableArguments {
             throw ValidationError("--info-key and --info-salt go together, one salt per key")
         }
         _ = try allowedSourceFormats()
+        guard (1...32).contains(signatureSize) else { throw ValidationError("--signature-size must be 1-32") }
         guard renderBudget > 0, renderBudget.isFinite else { throw ValidationError("--render-budget must be positive") }
         guard maxResultDimension > 0, maxResultPixels > 0, maxAnimationFrames > 0, (workers ?? 1) > 0, queue >= 0,
               requestTimeout > 0, (maxPerHost ?? 1) > 0, cacheLimit.bytes >= 0, cacheMaxAge > 0, headerTimeout > 0,

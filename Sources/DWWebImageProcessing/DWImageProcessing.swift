@@ -62,9 +62,17 @@ public enum DWImageProcessing {
     private struct Settings {
         var limits = DWProcessingLimits()
         var threadsPerTransform = 1
+        var encoder = DWEncoderSettings()
     }
 
     private static let settings = DWLock(Settings())
+
+    /// How every output is written beyond its quality (progressive JPEG, interlaced or quantised PNG, the savers'
+    /// efforts); a server sets it once at start. Transforms that start afterwards use it.
+    public static var encoderSettings: DWEncoderSettings {
+        get { settings.withLock { $0.encoder } }
+        set { settings.withLock { $0.encoder = newValue } }
+    }
 
     /// The process-wide default limits every processor, ``DWImage/bitmap()`` and ``DWImage/verifyDecodes()`` check
     /// first, unless the call runs inside ``process(_:with:limits:)``, whose limits apply instead.

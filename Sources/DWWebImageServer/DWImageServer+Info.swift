@@ -20,13 +20,14 @@ extension DWImageServer {
             let inner = String(target.dropFirst("/info".count))
             let (signature, signedPath) = try DWProxyURL.split(target: inner)
             let signers = configuration.infoSigners ?? configuration.signers
-            if !signers.isEmpty, !signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
+            if !configuration.accepts(signature: signature, for: signedPath, signers: signers) {
                 return refuse(.forbidden, "invalid signature", note: " bad-signature")
             }
             (options, url) = try Self.infoRequest(signature: signature, signedPath: signedPath,
-                                                  presets: configuration.imgproxy.presets)
+                                                  presets: configuration.imgproxy.presets,
+                                                  sources: configuration.imgproxy.sources)
         } catch {
-            return refuse(.init(code: error.status), error.description, note: error.status == 404 ? " expired" : " bad-url")
+            return refuse(.init(code: error.status), error.description, note: " " + error.note)
         }
         DWAccessNote.current?.imageURL = url.source
         guard !Self.hasUserinfo(url.source) else {  // the same source rules as image requests
@@ -65,8 +66,9 @@ extension DWImageServer {
 
     /// An `/info` request's options and source, from the path after its signature: the info options come off the
     /// front, and what is left is a processing URL with no options (parsed with the server's `presets`, whose
-    /// `--only-presets` also limits the info options to `exp` and `cb`). Any thread.
-    static func infoRequest(signature: String, signedPath: String, presets: DWPresets = DWPresets())
+    /// `--only-presets` also limits the info options to `exp` and `cb`, and its source `sources`). Any thread.
+    static func infoRequest(signature: String, signedPath: String, presets: DWPresets = DWPresets(),
+                            sources: DWSourceRules = DWSourceRules())
         throws(DWProxyURL.ParseError) -> (options: DWInfoOptions, url: DWProxyURL) {
         var options = DWInfoOptions()
         var rest = signedPath.dropFirst()[...]
@@ -75,7 +77,7 @@ extension DWImageServer {
             rest = rest[rest.index(after: slash)...]
         }
         // The source part carries no processing options, presets or not.
-        return (options, try DWProxyURL(target: "/\(signature)/\(rest)"))
+        return (options, try DWProxyURL(target: "/\(signature)/\(rest)", sources: sources))
     }
 
     /// The JSON object, keys sorted: aspect_ratio (always), width, height, format, frames, size, orientation,

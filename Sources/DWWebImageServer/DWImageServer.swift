@@ -96,6 +96,7 @@ public final class DWImageServer: Sendable {
         limits.renderBudget = configuration.renderBudget
         limits.sourceFormats = configuration.sourceFormats ?? DWServeConfiguration.defaultSourceFormats
         self.limits = limits
+        DWImageProcessing.encoderSettings = configuration.imgproxy.encoder  // process-wide: the savers read it
         resultStorage = configuration.resultStorage.map { [metrics, logger] in
             DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5,
                                                proxy: configuration.proxy ?? ""),

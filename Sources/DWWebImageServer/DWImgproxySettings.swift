@@ -30,6 +30,16 @@ public struct DWImgproxySettings: Sendable {
     /// An SVG source is rasterised even when the URL names no format (imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`,
     /// default off: an SVG stays SVG unless `f:` asks for another format).
     public var alwaysRasterizeSVG = false
+    /// imgproxy's URL replacements, base URL and allowed sources (`--url-replacement`, `--base-url`,
+    /// `--allowed-source`), applied to every decoded source.
+    public var sources = DWSourceRules()
+    /// The request's `Sec-CH-DPR`/`DPR` and `Sec-CH-Width`/`Width` are default `dpr` and `width` options, and images
+    /// say `Vary` on them (`--enable-client-hints`, imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`; default off).
+    public var clientHints = false
+    /// How outputs are written beyond their quality (`--jpeg-progressive`, `--png-interlaced`, `--png-quantize`,
+    /// `--png-quantization-colors`, `--webp-effort`, `--avif-speed`, `--jxl-effort`). Process-wide: the server sets
+    /// ``DWImageProcessing/encoderSettings`` from it when it is made.
+    public var encoder = DWEncoderSettings()
     /// An SVG served as SVG is sanitised (``DWSVGSanitizer``; imgproxy's `IMGPROXY_SANITIZE_SVG`, default on).
     public var sanitizeSVG = true
 

@@ -70,6 +70,11 @@ public struct DWServeConfiguration: Sendable {
     /// Skip verifying origins' TLS certificates (`--ignore-ssl-verification`, `IMGPROXY_IGNORE_SSL_VERIFICATION`).
     /// Anyone on the path can then change the images; it is part of the cache's fetch policy.
     public var ignoresSSLVerification = false
+    /// A span for each request (continuing a W3C `traceparent`), with children for the image's fetch and transform
+    /// and for writing the response, through swift-distributed-tracing's `InstrumentationSystem` (`--open-telemetry`,
+    /// imgproxy's `IMGPROXY_OPEN_TELEMETRY_ENABLE`; `dwfetch serve` bootstraps an OTLP exporter, an embedder its own
+    /// tracer). Off (default): no middleware and no span is made.
+    public var tracing = false
     /// Another path `/health` answers at (`--health-check-path`, imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`).
     public var healthCheckPath: String?
     /// The negative cache and the fallback's rules (``DWFailurePolicy``).
@@ -109,6 +114,12 @@ public struct DWServeConfiguration: Sendable {
     public var maxPerHost: Int?
     /// Verifies URL signatures: any pair valid (key rotation); empty accepts any signature segment ("insecure").
     public var signers: [DWURLSigner] = []
+    /// Signature segments accepted as they are, without a MAC check, when ``signers`` are set (`--trusted-signature`,
+    /// imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`): for URLs signed once by hand and handed out.
+    public var trustedSignatures: Set<String> = []
+    /// The `Authorization: Bearer` token every image and `/info` request must carry (`--secret-file`, imgproxy's
+    /// `IMGPROXY_SECRET`); others get 403. nil (default): no token asked for. `/health` never asks.
+    public var secret: DWBearerSecret?
     /// Verifies `/info` signatures (`--info-key`/`--info-salt`): nil (default) = ``signers``, as imgproxy Pro signs
     /// `/info` with the image key; set, `/info` URLs are signed with these only (and image URLs never with them), so
     /// an `/info` URL's signature cannot fetch the image. Empty = any `/info` signature accepted.

@@ -30,8 +30,20 @@ extension DWImgproxySettings {
             }
             formatQuality = parsed
         }
-        watermark = try options.watermark.map { try Self.image(at: $0, flag: "--watermark") }
-        fallbackImage = try options.fallbackImage.map { try Self.image(at: $0, flag: "--fallback-image") }
+        // The data wins over the file, as imgproxy reads IMGPROXY_WATERMARK_DATA before IMGPROXY_WATERMARK_PATH.
+        watermark = try options.watermarkData.map { try Self.image(base64: $0, flag: "--watermark-data") }
+            ?? options.watermark.map { try Self.image(at: $0, flag: "--watermark") }
+        fallbackImage = try options.fallbackImageData.map { try Self.image(base64: $0, flag: "--fallback-image-data") }
+            ?? options.fallbackImage.map { try Self.image(at: $0, flag: "--fallback-image") }
+        clientHints = options.enableClientHints
+        encoder.jpegProgressive = options.jpegProgressive
+        encoder.pngInterlaced = options.pngInterlaced
+        encoder.pngQuantize = options.pngQuantize
+        encoder.pngQuantizationColors = options.pngQuantizationColors
+        (encoder.webpEffort, encoder.avifSpeed, encoder.jxlEffort) = (options.webpEffort, options.avifSpeed, options.jxlEffort)
+        sources.baseURL = options.baseURL ?? ""
+        sources.allowedSources = options.allowedSources
+        sources.replacements = options.urlReplacements.compactMap(DWSourceRules.Replacement.init(parsing:))
         fallbackStatus = options.fallbackStatus
         if let maxAge = options.fallbackMaxAge { fallbackMaxAge = maxAge }  // else the settings' 60 s
         guard let preferred = DWPreferredFormats(parsing: options.preferredFormats) else {
@@ -40,6 +52,13 @@ extension DWImgproxySettings {
         preferredFormats = preferred
         (alwaysRasterizeSVG, sanitizeSVG) = (options.alwaysRasterizeSVG, options.sanitizeSVG)
         localRoot = options.localRoot.map { URL(fileURLWithPath: $0, isDirectory: true).resolvingSymlinksInPath() }
+    }
+
+    private static func image(base64 text: String, flag: String) throws -> DWImage {
+        guard let data = ServeEnvironment.decodeBase64(text), let image = try? DWImage(data: data) else {
+            throw ValidationError("\(flag) is not a base64-encoded image")
+        }
+        return image
     }
 
     private static func image(at path: String, flag: String) throws -> DWImage {

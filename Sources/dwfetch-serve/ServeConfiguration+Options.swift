@@ -50,6 +50,7 @@ extension DWServeConfiguration {
         maxRedirects = options.maxRedirects
         ignoresSSLVerification = options.ignoreSSLVerification
         healthCheckPath = options.healthCheckPath
+        tracing = options.openTelemetry || options.openTelemetryEndpoint != nil
         imgproxy = try DWImgproxySettings(options.imgproxy)
         thumbor = try DWThumborSettings(options.thumbor)
         try options.security.apply(to: &self)

@@ -14,6 +14,7 @@ enum ServeRunner {
         // Cache files 0600 and directories 0700 (the library's privateFiles covers the entries; this also the lock and
         // marker files). The CLI keeps 0644/0755: its cache holds what its user fetched, for that user.
         umask(0o077)
+        let tracing = try ServeTracing.bootstrap(options, environment: ProcessInfo.processInfo.environment)
         let server = DWImageServer(configuration: configuration)
         let host = configuration.host
         let finished = DispatchSemaphore(value: 0)
@@ -24,7 +25,7 @@ enum ServeRunner {
                     FileHandle.standardOutput.write(Data("dwfetch serve: listening on http://\(host):\(port)\n".utf8))
                 }, onMetricsListening: { port in
                     FileHandle.standardOutput.write(Data("dwfetch serve: metrics on port \(port)\n".utf8))
-                })
+                }, services: tracing.map { [$0] } ?? [])
             } catch {
                 failure.message = "\(error)"
             }

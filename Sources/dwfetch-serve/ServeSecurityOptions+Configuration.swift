@@ -14,7 +14,7 @@ extension ServeSecurityOptions {
         let pairs = try keyPairs(environment: environment)
         var signers: [DWURLSigner] = []
         for (key, salt) in pairs {
-            guard let signer = DWURLSigner(keyHex: key, saltHex: salt) else {
+            guard let signer = DWURLSigner(keyHex: key, saltHex: salt, size: signatureSize) else {
                 throw ValidationError("keys and salts must be hex (and a key not empty)")
             }
             if key.count / 2 < 32 { warn("a signature key is \(key.count / 2) bytes; use at least 32 random bytes") }
@@ -30,12 +30,14 @@ extension ServeSecurityOptions {
         configuration.signers = signers
         if !infoKeys.isEmpty {
             configuration.infoSigners = try zip(infoKeys, infoSalts).map { key, salt in
-                guard let signer = DWURLSigner(keyHex: key, saltHex: salt) else {
+                guard let signer = DWURLSigner(keyHex: key, saltHex: salt, size: signatureSize) else {
                     throw ValidationError("--info-key and --info-salt must be hex (and a key not empty)")
                 }
                 return signer
             }
         }
+        configuration.trustedSignatures = Set(trustedSignatures)
+        configuration.secret = try secret(environment: environment)
         configuration.infoEnabled = !noInfo
         var limits = DWResultLimits()
         limits.maxDimension = maxResultDimension
@@ -90,6 +92,17 @@ extension ServeSecurityOptions {
             }
         }
         return pairs
+    }
+
+    /// The bearer token: `--secret-file`'s first line, else `IMGPROXY_SECRET`; nil when neither gives one.
+    func secret(environment: [String: String]) throws -> DWBearerSecret? {
+        if let secretFile {
+            guard let text = try? String(contentsOfFile: secretFile, encoding: .utf8),
+                let line = text.split(whereSeparator: \.isNewline).first, let secret = DWBearerSecret(String(line))
+            else { throw ValidationError("cannot read a secret from --secret-file \(secretFile)") }
+            return secret
+        }
+        return environment["IMGPROXY_SECRET"].flatMap(DWBearerSecret.init)
     }
 
     private func warn(_ text: String) {

@@ -32,11 +32,25 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_TTL": "60", "IMGPROXY_WORKERS": "2"], ["--max-age=5"]), ["--workers", "2"])
         XCTAssertEqual(try flags(["IMGPROXY_PRESETS": "a=w:1"], ["--preset", "b=w:2"]), [])
         for (name, value) in [("IMGPROXY_WORKERS", "0"), ("IMGPROXY_USE_S3", "yes"), ("IMGPROXY_MAX_SRC_FILE_SIZE", "0"),
-                              ("IMGPROXY_ALLOWED_SOURCES", "https://a/"), ("IMGPROXY_LOG_LEVEL", "loud")] {
+                              ("IMGPROXY_SIGNATURE_SIZE", "0"), ("IMGPROXY_URL_REPLACEMENTS", "a=b;c"),
+                              ("IMGPROXY_WATERMARK_DATA", "%%%"), ("IMGPROXY_USE_LAST_MODIFIED", "true"),
+                              ("IMGPROXY_LOG_LEVEL", "loud")] {
             XCTAssertThrowsError(try flags([name: value])) { error in
                 XCTAssertEqual((error as? ServeEnvironment.Failure)?.variable, name)
             }
         }
+    }
+
+    func testAccessAndSourceVariablesBecomeTheirFlags() throws {
+        XCTAssertEqual(try flags(["IMGPROXY_ALLOWED_SOURCES": "https://a/, https://*.b/", "IMGPROXY_SIGNATURE_SIZE": "8",
+                                  "IMGPROXY_TRUSTED_SIGNATURES": "x,y", "IMGPROXY_SECRET": "token"]),
+                       ["--allowed-source", "https://a/", "--allowed-source", "https://*.b/", "--signature-size", "8",
+                        "--trusted-signature", "x", "--trusted-signature", "y"],
+                       "the secret never becomes an argument")
+        XCTAssertEqual(try flags(["IMGPROXY_URL_REPLACEMENTS": "a://=https://a/;b://*/=https://${1}/;",
+                                  "IMGPROXY_BASE_URL": "https://o/", "IMGPROXY_ENABLE_CLIENT_HINTS": "true"]),
+                       ["--base-url", "https://o/", "--enable-client-hints", "--url-replacement", "a://=https://a/",
+                        "--url-replacement", "b://*/=https://${1}/"])
     }
 
     func testTheFlagsParseAsServeOptions() throws {

@@ -30,8 +30,8 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     }
 
     func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
-        for (name, value) in [("IMGPROXY_BASE_URL", "http://images.example/"), ("IMGPROXY_WORKERS", "many"),
-                              ("IMGPROXY_SECRET", "s3cr3t"), ("IMGPROXY_BIND", "nowhere")] {
+        for (name, value) in [("IMGPROXY_CACHE_CONTROL_PASSTHROUGH", "true"), ("IMGPROXY_WORKERS", "many"),
+                              ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")] {
             let process = Process()
             process.executableURL = ServeProcess.binary
             process.arguments = ["serve", "--port", "0"]
@@ -44,7 +44,6 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 2, "\(name)=\(value): \(text)")
             XCTAssertTrue(text.contains(name), text)
-            XCTAssertFalse(text.contains("s3cr3t"), "a secret's value is never printed")
         }
     }
 

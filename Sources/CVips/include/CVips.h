@@ -151,9 +151,11 @@ enum {
     CVIPS_SAVER_TIFF = 6,
     CVIPS_SAVER_JXL = 7,
 };
-/* strip: 1 drops every metadata block, 0 writes the image's metadata fields. Free *buf with cvips_free. */
-int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort, int strip,
-                      void *_Nullable *_Nonnull buf, size_t *_Nonnull len);
+/* strip: 1 drops every metadata block, 0 writes the image's metadata fields. effort: the saver's (-1: libvips'
+ * default). interlace: progressive JPEG or Adam7 PNG. palette_bitdepth: a PNG quantised to a palette of this many
+ * bits (1, 2, 4 or 8; 0: no palette). Free *buf with cvips_free. */
+int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort, int strip, int interlace,
+                      int palette_bitdepth, void *_Nullable *_Nonnull buf, size_t *_Nonnull len);
 /* The pixels, computed, packed (width × height × bands × sizeof(format)); NULL on failure. Free with cvips_free. */
 void *_Nullable cvips_write_to_memory(VipsImage *_Nonnull in, size_t *_Nonnull len);
 

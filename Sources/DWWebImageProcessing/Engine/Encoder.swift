@@ -32,12 +32,6 @@ enum Encoder {
     /// re-encode at a lower quality does not compute them again; bigger ones stay streaming pipelines.
     static let materializeLimit = 16 * 1024 * 1024
 
-    /// libvips' `effort` for JPEG XL: imgproxy's `IMGPROXY_JXL_EFFORT` default 4 (libvips' own default is 7).
-    static let jxlEffort: Int32 = 4
-
-    /// libvips' `effort` for AVIF (0 fastest – 9 slowest); imgproxy's `IMGPROXY_AVIF_SPEED` default 9 is effort 0.
-    static let avifEffort: Int32 = 0
-
     /// Encodes `canvas` (decoding it first if no processor did), computing small canvases into memory on the way.
     /// An AVIF under 16 pixels on a side is written as PNG when it has alpha, else JPEG, as imgproxy does ("minimal
     /// dimension of AVIF is 16"); the canvas then says the format written.
@@ -158,20 +152,30 @@ enum Encoder {
         let applied = try metadata.apply(to: image)
         let (kept, strip): (VImage, Int32) = applied.keepsAny ? (applied.image, 0) : (applied.image, 1)
         let quality = min(100, max(1, quality))
-        if onThisThread, format == .jpeg, strip == 1, let data = try saveJPEGHere(image, quality: quality) { return data }
+        let settings = DWImageProcessing.encoderSettings
+        if onThisThread, format == .jpeg, strip == 1, !settings.jpegProgressive,
+            let data = try saveJPEGHere(image, quality: quality)
+        { return data }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         // GIF: libimagequant at effort 4 instead of libvips' 7 costs a third of the CPU (bench/pixels: GIF was the
         // most expensive output by far) for a palette one can hardly tell apart. AVIF: set explicitly (not libvips'
-        // default, which a libvips upgrade may change) to imgproxy's default speed 9, i.e. effort 0, the cheapest AV1
-        // encode: an AVIF of the largest result allowed stays seconds of CPU, not minutes.
+        // default, which a libvips upgrade may change) from the settings' speed, by default 9, i.e. effort 0, the
+        // cheapest AV1 encode: an AVIF of the largest result allowed stays seconds of CPU, not minutes.
         let effort: Int32 = switch format {
         case .gif: 4
-        case .avif: Self.avifEffort
-        case .jxl: Self.jxlEffort
+        case .webp: Int32(settings.webpEffort)
+        case .avif: Int32(9 - settings.avifSpeed)
+        case .jxl: Int32(settings.jxlEffort)
         default: -1
         }
-        guard cvips_save_buffer(saver, kept.pointer, Int32(quality), effort, strip,
+        let interlace: Int32 = switch format {
+        case .jpeg: settings.jpegProgressive ? 1 : 0
+        case .png: settings.pngInterlaced ? 1 : 0
+        default: 0
+        }
+        let palette = format == .png ? settings.pngPaletteBitDepth : 0
+        guard cvips_save_buffer(saver, kept.pointer, Int32(quality), effort, strip, interlace, palette,
                                 &buffer, &length) == 0,
               let buffer else {
             throw Vips.error("cannot encode \(format.rawValue)")

@@ -8,7 +8,8 @@ import HTTPTypes
 /// Builds the server's responses. Pure functions, callable from any thread.
 enum DWResponses {
     /// `status` (200, or a fallback image's) with the image (`Content-Type`, `Content-Length`, strong `ETag`,
-    /// `Cache-Control: public, max-age`, `Vary: Accept` when `varies`, and the `extra` fields), or 304 without a
+    /// `Cache-Control: public, max-age`, `Vary: Accept` when `varies` in front of any `Vary` of `extra`, and the
+    /// `extra` fields), or 304 without a
     /// body when `ifNoneMatch` matches the ETag. `body` is the image's buffer and ETag, made once per image
     /// (``DWServedBytes``). Without `validators` (a fallback image) no ETag is sent and no 304 answered.
     static func image(_ body: DWServedBytes.Body, contentType: String, maxAge: Int, varies: Bool,
@@ -19,7 +20,7 @@ enum DWResponses {
         var headers = extra
         if validators { headers[.eTag] = etag }
         headers[.cacheControl] = "public, max-age=\(maxAge)"
-        if varies { headers[.vary] = "Accept" }
+        if varies { headers[.vary] = headers[.vary].map { "Accept, " + $0 } ?? "Accept" }  // before client hints
         addSecurityHeaders(&headers)
         if validators, DWETag.matches(ifNoneMatch: ifNoneMatch, etag: etag) {
             return Response(status: .notModified, headers: headers)

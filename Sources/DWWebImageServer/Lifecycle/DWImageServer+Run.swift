@@ -10,11 +10,14 @@ extension DWImageServer {
     /// its socket in full (or its client has gone), at most ``DWServeConfiguration/shutdownTimeout`` seconds (what is
     /// cut then is logged with its count), and returns. A second signal exits the process at once with 128 + the
     /// signal's number. `onListening` is called (on an event loop) with the bound port once connections are accepted,
-    /// `onMetricsListening` with the metrics listener's (only with ``DWServeConfiguration/metricsBind``).
+    /// `onMetricsListening` with the metrics listener's (only with ``DWServeConfiguration/metricsBind``). `services`
+    /// (a trace exporter) run beside the server and stop after it, so what it recorded last is still sent.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in },
-                    onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+                    onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in },
+                    services: [any Service] = []) async throws {
         if configuration.tunesMalloc { startMallocTuning() }
         let router = Router(context: DWRequestContext.self)
+        if configuration.tracing { addTracing(to: router) }
         mount(on: router, at: "", refusingOtherMethods: true)
         let drain = DWConnectionDrain(logger: lifecycleLogger, maxPerClient: configuration.connectionsPerClient)
         let app = Application(
@@ -23,8 +26,9 @@ extension DWImageServer {
             configuration: applicationConfiguration,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app] + metricsServices(onListening: onMetricsListening),
-                                                      logger: logger))
+        // A group stops its services in reverse order: the server first, the exporters after it.
+        let group = ServiceGroup(configuration: .init(
+            services: services + [app] + metricsServices(onListening: onMetricsListening), logger: logger))
         let signals = DWShutdownSignals(logger: lifecycleLogger) {
             drain.beginShutdown()
             Task { await group.triggerGracefulShutdown() }

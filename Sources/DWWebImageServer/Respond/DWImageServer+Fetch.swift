@@ -9,8 +9,11 @@ extension DWImageServer {
     /// (``sharedVariant(of:plan:storage:)``). Awaited in the request's task; delivered from the manager's queue.
     ///
     /// A `local://` source (``DWLocalFileLoader``) is kept in memory only and never shared: the file is on this
-    /// machine's disk already, and a changed file is read again once its variants have left the memory cache.
+    /// machine's disk already, and a changed file is read again once its variants have left the memory cache. With
+    /// ``DWServeConfiguration/tracing``, it is the request span's child span `image`.
     func variant(of source: String, plan: DWVariantPlan?) async throws(DWWebImageError) -> DWImage {
+        let span = childSpan("image", imageURL: source)  // the source's download (or cache hit) and its render
+        defer { span?.end() }
         let isLocal = source.hasPrefix(DWLocalFileLoader.scheme)
         guard let resultStorage, let plan, !isLocal else {
             var options = Self.options(for: plan)

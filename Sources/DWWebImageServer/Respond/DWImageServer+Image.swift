@@ -40,7 +40,7 @@ extension DWImageServer {
     /// request learns nothing about the rest), the URL, the source's scheme and host, then the variant plan. A target
     /// planned before (with the same `Accept`) comes from ``plans`` (``DWPlanMemo``: never one with `exp:`).
     func imagePlan(for request: Request, target: String) -> DWImagePlan {
-        let accept = request.headers[.accept]
+        let accept = planKey(for: request)  // Accept, and the client hints when they are on
         if let job = plans.job(target: target, accept: accept) { return .fetch(job) }  // parsed before
         let plan = parsePlan(for: request, target: target)
         if case .fetch(let job) = plan { plans.keep(job, target: target, accept: accept) }
@@ -56,16 +56,16 @@ extension DWImageServer {
                 (url, thumbor) = (parsed.url, parsed.request)
             } else {
                 let (signature, signedPath) = try DWProxyURL.split(target: target)
-                if !configuration.signers.isEmpty,
-                   !configuration.signers.contains(where: { $0.isValid(signature: signature, for: signedPath) }) {
+                if !configuration.accepts(signature: signature, for: signedPath, signers: configuration.signers) {
                     return .answer(refuse(.forbidden, "invalid signature", note: " bad-signature"))
                 }
-                url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets)
+                url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets,
+                                     sources: configuration.imgproxy.sources, defaults: startingOptions(for: request))
             }
             DWAccessNote.current?.imageURL = url.source
         } catch {
-            return .answer(refuse(.init(code: error.status), error.description,
-                                  note: [403: " bad-signature", 404: " expired"][error.status] ?? " bad-url"))
+            let note = error.status == 403 ? "bad-signature" : error.note
+            return .answer(refuse(.init(code: error.status), error.description, note: " " + note))
         }
         guard !Self.hasUserinfo(url.source) else {
             return .answer(refuse(.badRequest, "source URL must not contain credentials", note: " userinfo"))
@@ -144,6 +144,7 @@ extension DWImageServer {
         if configuration.setsCanonicalHeader, DWURLBytes.simpleHTTPAuthority(job.url.source) != nil {
             extra[HTTPField.Name("Link")!] = "<\(job.url.source)>; rel=\"canonical\""  // imgproxy's IMGPROXY_SET_CANONICAL_HEADER
         }
+        if configuration.imgproxy.clientHints, !options.raw { extra[.vary] = DWClientHints.vary }
         let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
         var response = DWResponses.image(
             served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,

@@ -45,6 +45,7 @@ extension DWImageServer {
             }
             for path: RouterPath in ["", "**"] {
                 group.on(path, method: method) { [self] request, _ in
+                    if let refusal = secretRefusal(request) { return refusal }  // imgproxy's IMGPROXY_SECRET
                     let target = Self.target(of: request, below: base)
                     return target.hasPrefix("/info/")
                         ? await infoResponse(for: request, target: target) : await boundedImageResponse(for: request, target: target)

@@ -1,9 +1,10 @@
 // DWCachePolicyMarker: a cache space's originals are served only under the fetch policy they were fetched under.
 import DWWebImage
+import DWWebImageProcessing
 import Foundation
 
 /// Remembers, beside serve's cache space, which fetch policy filled it (the SSRF guard's allowed networks, the
-/// allowed hosts, the proxy; and the animation frames processed, which variants depend on). A server that starts with another policy empties the space first, so nothing fetched
+/// allowed hosts, the proxy; and the animation frames processed and the encoder settings, which variants depend on). A server that starts with another policy empties the space first, so nothing fetched
 /// under a looser policy (or by another program) is served without the connection checks the current one makes.
 ///
 /// The marker is `<root>/.serve-policy-<space>`: a dot name, which the cache's own listing and `clear(allSpaces:)`
@@ -18,6 +19,8 @@ enum DWCachePolicyMarker {
         // Variants of animations depend on it, and their cache keys do not say it.
         text += "animation-frames:\(configuration.resultLimits.maxAnimationFrames)\n"
         if configuration.ignoresSSLVerification { text += "tls:insecure\n" }  // only when set: old markers still match
+        let encoder = configuration.imgproxy.encoder  // variants' bytes depend on it; only when not the default
+        if encoder != DWEncoderSettings() { text += "encoder:\(encoder)\n" }
         return DWDigest.sha256Hex(text)
     }
 

@@ -23,15 +23,18 @@ public struct DWProxyURL: Sendable, Equatable {
     /// The source URL, decoded.
     public var source: String
 
-    /// Why a URL was refused: 400, or 404 for an expired URL.
+    /// Why a URL was refused: 400, or 404 for an expired URL or a source the allowed sources do not list.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// One line saying what is wrong (naming the option).
         public let description: String
         /// The HTTP status to answer with.
         public let status: Int
-        init(_ description: String, status: Int = 400) {
+        /// The access log's word for it: `bad-url`, `expired` or `source-refused`.
+        public let note: String
+        init(_ description: String, status: Int = 400, note: String? = nil) {
             self.description = description
             self.status = status
+            self.note = note ?? (status == 404 ? "expired" : "bad-url")
         }
     }
 
@@ -47,11 +50,15 @@ public struct DWProxyURL: Sendable, Equatable {
     }
 
     /// Parses a request target (path and query as received, percent-encoding untouched) with the server's
-    /// `presets`; `now` (Unix seconds) judges `exp:`. Segments are found on the target's UTF-8 bytes.
-    public init(target: String, presets: DWPresets = DWPresets(),
+    /// `presets`; the decoded source is rewritten and checked by `sources` (imgproxy's URL replacements, base URL
+    /// and allowed sources: 404 for a source they do not allow); the options start from `defaults` (the request's
+    /// client hints), under the `default` preset and the URL's; `now` (Unix seconds) judges `exp:`. Segments are
+    /// found on the target's UTF-8 bytes.
+    public init(target: String, presets: DWPresets = DWPresets(), sources: DWSourceRules = DWSourceRules(),
+                defaults: DWImgproxyOptions = DWImgproxyOptions(),
                 now: Int64 = Int64(Date().timeIntervalSince1970)) throws(ParseError) {
         (signature, signedPath) = try Self.split(target: target)
-        options = DWImgproxyOptions()
+        options = defaults
         source = ""
         let parser = DWOptionParser(presets: presets, now: now)
         if presets.presets["default"] != nil { try parser.applyPreset("default", to: &options, presetStack: []) }
@@ -75,7 +82,11 @@ public struct DWProxyURL: Sendable, Equatable {
         }
         let format = rest.utf8.starts(with: "plain/".utf8) ? try parsePlain(rest) : try parseEncoded(rest)
         if let format, !options.raw { options.transform.format = format }  // imgproxy: raw ignores the extension
+        source = sources.rewrite(source)
         try Self.validate(source: source)
+        guard sources.allows(source) else {
+            throw ParseError("source URL is not allowed", status: 404, note: "source-refused")
+        }
     }
 
     /// `plain/{percent-encoded source}[@{ext}]`: sets ``source``, returns the extension's format.

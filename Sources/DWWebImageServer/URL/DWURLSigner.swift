@@ -4,16 +4,22 @@ import Foundation
 
 /// Checks (and makes) imgproxy signatures: the signature segment is the URL-safe base64, without padding, of
 /// HMAC-SHA256 keyed with `key` over `salt` followed by the path after the signature, starting with "/".
-/// Key and salt are given hex-encoded, as `IMGPROXY_KEY` / `IMGPROXY_SALT` are.
+/// Key and salt are given hex-encoded, as `IMGPROXY_KEY` / `IMGPROXY_SALT` are. With a ``size`` under 32
+/// (imgproxy's `IMGPROXY_SIGNATURE_SIZE`), the signature is the MAC's first `size` bytes.
 public struct DWURLSigner: Sendable {
     private let key: [UInt8]
     private let salt: [UInt8]
+    /// Bytes of the MAC a signature holds, 1-32 (default 32: the whole MAC).
+    public let size: Int
 
-    /// nil when `keyHex` or `saltHex` is not hex or the key is empty.
-    public init?(keyHex: String, saltHex: String) {
-        guard let key = Self.bytes(hex: keyHex), !key.isEmpty, let salt = Self.bytes(hex: saltHex) else { return nil }
+    /// nil when `keyHex` or `saltHex` is not hex, the key is empty, or `size` is not 1-32.
+    public init?(keyHex: String, saltHex: String, size: Int = 32) {
+        guard let key = Self.bytes(hex: keyHex), !key.isEmpty, let salt = Self.bytes(hex: saltHex),
+            (1...32).contains(size)
+        else { return nil }
         self.key = key
         self.salt = salt
+        self.size = size
     }
 
     /// The signature segment for `path` (which starts with "/").
@@ -35,7 +41,7 @@ public struct DWURLSigner: Sendable {
         var hmac = HMAC<SHA256>(key: SymmetricKey(data: key))
         hmac.update(data: salt)
         hmac.update(data: Array(path.utf8))
-        return Array(hmac.finalize())
+        return Array(Array(hmac.finalize()).prefix(size))
     }
 
     /// Hex (either case) to bytes; nil for odd lengths or other characters.
@@ -65,7 +71,7 @@ public struct DWURLSigner: Sendable {
 
 extension DWURLSigner: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The key's and salt's lengths only: a signer interpolated into a log line never shows them.
-    public var description: String { "DWURLSigner(key: <\(key.count) bytes>, salt: <\(salt.count) bytes>)" }
+    public var description: String { "DWURLSigner(key: <\(key.count) bytes>, salt: <\(salt.count) bytes>, size: \(size))" }
 
     /// The same as ``description``.
     public var debugDescription: String { description }

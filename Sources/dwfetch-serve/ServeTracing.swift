@@ -1,0 +1,39 @@
+// ServeTracing: OpenTelemetry traces for `dwfetch serve` — swift-otel's OTLP/HTTP exporter bootstrapped as the
+// process's tracer when --open-telemetry (IMGPROXY_OPEN_TELEMETRY_ENABLE) asks for it.
+import ArgumentParser
+import DWFetchCLI
+import Foundation
+import OTel
+import ServiceLifecycle
+import Tracing
+
+/// Bootstraps the tracer once, on the main thread before the server starts. The standard `OTEL_*` variables apply
+/// (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL`
+/// `http/protobuf` or `http/json`, `OTEL_SERVICE_NAME`, `OTEL_BSP_*`, `OTEL_TRACES_SAMPLER`, …), read by swift-otel;
+/// `--open-telemetry-endpoint` sets the endpoint over them. Only traces: logs and metrics stay serve's own.
+enum ServeTracing {
+    /// The exporter's service (to run beside the server), after bootstrapping the tracer; nil when traces are off.
+    /// A gRPC protocol, which this build does not carry, is a ValidationError (exit 2).
+    static func bootstrap(_ options: ServeOptions, environment: [String: String]) throws -> (any Service)? {
+        guard options.openTelemetry || options.openTelemetryEndpoint != nil else { return nil }
+        for name in ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]
+        where environment[name]?.lowercased() == "grpc" {
+            throw ValidationError("\(name)=grpc: dwfetch serve exports traces over OTLP/HTTP only (http/protobuf or "
+                                  + "http/json)")
+        }
+        var configuration = OTel.Configuration.default
+        configuration.serviceName = "imgproxy"  // imgproxy's, so its dashboards find the traces; OTEL_SERVICE_NAME wins
+        configuration.logs.enabled = false
+        configuration.metrics.enabled = false
+        configuration.traces.exporter = .otlp
+        configuration.traces.otlpExporter.protocol = .httpProtobuf
+        if let endpoint = options.openTelemetryEndpoint {
+            // imgproxy 3's IMGPROXY_OPEN_TELEMETRY_ENDPOINT is host:port; an OTLP/HTTP endpoint takes a scheme.
+            let base = endpoint.contains("://") ? endpoint : "http://" + endpoint
+            configuration.traces.otlpExporter.endpoint = (base.hasSuffix("/") ? base : base + "/") + "v1/traces"
+        }
+        let (tracer, service) = try OTel.makeTracingBackend(configuration: configuration)
+        InstrumentationSystem.bootstrap(tracer)
+        return service
+    }
+}
