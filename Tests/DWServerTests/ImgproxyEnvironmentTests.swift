@@ -32,17 +32,8 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
         for (name, value) in [("IMGPROXY_CACHE_CONTROL_PASSTHROUGH", "true"), ("IMGPROXY_WORKERS", "many"),
                               ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")] {
-            let process = Process()
-            process.executableURL = ServeProcess.binary
-            process.arguments = ["serve", "--port", "0"]
-            process.environment = ProcessInfo.processInfo.environment.merging([name: value]) { $1 }
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 2, "\(name)=\(value): \(text)")
+            let (status, text) = try ServeProcess.startFailure([], environment: [name: value])
+            XCTAssertEqual(status, 2, "\(name)=\(value): \(text)")
             XCTAssertTrue(text.contains(name), text)
         }
     }

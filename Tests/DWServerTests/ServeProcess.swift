@@ -135,16 +135,28 @@ final class ServeProcess: @unchecked Sendable {
     /// The exit status of `dwfetch serve --port 0 <args>` that should refuse its arguments at start; a server that
     /// starts after all is stopped after 20 s (its status then fails the caller's check).
     static func exitStatus(refusing args: [String]) throws -> Int32 {
+        try startFailure(args).status
+    }
+
+    /// `dwfetch serve --port 0 <args>` with `environment` added, expected to refuse to start: its exit status and
+    /// stderr (written to a file, so a chatty process never blocks on a pipe). A server that starts after all is
+    /// stopped after 20 s, so the caller's check fails instead of hanging.
+    static func startFailure(_ args: [String], environment: [String: String] = [:]) throws
+        -> (status: Int32, stderr: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-start-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
         let process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--port", "0"] + args
-        (process.standardOutput, process.standardError) = (FileHandle.nullDevice, FileHandle.nullDevice)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        _ = eventually(timeout: 20, interval: 0.01) { !process.isRunning }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        return process.terminationStatus
+        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 }
 
