@@ -201,24 +201,21 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // imgproxy's options in-process: the parser, the one transform builder, and the pixels it makes (real libvips).
-        .testTarget(
-            name: "DWImgproxyTests",
-            dependencies: ["DWTestSupport", "DWWebImageServer", "DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWTestPeers"]
-        ),
-        // The server's pure logic in-process (URL parser, signer, CIDR, address policy, negotiation, status mapping,
-        // result limits, the work gate) and its routes through HummingbirdTesting's router framework: no process, no socket.
+        // The server in-process: its pure logic (URL parsers of both dialects, signer, CIDR, address policy, negotiation,
+        // status mapping, result limits, the work gate), imgproxy's options through the plan into real libvips pixels,
+        // and the routes through HummingbirdTesting's router framework: no process, no socket.
         .testTarget(
             name: "DWWebImageServerTests",
             dependencies: [
-                "DWTestSupport", "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWLocking", "DWTestCodecs",
+                "DWTestSupport", "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWTestPeers",
+                "DWLocking", "DWTestCodecs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
         .testTarget(
-            name: "DWServerTests",
+            name: "DWServeProcessTests",
             dependencies: ["DWTestSupport", "DWTestServer", "DWTestPeers", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ],

@@ -61,7 +61,7 @@ if ! python3 -c 'import imgproxy' >/dev/null 2>&1; then
 fi
 
 # thumbor 7.8.0 and libthumbor in their own venv at .venv-thumbor (gitignored): the thumbor dialect's tests
-# (Tests/DWServerTests/ThumborTests*.swift) run thumbor itself beside `dwfetch serve` and fail without it.
+# (Tests/DWServeProcessTests/ThumborTests*.swift) run thumbor itself beside `dwfetch serve` and fail without it.
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [[ ! -x "$repo_root/.venv-thumbor/bin/thumbor" ]] || ! "$repo_root/.venv-thumbor/bin/python" -c 'import libthumbor' >/dev/null 2>&1; then
   echo "setup: installing thumbor 7.8.0 and libthumbor into .venv-thumbor" >&2

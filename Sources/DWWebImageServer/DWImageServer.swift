@@ -77,7 +77,7 @@ public final class DWImageServer: Sendable {
         pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)
         pipeline.s3 = configuration.s3
         // Only the server's own loaders: `local://` under --local-root and the fallback image; never the library's
-        // file:// and data: loaders (review 4, N-L5), whatever DWProxyURL lets through in future.
+        // file:// and data: loaders, whatever DWProxyURL lets through in future.
         let fallback = configuration.imgproxy.fallbackImage.map(DWFallbackLoader.init(image:))
         fallbackSource = fallback?.source
         pipeline.loaders = [DWLocalFileLoader(root: configuration.imgproxy.localRoot)] + (fallback.map { [$0] } ?? [])

@@ -60,7 +60,7 @@ final class RoutesTests: XCTestCase {
                 XCTAssertEqual(String(buffer: response.body), "405 Method Not Allowed: only GET and HEAD are served\n")
             }
             try await client.execute(uri: "/metrics", method: .get) { response in
-                XCTAssertEqual(response.status, .notFound, "only on --metrics-bind's listener (issue 22)")
+                XCTAssertEqual(response.status, .notFound, "only on --metrics-bind's listener")
             }
             let text = server.metricsText()
             XCTAssertTrue(text.contains("dwserve_requests_total{status=\"405\"} 1"), text)

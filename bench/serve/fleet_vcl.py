@@ -3,7 +3,7 @@
 
     bench/serve/fleet_vcl.py PORT [PORT...] > fleet.vcl
 
-Used by bench/serve/fleet and by DWServerTests' FleetTests (one source of truth). Every instance is on 127.0.0.1.
+Used by bench/serve/fleet and by DWServeProcessTests' FleetTests (one source of truth). Every instance is on 127.0.0.1.
 - One source lives on one instance: the shard key is the part of the path after the signature and the options
   (every option has a ':'; the source is plain/... or base64url segments, neither of which has one), without its
   @ext or .ext, so every variant of a source goes where its original is cached: one origin fetch per fleet.

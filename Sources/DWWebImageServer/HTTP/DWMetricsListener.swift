@@ -21,7 +21,7 @@ extension DWImageServer {
         }
         var logger = Logger(label: "dwfetch.serve.metrics")
         logger.logLevel = configuration.logLevel
-        // The public listener's connection handling (review 4, N-L10): header, idle and write timers, and a quarter
+        // The public listener's connection handling: header, idle and write timers, and a quarter
         // of the 64 connections per client address, so silent sockets cannot keep the scraper out.
         let drain = DWConnectionDrain(logger: logger, maxPerClient: 16)
         let app = Application(

@@ -48,7 +48,7 @@ final class DWConnectionDrain: Sendable {
     var isForcing: Bool { state.withLock { $0.forcing } }
 
     /// A new connection: false (and not counted) when its client address already holds ``maxPerClient``
-    /// connections — its handler closes it at once, so one client cannot take every connection slot (review 4, N-M5).
+    /// connections — its handler closes it at once, so one client cannot take every connection slot.
     func opened(_ channel: any Channel) -> Bool {
         let peer = channel.remoteAddress?.ipAddress
         return state.withLock { state in

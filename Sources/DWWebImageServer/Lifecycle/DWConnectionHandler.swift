@@ -24,7 +24,7 @@ import NIOHTTPTypes
 /// - the **idle wait** (`--idle-timeout`): from the end of a response (its last write done), while no byte of a next
 ///   request has arrived — an idle keep-alive connection is closed then;
 /// - the **write wait** (`--write-timeout`): while writes are pending, from the last one that completed (or the first
-///   handed on) — a client that does not read its response is closed then, its buffers freed (review 4, N-M5). A
+///   handed on) — a client that does not read its response is closed then, its buffers freed. A
 ///   body is handed on in slices of ``sliceBytes``, so a slow reader that does read completes a write every slice
 ///   and keeps its connection.
 ///

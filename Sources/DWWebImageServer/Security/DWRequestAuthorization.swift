@@ -23,7 +23,7 @@ extension DWServeConfiguration {
 }
 
 /// imgproxy's `IMGPROXY_SECRET`: the token a request's `Authorization: Bearer` must carry. It prints, dumps and
-/// reflects as `<secret>` only (review N-L9: a value that holds a secret shows none of it). A plain value.
+/// reflects as `<secret>` only (a value that holds a secret shows none of it). A plain value.
 public struct DWBearerSecret: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `Bearer ` and the token, as the header must read.
     private let expected: [UInt8]

@@ -16,7 +16,7 @@ import Glibc
 /// (where the kernel or a seccomp filter lacks it, `openat` with `O_NOFOLLOW` one component at a time), then
 /// `fstat` on that descriptor must say a regular file, and the bytes are read from it. No symlink is followed (one
 /// inside the root included), nothing outside the root is reached, and a directory swapped for a symlink while a
-/// request runs cannot redirect the read: there is no check separate from the open (review 4, N-L11). Every refusal —
+/// request runs cannot redirect the read: there is no check separate from the open. Every refusal —
 /// no root, `.` or `..`, a symlink, a NUL, a missing file, a directory, a FIFO — is 404.
 ///
 /// The loader lives in the server, not the library: `local://` and its root are imgproxy's and serve's, while the

@@ -1,10 +1,12 @@
-// Issue 22's holes, each as the attack itself against the built `dwfetch serve`.
+// Attacks on the built `dwfetch serve`, each as the request or connection an attacker would send: oversized and
+// animated sources, floods over the worker pool, slow and idle connections, redirects and userinfo, cache entries
+// made under another policy, metadata leaks, key and listener misconfiguration.
 import Crypto
 import DWTestServer
 import Foundation
 import XCTest
 
-final class HardeningTests: ServeTestCase {
+final class ServeAttackTests: ServeTestCase {
     let png = SampleImages.png(width: 64, height: 48)
 
     func testA16384SquaredEnlargeIs422BeforeAnyDecode() throws {

@@ -124,8 +124,8 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
 
     /// imgproxy's signature cut to `size` bytes (its IMGPROXY_SIGNATURE_SIZE).
     static func sign(_ path: String, key: String, salt: String, size: Int) -> String {
-        var mac = HMAC<SHA256>(key: SymmetricKey(data: HardeningTests.hex(key)))
-        mac.update(data: HardeningTests.hex(salt) + Array(path.utf8))
+        var mac = HMAC<SHA256>(key: SymmetricKey(data: ServeAttackTests.hex(key)))
+        mac.update(data: ServeAttackTests.hex(salt) + Array(path.utf8))
         return Data(Array(mac.finalize()).prefix(size)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }

@@ -1,4 +1,4 @@
-// The server's pure parts behind issue 22: the address ranges, the result limits and the worker pool.
+// The server's pure bounds: the address ranges the SSRF guard refuses, the result limits and the worker pool.
 import DWImageTransform
 import DWLocking
 import DWTestSupport
@@ -7,7 +7,7 @@ import DWWebImage
 @testable import DWWebImageServer
 import XCTest
 
-final class HardeningUnitTests: XCTestCase {
+final class LimitsAndRangesTests: XCTestCase {
     private func address(_ text: String) throws -> [UInt8] {
         try XCTUnwrap(DWCIDR(text + (text.contains(":") ? "/128" : "/32"))).network
     }

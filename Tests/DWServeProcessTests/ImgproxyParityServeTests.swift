@@ -1,4 +1,4 @@
-// Issue 23's last differences from imgproxy, against the built `dwfetch serve` with URLs from PyPI's imgproxy
+// The finer points of imgproxy's behaviour, against the built `dwfetch serve` with URLs from PyPI's imgproxy
 // package: JPEG XL in and out (libjxl's cjxl makes the sources, djxl reads the results back), Accept's order and
 // ENFORCE_*, the security options, and sizes with no parse-time bounds (the result limits refuse instead).
 import DWTestServer
@@ -115,7 +115,7 @@ final class ImgproxyParityServeTests: ServeTestCase {
         let statuses = try paths[options.count..<options.count + 4].map { try open.get($0).status }
         XCTAssertEqual(statuses, [422, 200, 422, 200], "msr at 0.06 MP, msfs at the source's \(png.count) bytes")
         let three = try open.get(paths[options.count + 4])
-        XCTAssertEqual(HardeningTests.gifFrameCount(three.body), 3, "maf:3 over --max-animation-frames 1")
+        XCTAssertEqual(ServeAttackTests.gifFrameCount(three.body), 3, "maf:3 over --max-animation-frames 1")
         XCTAssertEqual(try open.get(paths[options.count + 5]).status, 422, "mafr: a 400-pixel frame over 300")
         XCTAssertEqual(try open.get(paths[options.count + 6]).status, 200)
         let scaled = try pillow(try open.get(paths[options.count + 7]).body)

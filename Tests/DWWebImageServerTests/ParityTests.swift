@@ -1,4 +1,4 @@
-// The last of issue 23's differences from imgproxy: enforce_thumbnail on a real HEIC/AVIF thumbnail (made by
+// Finer points of imgproxy's behaviour: enforce_thumbnail on a real HEIC/AVIF thumbnail (made by
 // libheif's heif-enc), pixelate's edge blocks, and trim on images with alpha.
 import DWTestServer
 import DWWebImage

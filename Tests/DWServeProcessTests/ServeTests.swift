@@ -268,7 +268,7 @@ final class ServeTests: ServeTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
         let response = try XCTUnwrap(result.values.first)
         XCTAssertEqual(response.status, 200)
-        // Its private chunk is stripped (issue 22): the pixels come back re-encoded, as a PNG.
+        // Its private chunk is stripped: the pixels come back re-encoded, as a PNG.
         XCTAssertEqual(response.body.prefix(8), body.prefix(8))
         // Not stop(): its SIGTERM would be a second signal, which exits at once and non-zero.
         XCTAssertEqual(server.waitForExit(timeout: 20), 0, "exit 0 after draining")
