@@ -1,5 +1,5 @@
 // VersionText: what `dwfetch --version` prints — dwfetch, then every library it runs on, as `curl --version` does.
-import CVipsVersion
+internal import CVipsVersion
 import DWWebImage
 
 enum VersionText {

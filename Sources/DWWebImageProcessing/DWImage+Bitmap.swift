@@ -1,5 +1,5 @@
 // DWImage+Bitmap: decoded pixels and full-decode verification, on libvips.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -2,7 +2,7 @@
 // A transform (DWTransform) is what the engine renders (DWTransform.plan()): its module comes with the engine's, so
 // `import DWWebImageProcessing` is all a library user writes.
 @_exported import DWImageTransform
-import CVips
+internal import CVips
 import DWLocking
 import DWWebImage
 import Foundation

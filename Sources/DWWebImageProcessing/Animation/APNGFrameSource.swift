@@ -1,6 +1,6 @@
 // APNGFrameSource: an APNG as a DWAnimatedFrameSource — each frame's PNG decoded by libvips, composited here with
 // the APNG specification's dispose_op (NONE, BACKGROUND, PREVIOUS) and blend_op (SOURCE, OVER), as browsers do.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

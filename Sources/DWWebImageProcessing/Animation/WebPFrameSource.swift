@@ -1,7 +1,7 @@
 // WebPFrameSource: an animated WebP as a DWAnimatedFrameSource — structure from libwebp's demuxer, frames
 // composited by libwebp's WebPAnimDecoder (the reference compositor: ANMF offsets, blend with alpha or not,
 // dispose to transparent, as Chrome and Pillow show them).
-import CWebP
+internal import CWebP
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // DIBReader: BMP files and ICO/CUR icons, read by us — libvips reads them only through ImageMagick, which is blocked.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // TIFFRGBA: the TIFFs libvips' tiffload refuses, read by libtiff's own RGBA reader (through CTiff), as Pillow does.
-import CTiff
+internal import CTiff
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // Canvas: an image between decode and encode — its frames as libvips images, timing, and the output wanted.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,6 +1,6 @@
 // DWSVGRenderer: where SVG rasterisation runs — a helper process (dwfetch-svg, or any executable that calls
 // DWSVGRenderer.runHelper), started per render and killed when it spends its CPU budget.
-import CVips
+internal import CVips
 import DWLocking
 import DWWebImage
 import Foundation

@@ -1,5 +1,5 @@
 // Decoder+Thumbnail: a HEIC/AVIF's embedded thumbnail, for imgproxy's enforce_thumbnail.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // Decoder+WebP: animated WebP — every page, its delays and loop count (libvips' n=-1, page-height, delay, loop).
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,6 +1,6 @@
 // Encoder+DIB: BMP and ICO output, which libvips cannot write without ImageMagick — written as imgproxy's own savers
 // (vips/bmpsave.c, vips/icosave.c) write them.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,6 +1,6 @@
 // Encoder+JPEG: a JPEG compressed on the calling thread (libjpeg directly), the bytes libvips' saver would write.
-import CJpeg
-import CVips
+internal import CJpeg
+internal import CVips
 import DWWebImage
 import Foundation
 

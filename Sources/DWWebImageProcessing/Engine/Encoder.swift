@@ -1,6 +1,6 @@
 // Encoder: a canvas to bytes — the output format's saver, animations as one libvips "toilet roll" with page-height,
 // delays and loop count.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,6 +1,6 @@
 // MetadataPolicy: which metadata an encoded result keeps (imgproxy's strip_metadata, keep_copyright,
 // strip_color_profile).
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,6 +1,6 @@
 // RegisteredCodec: formats an app's codecs read and write (DWImageCodecs), between their RGBA8 bitmaps and libvips
 // images, so every processor, bitmap() and verifyDecodes() work on them as on the built-in formats.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,7 +1,7 @@
 // SVGRaster: an SVG source rasterised at the scale a request needs, as imgproxy loads it — but only after SVGGuard
 // has read it, its size taken from the document (never from a render), and the render itself in a helper process
 // under a CPU budget and a memory limit (SVGRenderProcess).
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,6 +1,6 @@
 // HelperChild: the SVG helper as a child process — spawned on a socketpair, fed and read in one poll loop on the
 // calling thread while its CPU clock is watched, then reaped.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,6 +1,6 @@
 // SVGRenderProcess: one SVG render in the helper process (DWSVGRenderer) — started with posix_spawn, fed the
 // document, its CPU clock watched, its pixels read back into a libvips image.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

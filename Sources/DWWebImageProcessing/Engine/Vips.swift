@@ -1,5 +1,5 @@
 // Vips: libvips started once per process, its errors turned into DWWebImageError, and VImage (one owned reference).
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

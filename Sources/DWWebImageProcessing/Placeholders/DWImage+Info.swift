@@ -1,5 +1,5 @@
 // DWImage+Info: the facts /info reports that need the engine — the EXIF orientation and the average colour.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

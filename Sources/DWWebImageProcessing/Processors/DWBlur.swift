@@ -1,5 +1,5 @@
 // DWBlur: Gaussian blur (alpha-aware).
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // DWCrop: a rectangle of the upright image.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

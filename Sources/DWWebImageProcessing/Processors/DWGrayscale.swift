@@ -1,5 +1,5 @@
 // DWGrayscale: luminance only.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

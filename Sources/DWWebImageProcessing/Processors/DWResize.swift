@@ -1,6 +1,6 @@
 // DWResize: thumbnails — fit, fill (cover + centre crop) or force, shrinking on load from the encoded bytes; fill-down
 // and auto through imgproxy's arithmetic.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // DWRoundCorners: transparent, anti-aliased rounded corners.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // DWTint: a colour blended over the image.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

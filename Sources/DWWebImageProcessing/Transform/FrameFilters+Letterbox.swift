@@ -1,6 +1,6 @@
 // FrameFilters+Letterbox: thumbor's fill() — the image centred on a canvas of the box, filled with a colour, the
 // image's mean colour, or a blurred, stretched copy of it.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

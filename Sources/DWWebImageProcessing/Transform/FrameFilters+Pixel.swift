@@ -1,5 +1,5 @@
 // FrameFilters+Pixel: the colour filters imgproxy has no option for (DWPixelFilter, thumbor's), per frame.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

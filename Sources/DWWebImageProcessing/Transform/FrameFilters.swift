@@ -1,5 +1,5 @@
 // FrameFilters: imgproxy's filters (blur, sharpen, pixelate), adjust and monochrome, and the watermark, per frame.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,6 +1,6 @@
 // FrameOps: the libvips operations imgproxy's pipeline is made of, on one frame each (sRGB 8-bit, 3 or 4 bands; with
 // `ph:1` RGB16 or grey16).
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,5 +1,5 @@
 // ImgproxyStage: a DWTransform's geometry and pixel steps, in imgproxy's processing order, on every frame.
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

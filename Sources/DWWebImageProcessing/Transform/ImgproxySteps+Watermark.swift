@@ -1,5 +1,5 @@
 // The watermark step: the configured image, scaled, made translucent and drawn at its position (or tiled).
-import CVips
+internal import CVips
 import DWWebImage
 import Foundation
 

@@ -1,7 +1,7 @@
 // The server's two loaders, its pipeline's only ones (no `file://`, no `data:`): imgproxy's `local:///path` sources
 // read under `--local-root` (opened without following any symlink, with no check separate from the open), and the
 // fallback image.
-import COpenBeneath
+internal import COpenBeneath
 import DWWebImage
 import Foundation
 #if canImport(Glibc)
