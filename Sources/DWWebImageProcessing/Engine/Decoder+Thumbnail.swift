@@ -29,13 +29,13 @@ extension Decoder {
     }
 
     /// Whether `image` would still shrink (by more than 1 in both directions) to fit `width` × `height` by
-    /// VipsSize `size` (0 both, 1 up, 2 down, 3 force) and `crop` (non-zero: fill the box): libvips' test for using
+    /// ``VipsSize`` `size` and ``VipsInteresting`` `crop` (not none: fill the box): libvips' test for using
     /// a HEIF's embedded thumbnail (`vips_thumbnail_open`: never enlarge a thumbnail the full image would not need).
     static func shrinks(_ image: VImage, toWidth width: Int, height: Int, size: Int32, crop: Int32) -> Bool {
         guard image.width > 0, image.height > 0, width > 0, height > 0 else { return false }
         let h = Double(image.width) / Double(width), v = Double(image.height) / Double(height)
-        if size == 3 { return h > 1 && v > 1 }  // force: each axis on its own
-        let shrink = crop != 0 ? min(h, v) : max(h, v)
+        if size == VipsSize.force { return h > 1 && v > 1 }  // each axis on its own
+        let shrink = crop != VipsInteresting.none ? min(h, v) : max(h, v)
         return shrink > 1
     }
 }

@@ -127,7 +127,7 @@ enum Decoder {
     /// Shrink-on-load thumbnail, EXIF orientation applied, converted to sRGB. JPEG decodes at the largest DCT scale
     /// that stays at least the target size (``JPEGShrink``); HEIF uses its embedded thumbnail when that still has to
     /// shrink (as `vips_thumbnail` decides); WebP goes through `vips_thumbnail_buffer` (decoded at the exact scale).
-    /// `size`: VipsSize (0 both, 2 down, 3 force); `crop`: VipsInteresting (0 none, 1 centre).
+    /// `size`: a ``VipsSize``; `crop`: a ``VipsInteresting``.
     static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
         throws(DWWebImageError) -> Decoded {
         let (header, byLibtiff) = try openReporting(image.data, format: image.format)  // its own header against the limits first
@@ -285,7 +285,7 @@ enum Decoder {
         }
         if !image.isSRGB || !(image.bands == 3 || image.bands == 4) {
             let source = image
-            image = try Vips.make("cannot convert to sRGB") { cvips_colourspace(source.pointer, 22, $0) }
+            image = try Vips.make("cannot convert to sRGB") { cvips_colourspace(source.pointer, VipsInterpretation.sRGB, $0) }
         }
         if !image.isUChar {
             let source = image
@@ -313,13 +313,13 @@ enum Decoder {
             }
             if interpretation == 26, cvips_interpretation(image.pointer) != 26 {  // grey in sRGB's curve: sGrey
                 let rgb = image
-                image = try Vips.make("cannot convert to 16-bit grey") { cvips_colourspace(rgb.pointer, 26, $0) }
+                image = try Vips.make("cannot convert to 16-bit grey") { cvips_colourspace(rgb.pointer, VipsInterpretation.grey16, $0) }
             }
         }
         let greyKept = cvips_interpretation(image.pointer) == 26 && (image.bands == 1 || image.bands == 2)
         if !greyKept, cvips_interpretation(image.pointer) != 25 || !(image.bands == 3 || image.bands == 4) {
             let source = image
-            image = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(source.pointer, 25, $0) }
+            image = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(source.pointer, VipsInterpretation.rgb16, $0) }
         }
         if image.bands > 4 {
             let source = image

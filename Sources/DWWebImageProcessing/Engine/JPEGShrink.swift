@@ -9,7 +9,7 @@
 /// the PSNR). Pure arithmetic, any thread.
 enum JPEGShrink {
     /// The shrink factor (1, 2, 4 or 8) for decoding `header`'s image into a `width` × `height` box.
-    /// `size`: VipsSize (0 both, 2 down, 3 force); `crop`: VipsInteresting (0 none, else the box is covered).
+    /// `size`: a ``VipsSize``; `crop`: a ``VipsInteresting`` (not none: the box is covered).
     static func factor(header: VImage, width: Int, height: Int, size: Int32, crop: Int32) -> Int {
         let swapped = (5...8).contains(header.int("orientation") ?? 1)
         let sourceWidth = Double(swapped ? header.height : header.width)
@@ -25,7 +25,7 @@ enum JPEGShrink {
         let horizontal = Double(width) / sourceWidth
         let vertical = Double(height) / sourceHeight
         // fit: the smaller scale decides; fill (crop) and force: both sides must stay at least the box's.
-        let scale = (crop != 0 || size == 3) ? max(horizontal, vertical) : min(horizontal, vertical)
+        let scale = (crop != VipsInteresting.none || size == VipsSize.force) ? max(horizontal, vertical) : min(horizontal, vertical)
         guard scale < 1 else { return 1 }
         var shrink = 8
         // libjpeg's scaled size is ceil(side / shrink): at least side / shrink, so this keeps the box covered.

@@ -130,11 +130,11 @@ final class VImage: @unchecked Sendable {
     var bands: Int { Int(cvips_bands(pointer)) }
     var hasAlpha: Bool { cvips_has_alpha(pointer) != 0 }
     var hasICCProfile: Bool { cvips_has_icc(pointer) != 0 }
-    var isUChar: Bool { cvips_band_format(pointer) == 0 }
-    /// VipsInterpretation 22 is sRGB.
-    var isSRGB: Bool { cvips_interpretation(pointer) == 22 }
-    /// VipsInterpretation 1 is B_W (8-bit grey).
-    var isGrey: Bool { cvips_interpretation(pointer) == 1 }
+    var isUChar: Bool { cvips_band_format(pointer) == VipsBandFormat.uchar }
+    /// Whether the interpretation is sRGB.
+    var isSRGB: Bool { cvips_interpretation(pointer) == VipsInterpretation.sRGB }
+    /// Whether the interpretation is B_W (8-bit grey).
+    var isGrey: Bool { cvips_interpretation(pointer) == VipsInterpretation.bw }
     /// An integer header field, if present.
     func int(_ name: String) -> Int? {
         var value: Int32 = 0

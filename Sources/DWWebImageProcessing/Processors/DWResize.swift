@@ -67,16 +67,16 @@ public struct DWResize: DWImageProcessor, Hashable {
         var boxWidth = width ?? Self.unbounded
         var boxHeight = height ?? Self.unbounded
         let fill = mode == .fill && width != nil && height != nil
-        var size: Int32 = enlarge ? 0 : 2  // VipsSize: both / down
+        var size = enlarge ? VipsSize.both : VipsSize.down
         if mode == .force && width != nil && height != nil {
-            size = 3
+            size = VipsSize.force
             if !enlarge {
                 let (sourceWidth, sourceHeight) = try uprightSize(of: canvas)
                 boxWidth = min(boxWidth, sourceWidth)
                 boxHeight = min(boxHeight, sourceHeight)
             }
         }
-        let crop: Int32 = fill ? 1 : 0  // VipsInteresting: none / centre
+        let crop = fill ? VipsInteresting.centre : VipsInteresting.none
         if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil, !Decoder.isAnimatedWebP(source),
            !(source.format == .png && source.isAnimated) {  // animations resize frame by frame below
             let decoded = try Decoder.thumbnail(source, width: boxWidth, height: boxHeight, size: size, crop: crop)

@@ -76,7 +76,7 @@ extension FrameOps {
             }
         }
         let rgb = colourBands(frame) == 3 ? frame : try Vips.make("cannot convert to sRGB") {
-            cvips_colourspace(frame.pointer, 22, $0)
+            cvips_colourspace(frame.pointer, VipsInterpretation.sRGB, $0)
         }
         let colour = rgb.hasAlpha ? try Vips.make("cannot split bands") { cvips_extract_band(rgb.pointer, 0, 3, $0) } : rgb
         // (pixel − colour) × coverage + colour, per band.

@@ -63,7 +63,7 @@ extension FrameOps {
         }
         if saturation != 1 {
             let source = image
-            let lch = try Vips.make("cannot adjust saturation") { cvips_colourspace(source.pointer, 19, $0) }
+            let lch = try Vips.make("cannot adjust saturation") { cvips_colourspace(source.pointer, VipsInterpretation.lch, $0) }
             var a = [1, saturation, 1], b = [0.0, 0, 0]
             if lch.hasAlpha {
                 a.append(1)
@@ -78,7 +78,7 @@ extension FrameOps {
 
     /// Luminance mapped from black to `color`, over the original at `intensity` (RGB16 for a 16-bit frame).
     static func monochrome(_ frame: VImage, _ mono: DWMonochrome) throws(DWWebImageError) -> VImage {
-        let grey = try Vips.make("cannot make monochrome") { cvips_colourspace(frame.pointer, 26, $0) }
+        let grey = try Vips.make("cannot make monochrome") { cvips_colourspace(frame.pointer, VipsInterpretation.grey16, $0) }
         let rgb = try restore(grey, like: frame, grey: false)
         let colored = try linear(rgb, [Double(mono.color.red) / 255, Double(mono.color.green) / 255,
                                          Double(mono.color.blue) / 255], [0, 0, 0])
@@ -112,11 +112,11 @@ extension FrameOps {
     /// for a 16-bit (`ph:1`) frame 16-bit, grey16 when `frame` is grey16 and `grey` allows, else RGB16.
     static func restore(_ image: VImage, like frame: VImage, grey: Bool) throws(DWWebImageError) -> VImage {
         guard !frame.isUChar else {
-            let srgb = try Vips.make("cannot convert to sRGB") { cvips_colourspace(image.pointer, 22, $0) }
+            let srgb = try Vips.make("cannot convert to sRGB") { cvips_colourspace(image.pointer, VipsInterpretation.sRGB, $0) }
             return try Vips.make("cannot convert to 8 bits") { cvips_cast_uchar(srgb.pointer, $0) }
         }
         let space: Int32 = grey && isGrey(frame) ? 26 : 25
         let converted = try Vips.make("cannot convert to 16 bits") { cvips_colourspace(image.pointer, space, $0) }
-        return try Vips.make("cannot convert to 16 bits") { cvips_cast(converted.pointer, 2, $0) }
+        return try Vips.make("cannot convert to 16 bits") { cvips_cast(converted.pointer, VipsBandFormat.ushort, $0) }
     }
 }

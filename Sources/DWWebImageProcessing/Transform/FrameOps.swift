@@ -77,8 +77,8 @@ enum FrameOps {
     /// A grey16 frame as RGB16 when `color` is not a grey (imgproxy's `vips_guard_colorspace`), else `frame`.
     static func colourFor(_ color: DWColor, _ frame: VImage) throws(DWWebImageError) -> VImage {
         guard isGrey(frame), color.red != color.green || color.red != color.blue else { return frame }
-        let rgb = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(frame.pointer, 25, $0) }
-        return try Vips.make("cannot convert to 16-bit RGB") { cvips_cast(rgb.pointer, 2, $0) }
+        let rgb = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(frame.pointer, VipsInterpretation.rgb16, $0) }
+        return try Vips.make("cannot convert to 16-bit RGB") { cvips_cast(rgb.pointer, VipsBandFormat.ushort, $0) }
     }
 
     static func addAlpha(_ frame: VImage) throws(DWWebImageError) -> VImage {
