@@ -134,8 +134,6 @@ public enum DWImageProcessing {
         }
     }
 
-    /// Whether the quality changes `format`'s size (JPEG, WebP, AVIF, HEIC, JPEG XL).
-    public static func isLossy(_ format: DWImageFormat) -> Bool { [.jpeg, .webp, .avif, .heic, .jxl].contains(format) }
 
     /// libvips' own memory accounting (`vips_tracked_get_mem`, `…_highwater`, `…_allocs`): bytes allocated now, the
     /// most so far, and the allocations live now. Any thread.

@@ -19,14 +19,8 @@ enum Encoder {
         return defaultOutputFormat(for: image.format)
     }
 
-    /// Formats that keep an alpha channel.
-    static func keepsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg }
 
-    /// Formats that write 16 bits per band (imgproxy's `SupportsHDR`): PNG, TIFF, AVIF (12 bits), JPEG XL.
-    static func keepsHighBitDepth(_ format: DWImageFormat) -> Bool { [.png, .tiff, .avif, .jxl].contains(format) }
 
-    /// Formats that keep every frame of an animation.
-    static func keepsFrames(_ format: DWImageFormat) -> Bool { format == .gif || format == .webp }
 
     /// Canvases up to this many bytes of pixels are computed into memory (on this thread) before saving, so a
     /// re-encode at a lower quality does not compute them again; bigger ones stay streaming pipelines.
@@ -41,14 +35,14 @@ enum Encoder {
             canvas.outputFormat = canvas.hasAlpha ? .png : .jpeg
         }
         let format = canvas.outputFormat
-        let animated = canvas.frames.count > 1 && keepsFrames(format)
+        let animated = canvas.frames.count > 1 && format.savesAnimation
         var frames = animated ? canvas.frames : [canvas.frames[0]]
-        if !keepsHighBitDepth(format), frames.contains(where: { !$0.isUChar }) {  // a `ph:1` canvas, written in 8 bits
+        if !format.savesHighBitDepth, frames.contains(where: { !$0.isUChar }) {  // a `ph:1` canvas, written in 8 bits
             frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
                 frame.isUChar ? frame : try Decoder.normalize(frame, autorotate: false)
             }
         }
-        if !keepsAlpha(format), frames.contains(where: \.hasAlpha) {
+        if !format.savesAlpha, frames.contains(where: \.hasAlpha) {
             frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
                 guard frame.hasAlpha else { return frame }
                 return try Vips.make("cannot flatten alpha") { cvips_flatten(frame.pointer, 255, 255, 255, $0) }
@@ -211,7 +205,7 @@ enum Engine {
     private static func lowerQuality(_ canvas: Canvas, size: Int, maxBytes: Int) -> Int? {
         let format = canvas.outputFormat
         let quality = canvas.quality ?? DWImageProcessing.defaultQuality(for: format)
-        guard quality > 10, DWImageProcessing.isLossy(format) else { return nil }
+        guard quality > 10, format.isLossy else { return nil }
         let over = Double(size) / Double(maxBytes)
         return max(10, over > 3 ? quality / 4 : over > 1.5 ? quality / 2 : quality * 9 / 10)
     }

@@ -65,7 +65,7 @@ extension DWTransform {
     /// monochrome and watermark. dwfetch's extras (grayscale, tint, round corners) work in 8 bits, so with them
     /// `ph:1` changes nothing.
     var keepsHighBitDepth: Bool {
-        guard preserveHDR, format.map(Encoder.keepsHighBitDepth) ?? true else { return false }
+        guard preserveHDR, format.map(\.savesHighBitDepth) ?? true else { return false }
         var rest = geometryAndPixels
         (rest.resizingType, rest.width, rest.height, rest.minWidth, rest.minHeight) = (.fit, 0, 0, 0, 0)
         (rest.zoomX, rest.zoomY, rest.dpr, rest.enlarge, rest.gravity) = (1, 1, 1, false, .center)

@@ -27,7 +27,7 @@ public struct DWRoundCorners: DWImageProcessor, Hashable {
         guard radius.isFinite, radius >= 0 else {
             throw DWWebImageError(.notAnImage, "round corners need a radius ≥ 0 (got \(radius))")
         }
-        if !Encoder.keepsAlpha(canvas.outputFormat) { canvas.outputFormat = .png }
+        if !canvas.outputFormat.savesAlpha { canvas.outputFormat = .png }
         try canvas.mapFrames { frame throws(DWWebImageError) in try round(frame) }
     }
 

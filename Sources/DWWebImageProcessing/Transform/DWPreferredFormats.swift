@@ -45,8 +45,8 @@ public struct DWPreferredFormats: Sendable, Hashable {
         if formats.contains(image.format) { return image.format }
         var alpha: Bool?
         for format in formats {
-            if animated && !Encoder.keepsFrames(format) { continue }
-            if !Self.supportsAlpha(format) && !flattens {
+            if animated && !format.savesAnimation { continue }
+            if !format.isPreferredForAlpha && !flattens {
                 if addsAlpha { continue }
                 if alpha == nil { alpha = try Self.hasAlpha(image) }
                 if alpha == true { continue }
@@ -76,8 +76,6 @@ public struct DWPreferredFormats: Sendable, Hashable {
         image.frameCount > 1 && [.gif, .webp].contains(image.format) && DWImageProcessing.effectiveLimits.maxProcessedFrames > 1
     }
 
-    /// imgproxy's `SupportsAlpha`: every format but JPEG and BMP.
-    static func supportsAlpha(_ format: DWImageFormat) -> Bool { format != .jpeg && format != .bmp }
 
     /// Whether the source has an alpha channel: from the header where libvips reads the format, else its first frame.
     static func hasAlpha(_ image: DWImage) throws(DWWebImageError) -> Bool {

@@ -24,7 +24,7 @@ struct ImgproxyStage: CanvasStep {
             canvas.frames.removeLast(canvas.frames.count - transform.maxAnimationFrames)
             if canvas.delays.count > canvas.frames.count { canvas.delays.removeLast(canvas.delays.count - canvas.frames.count) }
         }
-        if canvas.frames.count > 1 && !Encoder.keepsFrames(canvas.outputFormat) {
+        if canvas.frames.count > 1 && !canvas.outputFormat.savesAnimation {
             (canvas.frames, canvas.delays) = ([canvas.frames[0]], [])
         }
         var steps = ImgproxySteps(transform: transform, animated: canvas.frames.count > 1, watermark: watermark)

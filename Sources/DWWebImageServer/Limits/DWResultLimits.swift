@@ -32,10 +32,6 @@ public struct DWResultLimits: Sendable, Equatable {
         options.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight)
     }
 
-    /// Whether a result in `format` keeps an animation's frames: GIF and WebP do, whatever the source (an animated
-    /// WebP or APNG as much as a GIF); every other output is the first frame.
-    public static func keepsFrames(_ format: DWImageFormat) -> Bool { format == .gif || format == .webp }
-
     /// The frames of a `sourceFrames`-frame source that are processed and written.
     public func processedFrames(sourceFrames: Int, keepsFrames: Bool) -> Int {
         keepsFrames ? max(1, min(sourceFrames, maxAnimationFrames)) : 1
@@ -43,7 +39,7 @@ public struct DWResultLimits: Sendable, Equatable {
 
     /// Throws 10005 (the server's 422) when the result of `options` over a source of this header size would be
     /// wider or taller than ``maxDimension``, or its frames × pixels over ``maxPixels``.
-    /// `keepsFrames`: whether the output format keeps an animation's frames (``keepsFrames(_:)``).
+    /// `keepsFrames`: whether the output format keeps an animation's frames (``DWImageFormat/savesAnimation``).
     public func check(sourceWidth: Int, sourceHeight: Int, sourceFrames: Int, options: DWTransform,
                       keepsFrames: Bool) throws(DWWebImageError) {
         let (width, height) = Self.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)

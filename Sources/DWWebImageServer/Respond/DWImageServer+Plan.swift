@@ -66,7 +66,7 @@ extension DWImageServer {
         if !security.isEmpty {
             let processed = maf ?? configuration.resultLimits.maxAnimationFrames
             checks.append(DWPlanCheck(identifier: security.identifier) { image, format throws(DWWebImageError) in
-                let keepsFrames = DWResultLimits.keepsFrames(format) && image.frameCount > 1
+                let keepsFrames = format.savesAnimation && image.frameCount > 1
                 try security.check(image, processedFrames: keepsFrames ? min(image.frameCount, processed) : 1)
             })
         }
@@ -81,7 +81,7 @@ extension DWImageServer {
         let limits = perRequest, maxPixels = self.limits.vectorPixelCap
         return DWPlanCheck { image, format throws(DWWebImageError) in
             if image.format == .svg { return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels) }
-            let keepsFrames = DWResultLimits.keepsFrames(format)
+            let keepsFrames = format.savesAnimation
             for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
                 try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
                                  options: options, keepsFrames: keepsFrames)
