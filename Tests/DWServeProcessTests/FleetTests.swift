@@ -1,6 +1,7 @@
 // The fleet: three `dwfetch serve` instances sharing results through moto's S3 (auth on), behind a real varnishd
 // whose shard director (bench/serve/fleet_vcl.py) keys on the source URL. One origin fetch per source and one
 // transform per variant fleet-wide; an instance killed with SIGKILL mid-run costs no client a 5xx.
+import Crypto
 import DWLocking
 import DWTestPeers
 import DWTestServer
@@ -45,6 +46,26 @@ final class FleetTests: ServeTestCase {
         XCTAssertFalse(PeerProcess.accepts(victimPort), "the victim is gone")
         XCTAssertEqual(after.filter { $0 >= 500 }, [], "zero client-visible 5xx")
         XCTAssertEqual(after.filter { $0 == 200 }.count, second.count, "the rest served")
+    }
+
+    /// `PURGE` with the source's hash as `xkey` (what serve puts in every answer's `xkey`) drops every cached variant
+    /// of that source from Varnish, and no other source's.
+    func testAPurgeByXkeyDropsEveryVariantOfTheSource() throws {
+        origin.setRoute("/p.png", .ok(SampleImages.png(width: 64, height: 48, seed: 1)))
+        origin.setRoute("/q.png", .ok(SampleImages.png(width: 64, height: 48, seed: 2)))
+        let varnish = try VarnishFleet(ports: [try serve().port])
+        defer { varnish.peer.stop() }
+        let source = origin.url("/p.png")
+        let paths = [ProxyPath.plain(source, options: "w:10"), ProxyPath.plain(source, options: "w:20"),
+                     ProxyPath.plain(origin.url("/q.png"), options: "w:10")]
+        func cache(_ path: String) throws -> String? { try HTTPClient.request(port: varnish.port, target: path).header("X-Cache") }
+        for path in paths { _ = try cache(path) }
+        XCTAssertEqual(try paths.map(cache), ["HIT", "HIT", "HIT"])
+        let hash = SHA256.hash(data: Data(source.utf8)).map { String(format: "%02x", $0) }.joined()
+        let purge = try HTTPClient.request(port: varnish.port, target: "/", headers: ["xkey": hash], method: "PURGE")
+        XCTAssertEqual(purge.status, 200, purge.text)
+        XCTAssertEqual(try paths.map(cache), ["MISS", "MISS", "HIT"], "both variants of p.png, not q.png")
+        XCTAssertEqual(try HTTPClient.request(port: varnish.port, target: "/", method: "PURGE").status, 400, "no key")
     }
 
     /// GETs every path through Varnish with 8 clients; the statuses in path order. `kill` runs once, after

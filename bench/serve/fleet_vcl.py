@@ -10,6 +10,9 @@ Used by bench/serve/fleet and by DWServeProcessTests' FleetTests (one source of 
 - Health probes on /health; a sick instance's share moves to the others (the ring keeps the rest in place).
 - A backend error (refused or reset connection, timeout, 5xx) is retried once on the next instance of the ring.
 - Accept is normalised to the format bucket the instances vary on (--auto-format), so browsers share objects.
+- `PURGE` with an `xkey` header (from loopback only) drops every object whose answer carried that key: serve puts
+  the source's hash (and the URL's tag:) in `xkey`, so one purge drops every variant of a source (varnish-modules'
+  xkey). The instances' own caches are not purged by it.
 """
 import sys
 
@@ -17,7 +20,7 @@ ports = [int(p) for p in sys.argv[1:]]
 if not ports:
     sys.exit(__doc__)
 
-out = ["vcl 4.1;", "import directors;", "",
+out = ["vcl 4.1;", "import directors;", "import xkey;", "", 'acl purgers { "127.0.0.1"; }', "",
        "probe health {",
        '    .url = "/health";',
        "    .interval = 0.5s; .timeout = 0.5s; .window = 3; .threshold = 2; .initial = 2;",
@@ -29,6 +32,12 @@ out += ["", "sub vcl_init {", "    new fleet = directors.shard();"]
 out += [f"    fleet.add_backend(i{i});" for i in range(len(ports))]
 out += ["    fleet.reconfigure();", "}", ""]
 out.append(r'''sub vcl_recv {
+    if (req.method == "PURGE") {
+        if (client.ip !~ purgers) { return (synth(403, "Forbidden")); }
+        if (!req.http.xkey) { return (synth(400, "PURGE needs an xkey header")); }
+        set req.http.X-Purged = xkey.purge(req.http.xkey);
+        return (synth(200, "Purged " + req.http.X-Purged));
+    }
     if (req.url ~ "^/(health|metrics)$") { return (pass); }
     # The source: drop "/signature/", then every option segment (it has a ':'), then "plain/" and the extension.
     set req.http.X-Fleet-Key = regsub(req.url, "^/[^/]*/([^/]*:[^/]*/)*", "");
