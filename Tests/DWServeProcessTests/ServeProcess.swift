@@ -181,7 +181,7 @@ struct HTTPResult {
 /// target sent as given (no normalisation, which a URL-session client would do).
 enum HTTPClient {
     static func request(host: String = "127.0.0.1", port: Int, target: String, headers: [String: String] = [:],
-                        method: String = "GET", timeout: TimeInterval = 30) throws -> HTTPResult {
+                        method: String = "GET", body: [UInt8] = [], timeout: TimeInterval = 30) throws -> HTTPResult {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         defer { close(fd) }
@@ -197,8 +197,9 @@ enum HTTPClient {
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         var lines = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { lines += "\(name): \(value)\r\n" }
+        if !body.isEmpty { lines += "Content-Length: \(body.count)\r\n" }
         lines += "\r\n"
-        let bytes = Array(lines.utf8)
+        let bytes = Array(lines.utf8) + body
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }

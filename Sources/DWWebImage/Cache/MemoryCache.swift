@@ -139,6 +139,15 @@ final class MemoryCache: Sendable {
         store.withLock { s in if let i = s.index[key] { s.remove(i) } }
     }
 
+    /// Removes every entry whose key satisfies `matches` (called under the lock: keep it pure); their keys.
+    func removeObjects(where matches: (String) -> Bool) -> [String] {
+        store.withLock { s in
+            let keys = s.index.keys.filter(matches)
+            for key in keys { if let i = s.index[key] { s.remove(i) } }
+            return keys
+        }
+    }
+
     /// Entries and bytes held now.
     var totals: (count: Int, cost: Int) { store.withLock { ($0.index.count, $0.cost) } }
 

@@ -90,16 +90,66 @@ public struct DWS3Client: Sendable {
         }
     }
 
+    /// Deletes the object; one that is not there is not an error (S3 answers 204 either way). Blocks the calling
+    /// thread.
+    public func delete(_ location: DWS3Location) throws(Failure) {
+        let (status, _) = try perform(method: "DELETE", location, body: nil, contentType: nil)
+        guard (200..<300).contains(status) || status == 404 else { throw .status(status) }
+    }
+
+    /// The keys of `bucket` that start with `prefix` (ListObjectsV2, following its continuation tokens), at most
+    /// `limit`. Blocks the calling thread.
+    public func keys(bucket: String, prefix: String, limit: Int = 100_000) throws(Failure) -> [String] {
+        var keys: [String] = [], token: String?
+        repeat {
+            var query = "list-type=2&prefix=" + Self.queryEncoded(prefix)
+            if let token { query = "continuation-token=" + Self.queryEncoded(token) + "&" + query }
+            let (status, body) = try perform(
+                method: "GET", DWS3Location(bucket: bucket, key: ""), body: nil,
+                contentType: nil, query: query)
+            guard (200..<300).contains(status) else { throw .status(status) }
+            let xml = String(decoding: body, as: UTF8.self)
+            keys += Self.elements("Key", in: xml)
+            token =
+                xml.contains("<IsTruncated>true</IsTruncated>")
+                ? Self.elements("NextContinuationToken", in: xml).first : nil
+        } while token != nil && keys.count < limit
+        return Array(keys.prefix(limit))
+    }
+
+    /// The text of every `<name>…</name>` in `xml`, its five XML escapes undone.
+    private static func elements(_ name: String, in xml: String) -> [String] {
+        xml.components(separatedBy: "<\(name)>").dropFirst().compactMap { part in
+            part.range(of: "</\(name)>").map { String(part[..<$0.lowerBound]) }
+        }.map {
+            $0.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+                .replacingOccurrences(of: "&amp;", with: "&")
+        }
+    }
+
+    /// `text` with everything but S3's unreserved characters and `/` percent-encoded: libcurl's SigV4 canonicalises
+    /// the query itself (a `/` sent as `%2F` would be signed as `%252F`, and S3 answers 403).
+    private static func queryEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(
+                charactersIn:
+                    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")) ?? text
+    }
+
     /// One request; returns the status and the body read (capped at ``maxBodySize``).
-    private func perform(method: String, _ location: DWS3Location, body: Data?, contentType: String?)
-        throws(Failure) -> (Int, Data)
-    {
+    private func perform(
+        method: String, _ location: DWS3Location, body: Data?, contentType: String?,
+        query: String? = nil
+    ) throws(Failure) -> (Int, Data) {
         guard let easy = dw_curl_easy_init() else {
             let reason = dw_curl_load_error().map { String(cString: $0) } ?? "curl_easy_init failed"
             throw .transport(code: -1, message: reason)
         }
         defer { dw_curl_easy_cleanup(easy) }
-        var request = TransferRequest(url: configuration.httpURL(bucket: location.bucket, key: location.key))
+        var request = TransferRequest(
+            url: configuration.httpURL(bucket: location.bucket, key: location.key)
+                + (query.map { "?" + $0 } ?? ""))
         request.signForS3(
             configuration,
             payloadSHA256: body.map(DWS3Configuration.sha256Hex)
@@ -119,6 +169,7 @@ public struct DWS3Client: Sendable {
                 if let proxy { _ = dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, proxy) }
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout * 1000))
                 _ = dw_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(min(timeout, 5) * 1000))
+                if body == nil, method != "GET" { _ = dw_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method) }
                 if body != nil {
                     // POSTFIELDS sends the body; the method is PUT. (No "Expect:" header to suppress 100-continue:
                     // libcurl would sign that empty header it never sends.)

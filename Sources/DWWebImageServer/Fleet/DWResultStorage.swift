@@ -5,9 +5,10 @@ import Foundation
 import Logging
 
 /// Looks a variant up in the store before it is made and writes it there after, so any instance serves a variant
-/// another made. Objects are named `prefix/<hex SHA-256 of the fetch policy and the variant key>` — the key is the
-/// source URL and the plan's identifier (``DWImageProcessors/cacheKey(url:processors:)``), never the URL's
-/// signature; the policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and hosts, proxy, animation
+/// another made. Objects are named `prefix/<hex SHA-256 of the source URL>/<hex SHA-256 of the fetch policy and
+/// the variant key>` — the key is the source URL and the plan's identifier (``DWImageProcessors/cacheKey(url:processors:)``),
+/// never the URL's signature; every variant of a source sits under one name, so a purge lists and deletes them
+/// (``purge(source:)``); objects of the earlier flat layout are never looked up again. The policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and hosts, proxy, animation
 /// frames), so an instance never serves a variant made under a looser fetch policy than its own. A store that
 /// fails (down, refusing, slow) never fails a request: the variant is made locally, the failure is logged and
 /// counted (`dwserve_result_storage_total{outcome="error"}`). Reads block a global dispatch queue thread (not an event
@@ -34,11 +35,41 @@ struct DWResultStorage: Sendable {
         self.logger = logger
     }
 
-    /// The object a variant key is stored under.
+    /// The object a variant key is stored under: beside every other variant of its source.
     func location(forVariantKey key: String) -> DWS3Location {
-        let named = "dwserve-result-v2\n" + policy + "\n" + key
-        let hex = DWDigest.sha256Hex(named)
-        return prefix.appending(hex)
+        let named = "dwserve-result-v3\n" + policy + "\n" + key
+        return prefix.appending(DWDigest.sha256Hex(Self.source(ofVariantKey: key))).appending(DWDigest.sha256Hex(named))
+    }
+
+    /// The source URL a variant key names (`<n>:<url>@…`, ``DWImageProcessors/cacheKey(url:identifiers:)``); the key
+    /// itself when it is not one.
+    static func source(ofVariantKey key: String) -> String {
+        let utf8 = Array(key.utf8)
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let count = Int(String(decoding: utf8[..<colon], as: UTF8.self)),
+              colon + 1 + count <= utf8.count
+        else { return key }
+        return String(decoding: utf8[(colon + 1)..<(colon + 1 + count)], as: UTF8.self)
+    }
+
+    /// Deletes every stored variant (and `/info` answer) of `source`, from every instance's view; how many. On a
+    /// global dispatch queue thread; a failing store is logged and counts what was deleted before it failed.
+    func purge(source: String) async -> Int {
+        let directory = prefix.appending(DWDigest.sha256Hex(source))
+        let (client, logger) = (client, logger)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                var deleted = 0
+                do throws(DWS3Client.Failure) {
+                    for key in try client.keys(bucket: directory.bucket, prefix: directory.key + "/") {
+                        try client.delete(DWS3Location(bucket: directory.bucket, key: key))
+                        deleted += 1
+                    }
+                } catch {
+                    logger.warning("result storage: purging \(directory.url) failed (\(error))")
+                }
+                continuation.resume(returning: deleted)
+            }
+        }
     }
 
     /// The stored variant, or nil on a miss or when the store fails (logged and counted).

@@ -1,4 +1,4 @@
-// The metrics listener: `/metrics` only on `--metrics-bind HOST:PORT`, never on the public port.
+// The admin listener: `/metrics` and `POST /purge` only on `--metrics-bind HOST:PORT`, never on the public port.
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -6,12 +6,13 @@ import ServiceLifecycle
 
 extension DWImageServer {
     /// The metrics listener as a service run beside the public one (none without `--metrics-bind`): `GET /metrics`
-    /// answers the Prometheus text, anything else 404. `onListening` gets its bound port. Runs on Hummingbird's event
+    /// answers the Prometheus text, `POST /purge` purges sources (``purgeResponse(_:)``), anything else 404. `onListening` gets its bound port. Runs on Hummingbird's event
     /// loops, with the public listener's connection timers; stops with the public listener.
     func metricsServices(onListening: @escaping @Sendable (Int) -> Void) -> [any Service] {
         guard let bind = configuration.metricsBind else { return [] }
         let metrics = self.metrics
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+        let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in
+            if request.method == .post, request.head.path == "/purge" { return await purgeResponse(request) }
             guard request.method == .get || request.method == .head, request.head.path == "/metrics" else {
                 return DWResponses.error(.notFound, "not found")
             }

@@ -23,6 +23,14 @@ public struct DWURLSigner: Sendable {
     }
 
     /// The signature segment for `path` (which starts with "/").
+    /// Whether `signature` (lowercase hex) is HMAC-SHA256 of `body` keyed with this key's bytes, no salt (how an
+    /// admin request such as `POST /purge` is signed); compared in constant time.
+    func isValidAdmin(signature: String, for body: [UInt8]) -> Bool {
+        let expected = Array(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: key)))
+        guard let given = Self.bytes(hex: signature), given.count == expected.count else { return false }
+        return zip(given, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
     public func signature(for path: String) -> String {
         DWProxyURL.base64URLEncode(mac(path))
     }
