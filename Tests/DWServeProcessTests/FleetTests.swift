@@ -48,6 +48,21 @@ final class FleetTests: ServeTestCase {
         XCTAssertEqual(after.filter { $0 == 200 }.count, second.count, "the rest served")
     }
 
+    /// thumbor's URLs are routed by their image part too: three variants of one source, one origin fetch fleet-wide.
+    func testThumborURLsAreRoutedBySource() throws {
+        origin.setRoute("/t.png", .ok(SampleImages.png(width: 64, height: 48, seed: 5)))
+        let instances = try (0..<3).map { _ in try serve(["--thumbor-allow-unsafe"]) }
+        let varnish = try VarnishFleet(ports: instances.map(\.port))
+        defer { varnish.peer.stop() }
+        let image = origin.url("/t.png")
+        for path in ["/unsafe/10x10/\(image)", "/unsafe/fit-in/20x20/\(image)", "/unsafe/30x0/filters:quality(50)/\(image)",
+                     "/unsafe/smart/\(image)"] {
+            let response = try HTTPClient.request(port: varnish.port, target: path)
+            XCTAssertEqual(response.status, 200, "\(path): \(response.text)")
+        }
+        XCTAssertEqual(origin.requestCount(path: "/t.png"), 1, "every variant on the source's instance")
+    }
+
     /// `PURGE` with the source's hash as `xkey` (what serve puts in every answer's `xkey`) drops every cached variant
     /// of that source from Varnish, and no other source's.
     func testAPurgeByXkeyDropsEveryVariantOfTheSource() throws {

@@ -7,6 +7,9 @@ Used by bench/serve/fleet and by DWServeProcessTests' FleetTests (one source of 
 - One source lives on one instance: the shard key is the part of the path after the signature and the options
   (every option has a ':'; the source is plain/... or base64url segments, neither of which has one), without its
   @ext or .ext, so every variant of a source goes where its original is cached: one origin fetch per fleet.
+- thumbor URLs (a 28-character signature ending in `=`, or `/unsafe/` followed by a segment only thumbor's grammar
+  has: a size, a crop, fit-in, an alignment, smart, filters) are keyed on their image part: the path without
+  thumbor's option segments, in thumbor's order. (`/unsafe/trim…` stays imgproxy's: both dialects have a trim.)
 - Health probes on /health; a sick instance's share moves to the others (the ring keeps the rest in place).
 - A backend error (refused or reset connection, timeout, 5xx) is retried once on the next instance of the ring.
 - Accept is normalised to the format bucket the instances vary on (--auto-format), so browsers share objects.
@@ -39,12 +42,17 @@ out.append(r'''sub vcl_recv {
         return (synth(200, "Purged " + req.http.X-Purged));
     }
     if (req.url ~ "^/(health|metrics)$") { return (pass); }
+    if (req.url ~ "^/[A-Za-z0-9_-]{27}=/" || req.url ~ "^/unsafe/(meta|[0-9]+x[0-9]+:[0-9]+x[0-9]+|(adaptive-)?(full-)?fit-in|-?[0-9]*x-?[0-9]*|left|right|center|top|bottom|middle|smart|filters:[^/]*)/") {
+        # thumbor: drop the signature, then each option segment thumbor's grammar allows, in its order.
+        set req.http.X-Fleet-Key = regsub(req.url, "^/[^/]*/(meta/)?(trim(:[^/]*)?/)?([0-9]+x[0-9]+:[0-9]+x[0-9]+/)?((adaptive-)?(full-)?fit-in/)?(-?[0-9]*x-?[0-9]*/)?((left|right|center)/)?((top|bottom|middle)/)?(smart/)?(filters:[^/]*/)?", "");
+    } else {
     # The source: drop "/signature/", then every option segment (it has a ':'), then "plain/" and the extension.
     set req.http.X-Fleet-Key = regsub(req.url, "^/[^/]*/([^/]*:[^/]*/)*", "");
     if (req.http.X-Fleet-Key ~ "^plain/") {
         set req.http.X-Fleet-Key = regsub(req.http.X-Fleet-Key, "^plain/([^@]*)(@[A-Za-z0-9]+)?$", "\1");
     } else {
         set req.http.X-Fleet-Key = regsub(regsuball(req.http.X-Fleet-Key, "/", ""), "\.[A-Za-z0-9]+$", "");
+    }
     }
     if (req.http.Accept ~ "image/webp") { set req.http.Accept = "image/webp"; }
     elsif (req.http.Accept ~ "image/avif") { set req.http.Accept = "image/avif"; }
