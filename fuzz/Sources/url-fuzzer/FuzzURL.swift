@@ -1,6 +1,6 @@
 // libFuzzer entry point over what `dwfetch serve` does with a request path before any fetch: the imgproxy URL
 // grammar (DWProxyURL: options, presets, `plain/` and base64url sources, extensions, `exp:`), the signature check,
-// the result limits, and the served chain run on tiny images; for `/info/…` paths, the info options and the JSON
+// the result limits, and the request's variant plan rendered on tiny images; for `/info/…` paths, the info options and the JSON
 // answer on the same images. The oracle is the server's promise: a bad URL is
 // refused, never a crash, and no URL yields a result past the result limits.
 // Built by fuzz/build.sh url (SwiftPM, fuzz/Package.swift) against the library's real modules.
@@ -65,13 +65,10 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     guard let url = try? DWProxyURL(target: target, presets: presets, now: 1_700_000_000) else { return 0 }
     _ = url.sourceHost
     let limits = server.configuration.resultLimits
-    let format = url.options.transform.format
-    let check = server.resultCheck(
-        url.options.transform, outputFormat: format, maxAnimationFrames: url.options.security.maxAnimationFrames)
+    guard let plan = server.plan(for: url) else { return 0 }  // raw:1: the source's bytes, nothing rendered
     for source in sources {
-        guard (try? check(source)) != nil else { continue }  // the server answers 4xx before any decode
-        let chain = server.servedChain(url, outputFormat: format)
-        guard let result = try? DWImageProcessors.apply(chain, to: source) else { continue }
+        // The plan's header checks refuse (the server's 4xx) before any decode; what renders must fit the limits.
+        guard let result = try? plan.process(source) else { continue }
         precondition(
             result.pixelWidth <= limits.maxDimension && result.pixelHeight <= limits.maxDimension
                 && result.pixelWidth * result.pixelHeight <= limits.maxPixels,
