@@ -53,4 +53,14 @@ final class OriginHeadersServeTests: ServeTestCase {
         let off = try serve(["--max-age", "60"])
         XCTAssertEqual(try off.get(variant).header("Cache-Control"), "public, max-age=60")
     }
+
+    /// Both read what the origin said from the original's disk-cache entry: without a disk cache they would do
+    /// nothing, so that start is refused.
+    func testWithoutADiskCacheEitherFlagStopsTheStart() throws {
+        for flag in ["--use-last-modified", "--cache-control-passthrough"] {
+            let (status, text) = try ServeProcess.startFailure(["--no-disk-cache", flag])
+            XCTAssertEqual(status, 2, text)
+            XCTAssertTrue(text.contains("--no-disk-cache"), text)
+        }
+    }
 }
