@@ -70,6 +70,8 @@ extension ServeEnvironment {
             "PROMETHEUS_NAMESPACE": text("--prometheus-namespace"),
             "ALLOW_ORIGIN": text("--allow-origin"),
             "SET_CANONICAL_HEADER": enable("--set-canonical-header"),
+            "USE_LAST_MODIFIED": enable("--use-last-modified"),
+            "CACHE_CONTROL_PASSTHROUGH": enable("--cache-control-passthrough"),
             "USER_AGENT": text("--user-agent"),
             "MAX_REDIRECTS": integer("--max-redirects", minimum: 0),
             "IGNORE_SSL_VERIFICATION": enable("--ignore-ssl-verification"),
@@ -118,8 +120,7 @@ extension ServeEnvironment {
 
     /// imgproxy's variables serve has no equivalent for yet, with imgproxy's default (nil: any value is refused).
     static let notHonoured: [String: String?] = [
-        "CACHE_CONTROL_PASSTHROUGH": "false",
-        "USE_ETAG": "true", "USE_LAST_MODIFIED": "false",
+        "USE_ETAG": "true",
         "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
         "QUALITY": "80",
         "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",

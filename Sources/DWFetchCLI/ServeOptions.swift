@@ -83,6 +83,12 @@ package struct ServeOptions: ParsableCommand {
     package var queueFullStatus = 503
     @Flag(name: .customLong("set-canonical-header"), help: "Link: <source>; rel=\"canonical\" on images of http(s) sources.")
     package var setCanonicalHeader = false
+    @Flag(name: .customLong("use-last-modified"),
+          help: "The source's Last-Modified on images; 304 to an If-Modified-Since not older.")
+    package var useLastModified = false
+    @Flag(name: .customLong("cache-control-passthrough"),
+          help: "The origin's Cache-Control on images instead of serve's max-age, when it sent one.")
+    package var cacheControlPassthrough = false
     @Option(name: .customLong("user-agent"), help: ArgumentHelp("User-Agent of origin fetches.", valueName: "UA"))
     package var userAgent: String?
     @Option(name: .customLong("max-redirects"), help: ArgumentHelp("Redirects an origin fetch follows.", valueName: "N"))

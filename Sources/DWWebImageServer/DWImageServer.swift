@@ -86,6 +86,8 @@ public final class DWImageServer: Sendable {
         manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)
         manager.metricsHandler = { [metrics] in metrics.pipeline($0) }
         manager.transformExecutor = pool  // transforms on the server's worker threads, admitted there
+        // The origin's headers are read back from the original's disk entry: written before the first answer.
+        manager.writesCacheInCallbacks = configuration.usesLastModified || configuration.passesCacheControl
         // The engine checks the same limits from the header before it decodes anything.
         var limits = DWProcessingLimits()
         limits.maxPixelCount = configuration.maxPixels

@@ -63,6 +63,14 @@ public struct DWServeConfiguration: Sendable {
     /// `Link: <source>; rel="canonical"` on images of http(s) sources (`--set-canonical-header`, imgproxy's
     /// `IMGPROXY_SET_CANONICAL_HEADER`).
     public var setsCanonicalHeader = false
+    /// The source's `Last-Modified` (as the origin sent it, kept with the original in the disk cache) on image
+    /// answers, and a 304 to an `If-Modified-Since` not older than it (`--use-last-modified`, imgproxy's
+    /// `IMGPROXY_USE_LAST_MODIFIED`).
+    public var usesLastModified = false
+    /// The origin's `Cache-Control` (kept with the original in the disk cache) on image answers instead of
+    /// `public, max-age=…`, when the origin sent one (`--cache-control-passthrough`, imgproxy's
+    /// `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`); a fallback image and a thumbor `max_age` keep serve's own.
+    public var passesCacheControl = false
     /// The `User-Agent` of origin fetches (`--user-agent`, `IMGPROXY_USER_AGENT`); nil: the library's.
     public var userAgent: String?
     /// Redirects an origin fetch follows (`--max-redirects`, `IMGPROXY_MAX_REDIRECTS`; default 10, as imgproxy).

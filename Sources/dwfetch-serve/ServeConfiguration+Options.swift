@@ -45,6 +45,8 @@ extension DWServeConfiguration {
         }
         queueFullStatus = options.queueFullStatus
         setsCanonicalHeader = options.setCanonicalHeader
+        usesLastModified = options.useLastModified
+        passesCacheControl = options.cacheControlPassthrough
         userAgent = options.userAgent
         guard (0...50).contains(options.maxRedirects) else { throw ValidationError("--max-redirects is 0 to 50") }
         maxRedirects = options.maxRedirects
@@ -54,6 +56,10 @@ extension DWServeConfiguration {
         imgproxy = try DWImgproxySettings(options.imgproxy)
         thumbor = try DWThumborSettings(options.thumbor)
         try options.security.apply(to: &self)
+        guard diskCache || !(usesLastModified || passesCacheControl) else {  // nothing silently ignored
+            throw ValidationError("--use-last-modified and --cache-control-passthrough read the origin's headers "
+                + "from the disk cache: not with --no-disk-cache")
+        }
         failures = try DWFailurePolicy(options.failures)
         neverLarger = options.failures.neverLarger
     }

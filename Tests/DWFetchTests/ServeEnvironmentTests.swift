@@ -33,7 +33,7 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_PRESETS": "a=w:1"], ["--preset", "b=w:2"]), [])
         for (name, value) in [("IMGPROXY_WORKERS", "0"), ("IMGPROXY_USE_S3", "yes"), ("IMGPROXY_MAX_SRC_FILE_SIZE", "0"),
                               ("IMGPROXY_SIGNATURE_SIZE", "0"), ("IMGPROXY_URL_REPLACEMENTS", "a=b;c"),
-                              ("IMGPROXY_WATERMARK_DATA", "%%%"), ("IMGPROXY_USE_LAST_MODIFIED", "true"),
+                              ("IMGPROXY_WATERMARK_DATA", "%%%"), ("IMGPROXY_USE_ETAG", "false"),
                               ("IMGPROXY_LOG_LEVEL", "loud")] {
             XCTAssertThrowsError(try flags([name: value])) { error in
                 XCTAssertEqual((error as? ServeEnvironment.Failure)?.variable, name)

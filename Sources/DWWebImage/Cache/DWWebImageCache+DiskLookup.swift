@@ -18,6 +18,16 @@ extension DWWebImageCache {
         return directory.appendingPathComponent(CacheKey.fileName(for: key, secure: secure, digest: digest))
     }
 
+    /// What the origin's response said of `key`'s disk entry (validators, type, Cache-Control), fresh or stale;
+    /// nil when the disk tier holds no valid entry for `key`. Reads (and checks) the entry on the caller's thread,
+    /// marking nothing as read and removing nothing.
+    public func entryMetadata(forKey key: String) -> DWCacheEntryMetadata? {
+        guard cachePolicy.contains(.disk), case .entry(let entry) = DiskEntryCodec.read(path: filePath(forKey: key)),
+            entry.key == key
+        else { return nil }
+        return entry.metadata
+    }
+
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
         guard let (entry, fresh) = findOnDisk(forKey: key), fresh else { return nil }
         return entry  // a stale one that can be revalidated stays for the manager's next request

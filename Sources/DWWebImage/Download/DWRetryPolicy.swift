@@ -63,10 +63,10 @@ public struct DWRetryPolicy: Sendable, Equatable {
 }
 
 /// IMF-fixdate parsing (`Sun, 06 Nov 1994 08:49:37 GMT`), the only form senders may generate.
-enum HTTPDate {
+package enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
             let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3])

@@ -146,12 +146,13 @@ extension DWImageServer {
         }
         if configuration.imgproxy.clientHints, !options.raw { extra[.vary] = DWClientHints.vary }
         let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
+        let isFallback = marks[HTTPField.Name(configuration.failures.fallbackHeader)!] != nil
         var response = DWResponses.image(
             served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
-            ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra,
-            validators: marks[HTTPField.Name(configuration.failures.fallbackHeader)!] == nil)
+            ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra, validators: !isFallback)
         if job.thumbor?.maxAge == 0 { response.headers[.cacheControl] = nil }  // thumbor's max_age(0)
-        return response
+        return addingOriginHeaders(originMetadata(for: job, isFallback: isFallback), to: response, for: job,
+                                   request: request)
     }
 
     /// The pipeline's options for a plan (none without one: the source itself).
