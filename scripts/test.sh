@@ -30,9 +30,9 @@ swift test --skip-build "$@" 2>&1 | tee "$test_log" || status=$?
 scripts/test-count.sh "$test_log" || { [ "$status" -ne 0 ] || status=1; }
 # The usage blocks in docs/usage/ are dwfetch's own --help (scripts/gen-usage.sh writes them).
 scripts/gen-usage.sh --check || status=1
-# The chaos soak (scripts/soak.sh: 2 minutes against misbehaving origins, on the debug dwfetch built above) and a
-# minute of each fuzzer (fuzz/run-ci.sh: builds them, fuzzes copies of the committed corpora under $TMPDIR). A failed
+# The chaos soak (scripts/soak.sh: 2 minutes against misbehaving origins, on the debug dwfetch built above) and
+# half a minute of each fuzzer (fuzz/run-ci.sh: builds them, fuzzes copies of the committed corpora under $TMPDIR). A failed
 # invariant or a crash fails the run.
 DWFETCH_BIN="$(swift build --show-bin-path)/dwfetch" scripts/soak.sh 2 || status=1
-fuzz/run-ci.sh 60 || status=1
+fuzz/run-ci.sh 30 || status=1
 exit "$status"
