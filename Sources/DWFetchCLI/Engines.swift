@@ -8,7 +8,7 @@ package struct SourceFacts: Sendable {
     package let format: DWImageFormat
     package let width: Int
     package let height: Int
-    /// The chain's identifier (`DWImageProcessors.identifier(of:)`).
+    /// The variant's identifier (its plan's, `DWImageProcessors.identifier(of:)`).
     package let variant: String
 
     /// Facts of an original as the pixel stage saw it.

@@ -1,11 +1,11 @@
 // ProcessingOptions: dwfetch's pixel flags (--resize, --fill, --format, --quality, --blur, --grayscale, --round,
-// --tint, --verify) and their validation; dwfetch-pixels builds the processor chain from them.
+// --tint, --verify) and their validation; dwfetch-pixels builds the variant plan from them.
 import ArgumentParser
 import DWImageTransform
 import DWWebImage
 import Foundation
 
-/// The pixel flags, as parsed (no libvips here: the chain is made in dwfetch-pixels).
+/// The pixel flags, as parsed (no libvips here: the plan is rendered in dwfetch-pixels).
 package struct ProcessingOptions: ParsableArguments {
     /// Every flag at its default.
     package init() {}

@@ -51,7 +51,7 @@ extension DWTransform {
         steps.maxBytes = 0
         steps.cacheBuster = ""
         steps.skipProcessing = []
-        steps.stripMetadata = true  // DWMetadataOptions, first in the chain
+        steps.stripMetadata = true  // DWMetadataOptions, the first canvas step
         steps.keepCopyright = true
         steps.stripColorProfile = true
         steps.enforceThumbnail = false
