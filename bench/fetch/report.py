@@ -35,11 +35,11 @@ ORDER = ["curl", "dwfetch-nocache", "dwfetch-cold", "dwfetch-cold-twice", "ahc",
 COLD = {"dwfetch-nocache", "dwfetch-cold", "dwfetch-cold-twice", "curl", "aria2c", "wget", "ahc", "urlsession"}
 WARM = {"dwfetch-warm", "dwfetch-warm-twice"}
 RSS_LIMIT_MIB = 64.0
-COLD_LIMIT = 1.15       # issue 41: cold with cache ≤ 1.15 × curl wall
-COLD_CPU_LIMIT = 1.4    # issue 41: … and ≤ 1.4 × curl CPU
-NOCACHE_LIMIT = 1.0     # issue 41: --no-cache ≤ 1.0 × curl wall
-NOCACHE_CPU_LIMIT = 1.2  # issue 41: … and ≤ 1.2 × curl CPU
-WARM_LIMIT = 1.0        # issue 41: warm ≤ 1.0 × cp -r (tmpfs → tmpfs)
+COLD_LIMIT = 1.15       # target: cold with cache ≤ 1.15 × curl wall
+COLD_CPU_LIMIT = 1.4    # target: … and ≤ 1.4 × curl CPU
+NOCACHE_LIMIT = 1.0     # target: --no-cache ≤ 1.0 × curl wall
+NOCACHE_CPU_LIMIT = 1.2  # target: … and ≤ 1.2 × curl CPU
+WARM_LIMIT = 1.0        # target: warm ≤ 1.0 × cp -r (tmpfs → tmpfs)
 
 
 def sh(cmd: list[str]) -> str:
@@ -88,7 +88,7 @@ def machine(args) -> list[str]:
     ]
 
 
-RSS_GROWTH_LIMIT = 1.2  # issue 25: peak RSS over 10,000 URLs ≤ 1.2 × over 1,000
+RSS_GROWTH_LIMIT = 1.2  # target: peak RSS over 10,000 URLs ≤ 1.2 × over 1,000
 
 
 def rss_section(rss_rows) -> list[str]:
@@ -250,7 +250,7 @@ def main() -> int:
                        f"{st['bytes'] / 1e6 / st['median']:.0f} | {st['rss']:.1f} | {st['rss_med']:.1f} |")
         out.append("")
 
-    # Targets (issue 3).
+    # Targets.
     out.append("### Targets")
     out.append("")
     lines = []
