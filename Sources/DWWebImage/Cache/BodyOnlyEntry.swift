@@ -83,7 +83,7 @@ extension DiskEntryCodec {
             free(buffer)
             return nil
         }
-        guard size <= n || preadAll(fd, owned + n, size - n, at: n) else {
+        guard size <= n || preadFully(fd, owned + n, size - n, at: n) else {
             free(owned)
             return nil
         }
@@ -95,16 +95,5 @@ extension DiskEntryCodec {
         guard var entry else { return nil }
         entry.bodyOnly = true
         return entry
-    }
-
-    private static func preadAll(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool {
-        var done = 0
-        while done < count {
-            let n = pread(fd, buffer + done, count - done, off_t(offset + done))
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            done += n
-        }
-        return true
     }
 }

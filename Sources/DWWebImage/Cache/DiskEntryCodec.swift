@@ -285,8 +285,9 @@ enum DiskEntryCodec {
         return finish(header, payload: payload, mapped: true)
     }
 
-    private static func preadFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool
-    {
+    /// Reads exactly `count` bytes at `offset` into `buffer` (retrying short reads and EINTR); false at end of file or
+    /// on an error.
+    static func preadFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, at offset: Int) -> Bool {
         var done = 0
         while done < count {
             let n = pread(fd, buffer + done, count - done, off_t(offset + done))
