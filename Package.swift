@@ -95,7 +95,7 @@ let package = Package(
         // Images as terminal output (Unicode symbols in 24-bit/256/16 colours, sixels, kitty, iTerm2) on libchafa.
         .target(name: "DWWebImagePreview", dependencies: ["DWWebImage", "DWWebImageProcessing", "CChafa"]),
         // A programmable HTTP/1.1 server on 127.0.0.1: test fixtures, fault injection and `dwfetch --demo`.
-        // Not a product: only this package's tests and dwfetch link it.
+        // Not a product: only this package's tests and dwfetch-demo (not a product either) link it.
         .target(name: "DWTestServer", dependencies: ["DWLocking"]),
         // Real peers for tests: Apache, lighttpd, Caddy, Python's http.server, nginx over TLS with a CA made by
         // openssl, tinyproxy, each started on 127.0.0.1 with a generated config; and a proxy that cuts downloads.
@@ -153,11 +153,16 @@ let package = Package(
                 "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/dwfetch/startup.order",
                 "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
             ], .when(configuration: .release))]),
-        // `dwfetch` with the pixel engines: libvips (pixel flags, --verify), libchafa (--preview), the demo server.
-        .executableTarget(
-            name: "dwfetch-pixels",
-            dependencies: ["DWFetchCLI", "DWWebImage", "DWWebImageProcessing", "DWWebImagePreview", "DWTestServer", "DWLocking"]
+        // The pixel engines of dwfetch: libvips (pixel flags, --verify) and libchafa (--preview).
+        .target(
+            name: "DWFetchPixels",
+            dependencies: ["DWFetchCLI", "DWWebImage", "DWWebImageProcessing", "DWWebImagePreview", "DWLocking"]
         ),
+        // `dwfetch` with the pixel engines.
+        .executableTarget(name: "dwfetch-pixels", dependencies: ["DWFetchCLI", "DWFetchPixels"]),
+        // `dwfetch --demo`: the pixel engines and the loopback test server with sample images. Not a product, so the
+        // test server never ships; `swift build --product dwfetch-demo` builds it (scripts/demo.sh does).
+        .executableTarget(name: "dwfetch-demo", dependencies: ["DWFetchCLI", "DWFetchPixels", "DWTestServer", "DWWebImage"]),
         // `dwfetch serve`: the image proxy on Hummingbird (and libvips through DWWebImageServer).
         .executableTarget(
             name: "dwfetch-serve",

@@ -4,7 +4,7 @@ import ArgumentParser
 import DWWebImage
 import Foundation
 
-/// `main` of `dwfetch`, `dwfetch-pixels` and `dwfetch-serve`. Runs on the main thread and never returns.
+/// `main` of `dwfetch`, `dwfetch-pixels`, `dwfetch-demo` and `dwfetch-serve`. Runs on the main thread and never returns.
 package enum DWFetchMain {
     /// Parses `CommandLine.arguments` and runs what they ask for; exits with the command's status (2 for usage
     /// errors, as SPEC says, not ArgumentParser's 64; 0 for --help and --version).
@@ -47,6 +47,7 @@ package enum DWFetchMain {
             case let health as HealthCommand:
                 return health.probe()
             case let fetch as DWFetch:
+                if fetch.demo && engines.demo == nil { return EngineHandoff.exec(EngineHandoff.demo) }
                 if fetch.needsPixelEngine && engines.pixels == nil { return EngineHandoff.exec(EngineHandoff.pixels) }
                 return try FetchCommand(command: fetch, engines: engines).run()
             default:
@@ -107,7 +108,7 @@ package enum DWFetchMain {
 }
 
 extension DWFetch {
-    /// Whether this run needs dwfetch-pixels' engines: the pixel flags (libvips), `--preview` (libchafa) or `--demo`
-    /// (the loopback test server).
-    package var needsPixelEngine: Bool { processing.isRequested || preview.requested || demo }
+    /// Whether this run needs dwfetch-pixels' engines: the pixel flags (libvips) or `--preview` (libchafa).
+    /// `--demo` runs in dwfetch-demo, which has them too.
+    package var needsPixelEngine: Bool { processing.isRequested || preview.requested }
 }

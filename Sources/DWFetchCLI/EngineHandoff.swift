@@ -4,8 +4,10 @@ import Foundation
 
 /// The executables beside this one (`/proc/self/exe`'s directory).
 package enum EngineHandoff {
-    /// The pixel engines: libvips, libchafa, the demo server.
+    /// The pixel engines: libvips, libchafa.
     package static let pixels = "dwfetch-pixels"
+    /// `--demo`: the pixel engines and the loopback sample server (built beside dwfetch, never shipped).
+    package static let demo = "dwfetch-demo"
     /// The image proxy on Hummingbird.
     package static let serve = "dwfetch-serve"
 
@@ -17,7 +19,7 @@ package enum EngineHandoff {
         argv.append(nil)
         execv(path, argv)
         let reason = String(cString: strerror(errno))
-        FileHandle.standardError.write(Data("dwfetch: cannot run \(path): \(reason) (it is built beside dwfetch)\n".utf8))
+        FileHandle.standardError.write(Data("dwfetch: cannot run \(path): \(reason) (build it with `swift build --product \(name)`)\n".utf8))
         return 1
     }
 

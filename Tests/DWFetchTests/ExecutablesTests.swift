@@ -1,5 +1,6 @@
 // One executable per job: a plain fetch maps the core's libraries only (read from /proc/PID/maps while it runs),
-// the engines come in through dwfetch-pixels and dwfetch-serve, and `serve` is a subcommand of the parser.
+// the engines come in through dwfetch-pixels and dwfetch-serve, no product holds test support, and `serve` is a
+// subcommand of the parser.
 import DWTestServer
 import Foundation
 import XCTest
@@ -132,6 +133,20 @@ final class ExecutablesTests: XCTestCase {
         for module in ["Hummingbird", "NIOPosix", "LoopbackHTTPServer", "DWImageServer", "vips_image_new", "chafa_canvas"] {
             XCTAssertNil(binary.range(of: Data(module.utf8)), "dwfetch holds no \(module)")
         }
+    }
+
+    /// Test support never ships: the four product executables hold no code of the test targets (the loopback
+    /// server, the peers, the test codecs); only dwfetch-demo, which is not a product, holds the sample server.
+    func testNoShippedExecutableHoldsTestSupport() throws {
+        let directory = DWFetchProcess.binary.deletingLastPathComponent()
+        for product in ["dwfetch", "dwfetch-pixels", "dwfetch-serve", "dwfetch-svg"] {
+            let binary = try Data(contentsOf: directory.appendingPathComponent(product), options: .alwaysMapped)
+            for module in ["DWTestServer", "DWTestPeers", "DWTestSupport", "DWTestCodecs", "LoopbackHTTPServer"] {
+                XCTAssertNil(binary.range(of: Data(module.utf8)), "\(product) holds no \(module)")
+            }
+        }
+        let demo = try Data(contentsOf: directory.appendingPathComponent("dwfetch-demo"), options: .alwaysMapped)
+        XCTAssertNotNil(demo.range(of: Data("LoopbackHTTPServer".utf8)), "the demo carries its sample server")
     }
 
     func testPixelFlagsAndPreviewBringTheirEnginesIn() throws {
