@@ -27,7 +27,7 @@ let package = Package(
             ]
         ),
         // What `dwfetch serve` does with a request path before a fetch: the imgproxy URL parser, the signature check,
-        // the result limits and the served chain on tiny images.
+        // the result limits and the variant plan rendered on tiny images.
         .executableTarget(
             name: "url-fuzzer",
             dependencies: [

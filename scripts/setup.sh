@@ -55,7 +55,7 @@ if ! python3 -c 'import PIL' >/dev/null 2>&1; then
   }
 fi
 
-# PyPI's imgproxy client (issue 23's tests build imgproxy URLs with it, signed and unsigned), the way Pillow is installed.
+# PyPI's imgproxy client (the serve tests build imgproxy URLs with it, signed and unsigned), the way Pillow is installed.
 if ! python3 -c 'import imgproxy' >/dev/null 2>&1; then
   echo "setup: installing the imgproxy URL builder for python3" >&2
   python3 -m pip install --quiet imgproxy >/dev/null 2>&1 || echo "setup: pip could not install imgproxy" >&2

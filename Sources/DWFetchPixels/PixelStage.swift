@@ -42,8 +42,7 @@ final class PixelStage: FetchPixelStage {
                     try image.verifyDecodes()
                     then(result, nil)
                 } catch {
-                    then(.failure(DWWebImageError(error.code, error.message, url: url, size: error.size,
-                                                  limit: error.limit)), nil)
+                    then(.failure(error.about(url)), nil)
                 }
                 return
             }

@@ -16,7 +16,7 @@ extension DWImageServer {
     }
 
     /// The fallback image rendered by `plan`, when one is configured and renders; nil otherwise. Made by the
-    /// pipeline (``DWFallbackLoader``) on its processing queue and kept in its memory cache per plan identifier, so
+    /// pipeline (``DWFallbackLoader``) on its transform workers and kept in its memory cache per plan identifier, so
     /// failing requests with a plan seen before cost no render. Awaited on the request's task.
     func fallbackImage(plan: DWVariantPlan?) async -> DWImage? {
         guard let fallbackSource else { return nil }

@@ -1,6 +1,6 @@
-// Serve's work bounds hold for every request (the second security review's N-H3, N-M2, N-M3, N-M6): /info takes a
-// worker like a transform, cache hits and downloads take none, a deadline stops the transform it abandons, and
-// request handling keeps its threads while every worker transforms. Each test is the review's attack.
+// Serve's work bounds hold for every request: /info takes a worker like a transform, cache hits and downloads take
+// none, a deadline stops the transform it abandons, and request handling keeps its threads while every worker
+// transforms. Each test is an attack on one bound.
 import DWTestServer
 import Foundation
 import XCTest
@@ -10,7 +10,7 @@ final class BoundsTests: ServeTestCase {
     let big = SampleImages.png(width: 1000, height: 1000)
     static let slowTransform = "rs:fit:3000:3000:1/sh:50"
 
-    /// N-H3: with `--workers 1 --queue 0` and the worker busy, concurrent /info requests get 503 (not three
+    /// with `--workers 1 --queue 0` and the worker busy, concurrent /info requests get 503 (not three
     /// measurements at once); once the worker is free, /info answers again.
     func testInfoWaitsForAWorkerAndIs503WhenThePoolIsFull() throws {
         origin.setRoute("/big.png", .ok(big))
@@ -28,7 +28,7 @@ final class BoundsTests: ServeTestCase {
         XCTAssertEqual(try server.get("/info/insecure/bh:1:1/cb:1/plain/\(origin.url("/q.png"))").status, 200)
     }
 
-    /// N-H3: /info measures within the server's limits: a 120-byte SVG declaring 8000×8000 is rendered for its
+    /// /info measures within the server's limits: a 120-byte SVG declaring 8000×8000 is rendered for its
     /// BlurHash within the server's SVG cap (here 1 MP, from `--max-result-pixels`), not at the process-wide 64 MP
     /// (256 MB of RGBA).
     func testInfoRendersAnSVGWithinTheServersCap() throws {
@@ -41,7 +41,7 @@ final class BoundsTests: ServeTestCase {
         XCTAssertLessThan(peak, 150 << 20, "peak RSS \(peak >> 20) MB")
     }
 
-    /// N-M2: `--workers 1 --queue 1`, two requests to a slow origin in flight: a memory hit still answers 200 (their
+    /// `--workers 1 --queue 1`, two requests to a slow origin in flight: a memory hit still answers 200 (their
     /// downloads take no worker), and so do they.
     func testAMemoryHitIsServedWhileSlowOriginsAreInFlight() throws {
         origin.setRoute("/fast.png", .ok(SampleImages.png(width: 64, height: 48)))
@@ -56,7 +56,7 @@ final class BoundsTests: ServeTestCase {
         for request in slow { XCTAssertEqual(request.wait()?.status, 200) }
     }
 
-    /// N-M3: `--workers 1 --request-timeout 2` and a transform that takes much longer: 504 at about 2 s, and the
+    /// `--workers 1 --request-timeout 2` and a transform that takes much longer: 504 at about 2 s, and the
     /// server's CPU time stops growing soon after (the transform was stopped); the next request's deadline holds.
     func testADeadlineStopsItsTransform() throws {
         origin.setRoute("/big.png", .ok(big))
@@ -75,7 +75,7 @@ final class BoundsTests: ServeTestCase {
         }
     }
 
-    /// N-M6: while every worker transforms, a memory hit and /health answer within 50 ms (one warm-up each).
+    /// while every worker transforms, a memory hit and /health answer within 50 ms (one warm-up each).
     func testHealthAndAMemoryHitStayFastWhileEveryWorkerTransforms() throws {
         origin.setRoute("/big.png", .ok(big))
         origin.setRoute("/fast.png", .ok(SampleImages.png(width: 64, height: 48)))

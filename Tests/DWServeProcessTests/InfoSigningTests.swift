@@ -1,4 +1,4 @@
-// /info's own signature key, expiry, --only-presets and --no-info (the second security review's N-L3).
+// /info's own signature key, expiry, --only-presets and --no-info.
 import DWTestServer
 import Foundation
 import XCTest

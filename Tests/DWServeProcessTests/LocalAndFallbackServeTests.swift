@@ -1,5 +1,5 @@
-// Review 4's N-M4, N-L11 and N-L4 as attacks on the built `dwfetch serve`: `local://` files through the pipeline
-// (size cap, no symlinks, cached), and the fallback image made once per chain with a short max-age.
+// Attacks on the built `dwfetch serve` through `local://` files and the fallback image: local files go through the
+// pipeline (size cap, no symlinks, cached), and the fallback is rendered once per plan with a short max-age.
 import DWTestServer
 import Foundation
 import XCTest

@@ -1,4 +1,4 @@
-// SVG sources bounded in pixels and time through the built `dwfetch serve` (security review N-H2, N-L1): an
+// SVG sources bounded in pixels and time through the built `dwfetch serve`: an
 // 8000 × 8000 PNG inside a 10 × 10 SVG, embedded XPM/PNM, external references, a filter chain under
 // --render-budget, a document without a size measured without a render, and --source-formats. Memory is the
 // server's VmHWM, CPU its own and its reaped children's (the SVG helpers) from /proc/PID/stat.

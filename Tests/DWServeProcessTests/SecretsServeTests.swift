@@ -1,5 +1,5 @@
-// Review 4's N-L8 and N-L9 against the built `dwfetch serve`: a key file others can read is warned about, and the
-// unsigned warning says what makes a loopback listener public.
+// Secrets and the built `dwfetch serve`: a key file others can read is warned about, and the unsigned warning says
+// what makes a loopback listener public.
 import Foundation
 import XCTest
 

@@ -168,6 +168,9 @@ final class ServeTests: ServeTestCase {
         XCTAssertEqual(html.header("Content-Type"), "text/plain; charset=utf-8")
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/big.png"))).status, 422)
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/anim.gif"))).status, 422)
+        let raw = try server.get(ProxyPath.plain(origin.url("/anim.gif"), options: "raw:1"))  // no plan: respond checks
+        XCTAssertEqual(raw.status, 422, raw.text)
+        XCTAssertTrue(raw.text.contains("5 frames is over the limit of 3"), raw.text)
     }
 
     func testHugePixelCountIsRefusedFromTheHeaderWithLowRSS() throws {

@@ -1,5 +1,5 @@
-// Review 4's N-M5 and N-L10 as attacks on the built `dwfetch serve`: a client that never reads its response, a
-// client holding more connections than its share, silent connections to the metrics listener.
+// Slow and greedy clients against the built `dwfetch serve`: a client that never reads its response, a client
+// holding more connections than its share, silent connections to the metrics listener.
 import DWTestServer
 import Foundation
 import XCTest

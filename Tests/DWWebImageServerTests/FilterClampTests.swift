@@ -1,4 +1,4 @@
-// N-M3: every filter's strength is clamped by one table as the URL is parsed, so a clamped URL is its clamp's
+// Every filter's strength is clamped by one table as the URL is parsed, so a clamped URL is its clamp's
 // variant (one cache key) and no filter costs more than its clamp.
 import DWImageTransform
 import DWWebImage

@@ -1,5 +1,5 @@
 // DWLocalFileLoader's open, both ways (openat2, and the O_NOFOLLOW walk an old kernel gets), on real files, symlinks
-// and a FIFO; and the start-up warning of an unsigned configuration (review 4, N-L8, N-L11).
+// and a FIFO; and the start-up warning of an unsigned configuration.
 import DWWebImage
 @testable import DWWebImageServer
 import Foundation

@@ -1,4 +1,4 @@
-// Review 4's N-L9: the values that hold secrets print none of them, however they are interpolated or dumped.
+// The values that hold secrets print none of them, however they are interpolated or dumped.
 import DWWebImage
 @testable import DWWebImageServer
 import XCTest

@@ -221,8 +221,9 @@ enum DiskEntryCodec {
     static let noAtime: Int32 = 0
     #endif
 
-    /// How much a read asks for first. An entry that fits (most web images do) costs one `pread` and no `fstat`:
-    /// a short read is the end of the file, and the header says how long the file must be. The buffer is then
+    /// How much a read asks for first. An entry that fits (most web images do) costs one `pread`: a short read is
+    /// the end of the file, and the header says how long the file must be (the caller's one `fstat` reads the
+    /// expiry clock, not the size). The buffer is then
     /// shrunk in place to the entry and handed to the payload, so nothing is copied twice or held spare.
     static let firstReadSize = 64 << 10
 

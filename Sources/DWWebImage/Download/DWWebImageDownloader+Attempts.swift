@@ -167,6 +167,7 @@ extension DWWebImageDownloader {
     /// Bodies up to this size (in memory) may be judged on the engine thread.
     static let engineThreadLimit: Int64 = 256 * 1024
 
+    /// Seconds to wait before retrying after `result`; nil when it must not be retried (or Retry-After asks for
     /// longer than the policy's cap).
     func retryDelay(for result: Result<TransferResult, TransferFailure>) -> TimeInterval? {
         guard Self.shouldRetry(result) else { return nil }

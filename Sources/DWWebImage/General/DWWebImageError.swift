@@ -108,7 +108,7 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
 
 extension DWWebImageError {
     /// The same error about `url` (every other field kept).
-    func about(_ url: String) -> DWWebImageError {
+    package func about(_ url: String) -> DWWebImageError {
         var copy = DWWebImageError(
             code, message, url: url, httpStatus: httpStatus, curlCode: curlCode, size: size,
             limit: limit)

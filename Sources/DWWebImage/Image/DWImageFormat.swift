@@ -123,9 +123,9 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
         }
     }
 
-    /// The formats a conversion may ask for (`dwfetch --format`, an imgproxy URL's extension or `format:`
-    /// option, ``DWConvert``-style processors): JPEG, PNG, WebP, AVIF and GIF, then every format with a registered
-    /// encoder.
+    /// The formats a conversion may ask for (`dwfetch --format`, ``DWConvert``-style processors): JPEG, PNG, WebP,
+    /// AVIF and GIF, then every format with a registered encoder. (`dwfetch serve` accepts every format it can
+    /// write.)
     public static var conversionTargets: [DWImageFormat] {
         [.jpeg, .png, .webp, .avif, .gif] + DWImageCodecs.registeredEncoderFormats
     }

@@ -2,17 +2,16 @@
 
 extension DWWebImageManager {
     /// Whether waiting downloads start newest first within a priority (default true: DW's LIFO, what a scrolling
-    /// list wants). False starts them oldest first, in the order they were asked for, and a caller joining a waiting
-    /// download does not move it back: what a run over a list of URLs wants (dwfetch), where newest first leaves the
-    /// list's early URLs waiting while later ones keep arriving.
+    /// list wants, and what dwfetch sets within the window of URLs it hands the manager). False starts them oldest
+    /// first, in the order they were asked for, and a caller joining a waiting download does not move it back.
     package var startsNewestFirst: Bool {
         get { state.withLock { $0.scheduler.newestFirst } }
         set { state.withLock { $0.scheduler.newestFirst = newValue } }
     }
 
-    /// Whether a downloaded image's disk write runs at the end of its callback block on ``callbackQueue``, right
-    /// after the completions and the Finish notification (and DWWebImageCacheComplete is posted there too), instead
-    /// of on the cache's write queue (default false). For a callback queue that does file work anyway (dwfetch's
+    /// Whether a downloaded image's disk write runs at the start of its callback block on ``callbackQueue``, so the
+    /// completions get the image with its entry file (DWWebImageCacheComplete ends the block), instead of on the
+    /// cache's write queue (default false). For a callback queue that does file work anyway (dwfetch's
     /// output queue): one thread hand-off an image less, and the write still overlaps the next transfers. Not for
     /// `.main`: disk writes would run there.
     package var writesCacheInCallbacks: Bool {

@@ -79,12 +79,7 @@ extension DWWebImageManager {
                     return .success(variant.from(original.source, metrics: original.metrics).rendered(from: original))
                 } catch {
                     DWLog.debug("\(key): \(error.message)")
-                    return .failure(
-                        error.url == nil
-                            ? DWWebImageError(
-                                error.code, error.message, url: url,
-                                httpStatus: error.httpStatus, curlCode: error.curlCode,
-                                size: error.size, limit: error.limit) : error)
+                    return .failure(error.url == nil ? error.about(url) : error)
                 }
             }
             finish(result)

@@ -46,12 +46,7 @@ extension DWVariantPlan {
 
     /// `steps` on one canvas of `source`, encoded once (again at lower qualities while over `maxBytes`).
     private func draw(_ source: DWImage, _ steps: DWTransform) throws(DWWebImageError) -> DWImage {
-        if let format = steps.format, !format.isWritable && !Encoder.writesDIB(format) {
-            throw DWWebImageError(.notAnImage, "cannot convert to \(format.rawValue) (jpeg, png, webp, avif, gif, tiff, heic, jxl, bmp or ico)")
-        }
-        if let quality = steps.quality, !(1...100).contains(quality) {
-            throw DWWebImageError(.notAnImage, "quality must be 1…100 (got \(quality))")
-        }
+        try Encoder.checkRequest(format: steps.format, quality: steps.quality)
         let canvasSteps = steps.canvasSteps(watermark: watermark)
         return try Engine.process(source, maxBytes: steps.maxBytes) { canvas throws(DWWebImageError) in
             if let format = steps.format { canvas.outputFormat = format }  // the steps keep frames for it, or not

@@ -46,12 +46,7 @@ public struct DWConvert: DWImageProcessor, Hashable {
     }
 
     func apply(to canvas: inout Canvas) throws(DWWebImageError) {
-        if let format, !format.isWritable && !Encoder.writesDIB(format) {
-            throw DWWebImageError(.notAnImage, "cannot convert to \(format.rawValue) (jpeg, png, webp, avif, gif, tiff, heic, jxl, bmp or ico)")
-        }
-        if let quality, !(1...100).contains(quality) {
-            throw DWWebImageError(.notAnImage, "quality must be 1…100 (got \(quality))")
-        }
+        try Encoder.checkRequest(format: format, quality: quality)
         if let format { canvas.outputFormat = format }
         if let quality { canvas.quality = quality }
     }

@@ -122,14 +122,14 @@ extension DWImageServer {
     /// `X-Negative-Cache: 1`: the answer repeats a recent failure of the source without asking the origin.
     static let negativeCacheHeader = HTTPField.Name("X-Negative-Cache")!
 
-    /// The response for `image`: the frame limit and a known type checked, then the body (made once per image,
-    /// ``DWServedBytes``) with its headers, or a 304. `marks` (a fallback's header, the negative cache's) are added;
-    /// a fallback answer carries no `ETag`, so no cache revalidates a placeholder into a real image's place.
+    /// The response for `image`: a known type checked (and, for `raw:1`, which has no plan to check it, the frame
+    /// limit), then the body (made once per image, ``DWServedBytes``) with its headers, or a 304. `marks` (a
+    /// fallback's header, the negative cache's) are added; a fallback answer carries no `ETag`, so no cache
+    /// revalidates a placeholder into a real image's place.
     private func respond(_ job: DWImageJob, with image: DWImage, status: HTTPResponse.Status, maxAge: Int,
                          marks: HTTPFields = HTTPFields(), to request: Request) -> Response {
-        guard image.frameCount <= configuration.maxFrames else {
-            return refuse(.unprocessableContent, "\(image.frameCount) frames is over the limit of \(configuration.maxFrames)",
-                          note: " frames")
+        if job.url.options.raw, let error = Self.framesError(image, maxFrames: configuration.maxFrames) {
+            return refuse(.unprocessableContent, error.message, note: " frames")
         }
         guard let contentType = job.thumbor != nil && image.format == .heic ? "image/heif" : image.format.mimeType else {
             return refuse(.unprocessableContent, "source is not an image", note: " not-image")

@@ -48,6 +48,13 @@ extension DWImageServer {
             didRender: { metrics.transformStep($0) })
     }
 
+    /// `--max-frames` over `image`'s frames (from its header): the error, or nil within the limit.
+    static func framesError(_ image: DWImage, maxFrames: Int) -> DWWebImageError? {
+        guard image.frameCount > maxFrames else { return nil }
+        return DWWebImageError(.tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
+                               size: Int64(image.frameCount), limit: Int64(maxFrames))
+    }
+
     /// The header checks of a request's plan: at most `--max-frames` frames, the result limits of `transform`, then
     /// the URL's own security options, if any.
     private func checks(for url: DWProxyURL, transform: DWTransform) -> [DWPlanCheck] {
@@ -56,10 +63,7 @@ extension DWImageServer {
         let maf = security.maxAnimationFrames
         var checks = [
             DWPlanCheck { image, _ throws(DWWebImageError) in
-                guard image.frameCount <= maxFrames else {
-                    throw DWWebImageError(.tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
-                                          size: Int64(image.frameCount), limit: Int64(maxFrames))
-                }
+                if let error = Self.framesError(image, maxFrames: maxFrames) { throw error }
             },
             resultCheck(transform, maxAnimationFrames: maf),
         ]
