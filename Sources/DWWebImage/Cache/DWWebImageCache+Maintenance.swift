@@ -13,7 +13,8 @@ extension DWWebImageCache {
     /// DW), and temp files left by writers that died (older than an hour). An expired entry that carries an ETag or
     /// Last-Modified is kept up to four expiration times, so the next request can revalidate it (304) instead of
     /// downloading it again. Posts ``Notification/Name/DWWebImageCacheDidClean`` with the removed keys.
-    /// Tolerates files vanishing under it (another process sweeping). Returns the removed keys.
+    /// Tolerates files vanishing under it (another process sweeping). Returns the removed keys. Blocks the caller
+    /// for a walk of the space's directory: call it off the main thread and the callback queue.
     @discardableResult
     public func removeExpiredCache() -> [String] {
         let dir = directory
@@ -67,7 +68,7 @@ extension DWWebImageCache {
 
     static let sweptMarker = ".swept"
 
-    /// What the current cache space holds on disk.
+    /// What the current cache space holds on disk. Blocks the caller for a walk of the space's directory.
     public func diskStatistics() -> DWCacheDiskStatistics {
         let files = DiskBudget.scan(directory.path)
         let written = files.map(\.written)
@@ -85,7 +86,7 @@ extension DWWebImageCache {
     public func entryCount() -> Int { diskStatistics().entryCount }
 
     /// Empties the memory cache and deletes the entries of `space` (default: the current one), or of every space
-    /// under the root with `allSpaces`. Partial downloads are kept.
+    /// under the root with `allSpaces`. Partial downloads are kept. Blocks the caller until the files are deleted.
     public func clear(space: String? = nil, allSpaces: Bool = false) {
         memory.removeAllObjects()
         decoded.removeAllObjects()
@@ -104,7 +105,7 @@ extension DWWebImageCache {
         }
     }
 
-    /// Empties the memory cache and deletes every entry of the current cache space.
+    /// Empties the memory cache and deletes every entry of the current cache space (blocking, like ``clear(space:allSpaces:)``).
     public func removeAllCache() {
         clear()
     }

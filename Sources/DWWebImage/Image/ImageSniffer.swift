@@ -117,30 +117,9 @@ enum ImageSniffer {
         }
     }
 
-    /// 1…256 entries that fit in the data, each with its reserved byte 0, a non-empty payload after the directory
-    /// and (icons) at most 1 plane and a real bit depth.
-    private static func icoDirectoryIsValid(_ b: Bytes) -> Bool {
-        guard let count = b.u16le(4), (1...256).contains(count) else { return false }
-        let directoryEnd = 6 + Int(count) * 16
-        guard directoryEnd <= b.count else { return false }
-        let icon = b[2] == 1
-        for i in 0..<Int(count) {
-            let entry = 6 + i * 16
-            guard b[entry + 3] == 0, let size = b.u32le(entry + 8), let offset = b.u32le(entry + 12), size > 0,
-                Int(offset) >= directoryEnd
-            else { return false }
-            if icon {
-                guard let planes = b.u16le(entry + 4), let depth = b.u16le(entry + 6), planes <= 1,
-                    [0, 1, 2, 4, 8, 16, 24, 32].contains(depth)
-                else { return false }
-            }
-        }
-        return true
-    }
-
     // MARK: - PNG (IHDR; APNG acTL for frames and plays)
 
-    private static func png(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
+    static func png(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
         guard b.matches(12, Array("IHDR".utf8)), let w = b.u32be(16), let h = b.u32be(20) else {
             throw SniffFailure(b.count < 24 ? "PNG header ends at byte \(b.count)" : "PNG does not start with IHDR")
         }
@@ -324,137 +303,6 @@ enum ImageSniffer {
         return result
     }
 
-    // MARK: - BMP
-
-    private static func bmp(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
-        guard let headerSize = b.u32le(14) else { throw SniffFailure("BMP header ends at byte \(b.count)") }
-        if headerSize == 12 {
-            guard let w = b.u16le(18), let h = b.u16le(20) else {
-                throw SniffFailure("BMP core header ends at byte \(b.count)")
-            }
-            return ImageInfo(format: .bmp, width: Int(w), height: Int(h))
-        }
-        guard headerSize >= 40 else { throw SniffFailure("BMP info header of \(headerSize) bytes") }
-        guard let w = b.u32le(18), let h = b.u32le(22) else {
-            throw SniffFailure("BMP info header ends at byte \(b.count)")
-        }
-        let width = Int(Int32(bitPattern: w)), height = Int(Int32(bitPattern: h)).magnitude
-        guard width > 0 else { throw SniffFailure("BMP declares a width of \(width)") }
-        return ImageInfo(format: .bmp, width: width, height: Int(height))
-    }
-
-    // MARK: - TIFF and BigTIFF (first IFD's ImageWidth / ImageLength)
-
-    private static func tiff(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
-        let little = b[0] == 0x49
-        let big = b[2] == 0x2B || b[3] == 0x2B
-        let name = big ? "BigTIFF" : "TIFF"
-        func u16(_ o: Int) -> UInt16? { little ? b.u16le(o) : b.u16be(o) }
-        func u32(_ o: Int) -> UInt32? { little ? b.u32le(o) : b.u32be(o) }
-        func u64(_ o: Int) -> UInt64? {
-            guard let first = u32(o), let second = u32(o + 4) else { return nil }
-            return little ? UInt64(second) << 32 | UInt64(first) : UInt64(first) << 32 | UInt64(second)
-        }
-        // Classic: u32 IFD offset; u16 count; 12-byte entries (tag, type, u32 count, 4-byte value).
-        // BigTIFF: u16 8 (offset size), u16 0, u64 IFD offset; u64 count; 20-byte entries (u64 count, 8-byte value).
-        let ifdOffset: UInt64
-        if big {
-            guard u16(4) == 8, u16(6) == 0 else { throw SniffFailure("BigTIFF header does not declare 8-byte offsets") }
-            guard let offset = u64(8) else { throw SniffFailure("BigTIFF header ends at byte \(b.count)") }
-            ifdOffset = offset
-        } else {
-            guard let offset = u32(4) else { throw SniffFailure("TIFF header ends at byte \(b.count)") }
-            ifdOffset = UInt64(offset)
-        }
-        let (entrySize, countSize) = big ? (20, 8) : (12, 2)
-        guard ifdOffset >= (big ? 16 : 8), ifdOffset < UInt64(b.count) else {
-            throw SniffFailure("\(name) first IFD offset \(ifdOffset) is outside the \(b.count)-byte file")
-        }
-        let ifd = Int(ifdOffset)
-        guard let rawCount = big ? u64(ifd) : u16(ifd).map(UInt64.init) else {
-            throw SniffFailure("\(name) IFD at byte \(ifd) ends at byte \(b.count)")
-        }
-        guard rawCount > 0, rawCount <= UInt64((b.count - ifd) / entrySize + 1) else {
-            throw SniffFailure("\(name) IFD at byte \(ifd) declares \(rawCount) entries, which the file cannot hold")
-        }
-        var width: Int?, height: Int?
-        for i in 0..<Int(rawCount) {
-            let entry = ifd + countSize + i * entrySize
-            guard let tag = u16(entry), let type = u16(entry + 2) else {
-                throw SniffFailure("\(name) IFD entry \(i) ends at byte \(b.count)")
-            }
-            guard tag == 256 || tag == 257 else { continue }
-            let valueOffset = entry + (big ? 12 : 8)
-            let value: Int?
-            switch type {
-            case 3: value = u16(valueOffset).map(Int.init)
-            case 4: value = u32(valueOffset).map(Int.init)
-            case 16 where big: value = u64(valueOffset).flatMap { $0 <= UInt64(Int32.max) ? Int($0) : nil }
-            default: value = nil
-            }
-            if tag == 256 { width = value } else { height = value }
-        }
-        guard let width, let height else {
-            throw SniffFailure("\(name) first IFD has no readable ImageWidth and ImageLength")
-        }
-        return ImageInfo(format: .tiff, width: width, height: height)
-    }
-
-    // MARK: - ICO / CUR (the largest entry; PNG entries by their IHDR)
-
-    private static func ico(_ b: Bytes) throws(SniffFailure) -> ImageInfo {
-        let kind = b[2] == 1 ? "ICO" : "CUR"
-        guard let count = b.u16le(4) else { throw SniffFailure("\(kind) header ends at byte \(b.count)") }
-        guard count > 0 else { throw SniffFailure("\(kind) directory has no entries") }
-        let directoryEnd = 6 + Int(count) * 16
-        guard directoryEnd <= b.count else {
-            throw SniffFailure(
-                "\(kind) directory of \(count) entries ends at byte \(directoryEnd), past the \(b.count)-byte file")
-        }
-        // The largest by directory size (0 means 256), then by bit depth: Pillow's choice, and what a browser
-        // draws when there is room. Cursors keep hotspots where icons keep planes and depth.
-        var best: (entry: Int, area: Int, depth: Int)?
-        for i in 0..<Int(count) {
-            let entry = 6 + i * 16
-            let w = Int(b[entry]) == 0 ? 256 : Int(b[entry]), h = Int(b[entry + 1]) == 0 ? 256 : Int(b[entry + 1])
-            let depth = kind == "ICO" ? Int(b.u16le(entry + 6) ?? 0) : 0
-            if best == nil || w * h > best!.area || (w * h == best!.area && depth > best!.depth) {
-                best = (entry, w * h, depth)
-            }
-        }
-        let entry = best!.entry
-        let size = Int(b.u32le(entry + 8)!), offset = Int(b.u32le(entry + 12)!)
-        let outside = SniffFailure(
-            "\(kind) entry \((entry - 6) / 16) (\(size) bytes at byte \(offset)) is not inside the \(b.count)-byte file"
-        )
-        guard offset >= directoryEnd, size > 0, offset < b.count else { throw outside }
-        // A PNG entry is a PNG stream from its offset, whatever byte count the directory gives it (as Pillow reads
-        // it); a bitmap entry must lie inside the file.
-        let rest = Bytes(UnsafeRawBufferPointer(rebasing: b.raw[offset...]))
-        if rest.matches(0, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
-            let inner: ImageInfo
-            do { inner = try png(rest) } catch { throw SniffFailure("\(kind) PNG entry: \(error.reason)") }
-            return ImageInfo(format: .ico, width: inner.width, height: inner.height)
-        }
-        guard size <= b.count - offset else { throw outside }
-        let payload = Bytes(UnsafeRawBufferPointer(rebasing: b.raw[offset..<offset + size]))
-        // A BMP entry: a DIB header (BITMAPINFOHEADER or later) without the file header; the directory has its size.
-        guard let header = payload.u32le(0), header >= 40 || header == 12 else {
-            throw SniffFailure("\(kind) entry \((entry - 6) / 16) is neither PNG nor a DIB bitmap")
-        }
-        // Its size is the DIB header's (the height counting the AND mask's rows too), which the decoder draws,
-        // whatever the directory says (as Pillow and browsers read it).
-        let dibWidth =
-            header == 12 ? payload.u16le(4).map(Int.init) : payload.u32le(4).map { Int(Int32(bitPattern: $0)) }
-        let dibHeight =
-            header == 12 ? payload.u16le(6).map(Int.init) : payload.u32le(8).map { Int(Int32(bitPattern: $0)) }
-        if let dibWidth, let dibHeight, dibWidth > 0, abs(dibHeight) / 2 > 0 {
-            return ImageInfo(format: .ico, width: dibWidth, height: abs(dibHeight) / 2)
-        }
-        let w = Int(b[entry]) == 0 ? 256 : Int(b[entry]), h = Int(b[entry + 1]) == 0 ? 256 : Int(b[entry + 1])
-        return ImageInfo(format: .ico, width: w, height: h)
-    }
-
     // MARK: - HEIF / AVIF (ftyp brands; the size is read in ImageSniffer+HEIF.swift)
 
     private static func ftypBrands(_ b: Bytes) -> [String] {
@@ -467,34 +315,5 @@ enum ImageSniffer {
             offset += 4
         }
         return brands
-    }
-}
-
-/// A bounds-checked view of raw bytes: every accessor returns nil past the end.
-struct Bytes {
-    let raw: UnsafeRawBufferPointer
-    init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
-    var count: Int { raw.count }
-    subscript(_ i: Int) -> UInt8 { raw[i] }
-
-    func u8(_ o: Int) -> UInt8? { o >= 0 && o < raw.count ? raw[o] : nil }
-    func has(_ o: Int, _ n: Int) -> Bool { o >= 0 && n >= 0 && o <= raw.count - n }
-    func matches(_ o: Int, _ bytes: [UInt8]) -> Bool {
-        guard has(o, bytes.count) else { return false }
-        for (i, byte) in bytes.enumerated() where raw[o + i] != byte { return false }
-        return true
-    }
-    func u16be(_ o: Int) -> UInt16? { has(o, 2) ? UInt16(raw[o]) << 8 | UInt16(raw[o + 1]) : nil }
-    func u16le(_ o: Int) -> UInt16? { has(o, 2) ? UInt16(raw[o + 1]) << 8 | UInt16(raw[o]) : nil }
-    func u24le(_ o: Int) -> Int? { has(o, 3) ? Int(raw[o]) | Int(raw[o + 1]) << 8 | Int(raw[o + 2]) << 16 : nil }
-    func u32be(_ o: Int) -> UInt32? {
-        has(o, 4) ? UInt32(raw[o]) << 24 | UInt32(raw[o + 1]) << 16 | UInt32(raw[o + 2]) << 8 | UInt32(raw[o + 3]) : nil
-    }
-    func u32le(_ o: Int) -> UInt32? {
-        has(o, 4) ? UInt32(raw[o + 3]) << 24 | UInt32(raw[o + 2]) << 16 | UInt32(raw[o + 1]) << 8 | UInt32(raw[o]) : nil
-    }
-    func fourCC(_ o: Int) -> String? {
-        guard has(o, 4) else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[o..<o + 4]), as: UTF8.self)
     }
 }

@@ -299,7 +299,8 @@ public final class DWWebImageManager: Sendable {
     }
 
     /// Cancels every download and stops the transfer engine's thread. The manager is unusable afterwards
-    /// (new requests fail with 10007). For tests and orderly shutdown of servers.
+    /// (new requests fail with 10007). For tests and orderly shutdown of servers. Blocks the caller until every
+    /// running operation has ended: never call it on the callback queue or from a completion.
     public func invalidate() {
         let downloaders = state.withLock { s -> [DWWebImageDownloader] in
             s.invalidated = true

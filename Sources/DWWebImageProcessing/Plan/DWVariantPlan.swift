@@ -17,20 +17,24 @@ import Foundation
 public struct DWVariantPlan: DWImageProcessor {
     /// The steps and the encoding.
     public let transform: DWTransform
+    /// How the output format is chosen: the transform's, preferred formats for the `Accept` bucket, or enforced.
     public let output: DWOutputRule
+    /// What an SVG source becomes: rasterised, kept as it is, or kept sanitised.
     public let svg: DWSVGHandling
     /// With nothing to do, a source that carries metadata (EXIF, XMP, IPTC, comments, an ICC profile) or more
     /// frames than are processed is re-encoded in its own format (`dwfetch serve`'s default); else it is the result.
     public let stripsUnprocessed: Bool
     /// The limits every decode checks (nil: the process-wide ``DWImageProcessing/limits``).
     public let limits: DWProcessingLimits?
+    /// Checks of the source's header, run in order before any decode (a server's frame and result limits).
     public let checks: [DWPlanCheck]
     /// The image ``DWTransform/watermark`` draws.
     public let watermark: DWImage?
     /// Processors applied to the rendered result, in order.
     public let processors: [any DWImageProcessor]
-    /// Called on the rendering thread when a render starts its work (after the checks), and with its duration.
+    /// Called on the rendering thread when a render starts its work (after the checks).
     public let willRender: (@Sendable () -> Void)?
+    /// Called on the rendering thread when a render ends, with its duration.
     public let didRender: (@Sendable (Duration) -> Void)?
     /// `plan(<transform>[;wm=…][;<output rule>][;svg=…][;strip][;<checks>])` then `+<processor>` for each added one:
     /// made once, here.

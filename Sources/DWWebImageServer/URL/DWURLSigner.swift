@@ -22,7 +22,6 @@ public struct DWURLSigner: Sendable {
         self.size = size
     }
 
-    /// The signature segment for `path` (which starts with "/").
     /// Whether `signature` (lowercase hex) is HMAC-SHA256 of `body` keyed with this key's bytes, no salt (how an
     /// admin request such as `POST /purge` is signed); compared in constant time.
     func isValidAdmin(signature: String, for body: [UInt8]) -> Bool {
@@ -31,6 +30,7 @@ public struct DWURLSigner: Sendable {
         return zip(given, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
+    /// The signature segment for `path` (which starts with "/").
     public func signature(for path: String) -> String {
         DWProxyURL.base64URLEncode(mac(path))
     }
