@@ -181,7 +181,7 @@ let package = Package(
         // A QOI decoder and encoder registered through DWImageCodecs by the tests (not shipped in any product).
         .target(name: "DWTestCodecs", dependencies: ["DWWebImage", "DWLocking"], path: "Tests/DWTestCodecs"),
         // What every test target shares: eventually, Result's value and error, the built executables' location.
-        .target(name: "DWTestSupport", path: "Tests/DWTestSupport"),
+        .target(name: "DWTestSupport", dependencies: ["DWLocking"], path: "Tests/DWTestSupport"),
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",

@@ -2,6 +2,7 @@
 // command line wins, an unknown variable is a warning and one serve cannot honour a start-up error naming it.
 import DWTestPeers
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -63,7 +64,7 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
         origin.setRoute("/big.png", .ok(SampleImages.png(width: 400, height: 400)))
         let server = try serve(["--request-timeout", "120"],
                                environment: ["IMGPROXY_WORKERS": "1", "IMGPROXY_REQUESTS_QUEUE_SIZE": "1"])
-        let statuses = LockedArray<Int>()
+        let statuses = Recorder<Int>()
         let paths = (0..<6).map { ProxyPath.plain(origin.url("/big.png"), options: "rs:fit:1500:1500:1/sh:50/cb:\($0)") }
         let group = DispatchGroup()
         for path in paths {

@@ -1,6 +1,7 @@
 // Attacks on the built `dwfetch serve` through `local://` files and the fallback image: local files go through the
 // pipeline (size cap, no symlinks, cached), and the fallback is rendered once per plan with a short max-age.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -68,7 +69,7 @@ final class LocalAndFallbackServeTests: ServeTestCase {
         try SampleImages.png(width: 40, height: 20).write(to: dir.appendingPathComponent("a.png"))  // wide inside
         try SampleImages.png(width: 20, height: 40).write(to: outside.appendingPathComponent("dir/a.png"))  // tall outside
         let server = try serve(["--local-root", root.path])
-        let stop = DWTestFlag()
+        let stop = TestFlag()
         let swapper = Thread {
             while !stop.isSet {
                 rename(dir.path, parked.path)
@@ -142,13 +143,4 @@ final class LocalAndFallbackServeTests: ServeTestCase {
         func be32(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         return (be32(16), be32(20))
     }
-}
-
-/// A flag set once from one thread and read from another.
-final class DWTestFlag: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }

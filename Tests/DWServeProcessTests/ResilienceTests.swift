@@ -1,6 +1,7 @@
 // What production throws at `dwfetch serve` from outside, and the request after it: a host name that does not
 // resolve, then good sources, each against the built binary.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -24,7 +25,7 @@ final class ResilienceTests: ServeTestCase {
             let response = try server.get(ProxyPath.plain(origin.url("/ok\(i).png")))
             XCTAssertEqual(response.status, 200, "ok\(i): \(response.text)")
         }
-        let statuses = LockedArray<Int>()
+        let statuses = Recorder<Int>()
         let paths = (4..<8).map { ProxyPath.plain(origin.url("/ok\($0).png")) }
         DispatchQueue.concurrentPerform(iterations: paths.count) { i in
             statuses.append((try? server.get(paths[i]).status) ?? -1)

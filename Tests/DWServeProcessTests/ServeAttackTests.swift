@@ -3,6 +3,7 @@
 // made under another policy, metadata leaks, key and listener misconfiguration.
 import Crypto
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -49,7 +50,7 @@ final class ServeAttackTests: ServeTestCase {
     func testFiftyConcurrentSlowTransformsOverOneWorkerAndTwoQueuedAre503AtOnce() throws {
         origin.setRoute("/big.png", .ok(SampleImages.png(width: 500, height: 500)))
         let server = try serve(["--workers", "1", "--queue", "2", "--request-timeout", "120"])
-        let results = LockedArray<(status: Int, retryAfter: String?, at: Date)>()
+        let results = Recorder<(status: Int, retryAfter: String?, at: Date)>()
         let port = server.port
         let group = DispatchGroup()
         for i in 0..<50 {  // 50 threads: concurrentPerform would run only as many at once as there are cores

@@ -1,6 +1,7 @@
 // `dwfetch serve` seen from outside: a real server process, real HTTP, the in-process DWTestServer as the origin.
 import Crypto
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -245,7 +246,7 @@ final class ServeTests: ServeTestCase {
         origin.setRoute("/hot.png", .delayed(0.3, .ok(png)))
         let server = try serve()
         let path = ProxyPath.plain(origin.url("/hot.png"))
-        let statuses = LockedArray<Int>()
+        let statuses = Recorder<Int>()
         DispatchQueue.concurrentPerform(iterations: 50) { _ in
             statuses.append((try? server.get(path).status) ?? -1)
         }
@@ -258,7 +259,7 @@ final class ServeTests: ServeTestCase {
         let body = SampleImages.png(approximateSize: 30_000)
         origin.setRoute("/slow.png", .throttled(chunk: 3000, interval: 0.15, .ok(body)))
         let server = try serve()
-        let result = LockedArray<HTTPResult>()
+        let result = Recorder<HTTPResult>()
         let done = DispatchSemaphore(value: 0)
         let port = server.port
         let path = ProxyPath.plain(origin.url("/slow.png"))
@@ -311,11 +312,3 @@ func python(hmacOf path: String, key: String, salt: String) throws -> String {
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-/// An array appended to from many threads.
-final class LockedArray<T>: @unchecked Sendable {
-    // @unchecked: `items` is only touched under `lock`.
-    private let lock = NSLock()
-    private var items: [T] = []
-    func append(_ item: T) { lock.withLock { items.append(item) } }
-    var values: [T] { lock.withLock { items } }
-}

@@ -1,5 +1,6 @@
 // What each URL option does to the output, read back with vipsheader (libvips-tools), and how variants are cached.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -101,7 +102,7 @@ final class ServeTransformTests: ServeTestCase {
         origin.setRoute("/c.png", .delayed(0.3, .ok(png)))
         let server = try serve()
         let path = ProxyPath.plain(origin.url("/c.png"), options: "rs:fill:24:24")
-        let bodies = LockedArray<Data>()
+        let bodies = Recorder<Data>()
         DispatchQueue.concurrentPerform(iterations: 50) { _ in
             if let response = try? server.get(path), response.status == 200 { bodies.append(response.body) }
         }

@@ -2,6 +2,7 @@
 // budget counts them, concurrent writers keep every entry, and a kernel copy of one equals the body.
 import DWFileIO
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 

@@ -1,5 +1,6 @@
 // Memory hits answered on the caller's thread: DWWebImageManager.imageFromMemory and the async API built on it.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -7,18 +8,9 @@ import XCTest
 
 /// Records every metrics record with whether it arrived on the manager's callback queue.
 private final class MetricsLog: Sendable {
-    private let records = DWLockedArray<(DWImageSource, Bool)>()
+    private let records = Recorder<(DWImageSource, Bool)>()
     func add(_ metrics: DWDownloadMetrics, onCallbackQueue: Bool) { records.append((metrics.source, onCallbackQueue)) }
     var all: [(DWImageSource, Bool)] { records.values }
-}
-
-/// A tiny lock-guarded array.
-private final class DWLockedArray<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `items` is only touched under `lock`.
-    private let lock = NSLock()
-    private var items: [T] = []
-    func append(_ value: T) { lock.withLock { items.append(value) } }
-    var values: [T] { lock.withLock { items } }
 }
 
 final class MemoryHitTests: XCTestCase {
@@ -64,7 +56,7 @@ final class MemoryHitTests: XCTestCase {
         let key = DispatchSpecificKey<Bool>()
         h.manager.callbackQueue.setSpecific(key: key, value: true)
         let box = ResultBox()
-        let onQueue = DWLockedArray<Bool>()
+        let onQueue = Recorder<Bool>()
         h.manager.downloadImage(withURL: url) { result in
             onQueue.append(DispatchQueue.getSpecific(key: key) == true)
             box.set(result)

@@ -111,23 +111,6 @@ final class ResultBox: @unchecked Sendable {
     }
 }
 
-/// A thread-safe list, for recording order from callbacks.
-final class Recorder<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `items` is guarded by `lock`.
-    private let lock = NSLock()
-    private var items: [T] = []
-    func append(_ item: T) {
-        lock.lock()
-        items.append(item)
-        lock.unlock()
-    }
-    var values: [T] {
-        lock.lock()
-        defer { lock.unlock() }
-        return items
-    }
-}
-
 /// A test case with a fresh, not yet created directory `root` under the temporary directory for each test,
 /// removed afterwards.
 class TemporaryRootTestCase: XCTestCase {
