@@ -66,6 +66,7 @@ final class NamedOriginTests: ServeTestCase {
         let away = try server.get(ProxyPath.plain("alpha://away.png"))
         XCTAssertEqual(away.status, 403, away.text)
         XCTAssertEqual(other.requestLog.count, 1, "the redirect target was never asked")
+        XCTAssertFalse(other.requestLog.contains { $0.header("X-Api-Key") != nil }, "alpha's header followed a redirect")
         // alpha's allow_network is alpha's only: the same server by URL is refused by the SSRF guard.
         let direct = try server.get(ProxyPath.plain(origin.url("/img/cat.png")))
         XCTAssertEqual(direct.status, 403, direct.text)
