@@ -84,6 +84,13 @@ final class NamedOriginTests: ServeTestCase {
         }
         XCTAssertEqual(origin.requestLog.count + other.requestLog.count, before)
 
+        // /info reads the named source the same way.
+        let info = try server.get("/info/insecure/plain/" + "alpha://cat.png".replacingOccurrences(of: "/", with: "%2F")
+            .replacingOccurrences(of: ":", with: "%3A"))
+        XCTAssertEqual(info.status, 200, info.text)
+        XCTAssertTrue(info.text.contains("\"width\":64"), info.text)
+        answers.append(info)
+
         // The cache key is the name: asking again costs no request to the origin.
         XCTAssertEqual(try server.get(ProxyPath.plain("alpha://cat.png", options: "rs:fit:8:8")).status, 200)
         XCTAssertEqual(origin.requestCount(path: "/img/cat.png"), 1)
