@@ -49,6 +49,7 @@ package struct WarmCommand: ParsableCommand {
             .filter { $0 != "default" }
     }
 
+    /// A result storage to write to and a preset to warm are required (exit 2 without).
     package func validate() throws {
         guard serve.resultStorage != nil else { throw ValidationError("warm writes to --result-storage: give one") }
         guard !presetNames.isEmpty else { throw ValidationError("warm needs a --preset NAME=OPTIONS to warm") }
