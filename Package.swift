@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
         // OpenTelemetry traces over OTLP/HTTP for `dwfetch serve` only (its gRPC trait is off: no gRPC stack to build).
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // TOML for `dwfetch serve --origins FILE` only (toml++ behind a C API; linked by dwfetch-serve alone).
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // libcurl opened on first use (dlopen: a run answered from the cache maps none of its ~35 libraries) and typed
@@ -174,6 +176,7 @@ let package = Package(
                 .product(name: "OTel", package: "swift-otel"),  // traces, bootstrapped only when asked for
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "TOMLKit", package: "TOMLKit"),  // --origins FILE
             ]
         ),
         // The SVG helper: one librsvg render per process, under a CPU budget and a memory limit (DWSVGRenderer).

@@ -25,7 +25,7 @@ package struct DWFetch: ParsableCommand {
               dwfetch serve --port 8080                            # the image proxy (dwfetch serve --help)
             """,
         version: VersionText.forParser(),  // read from the libraries at run time, only when --version asks
-        subcommands: [ServeOptions.self, HealthCommand.self])
+        subcommands: [ServeOptions.self, HealthCommand.self, WarmCommand.self])
 
     /// Every flag at its default.
     package init() {}

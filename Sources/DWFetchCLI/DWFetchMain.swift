@@ -44,6 +44,9 @@ package enum DWFetchMain {
             case let serve as ServeOptions:
                 guard let runServe = engines.serve else { return EngineHandoff.exec(EngineHandoff.serve) }
                 return try runServe(serve)
+            case let warm as WarmCommand:
+                guard let runWarm = engines.warm else { return EngineHandoff.exec(EngineHandoff.serve) }
+                return try runWarm(warm)
             case let health as HealthCommand:
                 return health.probe()
             case let fetch as DWFetch:

@@ -68,6 +68,8 @@ package struct DWFetchEngines: Sendable {
     package var demo: (@Sendable (DWFetch) throws -> Int32)?
     /// Runs `dwfetch serve` until it stops, returning its exit status (nil: no server here).
     package var serve: (@Sendable (ServeOptions) throws -> Int32)?
+    /// Runs `dwfetch warm`, returning its exit status (nil: no server here).
+    package var warm: (@Sendable (WarmCommand) throws -> Int32)?
 
     /// The thin dwfetch: no engine.
     package static let none = DWFetchEngines()
@@ -76,7 +78,9 @@ package struct DWFetchEngines: Sendable {
     package init(pixels: (@Sendable (ProcessingOptions) -> any FetchPixelStage)? = nil,
                  preview: (@Sendable (PreviewOptions) -> (any FetchPreview)?)? = nil,
                  demo: (@Sendable (DWFetch) throws -> Int32)? = nil,
-                 serve: (@Sendable (ServeOptions) throws -> Int32)? = nil) {
+                 serve: (@Sendable (ServeOptions) throws -> Int32)? = nil,
+                warm: (@Sendable (WarmCommand) throws -> Int32)? = nil) {
+        self.warm = warm
         self.pixels = pixels
         self.preview = preview
         self.demo = demo

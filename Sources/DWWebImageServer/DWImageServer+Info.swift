@@ -33,7 +33,7 @@ extension DWImageServer {
         guard !Self.hasUserinfo(url.source) else {  // the same source rules as image requests
             return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
         }
-        guard url.source.hasPrefix("local://") || hostIsAllowed(url.sourceHost) else {
+        guard url.source.hasPrefix("local://") || sourceIsAllowed(url) else {
             return refuse(.forbidden, "source host is not allowed", note: " host-refused")
         }
         if !configuration.allowS3, DWS3Location(url.source) != nil {

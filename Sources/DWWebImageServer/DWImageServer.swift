@@ -42,6 +42,8 @@ public final class DWImageServer: Sendable {
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
     public init(configuration: DWServeConfiguration) {
+        var configuration = configuration
+        configuration.imgproxy.sources.originNames.formUnion(configuration.origins.map(\.name))
         self.configuration = configuration
         metrics = DWServerMetrics(imgproxyNamespace: configuration.prometheusNamespace, workers: configuration.workers)
         var logger = Logger(label: "dwfetch.serve", metadataProvider: DWRequestID.metadataProvider)
@@ -81,6 +83,7 @@ public final class DWImageServer: Sendable {
         let fallback = configuration.imgproxy.fallbackImage.map(DWFallbackLoader.init(image:))
         fallbackSource = fallback?.source
         pipeline.loaders = [DWLocalFileLoader(root: configuration.imgproxy.localRoot)] + (fallback.map { [$0] } ?? [])
+        if !configuration.origins.isEmpty { pipeline.loaders.append(Self.originLoader(configuration, pipeline, cache)) }
         manager = DWWebImageManager(cache: cache, configuration: pipeline, notificationCenter: NotificationCenter())
         manager.maxConcurrentDownloads = configuration.jobs
         manager.maxConcurrentDownloadsPerHost = configuration.maxPerHost ?? max(1, configuration.jobs / 2)

@@ -89,6 +89,9 @@ public struct DWServeConfiguration: Sendable {
     public var failures = DWFailurePolicy()
     /// Every URL as if it had `nl:1` (``DWTransform/neverLarger``; `--never-larger`).
     public var neverLarger = false
+    /// `--origins FILE`: the named origins sources address as `NAME://PATH` (``DWNamedOrigin``); the server puts
+    /// their names into ``DWImgproxySettings/sources`` itself.
+    public var origins: [DWNamedOrigin] = []
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

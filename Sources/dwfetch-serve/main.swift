@@ -2,4 +2,4 @@
 // it parses the same argument tree, so it can also be run directly.
 import DWFetchCLI
 
-DWFetchMain.run(engines: DWFetchEngines(serve: { try ServeRunner.run($0) }))
+DWFetchMain.run(engines: DWFetchEngines(serve: { try ServeRunner.run($0) }, warm: { try WarmRunner.run($0) }))

@@ -13,6 +13,7 @@ extension DWImageServer {
         let metrics = self.metrics
         let responder = CallbackResponder<BasicRequestContext> { [self] request, _ in
             if request.method == .post, request.head.path == "/purge" { return await purgeResponse(request) }
+            if request.method == .post, request.head.path == "/warm" { return await warmResponse(request) }
             guard request.method == .get || request.method == .head, request.head.path == "/metrics" else {
                 return DWResponses.error(.notFound, "not found")
             }

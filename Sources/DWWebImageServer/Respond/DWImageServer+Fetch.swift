@@ -23,6 +23,12 @@ extension DWImageServer {
         return try await sharedVariant(of: source, plan: plan, storage: resultStorage)
     }
 
+    /// Whether `url`'s source passes `--allow-host`: always for a named origin's `NAME://PATH` (the operator chose
+    /// that origin), else by its host (``hostIsAllowed(_:)``).
+    func sourceIsAllowed(_ url: DWProxyURL) -> Bool {
+        DWNamedSource(url.source, names: configuration.imgproxy.sources.originNames) != nil || hostIsAllowed(url.sourceHost)
+    }
+
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.
     func hostIsAllowed(_ host: String) -> Bool {
         DWRedirectGuard.isAllowed(host, by: configuration.allowedHosts)

@@ -71,7 +71,7 @@ extension DWImageServer {
             return .answer(refuse(.badRequest, "source URL must not contain credentials", note: " userinfo"))
         }
         let isLocal = url.source.hasPrefix("local://")
-        guard isLocal || hostIsAllowed(url.sourceHost) else {
+        guard isLocal || sourceIsAllowed(url) else {
             return .answer(refuse(.forbidden, "source host is not allowed", note: " host-refused"))
         }
         if !configuration.allowS3, DWS3Location(url.source) != nil {

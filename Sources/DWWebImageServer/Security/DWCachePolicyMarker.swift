@@ -19,6 +19,9 @@ enum DWCachePolicyMarker {
         // Variants of animations depend on it, and their cache keys do not say it.
         text += "animation-frames:\(configuration.resultLimits.maxAnimationFrames)\n"
         if configuration.ignoresSSLVerification { text += "tls:insecure\n" }  // only when set: old markers still match
+        if !configuration.origins.isEmpty {  // what NAME://PATH means (never a header or credential); only when set
+            text += "origins:" + configuration.origins.map(\.place).sorted().joined(separator: ",") + "\n"
+        }
         let encoder = configuration.imgproxy.encoder  // variants' bytes depend on it; only when not the default
         if encoder != DWEncoderSettings() { text += "encoder:\(encoder)\n" }
         return DWDigest.sha256Hex(text)

@@ -83,7 +83,11 @@ public struct DWProxyURL: Sendable, Equatable {
         let format = rest.utf8.starts(with: "plain/".utf8) ? try parsePlain(rest) : try parseEncoded(rest)
         if let format, !options.raw { options.transform.format = format }  // imgproxy: raw ignores the extension
         source = sources.rewrite(source)
-        try Self.validate(source: source)
+        if let named = DWNamedSource(source, names: sources.originNames) {
+            if let problem = named.problem { throw ParseError("source \(problem)") }
+        } else {
+            try Self.validate(source: source)
+        }
         guard sources.allows(source) else {
             throw ParseError("source URL is not allowed", status: 404, note: "source-refused")
         }

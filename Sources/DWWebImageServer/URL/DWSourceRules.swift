@@ -31,6 +31,9 @@ public struct DWSourceRules: Sendable, Equatable {
     /// Prefix patterns a source must match one of; empty (default): any source (the host and address rules still
     /// apply).
     public var allowedSources: [String] = []
+    /// The names of `--origins`' origins (``DWNamedOrigin``): a source `NAME://PATH` naming one is theirs; with
+    /// `default` among them, a source without a scheme becomes `default://SOURCE` (in place of a base URL).
+    public var originNames: Set<String> = []
 
     /// No replacement, no base URL, any source.
     public init() {}
@@ -44,7 +47,18 @@ public struct DWSourceRules: Sendable, Equatable {
             text = Self.expand(rule.replacement, [Array(bytes[..<end])] + captures)
                 + String(decoding: bytes[end...], as: UTF8.self)
         }
+        if originNames.contains(DWNamedOrigin.defaultName), !Self.hasScheme(text) {
+            return DWNamedOrigin.defaultName + "://" + text.drop { $0 == "/" }
+        }
         return baseURL.isEmpty || text.hasPrefix(baseURL) ? text : baseURL + text
+    }
+
+    /// Whether `text` starts with `scheme:` (a letter, then letters, digits, `+`, `-` or `.`, then `:`).
+    static func hasScheme(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter else {
+            return false
+        }
+        return text[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 
     /// Whether `source` (rewritten) may be fetched: it starts with an allowed pattern, or none is set.

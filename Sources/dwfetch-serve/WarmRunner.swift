@@ -1,0 +1,44 @@
+// WarmRunner: runs `dwfetch warm` (DWFetchCLI/WarmCommand.swift) with the server's own plan and key code.
+import DWFetchCLI
+import DWWebImageServer
+import Foundation
+
+/// Builds the server `serve` would run with the same flags (never listening), warms every preset of every source
+/// through it (``DWImageServer/warm(sources:presets:concurrency:)``, `--jobs` at a time) and prints one line a
+/// variant: `stored`, `present` or `failed`, the preset, the source (and why, when it failed). Blocks the main thread
+/// until the last write is stored; returns the exit status (1 when any variant failed).
+enum WarmRunner {
+    static func run(_ command: WarmCommand) throws -> Int32 {
+        let configuration = try DWServeConfiguration(command.serve)
+        let sources = try command.sources()
+        umask(0o077)  // the cache's files as serve makes them
+        let server = DWImageServer(configuration: configuration)
+        let presets = command.presetNames
+        let finished = DispatchSemaphore(value: 0)
+        let box = OutcomeBox()
+        Task {
+            box.outcomes = await server.warm(sources: sources, presets: presets, concurrency: configuration.jobs)
+            finished.signal()
+        }
+        finished.wait()
+        var failed = 0
+        for outcome in box.outcomes {
+            var line = "\(outcome.result.rawValue)\tpr:\(outcome.preset)\t\(outcome.source)"
+            if let message = outcome.message {
+                line += "\t\(message)"
+                failed += 1
+            }
+            print(line)
+        }
+        let stored = box.outcomes.filter { $0.result == .stored }.count
+        FileHandle.standardError.write(Data(("dwfetch warm: \(stored) stored, \(box.outcomes.count - stored - failed) "
+            + "already stored, \(failed) failed\n").utf8))
+        return failed > 0 ? 1 : 0
+    }
+
+    /// Hands the task's outcomes to the blocked main thread.
+    private final class OutcomeBox: @unchecked Sendable {
+        // @unchecked: one write on the task before the semaphore is signalled, one read on main after it.
+        var outcomes: [DWWarmOutcome] = []
+    }
+}
