@@ -38,6 +38,9 @@ public final class DWImageServer: Sendable {
     let resultStorage: DWResultStorage?
     /// The name the pipeline loads the fallback image under (``DWFallbackLoader``); nil without one.
     let fallbackSource: String?
+    /// When each source was last known current (`--revalidate-after`), and the checks running, one per source.
+    let revalidations = DWRevalidations()
+    let revalidationFlights = DWCoalescer<Bool>()
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.

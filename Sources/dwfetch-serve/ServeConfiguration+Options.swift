@@ -62,5 +62,6 @@ extension DWServeConfiguration {
         }
         failures = try DWFailurePolicy(options.failures)
         neverLarger = options.failures.neverLarger
+        revalidateAfter = options.freshness.revalidateAfter
     }
 }
