@@ -49,6 +49,25 @@ final class FreshnessTests: ServeTestCase {
         XCTAssertEqual(origin.requestCount(path: "/v.png"), 3)
     }
 
+    /// With no original on disk to ask about (`--no-disk-cache`), past SEC the original is fetched in full and the
+    /// variants made again from it: a change is seen all the same.
+    func testRevalidateAfterWithoutTheDiskCacheFetchesTheOriginalAgain() throws {
+        setVersion("/m.png", SampleImages.png(width: 64, height: 48, seed: 7), etag: "\"m1\"")
+        let server = try serve(["--revalidate-after", "1", "--no-disk-cache"])
+        let path = ProxyPath.plain(origin.url("/m.png"), options: "w:10")
+        let first = try server.get(path)
+        XCTAssertEqual(first.status, 200, first.text)
+        XCTAssertEqual(try server.get(path).body, first.body)
+        XCTAssertEqual(origin.requestCount(path: "/m.png"), 1)
+        setVersion("/m.png", SampleImages.png(width: 48, height: 64, seed: 8), etag: "\"m2\"")
+        Thread.sleep(forTimeInterval: 1.5)
+        let changed = try server.get(path)
+        XCTAssertEqual(changed.status, 200, changed.text)
+        XCTAssertNotEqual(changed.body, first.body, "the new image, past SEC")
+        XCTAssertEqual(origin.requestCount(path: "/m.png"), 2, "one full fetch, the variant made from it")
+        XCTAssertNil(origin.requestLog.last?.header("If-None-Match"), "no original kept: nothing to ask about")
+    }
+
     /// An expired copy answers while the origin fails (5xx, then killed) — 200, `X-Stale: 1`, a short Cache-Control
     /// with stale-if-error — after the origin was tried; fresh copies answer unmarked without it; stale beats the
     /// fallback image, which still answers what no copy covers (a 404: the source is gone).

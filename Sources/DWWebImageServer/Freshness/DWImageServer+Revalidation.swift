@@ -28,19 +28,28 @@ extension DWImageServer {
 
     /// The check itself; whether the source changed. An original stored less than `after` ago is current (its date
     /// is remembered); an older one is asked for with its ETag / Last-Modified (``DWWebImageOptions/revalidate``): a
-    /// 304 renews it, new bytes replace it and drop its variants. No original on disk (`--no-disk-cache`, evicted):
-    /// a source seen before has its variants dropped (nothing can vouch for them), one not seen yet is noted now.
+    /// 304 renews it, new bytes replace it and drop its variants. No original on disk (`--no-disk-cache`, evicted,
+    /// variants copied from result storage): a source not seen yet is noted now; one seen before is fetched in full
+    /// (and kept, so the next check is a conditional one) and its variants dropped, since nothing can vouch for them.
     private func revalidate(_ source: String, after: TimeInterval, known: Bool) async -> Bool {
         let now = Date()
         guard let metadata = manager.cache.entryMetadata(forKey: source) else {
-            if known { await dropVariants(of: source) }
-            revalidations.markChecked(source, at: now)
-            return known
+            guard known else {
+                revalidations.markChecked(source, at: now)
+                return false
+            }
+            return await refetch(source)
         }
         if now.timeIntervalSince(metadata.storedAt) <= after {
             revalidations.markChecked(source, at: metadata.storedAt)
             return false
         }
+        return await refetch(source)
+    }
+
+    /// Asks the origin for `source`'s original (conditionally when it is on disk with a validator); a 304 keeps
+    /// every variant, anything else drops them. A failure changes nothing and is not remembered as a check.
+    private func refetch(_ source: String) async -> Bool {
         do {
             let image = try await manager.image(withURL: source, options: .revalidate)
             let changed = image.source != .revalidated
