@@ -115,6 +115,7 @@ package struct ServeOptions: ParsableCommand {
     @OptionGroup(title: "Failed sources and answer size") package var failures: ServeFailureOptions
     /// `--origins FILE` (docs/serving.md, "Named origins").
     @OptionGroup(title: "Named origins") package var origins: ServeOriginOptions
+    @OptionGroup(title: "Freshness") package var freshness: ServeFreshnessOptions
 
     /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in
     /// dwfetch-serve, with the same exit status 2).

@@ -73,6 +73,7 @@ extension DWTransform {
         }
         if maxBytes != 0 { parts.append("mb:\(maxBytes)") }
         if neverLarger { parts.append("nl:1") }
+        if let loopCount { parts.append("lp:\(loopCount)") }
         if !stripMetadata { parts.append("sm:0") }
         if !keepCopyright { parts.append("kcr:0") }
         if !stripColorProfile { parts.append("scp:0") }

@@ -86,6 +86,9 @@ public struct DWTransform: Sendable, Hashable {
     /// Never answer more bytes than the source [`nl`]: a result in the source's format and size that is no smaller
     /// is replaced by the source itself (when the metadata rules let the source's bytes out). `mb` implies it.
     public var neverLarger = false
+    /// How many times an animated result plays [`lp`]: 0 = forever, 1 = once, N = N times (WebP's ANIM loop count;
+    /// a GIF gets NETSCAPE2.0 N − 1, none for 1); nil: the source's own.
+    public var loopCount: Int?
     /// Metadata handling [`sm`, `kcr`, `scp`]: strip EXIF/XMP/IPTC, keep the EXIF Copyright and Artist when stripping,
     /// convert to sRGB and drop the ICC profile.
     public var stripMetadata = true, keepCopyright = true, stripColorProfile = true

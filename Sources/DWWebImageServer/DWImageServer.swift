@@ -38,6 +38,10 @@ public final class DWImageServer: Sendable {
     let resultStorage: DWResultStorage?
     /// The name the pipeline loads the fallback image under (``DWFallbackLoader``); nil without one.
     let fallbackSource: String?
+    /// When each source was last known current (`--revalidate-after`).
+    let revalidations = DWRevalidations()
+    /// The revalidations running, by source: concurrent requests share one conditional GET.
+    let revalidationFlights = DWCoalescer<Bool>()
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.

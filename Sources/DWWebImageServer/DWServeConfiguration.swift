@@ -92,6 +92,10 @@ public struct DWServeConfiguration: Sendable {
     /// `--origins FILE`: the named origins sources address as `NAME://PATH` (``DWNamedOrigin``); the server puts
     /// their names into ``DWImgproxySettings/sources`` itself.
     public var origins: [DWNamedOrigin] = []
+    /// Seconds after which a source's original is checked with its origin (one conditional GET) on the next request
+    /// for it or any variant; a changed source drops its variants here and in result storage (`--revalidate-after`).
+    /// nil (default): an original is current until `--cache-max-age`.
+    public var revalidateAfter: TimeInterval?
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

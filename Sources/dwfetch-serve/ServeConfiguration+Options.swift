@@ -63,5 +63,6 @@ extension DWServeConfiguration {
         failures = try DWFailurePolicy(options.failures)
         neverLarger = options.failures.neverLarger
         origins = try OriginsFile.origins(options.origins, baseURL: options.imgproxy.baseURL)
+        revalidateAfter = options.freshness.revalidateAfter
     }
 }

@@ -64,6 +64,10 @@ public final class DWWebImageCache: Sendable {
         public var memoryCountLimit = 20
         /// Most bytes the memory cache keeps (DW: 5 MB).
         public var memoryCostLimit = 5 * 1024 * 1024
+        /// Seconds a memory-cache entry is answered after it was put there (a disk hit counts from when it was read);
+        /// 0 (default, DW's NSCache): until evicted. `dwfetch serve` sets its ``expirationTime``, so that a copy in
+        /// memory expires as its disk entry does.
+        public var memoryMaxAge: TimeInterval = 0
         /// Bytes of decoded bitmaps kept (cost = bytesPerRow × height); default ``defaultDecodedCostLimit``
         /// (proportional to physical memory); 0 = no decoded tier.
         public var decodedCostLimit = DWWebImageCache.defaultDecodedCostLimit
@@ -146,6 +150,7 @@ public final class DWWebImageCache: Sendable {
     public init(configuration: Configuration, notificationCenter: NotificationCenter = .default) {
         self.settings = DWLock(Settings(configuration))
         self.memory = MemoryCache(countLimit: configuration.memoryCountLimit, costLimit: configuration.memoryCostLimit)
+        memory.maxAge = configuration.memoryMaxAge
         self.decoded = MemoryCache(
             countLimit: configuration.decodedCountLimit, costLimit: configuration.decodedCostLimit)
         self.notificationCenter = notificationCenter
@@ -189,6 +194,7 @@ public final class DWWebImageCache: Sendable {
             settings.withLock { $0.configuration = newValue }
             memory.countLimit = newValue.memoryCountLimit
             memory.costLimit = newValue.memoryCostLimit
+            memory.maxAge = newValue.memoryMaxAge
             decoded.countLimit = newValue.decodedCountLimit
             decoded.costLimit = newValue.decodedCostLimit
         }

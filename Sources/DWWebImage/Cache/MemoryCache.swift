@@ -34,6 +34,8 @@ final class MemoryCache: Sendable {
     private struct Node {
         let key: String
         var entry: MemoryEntry
+        /// When it was put here (uptime nanoseconds), for ``maxAge``.
+        var storedAt: UInt64 = 0
         var newer = -1
         var older = -1
     }
@@ -42,6 +44,8 @@ final class MemoryCache: Sendable {
     private struct Store {
         var countLimit: Int
         var costLimit: Int
+        /// Nanoseconds an entry is kept after it was put here; 0 = until evicted.
+        var maxAge: UInt64 = 0
         var index: [String: Int] = [:]
         var nodes: [Node] = []
         var free: [Int] = []
@@ -93,6 +97,11 @@ final class MemoryCache: Sendable {
             }
         }
     }
+    /// Seconds an entry is answered after it was put here (older ones are removed when asked for); 0 = until evicted.
+    var maxAge: TimeInterval {
+        get { store.withLock { Double($0.maxAge) / 1e9 } }
+        set { store.withLock { $0.maxAge = newValue > 0 ? UInt64(min(newValue, 1e9) * 1e9) : 0 } }
+    }
     var costLimit: Int {
         get { store.withLock { $0.costLimit } }
         set {
@@ -106,6 +115,10 @@ final class MemoryCache: Sendable {
     func object(forKey key: String) -> MemoryEntry? {
         store.withLock { s in
             guard let i = s.index[key] else { return nil }
+            if s.maxAge > 0, DispatchTime.now().uptimeNanoseconds &- s.nodes[i].storedAt > s.maxAge {
+                s.remove(i)
+                return nil
+            }
             if s.newest != i {
                 s.unlink(i)
                 s.pushNewest(i)
@@ -119,7 +132,7 @@ final class MemoryCache: Sendable {
             if let i = s.index[key] { s.remove(i) }
             // An entry bigger than a quarter of the budget would push out most of what is kept: leave it to the disk.
             if s.costLimit > 0 && entry.cost > s.costLimit / 4 { return }
-            let node = Node(key: key, entry: entry)
+            let node = Node(key: key, entry: entry, storedAt: s.maxAge > 0 ? DispatchTime.now().uptimeNanoseconds : 0)
             let i: Int
             if let slot = s.free.popLast() {
                 i = slot
@@ -152,6 +165,6 @@ final class MemoryCache: Sendable {
     var totals: (count: Int, cost: Int) { store.withLock { ($0.index.count, $0.cost) } }
 
     func removeAllObjects() {
-        store.withLock { s in s = Store(countLimit: s.countLimit, costLimit: s.costLimit) }
+        store.withLock { s in s = Store(countLimit: s.countLimit, costLimit: s.costLimit, maxAge: s.maxAge) }
     }
 }

@@ -57,6 +57,12 @@ public struct DWWebImageOptions: OptionSet, Sendable, Hashable {
     /// ``DWWebImageManager/Configuration/failedURLTTL`` (SDWebImage's `retryFailed`); its outcome replaces the
     /// remembered failure.
     public static let retryFailed = DWWebImageOptions(rawValue: 1 << 9)
+    /// Ask the origin now whether the cached original is still current, fresh or not: an entry with an ETag or
+    /// Last-Modified is revalidated with a conditional request (a 304 delivers it as ``DWImageSource/revalidated`` and
+    /// renews its date), one without is fetched again in full. The memory cache is not read (a variant's own disk
+    /// entry still is). With ``fromCacheOnly`` instead: the cached original as it is, expired or not (a variant made
+    /// from it), and nothing kept in memory or written — a stale copy for when the origin fails, leaving no trace.
+    public static let revalidate = DWWebImageOptions(rawValue: 1 << 10)
 
     /// Options for one of the five priority levels.
     public static func priority(_ level: DWWebImagePriority) -> DWWebImageOptions {

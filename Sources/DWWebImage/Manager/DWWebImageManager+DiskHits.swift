@@ -47,6 +47,10 @@ extension DWWebImageManager {
         var found = cache.diskLookup(forKey: waiter.token.cacheKey, maxPixelCount: configuration.maxPixelCount)
         if case .expired(let image, let metadata) = found, request.fromCacheOnly {
             found = .hit(image, metadata)  // offline: a stale image beats none
+        } else if case .hit(let image, let metadata) = found, request.revalidates, !request.fromCacheOnly {
+            // Asked to check a fresh entry: a conditional request when it has a validator, else a full one.
+            let validates = metadata.etag != nil || metadata.lastModified != nil
+            found = validates ? .expired(image, metadata) : .miss
         }
         switch found {
         case .hit(let image, _) where request.isVariant:

@@ -27,12 +27,19 @@ struct RequestOptions: Sendable {
     let explicitKey: String?
     /// Goes to the network even when the key failed recently (``DWWebImageOptions/retryFailed``).
     let retriesFailed: Bool
+    /// Revalidates (or refetches) the cached original even when fresh (``DWWebImageOptions/revalidate``); with
+    /// ``fromCacheOnly``, takes it as it is and stores nothing.
+    let revalidates: Bool
 
     init(_ options: DWWebImageOptions, cachePolicy: DWWebImageCachePolicy) {
         let noCache = options.contains(.noCache)
-        readPolicy = noCache || options.contains(.refreshCached) ? [] : cachePolicy
+        revalidates = options.contains(.revalidate)
+        var read = noCache || options.contains(.refreshCached) ? [] : cachePolicy
+        if revalidates { read.remove(.memory) }  // the disk entry holds the validators
+        readPolicy = read
         var store = noCache ? [] : cachePolicy
         if options.contains(.cacheMemoryOnly) { store.remove(.disk) }
+        if revalidates && options.contains(.fromCacheOnly) { store = [] }  // a stale copy: kept nowhere
         storePolicy = store
         fromCacheOnly = options.contains(.fromCacheOnly)
         priority = options.priority

@@ -56,6 +56,9 @@ extension DWVariantPlan {
                 let format = canvas.outputFormat
                 canvas.quality = steps.quality(for: format, fallback: DWImageProcessing.defaultQuality(for: format))
             }
+            if let plays = steps.loopCount {  // `lp`: plays (0 = forever); the canvas keeps GIF's NETSCAPE2.0 value
+                canvas.netscapeLoopCount = plays == 0 ? 0 : plays == 1 ? nil : plays - 1
+            }
         }
     }
 

@@ -12,6 +12,7 @@ extension DWImageServer {
         cache.memoryCostLimit = configuration.memoryCacheBytes
         cache.diskSizeLimit = configuration.cacheLimit
         cache.expirationTime = configuration.cacheMaxAge
+        cache.memoryMaxAge = configuration.cacheMaxAge  // a copy in memory expires with its disk entry
         cache.privateFiles = true
         if !configuration.diskCache { cache.cachePolicy = [.memory] }
         return cache

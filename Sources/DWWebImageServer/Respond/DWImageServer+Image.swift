@@ -87,6 +87,7 @@ extension DWImageServer {
     /// on the caller's thread, no fetch started; nil otherwise.
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
         guard job.thumbor?.meta == nil,  // thumbor's meta answers JSON (answer(_:to:))
+              !mayNeedRevalidation(job),  // answer(_:to:) asks the origin first
               let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.plan))
         else { return nil }
         return respond(job, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
@@ -99,12 +100,19 @@ extension DWImageServer {
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = job.thumbor?.maxAge ?? configuration.maxAge
         var marks = HTTPFields()
+        await revalidateIfDue(job)  // --revalidate-after
         do {
             image = try await variant(of: job.url.source, plan: job.plan)  // local:// too (DWLocalFileLoader)
             if let meta = job.thumbor?.meta { return await thumborMeta(meta, for: job, output: image) }
         } catch {
             if error.isBusy { return busy() }  // every worker busy, the queue full: not the fallback's case
             if error.isRemembered { marks[Self.negativeCacheHeader] = "1" }  // no origin request was made
+            if let stale = await staleImage(for: job, after: error) {  // stale-if-error beats the fallback
+                marks[Self.staleHeader] = "1"
+                var response = respond(job, with: stale, status: .ok, maxAge: 60, marks: marks, to: request)
+                response.headers[.cacheControl] = staleCacheControl
+                return response
+            }
             guard configuration.failures.fallbackOn.matches(error), let fallback = await fallbackImage(plan: job.plan)
             else {
                 let (status, message) = DWStatusMapping.status(for: error)

@@ -72,6 +72,7 @@ struct DWOptionParser {
         case "format_quality", "fq": try formatQuality(r, &o.transform)
         case "max_bytes", "mb": try r.max(1); o.transform.maxBytes = try r.nonNegativeInt(0, upTo: Int(Int32.max))
         case "never_larger", "nl": try r.max(1); o.transform.neverLarger = r.bool(0)
+        case "loop", "lp": try r.max(1); o.transform.loopCount = try r.nonNegativeInt(0, upTo: 65535)
         case "format", "f", "ext": try r.max(1); o.transform.format = try r.format(0)
         case "skip_processing", "skp":
             for index in a.indices { o.transform.skipProcessing.insert(try r.anyFormat(index)) }
