@@ -68,13 +68,11 @@ struct DWThumborURL: Sendable {
         t.stripColorProfile = false
         if p.debug { throw ParseError("thumbor debug is not supported") }
         if let trim = p.trim {
-            // thumbor reads `trim:N` as the corner "N", which is not top-left: the bottom-right pixel's colour.
-            guard trim.corner == "top-left" else {
-                throw ParseError("thumbor trim by the bottom-right pixel (trim:bottom-right, trim:N) is not supported")
-            }
             // thumbor's crop after a trim is in the untrimmed image's coordinates, moved by the trimmed border.
             guard p.crop == nil else { throw ParseError("thumbor trim with a manual crop is not supported") }
-            t.trim = DWTrim(threshold: Double(min(trim.tolerance, 442)))  // 442: the largest RGB distance
+            // thumbor reads `trim:N` as the corner "N", which is not top-left: the bottom-right pixel's colour.
+            let corner: DWTrim.ThumborCorner = trim.corner == "top-left" ? .topLeft : .bottomRight
+            t.trim = DWTrim(thumbor: corner, tolerance: Double(min(trim.tolerance, 511)))  // 510: the widest distance
         }
         (t.width, t.height) = try size(p.width, p.height)
         t.adaptiveBox = p.adaptive
