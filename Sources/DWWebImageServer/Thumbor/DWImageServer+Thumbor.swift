@@ -9,7 +9,9 @@ extension DWImageServer {
     /// Runs on the caller's thread.
     func thumborURL(target: String) throws(DWProxyURL.ParseError) -> DWThumborURL? {
         let settings = configuration.thumbor
-        guard DWThumborDialect.isThumbor(target, settings: settings, imgproxySigned: !configuration.signers.isEmpty)
+        // Refused unsigned imgproxy URLs count as signed: `unsafe` can then never be an imgproxy signature.
+        let imgproxySigned = !configuration.signers.isEmpty || configuration.refusesUnsignedImgproxy
+        guard DWThumborDialect.isThumbor(target, settings: settings, imgproxySigned: imgproxySigned)
         else { return nil }
         return try DWThumborURL(target: target, settings: settings)
     }
