@@ -83,7 +83,8 @@ extension ThumborTests {
         return (parts[0], parts[1])
     }
 
-    /// autojpg: an opaque PNG becomes JPEG, one with alpha stays PNG, `autojpg(false)` and an explicit format win;
+    /// autojpg: an opaque PNG becomes JPEG, one with alpha stays PNG, `autojpg(false)` and an explicit format win,
+    /// and `meta/` lists `auto_png_to_jpg_conversion` where thumbor's does;
     /// extract_focal changes nothing in thumbor 7.8 (it reads the image part percent-encoded, so the inner crop
     /// never matches) and nothing here: the outer image is fetched as it is.
     func testAutoJPGAndExtractFocalMatchThumbor() throws {
@@ -103,5 +104,13 @@ extension ThumborTests {
         for path in paths { try compare(path, on: server, psnr: 30) }
         XCTAssertEqual(try server.get(paths[0]).header("Content-Type"), "image/jpeg")
         XCTAssertEqual(try server.get(paths[3]).header("Content-Type"), "image/png")
+        let metas = try ThumborOracle.libthumbor([
+            "\(mid), meta=True, width=80, filters=['autojpg()']", "\(alpha), meta=True, filters=['autojpg()']",
+            "\(mid), meta=True, filters=['autojpg()', 'format(png)']",
+        ])
+        for path in metas {
+            let mine = try Self.meta(try server.get(path).body), theirs = try Self.meta(try thumbor().get(path).body)
+            XCTAssertEqual(mine["operations"], theirs["operations"], path)
+        }
     }
 }

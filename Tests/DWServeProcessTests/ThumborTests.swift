@@ -194,7 +194,7 @@ final class ThumborTests: ServeTestCase {
 
     /// A meta answer's fields with every number as a Double (thumbor writes 100 and 100.0 alike), and the focal
     /// point's `z` left out.
-    private static func meta(_ body: Data) throws -> [String: NSObject] {
+    static func meta(_ body: Data) throws -> [String: NSObject] {
         func normal(_ value: Any) -> NSObject {
             switch value {
             case let n as NSNumber: return NSNumber(value: n.doubleValue)

@@ -40,7 +40,10 @@ struct DWThumborURL: Sendable {
         var request = DWThumborRequest()
         let filters = try DWThumborFilter.list(parts.filters)
         try Self.apply(filters, parts: parts, to: &transform, request: &request)
-        if parts.meta { request.meta = DWThumborMeta(path: parts, stretch: filters.contains(.stretch)) }
+        if parts.meta {
+            let autoJPG = transform.pngToJPEG && transform.format == nil  // thumbor asks only without format()
+            request.meta = DWThumborMeta(path: parts, stretch: filters.contains(.stretch), autoJPG: autoJPG)
+        }
         let source = try Self.source(parts.image)
         var options = DWImgproxyOptions()
         options.transform = transform
