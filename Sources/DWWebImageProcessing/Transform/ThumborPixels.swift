@@ -5,24 +5,31 @@ import Foundation
 /// Pure functions on RGB(A) bytes (`stride` 3 or 4, R G B first). Run on the caller's thread.
 enum ThumborPixels {
     /// thumbor's wavelet sharpen (Marco Rossini's GIMP plugin as thumbor copies it): per channel in 0…1, five
-    /// levels of the à-trous hat transform, each level's detail scaled; luminance only: on Y of YCbCr.
+    /// levels of the à-trous hat transform, each level's detail scaled; luminance only: on Y of YCbCr. One channel
+    /// at a time in three float planes (12 bytes a pixel; thumbor's C holds five), Cb and Cr recomputed from the
+    /// bytes with the same float steps.
     static func sharpen(_ pixels: inout [UInt8], width: Int, height: Int, stride: Int, amount: Double,
                         radius: Double, luminanceOnly: Bool) {
         let area = width * height
-        var channels = [[Float]](repeating: [Float](repeating: 0, count: area), count: 3)
-        for i in 0..<area {
-            var p = (Float(pixels[i * stride]), Float(pixels[i * stride + 1]), Float(pixels[i * stride + 2]))
-            if luminanceOnly { p = toYCbCr(p) }
-            (channels[0][i], channels[1][i], channels[2][i]) = (p.0 / 255, p.1 / 255, p.2 / 255)
+        func rgb(_ i: Int) -> (Float, Float, Float) {
+            (Float(pixels[i * stride]), Float(pixels[i * stride + 1]), Float(pixels[i * stride + 2]))
         }
-        for c in 0..<3 where !luminanceOnly || c == 0 {
-            waveletSharpen(&channels[c], width: width, height: height, amount: amount, radius: radius)
-        }
-        for i in 0..<area {
-            var p = (channels[0][i] * 255, channels[1][i] * 255, channels[2][i] * 255)
-            if luminanceOnly { p = toRGB(p) }
-            for (c, value) in [p.0, p.1, p.2].enumerated() {
-                pixels[i * stride + c] = value > 255 ? 255 : value < 0 ? 0 : UInt8(value)  // C's truncation
+        func byte(_ value: Float) -> UInt8 { value > 255 ? 255 : value < 0 ? 0 : UInt8(value) }  // C's truncation
+        var planes = [[Float]](repeating: [Float](repeating: 0, count: area), count: 3)
+        for c in 0..<(luminanceOnly ? 1 : 3) {
+            for i in 0..<area {
+                let p = luminanceOnly ? toYCbCr(rgb(i)) : rgb(i)
+                planes[0][i] = (c == 0 ? p.0 : c == 1 ? p.1 : p.2) / 255
+            }
+            waveletSharpen(&planes, width: width, height: height, amount: amount, radius: radius)
+            for i in 0..<area {
+                if luminanceOnly {
+                    let p = toYCbCr(rgb(i))
+                    let out = toRGB((planes[0][i] * 255, p.1 / 255 * 255, p.2 / 255 * 255))
+                    (pixels[i * stride], pixels[i * stride + 1], pixels[i * stride + 2]) = (byte(out.0), byte(out.1), byte(out.2))
+                } else {
+                    pixels[i * stride + c] = byte(planes[0][i] * 255)
+                }
             }
         }
     }
@@ -41,11 +48,10 @@ enum ThumborPixels {
         return (r, g, b)
     }
 
-    /// One channel sharpened in place: `image` is level 0; two scratch planes hold the low passes.
-    private static func waveletSharpen(_ image: inout [Float], width: Int, height: Int, amount: Double,
+    /// One channel sharpened in place: `planes[0]` is level 0; the other two hold the low passes.
+    private static func waveletSharpen(_ planes: inout [[Float]], width: Int, height: Int, amount: Double,
                                        radius: Double) {
         let size = width * height
-        var planes = [image, [Float](repeating: 0, count: size), [Float](repeating: 0, count: size)]
         var temp = [Float](repeating: 0, count: max(width, height))
         var hpass = 0, lpass = 0
         for level in 0..<5 {
@@ -69,7 +75,6 @@ enum ThumborPixels {
             hpass = lpass
         }
         for i in 0..<size { planes[0][i] += planes[lpass][i] }
-        image = planes[0]
     }
 
     /// The hat transform of one row or column, edges mirrored (indices beyond a side too small for the level are
