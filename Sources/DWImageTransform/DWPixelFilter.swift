@@ -27,6 +27,15 @@ public enum DWPixelFilter: Sendable, Hashable {
     /// Corners cut by quarter ellipses of `horizontal` × `vertical` pixels (each at most half the side), painted
     /// `color`, and transparent too when `transparent` (thumbor's `round_corner()`); the edge anti-aliased.
     case roundCorners(horizontal: Int, vertical: Int, color: DWColor, transparent: Bool)
+    /// thumbor's `sharpen()`: its wavelet sharpen (five levels; each level's detail scaled by
+    /// `amount · e^(−(level − radius)²/1.5) + 1`), on the RGB channels or, with `luminanceOnly`, on the luma (YCbCr).
+    case waveletSharpen(amount: Double, radius: Double, luminanceOnly: Bool)
+    /// thumbor's `noise()`: one random offset in `[−amount/2, amount/2)` per pixel added to R, G and B, from glibc's
+    /// `random()` seeded with `seed` (0: a fresh seed for each rendering, as thumbor's unseeded generator).
+    case noise(amount: Int, seed: Int)
+    /// thumbor's `curve()`: each channel through its cubic-spline curve, then through `all`'s. Each curve is its
+    /// points `x0, y0, x1, y1, …` (0…255, the x strictly increasing).
+    case curve(all: [Int], red: [Int], green: [Int], blue: [Int])
 
     /// The size of a `width` × `height` image after this filter: the letterbox's canvas, the turned sides; the
     /// same size for the others. Pure arithmetic (the result limits check it before anything is decoded).
@@ -45,7 +54,8 @@ public enum DWPixelFilter: Sendable, Hashable {
     }
 
     /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`, `colorize:R:G:B:RRGGBB`, `conv:COLUMNS:M;M;…`,
-    /// `letterbox:W:H:ADAPTIVE:FILL`, `rot:DEGREES`, `corners:A:B:RRGGBB:T`.
+    /// `letterbox:W:H:ADAPTIVE:FILL`, `rot:DEGREES`, `corners:A:B:RRGGBB:T`, `wsharpen:AMOUNT:RADIUS:LUMA`,
+    /// `noise:AMOUNT:SEED`, `curve:A:R:G:B` (each `x;y;x;y…`).
     public var identifier: String {
         switch self {
         case .lumaGrayscale: "luma"
@@ -59,6 +69,11 @@ public enum DWPixelFilter: Sendable, Hashable {
         case .rotate(let degrees): "rot:\(degrees)"
         case .roundCorners(let a, let b, let color, let transparent):
             "corners:\(a):\(b):\(color.hexDigits):\(transparent ? 1 : 0)"
+        case .waveletSharpen(let amount, let radius, let luminanceOnly):
+            "wsharpen:\(DWTransform.number(amount)):\(DWTransform.number(radius)):\(luminanceOnly ? 1 : 0)"
+        case .noise(let amount, let seed): "noise:\(amount):\(seed)"
+        case .curve(let all, let red, let green, let blue):
+            "curve:" + [all, red, green, blue].map { $0.map(String.init).joined(separator: ";") }.joined(separator: ":")
         }
     }
 }

@@ -31,7 +31,8 @@ extension DWTransform {
         if let trim {
             parts.append(
                 "t:\(Self.number(trim.threshold)):\(trim.color?.hexDigits ?? ""):"
-                    + "\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)")
+                    + "\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)"
+                    + (trim.thumborCorner.map { ":thumbor-\($0.rawValue)" } ?? ""))
         }
         if !padding.isEmpty { parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)") }
         if !autoRotate { parts.append("ar:0") }
@@ -64,6 +65,7 @@ extension DWTransform {
         if let tint { parts.append("tint:" + tint.map(Self.number).joined(separator: ":")) }
         if let roundCorners { parts.append("round:\(Self.number(roundCorners))") }
         if let format { parts.append("f:\(format.rawValue)") }
+        if pngToJPEG { parts.append("autojpg:1") }  // thumbor's, no imgproxy option
         if let quality { parts.append("q:\(quality)") }
         if !formatQuality.isEmpty {
             parts.append(

@@ -77,6 +77,9 @@ public struct DWTransform: Sendable, Hashable {
     // MARK: Encoding and handling
     /// Output format [`f`]; nil: the source's (PNG for one the engine does not write).
     public var format: DWImageFormat?
+    /// thumbor's `autojpg()` (its `AUTO_PNG_TO_JPG`): with no ``format`` and no format negotiated from `Accept`, a PNG
+    /// source without an alpha channel is written as JPEG.
+    public var pngToJPEG = false
     /// Quality for every format [`q`]; nil: per format (``formatQuality``, then the engine's defaults).
     public var quality: Int?
     /// Per-format qualities [`fq`] (a server's `--format-quality` joins here).

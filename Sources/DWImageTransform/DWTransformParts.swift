@@ -52,6 +52,15 @@ public struct DWTrim: Sendable, Hashable {
     public var equalHorizontal: Bool
     /// Cut as much from the top as from the bottom (the smaller of the two).
     public var equalVertical: Bool
+    /// thumbor's rule instead of imgproxy's: the border is every pixel within `threshold` (Euclidean distance over
+    /// the 8-bit RGB or RGBA bytes) of this corner's pixel, found by thumbor's own scan; nil: imgproxy's
+    /// (`vips_find_trim`). `color` and the equal sides do not apply to it.
+    public var thumborCorner: ThumborCorner?
+
+    /// The corner whose pixel is the border's colour in thumbor's trim (`trim:top-left`, `trim:bottom-right`).
+    public enum ThumborCorner: String, Sendable, Hashable {
+        case topLeft = "tl", bottomRight = "br"
+    }
 
     /// A trim; imgproxy's defaults (threshold 10, colour of the top-left pixel).
     public init(
@@ -61,6 +70,12 @@ public struct DWTrim: Sendable, Hashable {
         self.color = color
         self.equalHorizontal = equalHorizontal
         self.equalVertical = equalVertical
+    }
+
+    /// thumbor's trim: the border within `tolerance` of `corner`'s pixel.
+    public init(thumbor corner: ThumborCorner, tolerance: Double) {
+        self.init(threshold: tolerance)
+        thumborCorner = corner
     }
 }
 

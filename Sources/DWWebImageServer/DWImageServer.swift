@@ -119,7 +119,7 @@ public final class DWImageServer: Sendable {
     /// What ``init(configuration:)`` logs at warning level for `configuration`: today, that it checks no signature
     /// (no ``DWServeConfiguration/signers``, as in `DWServeConfiguration()`), whatever address it listens on.
     public static func startupWarnings(_ configuration: DWServeConfiguration) -> [String] {
-        guard configuration.signers.isEmpty else { return [] }
+        guard configuration.signers.isEmpty, !configuration.refusesUnsignedImgproxy else { return [] }
         return ["no signature key: any signature is accepted (insecure); whatever can reach "
                 + "\(configuration.host):\(configuration.port), a reverse proxy on this host included, can ask for any "
                 + "transform of any allowed source: give a key (--key, --key-file, IMGPROXY_KEY) unless only trusted "

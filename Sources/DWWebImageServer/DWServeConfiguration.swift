@@ -127,8 +127,12 @@ public struct DWServeConfiguration: Sendable {
     public var requestTimeout: TimeInterval = 30
     /// Concurrent origin downloads per host (`--max-per-host`); nil = half of ``jobs`` (at least 1).
     public var maxPerHost: Int?
-    /// Verifies URL signatures: any pair valid (key rotation); empty accepts any signature segment ("insecure").
+    /// Verifies URL signatures: any pair valid (key rotation); empty accepts any signature segment ("insecure"),
+    /// unless ``refusesUnsignedImgproxy``.
     public var signers: [DWURLSigner] = []
+    /// With no ``signers``, refuse imgproxy's image and `/info` URLs (403) instead of accepting any signature: a
+    /// thumbor-only deployment (`--thumbor-key` without `--key`) on a public interface. Off by default.
+    public var refusesUnsignedImgproxy = false
     /// Signature segments accepted as they are, without a MAC check, when ``signers`` are set (`--trusted-signature`,
     /// imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`): for URLs signed once by hand and handed out.
     public var trustedSignatures: Set<String> = []

@@ -20,13 +20,16 @@ extension ServeSecurityOptions {
             if key.count / 2 < 32 { warn("a signature key is \(key.count / 2) bytes; use at least 32 random bytes") }
             signers.append(signer)
         }
-        if signers.isEmpty {
-            guard Self.isLoopback(configuration.host) || allowUnsigned else {
+        if signers.isEmpty, !Self.isLoopback(configuration.host), !allowUnsigned {
+            // A thumbor-only deployment: its URLs are signed with --thumbor-key, and imgproxy's, with no key to
+            // check, are refused rather than served unsigned.
+            guard !configuration.thumbor.signers.isEmpty else {
                 throw ValidationError("no --key: refusing to listen on \(configuration.host) unsigned; "
                                       + "give a key, or --allow-unsigned")
             }
-            // DWImageServer.init warns (DWImageServer.startupWarnings), for embedders too.
+            configuration.refusesUnsignedImgproxy = true
         }
+        // Unsigned otherwise: DWImageServer.init warns (DWImageServer.startupWarnings), for embedders too.
         configuration.signers = signers
         if !infoKeys.isEmpty {
             configuration.infoSigners = try zip(infoKeys, infoSalts).map { key, salt in

@@ -48,7 +48,8 @@ final class FleetTests: ServeTestCase {
         XCTAssertEqual(after.filter { $0 == 200 }.count, second.count, "the rest served")
     }
 
-    /// thumbor's URLs are routed by their image part too: three variants of one source, one origin fetch fleet-wide.
+    /// thumbor's URLs are routed by their image part too, `/unsafe/trim…` among them (serve reads it as thumbor's):
+    /// seven variants of one source, one origin fetch fleet-wide.
     func testThumborURLsAreRoutedBySource() throws {
         origin.setRoute("/t.png", .ok(SampleImages.png(width: 64, height: 48, seed: 5)))
         let instances = try (0..<3).map { _ in try serve(["--thumbor-allow-unsafe"]) }
@@ -56,7 +57,8 @@ final class FleetTests: ServeTestCase {
         defer { varnish.peer.stop() }
         let image = origin.url("/t.png")
         for path in ["/unsafe/10x10/\(image)", "/unsafe/fit-in/20x20/\(image)", "/unsafe/30x0/filters:quality(50)/\(image)",
-                     "/unsafe/smart/\(image)"] {
+                     "/unsafe/smart/\(image)", "/unsafe/trim/\(image)", "/unsafe/trim:10/20x20/\(image)",
+                     "/unsafe/trim:bottom-right/fit-in/30x30/\(image)"] {
             let response = try HTTPClient.request(port: varnish.port, target: path)
             XCTAssertEqual(response.status, 200, "\(path): \(response.text)")
         }

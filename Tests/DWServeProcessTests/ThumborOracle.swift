@@ -3,7 +3,8 @@
 import Foundation
 import XCTest
 
-/// One thumbor process on 127.0.0.1 (HTTP loader, no storage, quality 80, unsafe URLs allowed, ``key``), shared by
+/// One thumbor process on 127.0.0.1 (HTTP loader, no storage, quality 80, unsafe URLs allowed, ``key``, its built-in
+/// filters plus `autojpg`, which thumbor ships but leaves out of its default `FILTERS`), shared by
 /// a test class and stopped by ``stop()``. A thumbor that cannot start is a thrown ``ServeStartFailure`` (a failed
 /// test, never a skip).
 final class ThumborOracle: @unchecked Sendable {
@@ -37,6 +38,8 @@ final class ThumborOracle: @unchecked Sendable {
             QUALITY = 80
             MAX_WIDTH = 0
             MAX_HEIGHT = 0
+            from thumbor.filters import BUILTIN_FILTERS
+            FILTERS = BUILTIN_FILTERS + ['thumbor.filters.autojpg']
 
             """.write(to: conf, atomically: true, encoding: .utf8)
         port = try Self.freePort()

@@ -38,6 +38,27 @@ final class ThumborSecurityTests: ServeTestCase {
         XCTAssertEqual(origin.requestCount(path: "/a.png"), fetches, "no refused URL reached the origin")
     }
 
+    /// A thumbor-only deployment (`--thumbor-key`, no imgproxy key) on a public interface starts without
+    /// `--allow-unsigned`: its thumbor URLs are checked against the thumbor key, and imgproxy's URLs, which would
+    /// have no key to check, are refused (403), `/info` too; no "no signature key" warning.
+    func testThumborOnlyOnAPublicInterfaceNeedsNoAllowUnsigned() throws {
+        let source = image()
+        let server = try serve(["--host", "0.0.0.0", "--thumbor-key", "public-key"])
+        let path = try ThumborOracle.libthumbor(["image_url='\(source)', width=32, height=24"], key: "public-key")[0]
+        let thumbor = try server.get(path)
+        XCTAssertEqual(thumbor.status, 200, thumbor.text)
+        XCTAssertEqual(try pillow(thumbor.body).width, 32)
+        XCTAssertEqual(try server.get("/unsafe/32x24/\(source)").status, 403, "unsafe still refused")
+        let fetches = origin.requestCount(path: "/a.png")
+        for target in ["/insecure/rs:fit:16:16/plain/http://\(source)", "/unsafe/plain/http://\(source)",
+                       "/info/insecure/plain/http://\(source)"] {
+            let refused = try server.get(target)
+            XCTAssertEqual(refused.status, 403, "\(target): \(refused.text)")
+        }
+        XCTAssertEqual(origin.requestCount(path: "/a.png"), fetches, "no imgproxy URL reached the origin")
+        XCTAssertFalse(server.stderr.contains("no signature key"), server.stderr)
+    }
+
     /// The SSRF guard applies to thumbor URLs as to imgproxy's: loopback refused without `--allow-network`, and
     /// `--allow-host` limits the hosts.
     func testSSRFGuardOnThumborURLs() throws {

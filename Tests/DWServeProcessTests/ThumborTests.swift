@@ -13,19 +13,19 @@ final class ThumborTests: ServeTestCase {
         Self.oracle = nil
     }
 
-    private func thumbor() throws -> ThumborOracle {
+    func thumbor() throws -> ThumborOracle {
         if Self.oracle == nil { Self.oracle = Result { try ThumborOracle() } }
         return try XCTUnwrap(Self.oracle).get()
     }
 
     /// A serve speaking thumbor with thumbor's key, unsafe URLs allowed (as the reference's conf).
-    private func thumborServe(_ args: [String] = []) throws -> ServeProcess {
+    func thumborServe(_ args: [String] = []) throws -> ServeProcess {
         try serve(["--thumbor-key", ThumborOracle.key, "--thumbor-allow-unsafe"] + args)
     }
 
     /// Smooth colour fields with a few hard edges: a 300 × 200 JPEG (landscape), its 200 × 300 portrait twin, a
     /// 120 × 80 PNG whose right half is half transparent, and a 240 × 190 PNG: a 200 × 150 photo in a light frame.
-    private func sources() throws {
+    func sources() throws {
         let text = try python("""
             import base64, io
             from PIL import Image, ImageDraw
@@ -57,11 +57,11 @@ final class ThumborTests: ServeTestCase {
     }
 
     /// `host:port/name` as thumbor URLs usually carry the image (no scheme).
-    private func image(_ name: String) -> String { "127.0.0.1:\(origin.port)/\(name)" }
+    func image(_ name: String) -> String { "127.0.0.1:\(origin.port)/\(name)" }
 
     /// Sends `path` to thumbor and to serve: the same status and Content-Type, the same size, pixels at least
     /// `psnr` dB apart (0: the size only, where the engines legitimately differ).
-    private func compare(_ path: String, on server: ServeProcess, psnr: Double, file: StaticString = #filePath,
+    func compare(_ path: String, on server: ServeProcess, psnr: Double, file: StaticString = #filePath,
                          line: UInt = #line) throws {
         let reference = try thumbor().get(path), ours = try server.get(path)
         XCTAssertEqual(ours.status, reference.status, "\(path): \(ours.text)", file: file, line: line)
@@ -194,7 +194,7 @@ final class ThumborTests: ServeTestCase {
 
     /// A meta answer's fields with every number as a Double (thumbor writes 100 and 100.0 alike), and the focal
     /// point's `z` left out.
-    private static func meta(_ body: Data) throws -> [String: NSObject] {
+    static func meta(_ body: Data) throws -> [String: NSObject] {
         func normal(_ value: Any) -> NSObject {
             switch value {
             case let n as NSNumber: return NSNumber(value: n.doubleValue)

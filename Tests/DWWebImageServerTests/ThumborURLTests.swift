@@ -101,11 +101,20 @@ final class ThumborURLTests: XCTestCase {
         XCTAssertEqual(fit.request.maxAge, 5)
     }
 
-    /// trim by the top-left pixel becomes imgproxy's trim; what is not served is a 400 saying so.
+    /// trim becomes thumbor's own trim by its corner (`trim:N` is thumbor's bottom-right, tolerance 0); what is not
+    /// served is a 400 saying so.
     func testTrimAndWhatIsNotServed() throws {
-        let trimmed = try DWThumborURL(target: "/unsafe/trim:top-left:30/a.com/b.png", settings: unsafe)
-        XCTAssertEqual(trimmed.url.options.transform.trim, DWTrim(threshold: 30))
-        for path in ["trim:10", "trim:bottom-right", "trim/1x1:9x9", "debug", "origx100"] {
+        let expected: [(String, DWTrim)] = [
+            ("trim:top-left:30", DWTrim(thumbor: .topLeft, tolerance: 30)), ("trim", DWTrim(thumbor: .topLeft, tolerance: 0)),
+            ("trim:bottom-right", DWTrim(thumbor: .bottomRight, tolerance: 0)),
+            ("trim:bottom-right:12", DWTrim(thumbor: .bottomRight, tolerance: 12)),
+            ("trim:10", DWTrim(thumbor: .bottomRight, tolerance: 0)),
+        ]
+        for (path, trim) in expected {
+            let trimmed = try DWThumborURL(target: "/unsafe/\(path)/a.com/b.png", settings: unsafe)
+            XCTAssertEqual(trimmed.url.options.transform.trim, trim, path)
+        }
+        for path in ["trim/1x1:9x9", "debug", "origx100"] {
             XCTAssertThrowsError(try DWThumborURL(target: "/unsafe/\(path)/a.com/b.png", settings: unsafe), path) {
                 XCTAssertEqual(($0 as? DWProxyURL.ParseError)?.status, 400, path)
             }
@@ -127,13 +136,23 @@ final class ThumborURLTests: XCTestCase {
                                      settings: unsafe)
         XCTAssertEqual(focal.url.options.transform.focalPoint, DWFocalPoint(x: 20, y: 15), "an empty rectangle is ignored")
         XCTAssertThrowsError(try DWThumborURL(target: "/unsafe/1x1:5x5/9x9/filters:focal(1x1:3x3)/a.com/b", settings: unsafe))
+        XCTAssertEqual(try DWThumborFilter.list("sharpen(2, 1.5, true):noise(20):noise(5,7):autojpg():autojpg(0)"),
+                       [.sharpen(amount: 2, radius: 1.5, luminanceOnly: true), .noise(amount: 20, seed: 0),
+                        .noise(amount: 5, seed: 7), .autoJPG(true), .autoJPG(false)])
+        XCTAssertEqual(try DWThumborFilter.list("curve([(0,0),(128,100),(255,255),], [(0,5)] ,[(0,0),(255,200)],[(9,9)])"),
+                       [.curve(all: [0, 0, 128, 100, 255, 255], red: [0, 5], green: [0, 0, 255, 200], blue: [9, 9])])
+        XCTAssertEqual(try DWThumborFilter.list("extract_focal()"), [.extractFocal])
         XCTAssertEqual(try DWThumborFilter.list("colorize(10,200,0,00ff00)"),
                        [.colorize(10, 100, 0, DWColor(red: 0, green: 255, blue: 0))])
         for bad in ["quality(-1)", "blur(0)", "blur(1,x)", "format(tiff)", "fill(auto,2)", "nope()", "grayscale(1)",
                     "fill(red,maybe)", "quality", "rgb(1,2)",
                     "round_corner(a,1,2,3)", "round_corner(5|,1,2,3)",
                     "convolution(1;2,2)", "convolution(1;x;1,3)", "colorize(1,2,3,red)",
-                    "focal(1x2)", "focal(1x2:3x4:5x6)"] {
+                    "focal(1x2)", "focal(1x2:3x4:5x6)", "sharpen(1,2)", "sharpen(x,1,true)", "sharpen(1,1,yes)",
+                    "noise(-5)", "noise(1,2,3)", "noise(3000000000)", "autojpg(maybe)", "extract_focal(1)",
+                    "curve([(0,0)],[(0,0)],[(0,0)])", "curve([],[(0,0)],[(0,0)],[(0,0)])",
+                    "curve([(0,0),(0,5)],[(0,0)],[(0,0)],[(0,0)])", "curve([(0,0)],[(0,256)],[(0,0)],[(0,0)])",
+                    "curve([(0,0)(9,9)],[(0,0)],[(0,0)],[(0,0)])", "curve([(0, 0)],[(0,0)],[(0,0)],[(0,0)])"] {
             XCTAssertThrowsError(try DWThumborFilter.list(bad), bad) { error in
                 let name = String(bad.prefix { $0 != "(" })
                 XCTAssertTrue("\(error)".contains(name), "\(bad): \(error)")

@@ -8,8 +8,9 @@ Used by bench/serve/fleet and by DWServeProcessTests' FleetTests (one source of 
   (every option has a ':'; the source is plain/... or base64url segments, neither of which has one), without its
   @ext or .ext, so every variant of a source goes where its original is cached: one origin fetch per fleet.
 - thumbor URLs (a 28-character signature ending in `=`, or `/unsafe/` followed by a segment only thumbor's grammar
-  has: a size, a crop, fit-in, an alignment, smart, filters) are keyed on their image part: the path without
-  thumbor's option segments, in thumbor's order. (`/unsafe/trim…` stays imgproxy's: both dialects have a trim.)
+  has: meta, a trim, a size, a crop, fit-in, an alignment, smart, filters) are keyed on their image part: the path
+  without thumbor's option segments, in thumbor's order. `/unsafe/trim…` is thumbor's, as serve classifies it with
+  the thumbor dialect on (docs/thumbor.md: imgproxy's `trim:` cannot directly follow `unsafe/` there).
 - Health probes on /health; a sick instance's share moves to the others (the ring keeps the rest in place).
 - A backend error (refused or reset connection, timeout, 5xx) is retried once on the next instance of the ring.
 - Accept is normalised to the format bucket the instances vary on (--auto-format), so browsers share objects.
@@ -42,7 +43,7 @@ out.append(r'''sub vcl_recv {
         return (synth(200, "Purged " + req.http.X-Purged));
     }
     if (req.url ~ "^/(health|metrics)$") { return (pass); }
-    if (req.url ~ "^/[A-Za-z0-9_-]{27}=/" || req.url ~ "^/unsafe/(meta|[0-9]+x[0-9]+:[0-9]+x[0-9]+|(adaptive-)?(full-)?fit-in|-?[0-9]*x-?[0-9]*|left|right|center|top|bottom|middle|smart|filters:[^/]*)/") {
+    if (req.url ~ "^/[A-Za-z0-9_-]{27}=/" || req.url ~ "^/unsafe/(meta|trim(:[^/]*)?|[0-9]+x[0-9]+:[0-9]+x[0-9]+|(adaptive-)?(full-)?fit-in|-?[0-9]*x-?[0-9]*|left|right|center|top|bottom|middle|smart|filters:[^/]*)/") {
         # thumbor: drop the signature, then each option segment thumbor's grammar allows, in its order.
         set req.http.X-Fleet-Key = regsub(req.url, "^/[^/]*/(meta/)?(trim(:[^/]*)?/)?([0-9]+x[0-9]+:[0-9]+x[0-9]+/)?((adaptive-)?(full-)?fit-in/)?(-?[0-9]*x-?[0-9]*/)?((left|right|center)/)?((top|bottom|middle)/)?(smart/)?(filters:[^/]*/)?", "");
     } else {

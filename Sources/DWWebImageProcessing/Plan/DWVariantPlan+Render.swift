@@ -66,10 +66,17 @@ extension DWVariantPlan {
     private func outputFormat(for source: DWImage) throws(DWWebImageError) -> DWImageFormat? {
         switch output {
         case .transform:
+            if transform.format == nil, transform.pngToJPEG, source.format == .png, !(try DWPreferredFormats.hasAlpha(source)) {
+                return .jpeg  // thumbor's AUTO_PNG_TO_JPG
+            }
             return transform.format
         case .enforced(let formats):
             return DWPreferredFormats.negotiated(formats, for: source) ?? transform.format
         case .preferred(let preferred, let negotiated):
+            if transform.pngToJPEG, source.format == .png, DWPreferredFormats.negotiated(negotiated, for: source) == nil,
+               !(try DWPreferredFormats.hasAlpha(source)) {
+                return .jpeg  // thumbor's AUTO_PNG_TO_JPG
+            }
             let format = try preferred.outputFormat(
                 for: source, negotiated: negotiated, addsAlpha: transform.padding != DWPadding() || transform.extend != nil,
                 flattens: transform.background != nil)

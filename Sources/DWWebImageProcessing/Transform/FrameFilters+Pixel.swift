@@ -22,6 +22,7 @@ extension FrameOps {
             try letterbox(frame, box: (width, height), adaptive: adaptive, fill: fill)
         case .roundCorners(let a, let b, let color, let transparent):
             try roundCorners(frame, a, b, color, transparent)
+        case .waveletSharpen, .noise, .curve: try thumborBytes(filter, frame)
         }
     }
 

@@ -38,10 +38,12 @@ struct ImgproxySteps {
     mutating func run(_ input: [VImage], orientation: Int) throws(DWWebImageError) -> [VImage] {
         frames = input
         let t = transform
-        let turned = orientation != 1 && (!t.autoRotate || t.trim != nil)
+        // thumbor trims the image as it will be served (upright only where it applies the orientation).
+        let turned = orientation != 1 && (!t.autoRotate || (t.trim != nil && t.trim?.thumborCorner == nil))
         if turned { try map { f throws(DWWebImageError) in try Self.undo(orientation: orientation, f) } }
-        if let trim = t.trim, !animated, let first = frames.first {  // imgproxy: "Trim is not supported for animated images"
-            let box = try FrameOps.trimBox(first, trim)
+        if let trim = t.trim, !animated, let first = frames.first,  // imgproxy: "Trim is not supported for animated images"
+            let box = trim.thumborCorner == nil ? try FrameOps.trimBox(first, trim) : try FrameOps.thumborTrimBox(first, trim)
+        {
             try map { f throws(DWWebImageError) in try FrameOps.crop(f, x: box.x, y: box.y, width: box.width, height: box.height) }
         }
         if turned && t.autoRotate { try map { f throws(DWWebImageError) in try Self.apply(orientation: orientation, f) } }

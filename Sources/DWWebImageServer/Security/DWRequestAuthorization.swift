@@ -6,11 +6,12 @@ import HTTPTypes
 
 extension DWServeConfiguration {
     /// Whether `signature` signs `path` for `signers` (``signers`` for images, the `/info` signers for `/info`): any
-    /// signature when there is no signer (imgproxy without a key), one of ``trustedSignatures`` as it is (imgproxy's
-    /// `IMGPROXY_TRUSTED_SIGNATURES`), else a valid MAC of one signer (key rotation). Any thread.
+    /// signature when there is no signer (imgproxy without a key) unless ``refusesUnsignedImgproxy`` (then none),
+    /// one of ``trustedSignatures`` as it is (imgproxy's `IMGPROXY_TRUSTED_SIGNATURES`), else a valid MAC of one
+    /// signer (key rotation). Any thread.
     func accepts(signature: String, for path: String, signers: [DWURLSigner]) -> Bool {
-        signers.isEmpty || trustedSignatures.contains(signature)
-            || signers.contains { $0.isValid(signature: signature, for: path) }
+        if signers.isEmpty { return !refusesUnsignedImgproxy }
+        return trustedSignatures.contains(signature) || signers.contains { $0.isValid(signature: signature, for: path) }
     }
 
     /// Whether `authorization` (the request's `Authorization` value) is `Bearer ` followed by ``secret``, compared

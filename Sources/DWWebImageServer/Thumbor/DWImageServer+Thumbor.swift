@@ -9,7 +9,9 @@ extension DWImageServer {
     /// Runs on the caller's thread.
     func thumborURL(target: String) throws(DWProxyURL.ParseError) -> DWThumborURL? {
         let settings = configuration.thumbor
-        guard DWThumborDialect.isThumbor(target, settings: settings, imgproxySigned: !configuration.signers.isEmpty)
+        // Refused unsigned imgproxy URLs count as signed: `unsafe` can then never be an imgproxy signature.
+        let imgproxySigned = !configuration.signers.isEmpty || configuration.refusesUnsignedImgproxy
+        guard DWThumborDialect.isThumbor(target, settings: settings, imgproxySigned: imgproxySigned)
         else { return nil }
         return try DWThumborURL(target: target, settings: settings)
     }
@@ -18,8 +20,10 @@ extension DWImageServer {
     /// pipeline's cache has it: the variant was just made from it). Runs in the request's task.
     func thumborMeta(_ meta: DWThumborMeta, for job: DWImageJob, output: DWImage) async -> Response {
         let source = (try? await variant(of: job.url.source, plan: nil)) ?? output
+        let converted = meta.autoJPG && source.format == .png && output.format == .jpeg
         let json = meta.json(source: (source.pixelWidth, source.pixelHeight),
-                             output: (output.pixelWidth, output.pixelHeight), frames: output.frameCount)
+                             output: (output.pixelWidth, output.pixelHeight), frames: output.frameCount,
+                             converted: converted)
         return DWResponses.text(.ok, json, contentType: "application/json")
     }
 

@@ -27,6 +27,16 @@ enum DWThumborFilter: Sendable, Equatable {
     case rotate(Int)
     /// `focal(LxT:RxB)`: a rectangle of the source to keep in the crop.
     case focal(left: Int, top: Int, right: Int, bottom: Int)
+    /// `sharpen(amount,radius,luminance_only)`: thumbor's wavelet sharpen.
+    case sharpen(amount: Double, radius: Double, luminanceOnly: Bool)
+    /// `noise(amount[,seed])`: seed 0 is thumbor's unseeded generator.
+    case noise(amount: Int, seed: Int)
+    /// `curve(ALL,R,G,B)`: each curve its points flattened (`x0, y0, x1, y1, …`).
+    case curve(all: [Int], red: [Int], green: [Int], blue: [Int])
+    /// `autojpg([enabled])`: thumbor's AUTO_PNG_TO_JPG for this request.
+    case autoJPG(Bool)
+    /// `extract_focal()`: the image part is a thumbor URL with a manual crop; that crop is the focal point.
+    case extractFocal
 
     typealias ParseError = DWProxyURL.ParseError
 
@@ -49,6 +59,7 @@ enum DWThumborFilter: Sendable, Equatable {
         }
         let name = String(call[..<open])
         let inside = call[call.index(after: open)..<call.index(before: call.endIndex)]
+        if name == "curve" { return try curve(String(inside)) }
         let args = inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         let reader = Args(name: name, args: args)
@@ -113,6 +124,7 @@ enum DWThumborFilter: Sendable, Equatable {
             let cap = 10_000_000  // beyond any image; keeps the sums exact
             return .focal(left: min(l, cap), top: min(t, cap), right: min(r, cap), bottom: min(b, cap))
         default:
+            if let filter = try byteFilter(reader) { return filter }
             throw ParseError("unknown or unsupported thumbor filter '\(name)'")
         }
     }

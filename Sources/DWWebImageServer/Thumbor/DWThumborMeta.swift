@@ -11,9 +11,13 @@ struct DWThumborMeta: Sendable, Equatable {
     let path: DWThumborPath
     /// `stretch()` among the filters: no crop to the box's aspect ratio.
     let stretch: Bool
+    /// `autojpg()` without `format()`: thumbor lists `auto_png_to_jpg_conversion` when it converts.
+    var autoJPG = false
 
-    /// The JSON for a source of `source` pixels whose rendered answer is `output` pixels with `frames` frames.
-    func json(source: (width: Int, height: Int), output: (width: Int, height: Int), frames: Int) -> String {
+    /// The JSON for a source of `source` pixels whose rendered answer is `output` pixels with `frames` frames;
+    /// `converted`: ``autoJPG`` turned a PNG source into JPEG.
+    func json(source: (width: Int, height: Int), output: (width: Int, height: Int), frames: Int,
+              converted: Bool = false) -> String {
         var (width, height) = (Double(source.width), Double(source.height))
         var operations: [[String: Any]] = []
         if let c = path.crop {
@@ -36,6 +40,7 @@ struct DWThumborMeta: Sendable, Equatable {
         }
         if path.flipHorizontal { operations.append(["type": "flip_horizontally"]) }
         if path.flipVertical { operations.append(["type": "flip_vertically"]) }
+        if converted { operations.append(["type": "auto_png_to_jpg_conversion"]) }  // asked last, at the encoding
         var last = (width: Double(output.width), height: Double(output.height))
         for op in operations {
             if op["type"] as? String == "crop", let l = op["left"] as? Double, let r = op["right"] as? Double,

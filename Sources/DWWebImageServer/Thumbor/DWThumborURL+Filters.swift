@@ -39,6 +39,15 @@ extension DWThumborURL {
                 t.pixelFilters.append(.letterbox(width: t.width, height: t.height, adaptive: p.adaptive, fill: fill))
                 if fillTransparent, case .color(let color?) = fill { t.background = color }  // merged over it
             case .focal: continue  // focus(_:parts:on:)
+            case .sharpen(let amount, let radius, let luminanceOnly):
+                t.pixelFilters.append(.waveletSharpen(amount: amount, radius: radius, luminanceOnly: luminanceOnly))
+            case .noise(let amount, let seed): if amount > 0 { t.pixelFilters.append(.noise(amount: amount, seed: seed)) }
+            case .curve(let all, let red, let green, let blue):
+                t.pixelFilters.append(.curve(all: all, red: red, green: green, blue: blue))
+            case .autoJPG(let enabled): t.pngToJPEG = enabled
+            // thumbor 7.8 reads the image part percent-encoded (":" as "%3A"), so its pattern for the inner URL's
+            // crop never matches and the filter changes nothing: the same here.
+            case .extractFocal: continue
             case .maxAge(let seconds): request.maxAge = seconds
             case .rotate(let degrees):
                 // thumbor turns only by multiples of 90 (ignoring the rest), counter-clockwise, after the resize.

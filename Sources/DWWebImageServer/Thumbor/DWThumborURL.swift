@@ -40,7 +40,10 @@ struct DWThumborURL: Sendable {
         var request = DWThumborRequest()
         let filters = try DWThumborFilter.list(parts.filters)
         try Self.apply(filters, parts: parts, to: &transform, request: &request)
-        if parts.meta { request.meta = DWThumborMeta(path: parts, stretch: filters.contains(.stretch)) }
+        if parts.meta {
+            let autoJPG = transform.pngToJPEG && transform.format == nil  // thumbor asks only without format()
+            request.meta = DWThumborMeta(path: parts, stretch: filters.contains(.stretch), autoJPG: autoJPG)
+        }
         let source = try Self.source(parts.image)
         var options = DWImgproxyOptions()
         options.transform = transform
@@ -68,13 +71,11 @@ struct DWThumborURL: Sendable {
         t.stripColorProfile = false
         if p.debug { throw ParseError("thumbor debug is not supported") }
         if let trim = p.trim {
-            // thumbor reads `trim:N` as the corner "N", which is not top-left: the bottom-right pixel's colour.
-            guard trim.corner == "top-left" else {
-                throw ParseError("thumbor trim by the bottom-right pixel (trim:bottom-right, trim:N) is not supported")
-            }
             // thumbor's crop after a trim is in the untrimmed image's coordinates, moved by the trimmed border.
             guard p.crop == nil else { throw ParseError("thumbor trim with a manual crop is not supported") }
-            t.trim = DWTrim(threshold: Double(min(trim.tolerance, 442)))  // 442: the largest RGB distance
+            // thumbor reads `trim:N` as the corner "N", which is not top-left: the bottom-right pixel's colour.
+            let corner: DWTrim.ThumborCorner = trim.corner == "top-left" ? .topLeft : .bottomRight
+            t.trim = DWTrim(thumbor: corner, tolerance: Double(min(trim.tolerance, 511)))  // 510: the widest distance
         }
         (t.width, t.height) = try size(p.width, p.height)
         t.adaptiveBox = p.adaptive
