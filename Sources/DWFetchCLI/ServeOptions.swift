@@ -113,6 +113,8 @@ package struct ServeOptions: ParsableCommand {
     /// Keys, result limits, bounded work, fetch hygiene, connections (docs/security.md).
     @OptionGroup(title: "Security") package var security: ServeSecurityOptions
     @OptionGroup(title: "Failed sources and answer size") package var failures: ServeFailureOptions
+    /// The cold budget, the Referer guard, the POST /info batch size (docs/serving.md).
+    @OptionGroup(title: "Per-client limits") package var limits: ServeLimitsOptions
 
     /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in
     /// dwfetch-serve, with the same exit status 2).

@@ -62,5 +62,6 @@ extension DWServeConfiguration {
         }
         failures = try DWFailurePolicy(options.failures)
         neverLarger = options.failures.neverLarger
+        clientLimits = try DWClientLimits(options.limits, hasKeys: !signers.isEmpty)
     }
 }
