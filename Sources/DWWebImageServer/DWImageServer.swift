@@ -40,6 +40,8 @@ public final class DWImageServer: Sendable {
     let fallbackSource: String?
     /// Each client's budget of cold requests (`--cold-rate`), or nil without one.
     let coldBudget: DWColdBudget?
+    /// The sources served under each `tag:`, for `POST /purge` with `tags` (``DWTagIndex``).
+    let tagIndex = DWTagIndex()
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
