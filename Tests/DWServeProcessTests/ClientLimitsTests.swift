@@ -54,6 +54,26 @@ final class ClientLimitsTests: ServeTestCase {
                        "--limit-by key without a key")
     }
 
+    /// /info is charged like an image: an answer to make costs a token, a cached one none; in a POST /info batch an
+    /// element over the budget is an error object with status 429 (and no origin request).
+    func testInfoIsChargedOnlyForAnswersToMake() throws {
+        for name in ["a", "b"] { origin.setRoute("/\(name).png", .ok(SampleImages.png(width: 64, height: 48))) }
+        let server = try serve(["--cold-rate", "1/m", "--cold-burst", "1"])
+        let a = "/insecure/plain/\(origin.url("/a.png"))", b = "/insecure/plain/\(origin.url("/b.png"))"
+        XCTAssertEqual(try server.get("/info" + a).status, 200)
+        XCTAssertEqual(try server.get("/info" + a).status, 200, "cached: free")
+        let refused = try server.get("/info" + b)
+        XCTAssertEqual(refused.status, 429)
+        XCTAssertNotNil(refused.header("Retry-After"))
+        let body = Array(try JSONSerialization.data(withJSONObject: [a, b], options: [.withoutEscapingSlashes]))
+        let batch = try HTTPClient.request(port: server.port, target: "/info", method: "POST", body: body)
+        XCTAssertEqual(batch.status, 200, batch.text)
+        let array = try XCTUnwrap(JSONSerialization.jsonObject(with: batch.body) as? [[String: Any]], batch.text)
+        XCTAssertEqual(array.first?["width"] as? Int, 64)
+        XCTAssertEqual(array.last?["status"] as? Int, 429, batch.text)
+        XCTAssertEqual(origin.requestCount(path: "/b.png"), 0)
+    }
+
     /// `--allow-referer`: a foreign Referer is 403 (no origin request), the allowed host and its subdomains pass, and
     /// a request without a Referer is allowed.
     func testRefererGuard() throws {
