@@ -84,6 +84,13 @@ extension DWImageServer {
         return cache.cachePolicy.contains(.disk) && FileManager.default.fileExists(atPath: cache.fileURL(forKey: key).path)
     }
 
+    /// `body` with ``DWClient/address`` set to the request's remote address when budgets are by address (else
+    /// `body` alone: nothing to read per request). In the request's task.
+    func withClient<R>(of context: some RequestContext, _ body: () async -> R) async -> R {
+        guard coldBudget != nil, configuration.clientLimits.limitBy == .ip else { return await body() }
+        return await DWClient.$address.withValue(Self.clientAddress(context)) { await body() }
+    }
+
     /// The remote address of a request's connection, when its context knows it.
     static func clientAddress(_ context: some RequestContext) -> String? {
         (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress

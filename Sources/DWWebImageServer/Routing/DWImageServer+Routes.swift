@@ -47,7 +47,7 @@ extension DWImageServer {
                 group.on(path, method: method) { [self] request, context in
                     if let refusal = secretRefusal(request) ?? refererRefusal(request) { return refusal }
                     let target = Self.target(of: request, below: base)
-                    return await DWClient.$address.withValue(Self.clientAddress(context)) {
+                    return await withClient(of: context) {
                         target.hasPrefix("/info/")
                             ? await infoResponse(for: request, target: target)
                             : await boundedImageResponse(for: request, target: target)
@@ -57,7 +57,7 @@ extension DWImageServer {
         }
         group.on("info", method: .post) { [self] request, context in  // POST /info: a batch (InfoBatch)
             if let refusal = secretRefusal(request) ?? refererRefusal(request) { return refusal }
-            return await DWClient.$address.withValue(Self.clientAddress(context)) { await infoBatchResponse(for: request) }
+            return await withClient(of: context) { await infoBatchResponse(for: request) }
         }
         guard refusingOtherMethods else { return }
         for method in [HTTPRequest.Method.post, .put, .delete, .patch, .options, .trace, .connect] {
