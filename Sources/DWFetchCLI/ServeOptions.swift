@@ -116,6 +116,8 @@ package struct ServeOptions: ParsableCommand {
     /// `--origins FILE` (docs/serving.md, "Named origins").
     @OptionGroup(title: "Named origins") package var origins: ServeOriginOptions
     @OptionGroup(title: "Freshness") package var freshness: ServeFreshnessOptions
+    /// The cold budget, the Referer guard, the POST /info batch size (docs/serving.md).
+    @OptionGroup(title: "Per-client limits") package var limits: ServeLimitsOptions
 
     /// Checks that need no server types (the CIDRs and the key's hex are checked where they are parsed, in
     /// dwfetch-serve, with the same exit status 2).

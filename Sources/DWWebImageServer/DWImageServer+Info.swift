@@ -11,35 +11,22 @@ extension DWImageServer {
     /// ``DWInfoOptions`` (only `exp` and `cb` with `--only-presets`). A cached answer is sent at once; otherwise the
     /// answer is made under the same bounds as an image (``infoAnswer(for:options:)``): the deadline (504), the
     /// source fetched through the pipeline, the measurement on a worker of ``pool`` (503 when it is full) within
-    /// this server's limits, identical concurrent requests sharing one. Runs on the request's task.
+    /// this server's limits, identical concurrent requests sharing one; before that work, the client's cold budget
+    /// is charged (``coldInfoGate(_:_:target:)``: 429 when spent). Runs on the request's task.
     func infoResponse(for request: Request, target: String) async -> Response {
         guard configuration.infoEnabled else { return refuse(.notFound, "not found", note: " info-off") }
+        let inner = String(target.dropFirst("/info".count))
         let url: DWProxyURL
         let options: DWInfoOptions
-        do {
-            let inner = String(target.dropFirst("/info".count))
-            let (signature, signedPath) = try DWProxyURL.split(target: inner)
-            let signers = configuration.infoSigners ?? configuration.signers
-            if !configuration.accepts(signature: signature, for: signedPath, signers: signers) {
-                return refuse(.forbidden, "invalid signature", note: " bad-signature")
-            }
-            (options, url) = try Self.infoRequest(signature: signature, signedPath: signedPath,
-                                                  presets: configuration.imgproxy.presets,
-                                                  sources: configuration.imgproxy.sources)
-        } catch {
-            return refuse(.init(code: error.status), error.description, note: " " + error.note)
-        }
-        DWAccessNote.current?.imageURL = url.source
-        guard !Self.hasUserinfo(url.source) else {  // the same source rules as image requests
-            return refuse(.badRequest, "source URL must not contain credentials", note: " userinfo")
-        }
-        guard url.source.hasPrefix("local://") || sourceIsAllowed(url) else {
-            return refuse(.forbidden, "source host is not allowed", note: " host-refused")
-        }
-        if !configuration.allowS3, DWS3Location(url.source) != nil {
-            return refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused")
+        switch checkedInfoRequest(inner) {
+        case .success(let parsed): (options, url) = parsed
+        case .failure(let refusal):
+            return refuse(.init(code: refusal.status), refusal.message, note: refusal.note)
         }
         if let json = cachedInfo(for: url, options: options) { return infoJSONResponse(json, note: " info cached") }
+        let gate = await coldInfoGate(url, options, target: inner)  // --cold-rate: charged only from here
+        if let json = gate.json { return infoJSONResponse(json, note: " info result-storage") }
+        if let refusal = gate.refusal { return refusal }
         return await withDeadline {
             do throws(DWWebImageError) {
                 let (body, note) = try await self.infoAnswer(for: url, options: options)
@@ -52,8 +39,48 @@ extension DWImageServer {
         }
     }
 
+    /// Why an /info request is refused before any fetch: its status, message and access-log note.
+    struct InfoRefusal: Error {
+        let status: Int
+        let message: String
+        let note: String
+    }
+
+    /// An /info request's options and source from `inner` (its target after `/info`), checked as an image request
+    /// is: the signature (``DWServeConfiguration/infoSigners``, by default the image keys), the URL, then the same
+    /// source rules (no credentials, an allowed host, `s3://` only with `--allow-s3`). Notes the source for the
+    /// access log. On the caller's thread.
+    func checkedInfoRequest(_ inner: String) -> Result<(DWInfoOptions, DWProxyURL), InfoRefusal> {
+        let url: DWProxyURL
+        let options: DWInfoOptions
+        do {
+            let (signature, signedPath) = try DWProxyURL.split(target: inner)
+            let signers = configuration.infoSigners ?? configuration.signers
+            if !configuration.accepts(signature: signature, for: signedPath, signers: signers) {
+                return .failure(InfoRefusal(status: 403, message: "invalid signature", note: " bad-signature"))
+            }
+            (options, url) = try Self.infoRequest(signature: signature, signedPath: signedPath,
+                                                  presets: configuration.imgproxy.presets,
+                                                  sources: configuration.imgproxy.sources)
+        } catch {
+            return .failure(InfoRefusal(status: error.status, message: error.description, note: " " + error.note))
+        }
+        DWAccessNote.current?.imageURL = url.source
+        guard !Self.hasUserinfo(url.source) else {  // the same source rules as image requests
+            return .failure(InfoRefusal(status: 400, message: "source URL must not contain credentials", note: " userinfo"))
+        }
+        guard url.source.hasPrefix("local://") || sourceIsAllowed(url) else {
+            return .failure(InfoRefusal(status: 403, message: "source host is not allowed", note: " host-refused"))
+        }
+        if !configuration.allowS3, DWS3Location(url.source) != nil {
+            return .failure(InfoRefusal(status: 403, message: "s3:// sources are not enabled (--allow-s3)",
+                                        note: " s3-refused"))
+        }
+        return .success((options, url))
+    }
+
     /// The 200 answer of `/info`: the JSON with its cache headers.
-    private func infoJSONResponse(_ body: Data, note: String) -> Response {
+    func infoJSONResponse(_ body: Data, note: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.contentLength] = String(body.count)

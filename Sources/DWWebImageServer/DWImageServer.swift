@@ -42,6 +42,10 @@ public final class DWImageServer: Sendable {
     let revalidations = DWRevalidations()
     /// The revalidations running, by source: concurrent requests share one conditional GET.
     let revalidationFlights = DWCoalescer<Bool>()
+    /// Each client's budget of cold requests (`--cold-rate`), or nil without one.
+    let coldBudget: DWColdBudget?
+    /// The sources served under each `tag:`, for `POST /purge` with `tags` (``DWTagIndex``).
+    let tagIndex = DWTagIndex()
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
@@ -111,6 +115,10 @@ public final class DWImageServer: Sendable {
                                                proxy: configuration.proxy ?? ""),
                             prefix: $0, policy: DWCachePolicyMarker.fingerprint(of: configuration),
                             metrics: metrics, logger: logger)
+        }
+        coldBudget = configuration.clientLimits.coldRate.map {
+            DWColdBudget(rate: $0, burst: configuration.clientLimits.coldBurst,
+                         maxClients: configuration.clientLimits.maxClients)
         }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
         if let problem = DWSVGRenderer.helperProblem { logger.warning("SVG sources will be refused (422): \(problem)") }

@@ -87,6 +87,8 @@ public struct DWServeConfiguration: Sendable {
     public var healthCheckPath: String?
     /// The negative cache and the fallback's rules (``DWFailurePolicy``).
     public var failures = DWFailurePolicy()
+    /// Per-client limits: the cold budget, the Referer guard, the `POST /info` batch size (``DWClientLimits``).
+    public var clientLimits = DWClientLimits()
     /// Every URL as if it had `nl:1` (``DWTransform/neverLarger``; `--never-larger`).
     public var neverLarger = false
     /// `--origins FILE`: the named origins sources address as `NAME://PATH` (``DWNamedOrigin``); the server puts

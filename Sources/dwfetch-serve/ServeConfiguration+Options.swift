@@ -64,5 +64,6 @@ extension DWServeConfiguration {
         neverLarger = options.failures.neverLarger
         origins = try OriginsFile.origins(options.origins, baseURL: options.imgproxy.baseURL)
         revalidateAfter = options.freshness.revalidateAfter
+        clientLimits = try DWClientLimits(options.limits, hasKeys: !signers.isEmpty)
     }
 }

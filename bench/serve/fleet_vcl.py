@@ -16,7 +16,8 @@ Used by bench/serve/fleet and by DWServeProcessTests' FleetTests (one source of 
 - Accept is normalised to the format bucket the instances vary on (--auto-format), so browsers share objects.
 - `PURGE` with an `xkey` header (from loopback only) drops every object whose answer carried that key: serve puts
   the source's hash (and the URL's tag:) in `xkey`, so one purge drops every variant of a source (varnish-modules'
-  xkey). The instances' own caches are not purged by it.
+  xkey). The instances' own caches are not purged by it: bench/serve/purge-fleet purges every instance (their admin
+  listeners' signed POST /purge) and then Varnish, in that order.
 """
 import sys
 

@@ -14,8 +14,9 @@ extension DWImageServer {
     /// or a server without `--key`: 403 — nothing is purged. Then each source's original and every variant (and
     /// `/info` answer) are removed from this instance's memory, decoded tier and disk (every disk entry's key is read)
     /// and from `--result-storage`; the answer is `{"originals": N, "variants": M}` (M counts the local variants and
-    /// the stored objects deleted). Tags name CDN and Varnish objects (`xkey`); instances keep no index of them, so
-    /// they purge nothing here. Runs on the admin listener's task; the disk and store work off the event loops.
+    /// the stored objects deleted). A tag purges every source this instance served under it since it started
+    /// (``tagIndex``, bounded), as if named in `sources`; the CDN's and Varnish's copies go by the tag's `xkey`.
+    /// Runs on the admin listener's task; the disk and store work off the event loops.
     func purgeResponse(_ request: Request) async -> Response {
         guard let signature = request.headers[HTTPField.Name("X-Signature")!] else {
             return DWResponses.error(.unauthorized, "purge needs an X-Signature header")
@@ -28,8 +29,11 @@ extension DWImageServer {
             return DWResponses.error(.forbidden, "invalid purge signature")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let sources = (object["sources"] ?? [String]()) as? [String]
+              let named = (object["sources"] ?? [String]()) as? [String],
+              let tags = (object["tags"] ?? [String]()) as? [String]
         else { return DWResponses.error(.badRequest, "purge body is {\"sources\": [URL, …], \"tags\": [NAME, …]}") }
+        var seen = Set<String>(), sources: [String] = []
+        for source in named + tags.flatMap(tagIndex.take) where seen.insert(source).inserted { sources.append(source) }
         var (originals, variants) = (0, 0)
         for source in sources {
             let removed = await removeCached(source)

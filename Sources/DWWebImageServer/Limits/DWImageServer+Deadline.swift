@@ -24,6 +24,7 @@ extension DWImageServer {
             job = fetch
         }
         if let hit = memoryAnswer(job, to: request) { return hit }
+        if let refusal = await coldRefusal(job, target: target) { return refusal }  // --cold-rate
         return await withDeadline { await self.answer(job, to: request) }
     }
 

@@ -41,9 +41,15 @@ extension DWImageServer {
     /// planned before (with the same `Accept`) comes from ``plans`` (``DWPlanMemo``: never one with `exp:`).
     func imagePlan(for request: Request, target: String) -> DWImagePlan {
         let accept = planKey(for: request)  // Accept, and the client hints when they are on
-        if let job = plans.job(target: target, accept: accept) { return .fetch(job) }  // parsed before
+        if let job = plans.job(target: target, accept: accept) {  // parsed before
+            if let tag = job.url.options.tag { tagIndex.record(tag, source: job.url.source) }
+            return .fetch(job)
+        }
         let plan = parsePlan(for: request, target: target)
-        if case .fetch(let job) = plan { plans.keep(job, target: target, accept: accept) }
+        if case .fetch(let job) = plan {
+            plans.keep(job, target: target, accept: accept)
+            if let tag = job.url.options.tag { tagIndex.record(tag, source: job.url.source) }  // for a purge by tag
+        }
         return plan
     }
 

@@ -5,8 +5,8 @@ import Hummingbird
 extension DWImageServer {
     /// Mounts this server's routes in a Hummingbird application, under `prefix` ("" for the root, or e.g. "images"):
     /// `GET`/`HEAD` `{prefix}/health` (200 "ok"), `{prefix}/metrics` (404: the Prometheus text is served only on the
-    /// `--metrics-bind` listener, or by ``metricsText()`` where an embedder wants it), `{prefix}/info/…` (``infoResponse(for:target:)``) and the image
-    /// route, every
+    /// `--metrics-bind` listener, or by ``metricsText()`` where an embedder wants it), `{prefix}/info/…`
+    /// (``infoResponse(for:target:)``; `POST {prefix}/info`, ``infoBatchResponse(for:)``) and the image route, every
     /// other path under the prefix (imgproxy's `/{signature}/{options}/{source}`, parsed after the prefix). The
     /// routes sit in their own group with ``DWImageServer``'s access-log and metrics middleware, so the
     /// application's other routes and middleware are untouched; other methods stay the application's business.
@@ -43,18 +43,25 @@ extension DWImageServer {
                 DWAccessNote.current?.isProbe = true
                 return DWResponses.error(.notFound, "not found")
             }
-            for path: RouterPath in ["", "**"] {
-                group.on(path, method: method) { [self] request, _ in
-                    if let refusal = secretRefusal(request) { return refusal }  // imgproxy's IMGPROXY_SECRET
+            for path: RouterPath in ["", "**", "info", "info/**"] {  // "info" too: POST /info's node hides "**"
+                group.on(path, method: method) { [self] request, context in
+                    if let refusal = secretRefusal(request) ?? refererRefusal(request) { return refusal }
                     let target = Self.target(of: request, below: base)
-                    return target.hasPrefix("/info/")
-                        ? await infoResponse(for: request, target: target) : await boundedImageResponse(for: request, target: target)
+                    return await withClient(of: context) {
+                        target.hasPrefix("/info/")
+                            ? await infoResponse(for: request, target: target)
+                            : await boundedImageResponse(for: request, target: target)
+                    }
                 }
             }
         }
+        group.on("info", method: .post) { [self] request, context in  // POST /info: a batch (InfoBatch)
+            if let refusal = secretRefusal(request) ?? refererRefusal(request) { return refusal }
+            return await withClient(of: context) { await infoBatchResponse(for: request) }
+        }
         guard refusingOtherMethods else { return }
         for method in [HTTPRequest.Method.post, .put, .delete, .patch, .options, .trace, .connect] {
-            for path: RouterPath in ["", "**"] {
+            for path: RouterPath in ["", "**", "info/**"] + (method == .post ? [] : ["info"]) {
                 group.on(path, method: method) { _, _ in
                     DWAccessNote.current?.text = " method"
                     return DWResponses.error(.methodNotAllowed, "only GET and HEAD are served")
