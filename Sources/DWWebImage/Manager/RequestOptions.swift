@@ -27,6 +27,8 @@ struct RequestOptions: Sendable {
     let explicitKey: String?
     /// Goes to the network even when the key failed recently (``DWWebImageOptions/retryFailed``).
     let retriesFailed: Bool
+    /// The cache tiers asked before this request went to the network (``DWDownloadMetrics/tierLookups``).
+    var tierLookups: [DWCacheTierLookup] = []
 
     init(_ options: DWWebImageOptions, cachePolicy: DWWebImageCachePolicy) {
         let noCache = options.contains(.noCache)
