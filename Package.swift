@@ -175,6 +175,21 @@ let package = Package(
         .executableTarget(name: "dwfetch-svg", dependencies: ["DWWebImageProcessing"]),
         // A QOI decoder and encoder registered through DWImageCodecs by the tests (not shipped in any product).
         .target(name: "DWTestCodecs", dependencies: ["DWWebImage", "DWLocking"], path: "Tests/DWTestCodecs"),
+        // `dwfetch` with that QOI codec registered and every engine in one process (pixels/ and serve/ link to
+        // dwfetch-pixels' and dwfetch-serve's folders): a hand-over would lose the codec. For the tests only: not a
+        // product, so no package that depends on this one can build it.
+        .executableTarget(
+            name: "dwfetch-qoi",
+            dependencies: [
+                "DWFetchCLI", "DWTestCodecs", "DWWebImage", "DWWebImageProcessing", "DWWebImagePreview",
+                "DWWebImageServer", "DWTestServer", "DWLocking",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Tests/dwfetch-qoi", exclude: ["pixels/main.swift", "serve/main.swift"]
+        ),
         // What every test target shares: eventually, Result's value and error, the built executables' location.
         .target(name: "DWTestSupport", path: "Tests/DWTestSupport"),
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
@@ -197,7 +212,7 @@ let package = Package(
             name: "DWFetchTests",
             // DWSignals: SignalWatchTests run the signal watch in-process; the rest spawn the built executables.
             dependencies: [
-                "DWTestSupport", "DWFetchCLI", "DWSignals", "DWTestServer", "DWTestPeers",
+                "DWTestSupport", "DWFetchCLI", "DWSignals", "DWTestServer", "DWTestPeers", "DWTestCodecs",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
