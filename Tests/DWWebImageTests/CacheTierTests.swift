@@ -198,4 +198,57 @@ final class CacheTierTests: TemporaryRootTestCase {
         let other = DWWebImageCache(rootDirectory: root, notificationCenter: center2)
         XCTAssertEqual(other.objCache(forKey: b), png, "on disk")
     }
+
+    /// An app's own tier (a dictionary, slow to answer): read in order with the built-ins, and a request cancelled
+    /// while the tiers are read is answered 10007 once, with no request to the origin.
+    func testAnAppsOwnTierAndCancellingDuringTheLookup() async throws {
+        let server = try LoopbackHTTPServer()
+        defer { server.shutdown() }
+        server.setRoute("/e.png", .ok(png))
+        let url = server.url("/e.png")
+        let own = DictionaryTier(delay: 0)
+        own.entries.withLock { $0[url] = png }
+        let center = NotificationCenter()
+        let cache = DWWebImageCache(rootDirectory: root, notificationCenter: center)
+        var configuration = DWWebImageManager.Configuration()
+        configuration.cacheTiers = [DWMemoryCacheTier(cache: cache), own]
+        let manager = DWWebImageManager(
+            cache: cache, configuration: configuration, notificationCenter: center, removeExpiredAtStart: false)
+        defer { manager.invalidate() }
+        let image = try await fetch(manager, url)
+        XCTAssertEqual(image.source, .disk)
+        XCTAssertEqual(image.metrics?.tierLookups, lookups([("memory", false), ("dictionary", true)]))
+        let filled = try await DWMemoryCacheTier(cache: cache).data(forKey: url)
+        XCTAssertEqual(filled, png, "the memory tier filled from the app's tier")
+
+        let slow = DictionaryTier(delay: 0.5)
+        var slowConfiguration = DWWebImageManager.Configuration()
+        slowConfiguration.cacheTiers = [slow]
+        let slowManager = DWWebImageManager(
+            cache: cache, configuration: slowConfiguration, notificationCenter: center, removeExpiredAtStart: false)
+        defer { slowManager.invalidate() }
+        let box = ResultBox()
+        let token = slowManager.downloadImage(withURL: url) { box.set($0) }
+        token.cancel()
+        guard case .failure(let error) = box.wait(timeout: 5) else { return XCTFail("cancelled: a failure") }
+        XCTAssertEqual(error.code, .cancelled)
+        usleep(800_000)  // past the slow read: nothing more is delivered and no download starts
+        XCTAssertTrue(box.waitFor(count: 1, timeout: 0.1))
+        XCTAssertFalse(box.waitFor(count: 2, timeout: 0.1), "one completion")
+        XCTAssertEqual(server.requestCount(path: "/e.png"), 0)
+    }
+}
+
+/// A tier an app writes: a dictionary behind a lock, answering after `delay` seconds.
+private final class DictionaryTier: DWCacheTier {
+    let entries = DWLock<[String: Data]>([:])
+    let delay: TimeInterval
+    init(delay: TimeInterval) { self.delay = delay }
+    var name: String { "dictionary" }
+    func data(forKey key: String) async throws(DWWebImageError) -> Data? {
+        if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
+        return entries.withLock { $0[key] }
+    }
+    func store(_ data: Data, forKey key: String) async throws(DWWebImageError) { entries.withLock { $0[key] = data } }
+    func removeData(forKey key: String) async throws(DWWebImageError) { entries.withLock { $0[key] = nil } }
 }

@@ -1,8 +1,8 @@
 // DWCacheTier: one level of the cache as a protocol, and the memory and disk levels of a DWWebImageCache as tiers.
 import Foundation
 
-/// One level of the cache (Nuke's `DataCaching`, Kingfisher's `ImageCache` storages, SDWebImage's
-/// `SDImageCacheProtocol` in `additionalCache`). The manager reads the tiers of
+/// One level of the cache (Nuke's `DataCaching`, Kingfisher's `MemoryStorage` / `DiskStorage`, SDWebImage's
+/// `SDImageCacheProtocol` in an `SDImageCachesManager`). The manager reads the tiers of
 /// ``DWWebImageManager/Configuration/cacheTiers`` in order until one has the key, then fills the tiers before it
 /// from that one; a download is stored into every tier. Its methods run in a Task, off the transfer thread and off
 /// the callback queue; a request's reads go one tier at a time, in order. A read that throws counts as a miss
@@ -19,8 +19,8 @@ public protocol DWCacheTier: Sendable {
     func removeData(forKey key: String) async throws(DWWebImageError)
 }
 
-/// Transforms (compresses, encrypts…) or refuses (nil) bytes about to be stored in one tier (SDWebImage's
-/// `cacheSerializer`, Kingfisher's `cacheSerializer`, Nuke's `willCache`): `tier` is the tier's
+/// Transforms (compresses, encrypts…) or refuses (nil) bytes about to be stored in one tier (Nuke's
+/// `ImagePipelineDelegate.willCache`, Kingfisher's and SDWebImage's `cacheSerializer`): `tier` is the tier's
 /// ``DWCacheTier/name``. Called once per tier and store, write-backs from a lower tier included. Runs synchronously
 /// in the task that stores into that tier (never on the callback queue), concurrently for different keys: keep it
 /// quick. Bytes it transforms are read back as stored: a tier whose bytes it encrypts must decrypt them itself in
