@@ -58,7 +58,8 @@ extension DWWebImageManager {
                     return run.finish(.success(delivered), metrics: metrics)
                 }
             }
-            guard let self, !run.isDelivered else { return }
+            guard !run.isDelivered else { return }
+            guard let self else { return run.finish(.failure(.cancelled(url)), metrics: nil) }  // the manager is gone
             if request.fromCacheOnly { return run.finish(.failure(.notInCache(url)), metrics: nil) }
             let targets = options.contains(.cacheMemoryOnly) ? tiers.filter { $0.name == "memory" } : tiers
             var network = options.union(.noCache)
