@@ -165,9 +165,10 @@ let package = Package(
         // `dwfetch --demo`: the pixel engines and the loopback test server with sample images. Not a product, so the
         // test server never ships; `swift build --product dwfetch-demo` builds it (scripts/demo.sh does).
         .executableTarget(name: "dwfetch-demo", dependencies: ["DWFetchCLI", "DWFetchPixels", "DWTestServer", "DWWebImage"]),
-        // `dwfetch serve`: the image proxy on Hummingbird (and libvips through DWWebImageServer).
-        .executableTarget(
-            name: "dwfetch-serve",
+        // The serve engine of dwfetch: `serve` and `warm` on DWWebImageServer (Hummingbird, libvips), with the flags
+        // mapped onto its configuration, OpenTelemetry traces and the --origins file.
+        .target(
+            name: "DWFetchServe",
             dependencies: [
                 "DWFetchCLI",
                 "DWWebImage",
@@ -179,10 +180,19 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),  // --origins FILE
             ]
         ),
+        // `dwfetch serve` and `dwfetch warm`.
+        .executableTarget(name: "dwfetch-serve", dependencies: ["DWFetchCLI", "DWFetchServe"]),
         // The SVG helper: one librsvg render per process, under a CPU budget and a memory limit (DWSVGRenderer).
         .executableTarget(name: "dwfetch-svg", dependencies: ["DWWebImageProcessing"]),
         // A QOI decoder and encoder registered through DWImageCodecs by the tests (not shipped in any product).
         .target(name: "DWTestCodecs", dependencies: ["DWWebImage", "DWLocking"], path: "Tests/DWTestCodecs"),
+        // `dwfetch` with that QOI codec registered and every engine in one process (a hand-over to dwfetch-pixels
+        // or dwfetch-serve would lose the codec): what an app embedding dwfetch with its own codec builds. For the
+        // tests only: not a product, so no package that depends on this one can build it.
+        .executableTarget(
+            name: "dwfetch-qoi", dependencies: ["DWFetchCLI", "DWFetchPixels", "DWFetchServe", "DWTestCodecs"],
+            path: "Tests/dwfetch-qoi"
+        ),
         // What every test target shares: eventually, Result's value and error, the built executables' location.
         .target(name: "DWTestSupport", dependencies: ["DWLocking"], path: "Tests/DWTestSupport"),
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
@@ -205,7 +215,7 @@ let package = Package(
             name: "DWFetchTests",
             // DWSignals: SignalWatchTests run the signal watch in-process; the rest spawn the built executables.
             dependencies: [
-                "DWTestSupport", "DWFetchCLI", "DWSignals", "DWTestServer", "DWTestPeers",
+                "DWTestSupport", "DWFetchCLI", "DWSignals", "DWTestServer", "DWTestPeers", "DWTestCodecs",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -27,15 +27,17 @@ enum DWFetchProcess {
     /// `.build/<triple>/debug/dwfetch`, beside the test bundle.
     static var binary: URL { BuiltBinary.url("dwfetch") }
 
-    /// Starts `dwfetch args` with stdout/stderr captured to files (no pipe-buffer deadlocks).
+    /// Starts `dwfetch args` (or the built executable `executable`) with stdout/stderr captured to files (no
+    /// pipe-buffer deadlocks).
     static func start(_ args: [String], stdin: String? = nil, environment: [String: String] = [:],
-                      cwd: URL? = nil) throws -> Running {
+                      cwd: URL? = nil, executable: String = "dwfetch") throws -> Running {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwfetch-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
+        let binary = BuiltBinary.url(executable)
         process.executableURL = binary
         process.arguments = args
         var env = ProcessInfo.processInfo.environment
@@ -60,8 +62,8 @@ enum DWFetchProcess {
 
     /// Runs `dwfetch args` to completion (killed after `timeout` seconds).
     static func run(_ args: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    timeout: TimeInterval = 60) throws -> FetchRun {
-        let running = try start(args, stdin: stdin, environment: environment)
+                    timeout: TimeInterval = 60, executable: String = "dwfetch") throws -> FetchRun {
+        let running = try start(args, stdin: stdin, environment: environment, executable: executable)
         return running.wait(timeout: timeout)
     }
 

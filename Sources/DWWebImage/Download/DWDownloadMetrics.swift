@@ -28,6 +28,10 @@ public struct DWDownloadMetrics: Sendable, Equatable {
     public var elapsed: TimeInterval
     /// The error code when the request failed.
     public var errorCode: DWWebImageError.Code?
+    /// The tiers of ``DWWebImageManager/Configuration/cacheTiers`` asked, in order (the last is the hit, if any);
+    /// empty without tiers and with `.noCache` / `.refreshCached`. A hit in the "memory" tier reports ``source``
+    /// `.memory`, in any other tier `.disk` (SDWebImage's convention for its additional caches).
+    public var tierLookups: [DWCacheTierLookup] = []
 
     /// Seconds from the request to its end.
     public var total: TimeInterval { queued + elapsed }

@@ -80,6 +80,7 @@ extension DWWebImageDownloader {
                 bytesReceived: s.bytesReceived, httpStatus: status, elapsed: elapsed)
             metrics.queued = Double(s.startedAt &- createdAt) / 1e9
             metrics.timeToFirstByte = s.firstByteAt.map { Double($0 &- s.startedAt) / 1e9 }
+            metrics.tierLookups = context.tierLookups
             return .evaluate(finish, metrics)
         }
     }

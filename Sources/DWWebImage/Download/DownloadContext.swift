@@ -43,6 +43,8 @@ final class DownloadContext: Sendable {
     let partialSpillThreshold: Int
     /// Takes a rate-limit token for a retry and says how long to wait for it (nil: no limit).
     let retryToken: (@Sendable () -> Double)?
+    /// The cache tiers the first caller asked before this download (``DWDownloadMetrics/tierLookups``).
+    let tierLookups: [DWCacheTierLookup]
 
     init(
         engine: CurlMulti, cache: DWWebImageCache, notificationCenter: NotificationCenter, callbackQueue: DispatchQueue,
@@ -52,7 +54,7 @@ final class DownloadContext: Sendable {
         makeVariants: @escaping @Sendable (DWImage, [[Waiter]]) -> Void,
         metricsHandler: @escaping @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?, hostKey: String,
         writesCacheInCallbacks: Bool = false, partialSpillThreshold: Int = PartialBody.defaultSpillThreshold,
-        retryToken: (@Sendable () -> Double)? = nil
+        retryToken: (@Sendable () -> Double)? = nil, tierLookups: [DWCacheTierLookup] = []
     ) {
         self.engine = engine
         self.cache = cache
@@ -73,5 +75,6 @@ final class DownloadContext: Sendable {
         self.writesCacheInCallbacks = writesCacheInCallbacks
         self.partialSpillThreshold = partialSpillThreshold
         self.retryToken = retryToken
+        self.tierLookups = tierLookups
     }
 }

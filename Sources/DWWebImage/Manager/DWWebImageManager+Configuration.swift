@@ -85,6 +85,25 @@ extension DWWebImageManager {
         /// synchronously on the transfer thread. nil (default): accept all. See ``DWResponseModifier``.
         public var responseModifier: DWResponseModifier?
 
+        /// The cache's tiers, read in order until one has the key (the tiers before it are then filled from it) and
+        /// each written after a download (Nuke's `DataCache` beside its `ImageCache`, SDWebImage's
+        /// `additionalCache`). nil (default): the manager's ``DWWebImageManager/cache``, memory then disk, as before
+        /// (with revalidation of stale entries). Memory → disk → S3 in one line:
+        /// `configuration.cacheTiers = [DWMemoryCacheTier(cache: c), DWDiskCacheTier(cache: c), DWS3CacheTier(location: l)]`.
+        /// With tiers, the manager's own memory and disk layers are neither read nor written except as tiers.
+        public var cacheTiers: [any DWCacheTier]?
+        /// Before each store into each tier: transforms or refuses (nil) the bytes (nil, the default: store as is).
+        /// With ``cacheTiers`` nil, setting it makes the manager's cache two tiers, memory then disk. See
+        /// ``DWWillCacheHandler``.
+        public var willCache: DWWillCacheHandler?
+
+        /// The tiers requests go through: ``cacheTiers``, else memory and disk of `cache` when ``willCache`` is set,
+        /// else nil (the pipeline's own cache path).
+        func tiers(of cache: DWWebImageCache) -> [any DWCacheTier]? {
+            if let cacheTiers { return cacheTiers }
+            return willCache == nil ? nil : [DWMemoryCacheTier(cache: cache), DWDiskCacheTier(cache: cache)]
+        }
+
         /// Sources other than HTTP, asked in order whether they take a URL (before it is checked as http/https):
         /// by default files (`file://` URLs and absolute paths) and `data:` URLs. Insert an app's own (an
         /// in-memory store, `s3://`) or remove these (a server passing users' URLs through). See ``DWImageLoader``.

@@ -188,8 +188,10 @@ public final class DWWebImageManager: Sendable {
 
     /// ``downloadImage(withURL:options:progress:completion:)``; with `resumesInline` the completion (which only
     /// resumes an awaiting task) is called where the result is made rather than on ``callbackQueue``.
+    /// `tierLookups`: the request has been through the cache tiers (``Configuration/cacheTiers``) and missed.
     func download(
         _ url: String, options: DWWebImageOptions, progress: (@Sendable (Int64, Int64) -> Void)?, resumesInline: Bool,
+        tierLookups: [DWCacheTierLookup]? = nil,
         completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
     ) -> DWWebImageToken {
         if !options.alternativeSources.isEmpty {
@@ -199,7 +201,14 @@ public final class DWWebImageManager: Sendable {
             s.nextTokenID += 1
             return (s.nextTokenID, s.callbackQueue, s.configuration)
         }
-        let request = RequestOptions(options, cachePolicy: cache.cachePolicy)
+        if tierLookups == nil, !options.contains(.noCache), let tiers = configuration.tiers(of: cache) {
+            return downloadThroughTiers(
+                url, options: options, tiers: tiers, id: id, callbacks: callbacks, configuration: configuration,
+                progress: progress, completion: completion)
+        }
+        var interpreted = RequestOptions(options, cachePolicy: cache.cachePolicy)
+        interpreted.tierLookups = tierLookups ?? []
+        let request = interpreted
         let base = request.originalKey(url: url, filter: configuration.cacheKeyFilter)
         let token = DWWebImageToken(
             url: url, cacheKey: base, id: id, priority: request.priority,
@@ -478,6 +487,7 @@ public final class DWWebImageManager: Sendable {
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
             hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL),
             writesCacheInCallbacks: tuning.withLock { $0 },
-            partialSpillThreshold: max(0, configuration.partialSpillThreshold), retryToken: retryToken)
+            partialSpillThreshold: max(0, configuration.partialSpillThreshold), retryToken: retryToken,
+            tierLookups: waiter.options.tierLookups)
     }
 }

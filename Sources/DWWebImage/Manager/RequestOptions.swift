@@ -30,6 +30,8 @@ struct RequestOptions: Sendable {
     /// Revalidates (or refetches) the cached original even when fresh (``DWWebImageOptions/revalidate``); with
     /// ``fromCacheOnly``, takes it as it is and stores nothing.
     let revalidates: Bool
+    /// The cache tiers asked before this request went to the network (``DWDownloadMetrics/tierLookups``).
+    var tierLookups: [DWCacheTierLookup] = []
 
     init(_ options: DWWebImageOptions, cachePolicy: DWWebImageCachePolicy) {
         let noCache = options.contains(.noCache)

@@ -1,4 +1,5 @@
-// DWS3Client: single S3 object requests (GET, PUT) signed by libcurl, for result storage and `dwfetch -o s3://`.
+// DWS3Client: single S3 object requests (GET, PUT, DELETE, LIST) signed by libcurl, for the S3 cache tier
+// (serve's result storage) and `dwfetch -o s3://`.
 import Foundation
 internal import CCurlShim
 

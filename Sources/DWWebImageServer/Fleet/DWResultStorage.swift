@@ -5,7 +5,8 @@ import Foundation
 import Logging
 
 /// Looks a variant up in the store before it is made and writes it there after, so any instance serves a variant
-/// another made. Objects are named `prefix/<hex SHA-256 of the source URL>/<hex SHA-256 of the fetch policy and
+/// another made. Every object is read, written and deleted through the library's ``DWS3CacheTier`` (one tier per
+/// source, its location `prefix/<hex SHA-256 of the source URL>`). Objects are named `prefix/<hex SHA-256 of the source URL>/<hex SHA-256 of the fetch policy and
 /// the variant key>` — the key is the source URL and the plan's identifier (``DWImageProcessors/cacheKey(url:processors:)``),
 /// never the URL's signature; every variant of a source sits under one name, so a purge lists and deletes them
 /// (``purge(source:)``); objects of the earlier flat layout are never looked up again. The policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and hosts, proxy, animation
@@ -35,10 +36,21 @@ struct DWResultStorage: Sendable {
         self.logger = logger
     }
 
+    /// The library's S3 tier holding every variant of `source` (`prefix/<hex SHA-256 of the source URL>/`).
+    func tier(forSource source: String) -> DWS3CacheTier {
+        DWS3CacheTier(location: prefix.appending(DWDigest.sha256Hex(source)), client: client)
+    }
+
+    /// The tier a variant key is stored in and the key it is stored under there (the fetch policy and the variant
+    /// key, which the tier names by their SHA-256).
+    func entry(forVariantKey key: String) -> (tier: DWS3CacheTier, key: String) {
+        (tier(forSource: Self.source(ofVariantKey: key)), "dwserve-result-v3\n" + policy + "\n" + key)
+    }
+
     /// The object a variant key is stored under: beside every other variant of its source.
     func location(forVariantKey key: String) -> DWS3Location {
-        let named = "dwserve-result-v3\n" + policy + "\n" + key
-        return prefix.appending(DWDigest.sha256Hex(Self.source(ofVariantKey: key))).appending(DWDigest.sha256Hex(named))
+        let (tier, named) = entry(forVariantKey: key)
+        return tier.objectLocation(forKey: named)
     }
 
     /// The source URL a variant key names (`<n>:<url>@…`, ``DWImageProcessors/cacheKey(url:identifiers:)``); the key
@@ -54,22 +66,10 @@ struct DWResultStorage: Sendable {
     /// Deletes every stored variant (and `/info` answer) of `source`, from every instance's view; how many. On a
     /// global dispatch queue thread; a failing store is logged and counts what was deleted before it failed.
     func purge(source: String) async -> Int {
-        let directory = prefix.appending(DWDigest.sha256Hex(source))
-        let (client, logger) = (client, logger)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                var deleted = 0
-                do throws(DWS3Client.Failure) {
-                    for key in try client.keys(bucket: directory.bucket, prefix: directory.key + "/") {
-                        try client.delete(DWS3Location(bucket: directory.bucket, key: key))
-                        deleted += 1
-                    }
-                } catch {
-                    logger.warning("result storage: purging \(directory.url) failed (\(error))")
-                }
-                continuation.resume(returning: deleted)
-            }
-        }
+        let tier = tier(forSource: source)
+        let (deleted, failure) = await tier.removeAll()
+        if let failure { logger.warning("result storage: purging \(tier.location.url) failed (\(failure))") }
+        return deleted
     }
 
     /// The stored variant, or nil on a miss or when the store fails (logged and counted).
@@ -80,23 +80,27 @@ struct DWResultStorage: Sendable {
     /// The stored bytes under `key` made into `make(bytes)` (nil and counted as an error when it throws: not an
     /// image, not the JSON expected), or nil on a miss or when the store fails (logged and counted).
     func lookup<T>(variantKey key: String, as make: (Data) throws -> T) async -> T? {
-        let location = location(forVariantKey: key)
+        let (tier, named) = entry(forVariantKey: key)
+        let location = tier.objectLocation(forKey: named)
+        let data: Data?
+        do throws(DWWebImageError) { data = try await tier.data(forKey: named) } catch {
+            metrics.resultStorage("error")
+            logger.warning("result storage: reading \(location.url) failed (\(error.message)); making the variant here")
+            return nil
+        }
+        guard let data else {
+            metrics.resultStorage("miss")
+            return nil
+        }
         do {
-            guard let data = try await client.get(location) else {
-                metrics.resultStorage("miss")
-                return nil
-            }
             let value = try make(data)
             metrics.resultStorage("hit")
             return value
-        } catch let failure as DWS3Client.Failure {
-            metrics.resultStorage("error")
-            logger.warning("result storage: reading \(location.url) failed (\(failure)); making the variant here")
         } catch {
             metrics.resultStorage("error")
             logger.warning("result storage: \(location.url) is not what was stored (\(error)); making the variant here")
+            return nil
         }
-        return nil
     }
 
     /// Writes a variant made here, in a detached task; a failure is logged and counted.
@@ -106,8 +110,8 @@ struct DWResultStorage: Sendable {
 
     /// Writes bytes made here (a variant, an /info answer), in a detached task; a failure is logged and counted.
     func store(_ data: Data, variantKey key: String, contentType: String) {
-        let location = location(forVariantKey: key)
-        let (client, metrics, logger, pending) = (client, metrics, logger, pendingWrites)
+        let (tier, named) = entry(forVariantKey: key)
+        let (metrics, logger, pending) = (metrics, logger, pendingWrites)
         let admitted = pending.withLock { count -> Bool in
             guard count < Self.maxPendingWrites else { return false }
             count += 1
@@ -116,12 +120,12 @@ struct DWResultStorage: Sendable {
         guard admitted else { return metrics.resultStorage("dropped") }
         Task.detached(priority: .utility) {
             defer { pending.withLock { $0 -= 1 } }
-            do {
-                try await client.put(location, data: data, contentType: contentType)
+            do throws(DWWebImageError) {
+                try await tier.store(data, forKey: named, contentType: contentType)
                 metrics.resultStorage("stored")
             } catch {
                 metrics.resultStorage("error")
-                logger.warning("result storage: writing \(location.url) failed (\(error))")
+                logger.warning("result storage: writing \(tier.objectLocation(forKey: named).url) failed (\(error.message))")
             }
         }
     }
