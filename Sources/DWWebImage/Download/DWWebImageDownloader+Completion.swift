@@ -205,17 +205,18 @@ extension DWWebImageDownloader {
         }
     }
 
-    /// The entry to store for a response: its validators, type and Cache-Control; after a 304, the old entry's
-    /// type with the validators and Cache-Control the 304 updated (RFC 9111 §4.3.4), and new dates.
+    /// The entry to store for a response: its validators, type, Cache-Control and Expires; after a 304, the old
+    /// entry's type with the validators, Cache-Control and Expires the 304 updated (RFC 9111 §4.3.4), and new dates.
     private func diskMetadata(for head: DWResponseHead) -> DWCacheEntryMetadata {
         var metadata = DWCacheEntryMetadata(
             etag: head.etag, lastModified: head.lastModified,
-            contentType: head.contentType, cacheControl: head.cacheControl)
+            contentType: head.contentType, cacheControl: head.cacheControl, expires: head.expires)
         if head.status == 304, let old = context.revalidation?.metadata {
             metadata.etag = head.etag ?? old.etag
             metadata.lastModified = head.lastModified ?? old.lastModified
             metadata.contentType = old.contentType
             metadata.cacheControl = head.cacheControl ?? old.cacheControl
+            metadata.expires = head.expires ?? old.expires
         }
         return metadata
     }
