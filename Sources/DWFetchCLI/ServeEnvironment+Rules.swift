@@ -108,6 +108,17 @@ extension ServeEnvironment {
             "WEBP_EFFORT": integer("--webp-effort", in: 1...6),
             "AVIF_SPEED": integer("--avif-speed", in: 0...9),
             "JXL_EFFORT": integer("--jxl-effort", in: 1...9),
+            // Defaults of URL options, imgproxy's config for them: a value other than imgproxy's default is the option.
+            "STRIP_METADATA": option("sm", default: true), "KEEP_COPYRIGHT": option("kcr", default: true),
+            "STRIP_COLOR_PROFILE": option("scp", default: true), "AUTO_ROTATE": option("ar", default: true),
+            "ENFORCE_THUMBNAIL": option("eth", default: false), "RETURN_ATTACHMENT": option("att", default: false),
+            // imgproxy: 0 (its default) is no limit, where serve keeps its own bound.
+            "MAX_RESULT_DIMENSION": Rule(flag: "--max-result-dimension") { name, value throws(Failure) in
+                let size = try int(name, value)
+                guard size >= 0 else { throw Failure(variable: name, reason: "must be at least 0") }
+                return size == 0 ? [] : ["--max-result-dimension", String(size)]
+            },
+            "OPEN_TELEMETRY_SERVICE_NAME": elsewhere, "OPEN_TELEMETRY_PROTOCOL": elsewhere,  // read by ServeTracing
             "OPEN_TELEMETRY_ENABLE": enable("--open-telemetry"),
             "OPEN_TELEMETRY_ENDPOINT": text("--open-telemetry-endpoint"),
             "WATERMARK_DATA": base64("--watermark-data"),
@@ -118,15 +129,21 @@ extension ServeEnvironment {
         return table
     }()
 
-    /// imgproxy's variables serve has no equivalent for yet, with imgproxy's default (nil: any value is refused).
+    /// imgproxy's variables serve has no equivalent for yet, with the one value accepted (imgproxy's default, or for
+    /// the trace ID generator and propagators what serve does; nil: any value is refused). docs/serving.md says why
+    /// each is refused.
     static let notHonoured: [String: String?] = [
         "USE_ETAG": "true",
-        "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
+        "MAX_ANIMATION_FRAME_RESOLUTION": "0",
         "QUALITY": "80",
         "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",
-        "WATERMARK_OPACITY": "1", "STRIP_METADATA": "true",
-        "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
-        "RETURN_ATTACHMENT": "false",
+        "WATERMARK_OPACITY": "1",
+        // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
+        "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
+        "OPEN_TELEMETRY_SERVER_CERT": "", "OPEN_TELEMETRY_CLIENT_CERT": "", "OPEN_TELEMETRY_CLIENT_KEY": "",
+        "OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "false", "OPEN_TELEMETRY_TRACE_ID_GENERATOR": "random",
+        "OPEN_TELEMETRY_PROPAGATORS": "tracecontext", "OPEN_TELEMETRY_GRPC_INSECURE": "false",
+        "OPEN_TELEMETRY_CONNECTION_TIMEOUT": nil, "OPEN_TELEMETRY_LOGGER_NAME": nil,
     ]
 
     /// `AWS_REGION` from `IMGPROXY_S3_REGION` when the environment has no `AWS_REGION` of its own.
@@ -183,6 +200,15 @@ extension ServeEnvironment {
 
     static func enable(_ flag: String) -> Rule {
         Rule(flag: flag) { name, value throws(Failure) in try bool(name, value) ? [flag] : [] }
+    }
+
+    /// A boolean that is the default of URL option `option`: imgproxy's default adds nothing, the other value
+    /// `--default-options option:0|1`.
+    static func option(_ option: String, default fallback: Bool) -> Rule {
+        Rule(flag: "--default-options") { name, value throws(Failure) in
+            let on = try bool(name, value)
+            return on == fallback ? [] : ["--default-options", "\(option):\(on ? 1 : 0)"]
+        }
     }
 
     static func networks(_ cidrs: [String]) -> Rule {

@@ -3,7 +3,7 @@
 import ArgumentParser
 import Foundation
 
-/// `--preset`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`, `--fallback-*`,
+/// `--preset`, `--default-options`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`, `--fallback-*`,
 /// `--base-url`, `--url-replacement`, `--allowed-source`, `--enable-client-hints`, the encoder knobs
 /// (`--jpeg-progressive`, `--png-*`, `--webp-effort`, `--avif-speed`, `--jxl-effort`), `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
 /// `--[no-]sanitize-svg`. Parsed on the main thread.
@@ -14,6 +14,9 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Option(name: .customLong("preset"), help: ArgumentHelp(
         "A named option set, NAME=OPT/OPT (repeatable); 'default' applies to every request.", valueName: "NAME=OPTIONS"))
     package var presets: [String] = []
+    @Option(name: .customLong("default-options"), help: ArgumentHelp(
+        "Options every URL starts from, OPT/OPT (repeatable), before the 'default' preset.", valueName: "OPTIONS"))
+    package var defaultOptions: [String] = []
     @Flag(name: .customLong("only-presets"), help: "URLs name only presets (pr1:pr2) in place of options.")
     package var onlyPresets = false
     @Option(name: .customLong("format-quality"), help: ArgumentHelp(

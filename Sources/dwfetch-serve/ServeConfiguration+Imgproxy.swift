@@ -15,6 +15,9 @@ extension DWImgproxySettings {
         for preset in options.presets where !presets.add(preset) {
             throw ValidationError("--preset expects NAME=OPT/OPT, got \"\(preset)\"")
         }
+        for base in options.defaultOptions where !presets.addBase(base) {
+            throw ValidationError("--default-options expects OPT/OPT, got \"\(base)\"")
+        }
         presets.onlyPresets = options.onlyPresets
         presets.allowSecurityOptions = options.allowSecurityOptions
         for (on, format) in [(options.autoWebP, DWImageFormat.webp), (options.autoAVIF, .avif), (options.autoJXL, .jxl)] where on {

@@ -53,6 +53,26 @@ final class ServeEnvironmentTests: XCTestCase {
                         "--url-replacement", "b://*/=https://${1}/"])
     }
 
+    func testURLOptionDefaultsTheResultDimensionAndTelemetryVariables() throws {
+        XCTAssertEqual(try flags(["IMGPROXY_STRIP_METADATA": "false", "IMGPROXY_RETURN_ATTACHMENT": "true",
+                                  "IMGPROXY_AUTO_ROTATE": "true", "IMGPROXY_ENFORCE_THUMBNAIL": "1"]),
+                       ["--default-options", "eth:1", "--default-options", "att:1", "--default-options", "sm:0"],
+                       "imgproxy's default adds nothing; the other value is the URL option's default")
+        XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "0"]), [], "imgproxy's no-limit: serve's bound")
+        XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "2000"]), ["--max-result-dimension", "2000"])
+        XCTAssertEqual(try flags(["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "img", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
+                                  "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "false"]), [])
+        for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_QUALITY", "90"),
+                              ("IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "pem"), ("IMGPROXY_MAX_RESULT_DIMENSION", "-1"),
+                              ("IMGPROXY_KEEP_COPYRIGHT", "maybe")] {
+            XCTAssertThrowsError(try flags([name: value]), "\(name)=\(value)") { error in
+                XCTAssertEqual((error as? ServeEnvironment.Failure)?.variable, name)
+            }
+        }
+        let options = try ServeOptions.parse(try flags(["IMGPROXY_STRIP_METADATA": "0", "IMGPROXY_AUTO_ROTATE": "0"]))
+        XCTAssertEqual(options.imgproxy.defaultOptions, ["ar:0", "sm:0"])
+    }
+
     func testTheFlagsParseAsServeOptions() throws {
         let environment = ["IMGPROXY_BIND": "127.0.0.1:0", "IMGPROXY_WORKERS": "3", "IMGPROXY_MAX_CLIENTS": "99",
                            "IMGPROXY_WRITE_RESPONSE_TIMEOUT": "4", "IMGPROXY_PROMETHEUS_BIND": "127.0.0.1:9999"]

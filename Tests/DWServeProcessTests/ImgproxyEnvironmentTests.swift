@@ -30,12 +30,31 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     }
 
     func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
-        for (name, value) in [("IMGPROXY_STRIP_METADATA", "false"), ("IMGPROXY_WORKERS", "many"),
+        for (name, value) in [("IMGPROXY_WATERMARK_OPACITY", "0.5"), ("IMGPROXY_WORKERS", "many"),
                               ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")] {
             let (status, text) = try ServeProcess.startFailure([], environment: [name: value])
             XCTAssertEqual(status, 2, "\(name)=\(value): \(text)")
             XCTAssertTrue(text.contains(name), text)
         }
+    }
+
+    /// The variables once refused at start, read now: URL options' defaults (RETURN_ATTACHMENT, STRIP_METADATA,
+    /// AUTO_ROTATE…) and MAX_RESULT_DIMENSION; the URL's own option still wins.
+    func testOptionDefaultsAndTheResultDimensionFromTheEnvironment() throws {
+        origin.setRoute("/a.png", .ok(SampleImages.png(width: 64, height: 48)))
+        let server = try serve([], environment: [
+            "IMGPROXY_RETURN_ATTACHMENT": "true", "IMGPROXY_STRIP_METADATA": "false", "IMGPROXY_AUTO_ROTATE": "false",
+            "IMGPROXY_KEEP_COPYRIGHT": "false", "IMGPROXY_STRIP_COLOR_PROFILE": "false",
+            "IMGPROXY_ENFORCE_THUMBNAIL": "true", "IMGPROXY_MAX_RESULT_DIMENSION": "30",
+        ])
+        let small = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20"))
+        XCTAssertEqual(small.status, 200, small.text)
+        XCTAssertTrue(small.header("Content-Disposition")?.hasPrefix("attachment;") == true,
+                      small.header("Content-Disposition") ?? "none")
+        let inline = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20/att:0"))
+        XCTAssertFalse(inline.header("Content-Disposition")?.hasPrefix("attachment") == true, "the URL's att:0 wins")
+        let large = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:40:40"))
+        XCTAssertEqual(large.status, 422, "40×30 is over IMGPROXY_MAX_RESULT_DIMENSION=30: \(large.text)")
     }
 
     /// `dwfetch health`, imgproxy's `imgproxy health`: 0 while a serve answers /health at IMGPROXY_BIND (or --port),

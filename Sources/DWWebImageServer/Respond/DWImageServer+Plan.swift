@@ -39,7 +39,7 @@ extension DWImageServer {
         return DWVariantPlan(
             transform: transform, output: output,
             svg: keepsSVG ? (settings.sanitizeSVG ? .sanitize : .keep) : .rasterize,
-            stripsUnprocessed: configuration.stripMetadata, limits: perRequest,
+            stripsUnprocessed: configuration.stripMetadata && transform.stripMetadata, limits: perRequest,
             checks: checks(for: url, transform: transform), watermark: settings.watermark,
             willRender: {
                 metrics.transformStarted()
