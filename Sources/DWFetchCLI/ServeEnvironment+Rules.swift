@@ -71,6 +71,7 @@ extension ServeEnvironment {
             "ALLOW_ORIGIN": text("--allow-origin"),
             "SET_CANONICAL_HEADER": enable("--set-canonical-header"),
             "USE_LAST_MODIFIED": enable("--use-last-modified"),
+            "USE_ETAG": Rule(flag: "--no-etag") { name, value throws(Failure) in try bool(name, value) ? [] : ["--no-etag"] },
             "CACHE_CONTROL_PASSTHROUGH": enable("--cache-control-passthrough"),
             "USER_AGENT": text("--user-agent"),
             "MAX_REDIRECTS": integer("--max-redirects", minimum: 0),
@@ -133,7 +134,6 @@ extension ServeEnvironment {
     /// the trace ID generator and propagators what serve does; nil: any value is refused). docs/serving.md says why
     /// each is refused.
     static let notHonoured: [String: String?] = [
-        "USE_ETAG": "true",
         "MAX_ANIMATION_FRAME_RESOLUTION": "0",
         "QUALITY": "80",
         "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",

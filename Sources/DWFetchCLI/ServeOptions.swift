@@ -83,6 +83,8 @@ package struct ServeOptions: ParsableCommand {
     package var queueFullStatus = 503
     @Flag(name: .customLong("set-canonical-header"), help: "Link: <source>; rel=\"canonical\" on images of http(s) sources.")
     package var setCanonicalHeader = false
+    @Flag(name: .customLong("no-etag"), help: "Images without an ETag; If-None-Match is not answered with 304.")
+    package var noETag = false
     @Flag(name: .customLong("use-last-modified"),
           help: "The source's Last-Modified on images; 304 to an If-Modified-Since not older.")
     package var useLastModified = false

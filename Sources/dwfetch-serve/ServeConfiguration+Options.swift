@@ -46,6 +46,7 @@ extension DWServeConfiguration {
         queueFullStatus = options.queueFullStatus
         setsCanonicalHeader = options.setCanonicalHeader
         usesLastModified = options.useLastModified
+        usesETag = !options.noETag
         passesCacheControl = options.cacheControlPassthrough
         userAgent = options.userAgent
         guard (0...50).contains(options.maxRedirects) else { throw ValidationError("--max-redirects is 0 to 50") }

@@ -33,7 +33,7 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_PRESETS": "a=w:1"], ["--preset", "b=w:2"]), [])
         for (name, value) in [("IMGPROXY_WORKERS", "0"), ("IMGPROXY_USE_S3", "yes"), ("IMGPROXY_MAX_SRC_FILE_SIZE", "0"),
                               ("IMGPROXY_SIGNATURE_SIZE", "0"), ("IMGPROXY_URL_REPLACEMENTS", "a=b;c"),
-                              ("IMGPROXY_WATERMARK_DATA", "%%%"), ("IMGPROXY_USE_ETAG", "false"),
+                              ("IMGPROXY_WATERMARK_DATA", "%%%"), ("IMGPROXY_USE_ETAG", "nope"),
                               ("IMGPROXY_LOG_LEVEL", "loud")] {
             XCTAssertThrowsError(try flags([name: value])) { error in
                 XCTAssertEqual((error as? ServeEnvironment.Failure)?.variable, name)
@@ -59,6 +59,7 @@ final class ServeEnvironmentTests: XCTestCase {
                        ["--default-options", "eth:1", "--default-options", "att:1", "--default-options", "sm:0"],
                        "imgproxy's default adds nothing; the other value is the URL option's default")
         XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "0"]), [], "imgproxy's no-limit: serve's bound")
+        XCTAssertEqual(try flags(["IMGPROXY_USE_ETAG": "false"]), ["--no-etag"], "imgproxy 3's default")
         XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "2000"]), ["--max-result-dimension", "2000"])
         XCTAssertEqual(try flags(["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "img", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
                                   "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "false"]), [])

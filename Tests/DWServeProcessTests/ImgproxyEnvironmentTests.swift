@@ -39,18 +39,21 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     }
 
     /// The variables once refused at start, read now: URL options' defaults (RETURN_ATTACHMENT, STRIP_METADATA,
-    /// AUTO_ROTATE…) and MAX_RESULT_DIMENSION; the URL's own option still wins.
+    /// AUTO_ROTATE…), MAX_RESULT_DIMENSION and USE_ETAG=false; the URL's own option still wins.
     func testOptionDefaultsAndTheResultDimensionFromTheEnvironment() throws {
         origin.setRoute("/a.png", .ok(SampleImages.png(width: 64, height: 48)))
         let server = try serve([], environment: [
             "IMGPROXY_RETURN_ATTACHMENT": "true", "IMGPROXY_STRIP_METADATA": "false", "IMGPROXY_AUTO_ROTATE": "false",
             "IMGPROXY_KEEP_COPYRIGHT": "false", "IMGPROXY_STRIP_COLOR_PROFILE": "false",
-            "IMGPROXY_ENFORCE_THUMBNAIL": "true", "IMGPROXY_MAX_RESULT_DIMENSION": "30",
+            "IMGPROXY_ENFORCE_THUMBNAIL": "true", "IMGPROXY_MAX_RESULT_DIMENSION": "30", "IMGPROXY_USE_ETAG": "false",
         ])
         let small = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20"))
         XCTAssertEqual(small.status, 200, small.text)
         XCTAssertTrue(small.header("Content-Disposition")?.hasPrefix("attachment;") == true,
                       small.header("Content-Disposition") ?? "none")
+        XCTAssertNil(small.header("ETag"), "IMGPROXY_USE_ETAG=false")
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20"),
+                                      headers: ["If-None-Match": "*"]).status, 200, "no ETag, no 304")
         let inline = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20/att:0"))
         XCTAssertFalse(inline.header("Content-Disposition")?.hasPrefix("attachment") == true, "the URL's att:0 wins")
         let large = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:40:40"))
