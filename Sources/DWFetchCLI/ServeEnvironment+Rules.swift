@@ -123,6 +123,11 @@ extension ServeEnvironment {
             "OPEN_TELEMETRY_ENABLE": enable("--open-telemetry"),
             "OPEN_TELEMETRY_ENDPOINT": text("--open-telemetry-endpoint"),
             "WATERMARK_DATA": base64("--watermark-data"),
+            "WATERMARK_OPACITY": Rule(flag: "--watermark-opacity") { name, value throws(Failure) in
+                let opacity = try number(name, value)
+                guard opacity > 0, opacity <= 1 else { throw Failure(variable: name, reason: "must be above 0, at most 1") }
+                return ["--watermark-opacity", String(opacity)]
+            },
             "FALLBACK_IMAGE_DATA": base64("--fallback-image-data"),
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
@@ -137,7 +142,6 @@ extension ServeEnvironment {
         "MAX_ANIMATION_FRAME_RESOLUTION": "0",
         "QUALITY": "80",
         "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",
-        "WATERMARK_OPACITY": "1",
         // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
         "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
         "OPEN_TELEMETRY_SERVER_CERT": "", "OPEN_TELEMETRY_CLIENT_CERT": "", "OPEN_TELEMETRY_CLIENT_KEY": "",

@@ -26,6 +26,9 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Option(name: .customLong("watermark-data"), help: ArgumentHelp(
         "The image wm: draws, base64-encoded (over --watermark).", valueName: "BASE64"))
     package var watermarkData: String?
+    @Option(name: .customLong("watermark-opacity"), help: ArgumentHelp(
+        "Multiplies every wm: opacity, above 0 up to 1.", valueName: "X"))
+    package var watermarkOpacity: Double = 1
     @Option(name: .customLong("local-root"), help: ArgumentHelp(
         "Serve local:///path sources from under DIR (nothing outside it).", valueName: "DIR"))
     package var localRoot: String?

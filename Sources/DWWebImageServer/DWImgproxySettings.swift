@@ -14,6 +14,9 @@ public struct DWImgproxySettings: Sendable {
     public var formatQuality: [DWImageFormat: Int] = [:]
     /// The image `wm:` draws; nil: `wm:` is accepted and draws nothing, as imgproxy without a watermark.
     public var watermark: DWImage?
+    /// Multiplies the opacity `wm:` asks for (`--watermark-opacity`, imgproxy's `IMGPROXY_WATERMARK_OPACITY`), in
+    /// (0, 1].
+    public var watermarkOpacity = 1.0
     /// The directory `local:///path` sources are read under; nil: `local://` is refused (404).
     public var localRoot: URL?
     /// Served when the source cannot be had; nil: the error status.

@@ -33,6 +33,10 @@ extension DWImgproxySettings {
             }
             formatQuality = parsed
         }
+        guard options.watermarkOpacity > 0, options.watermarkOpacity <= 1 else {
+            throw ValidationError("--watermark-opacity is above 0 and at most 1, not \(options.watermarkOpacity)")
+        }
+        watermarkOpacity = options.watermarkOpacity
         // The data wins over the file, as imgproxy reads IMGPROXY_WATERMARK_DATA before IMGPROXY_WATERMARK_PATH.
         watermark = try options.watermarkData.map { try Self.image(base64: $0, flag: "--watermark-data") }
             ?? options.watermark.map { try Self.image(at: $0, flag: "--watermark") }

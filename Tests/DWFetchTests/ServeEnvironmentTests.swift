@@ -60,6 +60,8 @@ final class ServeEnvironmentTests: XCTestCase {
                        "imgproxy's default adds nothing; the other value is the URL option's default")
         XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "0"]), [], "imgproxy's no-limit: serve's bound")
         XCTAssertEqual(try flags(["IMGPROXY_USE_ETAG": "false"]), ["--no-etag"], "imgproxy 3's default")
+        XCTAssertEqual(try flags(["IMGPROXY_WATERMARK_OPACITY": "0.5"]), ["--watermark-opacity", "0.5"])
+        XCTAssertThrowsError(try flags(["IMGPROXY_WATERMARK_OPACITY": "0"]))
         XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "2000"]), ["--max-result-dimension", "2000"])
         XCTAssertEqual(try flags(["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "img", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
                                   "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "false"]), [])

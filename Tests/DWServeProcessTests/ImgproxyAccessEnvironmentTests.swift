@@ -86,6 +86,14 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
         let marked = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:1:ce", ext: "png"))
         XCTAssertEqual([plain.status, marked.status], [200, 200], marked.text)
         XCTAssertNotEqual(plain.body, marked.body, "wm: draws the watermark the variable holds")
+        let half = try serve([], environment: [
+            "IMGPROXY_WATERMARK_DATA": mark.base64EncodedString(), "IMGPROXY_WATERMARK_OPACITY": "0.5",
+        ])
+        let halved = try half.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:1:ce", ext: "png"))
+        XCTAssertEqual(halved.status, 200, halved.text)
+        XCTAssertNotEqual(halved.body, marked.body, "IMGPROXY_WATERMARK_OPACITY=0.5 multiplies wm:1")
+        XCTAssertEqual(halved.body, try server.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:0.5:ce", ext: "png")).body,
+                       "wm:1 at half opacity is wm:0.5")
 
         let bad = Process()
         bad.executableURL = ServeProcess.binary

@@ -30,7 +30,7 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     }
 
     func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
-        for (name, value) in [("IMGPROXY_WATERMARK_OPACITY", "0.5"), ("IMGPROXY_WORKERS", "many"),
+        for (name, value) in [("IMGPROXY_PATH_PREFIX", "/img"), ("IMGPROXY_WORKERS", "many"),
                               ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")] {
             let (status, text) = try ServeProcess.startFailure([], environment: [name: value])
             XCTAssertEqual(status, 2, "\(name)=\(value): \(text)")

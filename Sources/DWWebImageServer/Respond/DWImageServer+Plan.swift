@@ -20,6 +20,7 @@ extension DWImageServer {
         let settings = configuration.imgproxy
         var transform = DWResultLimits.clamped(url.options.transform)
         if configuration.neverLarger { transform.neverLarger = true }
+        transform.watermark?.opacity *= settings.watermarkOpacity  // imgproxy's IMGPROXY_WATERMARK_OPACITY
         for (format, quality) in settings.formatQuality where transform.formatQuality[format] == nil {
             transform.formatQuality[format] = quality
         }
