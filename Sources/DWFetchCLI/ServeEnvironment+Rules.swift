@@ -37,6 +37,7 @@ extension ServeEnvironment {
             "MAX_ANIMATION_FRAMES": integer("--max-animation-frames", minimum: 1),
             "PREFERRED_FORMATS": text("--preferred-formats"),
             "FORMAT_QUALITY": text("--format-quality"),
+            "QUALITY": integer("--quality", in: 1...100),
             "LOCAL_FILESYSTEM_ROOT": text("--local-root"),
             "WATERMARK_PATH": text("--watermark"),
             "FALLBACK_IMAGE_PATH": text("--fallback-image"),
@@ -140,7 +141,6 @@ extension ServeEnvironment {
     /// each is refused.
     static let notHonoured: [String: String?] = [
         "MAX_ANIMATION_FRAME_RESOLUTION": "0",
-        "QUALITY": "80",
         "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",
         // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
         "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",

@@ -22,6 +22,10 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Option(name: .customLong("format-quality"), help: ArgumentHelp(
         "Default quality per format, e.g. webp=79,avif=63 (imgproxy's defaults already).", valueName: "FMT=Q,..."))
     package var formatQuality: String?
+    @Option(name: .customLong("quality"), help: ArgumentHelp(
+        "Quality of the formats --format-quality and the built-in defaults leave out (jpeg, tiff…), 1-100.",
+        valueName: "Q"))
+    package var quality: Int?
     @Option(help: ArgumentHelp("The image wm: draws.", valueName: "FILE")) package var watermark: String?
     @Option(name: .customLong("watermark-data"), help: ArgumentHelp(
         "The image wm: draws, base64-encoded (over --watermark).", valueName: "BASE64"))

@@ -37,6 +37,10 @@ extension DWImgproxySettings {
             throw ValidationError("--watermark-opacity is above 0 and at most 1, not \(options.watermarkOpacity)")
         }
         watermarkOpacity = options.watermarkOpacity
+        if let quality = options.quality {
+            guard (1...100).contains(quality) else { throw ValidationError("--quality is 1-100, not \(quality)") }
+            self.quality = quality
+        }
         // The data wins over the file, as imgproxy reads IMGPROXY_WATERMARK_DATA before IMGPROXY_WATERMARK_PATH.
         watermark = try options.watermarkData.map { try Self.image(base64: $0, flag: "--watermark-data") }
             ?? options.watermark.map { try Self.image(at: $0, flag: "--watermark") }

@@ -62,10 +62,11 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_USE_ETAG": "false"]), ["--no-etag"], "imgproxy 3's default")
         XCTAssertEqual(try flags(["IMGPROXY_WATERMARK_OPACITY": "0.5"]), ["--watermark-opacity", "0.5"])
         XCTAssertThrowsError(try flags(["IMGPROXY_WATERMARK_OPACITY": "0"]))
+        XCTAssertEqual(try flags(["IMGPROXY_QUALITY": "90"]), ["--quality", "90"])
         XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "2000"]), ["--max-result-dimension", "2000"])
         XCTAssertEqual(try flags(["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "img", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
                                   "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "false"]), [])
-        for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_QUALITY", "90"),
+        for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_QUALITY", "0"),
                               ("IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "pem"), ("IMGPROXY_MAX_RESULT_DIMENSION", "-1"),
                               ("IMGPROXY_KEEP_COPYRIGHT", "maybe")] {
             XCTAssertThrowsError(try flags([name: value]), "\(name)=\(value)") { error in

@@ -24,6 +24,12 @@ extension DWImageServer {
         for (format, quality) in settings.formatQuality where transform.formatQuality[format] == nil {
             transform.formatQuality[format] = quality
         }
+        if let quality = settings.quality {  // imgproxy's IMGPROXY_QUALITY: under every per-format quality
+            for format in DWImageFormat.allCases where transform.formatQuality[format] == nil
+                && DWImageProcessing.defaultQuality(for: format) == DWImageProcessing.defaultQuality {
+                transform.formatQuality[format] = quality
+            }
+        }
         let named = transform.format
         let output: DWOutputRule
         if named != nil {
