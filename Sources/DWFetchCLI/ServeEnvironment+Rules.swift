@@ -92,6 +92,9 @@ extension ServeEnvironment {
                 list(value).flatMap { ["--allowed-source", $0] }
             },
             "BASE_URL": text("--base-url"),
+            "ALLOWED_PROCESSING_OPTIONS": Rule(flag: "--allowed-processing-option") { _, value in
+                list(value).flatMap { ["--allowed-processing-option", $0] }
+            },
             "ENABLE_CLIENT_HINTS": enable("--enable-client-hints"),
             "URL_REPLACEMENTS": Rule(flag: "--url-replacement") { name, value throws(Failure) in
                 var flags: [String] = []
@@ -141,7 +144,7 @@ extension ServeEnvironment {
     /// each is refused.
     static let notHonoured: [String: String?] = [
         "MAX_ANIMATION_FRAME_RESOLUTION": "0",
-        "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",
+        "PATH_PREFIX": "",
         // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
         "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
         "OPEN_TELEMETRY_SERVER_CERT": "", "OPEN_TELEMETRY_CLIENT_CERT": "", "OPEN_TELEMETRY_CLIENT_KEY": "",

@@ -17,6 +17,9 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Option(name: .customLong("default-options"), help: ArgumentHelp(
         "Options every URL starts from, OPT/OPT (repeatable), before the 'default' preset.", valueName: "OPTIONS"))
     package var defaultOptions: [String] = []
+    @Option(name: .customLong("allowed-processing-option"), help: ArgumentHelp(
+        "An option name URLs may use, as written (repeatable; none given: all); others are 404.", valueName: "NAME"))
+    package var allowedProcessingOptions: [String] = []
     @Flag(name: .customLong("only-presets"), help: "URLs name only presets (pr1:pr2) in place of options.")
     package var onlyPresets = false
     @Option(name: .customLong("format-quality"), help: ArgumentHelp(

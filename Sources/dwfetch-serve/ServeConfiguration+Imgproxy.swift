@@ -18,6 +18,7 @@ extension DWImgproxySettings {
         for base in options.defaultOptions where !presets.addBase(base) {
             throw ValidationError("--default-options expects OPT/OPT, got \"\(base)\"")
         }
+        presets.allowedOptions = Set(options.allowedProcessingOptions)
         presets.onlyPresets = options.onlyPresets
         presets.allowSecurityOptions = options.allowSecurityOptions
         for (on, format) in [(options.autoWebP, DWImageFormat.webp), (options.autoAVIF, .avif), (options.autoJXL, .jxl)] where on {

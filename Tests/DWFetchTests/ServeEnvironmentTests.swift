@@ -63,6 +63,8 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_WATERMARK_OPACITY": "0.5"]), ["--watermark-opacity", "0.5"])
         XCTAssertThrowsError(try flags(["IMGPROXY_WATERMARK_OPACITY": "0"]))
         XCTAssertEqual(try flags(["IMGPROXY_QUALITY": "90"]), ["--quality", "90"])
+        XCTAssertEqual(try flags(["IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "w, h"]),
+                       ["--allowed-processing-option", "w", "--allowed-processing-option", "h"])
         XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "2000"]), ["--max-result-dimension", "2000"])
         XCTAssertEqual(try flags(["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "img", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
                                   "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "false"]), [])

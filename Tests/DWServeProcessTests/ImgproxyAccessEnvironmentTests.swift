@@ -110,6 +110,21 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
 
     /// IMGPROXY_ENABLE_CLIENT_HINTS: `Width`/`Sec-CH-Width` and `DPR`/`Sec-CH-DPR` are default options (the width in
     /// device pixels), under the URL's; the answer varies by them; one target answers each client as it asked.
+    /// IMGPROXY_ALLOWED_PROCESSING_OPTIONS: a URL may use only the option names listed, as written (imgproxy's 404);
+    /// the options inside a preset are not checked, naming the preset is.
+    func testAllowedProcessingOptionsRefuseTheOthers() throws {
+        origin.setRoute("/a.png", .ok(png))
+        let server = try serve([], environment: [
+            "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "rs, w,pr", "IMGPROXY_PRESETS": "small=rs:fit:10:10/q:50",
+        ])
+        for (options, status) in [("rs:fit:20:20", 200), ("w:20", 200), ("rs:fit:20:20/q:50", 404), ("width:20", 404),
+                                  ("pr:small", 200), ("resize:fit:20:20", 404)] {
+            let answer = try server.get(ProxyPath.plain(origin.url("/a.png"), options: options))
+            XCTAssertEqual(answer.status, status, "\(options): \(answer.text)")
+            if status == 404 { XCTAssertTrue(answer.text.contains("forbidden processing option"), answer.text) }
+        }
+    }
+
     func testClientHintsSetTheDefaultWidthAndDPRWithVary() throws {
         origin.setRoute("/a.png", .ok(png))
         let server = try serve([], environment: ["IMGPROXY_ENABLE_CLIENT_HINTS": "true", "IMGPROXY_AUTO_WEBP": "1"])

@@ -77,6 +77,7 @@ public struct DWProxyURL: Sendable, Equatable {
             while let end = DWURLBytes.firstIndex(of: slash, in: rest) {
                 let segment = rest[..<end]
                 if segment == "plain" || !segment.utf8.contains(UInt8(ascii: ":")) { break }
+                try presets.checkAllowed(segment)
                 try parser.apply(segment: segment, to: &options)
                 rest = Substring(rest.utf8[rest.utf8.index(after: end)...])
             }
