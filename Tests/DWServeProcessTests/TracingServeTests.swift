@@ -104,6 +104,27 @@ final class TracingServeTests: ServeTestCase {
         XCTAssertEqual(try span("downloading_source_image", traces[2]).status, 0, "the download itself succeeded")
     }
 
+    /// imgproxy 3's IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME names the service; its _PROTOCOL http is OTLP/HTTP, grpc a
+    /// start-up error (exit 2) naming it.
+    func testImgproxy3sServiceNameAndProtocolVariables() throws {
+        origin.setRoute("/a.png", .ok(png))
+        let collector = try OTLPCollector()
+        defer { collector.stop() }
+        let server = try serve([], environment: [
+            "IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "127.0.0.1:\(collector.port)", "OTEL_BSP_SCHEDULE_DELAY": "100",
+            "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "dw-imgproxy3-name", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
+        ])
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"))).status, 200)
+        XCTAssertTrue(collector.wait(timeout: 15) { exports in
+            exports.contains { $0.path == "/v1/traces" && $0.body.range(of: Data("dw-imgproxy3-name".utf8)) != nil }
+        }, "\(collector.exports.map { ($0.path, String(decoding: $0.body, as: UTF8.self)) })")
+        let (status, text) = try ServeProcess.startFailure([], environment: [
+            "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "grpc",
+        ])
+        XCTAssertEqual(status, 2, text)
+        XCTAssertTrue(text.contains("IMGPROXY_OPEN_TELEMETRY_PROTOCOL"), text)
+    }
+
     // MARK: - Helpers
 
     struct Span: CustomStringConvertible {
