@@ -78,6 +78,7 @@ extension ServeEnvironment {
             "MAX_REDIRECTS": integer("--max-redirects", minimum: 0),
             "IGNORE_SSL_VERIFICATION": enable("--ignore-ssl-verification"),
             "HEALTH_CHECK_PATH": text("--health-check-path"),
+            "PATH_PREFIX": text("--path-prefix"),
             "S3_REGION": elsewhere,  // read as AWS_REGION by ``exportingS3Region(_:)``
             "SECRET": elsewhere,  // read where the configuration is made, never turned into an argument
             "SIGNATURE_SIZE": Rule(flag: "--signature-size") { name, value throws(Failure) in
@@ -144,7 +145,6 @@ extension ServeEnvironment {
     /// each is refused.
     static let notHonoured: [String: String?] = [
         "MAX_ANIMATION_FRAME_RESOLUTION": "0",
-        "PATH_PREFIX": "",
         // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
         "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
         "OPEN_TELEMETRY_SERVER_CERT": "", "OPEN_TELEMETRY_CLIENT_CERT": "", "OPEN_TELEMETRY_CLIENT_KEY": "",

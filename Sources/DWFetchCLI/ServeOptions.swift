@@ -101,6 +101,10 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("health-check-path"), help: ArgumentHelp(
         "Another path that answers as /health does (e.g. /healthz).", valueName: "PATH"))
     package var healthCheckPath: String?
+    @Option(name: .customLong("path-prefix"), help: ArgumentHelp(
+        "Serve every route under this path (e.g. /img: /img/health, /img/{signature}/…); others are 404.",
+        valueName: "PATH"))
+    package var pathPrefix: String?
     @Flag(name: .customLong("open-telemetry"), help: ArgumentHelp(
         "Send a trace of each request over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, …; W3C "
             + "traceparent continued)."))

@@ -88,6 +88,8 @@ public struct DWServeConfiguration: Sendable {
     public var tracing = false
     /// Another path `/health` answers at (`--health-check-path`, imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`).
     public var healthCheckPath: String?
+    /// The path every route is served under (`--path-prefix`, imgproxy's `IMGPROXY_PATH_PREFIX`); "": the root.
+    public var pathPrefix = ""
     /// The negative cache and the fallback's rules (``DWFailurePolicy``).
     public var failures = DWFailurePolicy()
     /// Every URL as if it had `nl:1` (``DWTransform/neverLarger``; `--never-larger`).

@@ -53,6 +53,7 @@ extension DWServeConfiguration {
         maxRedirects = options.maxRedirects
         ignoresSSLVerification = options.ignoreSSLVerification
         healthCheckPath = options.healthCheckPath
+        pathPrefix = options.pathPrefix ?? ""
         tracing = options.openTelemetry || options.openTelemetryEndpoint != nil
         imgproxy = try DWImgproxySettings(options.imgproxy)
         thumbor = try DWThumborSettings(options.thumbor)
