@@ -2,9 +2,10 @@
 import ArgumentParser
 import Foundation
 
-/// `dwfetch health [--host H] [--port N] [--timeout SEC]`: a container's health probe. GETs `/health` of the serve
-/// the environment describes (`IMGPROXY_BIND`, as `imgproxy health` reads it, else `--host`/`--port`'s defaults) over
-/// a plain TCP connection and exits 0 on a 200, 1 otherwise, printing why on stderr. Runs on the main thread.
+/// `dwfetch health [--host H] [--port N] [--timeout SEC]`: a container's health probe. GETs `/health` (under
+/// `IMGPROXY_PATH_PREFIX`, as `imgproxy health` asks) of the serve the environment describes (`IMGPROXY_BIND`, as
+/// `imgproxy health` reads it, else `--host`/`--port`'s defaults) over a plain TCP connection and exits 0 on a 200,
+/// 1 otherwise, printing why on stderr. Runs on the main thread.
 package struct HealthCommand: ParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "health",
@@ -26,11 +27,14 @@ package struct HealthCommand: ParsableCommand {
         }
         if let host { target.host = host }
         if let port { target.port = port }
-        switch HealthProbe.status(host: target.host, port: target.port, timeout: timeout) {
+        // imgproxy's health asks {IMGPROXY_PATH_PREFIX}/health.
+        let prefix = (environment["IMGPROXY_PATH_PREFIX"] ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let path = (prefix.isEmpty ? "" : "/" + prefix) + "/health"
+        switch HealthProbe.status(host: target.host, port: target.port, path: path, timeout: timeout) {
         case .success(200):
             return 0
         case .success(let status):
-            FileHandle.standardError.write(Data("dwfetch health: /health answered \(status)\n".utf8))
+            FileHandle.standardError.write(Data("dwfetch health: \(path) answered \(status)\n".utf8))
         case .failure(let reason):
             FileHandle.standardError.write(Data("dwfetch health: \(target.host):\(target.port): \(reason)\n".utf8))
         }
@@ -38,13 +42,13 @@ package struct HealthCommand: ParsableCommand {
     }
 }
 
-/// One `GET /health` over a blocking socket: the status code, or why there was none.
+/// One `GET /health` (or another path) over a blocking socket: the status code, or why there was none.
 enum HealthProbe {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    static func status(host: String, port: Int, timeout: Double) -> Result<Int, Failure> {
+    static func status(host: String, port: Int, path: String = "/health", timeout: Double) -> Result<Int, Failure> {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -61,7 +65,7 @@ enum HealthProbe {
         guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             return .failure(Failure(description: "cannot connect (\(String(cString: strerror(errno))))"))
         }
-        let request = Array("GET /health HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
         guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else {
             return .failure(Failure(description: "cannot send"))
         }

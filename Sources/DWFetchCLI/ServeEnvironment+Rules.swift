@@ -37,6 +37,7 @@ extension ServeEnvironment {
             "MAX_ANIMATION_FRAMES": integer("--max-animation-frames", minimum: 1),
             "PREFERRED_FORMATS": text("--preferred-formats"),
             "FORMAT_QUALITY": text("--format-quality"),
+            "QUALITY": integer("--quality", in: 1...100),
             "LOCAL_FILESYSTEM_ROOT": text("--local-root"),
             "WATERMARK_PATH": text("--watermark"),
             "FALLBACK_IMAGE_PATH": text("--fallback-image"),
@@ -71,11 +72,13 @@ extension ServeEnvironment {
             "ALLOW_ORIGIN": text("--allow-origin"),
             "SET_CANONICAL_HEADER": enable("--set-canonical-header"),
             "USE_LAST_MODIFIED": enable("--use-last-modified"),
+            "USE_ETAG": Rule(flag: "--no-etag") { name, value throws(Failure) in try bool(name, value) ? [] : ["--no-etag"] },
             "CACHE_CONTROL_PASSTHROUGH": enable("--cache-control-passthrough"),
             "USER_AGENT": text("--user-agent"),
             "MAX_REDIRECTS": integer("--max-redirects", minimum: 0),
             "IGNORE_SSL_VERIFICATION": enable("--ignore-ssl-verification"),
             "HEALTH_CHECK_PATH": text("--health-check-path"),
+            "PATH_PREFIX": text("--path-prefix"),
             "S3_REGION": elsewhere,  // read as AWS_REGION by ``exportingS3Region(_:)``
             "SECRET": elsewhere,  // read where the configuration is made, never turned into an argument
             "SIGNATURE_SIZE": Rule(flag: "--signature-size") { name, value throws(Failure) in
@@ -90,6 +93,9 @@ extension ServeEnvironment {
                 list(value).flatMap { ["--allowed-source", $0] }
             },
             "BASE_URL": text("--base-url"),
+            "ALLOWED_PROCESSING_OPTIONS": Rule(flag: "--allowed-processing-option") { _, value in
+                list(value).flatMap { ["--allowed-processing-option", $0] }
+            },
             "ENABLE_CLIENT_HINTS": enable("--enable-client-hints"),
             "URL_REPLACEMENTS": Rule(flag: "--url-replacement") { name, value throws(Failure) in
                 var flags: [String] = []
@@ -108,9 +114,25 @@ extension ServeEnvironment {
             "WEBP_EFFORT": integer("--webp-effort", in: 1...6),
             "AVIF_SPEED": integer("--avif-speed", in: 0...9),
             "JXL_EFFORT": integer("--jxl-effort", in: 1...9),
+            // Defaults of URL options, imgproxy's config for them: a value other than imgproxy's default is the option.
+            "STRIP_METADATA": option("sm", default: true), "KEEP_COPYRIGHT": option("kcr", default: true),
+            "STRIP_COLOR_PROFILE": option("scp", default: true), "AUTO_ROTATE": option("ar", default: true),
+            "ENFORCE_THUMBNAIL": option("eth", default: false), "RETURN_ATTACHMENT": option("att", default: false),
+            // imgproxy: 0 (its default) is no limit, where serve keeps its own bound.
+            "MAX_RESULT_DIMENSION": Rule(flag: "--max-result-dimension") { name, value throws(Failure) in
+                let size = try int(name, value)
+                guard size >= 0 else { throw Failure(variable: name, reason: "must be at least 0") }
+                return size == 0 ? [] : ["--max-result-dimension", String(size)]
+            },
+            "OPEN_TELEMETRY_SERVICE_NAME": elsewhere, "OPEN_TELEMETRY_PROTOCOL": elsewhere,  // read by ServeTracing
             "OPEN_TELEMETRY_ENABLE": enable("--open-telemetry"),
             "OPEN_TELEMETRY_ENDPOINT": text("--open-telemetry-endpoint"),
             "WATERMARK_DATA": base64("--watermark-data"),
+            "WATERMARK_OPACITY": Rule(flag: "--watermark-opacity") { name, value throws(Failure) in
+                let opacity = try number(name, value)
+                guard opacity > 0, opacity <= 1 else { throw Failure(variable: name, reason: "must be above 0, at most 1") }
+                return ["--watermark-opacity", String(opacity)]
+            },
             "FALLBACK_IMAGE_DATA": base64("--fallback-image-data"),
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
@@ -118,15 +140,17 @@ extension ServeEnvironment {
         return table
     }()
 
-    /// imgproxy's variables serve has no equivalent for yet, with imgproxy's default (nil: any value is refused).
+    /// imgproxy's variables serve has no equivalent for yet, with the one value accepted (imgproxy's default, or for
+    /// the trace ID generator and propagators what serve does; nil: any value is refused). docs/serving.md says why
+    /// each is refused.
     static let notHonoured: [String: String?] = [
-        "USE_ETAG": "true",
-        "MAX_ANIMATION_FRAME_RESOLUTION": "0", "MAX_RESULT_DIMENSION": "0",
-        "QUALITY": "80",
-        "ALLOWED_PROCESSING_OPTIONS": "", "PATH_PREFIX": "",
-        "WATERMARK_OPACITY": "1", "STRIP_METADATA": "true",
-        "KEEP_COPYRIGHT": "true", "STRIP_COLOR_PROFILE": "true", "AUTO_ROTATE": "true", "ENFORCE_THUMBNAIL": "false",
-        "RETURN_ATTACHMENT": "false",
+        "MAX_ANIMATION_FRAME_RESOLUTION": "0",
+        // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
+        "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
+        "OPEN_TELEMETRY_SERVER_CERT": "", "OPEN_TELEMETRY_CLIENT_CERT": "", "OPEN_TELEMETRY_CLIENT_KEY": "",
+        "OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "false", "OPEN_TELEMETRY_TRACE_ID_GENERATOR": "random",
+        "OPEN_TELEMETRY_PROPAGATORS": "tracecontext", "OPEN_TELEMETRY_GRPC_INSECURE": "false",
+        "OPEN_TELEMETRY_CONNECTION_TIMEOUT": nil, "OPEN_TELEMETRY_LOGGER_NAME": nil,
     ]
 
     /// `AWS_REGION` from `IMGPROXY_S3_REGION` when the environment has no `AWS_REGION` of its own.
@@ -183,6 +207,15 @@ extension ServeEnvironment {
 
     static func enable(_ flag: String) -> Rule {
         Rule(flag: flag) { name, value throws(Failure) in try bool(name, value) ? [flag] : [] }
+    }
+
+    /// A boolean that is the default of URL option `option`: imgproxy's default adds nothing, the other value
+    /// `--default-options option:0|1`.
+    static func option(_ option: String, default fallback: Bool) -> Rule {
+        Rule(flag: "--default-options") { name, value throws(Failure) in
+            let on = try bool(name, value)
+            return on == fallback ? [] : ["--default-options", "\(option):\(on ? 1 : 0)"]
+        }
     }
 
     static func networks(_ cidrs: [String]) -> Rule {

@@ -3,7 +3,7 @@
 import ArgumentParser
 import Foundation
 
-/// `--preset`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`, `--fallback-*`,
+/// `--preset`, `--default-options`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`, `--fallback-*`,
 /// `--base-url`, `--url-replacement`, `--allowed-source`, `--enable-client-hints`, the encoder knobs
 /// (`--jpeg-progressive`, `--png-*`, `--webp-effort`, `--avif-speed`, `--jxl-effort`), `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
 /// `--[no-]sanitize-svg`. Parsed on the main thread.
@@ -14,15 +14,28 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Option(name: .customLong("preset"), help: ArgumentHelp(
         "A named option set, NAME=OPT/OPT (repeatable); 'default' applies to every request.", valueName: "NAME=OPTIONS"))
     package var presets: [String] = []
+    @Option(name: .customLong("default-options"), help: ArgumentHelp(
+        "Options every URL starts from, OPT/OPT (repeatable), before the 'default' preset.", valueName: "OPTIONS"))
+    package var defaultOptions: [String] = []
+    @Option(name: .customLong("allowed-processing-option"), help: ArgumentHelp(
+        "An option name URLs may use, as written (repeatable; none given: all); others are 404.", valueName: "NAME"))
+    package var allowedProcessingOptions: [String] = []
     @Flag(name: .customLong("only-presets"), help: "URLs name only presets (pr1:pr2) in place of options.")
     package var onlyPresets = false
     @Option(name: .customLong("format-quality"), help: ArgumentHelp(
         "Default quality per format, e.g. webp=79,avif=63 (imgproxy's defaults already).", valueName: "FMT=Q,..."))
     package var formatQuality: String?
+    @Option(name: .customLong("quality"), help: ArgumentHelp(
+        "Quality of the formats --format-quality and the built-in defaults leave out (jpeg, tiff…), 1-100.",
+        valueName: "Q"))
+    package var quality: Int?
     @Option(help: ArgumentHelp("The image wm: draws.", valueName: "FILE")) package var watermark: String?
     @Option(name: .customLong("watermark-data"), help: ArgumentHelp(
         "The image wm: draws, base64-encoded (over --watermark).", valueName: "BASE64"))
     package var watermarkData: String?
+    @Option(name: .customLong("watermark-opacity"), help: ArgumentHelp(
+        "Multiplies every wm: opacity, above 0 up to 1.", valueName: "X"))
+    package var watermarkOpacity: Double = 1
     @Option(name: .customLong("local-root"), help: ArgumentHelp(
         "Serve local:///path sources from under DIR (nothing outside it).", valueName: "DIR"))
     package var localRoot: String?

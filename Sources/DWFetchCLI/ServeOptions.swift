@@ -83,6 +83,8 @@ package struct ServeOptions: ParsableCommand {
     package var queueFullStatus = 503
     @Flag(name: .customLong("set-canonical-header"), help: "Link: <source>; rel=\"canonical\" on images of http(s) sources.")
     package var setCanonicalHeader = false
+    @Flag(name: .customLong("no-etag"), help: "Images without an ETag; If-None-Match is not answered with 304.")
+    package var noETag = false
     @Flag(name: .customLong("use-last-modified"),
           help: "The source's Last-Modified on images; 304 to an If-Modified-Since not older.")
     package var useLastModified = false
@@ -99,6 +101,10 @@ package struct ServeOptions: ParsableCommand {
     @Option(name: .customLong("health-check-path"), help: ArgumentHelp(
         "Another path that answers as /health does (e.g. /healthz).", valueName: "PATH"))
     package var healthCheckPath: String?
+    @Option(name: .customLong("path-prefix"), help: ArgumentHelp(
+        "Serve every route under this path (e.g. /img: /img/health, /img/{signature}/…); others are 404.",
+        valueName: "PATH"))
+    package var pathPrefix: String?
     @Flag(name: .customLong("open-telemetry"), help: ArgumentHelp(
         "Send a trace of each request over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, …; W3C "
             + "traceparent continued)."))

@@ -15,6 +15,10 @@ extension DWImgproxySettings {
         for preset in options.presets where !presets.add(preset) {
             throw ValidationError("--preset expects NAME=OPT/OPT, got \"\(preset)\"")
         }
+        for base in options.defaultOptions where !presets.addBase(base) {
+            throw ValidationError("--default-options expects OPT/OPT, got \"\(base)\"")
+        }
+        presets.allowedOptions = Set(options.allowedProcessingOptions)
         presets.onlyPresets = options.onlyPresets
         presets.allowSecurityOptions = options.allowSecurityOptions
         for (on, format) in [(options.autoWebP, DWImageFormat.webp), (options.autoAVIF, .avif), (options.autoJXL, .jxl)] where on {
@@ -29,6 +33,14 @@ extension DWImgproxySettings {
                 throw ValidationError("--format-quality expects FMT=Q[,FMT=Q] with Q 1-100")
             }
             formatQuality = parsed
+        }
+        guard options.watermarkOpacity > 0, options.watermarkOpacity <= 1 else {
+            throw ValidationError("--watermark-opacity is above 0 and at most 1, not \(options.watermarkOpacity)")
+        }
+        watermarkOpacity = options.watermarkOpacity
+        if let quality = options.quality {
+            guard (1...100).contains(quality) else { throw ValidationError("--quality is 1-100, not \(quality)") }
+            self.quality = quality
         }
         // The data wins over the file, as imgproxy reads IMGPROXY_WATERMARK_DATA before IMGPROXY_WATERMARK_PATH.
         watermark = try options.watermarkData.map { try Self.image(base64: $0, flag: "--watermark-data") }

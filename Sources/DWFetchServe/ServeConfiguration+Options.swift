@@ -46,12 +46,14 @@ extension DWServeConfiguration {
         queueFullStatus = options.queueFullStatus
         setsCanonicalHeader = options.setCanonicalHeader
         usesLastModified = options.useLastModified
+        usesETag = !options.noETag
         passesCacheControl = options.cacheControlPassthrough
         userAgent = options.userAgent
         guard (0...50).contains(options.maxRedirects) else { throw ValidationError("--max-redirects is 0 to 50") }
         maxRedirects = options.maxRedirects
         ignoresSSLVerification = options.ignoreSSLVerification
         healthCheckPath = options.healthCheckPath
+        pathPrefix = options.pathPrefix ?? ""
         tracing = options.openTelemetry || options.openTelemetryEndpoint != nil
         imgproxy = try DWImgproxySettings(options.imgproxy)
         thumbor = try DWThumborSettings(options.thumbor)

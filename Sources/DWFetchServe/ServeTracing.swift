@@ -16,6 +16,12 @@ enum ServeTracing {
     /// A gRPC protocol, which this build does not carry, is a ValidationError (exit 2).
     static func bootstrap(_ options: ServeOptions, environment: [String: String]) throws -> (any Service)? {
         guard options.openTelemetry || options.openTelemetryEndpoint != nil else { return nil }
+        // imgproxy 3's IMGPROXY_OPEN_TELEMETRY_PROTOCOL (grpc, http, https: the last two OTLP/HTTP) under OTEL's.
+        if let text = environment["IMGPROXY_OPEN_TELEMETRY_PROTOCOL"], !["", "http", "https", "http/protobuf"]
+            .contains(text.lowercased()), environment["OTEL_EXPORTER_OTLP_PROTOCOL"] == nil {
+            throw ValidationError("IMGPROXY_OPEN_TELEMETRY_PROTOCOL=\(text): dwfetch serve exports traces over OTLP/HTTP "
+                                  + "only (http or https)")
+        }
         for name in ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]
         where environment[name]?.lowercased() == "grpc" {
             throw ValidationError("\(name)=grpc: dwfetch serve exports traces over OTLP/HTTP only (http/protobuf or "
@@ -23,6 +29,9 @@ enum ServeTracing {
         }
         var configuration = OTel.Configuration.default
         configuration.serviceName = "imgproxy"  // imgproxy's, so its dashboards find the traces; OTEL_SERVICE_NAME wins
+        if let name = environment["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME"], !name.isEmpty {
+            configuration.serviceName = name  // imgproxy 3's name for OTEL_SERVICE_NAME, which still wins
+        }
         configuration.logs.enabled = false
         configuration.metrics.enabled = false
         configuration.traces.exporter = .otlp

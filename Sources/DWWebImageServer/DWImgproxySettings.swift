@@ -12,8 +12,14 @@ public struct DWImgproxySettings: Sendable {
     public var presets = DWPresets()
     /// Per-format default qualities over the engine's (imgproxy's `IMGPROXY_FORMAT_QUALITY`).
     public var formatQuality: [DWImageFormat: Int] = [:]
+    /// The quality of every format that neither ``formatQuality`` nor the encoder's own per-format default (WebP,
+    /// AVIF, HEIC, JPEG XL) sets (`--quality`, imgproxy's `IMGPROXY_QUALITY`); nil: the encoder's default, 80.
+    public var quality: Int?
     /// The image `wm:` draws; nil: `wm:` is accepted and draws nothing, as imgproxy without a watermark.
     public var watermark: DWImage?
+    /// Multiplies the opacity `wm:` asks for (`--watermark-opacity`, imgproxy's `IMGPROXY_WATERMARK_OPACITY`), in
+    /// (0, 1].
+    public var watermarkOpacity = 1.0
     /// The directory `local:///path` sources are read under; nil: `local://` is refused (404).
     public var localRoot: URL?
     /// Served when the source cannot be had; nil: the error status.

@@ -63,6 +63,9 @@ public struct DWServeConfiguration: Sendable {
     /// `Link: <source>; rel="canonical"` on images of http(s) sources (`--set-canonical-header`, imgproxy's
     /// `IMGPROXY_SET_CANONICAL_HEADER`).
     public var setsCanonicalHeader = false
+    /// A strong `ETag` on image answers and a 304 to a matching `If-None-Match` (on by default; off with
+    /// `--no-etag`, imgproxy's `IMGPROXY_USE_ETAG=false`).
+    public var usesETag = true
     /// The source's `Last-Modified` (as the origin sent it, kept with the original in the disk cache) on image
     /// answers, and a 304 to an `If-Modified-Since` not older than it (`--use-last-modified`, imgproxy's
     /// `IMGPROXY_USE_LAST_MODIFIED`).
@@ -85,6 +88,8 @@ public struct DWServeConfiguration: Sendable {
     public var tracing = false
     /// Another path `/health` answers at (`--health-check-path`, imgproxy's `IMGPROXY_HEALTH_CHECK_PATH`).
     public var healthCheckPath: String?
+    /// The path every route is served under (`--path-prefix`, imgproxy's `IMGPROXY_PATH_PREFIX`); "": the root.
+    public var pathPrefix = ""
     /// The negative cache and the fallback's rules (``DWFailurePolicy``).
     public var failures = DWFailurePolicy()
     /// Per-client limits: the cold budget, the Referer guard, the `POST /info` batch size (``DWClientLimits``).

@@ -33,7 +33,7 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_PRESETS": "a=w:1"], ["--preset", "b=w:2"]), [])
         for (name, value) in [("IMGPROXY_WORKERS", "0"), ("IMGPROXY_USE_S3", "yes"), ("IMGPROXY_MAX_SRC_FILE_SIZE", "0"),
                               ("IMGPROXY_SIGNATURE_SIZE", "0"), ("IMGPROXY_URL_REPLACEMENTS", "a=b;c"),
-                              ("IMGPROXY_WATERMARK_DATA", "%%%"), ("IMGPROXY_USE_ETAG", "false"),
+                              ("IMGPROXY_WATERMARK_DATA", "%%%"), ("IMGPROXY_USE_ETAG", "nope"),
                               ("IMGPROXY_LOG_LEVEL", "loud")] {
             XCTAssertThrowsError(try flags([name: value])) { error in
                 XCTAssertEqual((error as? ServeEnvironment.Failure)?.variable, name)
@@ -51,6 +51,32 @@ final class ServeEnvironmentTests: XCTestCase {
                                   "IMGPROXY_BASE_URL": "https://o/", "IMGPROXY_ENABLE_CLIENT_HINTS": "true"]),
                        ["--base-url", "https://o/", "--enable-client-hints", "--url-replacement", "a://=https://a/",
                         "--url-replacement", "b://*/=https://${1}/"])
+    }
+
+    func testURLOptionDefaultsTheResultDimensionAndTelemetryVariables() throws {
+        XCTAssertEqual(try flags(["IMGPROXY_STRIP_METADATA": "false", "IMGPROXY_RETURN_ATTACHMENT": "true",
+                                  "IMGPROXY_AUTO_ROTATE": "true", "IMGPROXY_ENFORCE_THUMBNAIL": "1"]),
+                       ["--default-options", "eth:1", "--default-options", "att:1", "--default-options", "sm:0"],
+                       "imgproxy's default adds nothing; the other value is the URL option's default")
+        XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "0"]), [], "imgproxy's no-limit: serve's bound")
+        XCTAssertEqual(try flags(["IMGPROXY_USE_ETAG": "false"]), ["--no-etag"], "imgproxy 3's default")
+        XCTAssertEqual(try flags(["IMGPROXY_WATERMARK_OPACITY": "0.5"]), ["--watermark-opacity", "0.5"])
+        XCTAssertThrowsError(try flags(["IMGPROXY_WATERMARK_OPACITY": "0"]))
+        XCTAssertEqual(try flags(["IMGPROXY_QUALITY": "90"]), ["--quality", "90"])
+        XCTAssertEqual(try flags(["IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "w, h"]),
+                       ["--allowed-processing-option", "w", "--allowed-processing-option", "h"])
+        XCTAssertEqual(try flags(["IMGPROXY_MAX_RESULT_DIMENSION": "2000"]), ["--max-result-dimension", "2000"])
+        XCTAssertEqual(try flags(["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "img", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
+                                  "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "false"]), [])
+        for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_QUALITY", "0"),
+                              ("IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "pem"), ("IMGPROXY_MAX_RESULT_DIMENSION", "-1"),
+                              ("IMGPROXY_KEEP_COPYRIGHT", "maybe")] {
+            XCTAssertThrowsError(try flags([name: value]), "\(name)=\(value)") { error in
+                XCTAssertEqual((error as? ServeEnvironment.Failure)?.variable, name)
+            }
+        }
+        let options = try ServeOptions.parse(try flags(["IMGPROXY_STRIP_METADATA": "0", "IMGPROXY_AUTO_ROTATE": "0"]))
+        XCTAssertEqual(options.imgproxy.defaultOptions, ["ar:0", "sm:0"])
     }
 
     func testTheFlagsParseAsServeOptions() throws {

@@ -86,6 +86,14 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
         let marked = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:1:ce", ext: "png"))
         XCTAssertEqual([plain.status, marked.status], [200, 200], marked.text)
         XCTAssertNotEqual(plain.body, marked.body, "wm: draws the watermark the variable holds")
+        let half = try serve([], environment: [
+            "IMGPROXY_WATERMARK_DATA": mark.base64EncodedString(), "IMGPROXY_WATERMARK_OPACITY": "0.5",
+        ])
+        let halved = try half.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:1:ce", ext: "png"))
+        XCTAssertEqual(halved.status, 200, halved.text)
+        XCTAssertNotEqual(halved.body, marked.body, "IMGPROXY_WATERMARK_OPACITY=0.5 multiplies wm:1")
+        XCTAssertEqual(halved.body, try server.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:0.5:ce", ext: "png")).body,
+                       "wm:1 at half opacity is wm:0.5")
 
         let bad = Process()
         bad.executableURL = ServeProcess.binary
@@ -102,6 +110,21 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
 
     /// IMGPROXY_ENABLE_CLIENT_HINTS: `Width`/`Sec-CH-Width` and `DPR`/`Sec-CH-DPR` are default options (the width in
     /// device pixels), under the URL's; the answer varies by them; one target answers each client as it asked.
+    /// IMGPROXY_ALLOWED_PROCESSING_OPTIONS: a URL may use only the option names listed, as written (imgproxy's 404);
+    /// the options inside a preset are not checked, naming the preset is.
+    func testAllowedProcessingOptionsRefuseTheOthers() throws {
+        origin.setRoute("/a.png", .ok(png))
+        let server = try serve([], environment: [
+            "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "rs, w,pr", "IMGPROXY_PRESETS": "small=rs:fit:10:10/q:50",
+        ])
+        for (options, status) in [("rs:fit:20:20", 200), ("w:20", 200), ("rs:fit:20:20/q:50", 404), ("width:20", 404),
+                                  ("pr:small", 200), ("resize:fit:20:20", 404)] {
+            let answer = try server.get(ProxyPath.plain(origin.url("/a.png"), options: options))
+            XCTAssertEqual(answer.status, status, "\(options): \(answer.text)")
+            if status == 404 { XCTAssertTrue(answer.text.contains("forbidden processing option"), answer.text) }
+        }
+    }
+
     func testClientHintsSetTheDefaultWidthAndDPRWithVary() throws {
         origin.setRoute("/a.png", .ok(png))
         let server = try serve([], environment: ["IMGPROXY_ENABLE_CLIENT_HINTS": "true", "IMGPROXY_AUTO_WEBP": "1"])

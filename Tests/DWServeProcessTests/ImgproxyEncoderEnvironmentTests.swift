@@ -36,6 +36,23 @@ final class ImgproxyEncoderEnvironmentTests: ServeTestCase {
         }
     }
 
+    /// IMGPROXY_QUALITY is the quality of the formats without their own (JPEG here), under IMGPROXY_FORMAT_QUALITY and
+    /// the per-format defaults (WebP's 79 stays), and under the URL's `q:`.
+    func testQualityIsTheDefaultOfFormatsWithoutTheirOwn() throws {
+        origin.setRoute("/a.png", .ok(png))
+        let plain = try serve()
+        let low = try serve([], environment: ["IMGPROXY_QUALITY": "20"])
+        func body(_ server: ServeProcess, _ options: String, _ ext: String) throws -> Data {
+            let answer = try server.get(ProxyPath.plain(origin.url("/a.png"), options: options, ext: ext))
+            XCTAssertEqual(answer.status, 200, "\(options) \(ext): \(answer.text)")
+            return answer.body
+        }
+        XCTAssertLessThan(try body(low, "", "jpg").count, try body(plain, "", "jpg").count, "JPEG at 20, not 80")
+        XCTAssertEqual(try body(low, "q:20", "jpg"), try body(low, "", "jpg"), "the variable is q:20 for JPEG")
+        XCTAssertEqual(try body(low, "q:80", "jpg"), try body(plain, "", "jpg"), "the URL's q: wins")
+        XCTAssertEqual(try body(low, "", "webp"), try body(plain, "", "webp"), "WebP keeps its own 79")
+    }
+
     func testAnEncoderValueOutOfImgproxysRangeStopsTheStart() throws {
         for (name, value) in [("IMGPROXY_WEBP_EFFORT", "7"), ("IMGPROXY_AVIF_SPEED", "10"),
                               ("IMGPROXY_PNG_QUANTIZATION_COLORS", "1"), ("IMGPROXY_JXL_EFFORT", "0")] {

@@ -31,12 +31,57 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     }
 
     func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
-        for (name, value) in [("IMGPROXY_STRIP_METADATA", "false"), ("IMGPROXY_WORKERS", "many"),
+        for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_WORKERS", "many"),
                               ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")] {
             let (status, text) = try ServeProcess.startFailure([], environment: [name: value])
             XCTAssertEqual(status, 2, "\(name)=\(value): \(text)")
             XCTAssertTrue(text.contains(name), text)
         }
+    }
+
+    /// The variables once refused at start, read now: URL options' defaults (RETURN_ATTACHMENT, STRIP_METADATA,
+    /// AUTO_ROTATE…), MAX_RESULT_DIMENSION and USE_ETAG=false; the URL's own option still wins.
+    func testOptionDefaultsAndTheResultDimensionFromTheEnvironment() throws {
+        origin.setRoute("/a.png", .ok(SampleImages.png(width: 64, height: 48)))
+        let server = try serve([], environment: [
+            "IMGPROXY_RETURN_ATTACHMENT": "true", "IMGPROXY_STRIP_METADATA": "false", "IMGPROXY_AUTO_ROTATE": "false",
+            "IMGPROXY_KEEP_COPYRIGHT": "false", "IMGPROXY_STRIP_COLOR_PROFILE": "false",
+            "IMGPROXY_ENFORCE_THUMBNAIL": "true", "IMGPROXY_MAX_RESULT_DIMENSION": "30", "IMGPROXY_USE_ETAG": "false",
+        ])
+        let small = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20"))
+        XCTAssertEqual(small.status, 200, small.text)
+        XCTAssertTrue(small.header("Content-Disposition")?.hasPrefix("attachment;") == true,
+                      small.header("Content-Disposition") ?? "none")
+        XCTAssertNil(small.header("ETag"), "IMGPROXY_USE_ETAG=false")
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20"),
+                                      headers: ["If-None-Match": "*"]).status, 200, "no ETag, no 304")
+        let inline = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20/att:0"))
+        XCTAssertFalse(inline.header("Content-Disposition")?.hasPrefix("attachment") == true, "the URL's att:0 wins")
+        let large = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:40:40"))
+        XCTAssertEqual(large.status, 422, "40×30 is over IMGPROXY_MAX_RESULT_DIMENSION=30: \(large.text)")
+    }
+
+    /// IMGPROXY_PATH_PREFIX: every route under it, nothing outside it; `dwfetch health` asks under it too.
+    func testThePathPrefixHoldsEveryRouteAndTheHealthProbeFollowsIt() throws {
+        origin.setRoute("/a.png", .ok(SampleImages.png(width: 64, height: 48)))
+        let server = try serve([], environment: ["IMGPROXY_PATH_PREFIX": "/img/v1"])
+        let image = ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20")
+        XCTAssertEqual(try server.get("/img/v1" + image).status, 200)
+        XCTAssertEqual(try server.get("/img/v1/health").status, 200)
+        XCTAssertEqual(try server.get(image).status, 404, "outside the prefix")
+        XCTAssertEqual(try server.get("/health").status, 404, "outside the prefix")
+        func health(_ environment: [String: String]) throws -> Int32 {
+            let process = Process()
+            process.executableURL = ServeProcess.binary
+            process.arguments = ["health", "--port", String(server.port)]
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        XCTAssertEqual(try health(["IMGPROXY_PATH_PREFIX": "/img/v1"]), 0)
+        XCTAssertEqual(try health([:]), 1, "/health is not served outside the prefix")
     }
 
     /// `dwfetch health`, imgproxy's `imgproxy health`: 0 while a serve answers /health at IMGPROXY_BIND (or --port),

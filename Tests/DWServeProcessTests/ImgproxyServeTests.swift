@@ -3,6 +3,7 @@
 // key as `dwfetch --quality 80`. Outputs read back with Pillow (the reference reader).
 import Crypto
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -227,23 +228,10 @@ func pillow(_ data: Data) throws -> (width: Int, height: Int, format: String, fr
     return (Int(parts[0]) ?? -1, Int(parts[1]) ?? -1, String(parts[2]), Int(parts[3]) ?? -1)
 }
 
-/// Runs a python3 script; its stdout, trimmed. A missing module fails the test (scripts/setup.sh installs them).
+/// Runs a python3 script (``Python/system``); its stdout, trimmed. A missing module fails the test (scripts/setup.sh
+/// installs Pillow and imgproxy's helpers).
 func python(_ script: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script]
-    let out = Pipe(), err = Pipe()
-    (process.standardOutput, process.standardError) = (out, err)
-    try process.run()
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw NSError(domain: "python3", code: Int(process.terminationStatus), userInfo: [
-            NSLocalizedDescriptionKey: "python3 failed (scripts/setup.sh installs Pillow and imgproxy): "
-                + String(decoding: errors, as: UTF8.self)])
-    }
-    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    try Python.system.script(script)
 }
 
 extension String {

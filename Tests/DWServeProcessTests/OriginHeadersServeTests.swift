@@ -54,6 +54,41 @@ final class OriginHeadersServeTests: ServeTestCase {
         XCTAssertEqual(try off.get(variant).header("Cache-Control"), "public, max-age=60")
     }
 
+    /// The origin's Expires is kept with the original's disk entry and passed on; without a Cache-Control beside it,
+    /// imgproxy's `max-age=<seconds until then>, public` (0 once past). Without passthrough, neither.
+    func testCacheControlPassthroughPassesTheOriginsExpires() throws {
+        let future = Date().addingTimeInterval(3600), past = "Wed, 21 Oct 2015 07:28:00 GMT"
+        let formatter = DateFormatter()
+        (formatter.locale, formatter.timeZone) = (Locale(identifier: "en_US_POSIX"), TimeZone(identifier: "GMT"))
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let expires = formatter.string(from: future)
+        origin.setRoute("/ex.png", .ok(png, contentType: "image/png", headers: [("Expires", expires)]))
+        origin.setRoute("/old.png", .ok(png, contentType: "image/png", headers: [("Expires", past)]))
+        origin.setRoute("/both.png", .ok(png, contentType: "image/png",
+                                         headers: [("Expires", expires), ("Cache-Control", "public, max-age=77")]))
+        let passing = try serve(["--max-age", "60"], environment: ["IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true"])
+        for round in ["first", "a hot variant"] {
+            let answer = try passing.get(ProxyPath.plain(origin.url("/ex.png"), options: "rs:fit:32:32"))
+            XCTAssertEqual(answer.status, 200, answer.text)
+            XCTAssertEqual(answer.header("Expires"), expires, round)
+            let maxAge = answer.header("Cache-Control").flatMap {
+                Int($0.replacingOccurrences(of: "max-age=", with: "").replacingOccurrences(of: ", public", with: ""))
+            }
+            XCTAssertTrue((3500...3600).contains(maxAge ?? -1), "\(round): \(answer.header("Cache-Control") ?? "none")")
+        }
+        let old = try passing.get(ProxyPath.plain(origin.url("/old.png")))
+        XCTAssertEqual(old.header("Expires"), past)
+        XCTAssertEqual(old.header("Cache-Control"), "max-age=0, public")
+        let both = try passing.get(ProxyPath.plain(origin.url("/both.png")))
+        XCTAssertEqual(both.header("Cache-Control"), "public, max-age=77", "the origin's Cache-Control wins")
+        XCTAssertEqual(both.header("Expires"), expires)
+
+        let off = try serve(["--max-age", "60"])
+        let plain = try off.get(ProxyPath.plain(origin.url("/ex.png")))
+        XCTAssertNil(plain.header("Expires"))
+        XCTAssertEqual(plain.header("Cache-Control"), "public, max-age=60")
+    }
+
     /// Both read what the origin said from the original's disk-cache entry: without a disk cache they would do
     /// nothing, so that start is refused.
     func testWithoutADiskCacheEitherFlagStopsTheStart() throws {

@@ -1,5 +1,6 @@
 // thumbor 7.8.0 itself, run from .venv-thumbor (scripts/setup.sh) as the reference for the thumbor dialect's tests,
 // with libthumbor building the URLs and Pillow measuring the answers.
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -91,21 +92,9 @@ final class ThumborOracle: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Runs a script with the venv's python (libthumbor is there); its stdout, trimmed.
+    /// Runs a script with the venv's python (libthumbor is there; ``Python/venv(_:)``); its stdout, trimmed.
     static func venvPython(_ script: String) throws -> String {
-        let process = Process()
-        process.executableURL = venv.appendingPathComponent("bin/python")
-        process.arguments = ["-c", script]
-        let out = Pipe(), err = Pipe()
-        (process.standardOutput, process.standardError) = (out, err)
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ServeStartFailure("venv python failed: \(String(decoding: errors, as: UTF8.self))")
-        }
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try Python.venv(venv).script(script)
     }
 
     /// libthumbor's URLs: each element is the keyword arguments of `CryptoURL.generate` (image_url included);

@@ -4,6 +4,7 @@
 // verifyDecodes() (dwfetch --verify) unless it is one named below with the reason.
 import DWWebImage
 import DWWebImageProcessing
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -88,7 +89,7 @@ final class PillowCorpusTests: XCTestCase {
     /// Pillow's Tests/images for the installed Pillow's version: `pip download` of its source distribution once, then
     /// the images unpacked beside it (`.corpus/pillow-<version>/`).
     static func corpus() throws -> (images: URL, version: String) {
-        let version = try run(["python3", "-c", "import PIL; print(PIL.__version__)"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let version = try Python.system.script("import PIL; print(PIL.__version__)")
         let folder = packageRoot.appendingPathComponent(".corpus")
         let images = folder.appendingPathComponent("pillow-\(version)/Tests/images")
         if FileManager.default.fileExists(atPath: images.path) { return (images, version) }
@@ -96,10 +97,10 @@ final class PillowCorpusTests: XCTestCase {
         let sdist = folder.appendingPathComponent("pillow-\(version).tar.gz")
         if !FileManager.default.fileExists(atPath: sdist.path) {
             // The source distribution only (its build dependencies as wheels: building them from source takes minutes).
-            _ = try run(["python3", "-m", "pip", "download", "--no-binary", "pillow", "--no-deps", "--quiet",
-                         "pillow==\(version)", "-d", folder.path])
+            _ = try Python.system.run(["-m", "pip", "download", "--no-binary", "pillow", "--no-deps", "--quiet",
+                                       "pillow==\(version)", "-d", folder.path])
         }
-        _ = try run(["tar", "-xzf", sdist.path, "-C", folder.path, "pillow-\(version)/Tests/images"])
+        _ = try Subprocess.output(["tar", "-xzf", sdist.path, "-C", folder.path, "pillow-\(version)/Tests/images"])
         return (images, version)
     }
 
@@ -111,7 +112,7 @@ final class PillowCorpusTests: XCTestCase {
 
     /// Pillow's verdict per file (relative path); nil where Pillow does not open it.
     static func pillowVerdicts(_ images: URL) throws -> [String: PillowVerdict?] {
-        let out = try run(["python3", script.path, images.path])
+        let out = try Python.system.run([script.path, images.path])
         guard let json = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any] else {
             throw NSError(domain: "PillowCorpusTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "no JSON from Pillow"])
         }
@@ -126,25 +127,5 @@ final class PillowCorpusTests: XCTestCase {
             verdicts[file] = PillowVerdict(format: format, facts: [w, h, n], full: full)
         }
         return verdicts
-    }
-
-    /// Runs `arguments` (through /usr/bin/env), returns stdout; throws with stderr when it fails.
-    static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "PillowCorpusTests", code: Int(process.terminationStatus), userInfo: [
-                NSLocalizedDescriptionKey: "\(arguments.joined(separator: " ")) failed: "
-                    + String(decoding: errors.suffix(2000), as: UTF8.self)])
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
-// Entry checksums: CRC-32C in both implementations, and version-1 entries (zlib CRC-32) still read.
+// Entry checksums: CRC-32C in both implementations, version-1 entries (zlib CRC-32) still read, and the
+// version-4 header keeping Expires beside Cache-Control.
 import CChecksum
 import DWTestServer
 import Foundation
@@ -24,6 +25,21 @@ final class EntryChecksumTests: XCTestCase {
         }
     }
 
+    /// Expires rides in the cache-control slot after a NUL (version 4): both, either or neither read back.
+    func testExpiresIsKeptBesideCacheControl() throws {
+        let expires = "Wed, 21 Oct 2037 07:28:00 GMT"
+        for (control, date) in [("max-age=60", expires), (nil, expires), ("max-age=60", nil), (nil, nil)] as [(String?, String?)] {
+            let metadata = DWCacheEntryMetadata(etag: "\"e\"", cacheControl: control, expires: date)
+            let payload = Data("payload".utf8)
+            let entry = try XCTUnwrap(DiskEntryCodec.decode(
+                DiskEntryCodec.encodeHeader(key: "k", payload: payload, metadata: metadata) + payload))
+            XCTAssertEqual(entry.metadata.cacheControl, control)
+            XCTAssertEqual(entry.metadata.expires, date)
+            XCTAssertEqual(entry.metadata.etag, "\"e\"")
+            XCTAssertEqual(entry.payload, payload)
+        }
+    }
+
     func testAVersionOneEntryIsStillReadAndAFlippedByteInItIsStillAMiss() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("dwv1-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -33,7 +49,7 @@ final class EntryChecksumTests: XCTestCase {
         let url = cache.fileURL(forKey: "old")
         // Rewrite the entry as version 1 wrote it: zlib's CRC-32 for the header and the payload.
         var file = try Data(contentsOf: url)
-        XCTAssertEqual(file[4], 3, "new entries are version 3")
+        XCTAssertEqual(file[4], 4, "new entries are version 4")
         file[4] = 1
         let strings = Int(file[28]) | Int(file[29]) << 8 | Int(file[30]) << 16 | Int(file[31]) << 24
             + (1...3).reduce(0) { $0 + (Int(file[30 + 2 * $1]) | Int(file[31 + 2 * $1]) << 8) }  // etag, LM, type

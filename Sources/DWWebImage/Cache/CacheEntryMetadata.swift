@@ -15,12 +15,15 @@ public struct DWCacheEntryMetadata: Sendable, Equatable {
     public var contentType: String?
     /// The response's Cache-Control, verbatim; acted on only when ``DWWebImageCache/honorsCacheControl`` is on.
     public var cacheControl: String?
+    /// The response's Expires, verbatim; kept for a server to pass on (never acted on by the cache).
+    public var expires: String?
 
     /// Creates metadata; `storedAt` defaults to now.
     public init(
         storedAt: Date = Date(), etag: String? = nil, lastModified: String? = nil, contentType: String? = nil,
-        cacheControl: String? = nil
+        cacheControl: String? = nil, expires: String? = nil
     ) {
+        self.expires = expires
         self.storedAt = storedAt
         self.etag = etag
         self.lastModified = lastModified

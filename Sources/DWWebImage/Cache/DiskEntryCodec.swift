@@ -7,7 +7,7 @@ internal import CZlib
 ///
 /// ```
 /// 0   "DWC1"               magic
-/// 4   u16 version (3)      6  u16 flags (bit 0: payload is gzip; its trailer carries the original CRC and size)
+/// 4   u16 version (4)      6  u16 flags (bit 0: payload is gzip; its trailer carries the original CRC and size)
 /// 8   f64 storedAt (Unix seconds)
 /// 16  u64 payload length   24 u32 payload checksum
 /// 28  u32 key length       32 u16 etag length   34 u16 last-modified length   36 u16 content-type length
@@ -15,6 +15,8 @@ internal import CZlib
 /// 44  key, etag, last-modified, content-type, cache-control (UTF-8), then the payload
 /// ```
 ///
+/// From version 4 the cache-control string is followed, when the response had an Expires, by a NUL and the
+/// Expires value (a NUL cannot occur in a header value), so the layout stays the same.///
 /// The checksum is CRC-32C from version 2 (the SSE4.2 instruction: ~3× zlib's CRC-32, which took 9 µs of a
 /// 20 µs hit on a 26 KB entry) and zlib's CRC-32 in version 1. Versions 1 and 2 are still read: they wrote 0 in
 /// bytes 38–39, which version 3 reads as an empty Cache-Control.
@@ -24,8 +26,8 @@ internal import CZlib
 /// truncated or bit-flipped file (after a crash, say) sees a mismatch here and treats it as a miss.
 enum DiskEntryCodec {
     static let magic: [UInt8] = Array("DWC1".utf8)
-    /// The version written; 1, 2 and 3 are read.
-    static let version: UInt16 = 3
+    /// The version written; 1, 2, 3 and 4 are read.
+    static let version: UInt16 = 4
     static let fixedHeaderSize = 44
 
     /// A decoded, validated entry.
@@ -62,7 +64,7 @@ enum DiskEntryCodec {
         var key = key
         var strings = [
             metadata.etag ?? "", metadata.lastModified ?? "", metadata.contentType ?? "",
-            metadata.cacheControl ?? ""
+            (metadata.cacheControl ?? "") + (metadata.expires.map { "\u{0}" + $0 } ?? "")
         ]
         // Written in place into one buffer of the final size (field-by-field Data appends cost ~20k instructions
         // an entry): fixed header, then the key, then the strings (each at most 4 KiB).
@@ -150,12 +152,15 @@ enum DiskEntryCodec {
                 String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]), as: UTF8.self))
             offset += length
         }
-        let metadata = DWCacheEntryMetadata(
+        var metadata = DWCacheEntryMetadata(
             storedAt: Date(timeIntervalSince1970: Double(bitPattern: storedBits)),
             etag: strings[1].isEmpty ? nil : strings[1],
             lastModified: strings[2].isEmpty ? nil : strings[2],
             contentType: strings[3].isEmpty ? nil : strings[3],
-            cacheControl: strings[4].isEmpty ? nil : strings[4])
+            cacheControl: nil)
+        let control = strings[4].split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+        if let first = control.first, !first.isEmpty { metadata.cacheControl = String(first) }
+        if control.count > 1, !control[1].isEmpty { metadata.expires = String(control[1]) }
         return Header(
             key: strings[0], metadata: metadata, flags: flags, payloadLength: Int(payloadLength),
             payloadCRC: payloadCRC, payloadOffset: offset, checksum: checksum)
@@ -310,7 +315,7 @@ enum DiskEntryCodec {
         return crc
     }
 
-    /// The checksums entries have carried: zlib's CRC-32 (version 1) and CRC-32C (versions 2 and 3).
+    /// The checksums entries have carried: zlib's CRC-32 (version 1) and CRC-32C (versions 2 to 4).
     enum Checksum {
         case crc32
         case crc32c
@@ -318,7 +323,7 @@ enum DiskEntryCodec {
         init?(version: UInt16) {
             switch version {
             case 1: self = .crc32
-            case 2, 3: self = .crc32c
+            case 2, 3, 4: self = .crc32c
             default: return nil
             }
         }

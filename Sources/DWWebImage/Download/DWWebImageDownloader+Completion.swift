@@ -137,7 +137,9 @@ extension DWWebImageDownloader {
 
     /// Answers the callers of the original in one block on the callback queue, and hands the callers of variants to
     /// the manager. `writing`, if any, starts the block (the cache write: the callers get the image it returns, with
-    /// its entry file) and what it returns to do after ends it.
+    /// its entry file) and what it returns to do after ends it; the variants' callers are then handed on in the block,
+    /// after the write, so no variant is answered before its original's entry (and the origin's headers in it) is on
+    /// disk.
     private func deliver(
         _ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter],
         writing: (@Sendable () -> (DWImage, @Sendable () -> Void))? = nil
@@ -153,6 +155,7 @@ extension DWWebImageDownloader {
         // Callers of a variant get theirs once it is made (the manager runs one transform per variant).
         let originals = waiters.filter { !$0.options.isVariant }
         let variants = waiters.filter { $0.options.isVariant }
+        let groups = Array(Dictionary(grouping: variants) { $0.options.variant }.values)
         // One block: the metrics handler first (so it has seen the record when completions run), every
         // completion, then the Finish notification (its image is the original).
         context.callbackQueue.async { [self] in
@@ -160,6 +163,7 @@ extension DWWebImageDownloader {
             var image = image
             var then: (@Sendable () -> Void)?
             if let writing { (image, then) = writing() }
+            if writing != nil, !groups.isEmpty { context.makeVariants(image, groups) }
             handler?(metrics)
             for waiter in originals where waiter.claim() {
                 if needsFinal { waiter.progress?(total, total) }
@@ -175,9 +179,7 @@ extension DWWebImageDownloader {
             center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
             then?()
         }
-        if !variants.isEmpty {
-            context.makeVariants(image, Array(Dictionary(grouping: variants) { $0.options.variant }.values))
-        }
+        if writing == nil, !groups.isEmpty { context.makeVariants(image, groups) }
     }
 
     /// Keeps the partial body when the failure is worth resuming later, then answers every caller with `error`
@@ -206,17 +208,18 @@ extension DWWebImageDownloader {
         }
     }
 
-    /// The entry to store for a response: its validators, type and Cache-Control; after a 304, the old entry's
-    /// type with the validators and Cache-Control the 304 updated (RFC 9111 §4.3.4), and new dates.
+    /// The entry to store for a response: its validators, type, Cache-Control and Expires; after a 304, the old
+    /// entry's type with the validators, Cache-Control and Expires the 304 updated (RFC 9111 §4.3.4), and new dates.
     private func diskMetadata(for head: DWResponseHead) -> DWCacheEntryMetadata {
         var metadata = DWCacheEntryMetadata(
             etag: head.etag, lastModified: head.lastModified,
-            contentType: head.contentType, cacheControl: head.cacheControl)
+            contentType: head.contentType, cacheControl: head.cacheControl, expires: head.expires)
         if head.status == 304, let old = context.revalidation?.metadata {
             metadata.etag = head.etag ?? old.etag
             metadata.lastModified = head.lastModified ?? old.lastModified
             metadata.contentType = old.contentType
             metadata.cacheControl = head.cacheControl ?? old.cacheControl
+            metadata.expires = head.expires ?? old.expires
         }
         return metadata
     }

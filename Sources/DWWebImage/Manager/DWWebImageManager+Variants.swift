@@ -16,11 +16,13 @@ extension DWWebImageManager {
     /// the ``transformExecutor`` (else the work queue), under the job's ``DWWorkCancellation/current``: when every
     /// caller has cancelled, a transform still queued is skipped and a running one is told to stop. An executor
     /// that refuses the work fails these callers with ``DWWebImageError/busy(_:)``. A processor that throws fails
-    /// these callers with its error; the original stays cached.
+    /// these callers with its error; the original stays cached. Each caller's ``Waiter/phases`` hears of the
+    /// original's arrival and of the transform's start and end.
     func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue) {
         guard let options = waiters.first?.options, let token = waiters.first?.token else { return }
         let url = token.url
         let key = options.cacheKey(base: token.cacheKey)
+        for waiter in waiters { waiter.phases?.sourceArrived(original.source) }
         let cancellation = DWWorkCancellation()
         enum Step { case start(DWTransformExecutor?), joined, cached(DWImage) }
         let step = state.withLock { s -> Step in
@@ -41,7 +43,7 @@ extension DWWebImageManager {
         let executor: DWTransformExecutor?
         switch step {
         case .joined:
-            return
+            return waiters.forEach { $0.phases?.processingStarted() }  // the transform under way is theirs too
         case .cached(let variant):
             let result = Result<DWImage, DWWebImageError>.success(
                 variant.from(original.source, metrics: original.metrics))
@@ -59,6 +61,7 @@ extension DWWebImageManager {
                 for waiter in all { s.transformWaiters[waiter.token.id] = nil }
                 return all
             }
+            for waiter in answered { waiter.phases?.processingEnded(result.phaseError) }
             // An awaiting task is resumed right here, where its result was made; other callers on the callback queue.
             for waiter in answered where waiter.resumesInline && waiter.claim() { waiter.callCompletion(result) }
             if answered.contains(where: { !$0.resumesInline }) {
@@ -72,6 +75,7 @@ extension DWWebImageManager {
         let work: @Sendable () -> Void = { [self] in
             DWHopTrace.arrive("transform worker")
             guard !cancellation.isCancelled else { return finish(.failure(DWWorkCancellation.stopped)) }
+            for waiter in waiters { waiter.phases?.processingStarted() }
             let result = DWWorkCancellation.$current.withValue(cancellation) { () -> Result<DWImage, DWWebImageError> in
                 do throws(DWWebImageError) {
                     let variant = try DWImageProcessors.apply(options.processors, to: original)

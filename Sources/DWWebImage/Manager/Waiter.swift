@@ -10,6 +10,8 @@ final class Waiter: Sendable {
     /// The completion only resumes an awaiting task (the async API): it is called where the result is made, never
     /// queued on the callback queue first (Kingfisher's `CallbackQueue.untouch`).
     let resumesInline: Bool
+    /// The phases' observer of the task that asked (``DWFetchPhases/current`` when the waiter was made).
+    let phases: (any DWFetchPhaseObserver)? = DWFetchPhases.current
     private let completion: @Sendable (Result<DWImage, DWWebImageError>) -> Void
     private let delivered = DWLock(false)
 

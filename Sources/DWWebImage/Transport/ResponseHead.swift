@@ -17,6 +17,7 @@ public struct DWResponseHead: Sendable, Equatable {
         var contentEncoding: String?
         var retryAfter: String?
         var cacheControl: String?
+        var expires: String?
         var location: String?
     }
 
@@ -99,6 +100,11 @@ public struct DWResponseHead: Sendable, Equatable {
         get { box.fields.cacheControl }
         set { unique.fields.cacheControl = newValue }
     }
+    /// `Expires`, verbatim.
+    public var expires: String? {
+        get { box.fields.expires }
+        set { unique.fields.expires = newValue }
+    }
     /// `Location` of a redirect response.
     var location: String? {
         get { box.fields.location }
@@ -140,6 +146,7 @@ public struct DWResponseHead: Sendable, Equatable {
         case 11 where Self.named(name, "retry-after"): retryAfter = value
         case 13 where Self.named(name, "cache-control"): cacheControl = cacheControl.map { $0 + ", " + value } ?? value
         case 8 where Self.named(name, "location"): location = value
+        case 7 where Self.named(name, "expires"): expires = value
         default: break
         }
     }

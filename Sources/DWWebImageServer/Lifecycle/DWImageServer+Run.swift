@@ -18,7 +18,7 @@ extension DWImageServer {
         if configuration.tunesMalloc { startMallocTuning() }
         let router = Router(context: DWRequestContext.self)
         if configuration.tracing { addTracing(to: router) }
-        mount(on: router, at: "", refusingOtherMethods: true)
+        mount(on: router, at: configuration.pathPrefix, refusingOtherMethods: true)
         let drain = DWConnectionDrain(logger: lifecycleLogger, maxPerClient: configuration.connectionsPerClient)
         let app = Application(
             router: router,

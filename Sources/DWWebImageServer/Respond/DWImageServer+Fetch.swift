@@ -10,10 +10,26 @@ extension DWImageServer {
     ///
     /// A `local://` source (``DWLocalFileLoader``) is kept in memory only and never shared: the file is on this
     /// machine's disk already, and a changed file is read again once its variants have left the memory cache. With
-    /// ``DWServeConfiguration/tracing``, it is the request span's child span `image`.
+    /// ``DWServeConfiguration/tracing``, it is the request span's child span `image`, with the phases' spans under
+    /// it (``DWPhaseSpans``) and, for a variant found in a cache tier, `dwserve.cache` naming the tier.
     func variant(of source: String, plan: DWVariantPlan?) async throws(DWWebImageError) -> DWImage {
-        let span = childSpan("image", imageURL: source)  // the source's download (or cache hit) and its render
-        defer { span?.end() }
+        guard let span = childSpan("image", imageURL: source) else { return try await fetchVariant(of: source, plan: plan) }
+        defer { span.end() }
+        let phases = DWPhaseSpans(parent: span.context, imageURL: source)
+        let result = await DWFetchPhases.$current.withValue(phases) { () async -> Result<DWImage, DWWebImageError> in
+            do throws(DWWebImageError) {
+                return .success(try await fetchVariant(of: source, plan: plan))
+            } catch {
+                return .failure(error)
+            }
+        }
+        phases.finish(result)
+        if case .success(let image) = result, image.source != .network { span.attributes["dwserve.cache"] = image.source.rawValue }
+        return try result.get()
+    }
+
+    /// ``variant(of:plan:)`` without its spans.
+    private func fetchVariant(of source: String, plan: DWVariantPlan?) async throws(DWWebImageError) -> DWImage {
         let isLocal = source.hasPrefix(DWLocalFileLoader.scheme)
         guard let resultStorage, let plan, !isLocal else {
             var options = Self.options(for: plan)

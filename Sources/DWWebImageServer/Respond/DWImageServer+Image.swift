@@ -163,7 +163,8 @@ extension DWImageServer {
         let isFallback = marks[HTTPField.Name(configuration.failures.fallbackHeader)!] != nil
         var response = DWResponses.image(
             served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
-            ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra, validators: !isFallback)
+            ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra,
+            validators: !isFallback && configuration.usesETag)
         if job.thumbor?.maxAge == 0 { response.headers[.cacheControl] = nil }  // thumbor's max_age(0)
         return addingOriginHeaders(originMetadata(for: job, isFallback: isFallback), to: response, for: job,
                                    request: request)

@@ -20,8 +20,15 @@ extension DWImageServer {
         let settings = configuration.imgproxy
         var transform = DWResultLimits.clamped(url.options.transform)
         if configuration.neverLarger { transform.neverLarger = true }
+        transform.watermark?.opacity *= settings.watermarkOpacity  // imgproxy's IMGPROXY_WATERMARK_OPACITY
         for (format, quality) in settings.formatQuality where transform.formatQuality[format] == nil {
             transform.formatQuality[format] = quality
+        }
+        if let quality = settings.quality {  // imgproxy's IMGPROXY_QUALITY: under every per-format quality
+            for format in DWImageFormat.allCases where transform.formatQuality[format] == nil
+                && DWImageProcessing.defaultQuality(for: format) == DWImageProcessing.defaultQuality {
+                transform.formatQuality[format] = quality
+            }
         }
         let named = transform.format
         let output: DWOutputRule
@@ -39,7 +46,7 @@ extension DWImageServer {
         return DWVariantPlan(
             transform: transform, output: output,
             svg: keepsSVG ? (settings.sanitizeSVG ? .sanitize : .keep) : .rasterize,
-            stripsUnprocessed: configuration.stripMetadata, limits: perRequest,
+            stripsUnprocessed: configuration.stripMetadata && transform.stripMetadata, limits: perRequest,
             checks: checks(for: url, transform: transform), watermark: settings.watermark,
             willRender: {
                 metrics.transformStarted()

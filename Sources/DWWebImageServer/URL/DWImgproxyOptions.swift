@@ -32,6 +32,13 @@ public struct DWImgproxyOptions: Sendable, Equatable {
 public struct DWPresets: Sendable, Equatable {
     /// Name → its option segments (`rs:fill:300:300`, `q:70`…), as `--preset NAME=OPTIONS` gave them.
     public var presets: [String: [String]] = [:]
+    /// The option segments every imgproxy URL starts from, before the `default` preset (`--default-options`, the
+    /// form imgproxy's `IMGPROXY_STRIP_METADATA`, `IMGPROXY_RETURN_ATTACHMENT`… take).
+    public var base: [String] = []
+    /// The option names a URL may use, as it writes them (`w`, `width`…: each spelling listed; `pr` to name
+    /// presets); empty: all. Presets' own options are not checked (`--allowed-processing-option`, imgproxy's
+    /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`).
+    public var allowedOptions: Set<String> = []
     /// URLs may name only presets: the options part is one segment of preset names joined by ":".
     public var onlyPresets = false
     /// imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS` (`--allow-security-options`): URLs may set `msr`, `msfs`, `maf`,
@@ -40,6 +47,23 @@ public struct DWPresets: Sendable, Equatable {
 
     /// No presets.
     public init() {}
+
+    /// Throws imgproxy's 404 for a URL's option `segment` whose name ``allowedOptions`` does not list.
+    func checkAllowed(_ segment: Substring) throws(DWProxyURL.ParseError) {
+        guard !allowedOptions.isEmpty else { return }
+        let name = String(segment.prefix { $0 != ":" })
+        guard allowedOptions.contains(name) else {
+            throw DWProxyURL.ParseError("forbidden processing option \(name)", status: 404, note: "bad-url")
+        }
+    }
+
+    /// Adds `OPT/OPT/...` to ``base``; false when malformed.
+    public mutating func addBase(_ options: String) -> Bool {
+        let segments = options.split(separator: "/").map(String.init)
+        guard !segments.isEmpty, segments.allSatisfy({ $0.contains(":") }) else { return false }
+        base += segments
+        return true
+    }
 
     /// Parses `NAME=OPT/OPT/...` (imgproxy's `IMGPROXY_PRESETS` item); nil when malformed.
     public mutating func add(_ definition: String) -> Bool {

@@ -52,7 +52,7 @@ public struct DWProxyURL: Sendable, Equatable {
     /// Parses a request target (path and query as received, percent-encoding untouched) with the server's
     /// `presets`; the decoded source is rewritten and checked by `sources` (imgproxy's URL replacements, base URL
     /// and allowed sources: 404 for a source they do not allow); the options start from `defaults` (the request's
-    /// client hints), under the `default` preset and the URL's; `now` (Unix seconds) judges `exp:`. Segments are
+    /// client hints), under `presets`' base options, the `default` preset and the URL's; `now` (Unix seconds) judges `exp:`. Segments are
     /// found on the target's UTF-8 bytes.
     public init(target: String, presets: DWPresets = DWPresets(), sources: DWSourceRules = DWSourceRules(),
                 defaults: DWImgproxyOptions = DWImgproxyOptions(),
@@ -61,6 +61,7 @@ public struct DWProxyURL: Sendable, Equatable {
         options = defaults
         source = ""
         let parser = DWOptionParser(presets: presets, now: now)
+        for segment in presets.base { try parser.apply(segment: Substring(segment), to: &options) }
         if presets.presets["default"] != nil { try parser.applyPreset("default", to: &options, presetStack: []) }
 
         let slash = UInt8(ascii: "/")
@@ -76,6 +77,7 @@ public struct DWProxyURL: Sendable, Equatable {
             while let end = DWURLBytes.firstIndex(of: slash, in: rest) {
                 let segment = rest[..<end]
                 if segment == "plain" || !segment.utf8.contains(UInt8(ascii: ":")) { break }
+                try presets.checkAllowed(segment)
                 try parser.apply(segment: segment, to: &options)
                 rest = Substring(rest.utf8[rest.utf8.index(after: end)...])
             }
