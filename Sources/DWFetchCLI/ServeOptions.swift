@@ -1,6 +1,6 @@
 // ServeOptions: `dwfetch serve`'s flags — THE one place they are declared. Every dwfetch executable parses them (so
 // `dwfetch serve --help` needs no server); dwfetch-serve maps them onto DWServeConfiguration in
-// Sources/dwfetch-serve/ServeConfiguration+Options.swift (a new flag: declare it here, map it there).
+// Sources/DWFetchServe/ServeConfiguration+Options.swift (a new flag: declare it here, map it there).
 import ArgumentParser
 import DWWebImage
 import Foundation
