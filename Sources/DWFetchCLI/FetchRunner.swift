@@ -268,8 +268,9 @@ package final class FetchRunner: Sendable {
         manager.maxConcurrentDownloads = command.jobs
         manager.startsNewestFirst = true
         manager.callbackQueue = outputQueue
-        // The output queue writes files anyway: the cache entry is written there too, before the -o file (one
-        // thread hand-off an image less than the cache's write queue), which is then a link or a kernel copy of it.
+        // Where results are handled, files are written anyway: the cache entry is written there too, before the -o
+        // file (one thread hand-off an image less than the cache's write queue), which is then a link or a kernel
+        // copy of it. That place is the engine thread itself with handlesWhereMade, else the output queue.
         manager.writesCacheInCallbacks = true
         manager.deliversWhereMade = handlesWhereMade
         // Nothing in dwfetch observes the download notifications: not posting them spares ~20 k instructions an image.
@@ -284,8 +285,8 @@ package final class FetchRunner: Sendable {
         }
     }
 
-    /// One URL's result, on the output queue (or under ``handling``, with ``handlesWhereMade``): written (`-o`), kept for its preview, hashed (`--json`), recorded, and
-    /// printed with every line whose turn has come.
+    /// One URL's result, on the output queue (or under ``handling``, with ``handlesWhereMade``): written (`-o`), kept
+    /// for its preview, hashed (`--json`), recorded, and printed with every line whose turn has come.
     private func finished(_ url: String, index: Int, _ result: Result<DWImage, DWWebImageError>,
                           original: SourceFacts?, name: String?, json: Bool, urls: [String]) {
         let (path, writeError) = save(result, url: url, name: name)
