@@ -57,9 +57,10 @@ final class CacheWrite: Sendable {
     /// Writes the downloaded `image` here, on the callback queue (the start of a download's callback block, with
     /// ``DWWebImageManager/writesCacheInCallbacks``). Returns `image` with its ``DWImage/entryFile`` when the
     /// entry is body-only, and what is left to do after the callers: posting
-    /// ``Notification/Name/DWWebImageCacheComplete`` and ending the write (call it on the same queue).
+    /// ``Notification/Name/DWWebImageCacheComplete`` (when `notifies`) and ending the write (call it on the same
+    /// thread).
     func writeHere(
-        _ image: DWImage, metadata: DWCacheEntryMetadata, url: String
+        _ image: DWImage, metadata: DWCacheEntryMetadata, url: String, notifies: Bool = true
     ) -> (DWImage, @Sendable () -> Void) {
         guard let s = consumeOnce() else { return (image, {}) }
         let (cache, key) = (cache, key)
@@ -71,7 +72,9 @@ final class CacheWrite: Sendable {
         return (
             stamped,
             {
-                cache.notificationCenter.post(name: .DWWebImageCacheComplete, object: cache, userInfo: info)
+                if notifies {
+                    cache.notificationCenter.post(name: .DWWebImageCacheComplete, object: cache, userInfo: info)
+                }
                 cache.pendingWrites.leave()
             }
         )

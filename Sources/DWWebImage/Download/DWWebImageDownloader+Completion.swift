@@ -126,7 +126,10 @@ extension DWWebImageDownloader {
         switch evaluated {
         case .success(let (image, head)) where write != nil && context.writesCacheInCallbacks:
             let (write, url, metadata) = (write!, url, diskMetadata(for: head))
-            deliver(image, metrics: metrics, to: waiters) { write.writeHere(image, metadata: metadata, url: url) }
+            let notifies = context.notificationCenter != nil
+            deliver(image, metrics: metrics, to: waiters) {
+                write.writeHere(image, metadata: metadata, url: url, notifies: notifies)
+            }
         case .success(let (image, head)):
             deliver(image, metrics: metrics, to: waiters)
             write?.writeAndNotify(image, metadata: diskMetadata(for: head), url: url, queue: context.callbackQueue)
@@ -135,11 +138,11 @@ extension DWWebImageDownloader {
         }
     }
 
-    /// Answers the callers of the original in one block on the callback queue, and hands the callers of variants to
-    /// the manager. `writing`, if any, starts the block (the cache write: the callers get the image it returns, with
-    /// its entry file) and what it returns to do after ends it; the variants' callers are then handed on in the block,
-    /// after the write, so no variant is answered before its original's entry (and the origin's headers in it) is on
-    /// disk.
+    /// Answers the callers of the original in one block on the callback queue (here, with
+    /// ``DownloadContext/deliversWhereMade``), and hands the callers of variants to the manager. `writing`, if any,
+    /// starts the block (the cache write: the callers get the image it returns, with its entry file) and what it
+    /// returns to do after ends it; the variants' callers are then handed on in the block, after the write, so no
+    /// variant is answered before its original's entry (and the origin's headers in it) is on disk.
     private func deliver(
         _ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter],
         writing: (@Sendable () -> (DWImage, @Sendable () -> Void))? = nil
@@ -158,8 +161,7 @@ extension DWWebImageDownloader {
         let groups = Array(Dictionary(grouping: variants) { $0.options.variant }.values)
         // One block: the metrics handler first (so it has seen the record when completions run), every
         // completion, then the Finish notification (its image is the original).
-        context.callbackQueue.async { [self] in
-            if !originals.isEmpty { DWHopTrace.arrive("callback queue") }  // else only the handler and the notification
+        let block: @Sendable () -> Void = { [self] in
             var image = image
             var then: (@Sendable () -> Void)?
             if let writing { (image, then) = writing() }
@@ -172,18 +174,28 @@ extension DWWebImageDownloader {
             if needsFinal { for waiter in variants where !waiter.isDelivered { waiter.progress?(total, total) } }
             // userInfo made here, as the [AnyHashable: Any] post takes (a [String: any Sendable] made outside the
             // block was converted on every post: ~4 k instructions).
-            let info: [AnyHashable: Any] = [
-                DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.image: image,
-                DWWebImageNotificationKey.metrics: metrics
-            ]
-            center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
+            if let center {
+                let info: [AnyHashable: Any] = [
+                    DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.image: image,
+                    DWWebImageNotificationKey.metrics: metrics
+                ]
+                center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
+            }
             then?()
+        }
+        if context.deliversWhereMade {
+            block()
+        } else {
+            context.callbackQueue.async {
+                if !originals.isEmpty { DWHopTrace.arrive("callback queue") }  // else the handler and notification
+                block()
+            }
         }
         if writing == nil, !groups.isEmpty { context.makeVariants(image, groups) }
     }
 
     /// Keeps the partial body when the failure is worth resuming later, then answers every caller with `error`
-    /// in one block on the callback queue.
+    /// in one block on the callback queue (here, with ``DownloadContext/deliversWhereMade``).
     private func deliver(_ error: DWWebImageError, metrics: DWDownloadMetrics, to waiters: [Waiter]) {
         // Worth resuming later: transport failures and 5xx/408/429. Anything else is gone for good.
         if error.isTransient {
@@ -196,15 +208,20 @@ extension DWWebImageDownloader {
         let failed = {
             var m = metrics; m.errorCode = error.code; return m
         }()
-        context.callbackQueue.async { [self] in
-            DWHopTrace.arrive("callback queue")
+        let block: @Sendable () -> Void = { [self] in
             handler?(failed)
             for waiter in waiters where waiter.claim() { waiter.callCompletion(.failure(error)) }
+            guard let center else { return }
             let info: [AnyHashable: Any] = [
                 DWWebImageNotificationKey.url: url, DWWebImageNotificationKey.error: error,
                 DWWebImageNotificationKey.metrics: failed
             ]
             center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
+        }
+        if context.deliversWhereMade { return block() }
+        context.callbackQueue.async {
+            DWHopTrace.arrive("callback queue")
+            block()
         }
     }
 

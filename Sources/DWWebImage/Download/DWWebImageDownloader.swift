@@ -100,11 +100,14 @@ public final class DWWebImageDownloader: Sendable {
         if first { context.didEnd(self) }
     }
 
-    /// Posts `name` (Start, Stop: the URL is all they carry) on the callback queue, its userInfo made there.
+    /// Posts `name` (Start, Stop: the URL is all they carry) on the callback queue, its userInfo made there (here,
+    /// with ``DownloadContext/deliversWhereMade``: no thread woken for a notification).
     func post(_ name: Notification.Name) {
-        let center = context.notificationCenter
-        context.callbackQueue.async {
+        guard let center = context.notificationCenter else { return }
+        let post: @Sendable () -> Void = {
             center.post(name: name, object: self, userInfo: [DWWebImageNotificationKey.url: self.url])
         }
+        if context.deliversWhereMade { return post() }
+        context.callbackQueue.async(execute: post)
     }
 }

@@ -12,7 +12,8 @@ struct Revalidation: Sendable {
 final class DownloadContext: Sendable {
     let engine: CurlMulti
     let cache: DWWebImageCache
-    let notificationCenter: NotificationCenter
+    /// Where the download's notifications are posted; nil: none are (``DWWebImageManager/postsDownloadNotifications``).
+    let notificationCenter: NotificationCenter?
     let callbackQueue: DispatchQueue
     /// Where finished transfers too big or too slow for the engine thread are judged and validated (concurrent; off
     /// the engine thread and the callback queue). Disk writes go to the cache's own write queue.
@@ -39,6 +40,9 @@ final class DownloadContext: Sendable {
     /// Disk writes run at the end of the download's callback block on `callbackQueue`, not on the cache's write
     /// queue (``DWWebImageManager/writesCacheInCallbacks``).
     let writesCacheInCallbacks: Bool
+    /// The download's callback block runs where the download ends (the engine thread, or the work queue), not on
+    /// `callbackQueue` (``DWWebImageManager/deliversWhereMade``).
+    let deliversWhereMade: Bool
     /// Bytes a resumable body keeps in memory before it moves to ``partialStore``.
     let partialSpillThreshold: Int
     /// Takes a rate-limit token for a retry and says how long to wait for it (nil: no limit).
@@ -47,13 +51,15 @@ final class DownloadContext: Sendable {
     let tierLookups: [DWCacheTierLookup]
 
     init(
-        engine: CurlMulti, cache: DWWebImageCache, notificationCenter: NotificationCenter, callbackQueue: DispatchQueue,
-        workQueue: DispatchQueue, request: TransferRequest, storePolicy: DWWebImageCachePolicy, maxPixelCount: Int,
+        engine: CurlMulti, cache: DWWebImageCache, notificationCenter: NotificationCenter?,
+        callbackQueue: DispatchQueue, workQueue: DispatchQueue, request: TransferRequest,
+        storePolicy: DWWebImageCachePolicy, maxPixelCount: Int,
         revalidation: Revalidation?, retryPolicy: DWRetryPolicy, partialStore: PartialStore?, progressInterval: UInt64,
         didEnd: @escaping @Sendable (DWWebImageDownloader) -> Void,
         makeVariants: @escaping @Sendable (DWImage, [[Waiter]]) -> Void,
         metricsHandler: @escaping @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?, hostKey: String,
-        writesCacheInCallbacks: Bool = false, partialSpillThreshold: Int = PartialBody.defaultSpillThreshold,
+        writesCacheInCallbacks: Bool = false, deliversWhereMade: Bool = false,
+        partialSpillThreshold: Int = PartialBody.defaultSpillThreshold,
         retryToken: (@Sendable () -> Double)? = nil, tierLookups: [DWCacheTierLookup] = []
     ) {
         self.engine = engine
@@ -73,6 +79,7 @@ final class DownloadContext: Sendable {
         self.metricsHandler = metricsHandler
         self.hostKey = hostKey
         self.writesCacheInCallbacks = writesCacheInCallbacks
+        self.deliversWhereMade = deliversWhereMade
         self.partialSpillThreshold = partialSpillThreshold
         self.retryToken = retryToken
         self.tierLookups = tierLookups

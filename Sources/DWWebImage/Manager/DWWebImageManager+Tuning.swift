@@ -15,8 +15,36 @@ extension DWWebImageManager {
     /// output queue): one thread hand-off an image less, and the write still overlaps the next transfers. Not for
     /// `.main`: disk writes would run there.
     package var writesCacheInCallbacks: Bool {
-        get { tuning.withLock { $0 } }
-        set { tuning.withLock { $0 = newValue } }
+        get { tuning.withLock { $0.writesCacheInCallbacks } }
+        set { tuning.withLock { $0.writesCacheInCallbacks = newValue } }
+    }
+
+    /// Whether a download's callback block (metrics, completions, the Finish notification, and with
+    /// ``writesCacheInCallbacks`` the disk write) runs on the thread where the download ends — the transfer engine's
+    /// thread for a small body, else the work queue — instead of being queued on ``callbackQueue`` (default false).
+    /// For a caller whose completions are short and thread-safe and that would only hand the result on anyway
+    /// (dwfetch's runner, which writes `-o` files): no wake-up of a callback thread per image, and no context switch.
+    /// Completions then run concurrently with those still delivered on ``callbackQueue`` (cache hits, refusals,
+    /// cancels) and must not block: the engine thread waits for them. Read when a download is created.
+    package var deliversWhereMade: Bool {
+        get { tuning.withLock { $0.deliversWhereMade } }
+        set { tuning.withLock { $0.deliversWhereMade = newValue } }
+    }
+
+    /// Whether downloads post ``Notification/Name/DWWebImageDownloadStart``, `…Finish` and `…Stop`, and
+    /// ``Notification/Name/DWWebImageCacheComplete`` for a write in the callback block (default true). For a caller
+    /// that observes none of them (dwfetch): a post nobody observes still costs ~10 k instructions (its userInfo
+    /// bridged and boxed), two or three an image. Read when a download is created.
+    package var postsDownloadNotifications: Bool {
+        get { tuning.withLock { $0.postsNotifications } }
+        set { tuning.withLock { $0.postsNotifications = newValue } }
+    }
+
+    /// The package tuning a download is made with.
+    struct Tuning: Sendable {
+        var writesCacheInCallbacks = false
+        var deliversWhereMade = false
+        var postsNotifications = true
     }
 }
 

@@ -142,8 +142,9 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
-    /// ``writesCacheInCallbacks`` (a leaf lock, read when a download is created; DWWebImageManager+Tuning.swift).
-    let tuning = DWLock(false)
+    /// ``writesCacheInCallbacks`` and ``deliversWhereMade`` (a leaf lock, read when a download is created;
+    /// DWWebImageManager+Tuning.swift).
+    let tuning = DWLock(Tuning())
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
     /// on ``callbackQueue``. A memory hit answered on the caller's thread (``imageFromMemory(withURL:options:)``, the
     /// async API's hits) is counted there just after the caller has its image.
@@ -467,6 +468,7 @@ public final class DWWebImageManager: Sendable {
             url: asciiURL, source: waiter.token.url, headers: headers, options: waiter.options,
             loader: configuration.loader(for: waiter.token.url))
         var policy = waiter.options.storePolicy
+        let tuned = tuning.withLock { $0 }
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
         var retryToken: (@Sendable () -> Double)?
         if configuration.rateSettings.isLimited && request.loader == nil {
@@ -474,7 +476,8 @@ public final class DWWebImageManager: Sendable {
             retryToken = { limiter.take(host: host) }
         }
         return DownloadContext(
-            engine: engine, cache: cache, notificationCenter: notificationCenter, callbackQueue: callbacks,
+            engine: engine, cache: cache, notificationCenter: tuned.postsNotifications ? notificationCenter : nil,
+            callbackQueue: callbacks,
             workQueue: workQueue, request: request, storePolicy: policy,
             maxPixelCount: configuration.maxPixelCount,
             revalidation: revalidating, retryPolicy: configuration.retryPolicy,
@@ -486,7 +489,7 @@ public final class DWWebImageManager: Sendable {
             },
             metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
             hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL),
-            writesCacheInCallbacks: tuning.withLock { $0 },
+            writesCacheInCallbacks: tuned.writesCacheInCallbacks, deliversWhereMade: tuned.deliversWhereMade,
             partialSpillThreshold: max(0, configuration.partialSpillThreshold), retryToken: retryToken,
             tierLookups: waiter.options.tierLookups)
     }
