@@ -103,9 +103,10 @@ int cvips_heifload_thumbnail_buffer(const void *buf, size_t len, int fail_on, Vi
     return vips_heifload_buffer((void *)buf, len, out, "thumbnail", TRUE, "fail_on", fail_on, NULL);
 }
 
-int cvips_jpegload_shrink_buffer(const void *buf, size_t len, int shrink, int fail_on, VipsImage **out) {
+int cvips_jpegload_shrink_buffer(const void *buf, size_t len, int shrink, int fail_on, int sequential,
+                                 VipsImage **out) {
     return vips_jpegload_buffer((void *)buf, len, out, "shrink", shrink, "fail_on", fail_on,
-                                "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+                                "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM, NULL);
 }
 
 int cvips_svgload_buffer(const void *buf, size_t len, double scale, double dpi, VipsImage **out) {

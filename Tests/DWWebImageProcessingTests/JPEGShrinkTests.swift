@@ -1,4 +1,5 @@
 // JPEGShrinkTests: the DCT scale a JPEG resize decodes at, and the image that comes out of it.
+import DWTestServer
 import DWWebImage
 @testable import DWWebImageProcessing
 import Foundation
@@ -32,5 +33,27 @@ final class JPEGShrinkTests: XCTestCase {
         let bitmap = try out.bitmap()
         assertPixel(bitmap, 2, 2, [220, 30, 30, 255], tolerance: 20, "top-left stays red")
         assertPixel(bitmap, 13, 9, [255, 255, 255, 255], tolerance: 20, "the clear quadrant was flattened to white")
+    }
+
+    /// imgproxy's scale-on-load in its own pipeline (not only a plain resize): a fill to 128 × 96 with a gravity
+    /// decodes a 1024 × 768 JPEG at 1/8, and the same fill of a left-half gradient keeps the left side dark; a trim
+    /// (which measures the full image) decodes at full size.
+    func testTheImgproxyStepsShrinkAJPEGOnLoad() throws {
+        let png = SampleImages.png(width: 1024, height: 768) { x, _ in x < 512 ? (20, 20, 20, 255) : (240, 240, 240, 255) }
+        let jpeg = try DWImage(data: Data(Array(try DWConvert(format: .jpeg, quality: 95).process(DWImage(data: png)).data)))
+        var transform = DWTransform()
+        (transform.resizingType, transform.width, transform.height) = (.fill, 128, 96)
+        transform.gravity = DWGravity(.northWest)
+        var canvas = try Canvas(pending: jpeg)
+        try ImgproxyStage(transform: transform, watermark: nil).apply(to: &canvas)
+        XCTAssertEqual(canvas.jpegShrink, 8, "decoded at libjpeg's 1/8")
+        XCTAssertEqual([canvas.width, canvas.height], [128, 96])
+        let out = try DWImage(data: Encoder.encode(&canvas)).bitmap()
+        assertPixel(out, 10, 48, [20, 20, 20, 255], tolerance: 12, "the left half stays dark")
+        assertPixel(out, 118, 48, [240, 240, 240, 255], tolerance: 12, "the right half stays light")
+        transform.trim = DWTrim()
+        var trimmed = try Canvas(pending: jpeg)
+        try ImgproxyStage(transform: transform, watermark: nil).apply(to: &trimmed)
+        XCTAssertEqual(trimmed.jpegShrink, 1, "a trim measures the image at full size")
     }
 }

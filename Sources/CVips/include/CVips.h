@@ -80,7 +80,7 @@ int cvips_heifload_thumbnail_buffer(const void *_Nonnull buf, size_t len, int fa
 int cvips_svgload_buffer(const void *_Nonnull buf, size_t len, double scale, double dpi,
                          VipsImage *_Nullable *_Nonnull out);
 /* vips_jpegload_buffer with libjpeg's DCT scaling (shrink 1, 2, 4 or 8), sequential access. */
-int cvips_jpegload_shrink_buffer(const void *_Nonnull buf, size_t len, int shrink, int fail_on,
+int cvips_jpegload_shrink_buffer(const void *_Nonnull buf, size_t len, int shrink, int fail_on, int sequential,
                                  VipsImage *_Nullable *_Nonnull out);
 /* vips_thumbnail_buffer: size is VipsSize (0 both, 1 up, 2 down, 3 force), crop VipsInteresting (0 none, 1 centre). */
 int cvips_thumbnail_buffer(const void *_Nonnull buf, size_t len, int width, int height, int size, int crop,

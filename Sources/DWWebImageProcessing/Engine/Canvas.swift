@@ -28,6 +28,8 @@ struct Canvas: Sendable {
     /// Decode a HEIC/AVIF source's embedded thumbnail instead of its primary image (imgproxy's `enforce_thumbnail`;
     /// set before decoding).
     var enforceThumbnail = false
+    /// A JPEG source is decoded at this DCT scale (1, 2, 4 or 8: set before decoding, by a step that shrinks past it).
+    var jpegShrink = 1
     var keepAlive: [Data] = []
 
     /// A pending canvas for `image` (limits are checked here, before anything is decoded).
@@ -46,7 +48,8 @@ struct Canvas: Sendable {
     mutating func decode() throws(DWWebImageError) {
         guard let image = source else { return }
         let decoded = try Decoder.decode(image, keepColorProfile: metadata.keepColorProfile,
-                                         thumbnail: enforceThumbnail, keepHighBitDepth: metadata.keepHighBitDepth)
+                                         thumbnail: enforceThumbnail, keepHighBitDepth: metadata.keepHighBitDepth,
+                                         jpegShrink: jpegShrink)
         frames = decoded.frames
         delays = decoded.delays
         netscapeLoopCount = decoded.netscapeLoopCount

@@ -143,7 +143,7 @@ enum Decoder {
             let shrink = JPEGShrink.factor(header: header, width: width, height: height, size: size, crop: crop)
             let loaded = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
                 try Vips.make("cannot decode jpeg") {
-                    cvips_jpegload_shrink_buffer(bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated, $0)
+                    cvips_jpegload_shrink_buffer(bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated, 1, $0)
                 }
             }
             let thumb = try Vips.make("cannot resize") {
@@ -180,9 +180,10 @@ enum Decoder {
     /// size, scaled down to the pixel limit: ``SVGRaster``). `keepColorProfile`: a
     /// JPEG, PNG, TIFF, WebP, HEIC or AVIF keeps its pixels and ICC profile as they are. `thumbnail`: a HEIC or AVIF
     /// gives its embedded thumbnail (``openThumbnail(_:format:)``). `keepHighBitDepth`: a 16-bit PNG, TIFF, AVIF or
-    /// JPEG XL stays 16-bit (`ph:1`).
+    /// JPEG XL stays 16-bit (`ph:1`). `jpegShrink` (2, 4 or 8): a JPEG is decoded at that DCT scale (libjpeg's
+    /// shrink-on-load; the caller chose a factor its resize still shrinks past).
     static func decode(_ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false,
-                       keepHighBitDepth: Bool = false) throws(DWWebImageError) -> Decoded {
+                       keepHighBitDepth: Bool = false, jpegShrink: Int = 1) throws(DWWebImageError) -> Decoded {
         try Vips.start()
         switch image.format {
         case .gif:
@@ -198,6 +199,15 @@ enum Decoder {
             return try decodeWebP(image, keepColorProfile: keepColorProfile)
         case .png where image.frameCount > 1:
             return try decodeAPNG(image)
+        case .jpeg where jpegShrink > 1:
+            let opened = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
+                try Vips.make("cannot decode jpeg") {
+                    // Random access: the steps after it (trim, equalize, smart crop…) may read it more than once.
+                    cvips_jpegload_shrink_buffer(bytes.baseAddress!, bytes.count, Int32(jpegShrink), failOnTruncated, 0, $0)
+                }
+            }
+            return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
+                           keepAlive: [image.data])
         default:
             let opened = thumbnail ? try openThumbnail(image.data, format: image.format)
                 : try open(image.data, format: image.format)

@@ -19,6 +19,7 @@ struct ImgproxyStage: CanvasStep {
     func apply(to canvas: inout Canvas) throws(DWWebImageError) {
         if let source = canvas.source, source.format == .svg { return try applySVG(source, to: &canvas) }
         let orientation = try canvas.source.map(Self.orientation(of:)) ?? 1
+        let preset = try scaleOnLoad(&canvas, orientation: orientation)
         try canvas.decode()
         if transform.maxAnimationFrames > 0 && canvas.frames.count > transform.maxAnimationFrames {
             canvas.frames.removeLast(canvas.frames.count - transform.maxAnimationFrames)
@@ -28,7 +29,35 @@ struct ImgproxyStage: CanvasStep {
             (canvas.frames, canvas.delays) = ([canvas.frames[0]], [])
         }
         var steps = ImgproxySteps(transform: transform, animated: canvas.frames.count > 1, watermark: watermark)
+        steps.preset = preset
         try finish(&canvas, steps: &steps, orientation: orientation)
+    }
+
+    /// imgproxy's scale-on-load for a JPEG source: when the geometry shrinks the upright image by 2 or more, the
+    /// JPEG is decoded at the largest DCT scale (2, 4 or 8) it still shrinks past, and the geometry and the crop's
+    /// gravity are adjusted to the decoded pixels (as for an SVG). Not with a trim (it measures the image at full
+    /// size) or a focal point (given in source pixels). Returns the adjusted geometry, or nil to decode at full size.
+    private func scaleOnLoad(_ canvas: inout Canvas, orientation: Int) throws(DWWebImageError)
+        -> (geometry: ImgproxyGeometry, cropGravity: DWGravity)? {
+        guard let source = canvas.source, source.format == .jpeg, transform.trim == nil, transform.focalPoint == nil
+        else { return nil }
+        let quarterTurn = (5...8).contains(orientation)
+        let rotated = transform.rotate % 180 != 0
+        // The geometry's input: the image after the orientation (when applied) and the rotation.
+        func geometrySize(_ size: (Int, Int), upright: Bool) -> (width: Int, height: Int) {
+            let swaps = (quarterTurn && (upright != transform.autoRotate)) != rotated
+            return swaps ? (size.1, size.0) : (size.0, size.1)
+        }
+        let full = geometrySize((source.pixelWidth, source.pixelHeight), upright: false)
+        var geometry = ImgproxyGeometry(width: full.width, height: full.height, transform: transform)
+        let preshrink = 1 / geometry.loadScale(width: full.width, height: full.height)
+        guard let shrink = [8, 4, 2].first(where: { preshrink >= Double($0) }) else { return nil }
+        canvas.jpegShrink = shrink
+        try canvas.decode()  // upright: the decoder applies the orientation
+        var gravity = transform.cropGravity ?? transform.gravity
+        geometry.loaded(from: full.width, full.height, to: geometrySize((canvas.width, canvas.height), upright: true),
+                        gravity: &gravity)
+        return (geometry, gravity)
     }
 
     /// An SVG as imgproxy processes one: the sizes computed on its intrinsic size with the vector rules (no
