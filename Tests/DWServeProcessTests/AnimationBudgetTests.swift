@@ -1,7 +1,9 @@
 // Animations by budget through the built `dwfetch serve`: without --max-animation-frames an animation keeps every
 // frame while frames × result pixels fit --max-result-pixels, else its first frame with `X-Frames-Dropped: N`, from
 // whichever cache the variant comes; --max-animation-frames (or its variable) is imgproxy's rule, with no header.
+import DWTestPeers
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -44,6 +46,29 @@ final class AnimationBudgetTests: ServeTestCase {
         XCTAssertEqual(fromDisk.header("X-Frames-Dropped"), "4", "from the disk cache")
         XCTAssertNil(try second.get(within).header("X-Frames-Dropped"))
         XCTAssertEqual(origin.requestCount(path: "/b.gif"), 1, "the restarted server answered from its disk cache")
+    }
+
+    /// Through `--result-storage` (moto's S3): an instance that never saw the source answers with the count too.
+    func testTheDroppedCountIsSharedThroughResultStorage() throws {
+        origin.setRoute("/d.gif", .ok(SampleImages.gif(width: 8, height: 8, frames: 5)))
+        let moto = try MotoS3(bucket: "images", objects: [:])
+        defer { moto.stop() }
+        let flags = ["--s3-endpoint", moto.endpoint, "--result-storage", "s3://images/variants", "--max-result-pixels", "200"]
+        let a = try serve(flags, environment: moto.environment)
+        let b = try serve(flags, environment: moto.environment)
+        let path = ProxyPath.plain(origin.url("/d.gif"), options: "w:8")
+        let made = try a.get(path)
+        XCTAssertEqual(made.header("X-Frames-Dropped"), "4", made.text)
+        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) {
+            try a.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 2
+        }, "A stored the variant and its count: \(a.stderr)")
+        let shared = try b.get(path)
+        XCTAssertEqual(shared.status, 200, shared.text)
+        XCTAssertEqual(shared.body, made.body)
+        XCTAssertEqual(shared.header("X-Frames-Dropped"), "4", "from the result storage")
+        XCTAssertEqual(try b.metric("dwserve_transforms_total"), 0, "B made nothing")
+        XCTAssertEqual(origin.requestCount(path: "/d.gif"), 1, "only A fetched the source")
+        XCTAssertEqual(try b.get(path).header("X-Frames-Dropped"), "4", "then from B's own cache")
     }
 
     /// `--max-animation-frames 1` (and `IMGPROXY_MAX_ANIMATION_FRAMES=1`) is imgproxy's default: the first frame,
