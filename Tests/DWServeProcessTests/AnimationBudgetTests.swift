@@ -71,6 +71,34 @@ final class AnimationBudgetTests: ServeTestCase {
         XCTAssertEqual(try b.get(path).header("X-Frames-Dropped"), "4", "then from B's own cache")
     }
 
+    /// `dwfetch warm` stores the count beside the variant it writes: serve's first answer (a store hit) says it.
+    func testWarmStoresTheDroppedCount() throws {
+        origin.setRoute("/e.gif", .ok(SampleImages.gif(width: 8, height: 8, frames: 5)))
+        let moto = try MotoS3(bucket: "results")
+        defer { moto.stop() }
+        let list = FileManager.default.temporaryDirectory.appendingPathComponent("warm-\(UUID().uuidString).txt")
+        try (origin.url("/e.gif") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: list) }
+        let flags = ["--allow-network", "127.0.0.1/32", "--s3-endpoint", moto.endpoint, "--result-storage",
+                     "s3://results/variants", "--preset", "thumb=w:8", "--max-result-pixels", "200"]
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("dwwarm-fb-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let warm = Process()
+        warm.executableURL = ServeProcess.binary
+        warm.arguments = ["warm", "--cache-dir", cache.path, "-i", list.path] + flags
+        warm.environment = ProcessInfo.processInfo.environment.merging(moto.environment) { $1 }
+        (warm.standardOutput, warm.standardError, warm.standardInput) = (nil, nil, FileHandle.nullDevice)
+        try warm.run()
+        warm.waitUntilExit()
+        XCTAssertEqual(warm.terminationStatus, 0)
+        XCTAssertEqual(try moto.objects(prefix: "variants/").count, 2, "the variant and its count")
+        let server = try serve(flags, allowOrigin: false, environment: moto.environment)
+        let answer = try server.get(ProxyPath.plain(origin.url("/e.gif"), options: "pr:thumb"))
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(answer.header("X-Frames-Dropped"), "4")
+        XCTAssertEqual(origin.requestCount(path: "/e.gif"), 1, "only warm fetched the source")
+    }
+
     /// `--max-animation-frames 1` (and `IMGPROXY_MAX_ANIMATION_FRAMES=1`) is imgproxy's default: the first frame,
     /// however small the animation, and no header (imgproxy sends none).
     func testMaxAnimationFramesOneKeepsTheFirstFrameWithoutTheHeader() throws {

@@ -50,6 +50,14 @@ extension DWImageServer {
         cache.writeInBackground(data, forKey: key)
     }
 
+    /// What is kept under ``framesDroppedKey(source:plan:)`` for `image`, rendered by `plan` for this request: the
+    /// count of frames dropped in decimal ASCII; nil when none were (or `image` comes from a cache).
+    static func framesDroppedRecord(_ plan: DWVariantPlan, _ image: DWImage) -> Data? {
+        guard mayHaveDroppedFrames(plan, image), let original = image.original, original.frameCount > image.frameCount
+        else { return nil }
+        return Data(String(original.frameCount - image.frameCount).utf8)
+    }
+
     /// A kept count (decimal ASCII, over 0), or nil.
     static func framesDroppedCount(_ data: Data) -> Int? {
         guard data.count <= 20, let count = Int(String(decoding: data, as: UTF8.self)), count > 0 else { return nil }
@@ -65,9 +73,8 @@ extension DWImageServer {
         guard Self.mayHaveDroppedFrames(plan, image) else { return }
         let key = Self.framesDroppedKey(source: source, plan: plan)
         if made {
-            guard let original = image.original, original.frameCount > image.frameCount else { return }
-            storage.store(Data(String(original.frameCount - image.frameCount).utf8), variantKey: key,
-                          contentType: "text/plain")
+            guard let record = Self.framesDroppedRecord(plan, image) else { return }
+            storage.store(record, variantKey: key, contentType: "text/plain")
         } else if let data = try? await storage.client.get(storage.location(forVariantKey: key)),
                   let count = Self.framesDroppedCount(data) {
             keepFramesDropped(count, forKey: key)
