@@ -46,6 +46,14 @@ final class AnimationBudgetTests: ServeTestCase {
         XCTAssertEqual(fromDisk.header("X-Frames-Dropped"), "4", "from the disk cache")
         XCTAssertNil(try second.get(within).header("X-Frames-Dropped"))
         XCTAssertEqual(origin.requestCount(path: "/b.gif"), 1, "the restarted server answered from its disk cache")
+        XCTAssertEqual(second.stop(), 0)
+        // Another budget is another cache policy: nothing made under the old one is served.
+        let larger = try ServeProcess(["--allow-network", "127.0.0.1/32", "--max-result-pixels", "1000"], cacheDir: cache)
+        defer { larger.stop(signal: SIGKILL) }
+        let remade = try larger.get(over)
+        XCTAssertEqual(try frames(remade.body), "GIF 8x8 5", "320 pixels fit 1000")
+        XCTAssertNil(remade.header("X-Frames-Dropped"))
+        XCTAssertEqual(origin.requestCount(path: "/b.gif"), 2, "the cache space was emptied")
     }
 
     /// Through `--result-storage` (moto's S3): an instance that never saw the source answers with the count too.

@@ -29,6 +29,8 @@ public struct DWVariantPlan: DWImageProcessor {
     /// Animations by budget (`dwfetch serve` without `--max-animation-frames`: its `--max-result-pixels`): an
     /// animation keeps every frame while frames × result width × result height fits this (and its frames decode
     /// within ``limits``), else only its first frame is processed; nil: ``limits``' `maxProcessedFrames` decides.
+    /// Like ``limits``, not part of ``identifier`` (so serve's keys stay `dwfetch`'s): a cache holding variants made
+    /// under another budget tells them apart itself (`dwfetch serve`'s cache policy names it).
     public let framePixelBudget: Int?
     /// Checks of the source's header, run in order before any decode (a server's frame and result limits).
     public let checks: [DWPlanCheck]
@@ -40,7 +42,7 @@ public struct DWVariantPlan: DWImageProcessor {
     public let willRender: (@Sendable () -> Void)?
     /// Called on the rendering thread when a render ends, with its duration.
     public let didRender: (@Sendable (Duration) -> Void)?
-    /// `plan(<transform>[;wm=…][;<output rule>][;svg=…][;strip][;fb=…][;<checks>])` then `+<processor>` for each added one:
+    /// `plan(<transform>[;wm=…][;<output rule>][;svg=…][;strip][;<checks>])` then `+<processor>` for each added one:
     /// made once, here.
     public let identifier: String
 
@@ -60,7 +62,6 @@ public struct DWVariantPlan: DWImageProcessor {
         var steps = transform
         (steps.cacheBuster, steps.skipProcessing) = ("", [])
         if stripsUnprocessed && steps.isIdentity { parts.append("strip") }  // the only plans it can change
-        if let framePixelBudget { parts.append("fb=\(framePixelBudget)") }
         parts += checks.map(\.identifier)
         identifier = "plan(" + parts.filter { !$0.isEmpty }.joined(separator: ";") + ")"
             + processors.map { "+" + $0.identifier }.joined()
