@@ -50,8 +50,10 @@ package struct ServeSecurityOptions: ParsableArguments {
         "Largest result frames × width × height (422 above).", valueName: "N"))
     package var maxResultPixels = 16_800_000
     @Option(name: .customLong("max-animation-frames"), help: ArgumentHelp(
-        "Frames of an animation processed; the rest are dropped (1 = the first frame).", valueName: "N"))
-    package var maxAnimationFrames = 1
+        "Frames of an animation processed, the rest dropped (1 = the first frame, imgproxy's default). Default: by "
+            + "budget, every frame while frames × result pixels fit --max-result-pixels, else the first frame and "
+            + "X-Frames-Dropped.", valueName: "N"))
+    package var maxAnimationFrames: Int?
     @Option(name: .customLong("render-budget"), help: ArgumentHelp(
         "CPU seconds one SVG rasterisation may use; then it is stopped (422).", valueName: "SEC"))
     package var renderBudget: Double = 5
@@ -114,7 +116,7 @@ package struct ServeSecurityOptions: ParsableArguments {
         _ = try allowedSourceFormats()
         guard (1...32).contains(signatureSize) else { throw ValidationError("--signature-size must be 1-32") }
         guard renderBudget > 0, renderBudget.isFinite else { throw ValidationError("--render-budget must be positive") }
-        guard maxResultDimension > 0, maxResultPixels > 0, maxAnimationFrames > 0, (workers ?? 1) > 0, queue >= 0,
+        guard maxResultDimension > 0, maxResultPixels > 0, (maxAnimationFrames ?? 1) > 0, (workers ?? 1) > 0, queue >= 0,
               requestTimeout > 0, (maxPerHost ?? 1) > 0, cacheLimit.bytes >= 0, cacheMaxAge > 0, headerTimeout > 0,
               idleTimeout > 0, maxConnections > 0, writeTimeout > 0, (maxConnectionsPerClient ?? 1) > 0 else {
             throw ValidationError("limits must be positive")

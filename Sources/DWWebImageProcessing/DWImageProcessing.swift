@@ -18,7 +18,8 @@ public struct DWProcessingLimits: Sendable, Equatable {
     /// Bytes of the encoded image; more is 10005.
     public var maxByteCount: Int
     /// Frames of an animation that are decoded and processed (default: all); the rest are dropped, as imgproxy's
-    /// `IMGPROXY_MAX_ANIMATION_FRAMES` does. `dwfetch serve` sets `--max-animation-frames` (default 1).
+    /// `IMGPROXY_MAX_ANIMATION_FRAMES` does. `dwfetch serve` sets `--max-animation-frames` when given (without it,
+    /// a plan's ``DWVariantPlan/framePixelBudget`` decides per source).
     public var maxProcessedFrames = Int.max
     /// Pixels an SVG is rendered to at most when the request does not enlarge it: a larger render is scaled down to
     /// this (imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION` for vectors); nil: ``maxPixelCount``. `dwfetch serve` sets

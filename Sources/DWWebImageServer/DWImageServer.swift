@@ -104,7 +104,8 @@ public final class DWImageServer: Sendable {
         limits.maxPixelCount = configuration.maxPixels
         limits.maxFrameCount = configuration.maxFrames
         limits.maxByteCount = Int(clamping: configuration.maxSize)
-        limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames
+        // By budget (no --max-animation-frames): every frame, unless the plan's budget takes the first alone.
+        limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames ?? Int.max
         limits.maxVectorPixels = configuration.resultLimits.maxPixels  // an SVG not enlarged renders within the result limit
         limits.renderBudget = configuration.renderBudget
         limits.sourceFormats = configuration.sourceFormats ?? DWServeConfiguration.defaultSourceFormats

@@ -35,14 +35,19 @@ final class ServeAttackTests: ServeTestCase {
                        "the server still answers")
     }
 
+    /// 600 frames of 200×200 (24 MP, over the default 16.8 MP budget): the first frame only is decoded and served,
+    /// and the answer says how many frames were dropped.
     func testA600FrameGIFIsServedAsItsFirstFrame() throws {
-        origin.setRoute("/many.gif", .ok(SampleImages.gif(width: 8, height: 8, frames: 600)))
+        origin.setRoute("/many.gif", .ok(SampleImages.gif(width: 200, height: 200, frames: 600)))
         let server = try serve()
-        for options in ["", "rs:fit:64:64:1"] {
+        let before = server.residentBytes
+        for options in ["", "rs:fit:190:190"] {  // 600 × 190×190 is 21.7 MP: over the budget too
             let response = try server.get(ProxyPath.plain(origin.url("/many.gif"), options: options))
             XCTAssertEqual(response.status, 200, response.text)
             XCTAssertEqual(Self.gifFrameCount(response.body), 1, "options '\(options)': the first frame only")
+            XCTAssertEqual(response.header("X-Frames-Dropped"), "599", "options '\(options)'")
         }
+        XCTAssertLessThan(server.residentBytes - before, 48 << 20, "600 frames were never decoded (96 MB of RGBA)")
     }
 
     /// Fifty slow transforms (distinct: no coalescing) over one worker and two queued: three served, the rest 503

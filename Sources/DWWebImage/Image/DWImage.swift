@@ -143,7 +143,7 @@ public struct DWImage: Sendable, Equatable {
         var copy = self
         copy.original = DWImageOriginal(
             format: original.format, pixelWidth: original.pixelWidth,
-            pixelHeight: original.pixelHeight)
+            pixelHeight: original.pixelHeight, frameCount: original.frameCount)
         return copy
     }
 

@@ -9,7 +9,16 @@ extension DWVariantPlan {
             return svg == .sanitize ? try DWSanitizeSVG().process(source) : source
         }
         if transform.format == .svg { throw DWWebImageError(.notAnImage, "resulting image format is not supported: svg") }
-        for check in checks { try check.check(source, transform.format ?? source.format) }
+        let checked = transform.format ?? source.format
+        for check in checks { try check.check(source, checked) }
+        guard let budgeted = frameBudgetLimits(for: source, format: checked) else { return try renderChecked(source) }
+        return try DWImageProcessing.withLimits(budgeted) { () throws(DWWebImageError) -> DWImage in
+            try renderChecked(source)
+        }
+    }
+
+    /// `source` (checked) rendered: served as it is (a `skp:` format, nothing to do), or drawn and encoded.
+    private func renderChecked(_ source: DWImage) throws(DWWebImageError) -> DWImage {
         willRender?()
         let clock = ContinuousClock()
         let start = clock.now

@@ -26,6 +26,12 @@ public struct DWVariantPlan: DWImageProcessor {
     public let stripsUnprocessed: Bool
     /// The limits every decode checks (nil: the process-wide ``DWImageProcessing/limits``).
     public let limits: DWProcessingLimits?
+    /// Animations by budget (`dwfetch serve` without `--max-animation-frames`: its `--max-result-pixels`): an
+    /// animation keeps every frame while frames × result width × result height fits this (and its frames decode
+    /// within ``limits``), else only its first frame is processed; nil: ``limits``' `maxProcessedFrames` decides.
+    /// Like ``limits``, not part of ``identifier`` (so serve's keys stay `dwfetch`'s): a cache holding variants made
+    /// under another budget tells them apart itself (`dwfetch serve`'s cache policy names it).
+    public let framePixelBudget: Int?
     /// Checks of the source's header, run in order before any decode (a server's frame and result limits).
     public let checks: [DWPlanCheck]
     /// The image ``DWTransform/watermark`` draws.
@@ -43,12 +49,12 @@ public struct DWVariantPlan: DWImageProcessor {
     /// A plan (see the type's doc); the defaults are `dwfetch`'s: the transform's format, SVG rasterised, nothing
     /// stripped when there is nothing to do, the process-wide limits, no checks.
     public init(transform: DWTransform, output: DWOutputRule = .transform, svg: DWSVGHandling = .rasterize,
-                stripsUnprocessed: Bool = false, limits: DWProcessingLimits? = nil, checks: [DWPlanCheck] = [],
-                watermark: DWImage? = nil, processors: [any DWImageProcessor] = [],
+                stripsUnprocessed: Bool = false, limits: DWProcessingLimits? = nil, framePixelBudget: Int? = nil,
+                checks: [DWPlanCheck] = [], watermark: DWImage? = nil, processors: [any DWImageProcessor] = [],
                 willRender: (@Sendable () -> Void)? = nil, didRender: (@Sendable (Duration) -> Void)? = nil) {
         (self.transform, self.output, self.svg, self.stripsUnprocessed) = (transform, output, svg, stripsUnprocessed)
         (self.limits, self.checks, self.watermark, self.processors) = (limits, checks, watermark, processors)
-        (self.willRender, self.didRender) = (willRender, didRender)
+        (self.willRender, self.didRender, self.framePixelBudget) = (willRender, didRender, framePixelBudget)
         var parts = [transform.identifier]
         if transform.watermark != nil, let watermark { parts.append("wm=" + String(Self.fnv1a(watermark.data), radix: 16)) }
         parts.append(output.identifier)

@@ -16,12 +16,14 @@ extension DWImageServer {
             return local
         }
         if let stored = await storage.lookup(variantKey: key) {
+            await shareFramesDropped(stored, made: false, source: source, plan: plan, storage: storage)
             manager.cache.cacheObj(stored.data, forKey: key)
             return stored
         }
         let made = try await manager.image(withURL: source, options: options)
         if let contentType = made.format.mimeType {
             storage.store(made, variantKey: key, contentType: contentType)
+            await shareFramesDropped(made, made: true, source: source, plan: plan, storage: storage)
         }
         return made
     }

@@ -70,6 +70,11 @@ extension DWImageServer {
             try await resultStorage.client.put(resultStorage.location(forVariantKey: key), data: made.data,
                                                contentType: contentType)
             metrics.resultStorage("stored")
+            if let record = Self.framesDroppedRecord(plan, made) {  // X-Frames-Dropped for the answers to come
+                let recordKey = Self.framesDroppedKey(source: url.source, plan: plan)
+                try await resultStorage.client.put(resultStorage.location(forVariantKey: recordKey), data: record,
+                                                   contentType: "text/plain")
+            }
         } catch let error as DWWebImageError {
             return failed(DWStatusMapping.status(for: error).1)
         } catch {

@@ -15,9 +15,10 @@ public struct DWResultLimits: Sendable, Equatable {
     public var maxDimension = 8192
     /// Largest result pixel count, frames × width × height (default 16.8 MP, imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION`).
     public var maxPixels = 16_800_000
-    /// Frames of an animation that are processed (default 1: the first frame, as imgproxy's
-    /// `IMGPROXY_MAX_ANIMATION_FRAMES`); the rest are dropped.
-    public var maxAnimationFrames = 1
+    /// Frames of an animation that are processed, the rest dropped (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAMES`; 1:
+    /// the first frame, imgproxy's default). nil (the default): animations by budget, every frame while frames ×
+    /// result width × result height fits ``maxPixels``, else the first frame only.
+    public var maxAnimationFrames: Int?
     /// Largest Gaussian blur sigma (default 50): larger asks are clamped to it, so `bl:99.1` and `bl:99.2` are one
     /// transform and one cache entry.
     public static let maxBlurSigma = DWFilterClamps.blurSigma
@@ -32,9 +33,13 @@ public struct DWResultLimits: Sendable, Equatable {
         options.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight)
     }
 
-    /// The frames of a `sourceFrames`-frame source that are processed and written.
-    public func processedFrames(sourceFrames: Int, keepsFrames: Bool) -> Int {
-        keepsFrames ? max(1, min(sourceFrames, maxAnimationFrames)) : 1
+    /// The frames of a `sourceFrames`-frame source that are processed and written, for a result of `resultWidth` ×
+    /// `resultHeight` pixels: at most ``maxAnimationFrames``; by budget without it (all, or 1 when over ``maxPixels``).
+    public func processedFrames(sourceFrames: Int, keepsFrames: Bool, resultWidth: Int, resultHeight: Int) -> Int {
+        guard keepsFrames, sourceFrames > 1 else { return 1 }
+        if let maxAnimationFrames { return max(1, min(sourceFrames, maxAnimationFrames)) }
+        let (pixels, overflow) = (resultWidth * resultHeight).multipliedReportingOverflow(by: sourceFrames)
+        return overflow || pixels > maxPixels ? 1 : sourceFrames
     }
 
     /// Throws 10005 (the server's 422) when the result of `options` over a source of this header size would be
@@ -47,7 +52,8 @@ public struct DWResultLimits: Sendable, Equatable {
             throw DWWebImageError(.tooLarge, "result \(width)×\(height) is over the limit of \(maxDimension) per side",
                                   size: Int64(max(width, height)), limit: Int64(maxDimension))
         }
-        let frames = processedFrames(sourceFrames: sourceFrames, keepsFrames: keepsFrames)
+        let frames = processedFrames(sourceFrames: sourceFrames, keepsFrames: keepsFrames, resultWidth: width,
+                                     resultHeight: height)
         let (pixels, overflow) = (width * height).multipliedReportingOverflow(by: frames)
         if overflow || pixels > maxPixels {
             throw DWWebImageError(.tooLarge, "result of \(frames) × \(width)×\(height) pixels is over the limit of \(maxPixels)",

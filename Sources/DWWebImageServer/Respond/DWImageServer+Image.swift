@@ -137,7 +137,8 @@ extension DWImageServer {
     static let negativeCacheHeader = HTTPField.Name("X-Negative-Cache")!
 
     /// The response for `image`: a known type checked (and, for `raw:1`, which has no plan to check it, the frame
-    /// limit), then the body (made once per image, ``DWServedBytes``) with its headers, or a 304. `marks` (a
+    /// limit), then the body (made once per image, ``DWServedBytes``) with its headers (`X-Frames-Dropped` when its
+    /// budget cut an animation: ``framesDropped(_:_:)``), or a 304. `marks` (a
     /// fallback's header, the negative cache's) are added; a fallback answer carries no `ETag`, so no cache
     /// revalidates a placeholder into a real image's place.
     private func respond(_ job: DWImageJob, with image: DWImage, status: HTTPResponse.Status, maxAge: Int,
@@ -161,6 +162,7 @@ extension DWImageServer {
         if configuration.imgproxy.clientHints, !options.raw { extra[.vary] = DWClientHints.vary }
         let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)
         let isFallback = marks[HTTPField.Name(configuration.failures.fallbackHeader)!] != nil
+        if !isFallback, let dropped = framesDropped(job, image) { extra[Self.framesDroppedHeader] = String(dropped) }
         var response = DWResponses.image(
             served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
             ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra,

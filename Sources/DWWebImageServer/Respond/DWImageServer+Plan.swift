@@ -13,7 +13,9 @@ extension DWImageServer {
     /// naming `svg` for any other source is refused. With nothing to do, a source with metadata is re-encoded
     /// (`--strip-metadata`, the default). Checked from the source's header before any decode: the frame limit, the
     /// result limits and the URL's own security options (`--allow-security-options`; its `maf` changes the frames
-    /// processed, so it is part of the key). Rendered under this server's limits, timed in `/metrics`.
+    /// processed, so it is part of the key). Without `--max-animation-frames` or `maf`, animations go by budget: the
+    /// plan's ``DWVariantPlan/framePixelBudget`` is `--max-result-pixels`. Rendered under this server's limits, timed
+    /// in `/metrics`.
     /// Called on the request's task.
     func plan(for url: DWProxyURL, bucket: DWAcceptBucket = DWAcceptBucket()) -> DWVariantPlan? {
         guard !url.options.raw else { return nil }
@@ -42,11 +44,13 @@ extension DWImageServer {
         let maf = url.options.security.maxAnimationFrames
         var perRequest = limits
         if let maf { perRequest.maxProcessedFrames = maf }  // the URL's `maf` (--allow-security-options)
+        let byBudget = maf == nil && configuration.resultLimits.maxAnimationFrames == nil
         let metrics = self.metrics
         return DWVariantPlan(
             transform: transform, output: output,
             svg: keepsSVG ? (settings.sanitizeSVG ? .sanitize : .keep) : .rasterize,
             stripsUnprocessed: configuration.stripMetadata && transform.stripMetadata, limits: perRequest,
+            framePixelBudget: byBudget ? configuration.resultLimits.maxPixels : nil,
             checks: checks(for: url, transform: transform), watermark: settings.watermark,
             willRender: {
                 metrics.transformStarted()
@@ -75,10 +79,14 @@ extension DWImageServer {
             resultCheck(transform, maxAnimationFrames: maf),
         ]
         if !security.isEmpty {
-            let processed = maf ?? configuration.resultLimits.maxAnimationFrames
+            var frameLimits = configuration.resultLimits
+            if let maf { frameLimits.maxAnimationFrames = maf }
+            let limits = frameLimits
             checks.append(DWPlanCheck(identifier: security.identifier) { image, format throws(DWWebImageError) in
-                let keepsFrames = format.savesAnimation && image.frameCount > 1
-                try security.check(image, processedFrames: keepsFrames ? min(image.frameCount, processed) : 1)
+                let size = transform.resultSize(sourceWidth: image.pixelWidth, sourceHeight: image.pixelHeight)
+                try security.check(image, processedFrames: limits.processedFrames(
+                    sourceFrames: image.frameCount, keepsFrames: format.savesAnimation, resultWidth: size.width,
+                    resultHeight: size.height))
             })
         }
         return checks

@@ -17,7 +17,8 @@ enum DWCachePolicyMarker {
         text += "hosts:" + configuration.allowedHosts.map { $0.lowercased() }.sorted().joined(separator: ",") + "\n"
         text += "proxy:" + (configuration.proxy ?? "") + "\n"
         // Variants of animations depend on it, and their cache keys do not say it.
-        text += "animation-frames:\(configuration.resultLimits.maxAnimationFrames)\n"
+        let limits = configuration.resultLimits  // by budget, variants depend on --max-result-pixels too
+        text += "animation-frames:\(limits.maxAnimationFrames.map(String.init) ?? "budget/\(limits.maxPixels)")\n"
         if configuration.ignoresSSLVerification { text += "tls:insecure\n" }  // only when set: old markers still match
         if !configuration.origins.isEmpty {  // what NAME://PATH means (never a header or credential); only when set
             text += "origins:" + configuration.origins.map(\.place).sorted().joined(separator: ",") + "\n"
