@@ -1,6 +1,5 @@
 // A purge across the fleet: bench/serve/purge-fleet posts the signed purge to each instance's admin listener, then
 // PURGEs Varnish by xkey; and a purge by tag on an instance, which records the sources it served under each tag.
-import Crypto
 import DWTestPeers
 import DWTestServer
 import DWTestSupport
@@ -100,8 +99,5 @@ final class FleetPurgeTests: ServeTestCase {
         (try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Int])?["originals"]
     }
 
-    private func hmac(_ body: [UInt8]) -> String {
-        HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: ServeAttackTests.hex(key)))
-            .map { String(format: "%02x", $0) }.joined()
-    }
+    private func hmac(_ body: [UInt8]) -> String { AdminRequest.signature(of: body, keyHex: key) }
 }

@@ -1,7 +1,6 @@
 // POST /purge on the admin listener of the built `dwfetch serve`: a signed list of sources drops each one's original
 // and every variant from memory, disk and the shared result storage (moto's S3, auth on); unsigned or wrongly
 // signed, nothing; never on the public port.
-import Crypto
 import DWTestPeers
 import DWTestServer
 import DWTestSupport
@@ -51,16 +50,8 @@ final class PurgeTests: ServeTestCase {
     }
 
     private func purge(_ port: Int, _ body: [UInt8], signature: String?) throws -> HTTPResult {
-        try HTTPClient.request(port: port, target: "/purge", headers: signature.map { ["X-Signature": $0] } ?? [:],
-                               method: "POST", body: body)
+        try AdminRequest.post(port, "/purge", body, signature: signature)
     }
 
-    private func hmac(_ body: [UInt8]) -> String {
-        let keyBytes = stride(from: 0, to: key.count, by: 2).map { i -> UInt8 in
-            let start = key.index(key.startIndex, offsetBy: i)
-            return UInt8(key[start..<key.index(start, offsetBy: 2)], radix: 16)!
-        }
-        return HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: keyBytes))
-            .map { String(format: "%02x", $0) }.joined()
-    }
+    private func hmac(_ body: [UInt8]) -> String { AdminRequest.signature(of: body, keyHex: key) }
 }

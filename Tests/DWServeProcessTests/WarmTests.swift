@@ -1,6 +1,5 @@
 // `dwfetch warm` and `POST /warm` against moto's S3 (auth on): each preset variant written under the key the built
 // `dwfetch serve` looks up, so its first request for `pr:NAME` is a hit — no origin request, no transform.
-import Crypto
 import DWTestPeers
 import DWTestServer
 import DWTestSupport
@@ -117,16 +116,8 @@ final class WarmTests: ServeTestCase {
     }
 
     private func post(_ port: Int, _ body: [UInt8], signature: String?) throws -> HTTPResult {
-        try HTTPClient.request(port: port, target: "/warm", headers: signature.map { ["X-Signature": $0] } ?? [:],
-                               method: "POST", body: body)
+        try AdminRequest.post(port, "/warm", body, signature: signature)
     }
 
-    private func hmac(_ body: [UInt8]) -> String {
-        let keyBytes = stride(from: 0, to: key.count, by: 2).map { i -> UInt8 in
-            let start = key.index(key.startIndex, offsetBy: i)
-            return UInt8(key[start..<key.index(start, offsetBy: 2)], radix: 16)!
-        }
-        return HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: keyBytes))
-            .map { String(format: "%02x", $0) }.joined()
-    }
+    private func hmac(_ body: [UInt8]) -> String { AdminRequest.signature(of: body, keyHex: key) }
 }
