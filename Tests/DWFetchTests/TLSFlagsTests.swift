@@ -80,6 +80,7 @@ final class TLSFlagsTests: XCTestCase {
         server.setRoute("/a.png", .ok(png, contentType: "image/png"))
         server.setRoute("/b.png", .ok(png, contentType: "image/png"))
         server.setRoute("/c.png", .ok(png, contentType: "image/png"))
+        server.setRoute("/d.png", .ok(png, contentType: "image/png"))
         let tls = nginx.baseURL + "/cat.png"
         // Flags: -x for http and https (CONNECT); --noproxy for a host that should be reached directly.
         XCTAssertEqual(try fetch(["-x", proxy.url, server.url("/a.png")]).1["ok"] as? Bool, true)
@@ -92,11 +93,15 @@ final class TLSFlagsTests: XCTestCase {
         var bypass = env
         bypass["no_proxy"] = "127.0.0.1"
         XCTAssertEqual(try fetch([server.url("/c.png")], environment: bypass).1["ok"] as? Bool, true)
+        // An explicit -x is never bypassed because of the environment's no_proxy.
+        XCTAssertEqual(try fetch(["-x", proxy.url, server.url("/d.png")], environment: ["no_proxy": "127.0.0.1"]).1["ok"]
+                       as? Bool, true)
         proxy.stop()
         let requests = proxy.requests
         XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/a.png")) ") }.count, 1, "\(requests)")
         XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/b.png")) ") }.count, 0, "--noproxy: \(requests)")
         XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/c.png")) ") }.count, 1, "http_proxy, then no_proxy: \(requests)")
+        XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/d.png")) ") }.count, 1, "-x over no_proxy: \(requests)")
         XCTAssertEqual(requests.filter { $0.hasPrefix("CONNECT 127.0.0.1:\(nginx.port) ") }.count, 2, "\(requests)")
         XCTAssertEqual(server.requestCount(path: "/c.png"), 2)
     }

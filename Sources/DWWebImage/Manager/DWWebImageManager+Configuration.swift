@@ -48,7 +48,8 @@ extension DWWebImageManager {
         /// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
         public var proxy: String?
         /// Hosts reached without the proxy: comma-separated names, domains, addresses or CIDRs, `*` = all
-        /// (`CURLOPT_NOPROXY`); nil: the `no_proxy` environment variable.
+        /// (`CURLOPT_NOPROXY`); nil: none when ``proxy`` names a proxy (an explicit proxy is never bypassed because
+        /// of the environment), else the `no_proxy` environment variable.
         public var noProxy: String?
         /// Asked for every connection a transfer is about to open — the first and each redirect's — with the IP
         /// address actually about to be connected (after DNS, so rebinding cannot slip past it). Refused: no

@@ -18,7 +18,8 @@ extension DWWebImageManager.Configuration {
         request.maxRedirects = maxRedirects
         request.userAgent = userAgent
         request.tls = tls
-        (request.proxy, request.noProxy) = (proxy, noProxy)
+        // An explicit proxy with no exceptions given: "" keeps libcurl from reading `no_proxy` around it.
+        (request.proxy, request.noProxy) = (proxy, noProxy ?? (proxy?.isEmpty == false ? "" : nil))
         request.connectionPolicy = connectionPolicy
         request.loader = loader
         request.hooks = RequestHooks(
