@@ -65,6 +65,26 @@ final class FleetTests: ServeTestCase {
         XCTAssertEqual(origin.requestCount(path: "/t.png"), 1, "every variant on the source's instance")
     }
 
+    /// Varnish keeps every format a client accepts that the instances negotiate (JPEG XL, then AVIF, then WebP, as
+    /// the instances order them): an AVIF-and-WebP client gets AVIF, a WebP-only client WebP, and each its own object.
+    func testAcceptKeepsEveryFormatTheInstancesNegotiate() throws {
+        origin.setRoute("/a.png", .ok(SampleImages.png(width: 64, height: 48, seed: 9)))
+        let instances = try (0..<3).map { _ in try serve(["--auto-webp", "--auto-avif"]) }
+        let varnish = try VarnishFleet(ports: instances.map(\.port))
+        defer { varnish.peer.stop() }
+        let path = ProxyPath.plain(origin.url("/a.png"), options: "w:32")
+        let cases: [(accept: String?, type: String)] = [
+            ("image/avif,image/webp,image/apng,*/*;q=0.8", "image/avif"), ("image/webp,*/*", "image/webp"),
+            ("image/jxl,image/avif,*/*", "image/avif"), (nil, "image/png"),
+        ]
+        for (accept, type) in cases {
+            let response = try HTTPClient.request(port: varnish.port, target: path,
+                                                  headers: accept.map { ["Accept": $0] } ?? [:])
+            XCTAssertEqual(response.status, 200, response.text)
+            XCTAssertEqual(response.header("Content-Type"), type, "Accept: \(accept ?? "none")")
+        }
+    }
+
     /// `PURGE` with the source's hash as `xkey` (what serve puts in every answer's `xkey`) drops every cached variant
     /// of that source from Varnish, and no other source's.
     func testAPurgeByXkeyDropsEveryVariantOfTheSource() throws {

@@ -56,9 +56,15 @@ out.append(r'''sub vcl_recv {
         set req.http.X-Fleet-Key = regsub(regsuball(req.http.X-Fleet-Key, "/", ""), "\.[A-Za-z0-9]+$", "");
     }
     }
-    if (req.http.Accept ~ "image/webp") { set req.http.Accept = "image/webp"; }
-    elsif (req.http.Accept ~ "image/avif") { set req.http.Accept = "image/avif"; }
-    else { unset req.http.Accept; }
+    # Accept: only the image types the instances negotiate, always in one order (JPEG XL, AVIF, WebP: the instances'
+    # own order), so clients that accept the same set share one cached object, and none loses a format it accepts.
+    set req.http.X-Fleet-Accept = "";
+    if (req.http.Accept ~ "image/jxl") { set req.http.X-Fleet-Accept = req.http.X-Fleet-Accept + ",image/jxl"; }
+    if (req.http.Accept ~ "image/avif") { set req.http.X-Fleet-Accept = req.http.X-Fleet-Accept + ",image/avif"; }
+    if (req.http.Accept ~ "image/webp") { set req.http.X-Fleet-Accept = req.http.X-Fleet-Accept + ",image/webp"; }
+    if (req.http.X-Fleet-Accept == "") { unset req.http.Accept; }
+    else { set req.http.Accept = regsub(req.http.X-Fleet-Accept, "^,", ""); }
+    unset req.http.X-Fleet-Accept;
     unset req.http.Cookie;
     unset req.http.Authorization;
     return (hash);
