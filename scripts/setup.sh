@@ -28,6 +28,7 @@ packages=(
   gzip                  # ContentEncodingTests: gzip-coded bodies and a gzip bomb
   varnish               # FleetTests, bench/serve/fleet: the shared cache and shard router in front of the instances
   varnish-modules       # FleetTests: xkey, the fleet's purge of every variant of a source by its Surrogate-Key
+  systemd               # DeployUnitTests: systemd-analyze verify of deploy/dwfetch-serve.service
   libheif-examples      # heif-enc: ImgproxyServeTests make a HEIC with an embedded thumbnail (enforce_thumbnail)
   libjxl-tools          # cjxl, djxl: the JPEG XL sources and reference reader of JPEGXLTests, ImgproxyParityServeTests
   librsvg2-bin          # rsvg-convert: SVGTests compare our SVG rasters with librsvg's own renderer at the same size

@@ -1,0 +1,45 @@
+// The systemd unit in deploy/: systemd-analyze accepts it without a single warning (with the built dwfetch as its
+// ExecStart), and the command line it runs starts serve on every interface with a key from its environment file.
+import DWTestSupport
+import Foundation
+import XCTest
+
+final class DeployUnitTests: XCTestCase {
+    private func unitText(file: String = #filePath) throws -> String {
+        let root = URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return try String(contentsOf: root.appendingPathComponent("deploy/dwfetch-serve.service"), encoding: .utf8)
+    }
+
+    func testTheSystemdUnitVerifiesWithoutAWarning() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwunit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let unit = dir.appendingPathComponent("dwfetch-serve.service")
+        let text = try unitText().replacingOccurrences(of: "/usr/local/bin/dwfetch", with: BuiltBinary.url("dwfetch").path)
+        try text.write(to: unit, atomically: true, encoding: .utf8)
+        // verify exits 0 on most mistakes (an unknown value is "ignoring"): the test wants no output at all.
+        let said = try Subprocess.output(["sh", "-c", "systemd-analyze verify --man=no \"$0\" 2>&1", unit.path])
+        XCTAssertEqual(said, "", "systemd-analyze verify has something to say")
+        for hardening in ["DynamicUser=yes", "ProtectSystem=strict", "StateDirectory=", "NoNewPrivileges=yes",
+                          "SystemCallFilter=@system-service"] {
+            XCTAssertTrue(text.contains(hardening), hardening)
+        }
+    }
+
+    func testTheUnitsCommandLineStartsServeWithTheKeyFromItsEnvironment() throws {
+        let line = try XCTUnwrap(try unitText().split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+        var args = Array(line.dropFirst("ExecStart=".count).split(separator: " ").map(String.init).dropFirst(2))
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("dwstate-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        for (i, arg) in args.enumerated() {  // free ports for the test; the state directory systemd would make
+            if arg == "${STATE_DIRECTORY}" { args[i] = state.path }
+            if i > 0 && args[i - 1] == "--port" { args[i] = "0" }
+            if i > 0 && args[i - 1] == "--metrics-bind" { args[i] = "127.0.0.1:0" }
+        }
+        let env = ["IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656c6c6f"]
+        let server = try ServeProcess(args, environment: env, cacheDir: state)
+        XCTAssertEqual(try server.get("/health").status, 200)
+        XCTAssertFalse(server.stderr.contains("no signature key"), server.stderr)
+    }
+}
