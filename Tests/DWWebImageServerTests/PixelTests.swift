@@ -94,6 +94,12 @@ final class PixelTests: XCTestCase {
         XCTAssertTrue(half.isColour(2, 2, 128, 0, 128, tolerance: 12), "opacity 0.5 blends: \(half.rgba(2, 2))")
         let scaled = try Imgproxy.run("wm:1:nowe:0:0:0.5", on: red, watermark: blue).1
         XCTAssertTrue(scaled.isColour(45, 45, 0, 0, 255) && scaled.isColour(55, 55, 255, 0, 0), "scale 0.5 of the width")
+        // A tall watermark fits into 0.5 × the width and the height (50 × 50): 12.5 × 50, not 50 × 200.
+        let tall = SampleImages.png(width: 10, height: 40) { _, _ in (0, 0, 255, 255) }
+        let fitted = try Imgproxy.run("wm:1:nowe:0:0:0.5", on: red, watermark: tall).1
+        XCTAssertTrue(fitted.isColour(5, 45, 0, 0, 255), "inside the fitted mark: \(fitted.rgba(5, 45))")
+        XCTAssertTrue(fitted.isColour(30, 10, 255, 0, 0), "right of it: \(fitted.rgba(30, 10))")
+        XCTAssertTrue(fitted.isColour(5, 70, 255, 0, 0), "below it: \(fitted.rgba(5, 70))")
         let tiled = try Imgproxy.run("wm:1:re", on: red, watermark: blue).1
         XCTAssertTrue(tiled.isColour(95, 95, 0, 0, 255) && tiled.isColour(5, 55, 0, 0, 255), "re tiles it")
     }

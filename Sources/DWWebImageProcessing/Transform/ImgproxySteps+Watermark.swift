@@ -4,7 +4,8 @@ import DWWebImage
 import Foundation
 
 extension ImgproxySteps {
-    /// Draws `image` over every frame: scaled to `placement.scale` × the frame's width when the scale is set,
+    /// Draws `image` over every frame: fitted (and enlarged) into `placement.scale` × the frame's width **and**
+    /// height when the scale is set (imgproxy's `prepareWatermark`),
     /// alpha multiplied by the opacity, at the position (offsets × DPR), or tiled over the whole frame for `re`.
     mutating func drawWatermark(_ image: DWImage, _ placement: DWWatermarkPlacement, dpr: Double)
         throws(DWWebImageError) {
@@ -12,7 +13,9 @@ extension ImgproxySteps {
         let grey = frames.contains { !$0.isUChar } && Self.isGrey(image)  // only a 16-bit frame can stay grey
         var mark = try FrameOps.addAlpha(first)
         if placement.scale > 0 {
-            let factor = Double(width) * placement.scale / Double(mark.width)
+            let boxWidth = max(ImgproxyGeometry.scaleToEven(width, placement.scale), 1)
+            let boxHeight = max(ImgproxyGeometry.scaleToEven(height, placement.scale), 1)
+            let factor = min(Double(boxWidth) / Double(mark.width), Double(boxHeight) / Double(mark.height))
             mark = try FrameOps.resize(mark, factor, factor)
         } else if dpr != 1 {
             mark = try FrameOps.resize(mark, dpr, dpr)
