@@ -1,5 +1,16 @@
-// DWWebImageCache + disk lookup: where a key's file is, reading it, and whether it is still fresh.
+// DWWebImageCache + disk lookup: where a key's file is, reading it, and whether it is still fresh (or, expired,
+// can be revalidated with If-None-Match/If-Modified-Since).
 import Foundation
+
+/// A disk lookup's outcome, expired-but-revalidatable entries included.
+enum DiskLookup {
+    /// A valid, unexpired entry.
+    case hit(DWImage, DWCacheEntryMetadata)
+    /// An expired entry that carries an ETag or Last-Modified: revalidate it rather than fetch it again.
+    case expired(DWImage, DWCacheEntryMetadata)
+    /// Nothing usable (absent, corrupt, or expired without validators — such entries are removed).
+    case miss
+}
 
 extension DWWebImageCache {
     /// The bytes stored under `key`: memory first, then disk (a disk hit is promoted to memory). Nil on a miss,
@@ -28,6 +39,18 @@ extension DWWebImageCache {
         return entry.metadata
     }
 
+    /// Looks `key` up on disk. An expired entry with a validator is returned as `.expired` (and kept) so the
+    /// download can ask the server whether it is still current; anything unusable is removed and is a miss.
+    func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
+        guard let (entry, fresh) = findOnDisk(forKey: key) else { return .miss }
+        guard var image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount) else {
+            removeUnusable(filePath(forKey: key))  // not an image: a miss
+            return .miss
+        }
+        image.entryFile = entry.file
+        return fresh ? .hit(image, entry.metadata) : .expired(image, entry.metadata)
+    }
+
     private func diskEntry(forKey key: String) -> DiskEntryCodec.Entry? {
         guard let (entry, fresh) = findOnDisk(forKey: key), fresh else { return nil }
         return entry  // a stale one that can be revalidated stays for the manager's next request
@@ -42,14 +65,14 @@ extension DWWebImageCache {
         let found = DiskEntryCodec.read(path: path, touches: readTouches)
         if case .absent = found { return nil }
         guard case .entry(let entry) = found, entry.key == key else {
-            unlink(path)
+            removeUnusable(path)
             return nil
         }
         if Date().timeIntervalSince(entry.metadata.storedAt) <= freshnessLifetime(of: entry.metadata) {
             return (entry, true)
         }
         guard entry.metadata.etag != nil || entry.metadata.lastModified != nil else {
-            unlink(path)
+            removeUnusable(path)
             return nil
         }
         return (entry, false)
@@ -73,7 +96,13 @@ extension DWWebImageCache {
 
     /// Removes `key`'s disk entry, if any (a response that must not be stored replaces nothing).
     func removeDiskEntry(forKey key: String) {
-        if unlink(filePath(forKey: key)) == 0 { DiskBudget.invalidate(directory.path) }
+        removeUnusable(filePath(forKey: key))
+    }
+
+    /// Deletes the entry file at `path`; the space's budget ledger is invalidated when a file went (every removal
+    /// outside a write does, ``DiskBudget``), so the next write counts the space again.
+    private func removeUnusable(_ path: String) {
+        if unlink(path) == 0 { DiskBudget.invalidate(directory.path) }
     }
 
     /// The path of `key`'s file, built as a string (URL path operations cost microseconds each).

@@ -115,21 +115,7 @@ enum DiskBudget {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: DiskEntryCodec.fixedHeaderSize)
-        guard read(fd, &head, head.count) == head.count, Array(head[0..<4]) == DiskEntryCodec.magic else {
-            // A body-only entry: the key follows the fixed part of the header in its attribute.
-            guard let header = DiskEntryCodec.attributeHeader(fd), Array(header[0..<4]) == DiskEntryCodec.magic
-            else { return nil }
-            let keyLength = Int(header[28]) | Int(header[29]) << 8 | Int(header[30]) << 16 | Int(header[31]) << 24
-            let end = DiskEntryCodec.fixedHeaderSize + keyLength
-            guard keyLength > 0, end <= header.count else { return nil }
-            return String(decoding: header[DiskEntryCodec.fixedHeaderSize..<end], as: UTF8.self)
-        }
-        let keyLength = Int(head[28]) | Int(head[29]) << 8 | Int(head[30]) << 16 | Int(head[31]) << 24
-        guard keyLength > 0, keyLength < 1 << 20 else { return nil }
-        var key = [UInt8](repeating: 0, count: keyLength)
-        guard read(fd, &key, keyLength) == keyLength else { return nil }
-        return String(decoding: key, as: UTF8.self)
+        return DiskEntryCodec.readKey(fd: fd)
     }
 
     /// The ledger in the (locked) lock file; nil when it has been invalidated or was never written.

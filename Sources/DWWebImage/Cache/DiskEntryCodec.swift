@@ -226,6 +226,27 @@ enum DiskEntryCodec {
     static let noAtime: Int32 = 0
     #endif
 
+    /// The key in the header of the entry open at `fd` (read from its start), without its payload: from the file for
+    /// a whole entry, from the attribute for a body-only one (the key follows the header's fixed part in both); nil
+    /// when it is not an entry.
+    static func readKey(fd: Int32) -> String? {
+        var head = [UInt8](repeating: 0, count: fixedHeaderSize)
+        let whole = pread(fd, &head, head.count, 0) == head.count && Array(head[0..<4]) == magic
+        guard let header = whole ? head : attributeHeader(fd), header.count >= fixedHeaderSize,
+              Array(header[0..<4]) == magic
+        else { return nil }
+        var keyLength = 0
+        for i in 0..<4 { keyLength |= Int(header[28 + i]) << (8 * i) }  // u32 little-endian at 28
+        guard keyLength > 0, keyLength < 1 << 20 else { return nil }
+        if !whole {
+            let end = fixedHeaderSize + keyLength
+            return end <= header.count ? String(decoding: header[fixedHeaderSize..<end], as: UTF8.self) : nil
+        }
+        var key = [UInt8](repeating: 0, count: keyLength)
+        guard pread(fd, &key, keyLength, off_t(fixedHeaderSize)) == keyLength else { return nil }
+        return String(decoding: key, as: UTF8.self)
+    }
+
     /// How much a read asks for first. An entry that fits (most web images do) costs one `pread`: a short read is
     /// the end of the file, and the header says how long the file must be (the caller's one `fstat` reads the
     /// expiry clock, not the size). The buffer is then
