@@ -233,7 +233,7 @@ enum DiskEntryCodec {
         var head = [UInt8](repeating: 0, count: fixedHeaderSize)
         let whole = pread(fd, &head, head.count, 0) == head.count && Array(head[0..<4]) == magic
         guard let header = whole ? head : attributeHeader(fd), header.count >= fixedHeaderSize,
-              Array(header[0..<4]) == magic
+            Array(header[0..<4]) == magic
         else { return nil }
         var keyLength = 0
         for i in 0..<4 { keyLength |= Int(header[28 + i]) << (8 * i) }  // u32 little-endian at 28
