@@ -141,11 +141,7 @@ enum Decoder {
         }
         if image.format == .jpeg {
             let shrink = JPEGShrink.factor(header: header, width: width, height: height, size: size, crop: crop)
-            let loaded = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
-                try Vips.make("cannot decode jpeg") {
-                    cvips_jpegload_shrink_buffer(bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated, 1, $0)
-                }
-            }
+            let loaded = try loadJPEG(image.data, shrink: shrink, sequential: true)
             let thumb = try Vips.make("cannot resize") {
                 cvips_thumbnail_image(loaded.pointer, Int32(width), Int32(height), size, crop, $0)
             }
@@ -171,6 +167,16 @@ enum Decoder {
             }
         }
         return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
+    }
+
+    /// A JPEG opened at libjpeg's DCT scale `shrink` (1, 2, 4 or 8); `sequential`: read once, top to bottom.
+    private static func loadJPEG(_ data: Data, shrink: Int, sequential: Bool) throws(DWWebImageError) -> VImage {
+        try borrowBytes(data) { bytes throws(DWWebImageError) in
+            try Vips.make("cannot decode jpeg") {
+                cvips_jpegload_shrink_buffer(bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated,
+                                             sequential ? 1 : 0, $0)
+            }
+        }
     }
 
     // MARK: Full decode
@@ -200,12 +206,8 @@ enum Decoder {
         case .png where image.frameCount > 1:
             return try decodeAPNG(image)
         case .jpeg where jpegShrink > 1:
-            let opened = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
-                try Vips.make("cannot decode jpeg") {
-                    // Random access: the steps after it (trim, equalize, smart crop…) may read it more than once.
-                    cvips_jpegload_shrink_buffer(bytes.baseAddress!, bytes.count, Int32(jpegShrink), failOnTruncated, 0, $0)
-                }
-            }
+            // Random access: the steps after it (trim, equalize, smart crop…) may read it more than once.
+            let opened = try loadJPEG(image.data, shrink: jpegShrink, sequential: false)
             return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
                            keepAlive: [image.data])
         default:
