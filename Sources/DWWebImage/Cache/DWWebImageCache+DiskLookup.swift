@@ -43,7 +43,7 @@ extension DWWebImageCache {
     /// download can ask the server whether it is still current; anything unusable is removed and is a miss.
     func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
         guard let (entry, fresh) = findOnDisk(forKey: key) else { return .miss }
-        guard var image = try? DWImage.pipeline(data: entry.payload, maxPixelCount: maxPixelCount) else {
+        guard var image = try? DWImage.validated(data: entry.payload, maxPixelCount: maxPixelCount) else {
             removeUnusable(filePath(forKey: key))  // not an image: a miss
             return .miss
         }

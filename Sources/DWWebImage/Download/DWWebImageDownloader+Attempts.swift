@@ -1,5 +1,5 @@
-// DWWebImageDownloader + attempts: starting requests (resuming where possible), progress, judging a request's
-// end by the resume rules, and when to retry.
+// DWWebImageDownloader + attempts: starting requests (resuming where possible), progress, classifying a
+// request's end by the resume rules, and when to retry.
 import DWLocking
 import Foundation
 
@@ -52,23 +52,17 @@ extension DWWebImageDownloader {
                     head: head, requestedOffset: requestedOffset,
                     validator: sentValidator)
                 switch outcome {
-                case .append(let base):
-                    self?.state.withLock { $0.appendedFrom = base }
-                    return .accept(baseOffset: base)
-                case .replace:
-                    partial.begin(.replace, head: head)
-                    return .accept(baseOffset: 0)
-                case .refetchWhole(let why):
-                    return .refuse(.refetchWhole(why))
-                case .noBody:
-                    return .accept(baseOffset: 0)
+                case .append(let base): self?.state.withLock { $0.appendedFrom = base }
+                case .replace: partial.begin(.replace, head: head)
+                case .refetchWhole, .noBody: break
                 }
+                return outcome
             },
             onData: { chunk in partial.append(chunk) },
             onProgress: { [weak self] received, expected in self?.reportProgress(received, expected) },
             onComplete: { [weak self] result in
                 guard let self else { return }
-                // A small body that arrived whole in memory is judged right here on the engine thread (a
+                // A small body that arrived whole in memory is classified right here on the engine thread (a
                 // header sniff and a few locks: cheaper than waking a thread for it), when its cache write can be
                 // queued without waiting; everything else (retries, partial files, big bodies, a busy disk) goes
                 // to the work queue.
@@ -122,20 +116,17 @@ extension DWWebImageDownloader {
         case complete(DWResponseHead)
         /// 304 to a revalidation: the cached entry is current.
         case notModified(DWResponseHead)
-        /// The held bytes cannot be continued: ask for the whole body again, now.
-        case refetchWhole(String)
-        /// This attempt failed with this result (retry or give up).
+        /// This attempt failed with this result: ask for the whole body again now (`.refetchWhole`), retry, or
+        /// give up.
         case failed(Result<TransferResult, TransferFailure>)
     }
 
-    /// Applies the resume rules to a finished request.
-    func judge(
+    /// Classifies a finished request by the resume rules.
+    func classify(
         _ result: Result<TransferResult, TransferFailure>, requestedOffset: Int64,
         appendedFrom: Int64
     ) -> AttemptOutcome {
         switch result {
-        case .failure(.refetchWhole(let why)):
-            return .refetchWhole(why)
         case .failure:
             return .failed(result)
         case .success(let r):
@@ -151,7 +142,8 @@ extension DWWebImageDownloader {
                     complete.status = 200
                     return .complete(complete)
                 }
-                return .refetchWhole("416 for bytes=\(requestedOffset)- does not confirm the partial")
+                let why = "416 for bytes=\(requestedOffset)- does not confirm the partial"
+                return .failed(.failure(.refetchWhole(why)))
             }
             guard (200..<300).contains(head.status) else { return .failed(result) }
             let held = partial.length
@@ -164,7 +156,7 @@ extension DWWebImageDownloader {
         }
     }
 
-    /// Bodies up to this size (in memory) may be judged on the engine thread.
+    /// Bodies up to this size (in memory) may be classified and validated on the engine thread.
     static let engineThreadLimit: Int64 = 256 * 1024
 
     /// Seconds to wait before retrying after `result`; nil when it must not be retried (or Retry-After asks for

@@ -10,8 +10,8 @@ extension DWWebImageDownloader {
         case again(whole: Bool, after: TimeInterval)
         /// The download was cancelled meanwhile; finish the operation (if still to be done) and stop.
         case abandoned((@Sendable () -> Void)?)
-        /// The download is over: judge the outcome, finish the operation, answer every caller.
-        case evaluate((@Sendable () -> Void)?, DWDownloadMetrics)
+        /// The download is over: make its result, finish the operation, answer every caller.
+        case over((@Sendable () -> Void)?, DWDownloadMetrics)
     }
 
     /// A request ended (on the engine thread for a small body in memory, else on the work queue).
@@ -19,8 +19,8 @@ extension DWWebImageDownloader {
     /// download ends without a write).
     func transferEnded(_ result: Result<TransferResult, TransferFailure>, write: CacheWrite? = nil) {
         let (requestedOffset, appendedFrom) = state.withLock { ($0.requestedOffset, $0.appendedFrom) }
-        let outcome = judge(result, requestedOffset: requestedOffset, appendedFrom: appendedFrom)
-        if case .refetchWhole(let why) = outcome {
+        let outcome = classify(result, requestedOffset: requestedOffset, appendedFrom: appendedFrom)
+        if case .failed(.failure(.refetchWhole(let why))) = outcome {
             DWLog.debug("\(url): \(why); fetching the whole body")
             partial.discard()
         }
@@ -41,7 +41,7 @@ extension DWWebImageDownloader {
             partial.suspend()  // cancelled: keep what we have for the next time someone asks
             reportEnd()
             finish?()
-        case .evaluate(let finish, let metrics):
+        case .over(let finish, let metrics):
             complete(outcome, metrics: metrics, finishOperation: finish, write: write)
         }
     }
@@ -60,7 +60,7 @@ extension DWWebImageDownloader {
                 s.finishOperation = nil
                 return .abandoned(finish)
             }
-            if case .refetchWhole = outcome, s.wholeRefetches < 2 {
+            if case .failed(.failure(.refetchWhole)) = outcome, s.wholeRefetches < 2 {
                 s.wholeRefetches += 1
                 return .again(whole: true, after: 0)
             }
@@ -81,7 +81,7 @@ extension DWWebImageDownloader {
             metrics.queued = Double(s.startedAt &- createdAt) / 1e9
             metrics.timeToFirstByte = s.firstByteAt.map { Double($0 &- s.startedAt) / 1e9 }
             metrics.tierLookups = context.tierLookups
-            return .evaluate(finish, metrics)
+            return .over(finish, metrics)
         }
     }
 
@@ -95,10 +95,10 @@ extension DWWebImageDownloader {
     ) {
         // Validate and keep the image in memory before the manager forgets this download: a caller who finds no
         // download for the URL from then on finds the image in the memory cache instead.
-        let evaluated = evaluate(outcome, metrics: metrics)
+        let result = makeResult(outcome, metrics: metrics)
         var policy = context.storePolicy
         var write: CacheWrite?
-        if case .success(let (image, head)) = evaluated {
+        if case .success(let (image, head)) = result {
             partial.finish()  // the bytes live on in `image.data` (memory-mapped when they were on disk)
             if policy.contains(.disk) && !context.cache.mayStore(head) {  // no-store, honoured
                 policy.remove(.disk)
@@ -112,7 +112,7 @@ extension DWWebImageDownloader {
         }
         if write == nil { reserved?.cancel() }  // nothing to write after all
         state.withLock { s in
-            switch evaluated {
+            switch result {
             case .success: s.ending = .success(())
             case .failure(let error): s.ending = .failure(error)
             }
@@ -123,7 +123,7 @@ extension DWWebImageDownloader {
             s.phase = .finished
             return s.waiters
         }
-        switch evaluated {
+        switch result {
         case .success(let (image, head)) where write != nil && context.writesCacheInCallbacks:
             let (write, url, metadata) = (write!, url, diskMetadata(for: head))
             let notifies = context.notificationCenter != nil
@@ -241,12 +241,12 @@ extension DWWebImageDownloader {
         return metadata
     }
 
-    /// Turns the download's outcome into an image or the error a user should see.
-    private func evaluate(_ outcome: AttemptOutcome, metrics: DWDownloadMetrics)
+    /// Turns the download's last outcome into an image or the error a user should see.
+    private func makeResult(_ outcome: AttemptOutcome, metrics: DWDownloadMetrics)
         -> Result<(DWImage, DWResponseHead), DWWebImageError>
     {
         switch outcome {
-        case .refetchWhole(let why), .failed(.failure(.refetchWhole(let why))):  // the second: judge() maps it
+        case .failed(.failure(.refetchWhole(let why))):  // the whole body was asked for twice already
             return .failure(DWWebImageError(.transport, "resume failed: \(why)", url: url))
         case .failed(.failure(.cancelled)):
             return .failure(.cancelled(url))
@@ -272,7 +272,7 @@ extension DWWebImageDownloader {
         case .complete(let head):
             let data = partial.data()
             do throws(DWWebImageError) {
-                let image = try DWImage.pipeline(data: data, maxPixelCount: context.maxPixelCount)
+                let image = try DWImage.validated(data: data, maxPixelCount: context.maxPixelCount)
                 return .success((image.from(.network, metrics: metrics), head))
             } catch {
                 return .failure(

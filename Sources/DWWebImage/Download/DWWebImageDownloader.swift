@@ -7,7 +7,7 @@ import DWLocking
 /// notifications (`object:` this downloader).
 ///
 /// Created by ``DWWebImageManager``; run by a ``DWWebImageOperation``, which starts it on the manager's start
-/// queue. A finished transfer is judged on the engine thread (a small body held whole in memory whose disk write
+/// queue. A finished transfer is classified on the engine thread (a small body held whole in memory whose disk write
 /// can be queued without waiting) or else on the manager's work queue: validated, kept in memory, the slot given
 /// back (``DownloadContext/didEnd``, once per downloader), then every caller answered in one block on the
 /// callback queue, then the disk write queued on the cache's write queue.
@@ -19,7 +19,7 @@ public final class DWWebImageDownloader: Sendable {
     public let url: String
     let context: DownloadContext
 
-    /// `finishing`: the outcome is being evaluated; callers may still join until the manager has been told.
+    /// `finishing`: the result is being made; callers may still join until the manager has been told.
     enum Phase: Sendable { case waiting, running, finishing, finished, cancelled }
 
     struct State {

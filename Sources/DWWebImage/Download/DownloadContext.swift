@@ -15,7 +15,7 @@ final class DownloadContext: Sendable {
     /// Where the download's notifications are posted; nil: none are (``DWWebImageManager/postsDownloadNotifications``).
     let notificationCenter: NotificationCenter?
     let callbackQueue: DispatchQueue
-    /// Where finished transfers too big or too slow for the engine thread are judged and validated (concurrent; off
+    /// Where finished transfers too big or too slow for the engine thread are classified and validated (concurrent; off
     /// the engine thread and the callback queue). Disk writes go to the cache's own write queue.
     let workQueue: DispatchQueue
     let request: TransferRequest

@@ -63,7 +63,7 @@ private final class HeadReader: Sendable {
             request: request,
             onHead: { [head] response in
                 head.value = response
-                return .accept(baseOffset: 0)
+                return .replace
             },
             onData: { [bytes] chunk in
                 bytes.withLock { held -> Bool in

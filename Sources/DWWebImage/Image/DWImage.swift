@@ -152,9 +152,9 @@ public struct DWImage: Sendable, Equatable {
 }
 
 extension DWImage {
-    /// An image the pipeline makes from bytes it mapped or read itself and has not handed out (see
-    /// ``releasesWindows``).
-    static func pipeline(data: Data, maxPixelCount: Int) throws(DWWebImageError) -> DWImage {
+    /// An image validated from bytes the pipeline mapped or read itself and has not handed out, so that a pass
+    /// over its data may release each window (see ``releasesWindows``).
+    static func validated(data: Data, maxPixelCount: Int) throws(DWWebImageError) -> DWImage {
         try DWImage(data: data, maxPixelCount: maxPixelCount, releasable: true)
     }
 

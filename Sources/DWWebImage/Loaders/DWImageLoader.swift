@@ -89,8 +89,8 @@ public final class DWImageLoaderBody: Sendable {
         let decision = transfer.whileLive { transfer.onHead(head) }
         switch decision {
         case nil: throw .cancelled(transfer.request.url)
-        case .refuse?: throw DWWebImageError(.transport, "the body was refused", url: transfer.request.url)
-        case .accept?: break
+        case .refetchWhole?: throw DWWebImageError(.transport, "the body was refused", url: transfer.request.url)
+        case .append?, .replace?, .noBody?: break
         }
     }
 

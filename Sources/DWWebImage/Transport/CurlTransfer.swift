@@ -3,12 +3,17 @@ import Foundation
 import DWLocking
 internal import CCurlShim
 
-/// What the consumer makes of a response head.
-enum HeadDecision: Sendable {
-    /// Take the body; the consumer already holds `baseOffset` bytes before it.
-    case accept(baseOffset: Int64)
-    /// Stop the transfer with this failure before any body byte is delivered.
-    case refuse(TransferFailure)
+/// What the consumer makes of the final response head (decided before a single body byte is delivered).
+enum HeadOutcome: Sendable, Equatable {
+    /// Take the body and append it to the `offset` bytes the consumer already holds.
+    case append(offset: Int64)
+    /// Take this body whole (the consumer drops whatever it held).
+    case replace
+    /// Stop the transfer before any body byte: the response cannot continue the bytes held, so the whole resource
+    /// must be fetched again without Range (the transfer ends with ``TransferFailure/refetchWhole(_:)``).
+    case refetchWhole(reason: String)
+    /// Not a body to keep (an error status, or a 416 to judge once it has ended); its bytes are counted from 0.
+    case noBody
 }
 
 /// One transfer. Its callbacks run on the engine thread, in this order: `onHead` once for the final response,
@@ -21,7 +26,7 @@ final class CurlTransfer: @unchecked Sendable {
     // no engine structure: the hook task hands it back through the engine's locked inbox.
 
     let request: TransferRequest
-    let onHead: @Sendable (DWResponseHead) -> HeadDecision
+    let onHead: @Sendable (DWResponseHead) -> HeadOutcome
     let onData: @Sendable (UnsafeRawBufferPointer) -> Bool
     let onProgress: @Sendable (_ received: Int64, _ expected: Int64) -> Void
     let onComplete: @Sendable (Result<TransferResult, TransferFailure>) -> Void
@@ -52,7 +57,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(
         request: TransferRequest,
-        onHead: @escaping @Sendable (DWResponseHead) -> HeadDecision = { _ in .accept(baseOffset: 0) },
+        onHead: @escaping @Sendable (DWResponseHead) -> HeadOutcome = { _ in .replace },
         onData: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool,
         onProgress: @escaping @Sendable (Int64, Int64) -> Void = { _, _ in },
         onComplete: @escaping @Sendable (Result<TransferResult, TransferFailure>) -> Void
@@ -137,10 +142,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
         finalHead = head
         switch onHead(head) {
-        case .refuse(let failure):
-            return abort(failure)
-        case .accept(let base):
-            baseOffset = base
+        case .refetchWhole(let reason):
+            return abort(.refetchWhole(reason))
+        case .append(let offset):
+            baseOffset = offset
+        case .replace, .noBody:
+            baseOffset = 0
         }
         finalIsSuccess = (200..<300).contains(head.status)
         // A coded body's Content-Length counts coded bytes: it neither gives the expected size nor breaks the cap.

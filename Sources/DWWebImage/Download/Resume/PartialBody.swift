@@ -62,7 +62,7 @@ final class PartialBody: Sendable {
 
     /// Applies the decision taken on a response head: `.replace` drops what is held and adopts this response's
     /// validators; `.append` keeps it.
-    func begin(_ outcome: ResumeProtocol.HeadOutcome, head: DWResponseHead) {
+    func begin(_ outcome: HeadOutcome, head: DWResponseHead) {
         guard outcome == .replace else { return }
         state.withLock { s in
             s.memory = Data()

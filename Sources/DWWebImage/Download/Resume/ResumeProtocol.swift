@@ -47,18 +47,6 @@ struct ResumeValidator: Sendable, Equatable, Codable {
 
 /// Resume decisions.
 enum ResumeProtocol {
-    /// What to do with a response to a (possibly ranged) request, decided from its head.
-    enum HeadOutcome: Equatable {
-        /// Append the body to the `offset` bytes already held.
-        case append(offset: Int64)
-        /// Drop whatever is held and take this body whole.
-        case replace
-        /// Drop what is held, abort this response and fetch the whole resource again without Range.
-        case refetchWhole(reason: String)
-        /// Not a body to keep (an error status, or a 416 to judge once it has ended).
-        case noBody
-    }
-
     /// The request headers for resuming from `offset` (nil when the partial cannot be resumed). The request also
     /// asks for `Accept-Encoding: identity` (``TransferRequest/acceptEncoding``): a coded range cannot be appended.
     static func requestHeaders(offset: Int64, validator: ResumeValidator?) -> [String]? {
@@ -66,7 +54,7 @@ enum ResumeProtocol {
         return ["Range: bytes=\(offset)-", "If-Range: \(validator.ifRange)"]
     }
 
-    /// Decides from the final response head. `requestedOffset` is the Range start sent (0 = no Range) and
+    /// What to do with a response to a (possibly ranged) request, decided from its final head. `requestedOffset` is the Range start sent (0 = no Range) and
     /// `validator` the one sent in If-Range: a 206 that names a different representation (a server that ignores
     /// If-Range) is never spliced onto the bytes held.
     static func decide(head: DWResponseHead, requestedOffset: Int64, validator: ResumeValidator? = nil) -> HeadOutcome {
