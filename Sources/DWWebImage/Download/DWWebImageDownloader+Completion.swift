@@ -148,7 +148,7 @@ extension DWWebImageDownloader {
         writing: (@Sendable () -> (DWImage, @Sendable () -> Void))? = nil
     ) {
         let center = context.notificationCenter
-        let handler = context.metricsHandler()
+        let handler = context.owner?.metricsHandler
         let total = Int64(image.data.count)
         // One final (total, total) call, unless the last progress report already said exactly that.
         let needsFinal = state.withLock { s -> Bool in
@@ -165,7 +165,9 @@ extension DWWebImageDownloader {
             var image = image
             var then: (@Sendable () -> Void)?
             if let writing { (image, then) = writing() }
-            if writing != nil, !groups.isEmpty { context.makeVariants(image, groups) }
+            if writing != nil, !groups.isEmpty {
+                context.owner?.makeVariants(from: image, for: groups, callbacks: context.callbackQueue)
+            }
             handler?(metrics)
             for waiter in originals where waiter.claim() {
                 if needsFinal { waiter.progress?(total, total) }
@@ -191,7 +193,9 @@ extension DWWebImageDownloader {
                 block()
             }
         }
-        if writing == nil, !groups.isEmpty { context.makeVariants(image, groups) }
+        if writing == nil, !groups.isEmpty {
+            context.owner?.makeVariants(from: image, for: groups, callbacks: context.callbackQueue)
+        }
     }
 
     /// Keeps the partial body when the failure is worth resuming later, then answers every caller with `error`
@@ -204,7 +208,7 @@ extension DWWebImageDownloader {
             partial.discard()
         }
         let center = context.notificationCenter
-        let handler = context.metricsHandler()
+        let handler = context.owner?.metricsHandler
         let failed = {
             var m = metrics; m.errorCode = error.code; return m
         }()

@@ -9,7 +9,7 @@ import DWLocking
 /// Created by ``DWWebImageManager``; run by a ``DWWebImageOperation``, which starts it on the manager's start
 /// queue. A finished transfer is classified on the engine thread (a small body held whole in memory whose disk write
 /// can be queued without waiting) or else on the manager's work queue: validated, kept in memory, the slot given
-/// back (``DownloadContext/didEnd``, once per downloader), then every caller answered in one block on the
+/// back (``DownloadOwner/downloadEnded(_:)``, once per downloader), then every caller answered in one block on the
 /// callback queue, then the disk write queued on the cache's write queue.
 ///
 /// Thread safety: all mutable state is in `state`, one `DWLock` (taken after the manager's, before a waiter's);
@@ -28,7 +28,7 @@ public final class DWWebImageDownloader: Sendable {
         var transfer: CurlTransfer?
         var finishOperation: (@Sendable () -> Void)?
         weak var operation: DWWebImageOperation?
-        /// The manager has been told this download is over (``DownloadContext/didEnd``; exactly once).
+        /// The manager has been told this download is over (``DownloadOwner/downloadEnded(_:)``; exactly once).
         var endReported = false
         var lastProgressReport: UInt64 = 0
         var lastProgressBytes: Int64 = 0
@@ -97,7 +97,7 @@ public final class DWWebImageDownloader: Sendable {
             defer { s.endReported = true }
             return !s.endReported
         }
-        if first { context.didEnd(self) }
+        if first { context.owner?.downloadEnded(self) }
     }
 
     /// Posts `name` (Start, Stop: the URL is all they carry) on the callback queue, its userInfo made there (here,

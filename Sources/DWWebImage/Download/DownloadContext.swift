@@ -29,12 +29,8 @@ final class DownloadContext: Sendable {
     let partialStore: PartialStore?
     /// Minimum time between progress reports, in nanoseconds.
     let progressInterval: UInt64
-    /// Tells the manager, once per downloader, that it takes no new callers and holds no slot.
-    let didEnd: @Sendable (DWWebImageDownloader) -> Void
-    /// Hands the downloaded original and the callers of each variant (grouped by variant) to the manager.
-    let makeVariants: @Sendable (DWImage, [[Waiter]]) -> Void
-    /// The manager's metrics handler, read when a download ends.
-    let metricsHandler: @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?
+    /// The manager: told when the download ends, handed the variants' callers, asked for its metrics handler.
+    weak let owner: (any DownloadOwner)?
     /// `host:port`, for the per-host connection cap.
     let hostKey: String
     /// Disk writes run at the end of the download's callback block on `callbackQueue`, not on the cache's write
@@ -55,9 +51,7 @@ final class DownloadContext: Sendable {
         callbackQueue: DispatchQueue, workQueue: DispatchQueue, request: TransferRequest,
         storePolicy: DWWebImageCachePolicy, maxPixelCount: Int,
         revalidation: Revalidation?, retryPolicy: DWRetryPolicy, partialStore: PartialStore?, progressInterval: UInt64,
-        didEnd: @escaping @Sendable (DWWebImageDownloader) -> Void,
-        makeVariants: @escaping @Sendable (DWImage, [[Waiter]]) -> Void,
-        metricsHandler: @escaping @Sendable () -> (@Sendable (DWDownloadMetrics) -> Void)?, hostKey: String,
+        owner: any DownloadOwner, hostKey: String,
         writesCacheInCallbacks: Bool = false, deliversWhereMade: Bool = false,
         partialSpillThreshold: Int = PartialBody.defaultSpillThreshold,
         retryToken: (@Sendable () -> Double)? = nil, tierLookups: [DWCacheTierLookup] = []
@@ -74,9 +68,7 @@ final class DownloadContext: Sendable {
         self.retryPolicy = retryPolicy
         self.partialStore = partialStore
         self.progressInterval = progressInterval
-        self.didEnd = didEnd
-        self.makeVariants = makeVariants
-        self.metricsHandler = metricsHandler
+        self.owner = owner
         self.hostKey = hostKey
         self.writesCacheInCallbacks = writesCacheInCallbacks
         self.deliversWhereMade = deliversWhereMade

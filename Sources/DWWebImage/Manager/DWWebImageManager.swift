@@ -483,12 +483,7 @@ public final class DWWebImageManager: Sendable {
             revalidation: revalidating, retryPolicy: configuration.retryPolicy,
             partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
-            didEnd: { [weak self] downloader in self?.downloadEnded(downloader) },
-            makeVariants: { [weak self] original, groups in
-                for waiters in groups { self?.makeVariant(from: original, for: waiters, callbacks: callbacks) }
-            },
-            metricsHandler: { [weak self] in self?.state.withLock { $0.metricsHandler } },
-            hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL),
+            owner: self, hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL),
             writesCacheInCallbacks: tuned.writesCacheInCallbacks, deliversWhereMade: tuned.deliversWhereMade,
             partialSpillThreshold: max(0, configuration.partialSpillThreshold), retryToken: retryToken,
             tierLookups: waiter.options.tierLookups)
