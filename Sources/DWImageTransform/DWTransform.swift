@@ -69,7 +69,7 @@ public struct DWTransform: Sendable, Hashable {
     public var grayscale = false
     /// `dwfetch --tint`: RGBA components 0…1 blended over the image.
     public var tint: [Double]?
-    /// `dwfetch --round`: transparent rounded corners of this radius.
+    /// `dwfetch --round`: transparent rounded corners of this radius (one that is not a finite number ≥ 0: none).
     public var roundCorners: Double?
     /// Colour filters imgproxy has no option for (thumbor's), in order, after imgproxy's filters.
     public var pixelFilters: [DWPixelFilter] = []

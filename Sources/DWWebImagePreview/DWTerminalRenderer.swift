@@ -105,7 +105,7 @@ public struct DWTerminalRenderer: Sendable {
     /// the sides, so the box is square): symbols sample 8 × 8 pixels a cell, pixel protocols a cell's pixels.
     func previewBitmap(_ image: DWImage, maxColumns: Int, maxRows: Int) throws(DWWebImageError) -> DWBitmap {
         let sample = format.graphics == .symbols ? (8, 8) : (cellWidth, cellHeight)
-        let box = max(max(1, maxColumns) * sample.0, max(1, maxRows) * sample.1)
+        let box = max(1, max(1, maxColumns) * sample.0, max(1, maxRows) * sample.1)
         guard image.format != .gif, max(image.pixelWidth, image.pixelHeight) > box * 2 else { return try image.bitmap() }
         return try DWResize(width: box, height: box, mode: .fit).process(image).bitmap()
     }

@@ -35,7 +35,10 @@ extension DWTransform {
         }
         if grayscale { steps.append(DWGrayscale()) }
         if let tint, tint.count == 4 { steps.append(DWTint(red: tint[0], green: tint[1], blue: tint[2], alpha: tint[3])) }
-        if let roundCorners { steps.append(DWRoundCorners(radius: roundCorners)) }
+        // A radius that is not a finite number ≥ 0 rounds nothing (DWRoundCorners takes only valid radii).
+        if let roundCorners, roundCorners.isFinite, roundCorners >= 0 {
+            steps.append(DWRoundCorners(radius: roundCorners))
+        }
         return steps
     }
 
@@ -82,8 +85,10 @@ extension DWTransform {
         var rest = geometryAndPixels
         rest.resizingType = .fit
         (rest.width, rest.height, rest.enlarge, rest.blur) = (0, 0, false, 0)
-        // DWResize refuses a side beyond libvips' coordinates; imgproxy's arithmetic (ImgproxyStage) takes any.
-        guard rest == DWTransform(), width > 0 || height > 0, width <= 10_000_000, height <= 10_000_000 else { return nil }
+        // DWResize and DWBlur take only what they can apply (a side within libvips' coordinates, sigma ≤ 1000);
+        // imgproxy's arithmetic (ImgproxyStage) takes any.
+        guard rest == DWTransform(), width > 0 || height > 0, width <= DWResize.unbounded, height <= DWResize.unbounded,
+              blur <= 1000 else { return nil }
         switch resizingType {
         case .fit: break
         case .fill, .force: guard width > 0 && height > 0 else { return nil }

@@ -8,10 +8,16 @@ import Foundation
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWBlur: DWImageProcessor, Hashable {
+    /// The blur's standard deviation in pixels.
     public let sigma: Double
 
-    /// A blur of `sigma` (> 0) pixels.
-    public init(sigma: Double) { self.sigma = sigma }
+    /// A blur of `sigma` pixels.
+    ///
+    /// - Precondition: `sigma` is finite, above 0 and at most 1000; `process(_:)` then fails only for the image.
+    public init(sigma: Double) {
+        precondition(sigma.isFinite && sigma > 0 && sigma <= 1000, "DWBlur needs 0 < sigma ≤ 1000 (got \(sigma))")
+        self.sigma = sigma
+    }
 
     /// `blur(<sigma>)`.
     public var identifier: String { "blur(\(sigma))" }
@@ -21,9 +27,6 @@ public struct DWBlur: DWImageProcessor, Hashable {
     }
 
     func apply(to canvas: inout Canvas) throws(DWWebImageError) {
-        guard sigma.isFinite, sigma > 0, sigma <= 1000 else {
-            throw DWWebImageError(.notAnImage, "blur needs 0 < sigma ≤ 1000 (got \(sigma))")
-        }
         try canvas.mapFrames { frame throws(DWWebImageError) in
             guard frame.hasAlpha else {
                 return try Vips.make("cannot blur") { cvips_gaussblur(frame.pointer, sigma, $0) }

@@ -12,20 +12,30 @@ import Foundation
 public struct DWConvert: DWImageProcessor, Hashable {
     /// The output format; nil: the format the image would have anyway (see ``init(quality:)``).
     public let format: DWImageFormat?
+    /// The quality (1…100) for lossy output; nil: 80.
     public let quality: Int?
 
     /// The formats a conversion is offered in (``DWImageFormat/conversionTargets``); TIFF, HEIC, JPEG XL, BMP and ICO
     /// are written too.
     public static let formats: [DWImageFormat] = DWImageFormat.conversionTargets
 
-    /// A conversion to `format`, with `quality` (1…100; nil: 80) for lossy output.
+    /// A conversion to `format`, with `quality` (nil: 80) for lossy output.
+    ///
+    /// - Precondition: `quality`, when given, is 1…100. A format the engine does not write is the one error
+    ///   `process(_:)` reports for the conversion itself (which formats are written depends on the codecs
+    ///   registered when it runs).
     public init(format: DWImageFormat, quality: Int? = nil) {
+        precondition(
+            quality.map { (1...100).contains($0) } ?? true, "DWConvert needs a quality of 1…100 (got \(quality ?? 0))")
         self.format = format
         self.quality = quality
     }
 
-    /// Only a quality (1…100) for the format the image keeps (`dwfetch --quality` without `--format`).
+    /// Only a quality for the format the image keeps (`dwfetch --quality` without `--format`).
+    ///
+    /// - Precondition: `quality` is 1…100.
     public init(quality: Int) {
+        precondition((1...100).contains(quality), "DWConvert needs a quality of 1…100 (got \(quality))")
         self.format = nil
         self.quality = quality
     }
@@ -40,7 +50,7 @@ public struct DWConvert: DWImageProcessor, Hashable {
         }
     }
 
-    /// The converted image; 10000 for a format it does not write or a quality outside 1…100.
+    /// The converted image; 10000 for a format the engine does not write (``DWImageFormat/conversionTargets``).
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
     }

@@ -15,7 +15,11 @@ public struct DWCrop: DWImageProcessor, Hashable {
     public let height: Int
 
     /// A crop to the rectangle at (`x`, `y`) of `width` × `height`.
+    ///
+    /// - Precondition: `width` and `height` are above 0; `process(_:)` then fails only for an image the rectangle
+    ///   misses (10000) or bytes that do not decode.
     public init(x: Int, y: Int, width: Int, height: Int) {
+        precondition(width > 0 && height > 0, "DWCrop needs a width and height above 0 (got \(width)x\(height))")
         self.x = x
         self.y = y
         self.width = width
@@ -35,7 +39,7 @@ public struct DWCrop: DWImageProcessor, Hashable {
             let left = max(0, x), top = max(0, y)
             let right = min(frame.width, x.addingReportingOverflow(width).overflow ? Int.max : x + width)
             let bottom = min(frame.height, y.addingReportingOverflow(height).overflow ? Int.max : y + height)
-            guard width > 0, height > 0, right > left, bottom > top else {
+            guard right > left, bottom > top else {
                 throw DWWebImageError(.notAnImage,
                                       "\(identifier) lies outside the \(frame.width)×\(frame.height) image")
             }

@@ -27,8 +27,15 @@ public struct DWResize: DWImageProcessor, Hashable {
     /// Whether an image smaller than the box may be scaled up.
     public let enlarge: Bool
 
-    /// A resize to `width` × `height` (at least one of them, positive).
+    /// A resize to `width` × `height`.
+    ///
+    /// - Precondition: at least one side is given, and each side given is 1…10,000,000 (libvips' largest
+    ///   coordinate); `process(_:)` then fails only for the image.
     public init(width: Int?, height: Int?, mode: DWResizeMode = .fit, enlarge: Bool = false) {
+        precondition(width != nil || height != nil, "DWResize needs a width or a height")
+        precondition(
+            (1...Self.unbounded).contains(width ?? 1) && (1...Self.unbounded).contains(height ?? 1),
+            "DWResize needs sides of 1…\(Self.unbounded) pixels (got \(Self.side(width))x\(Self.side(height)))")
         self.width = width
         self.height = height
         self.mode = mode
@@ -40,29 +47,24 @@ public struct DWResize: DWImageProcessor, Hashable {
         "resize(\(width.map(String.init) ?? "")x\(height.map(String.init) ?? ""),\(mode.rawValue)\(enlarge ? ",enlarge" : ""))"
     }
 
-    /// The resized image. 10000 for a non-positive or missing size, or bytes that do not decode; 10005 over the
-    /// limits (``DWImageProcessing/limits``), checked before decoding.
+    /// The resized image. 10000 for bytes that do not decode; 10005 over the limits
+    /// (``DWImageProcessing/limits``), checked before decoding.
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
     }
 
+    private static func side(_ value: Int?) -> String { value.map(String.init) ?? "nil" }
+
     /// libvips' largest coordinate: "no limit on this side".
-    private static let unbounded = 10_000_000
+    static let unbounded = 10_000_000
 
     func apply(to canvas: inout Canvas) throws(DWWebImageError) {
         // fill-down and auto need imgproxy's arithmetic on the upright size; an SVG is scaled as a vector, as imgproxy
         // does (rendered at the size asked for, larger than its intrinsic size too)
         if mode == .fillDown || mode == .auto || canvas.source?.format == .svg {
-            guard (width ?? 1) > 0, (height ?? 1) > 0, width != nil || height != nil else {
-                throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
-            }
             var transform = DWTransform()
             (transform.resizingType, transform.width, transform.height, transform.enlarge) = (mode, width ?? 0, height ?? 0, enlarge)
             return try ImgproxyStage(transform: transform, watermark: nil).apply(to: &canvas)
-        }
-        guard width != nil || height != nil, (width ?? 1) > 0, (height ?? 1) > 0,
-              (width ?? 0) <= Self.unbounded, (height ?? 0) <= Self.unbounded else {
-            throw DWWebImageError(.notAnImage, "resize needs a positive width or height (got \(identifier))")
         }
         var boxWidth = width ?? Self.unbounded
         var boxHeight = height ?? Self.unbounded

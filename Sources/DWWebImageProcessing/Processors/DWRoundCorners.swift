@@ -11,10 +11,16 @@ import Foundation
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWRoundCorners: DWImageProcessor, Hashable {
+    /// The corners' radius in pixels.
     public let radius: Double
 
-    /// Rounded corners of `radius` pixels (non-negative).
-    public init(radius: Double) { self.radius = radius }
+    /// Rounded corners of `radius` pixels.
+    ///
+    /// - Precondition: `radius` is finite and at least 0; `process(_:)` then fails only for the image.
+    public init(radius: Double) {
+        precondition(radius.isFinite && radius >= 0, "DWRoundCorners needs a radius ≥ 0 (got \(radius))")
+        self.radius = radius
+    }
 
     /// `round(<radius>)`.
     public var identifier: String { "round(\(radius))" }
@@ -24,9 +30,6 @@ public struct DWRoundCorners: DWImageProcessor, Hashable {
     }
 
     func apply(to canvas: inout Canvas) throws(DWWebImageError) {
-        guard radius.isFinite, radius >= 0 else {
-            throw DWWebImageError(.notAnImage, "round corners need a radius ≥ 0 (got \(radius))")
-        }
         if !canvas.outputFormat.savesAlpha { canvas.outputFormat = .png }
         try canvas.mapFrames { frame throws(DWWebImageError) in try round(frame) }
     }
