@@ -92,8 +92,15 @@ final class MappedImageTests: XCTestCase {
         let image = try DWImage(contentsOfFile: path)
         XCTAssertEqual(image.data, png)
         XCTAssertEqual(image.pixelWidth, 7)
-        XCTAssertThrowsError(try DWImage(contentsOfFile: dir.appendingPathComponent("missing.png").path)) {
-            XCTAssertEqual(($0 as? DWWebImageError)?.code, .cacheIO)
+        // A user's own file that cannot be read is 10003 with the path, as a file:// URL's; 10008 is the cache's.
+        let missing = dir.appendingPathComponent("missing.png").path
+        XCTAssertThrowsError(try DWImage(contentsOfFile: missing)) {
+            XCTAssertEqual(($0 as? DWWebImageError)?.code, .transport)
+            XCTAssertEqual(($0 as? DWWebImageError)?.message, "cannot open \(missing): No such file or directory")
+        }
+        XCTAssertThrowsError(try DWImage(contentsOfFile: dir.path)) {
+            XCTAssertEqual(($0 as? DWWebImageError)?.code, .transport)
+            XCTAssertEqual(($0 as? DWWebImageError)?.message, "cannot read \(dir.path): not a regular file")
         }
         let empty = dir.appendingPathComponent("empty").path
         XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))

@@ -58,18 +58,22 @@ public struct DWImage: Sendable, Equatable {
     /// decoder, ``forEachDataWindow(_:)`` — release what they have read, so decoding a large animation from a file
     /// does not keep the whole file resident.
     ///
-    /// - Throws: ``DWWebImageError`` 10008 when the file cannot be opened or mapped; otherwise as
-    ///   ``init(data:maxPixelCount:)``.
+    /// - Throws: ``DWWebImageError`` 10003 (``DWWebImageError/Code/transport``, as a `file://` URL that cannot be
+    ///   read) when the file cannot be opened or mapped or is not a regular file, its message naming the path and
+    ///   the system's reason; otherwise as ``init(data:maxPixelCount:)``. (10008 is the cache's own I/O only.)
     public init(contentsOfFile path: String, maxPixelCount: Int = DWImage.defaultMaxPixelCount) throws(DWWebImageError)
     {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw DWWebImageError(.cacheIO, "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw DWWebImageError(.transport, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
-            throw DWWebImageError(.cacheIO, "cannot stat \(path): \(String(cString: strerror(errno)))")
+            throw DWWebImageError(.transport, "cannot stat \(path): \(String(cString: strerror(errno)))")
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            throw DWWebImageError(.transport, "cannot read \(path): not a regular file")
         }
         let data: Data
         if st.st_size == 0 {
@@ -77,7 +81,7 @@ public struct DWImage: Sendable, Equatable {
         } else if let mapped = FileBytes.map(fd: fd, length: Int(st.st_size)) {
             data = mapped
         } else {
-            throw DWWebImageError(.cacheIO, "cannot map \(path): \(String(cString: strerror(errno)))")
+            throw DWWebImageError(.transport, "cannot map \(path): \(String(cString: strerror(errno)))")
         }
         try self.init(data: data, maxPixelCount: maxPixelCount, releasable: true)
     }
