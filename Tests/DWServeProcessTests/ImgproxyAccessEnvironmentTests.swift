@@ -4,6 +4,7 @@
 // IMGPROXY_FALLBACK_IMAGE_DATA.
 import Crypto
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -149,8 +150,7 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
     static func sign(_ path: String, key: String, salt: String, size: Int) -> String {
         var mac = HMAC<SHA256>(key: SymmetricKey(data: ServeAttackTests.hex(key)))
         mac.update(data: ServeAttackTests.hex(salt) + Array(path.utf8))
-        return Data(Array(mac.finalize()).prefix(size)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return base64url(Array(mac.finalize()).prefix(size))
     }
 
     /// A PNG's width and height from its IHDR.

@@ -351,8 +351,7 @@ final class ServeAttackTests: ServeTestCase {
     static func sign(_ path: String, key: String, salt: String) -> String {
         var mac = HMAC<SHA256>(key: SymmetricKey(data: hex(key)))
         mac.update(data: hex(salt) + Array(path.utf8))
-        return Data(mac.finalize()).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return base64url(mac.finalize())
     }
 
     static func hex(_ text: String) -> [UInt8] {

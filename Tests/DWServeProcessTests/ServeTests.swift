@@ -19,10 +19,7 @@ enum ProxyPath {
         "/\(signature)" + (options.isEmpty ? "" : "/\(options)") + "/\(base64url(source))" + (ext.map { ".\($0)" } ?? "")
     }
 
-    static func base64url(_ text: String) -> String {
-        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    static func base64url(_ text: String) -> String { DWTestSupport.base64url(text.utf8) }
 }
 
 class ServeTestCase: XCTestCase {

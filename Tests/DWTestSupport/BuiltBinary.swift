@@ -13,5 +13,16 @@ public enum BuiltBinary {
         return Bundle(for: Marker.self).bundleURL.deletingLastPathComponent().appendingPathComponent(name)
     }
 
+    /// ``url(_:)``'s path, or ``SubprocessFailure`` when nothing executable is there (build every product first:
+    /// scripts/test.sh does).
+    public static func require(_ name: String) throws -> String {
+        let path = url(name).path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw SubprocessFailure(command: [path], status: -1,
+                                    message: "\(name) is not built; run scripts/test.sh (it builds every product)")
+        }
+        return path
+    }
+
     private final class Marker {}
 }

@@ -2,6 +2,7 @@
 // predecessor (a=d,d=C at the frame's origin) instead of piling one image per frame into the terminal's memory.
 // The raw bytes come through a real pseudo-terminal (util-linux `script`).
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -17,7 +18,7 @@ final class KittyPreviewTests: XCTestCase {
         server.setRoute("/blink.gif", .ok(SampleImages.gif(width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
                                                            frames: [plain(0), plain(1)], delayCentiseconds: 5, loopCount: 1),
                                           contentType: "image/gif"))
-        let binary = try DWFetchBinary.require()
+        let binary = try BuiltBinary.require("dwfetch")
         let raw = root.appendingPathComponent("typescript")
         let command = "stty cols 80 rows 24; exec '\(binary)' --cache-dir '\(root.path)/cache' --retries 0 --preview "
             + "--preview-format kitty '\(server.url("/blink.gif"))'"

@@ -1,6 +1,7 @@
 // dwfetch --preview in a real terminal (tmux): the pictures' colours where expected, in input order after their
 // lines, animations played, Ctrl-C leaving the terminal clean; and nothing drawn when stdout is not a terminal.
 import DWTestServer
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -48,7 +49,7 @@ final class PreviewCLITests: XCTestCase {
     }
 
     private func command(_ args: [String]) throws -> String {
-        let binary = try DWFetchBinary.require()
+        let binary = try BuiltBinary.require("dwfetch")
         let quoted = ([binary, "--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0"] + args)
             .map { "'\($0)'" }.joined(separator: " ")
         // A handler (not an ignore) for INT in bash: dwfetch gets the default disposition, bash survives Ctrl-C
@@ -178,7 +179,7 @@ final class PreviewCLITests: XCTestCase {
     }
 
     func testHelpListsThePreviewFlagsAndABadFormatIsAUsageError() throws {
-        let binary = try DWFetchBinary.require()
+        let binary = try BuiltBinary.require("dwfetch")
         func run(_ args: [String]) throws -> (status: Int32, output: String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
@@ -201,7 +202,7 @@ final class PreviewCLITests: XCTestCase {
     }
 
     func testNothingIsDrawnWhenStdoutIsNotATerminal() throws {
-        let binary = try DWFetchBinary.require()
+        let binary = try BuiltBinary.require("dwfetch")
         func run(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)

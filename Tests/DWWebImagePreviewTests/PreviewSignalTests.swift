@@ -2,6 +2,7 @@
 // left as Ctrl-C leaves it — cursor shown, attributes reset, the run's summary printed — and it exits 143 (129).
 // 20 times in a row for SIGTERM: a race that shows once in twenty is a failure.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -27,7 +28,7 @@ final class PreviewSignalTests: XCTestCase {
     /// Runs `--preview-loop forever.gif` in a fresh tmux pane, signals dwfetch once the animation plays (cursor
     /// hidden), and checks the screen it leaves.
     private func killWhilePlaying(_ sig: Int32, exits status: Int32, run n: Int) throws {
-        let binary = try DWFetchBinary.require()
+        let binary = try BuiltBinary.require("dwfetch")
         let pidFile = root.appendingPathComponent("pid-\(n)")
         let args = [binary, "--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0", "--preview-loop",
                     server.url("/forever.gif")].map { "'\($0)'" }.joined(separator: " ")

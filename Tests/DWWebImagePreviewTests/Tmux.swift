@@ -1,6 +1,7 @@
 // Tmux: a private tmux server (its own socket) running one command in a pane of a fixed size, read back with
 // capture-pane -e — a real terminal emulator between dwfetch and the test.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -66,29 +67,6 @@ final class Tmux {
 
     /// Waits (polling, up to `timeout`) until `condition` holds; false if it never did.
     func wait(timeout: TimeInterval, until condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(50_000)
-        }
-        return try condition()
-    }
-}
-
-/// The built `dwfetch`, beside the test bundle.
-enum DWFetchBinary {
-    static var path: String? {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for dir in [bundle, bundle.deletingLastPathComponent()] {
-            let candidate = dir.appendingPathComponent("dwfetch")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-        }
-        let beside = Bundle(for: Tmux.self).bundleURL.deletingLastPathComponent().appendingPathComponent("dwfetch")
-        return FileManager.default.isExecutableFile(atPath: beside.path) ? beside.path : nil
-    }
-
-    static func require() throws -> String {
-        guard let path else { throw MissingPrerequisite("dwfetch is not built; run scripts/test.sh (it builds every product)") }
-        return path
+        try eventually(timeout: timeout, interval: 0.05, condition)
     }
 }

@@ -4,6 +4,7 @@
 // reference.
 import DWLocking
 import DWTestServer
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -17,15 +18,9 @@ final class AnimatedFormatsTests: XCTestCase {
         if let made = Self.made { return made }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dwanim-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-W", "ignore", Fixtures.directory.appendingPathComponent("make_animations.py").path,
-            directory.path
-        ]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "make_animations.py needs Pillow (scripts/setup.sh installs it)")
+        let script = Fixtures.directory.appendingPathComponent("make_animations.py").path
+        let run = try ProcessRun.run("python3", ["-W", "ignore", script, directory.path])
+        XCTAssertEqual(run.status, 0, "make_animations.py needs Pillow (scripts/setup.sh installs it): \(run.errors)")
         Self.made = directory
         return directory
     }

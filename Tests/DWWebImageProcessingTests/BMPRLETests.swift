@@ -1,5 +1,6 @@
 // BMPs Pillow reads and we used to refuse: RLE8, RLE4, palette indices past the palette (black, as Pillow has it).
 // Built here byte by byte; Pillow reads the same files at test time and the pixels must agree exactly.
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -45,17 +46,11 @@ final class BMPRLETests: XCTestCase {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("dwbmp-\(UUID().uuidString).bmp")
         try data.write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
-        let process = Process()
-        let pipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sys; from PIL import Image; "
-                             + "sys.stdout.buffer.write(Image.open(sys.argv[1]).convert('RGB').tobytes())", path.path]
-        process.standardOutput = pipe
-        try process.run()
-        let pillow = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(name): Pillow (scripts/setup.sh installs it) reads it", file: file,
-                       line: line)
+        let script = "import sys; from PIL import Image; "
+            + "sys.stdout.buffer.write(Image.open(sys.argv[1]).convert('RGB').tobytes())"
+        let run = try ProcessRun.run("python3", ["-c", script, path.path])
+        let pillow = [UInt8](run.stdout)
+        XCTAssertEqual(run.status, 0, "\(name): Pillow (scripts/setup.sh installs it) reads it", file: file, line: line)
         let bitmap = try DWImage(data: data).bitmap()
         var ours: [UInt8] = []
         for y in 0..<bitmap.height {

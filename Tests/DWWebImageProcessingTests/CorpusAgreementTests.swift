@@ -1,6 +1,7 @@
 // The format corpus (Tests/DWWebImageTests/Fixtures/formats) against Pillow, file by file: what the sniffer reads
 // (format, size, frames) and what `--verify` (`verifyDecodes`) passes, against what Pillow opens and what it fully
 // decodes (every frame loaded). The agreement figure is printed; every difference must be one named below.
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -125,17 +126,11 @@ final class CorpusAgreementTests: XCTestCase {
                 out[os.path.basename(path)] = [facts, full]
             print(json.dumps(out))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + files.map { directory.appendingPathComponent($0).path }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice  // libtiff's "WEBP compression support is not configured"
-        try process.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let json = try JSONSerialization.jsonObject(with: out) as? [String: Any] else {
+        // stderr is left unread: libtiff's "WEBP compression support is not configured"
+        let paths = files.map { directory.appendingPathComponent($0).path }
+        let run = try ProcessRun.run("python3", ["-c", script] + paths)
+        guard run.status == 0,
+              let json = try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any] else {
             throw NSError(domain: "CorpusAgreementTests", code: 1, userInfo: [
                 NSLocalizedDescriptionKey: "Pillow is not importable by python3 (scripts/setup.sh installs it)"])
         }

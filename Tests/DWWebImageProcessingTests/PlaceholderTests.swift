@@ -1,6 +1,7 @@
 // BlurHash and dominant colours: the hash decodes back (a decoder here, after woltapp/blurhash's) to an image close
 // to Pillow's downscale of the original; flat colours come back exactly; dominant colours find the shares.
 import DWTestServer
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -89,12 +90,9 @@ final class PlaceholderTests: XCTestCase {
         im.save(out + "/g.png")
         open(out + "/g.rgb", "wb").write(im.resize((tw, th), Image.BOX).tobytes())
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, "\(width)", "\(height)", "\(thumb.0)", "\(thumb.1)", dir.path]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "python3 with Pillow (scripts/setup.sh installs it) made the image")
+        let sizes = ["\(width)", "\(height)", "\(thumb.0)", "\(thumb.1)"]
+        let run = try ProcessRun.run("python3", ["-c", script] + sizes + [dir.path])
+        XCTAssertEqual(run.status, 0, "python3 with Pillow (scripts/setup.sh installs it) made it: \(run.errors)")
         let image = try DWImage(data: Data(contentsOf: dir.appendingPathComponent("g.png")))
         return (image, [UInt8](try Data(contentsOf: dir.appendingPathComponent("g.rgb"))))
     }

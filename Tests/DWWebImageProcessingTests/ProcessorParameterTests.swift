@@ -1,6 +1,7 @@
 // ProcessorParameterTests: a processor's parameters are checked when it is made (a documented precondition), so
 // `process` fails only for the image. A precondition stops the process, so each bad value is made in a child run of
 // this test bundle and the parent reads how the child ended.
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -47,16 +48,8 @@ final class ProcessorParameterTests: XCTestCase {
 
     /// Runs `testProbeMakesTheNamedProcessor` in a child of this bundle with `probe`; its exit status and output.
     private func runProbe(_ probe: String) throws -> (Int32, String) {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["DWWebImageProcessingTests.ProcessorParameterTests/testProbeMakesTheNamedProcessor"]
-        child.environment = ProcessInfo.processInfo.environment.merging([Self.probeVariable: probe]) { $1 }
-        let pipe = Pipe()
-        child.standardOutput = pipe
-        child.standardError = pipe
-        try child.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        return (child.terminationStatus, output)
+        let test = "DWWebImageProcessingTests.ProcessorParameterTests/testProbeMakesTheNamedProcessor"
+        let run = try ProcessRun.run(CommandLine.arguments[0], [test], environment: [Self.probeVariable: probe])
+        return (run.status, run.output + run.errors)
     }
 }

@@ -2,6 +2,7 @@
 // alone does not decode as Pillow and browsers do: TIFFs its tiffload refuses (libtiff's RGBA reader decodes them, as
 // Pillow does), a GIF whose later frame is cut short (libnsgif and browsers show the rows that arrived), and broken
 // files --verify must fail.
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -126,19 +127,11 @@ final class RealWorldFilesTests: XCTestCase {
     }
 
     static func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw NSError(domain: "RealWorldFilesTests", code: Int(process.terminationStatus), userInfo: [
+        let run = try ProcessRun.run(arguments[0], Array(arguments.dropFirst()))
+        guard run.status == 0 else {
+            throw NSError(domain: "RealWorldFilesTests", code: Int(run.status), userInfo: [
                 NSLocalizedDescriptionKey: "\(arguments[0]) failed (scripts/setup.sh installs Pillow and libvips-tools)"])
         }
-        return out
+        return run.stdout
     }
 }

@@ -1,5 +1,6 @@
 // A full disk (ENOSPC) and a read-only one (EROFS/EACCES), on real file systems: a tiny tmpfs mounted for the test.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -40,16 +41,12 @@ final class CacheFullDiskTests: XCTestCase {
 
     @discardableResult
     private func run(_ tool: String, _ arguments: [String]) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        do {
+            let run = try ProcessRun.run(tool, arguments)
+            return (run.status, run.output + run.errors)
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 
     private func cacheFailure(_ h: Harness) -> XCTestExpectation {

@@ -19,16 +19,9 @@ final class ContentEncodingTests: XCTestCase {
     }
 
     static func shell(_ command: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, command)
-        return data
+        let run = try ProcessRun.run("/bin/sh", ["-c", command])
+        XCTAssertEqual(run.status, 0, "\(command): \(run.errors)")
+        return run.stdout
     }
 
     func testAGzippedImageIsDecodedValidatedAndCachedDecoded() throws {

@@ -141,12 +141,7 @@ final class FactsTests: XCTestCase {
     }
 
     private func run(_ arguments: [String], _ what: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard try ProcessRun.run(arguments[0], Array(arguments.dropFirst())).status == 0 else {
             throw MissingPrerequisite("\(what) failed (scripts/setup.sh installs it): \(arguments[0])")
         }
     }

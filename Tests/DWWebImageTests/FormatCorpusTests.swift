@@ -3,6 +3,7 @@
 // (`vipsheader`: libjpeg, libtiff, libnsgif — NetSurf's browser GIF decoder) or Pillow — and a file is refused
 // exactly when that reader refuses it, with a message that says why.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -178,19 +179,8 @@ final class FormatCorpusTests: XCTestCase {
     }
 
     static func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["VIPS_WARNING"] = "0"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus == 127 { throw MissingPrerequisite("\(tool) is not installed (scripts/setup.sh installs it)") }
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self))
+        let run = try ProcessRun.run(tool, arguments, environment: ["VIPS_WARNING": "0"])
+        if run.status == 127 { throw MissingPrerequisite("\(tool) is not installed (scripts/setup.sh installs it)") }
+        return (run.status, run.output)
     }
 }
