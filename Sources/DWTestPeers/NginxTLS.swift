@@ -46,6 +46,7 @@ public final class NginxTLS {
                     ssl_client_certificate \(ca.caFile);
                     ssl_verify_client optional;
                     root \(d)/www;
+                    location /noetag/ { etag off; }  # Last-Modified alone
                     location /private/ {
                         if ($ssl_client_verify != SUCCESS) { return 403; }
                     }

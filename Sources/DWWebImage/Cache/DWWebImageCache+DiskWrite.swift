@@ -81,6 +81,13 @@ extension DWWebImageCache {
         return (info, file)
     }
 
+    /// Writes a cache tier's entry (``DWDiskCacheTier``) on the caller's thread: its body-only file, if it is one.
+    func writeTierEntry(
+        _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata
+    ) throws(DWWebImageError) -> DWCacheEntryFile? {
+        try writeToDisk(data, forKey: key, metadata: metadata)
+    }
+
     /// Writes `data` under `key` with no validators, logging a failure.
     func writeLogged(_ data: Data, forKey key: String, release: Bool) {
         do throws(DWWebImageError) {

@@ -7,17 +7,21 @@ final class MemoryEntry: Sendable {
     let data: Data
     let image: DWImage?
     let bitmap: DWBitmap?
+    /// What the response said (validators, when it was stored), for an entry the cache tiers stored; nil else.
+    let metadata: DWCacheEntryMetadata?
     /// Bytes held: the encoded bytes, or the bitmap's `bytesPerRow × height`.
     let cost: Int
-    init(data: Data, image: DWImage?) {
+    init(data: Data, image: DWImage?, metadata: DWCacheEntryMetadata? = nil) {
         self.data = data
         self.image = image
         self.bitmap = nil
+        self.metadata = metadata
         self.cost = data.count
     }
     init(bitmap: DWBitmap) {
         self.data = Data()
         self.image = nil
+        self.metadata = nil
         self.bitmap = bitmap
         self.cost = bitmap.bytesPerRow * bitmap.height
     }

@@ -131,6 +131,11 @@ extension DWWebImageDownloader {
             return .failed(result)
         case .success(let r):
             let head = r.head
+            if head.status == 304, let sent = context.revalidation?.metadata.etag {
+                // A 304 naming another entity tag confirms another entry, not this one (RFC 9111 §4.3.4): a failure,
+                // never the stale bytes kept under the new tag.
+                return head.etag.map { EntityTag.matches($0, sent) } ?? true ? .notModified(head) : .failed(result)
+            }
             if head.status == 304, context.revalidation != nil { return .notModified(head) }
             if head.status == 416 && requestedOffset > 0 {
                 let point = partial.resumePoint
@@ -188,5 +193,17 @@ extension DWWebImageDownloader {
             .failure(.addressRefused), .failure(.hook):
             return false
         }
+    }
+}
+
+/// Entity-tag comparison for a 304's answer to `If-None-Match`.
+enum EntityTag {
+    /// Whether two entity tags name the same entry, weakly (RFC 9110 §8.8.3.2: `W/` ignored).
+    static func matches(_ a: String, _ b: String) -> Bool {
+        func opaque(_ tag: String) -> Substring {
+            let t = tag.trimmingCharacters(in: .whitespaces)
+            return t.hasPrefix("W/") ? t.dropFirst(2) : Substring(t)
+        }
+        return opaque(a) == opaque(b)
     }
 }

@@ -111,6 +111,11 @@ extension DWWebImageDownloader {
             }
         }
         if write == nil { reserved?.cancel() }  // nothing to write after all
+        if case .failure(let error) = result, error.httpStatus == 304, context.revalidation != nil,
+            policy.contains(.disk)
+        {
+            context.cache.removeDiskEntry(forKey: key)  // a 304 for another entity tag: this entry is out of date
+        }
         state.withLock { s in
             switch result {
             case .success: s.ending = .success(())
@@ -272,11 +277,14 @@ extension DWWebImageDownloader {
             return .failure(.http(transfer.head.status, url: url))
         case .notModified(let head):
             guard let revalidation = context.revalidation else { return .failure(.http(304, url: url)) }
-            return .success((revalidation.image.from(.revalidated, metrics: metrics), head))
+            var image = revalidation.image.from(.revalidated, metrics: metrics)
+            image.responseMetadata = ResponseMetadata(diskMetadata(for: head))
+            return .success((image, head))
         case .complete(let head):
             let data = partial.data()
             do throws(DWWebImageError) {
-                let image = try DWImage.validated(data: data, maxPixelCount: context.maxPixelCount)
+                var image = try DWImage.validated(data: data, maxPixelCount: context.maxPixelCount)
+                image.responseMetadata = ResponseMetadata(diskMetadata(for: head))
                 return .success((image.from(.network, metrics: metrics), head))
             } catch {
                 return .failure(

@@ -39,6 +39,10 @@ public struct DWImage: Sendable, Equatable {
     /// The body-only cache entry holding exactly these bytes, when this instance was read from or written to one
     /// (see ``DWCacheEntryFile``); nil otherwise. Not part of equality.
     package internal(set) var entryFile: DWCacheEntryFile?
+    /// What the response a download ended with says for a cache entry (validators, type, Cache-Control; after a
+    /// 304 the revalidated entry's, updated), for the cache tiers to store with the bytes; nil for cache hits. A
+    /// reference, so an image carries one word for it. Not part of equality.
+    var responseMetadata: ResponseMetadata?
 
     /// Validates `data` and reads its header.
     ///

@@ -88,8 +88,9 @@ extension DWWebImageManager {
 
         /// The cache's tiers, read in order until one has the key (the tiers before it are then filled from it) and
         /// each written after a download (Nuke's `DataCache` beside its `ImageCache`, SDWebImage's
-        /// `additionalCache`). nil (default): the manager's ``DWWebImageManager/cache``, memory then disk, as before
-        /// (with revalidation of stale entries). Memory → disk → S3 in one line:
+        /// `additionalCache`). nil (default): the manager's ``DWWebImageManager/cache``, memory then disk, as before.
+        /// Stale entries of the built-in tiers are revalidated as the cache's own are (docs/cache.md, "Tiers"); a
+        /// tier of an app's own keeps bytes alone, always fresh. Memory → disk → S3 in one line:
         /// `configuration.cacheTiers = [DWMemoryCacheTier(cache: c), DWDiskCacheTier(cache: c), DWS3CacheTier(location: l)]`.
         /// With tiers, the manager's own memory and disk layers are neither read nor written except as tiers.
         public var cacheTiers: [any DWCacheTier]?

@@ -4,13 +4,17 @@ import Foundation
 
 extension DWWebImageManager {
     /// ``downloadImage(withURL:options:progress:completion:)`` through `tiers`: in a Task, each tier asked in order
-    /// (none with `.refreshCached`) until one holds the key as an image; the tiers before it are then filled from it
-    /// (through ``Configuration/willCache``) and the image delivered (source `.memory` from the "memory" tier, else
-    /// `.disk`). When every tier misses, the request goes to the network without the manager's own cache (shared
-    /// with other callers of the key as usual); its image is stored into every tier (only "memory" tiers with
-    /// `.cacheMemoryOnly`), one after the other, then delivered. Each result is delivered once, on the callback
-    /// queue. The token stands for the whole request: cancelling it answers 10007 at once during the lookup, or
-    /// cancels the download; its priority is passed to the download.
+    /// (none with `.refreshCached`) until one holds the key as an image. A fresh entry (or, with `.fromCacheOnly`,
+    /// a stale one) is a hit: the tiers before it are filled from it (through ``Configuration/willCache``, with its
+    /// metadata) and the image delivered (source `.memory` from the "memory" tier, else `.disk`). A stale entry with
+    /// a validator (or any with `.revalidate`) is revalidated: one conditional request, shared with other callers
+    /// of the key; a 304 rewrites it with new dates into every tier, a 200 replaces it in every tier. A stale
+    /// entry without a validator is a miss. When every tier misses, the request goes to the
+    /// network without the manager's own cache (shared with other callers of the key as usual); its image is
+    /// stored into every tier (only "memory" tiers with `.cacheMemoryOnly`), one after the other, then delivered,
+    /// with the disk tier's entry file when it wrote one. Each result is delivered once, on the callback queue. The
+    /// token stands for the whole request: cancelling it answers 10007 at once during the lookup, or cancels the
+    /// download; its priority is passed to the download.
     func downloadThroughTiers(
         _ url: String, options: DWWebImageOptions, tiers: [any DWCacheTier], id: UInt64, callbacks: DispatchQueue,
         configuration: Configuration, progress: (@Sendable (Int64, Int64) -> Void)?,
@@ -42,36 +46,30 @@ extension DWWebImageManager {
         let asked = DispatchTime.now().uptimeNanoseconds
         Task.detached(priority: .userInitiated) { [weak self] in
             var lookups: [DWCacheTierLookup] = []
+            var stale: StaleTierEntry?
             if !options.contains(.refreshCached) {
-                let started = DispatchTime.now().uptimeNanoseconds
-                for (index, tier) in tiers.enumerated() where !run.isDelivered {
-                    guard let (data, image) = await Self.read(tier, key: key, maxPixelCount: maxPixels) else {
-                        lookups.append(DWCacheTierLookup(tier: tier.name, hit: false))
-                        continue
-                    }
-                    lookups.append(DWCacheTierLookup(tier: tier.name, hit: true))
-                    await Self.store(data, forKey: key, into: tiers[..<index], willCache: willCache)
-                    let source: DWImageSource = tier.name == "memory" ? .memory : .disk
-                    var metrics = DWDownloadMetrics.cacheHit(url, source, since: asked, lookupStarted: started)
-                    metrics.tierLookups = lookups
-                    let delivered = image.from(source, metrics: metrics).keepingDecoded(in: cache, key: key)
-                    return run.finish(.success(delivered), metrics: metrics)
+                let lookup = TierLookup(
+                    url: url, key: key, tiers: tiers, cache: cache, request: request, willCache: willCache,
+                    maxPixelCount: maxPixels)
+                switch await lookup.run(asked: asked, until: { run.isDelivered }) {
+                case .hit(let image, let metrics): return run.finish(.success(image), metrics: metrics)
+                case .stale(let found, let asked): (stale, lookups) = (found, asked)
+                case .miss(let asked): lookups = asked
                 }
             }
             guard !run.isDelivered else { return }
             guard let self else { return run.finish(.failure(.cancelled(url)), metrics: nil) }  // the manager is gone
             if request.fromCacheOnly { return run.finish(.failure(.notInCache(url)), metrics: nil) }
-            let targets = options.contains(.cacheMemoryOnly) ? tiers.filter { $0.name == "memory" } : tiers
+            let stores = TierStores(
+                key: key, tiers: tiers, memoryOnly: options.contains(.cacheMemoryOnly), stale: stale,
+                willCache: willCache)
             var network = options.union(.noCache)
             network.remove(.refreshCached)
             let attempt = download(
-                url, options: network, progress: progress, resumesInline: false, tierLookups: lookups
+                url, options: network, progress: progress, resumesInline: false, tierLookups: lookups,
+                revalidating: stale.map { Revalidation(image: $0.image, metadata: $0.metadata) }
             ) { result in
-                guard case .success(let image) = result else { return run.finish(result, metrics: nil) }
-                Task.detached(priority: .userInitiated) {
-                    await Self.store(image.data, forKey: key, into: targets, willCache: willCache)
-                    run.finish(result, metrics: nil)
-                }
+                Task.detached(priority: .userInitiated) { run.finish(await stores.settle(result), metrics: nil) }
             }
             attempt.priority = outer.value?.priority ?? options.priority
             run.started(attempt)
@@ -79,33 +77,32 @@ extension DWWebImageManager {
         return token
     }
 
-    /// `key`'s bytes in `tier` and the image they make, or nil: absent, not an image, or the read threw (logged).
-    private static func read(
-        _ tier: any DWCacheTier, key: String, maxPixelCount: Int
-    ) async -> (Data, DWImage)? {
-        do {
-            guard let data = try await tier.data(forKey: key) else { return nil }
-            return (data, try DWImage(data: data, maxPixelCount: maxPixelCount))
-        } catch {
-            DWLog.warning("cache tier \(tier.name): reading \(key) failed, a miss: \(error)")
-            return nil
-        }
-    }
-
     /// Stores `data` under `key` into each of `tiers` in order, through `willCache` (nil from it: that tier is
-    /// skipped); a tier that throws is logged as 10008 and the others are still written.
+    /// skipped), with `metadata` into the built-in tiers (all of them as bytes alone when it is nil); a tier that
+    /// throws is logged as 10008 and the others are still written. Returns the file a tier wrote holding exactly
+    /// `data` (the disk tier's body-only entry), if any.
+    @discardableResult
     static func store(
-        _ data: Data, forKey key: String, into tiers: some Collection<any DWCacheTier>,
-        willCache: DWWillCacheHandler?
-    ) async {
+        _ data: Data, metadata: DWCacheEntryMetadata? = nil, forKey key: String,
+        into tiers: some Collection<any DWCacheTier>, willCache: DWWillCacheHandler?
+    ) async -> DWCacheEntryFile? {
+        var file: DWCacheEntryFile?
         for tier in tiers {
             guard let bytes = willCache.map({ $0(data, key, tier.name) }) ?? data else { continue }
-            do { try await tier.store(bytes, forKey: key) } catch {
+            do throws(DWWebImageError) {
+                if let metadata, let tier = tier as? any MetadataCacheTier {
+                    let written = try await tier.store(bytes, metadata: metadata, forKey: key)
+                    if file == nil, let written, willCache == nil || bytes == data { file = written }
+                } else {
+                    try await tier.store(bytes, forKey: key)
+                }
+            } catch {
                 let reported =
                     error.code == .cacheIO ? error : DWWebImageError(.cacheIO, error.message, url: error.url)
                 DWLog.warning("cache tier \(tier.name): storing \(key) failed: \(reported)")
             }
         }
+        return file
     }
 }
 

@@ -189,10 +189,11 @@ public final class DWWebImageManager: Sendable {
 
     /// ``downloadImage(withURL:options:progress:completion:)``; with `resumesInline` the completion (which only
     /// resumes an awaiting task) is called where the result is made rather than on ``callbackQueue``.
-    /// `tierLookups`: the request has been through the cache tiers (``Configuration/cacheTiers``) and missed.
+    /// `tierLookups`: the request has been through the cache tiers (``Configuration/cacheTiers``) and missed, or
+    /// found the stale entry `revalidating` (a conditional request; with `.noCache`).
     func download(
         _ url: String, options: DWWebImageOptions, progress: (@Sendable (Int64, Int64) -> Void)?, resumesInline: Bool,
-        tierLookups: [DWCacheTierLookup]? = nil,
+        tierLookups: [DWCacheTierLookup]? = nil, revalidating: Revalidation? = nil,
         completion: @escaping @Sendable (Result<DWImage, DWWebImageError>) -> Void
     ) -> DWWebImageToken {
         if !options.alternativeSources.isEmpty {
@@ -239,7 +240,9 @@ public final class DWWebImageManager: Sendable {
             return token
         }
         guard policy.contains(.disk) else {
-            proceedToNetwork(waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks)
+            proceedToNetwork(
+                waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                revalidating: revalidating)
             return token
         }
         state.withLock { $0.lookups[id] = waiter }

@@ -102,3 +102,70 @@ public struct DWS3CacheTier: DWCacheTier {
         }
     }
 }
+
+extension DWS3CacheTier: MetadataCacheTier {
+    /// The `x-amz-meta-` headers an entry's metadata travels in (user metadata: returned with the object).
+    private enum Meta {
+        static let storedAt = "x-amz-meta-dw-stored-at"
+        static let etag = "x-amz-meta-dw-etag"
+        static let lastModified = "x-amz-meta-dw-last-modified"
+        static let cacheControl = "x-amz-meta-dw-cache-control"
+        static let expires = "x-amz-meta-dw-expires"
+    }
+
+    /// The object and the metadata its `x-amz-meta-dw-*` headers carry (none: an object written by
+    /// ``store(_:forKey:)``, always fresh); one GET on a global dispatch queue.
+    func entry(forKey key: String) async throws(DWWebImageError) -> TierEntry? {
+        let (object, client) = (objectLocation(forKey: key), client)
+        let result: Result<(body: Data, headers: [String: String])?, DWS3Client.Failure> =
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    do throws(DWS3Client.Failure) {
+                        continuation.resume(returning: .success(try client.object(object)))
+                    } catch { continuation.resume(returning: .failure(error)) }
+                }
+            }
+        let found: (body: Data, headers: [String: String])?
+        do throws(DWS3Client.Failure) { found = try result.get() } catch { throw Self.error(error, object) }
+        guard let (body, headers) = found else { return nil }
+        guard let seconds = headers[Meta.storedAt].flatMap(TimeInterval.init) else { return TierEntry(data: body) }
+        let metadata = DWCacheEntryMetadata(
+            storedAt: Date(timeIntervalSince1970: seconds), etag: headers[Meta.etag],
+            lastModified: headers[Meta.lastModified], contentType: headers["content-type"],
+            cacheControl: headers[Meta.cacheControl], expires: headers[Meta.expires])
+        return TierEntry(data: body, metadata: metadata)
+    }
+
+    /// Writes the object with `metadata` in `x-amz-meta-dw-*` headers (a value that is not printable ASCII is left
+    /// out) and its Content-Type; one PUT on a global dispatch queue. No file.
+    func store(_ data: Data, metadata: DWCacheEntryMetadata, forKey key: String) async throws(DWWebImageError)
+        -> DWCacheEntryFile?
+    {
+        var lines = ["\(Meta.storedAt): \(metadata.storedAt.timeIntervalSince1970)"]
+        let fields = [
+            (Meta.etag, metadata.etag), (Meta.lastModified, metadata.lastModified),
+            (Meta.cacheControl, metadata.cacheControl), (Meta.expires, metadata.expires)
+        ]
+        for case (let name, let value?) in fields where Self.isHeaderSafe(value) { lines.append("\(name): \(value)") }
+        let contentType = metadata.contentType.flatMap { Self.isHeaderSafe($0) ? $0 : nil }
+        let (object, client, headers) = (objectLocation(forKey: key), client, lines)
+        let failure: DWS3Client.Failure? = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do throws(DWS3Client.Failure) {
+                    try client.put(
+                        object, data: data, contentType: contentType ?? "application/octet-stream", headers: headers)
+                    continuation.resume(returning: nil)
+                } catch { continuation.resume(returning: error) }
+            }
+        }
+        if let failure { throw Self.error(failure, object) }
+        return nil
+    }
+
+    /// Printable ASCII, not empty, no leading or trailing space: what S3 keeps as user metadata, and never a
+    /// second header line.
+    private static func isHeaderSafe(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { (0x20...0x7E).contains($0) } && value.first != " "
+            && value.last != " "
+    }
+}

@@ -50,17 +50,29 @@ public struct DWS3Client: Sendable {
 
     /// The object's bytes, or nil when it does not exist (404). Blocks the calling thread.
     public func get(_ location: DWS3Location) throws(Failure) -> Data? {
-        let (status, body) = try perform(method: "GET", location, body: nil, contentType: nil)
+        try object(location)?.body
+    }
+
+    /// The object's bytes and its response headers (names lowercased), or nil when it does not exist (404).
+    /// Blocks the calling thread.
+    package func object(_ location: DWS3Location) throws(Failure) -> (body: Data, headers: [String: String])? {
+        let (status, body, headers) = try perform(method: "GET", location, body: nil, contentType: nil)
         if status == 404 { return nil }
         guard (200..<300).contains(status) else { throw .status(status) }
-        return body
+        return (body, headers)
     }
 
     /// Writes the object (a PUT whose `x-amz-content-sha256` is the payload's SHA-256). Blocks the calling thread.
     public func put(_ location: DWS3Location, data: Data, contentType: String = "application/octet-stream")
         throws(Failure)
     {
-        let (status, _) = try perform(method: "PUT", location, body: data, contentType: contentType)
+        try put(location, data: data, contentType: contentType, headers: [])
+    }
+
+    /// ``put(_:data:contentType:)`` with more request headers (`x-amz-meta-…` lines, signed with the rest).
+    package func put(_ location: DWS3Location, data: Data, contentType: String, headers: [String]) throws(Failure) {
+        let (status, _, _) = try perform(
+            method: "PUT", location, body: data, contentType: contentType, headers: headers)
         guard (200..<300).contains(status) else { throw .status(status) }
     }
 
@@ -94,7 +106,7 @@ public struct DWS3Client: Sendable {
     /// Deletes the object; one that is not there is not an error (S3 answers 204 either way). Blocks the calling
     /// thread.
     public func delete(_ location: DWS3Location) throws(Failure) {
-        let (status, _) = try perform(method: "DELETE", location, body: nil, contentType: nil)
+        let (status, _, _) = try perform(method: "DELETE", location, body: nil, contentType: nil)
         guard (200..<300).contains(status) || status == 404 else { throw .status(status) }
     }
 
@@ -105,7 +117,7 @@ public struct DWS3Client: Sendable {
         repeat {
             var query = "list-type=2&prefix=" + Self.queryEncoded(prefix)
             if let token { query = "continuation-token=" + Self.queryEncoded(token) + "&" + query }
-            let (status, body) = try perform(
+            let (status, body, _) = try perform(
                 method: "GET", DWS3Location(bucket: bucket, key: ""), body: nil,
                 contentType: nil, query: query)
             guard (200..<300).contains(status) else { throw .status(status) }
@@ -138,11 +150,12 @@ public struct DWS3Client: Sendable {
                     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")) ?? text
     }
 
-    /// One request; returns the status and the body read (capped at ``maxBodySize``).
+    /// One request; returns the status, the body read (capped at ``maxBodySize``) and the response's headers
+    /// (names lowercased; the last response's, a repeated header's last value).
     private func perform(
         method: String, _ location: DWS3Location, body: Data?, contentType: String?,
-        query: String? = nil
-    ) throws(Failure) -> (Int, Data) {
+        query: String? = nil, headers extra: [String] = []
+    ) throws(Failure) -> (Int, Data, [String: String]) {
         guard let easy = dw_curl_easy_init() else {
             let reason = dw_curl_load_error().map { String(cString: $0) } ?? "curl_easy_init failed"
             throw .transport(code: -1, message: reason)
@@ -156,6 +169,7 @@ public struct DWS3Client: Sendable {
             payloadSHA256: body.map(DWS3Configuration.sha256Hex)
                 ?? DWS3Configuration.emptyPayloadSHA256)
         if let contentType { request.headers.append("Content-Type: \(contentType)") }
+        request.headers += extra
         let sink = BodySink(limit: maxBodySize)
         let code: CURLcode = withExtendedLifetime(sink) {
             let payload = body ?? Data()
@@ -187,6 +201,8 @@ public struct DWS3Client: Sendable {
                 _ = dw_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
                 _ = dw_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, bodySinkCallback)
                 _ = dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque())
+                _ = dw_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, headerSinkCallback)
+                _ = dw_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, Unmanaged.passUnretained(sink).toOpaque())
                 return dw_curl_easy_perform(easy)
             }
         }
@@ -195,13 +211,15 @@ public struct DWS3Client: Sendable {
         }
         var status = 0
         _ = dw_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        return (status, sink.data)
+        return (status, sink.data, sink.headers)
     }
 }
 
 /// The body of one blocking transfer; touched only by the thread in `curl_easy_perform`.
 private final class BodySink {
     var data = Data()
+    /// Header name (lowercased) → value; a status line (a new response: after a 100, a redirect) starts over.
+    var headers: [String: String] = [:]
     let limit: Int
     init(limit: Int) { self.limit = limit }
 }
@@ -212,5 +230,19 @@ private let bodySinkCallback: curl_write_callback = { buffer, size, count, userd
     let n = size * count
     guard sink.data.count + n <= sink.limit else { return 0 }
     sink.data.append(UnsafeRawBufferPointer(start: buffer, count: n).bindMemory(to: UInt8.self))
+    return n
+}
+
+private let headerSinkCallback: curl_write_callback = { buffer, size, count, userdata in
+    guard let buffer, let userdata else { return 0 }
+    let sink = Unmanaged<BodySink>.fromOpaque(userdata).takeUnretainedValue()
+    let n = size * count
+    let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: n), as: UTF8.self)
+    if line.hasPrefix("HTTP/") {
+        sink.headers = [:]
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        sink.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
     return n
 }

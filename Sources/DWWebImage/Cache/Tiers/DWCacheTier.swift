@@ -4,10 +4,12 @@ import Foundation
 /// One level of the cache (Nuke's `DataCaching`, Kingfisher's `MemoryStorage` / `DiskStorage`, SDWebImage's
 /// `SDImageCacheProtocol` in an `SDImageCachesManager`). The manager reads the tiers of
 /// ``DWWebImageManager/Configuration/cacheTiers`` in order until one has the key, then fills the tiers before it
-/// from that one; a download is stored into every tier. Its methods run in a Task, off the transfer thread and off
-/// the callback queue; a request's reads go one tier at a time, in order. A read that throws counts as a miss
-/// (logged); a store that throws is logged as 10008 and the image is still delivered. Called concurrently for
-/// different keys: an implementation must be thread-safe.
+/// from that one; a download is stored into every tier. The built-in tiers also keep each entry's validators and
+/// age, so that the manager revalidates their stale entries (one conditional request; a 304 refreshes every tier, a
+/// 200 replaces the entry); a tier of an app's own keeps bytes alone, always fresh. Its methods run in a Task, off
+/// the transfer thread and off the callback queue; a request's reads go one tier at a time, in order. A read that
+/// throws counts as a miss (logged); a store that throws is logged as 10008 and the image is still delivered.
+/// Called concurrently for different keys: an implementation must be thread-safe.
 public protocol DWCacheTier: Sendable {
     /// Stable and short: "memory", "disk", "s3" for the built-ins; what metrics and `willCache` call the tier.
     var name: String { get }
