@@ -125,6 +125,29 @@ extension ServeEnvironment {
                 return size == 0 ? [] : ["--max-result-dimension", String(size)]
             },
             "OPEN_TELEMETRY_SERVICE_NAME": elsewhere, "OPEN_TELEMETRY_PROTOCOL": elsewhere,  // read by ServeTracing
+            // imgproxy 3's exporter timeout in seconds (OTEL_EXPORTER_OTLP_TIMEOUT, in milliseconds, wins).
+            "OPEN_TELEMETRY_CONNECTION_TIMEOUT": Rule(flag: nil) { name, value throws(Failure) in
+                guard try int(name, value) > 0 else { throw Failure(variable: name, reason: "must be above 0 seconds") }
+                return []  // read by ServeTracing
+            },
+            // Read by ServeTracing: tracecontext continues a traceparent; baggage has no effect (serve sends no
+            // trace context onward); none turns extraction off.
+            "OPEN_TELEMETRY_PROPAGATORS": Rule(flag: nil) { name, value throws(Failure) in
+                for propagator in list(value) where !["tracecontext", "baggage", "none"].contains(propagator) {
+                    throw Failure(variable: name, reason: "'\(propagator)' is not built: tracecontext, baggage or none")
+                }
+                return []
+            },
+            // gRPC only, as in imgproxy: no effect on OTLP/HTTP, the one protocol serve exports over.
+            "OPEN_TELEMETRY_GRPC_INSECURE": Rule(flag: nil) { name, value throws(Failure) in
+                _ = try bool(name, value)
+                return []
+            },
+            // It names exported logs, as in imgproxy, and logs are not exported (_ENABLE_LOGS=true is refused).
+            "OPEN_TELEMETRY_LOGGER_NAME": elsewhere,
+            // PEM text, read by ServeTracing (checked there: only with traces on, as imgproxy reads them).
+            "OPEN_TELEMETRY_SERVER_CERT": elsewhere, "OPEN_TELEMETRY_CLIENT_CERT": elsewhere,
+            "OPEN_TELEMETRY_CLIENT_KEY": elsewhere,
             "OPEN_TELEMETRY_ENABLE": enable("--open-telemetry"),
             "OPEN_TELEMETRY_ENDPOINT": text("--open-telemetry-endpoint"),
             "WATERMARK_DATA": base64("--watermark-data"),
@@ -147,10 +170,7 @@ extension ServeEnvironment {
         "MAX_ANIMATION_FRAME_RESOLUTION": "0",
         // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
         "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
-        "OPEN_TELEMETRY_SERVER_CERT": "", "OPEN_TELEMETRY_CLIENT_CERT": "", "OPEN_TELEMETRY_CLIENT_KEY": "",
         "OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "false", "OPEN_TELEMETRY_TRACE_ID_GENERATOR": "random",
-        "OPEN_TELEMETRY_PROPAGATORS": "tracecontext", "OPEN_TELEMETRY_GRPC_INSECURE": "false",
-        "OPEN_TELEMETRY_CONNECTION_TIMEOUT": nil, "OPEN_TELEMETRY_LOGGER_NAME": nil,
     ]
 
     /// `AWS_REGION` from `IMGPROXY_S3_REGION` when the environment has no `AWS_REGION` of its own.

@@ -92,7 +92,7 @@ package enum ServeEnvironment {
     }
 
     /// A comma-separated list, items trimmed, empty ones dropped.
-    static func list(_ value: String) -> [String] {
+    package static func list(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }

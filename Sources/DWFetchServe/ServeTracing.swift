@@ -27,6 +27,7 @@ enum ServeTracing {
             throw ValidationError("\(name)=grpc: dwfetch serve exports traces over OTLP/HTTP only (http/protobuf or "
                                   + "http/json)")
         }
+        try refuseUnbuilt(environment)
         var configuration = OTel.Configuration.default
         configuration.serviceName = "imgproxy"  // imgproxy's, so its dashboards find the traces; OTEL_SERVICE_NAME wins
         if let name = environment["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME"], !name.isEmpty {
@@ -38,11 +39,39 @@ enum ServeTracing {
         configuration.traces.otlpExporter.protocol = .httpProtobuf
         if let endpoint = options.openTelemetryEndpoint {
             // imgproxy 3's IMGPROXY_OPEN_TELEMETRY_ENDPOINT is host:port; an OTLP/HTTP endpoint takes a scheme.
-            let base = endpoint.contains("://") ? endpoint : "http://" + endpoint
+            let scheme = environment["IMGPROXY_OPEN_TELEMETRY_PROTOCOL"]?.lowercased() == "https" ? "https://" : "http://"
+            let base = endpoint.contains("://") ? endpoint : scheme + endpoint
             configuration.traces.otlpExporter.endpoint = (base.hasSuffix("/") ? base : base + "/") + "v1/traces"
         }
+        if let text = environment["IMGPROXY_OPEN_TELEMETRY_CONNECTION_TIMEOUT"],
+            let seconds = Int(text.trimmingCharacters(in: .whitespaces)), seconds > 0 {
+            configuration.traces.otlpExporter.timeout = .seconds(seconds)  // OTEL_EXPORTER_OTLP_TIMEOUT wins
+        }
+        if let text = environment["IMGPROXY_OPEN_TELEMETRY_PROPAGATORS"] {
+            let names = ServeEnvironment.list(text)  // checked by ServeEnvironment; OTEL_PROPAGATORS wins
+            configuration.propagators = names.contains("none") ? [.none] : names.contains("tracecontext") ? [.traceContext] : []
+        }
+        let files = try applyTLS(environment, to: &configuration)
+        defer { removeReadOnce(files) }
         let (tracer, service) = try OTel.makeTracingBackend(configuration: configuration)
         InstrumentationSystem.bootstrap(tracer)
         return service
+    }
+
+    /// The standard variables' values swift-otel reads but has not built (it would stop the process when the tracer
+    /// is made): a ValidationError naming the variable. Propagators other than `tracecontext` and `none` (W3C
+    /// baggage, B3, Jaeger, X-Ray, OT), and the X-Ray and Jaeger-remote samplers.
+    static func refuseUnbuilt(_ environment: [String: String]) throws {
+        if let text = environment["OTEL_PROPAGATORS"] {
+            for name in ServeEnvironment.list(text.lowercased()) where !["tracecontext", "none"].contains(name) {
+                throw ValidationError("OTEL_PROPAGATORS: '\(name)' is not built into dwfetch serve (tracecontext or "
+                                      + "none); unset it or set tracecontext")
+            }
+        }
+        let sampler = environment["OTEL_TRACES_SAMPLER"]?.lowercased() ?? ""
+        if ["xray", "jaeger_remote", "parentbased_jaeger_remote"].contains(sampler) {
+            throw ValidationError("OTEL_TRACES_SAMPLER: '\(sampler)' is not built into dwfetch serve (always_on, "
+                                  + "always_off, traceidratio and their parentbased_ forms)")
+        }
     }
 }

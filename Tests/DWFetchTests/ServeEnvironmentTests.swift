@@ -69,7 +69,7 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "img", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
                                   "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "false"]), [])
         for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_QUALITY", "0"),
-                              ("IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "pem"), ("IMGPROXY_MAX_RESULT_DIMENSION", "-1"),
+                              ("IMGPROXY_OPEN_TELEMETRY_TRACE_ID_GENERATOR", "xray"), ("IMGPROXY_MAX_RESULT_DIMENSION", "-1"),
                               ("IMGPROXY_KEEP_COPYRIGHT", "maybe")] {
             XCTAssertThrowsError(try flags([name: value]), "\(name)=\(value)") { error in
                 XCTAssertEqual((error as? ServeEnvironment.Failure)?.variable, name)

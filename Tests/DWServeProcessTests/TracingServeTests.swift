@@ -135,6 +135,8 @@ final class TracingServeTests: ServeTestCase {
         var status = 0
         var attributes: [String: String] = [:]
         var events: [String] = []
+        /// Start and end, nanoseconds since the epoch.
+        var start: UInt64 = 0, end: UInt64 = 0
         var description: String { "\(name) \(trace)/\(id)←\(parent) status \(status) \(attributes) \(events)" }
     }
 
@@ -159,6 +161,8 @@ final class TracingServeTests: ServeTestCase {
                         parsed.attributes[key] = (value["stringValue"] ?? value["intValue"]).map { "\($0)" }
                     }
                     parsed.events = (span["events"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+                    parsed.start = UInt64("\(span["startTimeUnixNano"] ?? 0)") ?? 0
+                    parsed.end = UInt64("\(span["endTimeUnixNano"] ?? 0)") ?? 0
                     out.append(parsed)
                 }
             }

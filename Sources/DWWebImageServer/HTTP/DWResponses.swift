@@ -30,9 +30,11 @@ enum DWResponses {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body.buffer))
     }
 
-    /// A one-line text error: "403 Forbidden: invalid signature" (the status's HTTPTypes reason phrase).
+    /// A one-line text error: "403 Forbidden: invalid signature" (the status's HTTPTypes reason phrase). With
+    /// traces on, the request's span records the message (``DWAnswerFailure``).
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        text(status, errorLine(status, message))
+        DWAnswerFailure.current?.note(message)
+        return text(status, errorLine(status, message))
     }
 
     /// "403 Forbidden: invalid signature\n": the message's line breaks become spaces.

@@ -1,4 +1,4 @@
-// Traces: a span per request (Hummingbird's TracingMiddleware, continuing a W3C `traceparent`), with children for
+// Traces: a span per request (DWRequestSpanMiddleware, continuing a W3C `traceparent`), with children for
 // the image's fetch and transform and for writing the response. Only with DWServeConfiguration.tracing.
 import Hummingbird
 import HTTPTypes
@@ -9,7 +9,7 @@ extension DWImageServer {
     /// `InstrumentationSystem`'s tracer (a no-op one unless the process bootstrapped another). On the main thread,
     /// before the routes are mounted.
     func addTracing<Context: RequestContext>(to router: Router<Context>) {
-        router.add(middleware: TracingMiddleware<Context>(recordingHeaders: [.accept, .contentType]))
+        router.add(middleware: DWRequestSpanMiddleware<Context>())
         router.add(middleware: DWStreamingSpanMiddleware<Context>())
     }
 

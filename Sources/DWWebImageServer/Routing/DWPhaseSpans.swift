@@ -1,5 +1,5 @@
-// DWPhaseSpans: imgproxy's `downloading_source_image` and `processing_image` trace spans of one request, made from
-// the pipeline's phases (DWFetchPhases) under the request's `image` span.
+// DWPhaseSpans: imgproxy's `downloading_source_image`, `queue` and `processing_image` trace spans of one request, made
+// from the pipeline's phases (DWFetchPhases) under the request's `image` span.
 import DWLocking
 import DWWebImage
 import Tracing
@@ -7,6 +7,8 @@ import Tracing
 /// The phase spans of one fetch, children of `parent` (the request's `image` span): `downloading_source_image` from
 /// the fetch's start to its source's arrival (downloaded or found in a cache tier; attributes
 /// `imgproxy.source_image_url`, `imgproxy.source_image_origin` as imgproxy sets them, and `dwserve.source`), and
+/// `queue` from the source's arrival to the start of its transform (the wait for a worker thread: imgproxy's `queue`
+/// span; a transform refused by a full queue ends it with the error), and
 /// `processing_image` around the variant's transform; a failed phase records the error and an error status, as
 /// imgproxy's `SendError` does. imgproxy 3 called the download span `downloading_image`. Called from the pipeline's
 /// threads and from the request's task (``finish(_:)``); one ``DWLock``, a leaf, never held while a span is made.
@@ -14,7 +16,8 @@ final class DWPhaseSpans: DWFetchPhaseObserver {
     private let parent: ServiceContext
     private let imageURL: String
     private let started = DefaultTracerClock.now
-    private let state = DWLock<(arrived: Bool, processing: (any Span)?, processed: Bool)>((false, nil, false))
+    private let state = DWLock<(arrived: Bool, processing: (any Span)?, processed: Bool, queued: DefaultTracerClock.Instant?)>(
+        (false, nil, false, nil))
 
     /// Spans under `parent` for the fetch of `imageURL`, which starts now.
     init(parent: ServiceContext, imageURL: String) {
@@ -22,16 +25,24 @@ final class DWPhaseSpans: DWFetchPhaseObserver {
     }
 
     func sourceArrived(_ source: DWImageSource) {
+        let now = DefaultTracerClock.now
         let first = state.withLock { s in
             defer { s.arrived = true }
+            if !s.processed && s.processing == nil && s.queued == nil { s.queued = now }
             return !s.arrived
         }
-        if first { downloadSpan(source, error: nil) }
+        if first { downloadSpan(source, error: nil, arrived: now) }
     }
 
     func processingStarted() {
-        guard !state.withLock({ $0.processing != nil || $0.processed }) else { return }
-        let span = startSpan("processing_image", context: parent)
+        guard let queued = state.withLock({ s -> DefaultTracerClock.Instant?? in
+            guard s.processing == nil, !s.processed else { return nil }
+            defer { s.queued = nil }
+            return .some(s.queued)
+        }) else { return }
+        let now = DefaultTracerClock.now  // the wait ends where the transform starts
+        if let queued { startSpan("queue", context: parent, at: queued).end(at: now) }
+        let span = startSpan("processing_image", context: parent, at: now)
         let extra = state.withLock { s -> (any Span)? in
             guard s.processing == nil else { return span }
             s.processing = span
@@ -41,9 +52,14 @@ final class DWPhaseSpans: DWFetchPhaseObserver {
     }
 
     func processingEnded(_ error: DWWebImageError?) {
-        let span = state.withLock { s -> (any Span)? in
-            defer { (s.processing, s.processed) = (nil, true) }
-            return s.processing
+        let (span, queued) = state.withLock { s -> ((any Span)?, DefaultTracerClock.Instant?) in
+            defer { (s.processing, s.processed, s.queued) = (nil, true, nil) }
+            return (s.processing, s.processing == nil && !s.processed ? s.queued : nil)
+        }
+        if let queued, let error {  // refused or stopped before a worker took it: the wait is what failed
+            let wait = startSpan("queue", context: parent, at: queued)
+            Self.record(error, on: wait)
+            wait.end()
         }
         guard let span else { return }
         if let error { Self.record(error, on: span) }
@@ -70,13 +86,15 @@ final class DWPhaseSpans: DWFetchPhaseObserver {
         }
     }
 
-    private func downloadSpan(_ source: DWImageSource, error: DWWebImageError?) {
+    /// The download span, from the fetch's start to `arrived` (when the queue's wait begins), else to now.
+    private func downloadSpan(_ source: DWImageSource, error: DWWebImageError?,
+                              arrived: DefaultTracerClock.Instant? = nil) {
         let span = startSpan("downloading_source_image", context: parent, at: started)
         span.attributes["imgproxy.source_image_url"] = imageURL
         span.attributes["imgproxy.source_image_origin"] = Self.origin(of: imageURL)
         span.attributes["dwserve.source"] = source.rawValue
         if let error { Self.record(error, on: span) }
-        span.end()
+        if let arrived { span.end(at: arrived) } else { span.end() }
     }
 
     private static func record(_ error: DWWebImageError, on span: any Span) {
