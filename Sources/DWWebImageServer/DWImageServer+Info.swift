@@ -108,7 +108,8 @@ extension DWImageServer {
     }
 
     /// The JSON object, keys sorted: aspect_ratio (always), width, height, format, frames, size, orientation,
-    /// blurhash, dominant_colors ([{"color": "#rrggbb", "fraction": f}]), thumbhash, lqip and average
+    /// blurhash, dominant_colors (`dc:1`: imgproxy Pro's {"vibrant": {"R","G","B"}, …}; `dc:N`: [{"color": "#rrggbb",
+    /// "fraction": f}]), thumbhash, lqip and average
     /// ({"R","G","B","A"}), each as `options` ask.
     static func infoJSON(_ image: DWImage, _ options: DWInfoOptions) throws(DWWebImageError) -> Data {
         var object: [String: Any] = [:]
@@ -124,6 +125,11 @@ extension DWImageServer {
         if options.orientation { object["orientation"] = try image.exifOrientation }
         if options.blurHashX > 0 {
             object["blurhash"] = try image.blurHash(components: (options.blurHashX, options.blurHashY))
+        }
+        if options.dominantPalette {
+            object["dominant_colors"] = try image.dominantPalette(buildMissed: options.buildMissed).mapValues {
+                ["R": $0.red, "G": $0.green, "B": $0.blue]
+            }
         }
         if options.dominantColors > 0 {
             object["dominant_colors"] = try image.dominantColors(count: options.dominantColors).map {

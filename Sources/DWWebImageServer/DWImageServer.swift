@@ -61,7 +61,9 @@ public final class DWImageServer: Sendable {
 
         let cache = DWWebImageCache(configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
         DWCachePolicyMarker.adopt(cache, fingerprint: DWCachePolicyMarker.fingerprint(of: configuration))
-        pool = DWWorkerPool(workers: configuration.workers, queue: configuration.queue)
+        pool = DWWorkerPool(workers: configuration.workers, queue: configuration.queue) { [metrics] in
+            metrics.imgproxy.queued(in: $0)
+        }
         var pipeline = DWWebImageManager.Configuration()
         pipeline.proxy = configuration.proxy ?? ""  // "" = none: http_proxy & co. in the environment are ignored
         pipeline.timeout = configuration.timeout

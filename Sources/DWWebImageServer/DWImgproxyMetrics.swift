@@ -7,7 +7,7 @@ import Prometheus
 /// The metrics an imgproxy dashboard reads, in the same registry as serve's `dwserve_*` ones, under imgproxy's
 /// names and labels (``DWServeConfiguration/prometheusNamespace`` prefixes them, as `IMGPROXY_PROMETHEUS_NAMESPACE`):
 /// `requests_total`, `status_codes_total{status}`, `errors_total{type}`, `request_duration_seconds`,
-/// `request_span_duration_seconds{span}` (3.x's `downloading`/`processing` and 4.x's
+/// `request_span_duration_seconds{span}` (`queue`, 3.x's `downloading`/`processing` and 4.x's
 /// `downloading_source_image`/`processing_image`), `download_duration_seconds`, `processing_duration_seconds`,
 /// `requests_in_progress`, `images_in_progress`, `workers`, `workers_utilization` and libvips' `vips_memory_bytes`,
 /// `vips_max_memory_bytes` and `vips_allocs` (read at each scrape). Thread-safe (the registry's and
@@ -42,7 +42,7 @@ final class DWImgproxyMetrics: Sendable {
         downloadDuration = histogram("download_duration_seconds", "A histogram of the source image downloading latency.")
         processingDuration = histogram("processing_duration_seconds", "A histogram of the image processing latency.")
         var spans: [String: DurationHistogram] = [:]
-        for span in ["downloading", "processing", "downloading_source_image", "processing_image"] {
+        for span in ["queue", "downloading", "processing", "downloading_source_image", "processing_image"] {
             spans[span] = histogram("request_span_duration_seconds", "A histogram of the queue latency.", [("span", span)])
         }
         self.spans = spans
@@ -81,6 +81,9 @@ final class DWImgproxyMetrics: Sendable {
         registry.makeCounter(descriptor: Self.name(namespace, "errors_total", "A counter of the occurred errors separated by type."),
                              labels: [("type", type)]).increment()
     }
+
+    /// A block waited `elapsed` for a worker thread (imgproxy's `queue` span).
+    func queued(in elapsed: Duration) { spans["queue"]?.record(elapsed) }
 
     /// A source download took `elapsed`.
     func downloaded(in elapsed: Duration) {

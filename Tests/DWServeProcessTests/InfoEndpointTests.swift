@@ -9,7 +9,7 @@ final class InfoEndpointTests: ServeTestCase {
         origin.setRoute("/q.png", .ok(quads))
         let key = "736563726574", salt = "68656C6C6F"
         let server = try serve(["--key", key, "--salt", salt])
-        let rest = "/bh:4:3/dc:1/avg:1/plain/\(origin.url("/q.png"))"
+        let rest = "/bh:4:3/dc:4/avg:1/plain/\(origin.url("/q.png"))"
         let signature = try python(hmacOf: rest, key: key, salt: salt)
         let response = try server.get("/info/\(signature)\(rest)")
         XCTAssertEqual(response.status, 200, response.text)

@@ -67,6 +67,8 @@ final class ImgproxyMetricsTests: ServeTestCase {
         XCTAssertGreaterThanOrEqual(try server.metric("imgproxy_processing_duration_seconds_count"), 1)
         XCTAssertGreaterThanOrEqual(
             try server.metric(#"imgproxy_request_span_duration_seconds_count{span="processing_image"}"#), 1)
+        XCTAssertGreaterThanOrEqual(
+            try server.metric(#"imgproxy_request_span_duration_seconds_count{span="queue"}"#), 1, "the wait for a worker")
         XCTAssertEqual(try server.metric("imgproxy_workers"), 3)
         XCTAssertEqual(try server.metric("imgproxy_images_in_progress"), 0)
         XCTAssertEqual(try server.metric(#"dwserve_requests_total{status="200"}"#), 1, "serve's own stay")

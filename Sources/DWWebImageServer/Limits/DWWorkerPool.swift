@@ -24,11 +24,15 @@ final class DWWorkerPool: DWTransformExecutor {
     let queue: Int
     private let state = DWLock(State())
     private let queued = DispatchSemaphore(value: 0)
+    /// Told, on the worker thread, how long each block waited from its submission to its start.
+    private let waited: @Sendable (Duration) -> Void
 
-    /// Starts `workers` threads (at least one), which live as long as the process.
-    init(workers: Int, queue: Int) {
+    /// Starts `workers` threads (at least one), which live as long as the process. `waited` hears each block's wait
+    /// for a thread (imgproxy's `queue` span), on the thread that then runs it.
+    init(workers: Int, queue: Int, waited: @escaping @Sendable (Duration) -> Void = { _ in }) {
         self.workers = max(1, workers)
         self.queue = max(0, queue)
+        self.waited = waited
         for index in 0..<self.workers {
             let thread = Thread { [self] in
                 Thread.current.name = "dwworker.\(index)"  // best effort, for top -H (set from the thread itself)
@@ -45,9 +49,14 @@ final class DWWorkerPool: DWTransformExecutor {
     /// Queues `work` for the next free thread; false (nothing queued) when every thread is busy and `queue` blocks
     /// already wait. Any thread.
     func submit(_ work: @escaping @Sendable () -> Void) -> Bool {
+        let (submitted, waited) = (ContinuousClock.now, waited)
+        let timed: @Sendable () -> Void = {
+            waited(ContinuousClock.now - submitted)
+            work()
+        }
         let accepted = state.withLock { s -> Bool in
             guard s.running + s.waiting.count < workers + queue else { return false }
-            s.waiting.append(work)
+            s.waiting.append(timed)
             return true
         }
         if accepted { queued.signal() }

@@ -8,8 +8,11 @@ public struct DWInfoOptions: Sendable, Equatable {
     public var size = true, format = true, dimensions = true, frames = true, orientation = true
     /// BlurHash components across and down (1…9 each); 0 across: none.
     public var blurHashX = 0, blurHashY = 0
-    /// How many dominant colours; 0: none.
+    /// How many dominant colours as a list (`dc:N`, 2…16, beyond imgproxy); 0: none.
     public var dominantColors = 0
+    /// imgproxy Pro's named dominant colours (`dc:1`), and whether missing ones are built from those found
+    /// (`dc:1:1`, its `build_missed`).
+    public var dominantPalette = false, buildMissed = false
     /// Whether to report the average colour.
     public var average = false
     /// Whether to report the ThumbHash (`th`).
@@ -30,7 +33,8 @@ public struct DWInfoOptions: Sendable, Equatable {
     public var identifier: String {
         let flags = [("s", size), ("f", format), ("d", dimensions), ("fr", frames), ("or", orientation)]
             .map { "\($0.0):\($0.1 ? 1 : 0)" }.joined(separator: ",")
-        return "info(\(flags),bh:\(blurHashX)x\(blurHashY),dc:\(dominantColors),avg:\(average ? 1 : 0),"
+        let colours = dominantPalette ? "p\(buildMissed ? 1 : 0)" : String(dominantColors)
+        return "info(\(flags),bh:\(blurHashX)x\(blurHashY),dc:\(colours),avg:\(average ? 1 : 0),"
             + "th:\(thumbHash ? 1 : 0),lqip:\(lqipWidth),cb:\(cacheBuster.utf8.count):\(cacheBuster))"
     }
 
@@ -56,9 +60,12 @@ public struct DWInfoOptions: Sendable, Equatable {
             let x = try r.intIn(0, 0...9)
             (blurHashX, blurHashY) = (x, r.args.count > 1 ? try r.intIn(1, 1...9) : x)
         case "dominant_colors", "dc":
-            try r.max(1)
-            dominantColors = r.bool(0) ? 5 : (Int(r.args[0]).map { $0 } ?? 0)
-            guard (0...16).contains(dominantColors) else { throw r.error("1 or 0, or a count up to 16") }
+            try r.max(2)
+            (dominantPalette, buildMissed) = (r.bool(0), r.bool(0) && r.args.count > 1 && r.bool(1))
+            dominantColors = dominantPalette ? 0 : (Int(r.args[0]) ?? 0)
+            guard (0...16).contains(dominantColors), dominantPalette || r.args.count == 1 else {
+                throw r.error("1 (with build_missed 0 or 1) or 0, or a count up to 16")
+            }
         case "average", "avg": try r.max(1); average = r.bool(0)
         case "thumbhash", "th": try r.max(1); thumbHash = r.bool(0)
         case "lqip":
