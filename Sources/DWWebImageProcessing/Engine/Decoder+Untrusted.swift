@@ -1,5 +1,5 @@
 // Decoder + the untrusted loaders: a JPEG 2000 codestream's SIZ checked before libvips' jp2kload (OpenJPEG) sees the
-// bytes and the size libvips reports held to it before any pixel is decoded.
+// bytes and the size libvips reports held to it before any pixel is decoded; a PFM's samples held to be finite.
 import DWWebImage
 import Foundation
 
@@ -32,5 +32,12 @@ extension Decoder {
             .notAnImage,
             "JPEG 2000 is \(siz.width)×\(siz.height) but decodes as \(image.width)×\(image.height) (component "
                 + "subsampling \(factors)): libvips cannot decode it")
+    }
+
+    /// A PFM whose samples include NaN or an infinity has no colour to show (libvips' ppmload passes them on, and
+    /// what they become in 8 bits is undefined): 10000 before it is opened. Any other data passes.
+    static func checkFiniteSamples(_ data: Data) throws(DWWebImageError) {
+        guard let index = PFMSamples.firstNonFinite(data) else { return }
+        throw DWWebImageError(.notAnImage, "PFM sample \(index) is not a finite number (NaN or infinity)")
     }
 }

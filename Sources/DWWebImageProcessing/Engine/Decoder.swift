@@ -94,6 +94,7 @@ enum Decoder {
         let limits = DWImageProcessing.effectiveLimits
         try limits.checkSourceFormat(format)
         let siz = try format == .jp2 ? checkJPEG2000(data, limits: limits) : nil
+        if format == .pnm { try checkFiniteSamples(data) }
         if format == .tiff, TIFFRGBA.vipsRefusesPixels(data) {
             return (try TIFFRGBA.decode(data, limits: limits).vipsImage(), true)
         }
