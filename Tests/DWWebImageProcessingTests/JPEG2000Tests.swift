@@ -126,6 +126,21 @@ final class JPEG2000Tests: XCTestCase {
         XCTAssertNoThrow(try DWImage(data: Self.files.j2k).verifyDecodes(), "the next file is fine")
     }
 
+    /// Every prefix of a JP2 file and of a codestream: refused when read or when verified, never a crash, never
+    /// passed as whole.
+    func testEveryCutIsRefused() throws {
+        for data in [Self.files.jp2, Self.files.j2k] {
+            var passed: [Int] = []
+            for length in 0..<data.count {
+                guard let image = try? DWImage(data: data.prefix(length)) else { continue }
+                if (try? image.verifyDecodes()) != nil { passed.append(length) }
+                _ = try? image.bitmap()
+            }
+            XCTAssertEqual(passed, [], "cuts of a \(data.count)-byte file that --verify passes")
+        }
+        XCTAssertNoThrow(try DWImage(data: Self.files.jp2).verifyDecodes(), "the next file is fine")
+    }
+
     // MARK: Helpers
 
     static func assertCode(
