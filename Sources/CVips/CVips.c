@@ -75,6 +75,7 @@ int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int 
         return vips_heifload_buffer(b, len, out, "fail_on", fail_on, "access", access, "unlimited", unlimited, NULL);
     case CVIPS_LOADER_GIF: return vips_gifload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
     case CVIPS_LOADER_JXL: return vips_jxlload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
+    case CVIPS_LOADER_JP2K: return vips_jp2kload_buffer(b, len, out, "fail_on", fail_on, "access", access, NULL);
     case CVIPS_LOADER_PPM: {
         /* No ppmload_buffer in libvips: a source over the same memory (the loader keeps its own reference). */
         VipsSource *source = vips_source_new_from_memory(b, len);

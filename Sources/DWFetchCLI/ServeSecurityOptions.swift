@@ -58,8 +58,8 @@ package struct ServeSecurityOptions: ParsableArguments {
         "CPU seconds one SVG rasterisation may use; then it is stopped (422).", valueName: "SEC"))
     package var renderBudget: Double = 5
     @Option(name: .customLong("source-formats"), help: ArgumentHelp(
-        "Source formats decoded, comma-separated (known: \(Self.allSourceFormats); default: all but pnm, which "
-            + "libvips reads with an untrusted loader); others 422.",
+        "Source formats decoded, comma-separated (known: \(Self.allSourceFormats); default: all but pnm and jp2, "
+            + "which libvips reads with untrusted loaders); others 422.",
         valueName: "LIST"))
     package var sourceFormats: String?
 

@@ -47,4 +47,45 @@ final class PNMTests: XCTestCase {
             }
         }
     }
+
+    /// The attacks: a maxval past Netpbm's 65535 (libvips would read 32-bit samples) or of 0, dimensions past the
+    /// pixel limit or past ten digits, a PFM whose scale or samples are NaN or infinite. Each a clear error from the
+    /// header or before libvips decodes, and the next file fine.
+    func testAbsurdMaxvalDimensionsAndNonFinitePFMAreRefused() throws {
+        for header in [
+            "P6\n4 4\n70000\n", "P5 4 4 0\n", "PF\n2 2\nnan\n", "Pf\n2 2\n0\n", "Pf 2 2 inf\n",
+            "P6 12345678901 2 255\n"
+        ] {
+            let data = Data(header.utf8) + Data(count: 4 * 4 * 6)
+            XCTAssertThrowsError(try DWImage(data: data), header) {
+                XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage, "\(header): \($0)")
+            }
+        }
+        let huge = Data("P6 99999999 99999999 255\n".utf8) + Data(count: 64)
+        XCTAssertThrowsError(try DWImage(data: huge)) { XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge) }
+
+        let finite: [Float] = [0.5, 0.25, 1, 0.75]
+        for (index, bad) in [Float.nan, .infinity, -.infinity].enumerated() {
+            for (magic, scale, bigEndian) in [("Pf", "-1.0", false), ("Pf", "1.0", true)] {
+                var samples = finite
+                samples[index + 1] = bad
+                let raster = samples.flatMap { sample in
+                    withUnsafeBytes(
+                        of: bigEndian ? sample.bitPattern.bigEndian : sample.bitPattern.littleEndian, Array.init)
+                }
+                let pfm = try DWImage(data: Data("\(magic)\n2 2\n\(scale)\n".utf8) + Data(raster))
+                XCTAssertThrowsError(try pfm.verifyDecodes(), "\(bad) \(scale)") {
+                    let error = $0 as? DWWebImageError
+                    XCTAssertEqual(error?.code, .notAnImage)
+                    XCTAssertEqual(error?.message.contains("sample \(index + 1) is not a finite"), true, "\($0)")
+                }
+                XCTAssertThrowsError(try pfm.bitmap()) { XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage) }
+            }
+        }
+        let fine =
+            Data("Pf\n2 2\n-1.0\n".utf8)
+            + Data(finite.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) })
+        XCTAssertNoThrow(try DWImage(data: fine).verifyDecodes(), "the next file is fine")
+        XCTAssertEqual([try DWImage(data: Self.ppm).bitmap().width], [6])
+    }
 }

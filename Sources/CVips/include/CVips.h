@@ -67,6 +67,8 @@ enum {
     CVIPS_LOADER_JXL = 7,
     /* PBM, PGM, PPM, PFM (libvips' ppmload, from a memory source) */
     CVIPS_LOADER_PPM = 8,
+    /* JPEG 2000, JP2 file or bare codestream (libvips' jp2kload, OpenJPEG) */
+    CVIPS_LOADER_JP2K = 9,
 };
 /* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
 int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,

@@ -47,12 +47,17 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     /// Netpbm: PBM, PGM and PPM (ASCII or binary, `P1`…`P6`) and PFM (`PF`, `Pf`), read by libvips' ppmload. `dwfetch
     /// serve` reads it only when `--source-formats` names it (libvips counts the loader as untrusted).
     public static let pnm = DWImageFormat(rawValue: "pnm")
+    /// JPEG 2000: the JP2 box file (signature box, `ftyp` jp2 or jpx, the size from `jp2h`/`ihdr`) or the bare
+    /// codestream (`FF 4F FF 51`, the size from SIZ), read by libvips' jp2kload (OpenJPEG). A codestream with
+    /// subsampled components is refused when decoded (libvips 8.14 reads it out of bounds). `dwfetch serve` reads it
+    /// only when `--source-formats` names it (imgproxy does not read it; libvips counts the loader as untrusted).
+    public static let jp2 = DWImageFormat(rawValue: "jp2")
     /// Not an image format DWWebImage knows.
     public static let unknown = DWImageFormat(rawValue: "unknown")
 
     /// The formats the library itself reads, in a fixed order (``unknown`` last).
     static let builtIns: [DWImageFormat] = [
-        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .pnm, .unknown
+        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .pnm, .jp2, .unknown
     ]
 
     /// Whether the library itself knows this format (not only a registered codec).
@@ -76,6 +81,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
         switch self {
         case .jpeg: ["jpeg", "jpg"]
         case .pnm: ["pnm", "ppm", "pgm", "pbm", "pfm"]
+        case .jp2: ["jp2", "j2k", "j2c", "jpc", "jpf", "jpx"]
         case .unknown: []
         default: [rawValue]
         }
@@ -105,6 +111,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
         case .ico: "image/x-icon"
         case .svg: "image/svg+xml"
         case .pnm: "image/x-portable-anymap"
+        case .jp2: "image/jp2"
         case .unknown: nil
         default:
             DWImageCodecs.decoder(for: self)?.mimeType
@@ -118,7 +125,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     public var isWritable: Bool {
         switch self {
         case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif, .jxl: true
-        case .bmp, .ico, .svg, .pnm, .unknown: false
+        case .bmp, .ico, .svg, .pnm, .jp2, .unknown: false
         default: DWImageCodecs.encoder(for: self) != nil
         }
     }

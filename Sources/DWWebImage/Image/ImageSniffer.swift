@@ -54,6 +54,7 @@ enum ImageSniffer {
                 case .jxl: try jxl(b)
                 case .svg: try SVGSniffer.info(b)
                 case .pnm: try pnm(b)
+                case .jp2: try jp2(b)
                 default: try registered(data, b)
                 }
             }
@@ -83,6 +84,7 @@ enum ImageSniffer {
         if b.matches(0, [0x49, 0x49, 0x2A, 0x00]) || b.matches(0, [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
         if b.matches(0, [0x49, 0x49, 0x2B, 0x00]) || b.matches(0, [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }  // BigTIFF
         if isJXL(b) { return .jxl }
+        if isJP2(b) { return .jp2 }
         if b.matches(4, Array("ftyp".utf8)) {
             let brands = ftypBrands(b)
             if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }

@@ -68,6 +68,7 @@ enum Decoder {
         case .heic, .avif: Int32(CVIPS_LOADER_HEIF)
         case .jxl: Int32(CVIPS_LOADER_JXL)
         case .pnm: Int32(CVIPS_LOADER_PPM)
+        case .jp2: Int32(CVIPS_LOADER_JP2K)
         default: nil
         }
     }
@@ -92,6 +93,8 @@ enum Decoder {
         }
         let limits = DWImageProcessing.effectiveLimits
         try limits.checkSourceFormat(format)
+        let siz = try format == .jp2 ? checkJPEG2000(data, limits: limits) : nil
+        if format == .pnm { try checkFiniteSamples(data) }
         if format == .tiff, TIFFRGBA.vipsRefusesPixels(data) {
             return (try TIFFRGBA.decode(data, limits: limits).vipsImage(), true)
         }
@@ -112,6 +115,7 @@ enum Decoder {
             }
         }
         try checkArea(image.width, image.height, limits: limits)
+        if let siz { try checkJPEG2000Opened(image, siz: siz) }
         return (image, false)
     }
 
@@ -132,8 +136,8 @@ enum Decoder {
         throws(DWWebImageError) -> Decoded {
         let (header, byLibtiff) = try openReporting(image.data, format: image.format)  // its own header against the limits first
         // Decoded already (libtiff, a registered codec), or a format with no buffer loader for vips_thumbnail_buffer
-        // (ppmload reads sources only): resize the image opened.
-        if byLibtiff || image.format == .pnm {
+        // (ppmload reads sources only), or JPEG 2000 (held to its SIZ when opened): resize the image opened.
+        if byLibtiff || image.format == .pnm || image.format == .jp2 {
             let thumb = try Vips.make("cannot resize") {
                 cvips_thumbnail_image(header.pointer, Int32(width), Int32(height), size, crop, $0)
             }

@@ -30,6 +30,8 @@ enum Vips {
         // Netpbm (DWImageFormat.pnm): a small parser libvips counts as untrusted; `dwfetch serve` leaves the format
         // out of its default source formats (DWServeConfiguration.defaultSourceFormats).
         cvips_operation_block_set("VipsForeignLoadPpm", 0)
+        // JPEG 2000 (DWImageFormat.jp2, OpenJPEG): the same; its codestream is checked first (Decoder+JP2.swift).
+        cvips_operation_block_set("VipsForeignLoadJp2k", 0)
         // svgload_buffer stays blocked here: only the SVG helper process unblocks it (DWSVGRenderer.runHelper)
         cvips_silence_warnings()
         cvips_cache_set(0, 0, 0)
