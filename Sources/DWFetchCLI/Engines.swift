@@ -45,8 +45,9 @@ package struct PassThroughPixelStage: FetchPixelStage {
     }
 }
 
-/// `--preview`: pictures after their lines. Every call comes from the fetch runner's output queue except
-/// ``interrupt()``, which comes from the signal queue.
+/// `--preview`: pictures after their lines. ``expect(_:)`` comes from the thread that runs the fetch, ``keep(_:for:)``
+/// from the fetch runner's output queue, ``show(url:)`` from its display queue (one picture at a time, in input
+/// order, while other results are still handled) and ``interrupt()`` from the signal queue.
 package protocol FetchPreview: Sendable {
     /// The URLs in input order (a URL named twice is drawn twice).
     func expect(_ urls: [String])

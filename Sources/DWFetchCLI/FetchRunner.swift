@@ -84,12 +84,12 @@ package struct FetchReport: Sendable {
 }
 
 /// One dwfetch run over a manager. Requests run on the library's queues; each result is handled (`-o` write, hashing,
-/// printing, preview) one at a time. The run makes its own serial queue (``outputQueue``) the manager's callback
-/// queue. Without pixel flags or previews, a download's result is handled right where the manager completes it — on
-/// the transfer engine's thread (``handlesWhereMade``), so no thread is woken per image; cache hits and refusals
-/// arrive on the output queue and are handled there, under the same lock. With a pixel stage, a result it passes
-/// straight through is handled in the callback itself, and results it finishes on its own workers are queued to the
-/// output queue.
+/// printing) one at a time; with `--preview`, lines and pictures are drawn on a display queue of their own. The run
+/// makes its own serial queue (``outputQueue``) the manager's callback queue. Without pixel flags or previews, a
+/// download's result is handled right where the manager completes it — on the transfer engine's thread
+/// (``handlesWhereMade``), so no thread is woken per image; cache hits and refusals arrive on the output queue and are
+/// handled there, under the same lock. With a pixel stage, a result it passes straight through is handled in the
+/// callback itself, and results it finishes on its own workers are queued to the output queue.
 package final class FetchRunner: Sendable {
     private let command: DWFetch
     private let manager: DWWebImageManager
@@ -98,9 +98,15 @@ package final class FetchRunner: Sendable {
     /// `--preview`: draws each image after its line (nil when off or stdout is not a terminal).
     private let preview: (any FetchPreview)?
     private let state = DWLock(RunState())
-    /// Held while lines (and, with --preview, pictures) are claimed and written: results finish on several
-    /// threads (the callback queue, the pixel stage's workers), and output must leave in input order.
+    /// Held while the lines whose turn has come are claimed and written (with --preview, handed to
+    /// ``displayQueue``): results finish on several threads (the callback queue, the pixel stage's workers), and
+    /// output must leave in input order. Lock order: `printing`, then ``state`` inside it, never the other way
+    /// round; no lock is held while a picture is drawn.
     private let printing = DWLock(())
+    /// With --preview: where lines and their pictures are drawn, in input order, one at a time, so a playing
+    /// animation holds neither ``printing`` nor the output queue: other results are written, hashed and counted
+    /// meanwhile, and wait on screen only for the pictures before them.
+    private let displayQueue = DispatchQueue(label: "dwfetch.display")
     /// `--verify` and the pixel flags (dwfetch-pixels' stage; a pass-through in the thin dwfetch).
     private let pixels: any FetchPixelStage
     /// The CLI's own serial queue: `-o` writes, hashing, lines and previews; the manager's callback queue during `run`.
@@ -185,10 +191,12 @@ package final class FetchRunner: Sendable {
             }
         }
         done.wait()
+        displayQueue.sync {}  // the pictures still playing end here, a signal still heard (it stops them)
         signals.cancel()
         progress?.end()
         manager.cache.waitForPendingWrites()
         printReady(urls)
+        displayQueue.sync {}  // the lines and pictures printed just now are on screen
         let prefetched = state.withLock { $0.prefetchOutcomes }
         let prefetchLines = prefetch.compactMap { prefetched[$0] }
         printLines(prefetchLines)
@@ -345,10 +353,12 @@ package final class FetchRunner: Sendable {
             }
             guard !outcomes.isEmpty else { return }
             if let preview {
-                // Each line, then its picture (while an animation plays, other results wait here).
-                for outcome in outcomes {
-                    printLines([outcome])
-                    preview.show(url: outcome.url)
+                // Each line, then its picture, drawn after the lock is released; queued under it, so in order.
+                displayQueue.async { [self, outcomes] in
+                    for outcome in outcomes {
+                        printLines([outcome])
+                        preview.show(url: outcome.url)
+                    }
                 }
                 return
             }

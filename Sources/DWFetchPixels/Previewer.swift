@@ -9,9 +9,10 @@ import Foundation
 
 /// Draws images on stdout when it is a terminal.
 ///
-/// ``show(url:)`` runs on the thread that prints the result lines (the fetch runner's output queue) and returns when
-/// the picture is drawn or the animation is over, so lines and pictures keep input order; downloads go on
-/// meanwhile. One lock (``state``) guards the kept images, the player on screen and the interrupted flag.
+/// ``show(url:)`` runs on the thread that prints the result lines (the fetch runner's display queue) and returns when
+/// the picture is drawn or the animation is over, so lines and pictures keep input order; downloads, and the
+/// handling of the results that arrive, go on meanwhile. One lock (``state``) guards the kept images, the player on
+/// screen and the interrupted flag.
 final class Previewer: FetchPreview {
     /// How long an animation plays without `--preview-loop`.
     static let playLimit: TimeInterval = 3
