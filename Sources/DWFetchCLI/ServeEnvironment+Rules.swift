@@ -35,6 +35,11 @@ extension ServeEnvironment {
                 return ["--max-size", String(bytes)]
             },
             "MAX_ANIMATION_FRAMES": integer("--max-animation-frames", minimum: 1),
+            "MAX_ANIMATION_FRAME_RESOLUTION": Rule(flag: "--max-animation-frame-pixels") { name, value throws(Failure) in
+                let megapixels = try number(name, value)
+                guard megapixels >= 0 else { throw Failure(variable: name, reason: "must be 0 or more (megapixels)") }
+                return megapixels == 0 ? [] : ["--max-animation-frame-pixels", String(Int((megapixels * 1_000_000).rounded()))]
+            },
             "PREFERRED_FORMATS": text("--preferred-formats"),
             "FORMAT_QUALITY": text("--format-quality"),
             "QUALITY": integer("--quality", in: 1...100),
@@ -167,7 +172,6 @@ extension ServeEnvironment {
     /// the trace ID generator and propagators what serve does; nil: any value is refused). docs/serving.md says why
     /// each is refused.
     static let notHonoured: [String: String?] = [
-        "MAX_ANIMATION_FRAME_RESOLUTION": "0",
         // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
         "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
         "OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "false", "OPEN_TELEMETRY_TRACE_ID_GENERATOR": "random",

@@ -45,6 +45,9 @@ package struct ServeOptions: ParsableCommand {
     package var maxPixels = 50_000_000
     @Option(name: .customLong("max-frames"), help: ArgumentHelp("Most frames in a source.", valueName: "N"))
     package var maxFrames = 1000
+    @Option(name: .customLong("max-animation-frame-pixels"), help: ArgumentHelp(
+        "Largest frame pixel count of an animated source (default: --max-pixels).", valueName: "N"))
+    package var maxAnimationFramePixels: Int?
     @Option(name: .customLong("max-age"), help: ArgumentHelp("Cache-Control max-age of images.", valueName: "SEC"))
     package var maxAge = 31_536_000
     @Flag(name: .customLong("auto-format"),
@@ -138,6 +141,9 @@ package struct ServeOptions: ParsableCommand {
         guard jobs > 0, maxPixels > 0, maxFrames > 0, maxSize.bytes > 0, maxAge >= 0, timeout > 0, memoryCache >= 0,
               shutdownTimeout >= 0, shutdownTimeout.isFinite else {
             throw ValidationError("limits must be positive")
+        }
+        if let maxAnimationFramePixels, maxAnimationFramePixels <= 0 {
+            throw ValidationError("--max-animation-frame-pixels must be positive")
         }
     }
 }

@@ -21,6 +21,7 @@ extension DWServeConfiguration {
         maxSize = options.maxSize.bytes
         maxPixels = options.maxPixels
         maxFrames = options.maxFrames
+        maxAnimationFramePixels = options.maxAnimationFramePixels
         maxAge = options.maxAge
         autoFormat = options.autoFormat
         jobs = options.jobs

@@ -15,6 +15,10 @@ public struct DWProcessingLimits: Sendable, Equatable {
     public var maxFrameCount: Int
     /// Frames × frame area of an animation (every frame is decoded); more is 10005.
     public var maxTotalPixelCount: Int
+    /// Pixels of one frame of an animated source (more than one frame), in place of ``maxPixelCount`` when smaller;
+    /// more is 10005. nil (default): ``maxPixelCount`` alone. imgproxy's `IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`
+    /// (`dwfetch serve --max-animation-frame-pixels`).
+    public var maxAnimationFramePixelCount: Int?
     /// Bytes of the encoded image; more is 10005.
     public var maxByteCount: Int
     /// Frames of an animation that are decoded and processed (default: all); the rest are dropped, as imgproxy's

@@ -105,6 +105,7 @@ public final class DWImageServer: Sendable {
         var limits = DWProcessingLimits()
         limits.maxPixelCount = configuration.maxPixels
         limits.maxFrameCount = configuration.maxFrames
+        limits.maxAnimationFramePixelCount = configuration.maxAnimationFramePixels
         limits.maxByteCount = Int(clamping: configuration.maxSize)
         // By budget (no --max-animation-frames): every frame, unless the plan's budget takes the first alone.
         limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames ?? Int.max

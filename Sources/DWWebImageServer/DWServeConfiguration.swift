@@ -22,6 +22,9 @@ public struct DWServeConfiguration: Sendable {
     public var maxPixels = 50_000_000
     /// Most animation frames accepted in a source (default 1000); more is 422, counted from the header.
     public var maxFrames = 1000
+    /// Largest frame (width × height) of an animated source, when stricter than ``maxPixels``; more is 422, found
+    /// from the header (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`). nil (default): ``maxPixels``.
+    public var maxAnimationFramePixels: Int?
     /// `Cache-Control: public, max-age=N` of images (default one year).
     public var maxAge = 31_536_000
     /// `--auto-format`: imgproxy's `IMGPROXY_AUTO_AVIF` and `IMGPROXY_AUTO_WEBP` together — AVIF for a still result,

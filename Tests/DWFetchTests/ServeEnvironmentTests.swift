@@ -15,6 +15,9 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(try flags(["IMGPROXY_REQUESTS_QUEUE_SIZE": "5"]), ["--queue", "5", "--queue-full-status", "429"])
         XCTAssertEqual(try flags(["IMGPROXY_REQUESTS_QUEUE_SIZE": "0"]), [], "imgproxy's unbounded default: serve's bound")
         XCTAssertEqual(try flags(["IMGPROXY_MAX_SRC_RESOLUTION": "16.8"]), ["--max-pixels", "16800000"])
+        XCTAssertEqual(try flags(["IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "2.5"]),
+                       ["--max-animation-frame-pixels", "2500000"])
+        XCTAssertEqual(try flags(["IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "0"]), [])
         XCTAssertEqual(try flags(["IMGPROXY_TIMEOUT": "10"]), ["--request-timeout", "10.0"])
         XCTAssertEqual(try flags(["IMGPROXY_AUTO_WEBP": "True", "IMGPROXY_ENFORCE_AVIF": "0"]), ["--auto-webp"])
         XCTAssertEqual(try flags(["IMGPROXY_SANITIZE_SVG": "f"]), ["--no-sanitize-svg"])

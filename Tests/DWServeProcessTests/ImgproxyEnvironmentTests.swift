@@ -30,6 +30,20 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
                        "public, max-age=60")
     }
 
+    /// IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION bounds each frame of an animated source (from the header), not a
+    /// still image of the same size; its 0 is imgproxy's "no separate limit".
+    func testTheAnimationFrameResolutionBoundsAnimatedSourcesOnly() throws {
+        origin.setRoute("/anim.gif", .ok(SampleImages.gif(width: 40, height: 40, frames: 3)))
+        origin.setRoute("/still.gif", .ok(SampleImages.gif(width: 40, height: 40)))
+        let server = try serve([], environment: ["IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "0.001"])
+        let animated = try server.get(ProxyPath.plain(origin.url("/anim.gif"), options: "rs:fit:20:20"))
+        XCTAssertEqual(animated.status, 422, "40×40 frames are over 0.001 MP: \(animated.text)")
+        let still = try server.get(ProxyPath.plain(origin.url("/still.gif"), options: "rs:fit:20:20"))
+        XCTAssertEqual(still.status, 200, "a still image is bounded by --max-pixels alone: \(still.text)")
+        let unlimited = try serve([], environment: ["IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "0"])
+        XCTAssertEqual(try unlimited.get(ProxyPath.plain(origin.url("/anim.gif"), options: "rs:fit:20:20")).status, 200)
+    }
+
     func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
         for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_WORKERS", "many"),
                               ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")] {

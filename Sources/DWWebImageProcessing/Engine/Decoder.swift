@@ -33,6 +33,9 @@ enum Decoder {
         }
         let frames = animated ? min(image.frameCount, max(1, limits.maxProcessedFrames)) : 1
         let area = image.pixelWidth * image.pixelHeight  // checkArea ruled out overflow
+        if animated, image.frameCount > 1, let cap = limits.maxAnimationFramePixelCount, area > cap {
+            throw tooLarge(Int64(area), Int64(cap), "animation frame \(image.pixelWidth)×\(image.pixelHeight) pixel count")
+        }
         let total = area.multipliedReportingOverflow(by: frames)
         if total.overflow || total.partialValue > limits.maxTotalPixelCount {
             throw tooLarge(total.overflow ? .max : Int64(total.partialValue), Int64(limits.maxTotalPixelCount),
