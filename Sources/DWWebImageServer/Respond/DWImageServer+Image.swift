@@ -93,6 +93,7 @@ extension DWImageServer {
     /// on the caller's thread, no fetch started; nil otherwise.
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
         guard job.thumbor?.meta == nil,  // thumbor's meta answers JSON (answer(_:to:))
+              job.thumbor?.watermark == nil,  // the plan's key needs the watermark's bytes (answer(_:to:))
               !mayNeedRevalidation(job),  // answer(_:to:) asks the origin first
               let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.plan))
         else { return nil }
@@ -102,7 +103,13 @@ extension DWImageServer {
     /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered (503 when the
     /// worker pool refused the transform). Runs in the request's task; the fetch runs on the pipeline's queues, the
     /// transform (and a `local://` read) on ``pool``'s threads.
-    func answer(_ job: DWImageJob, to request: Request) async -> Response {
+    func answer(_ planned: DWImageJob, to request: Request) async -> Response {
+        let job: DWImageJob
+        do throws(DWWebImageError) {
+            job = try await withThumborWatermark(planned)  // thumbor's watermark() (DWImageServer+Watermark)
+        } catch {
+            return watermarkRefusal(error)
+        }
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = job.thumbor?.maxAge ?? configuration.maxAge
         var marks = HTTPFields()
