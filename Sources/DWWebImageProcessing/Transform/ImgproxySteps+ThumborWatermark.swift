@@ -27,9 +27,10 @@ extension ImgproxySteps {
                                        Double(size.height) / Double(mark.height))
         }
         let (across, down) = spec.layout(image: (width, height), mark: (mark.width, mark.height))
-        if across.count * down.count > 1, across.step >= mark.width, down.step >= mark.height {
+        let apart = (across.count == 1 || across.step >= mark.width) && (down.count == 1 || down.step >= mark.height)
+        if across.count * down.count > 1, apart {
             mark = try Self.tile(mark, across: across, down: down)
-        } else if across.count * down.count > 1 {  // overlapping copies (thumbor's at most 6 × 6): one by one
+        } else if across.count * down.count > 1 {  // overlapping copies (a capped grid, at most 12): one by one
             let overlay = mark
             for i in 0..<across.count {
                 for j in 0..<down.count {
