@@ -66,6 +66,22 @@ final class ThumborWatermarkSecurityTests: ServeTestCase {
         XCTAssertEqual(origin.requestCount(path: "/a.png"), 0, "the source was not fetched for a refused watermark")
     }
 
+    /// A listed host redirecting to a host not listed is refused at that hop (403), the target never asked; a
+    /// redirect that stays on a listed host is followed.
+    func testRedirectsStayOnWatermarkHosts() throws {
+        let (source, _) = routes()
+        origin.setRoute("/away.png", .redirect(to: "http://localhost:\(origin.port)/wm2.png"))
+        origin.setRoute("/stay.png", .redirect(to: "http://127.0.0.1:\(origin.port)/wm.png"))
+        origin.setRoute("/wm2.png", .ok(mark, contentType: "image/png"))
+        let server = try serve(["--thumbor-allow-unsafe", "--watermark-allow-host", "127.0.0.1"])
+        let away = try server.get(path("127.0.0.1:\(origin.port)/away.png", source))
+        XCTAssertEqual(away.status, 403, away.text)
+        XCTAssertTrue(away.text.contains("thumbor watermark: redirect"), away.text)
+        XCTAssertEqual(origin.requestCount(path: "/wm2.png"), 0, "the redirect's target was never asked")
+        let stay = try server.get(path("127.0.0.1:\(origin.port)/stay.png", source))
+        XCTAssertEqual(stay.status, 200, stay.text)
+    }
+
     /// A watermark over `--max-pixels` (from its header, before a decode) or over `--max-size` is a 422; the source
     /// alone still serves.
     func testHugeWatermarkIsRefusedByTheLimits() throws {

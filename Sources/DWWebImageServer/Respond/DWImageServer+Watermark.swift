@@ -7,10 +7,11 @@ import Hummingbird
 extension DWImageServer {
     /// `job` with its thumbor watermark (``DWThumborRequest/watermark``; its host already checked against
     /// `--watermark-allow-host`) fetched and put in its plan, or `job` itself without one. The image comes through
-    /// ``variant(of:plan:)`` with no plan: the same SSRF guard, address policy, `--max-size`, timeouts, coalescing
-    /// and memory/disk caches as a source (and `--revalidate-after`). Its header is checked against the pixel limit before it enters the plan,
-    /// and its bytes' hash becomes part of the variant's key (``DWVariantPlan/with(watermark:)``): a changed image is
-    /// another variant once its cached copy is fetched again. Awaited in the request's task.
+    /// the pipeline as a source's original does: the same SSRF guard, address policy, `--max-size`, timeouts,
+    /// coalescing and memory/disk caches (and `--revalidate-after`); each redirect hop must be a watermark host.
+    /// Its header is checked against the pixel limit before it enters the plan, and its bytes' hash becomes part of
+    /// the variant's key (``DWVariantPlan/with(watermark:)``): a changed image is another variant once its cached
+    /// copy is fetched again. Awaited in the request's task.
     /// - Throws: the fetch's error, or 10000 for bytes that are no image, 10005 over the pixel limit.
     func withThumborWatermark(_ job: DWImageJob) async throws(DWWebImageError) -> DWImageJob {
         guard let url = job.thumbor?.watermark, let plan = job.plan else { return job }
@@ -18,7 +19,10 @@ extension DWImageServer {
         let options = DWImgproxyOptions()
         await revalidateIfDue(DWImageJob(url: DWProxyURL(signature: "", signedPath: "", options: options, source: url),
                                          isLocal: false, named: nil, plan: nil, surrogateKeys: HTTPFields()))
-        let mark = try await variant(of: url, plan: nil)
+        // Every redirect hop must stay on a watermark host too (before --allow-host's check, if any).
+        let hosts = configuration.thumbor.watermarkHosts
+        let redirects = DWRedirectGuard.handler(allowedHosts: hosts).map { DWWebImageOptions.redirectHandler($0) }
+        let mark = try await manager.image(withURL: url, options: redirects ?? [])
         guard mark.format.mimeType != nil, mark.pixelWidth > 0, mark.pixelHeight > 0 else {
             throw DWWebImageError(.notAnImage, "the thumbor watermark is not an image")
         }
