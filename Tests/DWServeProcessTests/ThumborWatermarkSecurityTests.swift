@@ -82,6 +82,22 @@ final class ThumborWatermarkSecurityTests: ServeTestCase {
         XCTAssertEqual(stay.status, 200, stay.text)
     }
 
+    /// A watermarked variant already made is a cache hit like any other: answered from memory, never charged to
+    /// the client's `--cold-rate` budget.
+    func testWatermarkedHitsAreFreeUnderTheColdBudget() throws {
+        let (source, wm) = routes()
+        let server = try serve(["--thumbor-allow-unsafe", "--watermark-allow-host", "127.0.0.1", "--cold-rate", "1/m",
+                                "--cold-burst", "1"])
+        let first = try server.get(path(wm, source))
+        XCTAssertEqual(first.status, 200, first.text)
+        for attempt in 0..<3 {
+            let again = try server.get(path(wm, source))
+            XCTAssertEqual(again.status, 200, "hit #\(attempt): \(again.text)")
+            XCTAssertEqual(again.body, first.body)
+        }
+        XCTAssertEqual(try server.get(path(wm, source, args: "5,5,0")).status, 429, "a new variant is cold")
+    }
+
     /// A watermark over `--max-pixels` (from its header, before a decode) or over `--max-size` is a 422; the source
     /// alone still serves.
     func testHugeWatermarkIsRefusedByTheLimits() throws {

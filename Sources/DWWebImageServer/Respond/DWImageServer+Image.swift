@@ -93,11 +93,11 @@ extension DWImageServer {
     /// on the caller's thread, no fetch started; nil otherwise.
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
         guard job.thumbor?.meta == nil,  // thumbor's meta answers JSON (answer(_:to:))
-              job.thumbor?.watermark == nil,  // the plan's key needs the watermark's bytes (answer(_:to:))
               !mayNeedRevalidation(job),  // answer(_:to:) asks the origin first
-              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.plan))
+              let marked = memoryWatermarked(job),  // the plan's key names a thumbor watermark's bytes
+              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: marked.plan))
         else { return nil }
-        return respond(job, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
+        return respond(marked, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
     }
 
     /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered (503 when the
