@@ -81,6 +81,23 @@ extension ThumborTests {
         }
     }
 
+    /// A watermark that fails: thumbor answers 400 for a failed load and 500 for bytes it cannot read; serve answers
+    /// as for a source (404, 422), naming the watermark.
+    func testFailingWatermarkAgainstThumbor() throws {
+        try sources()
+        try watermarkSources()
+        origin.setRoute("/missing.png", .status(404))
+        origin.setRoute("/text.png", .ok(Data("not an image".utf8), contentType: "image/png"))
+        let server = try thumborServe(["--watermark-allow-host", "127.0.0.1"])
+        for (name, theirs, ours) in [("missing.png", 400, 404), ("text.png", 500, 422)] {
+            let path = "/unsafe/100x0/filters:watermark(\(image(name)),0,0,0)/\(image("land.jpg"))"
+            XCTAssertEqual(try thumbor().get(path).status, theirs, "thumbor, \(name)")
+            let response = try server.get(path)
+            XCTAssertEqual(response.status, ours, "\(name): \(response.text)")
+            XCTAssertTrue(response.text.contains("thumbor watermark"), response.text)
+        }
+    }
+
     /// frame() is refused with a 400 naming it (thumbor draws its nine-patch; not served here).
     func testFrameIsRefused() throws {
         try sources()
