@@ -1,7 +1,7 @@
 // DWThumborWatermark: where and how thumbor's `watermark()` filter draws its image (thumbor's filters/watermark.py).
 
 /// thumbor's `watermark(url, x, y, alpha[, w_ratio[, h_ratio]])` as plain data; the image itself is the plan's
-/// (``DWPixelFilter/watermark(_:)``). A plain value.
+/// (``DWPixelFilter/watermark(_:)``). A plain value; its arithmetic is pure and runs on any thread.
 public struct DWThumborWatermark: Sendable, Hashable {
     /// One coordinate as thumbor reads it.
     public enum Position: Sendable, Hashable {
@@ -39,12 +39,15 @@ public struct DWThumborWatermark: Sendable, Hashable {
 
     /// The watermark image's URL as fetched (the identity of its bytes is the plan's, ``DWPixelFilter/watermark(_:)``).
     public var url: String
+    /// Where along the result's width.
     public var x: Position
+    /// Where along the result's height.
     public var y: Position
     /// 0…100: the percentage of 255 taken off the watermark's alpha (thumbor's transparency; 100 and above: none left).
     public var alpha: Int
-    /// Percent of the image's width/height the watermark is fitted into (nil: `none` or absent).
+    /// Percent of the result's width the watermark is fitted into (nil: `none`, 0 or absent).
     public var widthRatio: Int?
+    /// Percent of the result's height the watermark is fitted into (nil: `none`, 0 or absent).
     public var heightRatio: Int?
 
     /// A watermark from its parts.
@@ -97,8 +100,11 @@ public struct DWThumborWatermark: Sendable, Hashable {
 
     /// Copies along one axis: `count` of them from `start`, `step` apart.
     public struct Axis: Sendable, Equatable {
+        /// The first copy's offset (negative: partly outside the result).
         public var start: Int
+        /// How many copies.
         public var count: Int
+        /// The distance from one copy's start to the next's (0 for a single copy).
         public var step: Int
     }
 
@@ -130,11 +136,5 @@ extension DWTransform {
     /// Whether a watermark image is drawn: imgproxy's ``watermark`` or a thumbor ``DWPixelFilter/watermark(_:)``.
     public var drawsWatermark: Bool {
         watermark != nil || pixelFilters.contains { if case .watermark = $0 { true } else { false } }
-    }
-
-    /// The thumbor watermark among the ``pixelFilters``, if any.
-    public var thumborWatermark: DWThumborWatermark? {
-        for case .watermark(let spec) in pixelFilters { return spec }
-        return nil
     }
 }
