@@ -2,8 +2,8 @@
 // executable parses them; dwfetch-serve maps them in ServeConfiguration+Thumbor.swift).
 import ArgumentParser
 
-/// `--thumbor-key`, `--thumbor-allow-unsafe`, `--thumbor-respect-orientation`, `--thumbor-preserve-exif`
-/// (docs/thumbor.md). Parsed on the main thread.
+/// `--thumbor-key`, `--thumbor-allow-unsafe`, `--thumbor-respect-orientation`, `--thumbor-preserve-exif`,
+/// `--watermark-allow-host` (docs/thumbor.md). Parsed on the main thread.
 package struct ServeThumborOptions: ParsableArguments {
     /// Every flag at its default.
     package init() {}
@@ -21,9 +21,16 @@ package struct ServeThumborOptions: ParsableArguments {
     @Flag(name: .customLong("thumbor-preserve-exif"),
           help: "Keep the metadata in thumbor URLs' answers (thumbor's PRESERVE_EXIF_INFO; off as in thumbor).")
     package var preserveEXIF = false
+    @Option(name: .customLong("watermark-allow-host"), help: ArgumentHelp(
+        "A host thumbor's watermark() may fetch from (repeatable; *.example.com also allows its subdomains); none: refused.",
+        valueName: "HOST"))
+    package var watermarkAllowHosts: [String] = []
 
     /// An empty key is refused.
     package func validate() throws {
         if keys.contains(where: \.isEmpty) { throw ValidationError("--thumbor-key must not be empty") }
+        if watermarkAllowHosts.contains(where: { $0.isEmpty || $0.contains("/") || $0.contains(":") }) {
+            throw ValidationError("--watermark-allow-host takes a host name (no scheme, port or path)")
+        }
     }
 }

@@ -17,5 +17,6 @@ extension DWThumborSettings {
         allowUnsafe = options.allowUnsafe
         respectOrientation = options.respectOrientation
         preserveEXIF = options.preserveEXIF
+        watermarkHosts = options.watermarkAllowHosts.map { $0.lowercased() }
     }
 }

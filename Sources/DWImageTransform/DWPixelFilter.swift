@@ -36,6 +36,8 @@ public enum DWPixelFilter: Sendable, Hashable {
     /// thumbor's `curve()`: each channel through its cubic-spline curve, then through `all`'s. Each curve is its
     /// points `x0, y0, x1, y1, …` (0…255, the x strictly increasing).
     case curve(all: [Int], red: [Int], green: [Int], blue: [Int])
+    /// thumbor's `watermark()`: the plan's watermark image drawn over the result (``DWThumborWatermark``).
+    case watermark(DWThumborWatermark)
 
     /// The size of a `width` × `height` image after this filter: the letterbox's canvas, the turned sides; the
     /// same size for the others. Pure arithmetic (the result limits check it before anything is decoded).
@@ -55,7 +57,7 @@ public enum DWPixelFilter: Sendable, Hashable {
 
     /// The identifier's form: `luma`, `rgb:R:G:B`, `equalize`, `colorize:R:G:B:RRGGBB`, `conv:COLUMNS:M;M;…`,
     /// `letterbox:W:H:ADAPTIVE:FILL`, `rot:DEGREES`, `corners:A:B:RRGGBB:T`, `wsharpen:AMOUNT:RADIUS:LUMA`,
-    /// `noise:AMOUNT:SEED`, `curve:A:R:G:B` (each `x;y;x;y…`).
+    /// `noise:AMOUNT:SEED`, `curve:A:R:G:B` (each `x;y;x;y…`), `twm:…` (``DWThumborWatermark/identifier``).
     public var identifier: String {
         switch self {
         case .lumaGrayscale: "luma"
@@ -74,6 +76,7 @@ public enum DWPixelFilter: Sendable, Hashable {
         case .noise(let amount, let seed): "noise:\(amount):\(seed)"
         case .curve(let all, let red, let green, let blue):
             "curve:" + [all, red, green, blue].map { $0.map(String.init).joined(separator: ";") }.joined(separator: ":")
+        case .watermark(let watermark): watermark.identifier
         }
     }
 }

@@ -34,7 +34,7 @@ public struct DWVariantPlan: DWImageProcessor {
     public let framePixelBudget: Int?
     /// Checks of the source's header, run in order before any decode (a server's frame and result limits).
     public let checks: [DWPlanCheck]
-    /// The image ``DWTransform/watermark`` draws.
+    /// The image ``DWTransform/watermark`` or a ``DWPixelFilter/watermark(_:)`` draws.
     public let watermark: DWImage?
     /// Processors applied to the rendered result, in order.
     public let processors: [any DWImageProcessor]
@@ -56,7 +56,7 @@ public struct DWVariantPlan: DWImageProcessor {
         (self.limits, self.checks, self.watermark, self.processors) = (limits, checks, watermark, processors)
         (self.willRender, self.didRender, self.framePixelBudget) = (willRender, didRender, framePixelBudget)
         var parts = [transform.identifier]
-        if transform.watermark != nil, let watermark { parts.append("wm=" + String(Self.fnv1a(watermark.data), radix: 16)) }
+        if transform.drawsWatermark, let watermark { parts.append("wm=" + String(Self.fnv1a(watermark.data), radix: 16)) }
         parts.append(output.identifier)
         if svg != .rasterize { parts.append("svg=\(svg.rawValue)") }
         var steps = transform
@@ -73,6 +73,14 @@ public struct DWVariantPlan: DWImageProcessor {
     public func process(_ source: DWImage) throws(DWWebImageError) -> DWImage {
         guard let limits else { return try render(source) }
         return try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) -> DWImage in try render(source) }
+    }
+
+    /// This plan drawing `watermark` (its bytes named in the ``identifier``, so a changed image is another variant):
+    /// a server fetches a thumbor watermark after it planned the request.
+    public func with(watermark: DWImage) -> DWVariantPlan {
+        DWVariantPlan(transform: transform, output: output, svg: svg, stripsUnprocessed: stripsUnprocessed,
+                      limits: limits, framePixelBudget: framePixelBudget, checks: checks, watermark: watermark,
+                      processors: processors, willRender: willRender, didRender: didRender)
     }
 
     /// FNV-1a over `data`: names the watermark's bytes in the identifier (not a security measure).

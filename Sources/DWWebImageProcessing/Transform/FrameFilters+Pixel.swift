@@ -23,6 +23,7 @@ extension FrameOps {
         case .roundCorners(let a, let b, let color, let transparent):
             try roundCorners(frame, a, b, color, transparent)
         case .waveletSharpen, .noise, .curve: try thumborBytes(filter, frame)
+        case .watermark: frame  // drawn by ImgproxySteps, which holds the plan's watermark image
         }
     }
 

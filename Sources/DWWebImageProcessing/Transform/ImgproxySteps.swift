@@ -99,7 +99,10 @@ struct ImgproxySteps {
             }
         }
         if let mono = t.monochrome { try map { f throws(DWWebImageError) in try FrameOps.monochrome(f, mono) } }
-        for filter in t.pixelFilters { try map { f throws(DWWebImageError) in try FrameOps.apply(filter, f) } }
+        for filter in t.pixelFilters {
+            if case .watermark(let spec) = filter { try drawThumborWatermark(spec); continue }  // needs the image
+            try map { f throws(DWWebImageError) in try FrameOps.apply(filter, f) }
+        }
     }
 
     private mutating func extend(to targetWidth: Int, _ targetHeight: Int, _ gravity: DWGravity, _ dpr: Double)

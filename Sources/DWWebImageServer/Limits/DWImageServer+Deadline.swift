@@ -24,7 +24,8 @@ extension DWImageServer {
             job = fetch
         }
         if let hit = memoryAnswer(job, to: request) { return hit }
-        if let refusal = await coldRefusal(job, target: target) { return refusal }  // --cold-rate
+        // --cold-rate (a thumbor watermark's bytes name the variant: from memory when there)
+        if let refusal = await coldRefusal(memoryWatermarked(job) ?? job, target: target) { return refusal }
         return await withDeadline { await self.answer(job, to: request) }
     }
 

@@ -94,15 +94,22 @@ extension DWImageServer {
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
         guard job.thumbor?.meta == nil,  // thumbor's meta answers JSON (answer(_:to:))
               !mayNeedRevalidation(job),  // answer(_:to:) asks the origin first
-              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: job.plan))
+              let marked = memoryWatermarked(job),  // the plan's key names a thumbor watermark's bytes
+              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: marked.plan))
         else { return nil }
-        return respond(job, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
+        return respond(marked, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
     }
 
     /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered (503 when the
     /// worker pool refused the transform). Runs in the request's task; the fetch runs on the pipeline's queues, the
     /// transform (and a `local://` read) on ``pool``'s threads.
-    func answer(_ job: DWImageJob, to request: Request) async -> Response {
+    func answer(_ planned: DWImageJob, to request: Request) async -> Response {
+        let job: DWImageJob
+        do throws(DWWebImageError) {
+            job = try await withThumborWatermark(planned)  // thumbor's watermark() (DWImageServer+Watermark)
+        } catch {
+            return watermarkRefusal(error)
+        }
         var image: DWImage
         var status = HTTPResponse.Status.ok, maxAge = job.thumbor?.maxAge ?? configuration.maxAge
         var marks = HTTPFields()

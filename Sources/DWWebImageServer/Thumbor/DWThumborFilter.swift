@@ -37,6 +37,8 @@ enum DWThumborFilter: Sendable, Equatable {
     case autoJPG(Bool)
     /// `extract_focal()`: the image part is a thumbor URL with a manual crop; that crop is the focal point.
     case extractFocal
+    /// `watermark(url, x, y, alpha[, w_ratio[, h_ratio]])`: an image from an allowed host drawn over the result.
+    case watermark(DWThumborWatermark)
 
     typealias ParseError = DWProxyURL.ParseError
 
@@ -125,6 +127,7 @@ enum DWThumborFilter: Sendable, Equatable {
             return .focal(left: min(l, cap), top: min(t, cap), right: min(r, cap), bottom: min(b, cap))
         default:
             if let filter = try byteFilter(reader) { return filter }
+            if let filter = try fetchingFilter(reader) { return filter }
             throw ParseError("unknown or unsupported thumbor filter '\(name)'")
         }
     }

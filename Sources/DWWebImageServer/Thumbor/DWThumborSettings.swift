@@ -13,6 +13,9 @@ public struct DWThumborSettings: Sendable {
     public var respectOrientation = false
     /// `--thumbor-preserve-exif` (thumbor's `PRESERVE_EXIF_INFO`): keep the metadata; off by default, as in thumbor.
     public var preserveEXIF = false
+    /// `--watermark-allow-host` (repeatable; `*.example.com` also allows its subdomains): the only hosts thumbor's
+    /// `watermark()` fetches from; empty (default): the filter is refused (400).
+    public var watermarkHosts: [String] = []
 
     /// The dialect off.
     public init() {}

@@ -49,6 +49,10 @@ extension DWThumborURL {
             // crop never matches and the filter changes nothing: the same here.
             case .extractFocal: continue
             case .maxAge(let seconds): request.maxAge = seconds
+            case .watermark(let spec):
+                guard request.watermark == nil else { throw ParseError("thumbor filter 'watermark' is allowed once") }
+                request.watermark = spec.url  // fetched, then drawn by the pixel step (DWImageServer+Watermark)
+                t.pixelFilters.append(.watermark(spec))
             case .rotate(let degrees):
                 // thumbor turns only by multiples of 90 (ignoring the rest), counter-clockwise, after the resize.
                 guard degrees % 90 == 0, degrees % 360 != 0 else { continue }

@@ -8,6 +8,9 @@ public struct DWThumborRequest: Sendable, Equatable {
     public var maxAge: Int?
     /// `meta/`: the answer is thumbor's JSON about the image, not the image.
     var meta: DWThumborMeta?
+    /// `watermark(…)`: the watermark image's URL (its host allowed by `--watermark-allow-host`), fetched before the
+    /// render.
+    var watermark: String?
 
     /// Nothing thumbor-only.
     public init() {}
@@ -40,6 +43,7 @@ struct DWThumborURL: Sendable {
         var request = DWThumborRequest()
         let filters = try DWThumborFilter.list(parts.filters)
         try Self.apply(filters, parts: parts, to: &transform, request: &request)
+        if let watermark = request.watermark { try Self.checkWatermark(watermark, settings: settings) }
         if parts.meta {
             let autoJPG = transform.pngToJPEG && transform.format == nil  // thumbor asks only without format()
             request.meta = DWThumborMeta(path: parts, stretch: filters.contains(.stretch), autoJPG: autoJPG)
@@ -49,6 +53,17 @@ struct DWThumborURL: Sendable {
         options.transform = transform
         self.url = DWProxyURL(signature: signature, signedPath: signedPath, options: options, source: source)
         self.request = request
+    }
+
+    /// A watermark URL is http(s), without credentials, and its host is one of `--watermark-allow-host` (none: the
+    /// filter is refused): a 400 naming the host otherwise. Its address is checked later, by the fetch's SSRF guard.
+    static func checkWatermark(_ url: String, settings: DWThumborSettings) throws(ParseError) {
+        guard let authority = DWURLBytes.simpleHTTPAuthority(url), !authority.host.isEmpty, !authority.hasUserinfo
+        else { throw ParseError("thumbor watermark URL must be http(s)://HOST/… without credentials") }
+        let host = authority.host.lowercased()
+        guard !settings.watermarkHosts.isEmpty, DWRedirectGuard.isAllowed(host, by: settings.watermarkHosts) else {
+            throw ParseError("thumbor watermark host '\(host)' is not allowed (--watermark-allow-host)")
+        }
     }
 
     /// The image part as thumbor's HTTP loader reads it: percent-decoded, `http://` put before it unless it starts
