@@ -29,7 +29,8 @@ final class PixelStage: FetchPixelStage {
     }
 
     /// Calls `then` with the result to report and, for a processed image, the original's facts: from the variant
-    /// when it was rendered in this run, else (a cached variant) from the cached original's header. With
+    /// when it was rendered in this run, else (a cached variant) from the cached original's first bytes
+    /// (``DWWebImageCache/facts(forKey:)``: nothing read whole or decoded). With
     /// `--verify` and no processors, the image is decoded fully first (a failure is 10000). Work that reads or
     /// decodes runs on this stage's queue; a plain result is passed on at once.
     func finish(_ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
@@ -50,7 +51,7 @@ final class PixelStage: FetchPixelStage {
             if let original = image.original {
                 facts = SourceFacts(format: original.format, width: original.pixelWidth, height: original.pixelHeight,
                                     variant: variant)
-            } else if let data = cache.objCache(forKey: url), let original = try? DWImage(data: data, maxPixelCount: .max) {
+            } else if let original = cache.facts(forKey: url) {  // a cached variant: the original's header only
                 facts = SourceFacts(format: original.format, width: original.pixelWidth, height: original.pixelHeight,
                                     variant: variant)
             }

@@ -2,6 +2,7 @@
 // the JSON fields of a processed image, and usage errors — real dwfetch, real libvips, loopback server.
 import Crypto
 import DWTestServer
+import DWWebImage
 import Foundation
 import XCTest
 
@@ -138,6 +139,33 @@ final class DWFetchPixelsTests: XCTestCase {
             XCTAssertEqual(line["source_width"] as? Int, 64, "\(flags)")
         }
         XCTAssertEqual(server.requestCount(path: "/photo.jpg"), 1, "no request after the first")
+    }
+
+    /// A cached variant's JSON line reads only the first bytes of the cached original: a byte flipped far past them
+    /// (which reading the entry whole would check and refuse) leaves the original's facts in the line.
+    func testACachedVariantReadsOnlyTheOriginalsFirstBytes() throws {
+        // 8×8, padded after its pixels (a private chunk before IEND), so that its first 64 KiB tell what it is.
+        let base = SampleImages.png(width: 8, height: 8, seed: 3)
+        let filler = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        var chunk = Data([0, 0x03, 0x0D, 0x40]) + Data("prVt".utf8) + Data(filler)  // length 200,000, big-endian
+        let crc = SampleImages.crc32(Array("prVt".utf8) + filler)
+        chunk += Data([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> UInt32($0)) })
+        let original = base.dropLast(12) + chunk + base.suffix(12)
+        server.setRoute("/padded.png", .ok(original, contentType: "image/png"))
+        let url = server.url("/padded.png")
+        XCTAssertEqual(try fetch(["--json", "--resize", "4x", url]).status, 0)
+        let file = DWWebImageCache(rootDirectory: root.appendingPathComponent("cache")).fileURL(forKey: url)
+        let handle = try FileHandle(forUpdating: file)
+        try handle.seek(toOffset: 150_000)
+        let byte = try XCTUnwrap(handle.readData(ofLength: 1).first)
+        try handle.seek(toOffset: 150_000)
+        handle.write(Data([byte ^ 0xFF]))
+        try handle.close()
+        let line = try XCTUnwrap(fetch(["--json", "--resize", "4x", url]).json().first)
+        XCTAssertEqual(line["source"] as? String, "disk")
+        XCTAssertEqual(line["source_format"] as? String, "png")
+        XCTAssertEqual([line["source_width"] as? Int, line["source_height"] as? Int], [8, 8])
+        XCTAssertEqual(server.requestCount(path: "/padded.png"), 1)
     }
 
     func testBadPixelValuesAreUsageErrors() throws {

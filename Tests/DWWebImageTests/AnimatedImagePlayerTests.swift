@@ -83,7 +83,7 @@ final class AnimatedImagePlayerTests: XCTestCase {
     }
 
     private func settle(_ player: DWAnimatedImagePlayer) {
-        player.engine.sync {}
+        player.animationQueue.sync {}
         player.queue.sync {}
     }
 

@@ -26,7 +26,7 @@ final class DecodedTierPlayerTests: XCTestCase {
                 image: image, loopMode: .file, queue: DispatchQueue(label: "tier-player"), clock: clock))
             let shown = DWLock<[[UInt8]]>([])
             player.play(frameHandler: { frame in shown.withLock { $0.append(frame.pixels) } })
-            let settle = { player.engine.sync {}; player.queue.sync {} }
+            let settle = { player.animationQueue.sync {}; player.queue.sync {} }
             settle()
             clock.advance(to: 101) { settle() }
             return shown.value

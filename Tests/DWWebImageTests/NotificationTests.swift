@@ -48,7 +48,7 @@ final class NotificationTests: XCTestCase {
         let cached = expectation(forNotification: .DWWebImageCacheComplete, object: nil, notificationCenter: h.center)
         cached.isInverted = true
         XCTAssertEqual(h.fetch(url).error?.code, .httpStatus)
-        wait(for: [finish, cached], timeout: 1)
+        wait(for: [finish, cached], timeout: 10)
     }
 
     func testCacheHitsPostNoStart() throws {
@@ -58,7 +58,7 @@ final class NotificationTests: XCTestCase {
         let url = h.server.url("/hit.png")
         let cached = expectation(forNotification: .DWWebImageCacheComplete, object: nil, notificationCenter: h.center)
         XCTAssertEqual(h.fetch(url).value?.source, .network)
-        wait(for: [cached], timeout: 2)
+        wait(for: [cached], timeout: 10)
 
         let start = expectation(forNotification: .DWWebImageDownloadStart, object: nil, notificationCenter: h.center)
         start.isInverted = true

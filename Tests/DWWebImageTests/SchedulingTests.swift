@@ -82,6 +82,8 @@ final class SchedulingTests: XCTestCase {
     func testMaxConcurrentDownloadsDefaultsToSix() throws {
         let h = try Harness()
         defer { h.close() }
-        XCTAssertEqual(DWWebImageManager(cache: h.cache, removeExpiredAtStart: false).maxConcurrentDownloads, 6)
+        let manager = DWWebImageManager(cache: h.cache, removeExpiredAtStart: false)
+        defer { manager.invalidate() }
+        XCTAssertEqual(manager.maxConcurrentDownloads, 6)
     }
 }

@@ -1,4 +1,5 @@
 // Variants: processed images cached beside their original; one download and one transform however many ask.
+import DWLocking
 import DWTestServer
 import DWTestSupport
 import Foundation
@@ -34,6 +35,23 @@ final class VariantTests: XCTestCase {
     private let source = SampleImages.png(width: 40, height: 20, seed: 7)
 
     private func requests(_ h: Harness, _ path: String) -> Int { h.server.requestLog.filter { $0.path == path }.count }
+
+    /// A download too big for the engine thread ends on the work queue; its variant is made right there, not
+    /// queued to the work queue again (a hop for nothing).
+    func testAVariantOfABigDownloadIsMadeWhereItEndedWithoutAnotherHop() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.setRoute("/big.png", .ok(SampleImages.png(approximateSize: 400_000, seed: 5)))  // 8×8, padded
+        let (url, manager) = (h.server.url("/big.png"), h.manager)
+        let processors = [HalvingProcessor(tag: "h", calls: Counter())] as [any DWImageProcessor]
+        let path = try await DWHopTrace.record {
+            let variant = try await manager.image(withURL: url, options: .processors(processors))
+            XCTAssertEqual([variant.pixelWidth, variant.pixelHeight], [4, 4])
+        }
+        let route = path.joined(separator: " → ")
+        XCTAssertTrue(path.contains("work queue"), "the body is over the engine thread's limit: \(route)")
+        XCTAssertFalse(path.contains("transform worker"), "made where the download ended: \(route)")
+    }
 
     func testSecondVariantOfACachedSourceMakesNoRequest() throws {
         let h = try Harness()

@@ -35,6 +35,4 @@ public struct DWDownloadMetrics: Sendable, Equatable {
 
     /// Seconds from the request to its end.
     public var total: TimeInterval { queued + elapsed }
-    /// Same as ``resumedFrom``: bytes that did not have to be fetched again.
-    public var bytesResumed: Int64 { resumedFrom }
 }

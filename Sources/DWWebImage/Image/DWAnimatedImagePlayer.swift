@@ -82,7 +82,7 @@ public final class DWAnimatedImagePlayer: Sendable {
     public let queue: DispatchQueue
     private let clock: any DWAnimationClock
     /// Decoding and frame scheduling run here, one step at a time.
-    let engine = DispatchQueue(label: "DWAnimatedImagePlayer.engine")
+    let animationQueue = DispatchQueue(label: "DWAnimatedImagePlayer.animation")
     private let state = DWLock(State())
 
     private struct State {
@@ -179,7 +179,7 @@ public final class DWAnimatedImagePlayer: Sendable {
             return (s.run, previous)
         }
         if let previous { queue.async { previous(.stopped) } }
-        engine.async { self.begin(run: run) }
+        animationQueue.async { self.begin(run: run) }
     }
 
     /// Stops delivering frames until ``resume()``; the frame on screen keeps the rest of its time.
@@ -221,7 +221,7 @@ public final class DWAnimatedImagePlayer: Sendable {
         if let completion { queue.async { completion(.stopped) } }
     }
 
-    // MARK: - Engine (runs on `engine`)
+    // MARK: - Playing (runs on `animationQueue`)
 
     private func begin(run: Int) {
         let frame = self.frame(at: 0)
@@ -328,7 +328,7 @@ public final class DWAnimatedImagePlayer: Sendable {
     private func schedule(_ token: Int, at deadline: TimeInterval) {
         clock.schedule(at: deadline) { [weak self] in
             guard let self else { return }
-            self.engine.async { self.tick(token) }
+            self.animationQueue.async { self.tick(token) }
         }
     }
 

@@ -18,7 +18,11 @@ extension DWWebImageManager {
     /// that refuses the work fails these callers with ``DWWebImageError/busy(_:)``. A processor that throws fails
     /// these callers with its error; the original stays cached. Each caller's ``Waiter/phases`` hears of the
     /// original's arrival and of the transform's start and end.
-    func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue) {
+    ///
+    /// `runsHere`: with no executor, a caller already on the work queue runs the transform itself rather than
+    /// queueing it there again (no hop for nothing); the downloader's owner asks it of the first variant only, so the
+    /// others still run in parallel.
+    func makeVariant(from original: DWImage, for waiters: [Waiter], callbacks: DispatchQueue, runsHere: Bool = false) {
         guard let options = waiters.first?.options, let token = waiters.first?.token else { return }
         let url = token.url
         let key = options.cacheKey(base: token.cacheKey)
@@ -72,8 +76,7 @@ extension DWWebImageManager {
             }
             write?.writeVariant(try? result.get())
         }
-        let work: @Sendable () -> Void = { [self] in
-            DWHopTrace.arrive("transform worker")
+        let render: @Sendable () -> Void = { [self] in
             guard !cancellation.isCancelled else { return finish(.failure(DWWorkCancellation.stopped)) }
             for waiter in waiters { waiter.phases?.processingStarted() }
             let result = DWWorkCancellation.$current.withValue(cancellation) { () -> Result<DWImage, DWWebImageError> in
@@ -88,9 +91,19 @@ extension DWWebImageManager {
             }
             finish(result)
         }
-        guard let executor else { return workQueue.async(execute: work) }
+        let work: @Sendable () -> Void = {
+            DWHopTrace.arrive("transform worker")
+            render()
+        }
+        guard let executor else {
+            if runsHere && DispatchQueue.getSpecific(key: Self.onWorkQueue) == true { return render() }
+            return workQueue.async(execute: work)
+        }
         if !executor.submit(work) { finish(.failure(.busy(url))) }
     }
+
+    /// Set on ``workQueue`` (true): tells code running there from code on any other thread.
+    static let onWorkQueue = DispatchSpecificKey<Bool>()
 
     /// Takes a cancelled caller out of the variant it waits for (under the manager's lock); the job's stop flag when
     /// it was the last caller (the job is then forgotten: a new caller starts a new transform).

@@ -100,6 +100,7 @@ public final class DWWebImageManager: Sendable {
         self.notificationCenter = notificationCenter
         let callbacks = callbackQueue ?? DispatchQueue(label: "DWWebImage.callbacks", qos: .userInitiated)
         self.state = DWLock(State(callbackQueue: callbacks, configuration: configuration))
+        workQueue.setSpecific(key: Self.onWorkQueue, value: true)
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
                 cache.removeExpiredCacheIfDue()

@@ -43,8 +43,7 @@ struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
                                     elapsed: elapsed)
         }
         if server.logger.logLevel <= .info {
-            let ms = String(format: "%.1f", Double(elapsed.components.attoseconds) / 1e15
-                                + Double(elapsed.components.seconds) * 1000)
+            let ms = String(format: "%.1f", elapsed / .milliseconds(1))
             let path = request.head.path ?? "/"
             guard server.configuration.logFormat != .pretty else {
                 server.logger.info("\(request.method) \(path) \(response.status.code) \(bytes) \(ms)ms\(note.text)")

@@ -19,6 +19,13 @@ final class PartialBody: Sendable {
         var validator: ResumeValidator?
         var resumable = false
         var total: Int64?
+
+        /// Lets go of the bytes held: the partial file (closed by the caller first) and the memory.
+        mutating func dropBytes() {
+            file = nil
+            memory = Data()
+            length = 0
+        }
     }
 
     let url: String
@@ -135,9 +142,7 @@ final class PartialBody: Sendable {
     func discard() {
         state.withLock { s in
             s.file?.close(remove: true)
-            s.file = nil
-            s.memory = Data()
-            s.length = 0
+            s.dropBytes()
             s.validator = nil
             s.resumable = false
             s.total = nil
@@ -151,9 +156,7 @@ final class PartialBody: Sendable {
             guard let file = s.file else { return }
             file.writeRecord(acceptRanges: true)
             file.close(remove: false)
-            s.file = nil
-            s.memory = Data()
-            s.length = 0
+            s.dropBytes()
             s.resumable = false
         }
     }
@@ -162,9 +165,7 @@ final class PartialBody: Sendable {
     func finish() {
         state.withLock { s in
             s.file?.close(remove: true)
-            s.file = nil
-            s.memory = Data()
-            s.length = 0
+            s.dropBytes()
         }
     }
 }
