@@ -70,11 +70,19 @@ enum Encoder {
         } else {
             image = frames[0]
         }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let data: Data
         if let encoder = DWImageCodecs.externalEncoder(for: format) {
-            return try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality)
+            data = try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality)
+        } else {
+            data = try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
+                            metadata: canvas.metadata)
         }
-        return try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
-                        metadata: canvas.metadata)
+        if !animated, let recorder = DWEncodeGate.recorder {  // a gated plan learns what this format costs
+            recorder(format, frames[0].width * frames[0].height, clock.now - start)
+        }
+        return data
     }
 
     private static func pixelBytes(_ frames: [VImage]) -> Int {
