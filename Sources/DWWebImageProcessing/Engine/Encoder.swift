@@ -48,7 +48,8 @@ enum Encoder {
                 return try Vips.make("cannot flatten alpha") { cvips_flatten(frame.pointer, 255, 255, 255, $0) }
             }
         }
-        if pixelBytes(frames) <= materializeLimit {
+        let materialized = pixelBytes(frames) <= materializeLimit
+        if materialized {
             let oneThread = DWImageProcessing.threadsPerTransform == 1
             frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
                 try Vips.make("cannot compute the image") { out in
@@ -79,7 +80,10 @@ enum Encoder {
             data = try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
                             metadata: canvas.metadata)
         }
-        if !animated, let recorder = DWEncodeGate.recorder {  // a gated plan learns what this format costs
+        // A gated plan learns what this format costs: the wall time of the saver alone over pixels computed before
+        // (a streamed canvas would count its whole pipeline). Not this thread's CPU time: savers hand work to
+        // threads of their own.
+        if !animated, materialized, let recorder = DWEncodeGate.recorder {
             recorder(format, frames[0].width * frames[0].height, clock.now - start)
         }
         return data

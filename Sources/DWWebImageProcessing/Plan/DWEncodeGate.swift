@@ -8,14 +8,15 @@ import DWWebImage
 public struct DWEncodeGate: Sendable {
     /// The formats the gate weighs (a server's AVIF and JPEG XL); any other encode is never asked about.
     public let formats: Set<DWImageFormat>
-    /// Whether a result of this format and this many pixels may be encoded now; false makes the render throw
-    /// ``deferral(_:)`` before it decodes anything. nil: every encode may run (the gate only learns).
-    public let admits: (@Sendable (DWImageFormat, Int) -> Bool)?
+    /// Whether a result of this format and this many pixels may be encoded now, given the format the answer would
+    /// be in instead (the next one `Accept` allows; nil: the preferred formats' choice); false makes the render
+    /// throw ``deferral(_:)`` before it decodes anything. nil: every encode may run (the gate only learns).
+    public let admits: (@Sendable (_ format: DWImageFormat, _ instead: DWImageFormat?, _ pixels: Int) -> Bool)?
     /// Told after each still result's encode (every format): the format written, its pixels and the encode's time.
     public let record: @Sendable (DWImageFormat, Int, Duration) -> Void
 
     /// A gate over `formats`.
-    public init(formats: Set<DWImageFormat>, admits: (@Sendable (DWImageFormat, Int) -> Bool)?,
+    public init(formats: Set<DWImageFormat>, admits: (@Sendable (DWImageFormat, DWImageFormat?, Int) -> Bool)?,
                 record: @escaping @Sendable (DWImageFormat, Int, Duration) -> Void) {
         (self.formats, self.admits, self.record) = (formats, admits, record)
     }
@@ -64,6 +65,7 @@ extension DWVariantPlan {
             let (area, overflow) = size.width.multipliedReportingOverflow(by: size.height)
             pixels = max(pixels, overflow ? .max : area)
         }
-        if !admits(format, pixels) { throw DWEncodeGate.deferral(format) }
+        let instead = negotiated.drop { $0 != format }.dropFirst().first
+        if !admits(format, instead, pixels) { throw DWEncodeGate.deferral(format) }
     }
 }

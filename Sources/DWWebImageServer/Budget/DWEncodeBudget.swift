@@ -28,10 +28,13 @@ public struct DWEncodeBudgetSettings: Sendable, Hashable {
 final class DWEncodeBudget: Sendable {
     /// The formats weighed: the encodes that cost far more than WebP's.
     static let weighed: Set<DWImageFormat> = [.avif, .jxl]
-    /// Milliseconds per megapixel before this process has measured any: about 4× what bench/serve/encode-cost
-    /// measures for libvips at serve's settings on a 2-core machine (AVIF ~30, JPEG XL ~35), so a first guess defers
-    /// rather than blocks.
-    static let seeds: [DWImageFormat: Double] = [.avif: 120, .jxl: 150]
+    /// The formats whose cost is learned: the weighed ones, and WebP, the usual stand-in.
+    static let learned: Set<DWImageFormat> = [.avif, .jxl, .webp]
+    /// Milliseconds per megapixel before this process has measured any. AVIF and JPEG XL: about 4× what
+    /// bench/serve/encode-cost measures for libvips at serve's default settings on a 2-core machine (AVIF ~30, JPEG XL
+    /// ~35), so a first guess defers rather than blocks; WebP: about what it measures (~60), so a stand-in is not
+    /// thought cheaper than it is.
+    static let seeds: [DWImageFormat: Double] = [.avif: 120, .jxl: 150, .webp: 60]
     /// Weight of the newest encode in the average.
     static let smoothing = 0.2
     /// Encodes of fewer pixels are not learned from: their fixed cost would count as a cost per megapixel.
@@ -39,6 +42,8 @@ final class DWEncodeBudget: Sendable {
 
     private struct State {
         var costs = DWEncodeBudget.seeds
+        /// Encodes learned from, by format.
+        var samples: [DWImageFormat: Int] = [:]
         /// Put-off encodes by variant key: the format put off, and the task making it.
         var pending: [String: (format: DWImageFormat, task: Task<Void, Never>?)] = [:]
         var stopped = false
@@ -51,6 +56,7 @@ final class DWEncodeBudget: Sendable {
     let pool: DWWorkerPool
     private let counters: [String: Counter]
     private let pendingGauge: Gauge
+    private let costGauges: [DWImageFormat: Gauge]
 
     /// A budget of `budget` ms with `settings`; its counters in `registry`.
     init(budget: Double, settings: DWEncodeBudgetSettings, registry: PrometheusCollectorRegistry) {
@@ -65,6 +71,17 @@ final class DWEncodeBudget: Sendable {
                 labels: [("outcome", outcome)])
         }
         self.counters = counters
+        var costGauges: [DWImageFormat: Gauge] = [:]
+        for format in Self.learned {
+            let gauge = registry.makeGauge(
+                descriptor: MetricNameDescriptor(namespace: "dwserve", metricName: "encode_cost", unitName: "ms_per_megapixel",
+                                                 helpText: "The expected encode time per megapixel that --encode-budget "
+                                                     + "weighs, learned from this process's encodes."),
+                labels: [("format", format.rawValue)])
+            gauge.set(Self.seeds[format] ?? 0)
+            costGauges[format] = gauge
+        }
+        self.costGauges = costGauges
         pendingGauge = registry.makeGauge(descriptor: MetricNameDescriptor(
             namespace: "dwserve", metricName: "background_encodes_pending", unitName: "",
             helpText: "Put-off encodes waiting or running now (at most --background-encodes)."))
@@ -73,15 +90,29 @@ final class DWEncodeBudget: Sendable {
     /// Counts one `outcome` of ``DWServerMetrics``' `dwserve_background_encodes_total`.
     func count(_ outcome: String) { counters[outcome]?.increment() }
 
-    /// The gate a negotiated plan carries: it admits a weighed encode whose expected time fits the budget, and learns
-    /// from every encode.
+    /// The gate a negotiated plan carries: it admits a weighed encode whose expected time fits the budget, or is no
+    /// more than the stand-in's (a stand-in that costs more would only make the wait longer: AVIF at serve's default
+    /// speed 9 is cheaper than WebP at effort 4), and learns from every encode.
     var gate: DWEncodeGate {
         DWEncodeGate(formats: Self.weighed,
-                     admits: { [self] format, pixels in expectedMilliseconds(format, pixels: pixels) <= budget },
+                     admits: { [self] format, instead, pixels in admits(format, instead: instead, pixels: pixels) },
                      record: { [self] format, pixels, time in learn(format, pixels: pixels, time: time) })
     }
 
-    /// The expected encode time of `pixels` in `format`, ms (0 for a format not weighed).
+    /// Whether an encode of `pixels` in `format` runs now rather than `instead` (nil: a format not learned, taken as
+    /// cheap: JPEG, PNG): within the budget, or, once `format` has been measured ``minimumSamples`` times (a seed
+    /// against one cold first WebP would prove nothing), expected to cost no more than `instead`.
+    func admits(_ format: DWImageFormat, instead: DWImageFormat?, pixels: Int) -> Bool {
+        let expected = expectedMilliseconds(format, pixels: pixels)
+        guard expected > budget else { return true }
+        let measured = state.withLock { $0.samples[format, default: 0] } >= Self.minimumSamples
+        return measured && expected <= instead.map { expectedMilliseconds($0, pixels: pixels) } ?? 0
+    }
+
+    /// Encodes of a format learned from before it may be admitted for being cheaper than its stand-in.
+    static let minimumSamples = 3
+
+    /// The expected encode time of `pixels` in `format`, ms (0 for a format not learned).
     func expectedMilliseconds(_ format: DWImageFormat, pixels: Int) -> Double {
         let perMegapixel = state.withLock { $0.costs[format] } ?? 0
         return perMegapixel * Double(pixels) / 1_000_000
@@ -89,18 +120,19 @@ final class DWEncodeBudget: Sendable {
 
     /// One encode of `pixels` in `format` took `time`: the format's cost moves towards it.
     func learn(_ format: DWImageFormat, pixels: Int, time: Duration) {
-        guard Self.weighed.contains(format), pixels >= Self.minimumLearnedPixels else { return }
+        guard Self.learned.contains(format), pixels >= Self.minimumLearnedPixels else { return }
         let (seconds, attoseconds) = time.components
         let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
         let sample = milliseconds / (Double(pixels) / 1_000_000)
-        state.withLock { s in
+        let cost = state.withLock { s -> Double in
             let old = s.costs[format] ?? sample
             s.costs[format] = old + Self.smoothing * (sample - old)
+            s.samples[format, default: 0] += 1
+            return s.costs[format]!
         }
+        costGauges[format]?.set(cost)
     }
 
-    /// The expected cost per megapixel of each weighed format now, ms (for /metrics and tests).
-    var costs: [DWImageFormat: Double] { state.withLock { $0.costs } }
 
     /// The format put off for `key` while its encode is pending; nil when none is.
     func pendingFormat(_ key: String) -> DWImageFormat? { state.withLock { $0.pending[key]?.format } }
