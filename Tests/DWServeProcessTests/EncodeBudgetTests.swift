@@ -99,7 +99,7 @@ final class EncodeBudgetTests: ServeTestCase {
         let first = try ServeProcess(["--allow-network", "127.0.0.1/32", "--encode-budget", "1", "--background-encodes",
                                       "1"] + Self.negotiating, cacheDir: cacheDir)
         defer { first.stop(signal: SIGKILL) }
-        // The only background slot: a 4.3 MP AVIF, which takes a while at nice 10.
+        // The only background slot: a 4.3 MP AVIF at speed 4, which takes a while.
         XCTAssertEqual(try first.get(ProxyPath.plain(origin.url("/big.png")), headers: Self.accept).status, 200)
         var dropped: String?
         for width in 300..<340 where dropped == nil {

@@ -1,5 +1,5 @@
 // DWEncodeBudget: `--encode-budget` — what an AVIF or JPEG XL encode is expected to cost (learned from this process's
-// own encodes), and the encodes put off to the background: bounded, one per key, on a low-priority thread.
+// own encodes), and the encodes put off to the background: bounded, one per key, on one thread of their own.
 import DWLocking
 import DWWebImage
 import DWWebImageProcessing
@@ -12,7 +12,7 @@ public struct DWEncodeBudgetSettings: Sendable, Hashable {
     /// in the next format instead (`--encode-budget`, milliseconds); nil (default): no budget, every encode runs.
     public var budget: Double?
     /// Put-off encodes waiting or running at most (`--background-encodes`, default 2); one more is dropped (made on
-    /// a later request). They run one at a time on a thread of their own at nice 10.
+    /// a later request). They run one at a time on a thread of their own.
     public var backgroundEncodes = 2
     /// The `max-age` of an answer in the stand-in format (60 s, or `--max-age` when lower): a CDN asks again soon,
     /// when the put-off variant is likely made.
@@ -52,7 +52,9 @@ final class DWEncodeBudget: Sendable {
     let settings: DWEncodeBudgetSettings
     let budget: Double
     private let state = DWLock(State())
-    /// The put-off encodes' one thread (nice 10: foreground transforms always come first), and their queue.
+    /// The put-off encodes' one thread and their queue: beside the `--workers` threads, never one of them. Not at a
+    /// lower priority: libvips hands a saver's work to pooled threads, which inherit the priority of the thread that
+    /// made them and later run foreground transforms too.
     let pool: DWWorkerPool
     private let counters: [String: Counter]
     private let pendingGauge: Gauge
@@ -61,7 +63,7 @@ final class DWEncodeBudget: Sendable {
     /// A budget of `budget` ms with `settings`; its counters in `registry`.
     init(budget: Double, settings: DWEncodeBudgetSettings, registry: PrometheusCollectorRegistry) {
         (self.budget, self.settings) = (budget, settings)
-        pool = DWWorkerPool(workers: 1, queue: max(0, settings.backgroundEncodes - 1), niceness: 10, name: "dwbackground")
+        pool = DWWorkerPool(workers: 1, queue: max(0, settings.backgroundEncodes - 1))
         var counters: [String: Counter] = [:]
         for outcome in ["deferred", "started", "deduplicated", "dropped", "stored", "failed"] {
             counters[outcome] = registry.makeCounter(

@@ -25,15 +25,13 @@ final class DWWorkerPool: DWTransformExecutor {
     private let state = DWLock(State())
     private let queued = DispatchSemaphore(value: 0)
 
-    /// Starts `workers` threads (at least one) named `name.N`, which live as long as the process; a `niceness` above
-    /// 0 lowers their CPU priority (Linux: per thread) below the rest of the server's.
-    init(workers: Int, queue: Int, niceness: Int32 = 0, name: String = "dwworker") {
+    /// Starts `workers` threads (at least one), which live as long as the process.
+    init(workers: Int, queue: Int) {
         self.workers = max(1, workers)
         self.queue = max(0, queue)
         for index in 0..<self.workers {
             let thread = Thread { [self] in
-                Thread.current.name = "\(name).\(index)"  // best effort, for top -H (set from the thread itself)
-                if niceness > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }  // this thread
+                Thread.current.name = "dwworker.\(index)"  // best effort, for top -H (set from the thread itself)
                 runLoop()
             }
             thread.stackSize = 8 << 20

@@ -54,7 +54,7 @@ extension DWImageServer {
 
     /// Makes `plan`'s variant of `source` in the background and keeps it under `key` in every layer a foreground
     /// render would (memory, disk, result storage): the original from the disk cache (fetched again if it has
-    /// gone), rendered on the budget's low-priority thread, learning only. Bounded and one per key
+    /// gone), rendered on the budget's own thread, learning only. Bounded and one per key
     /// (``DWEncodeBudget/start(_:format:_:)``); stopped with the server.
     func startBackgroundEncode(of source: String, plan: DWVariantPlan, key: String, format: DWImageFormat) {
         guard let encodeBudget else { return }
