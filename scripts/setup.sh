@@ -31,6 +31,7 @@ packages=(
   systemd               # DeployUnitTests: systemd-analyze verify of deploy/dwfetch-serve.service
   libheif-examples      # heif-enc: ImgproxyServeTests make a HEIC with an embedded thumbnail (enforce_thumbnail)
   libjxl-tools          # cjxl, djxl: the JPEG XL sources and reference reader of JPEGXLTests, ImgproxyParityServeTests
+  libavif-bin           # avifenc: bench/serve/encode-cost measures libvips' AVIF encode beside the reference tool
   librsvg2-bin          # rsvg-convert: SVGTests compare our SVG rasters with librsvg's own renderer at the same size
 )
 missing=()

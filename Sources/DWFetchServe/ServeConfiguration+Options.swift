@@ -67,6 +67,7 @@ extension DWServeConfiguration {
         neverLarger = options.failures.neverLarger
         origins = try OriginsFile.origins(options.origins, baseURL: options.imgproxy.baseURL)
         revalidateAfter = options.freshness.revalidateAfter
+        try applyEncodeBudget(options.encodeBudget)
         clientLimits = try DWClientLimits(options.limits, hasKeys: !signers.isEmpty)
     }
 }

@@ -46,6 +46,8 @@ public final class DWImageServer: Sendable {
     let coldBudget: DWColdBudget?
     /// The sources served under each `tag:`, for `POST /purge` with `tags` (``DWTagIndex``).
     let tagIndex = DWTagIndex()
+    /// `--encode-budget`: the expected encode costs and the put-off encodes (``DWEncodeBudget``), or nil.
+    let encodeBudget: DWEncodeBudget?
 
     /// A server with its own cache (``DWServeConfiguration/cacheDirectory``) and manager. Starts libvips now (about
     /// 0.3 s) rather than in the first request.
@@ -123,6 +125,9 @@ public final class DWImageServer: Sendable {
         coldBudget = configuration.clientLimits.coldRate.map {
             DWColdBudget(rate: $0, burst: configuration.clientLimits.coldBurst,
                          maxClients: configuration.clientLimits.maxClients)
+        }
+        encodeBudget = configuration.encodeBudget.budget.map { [metrics] in
+            DWEncodeBudget(budget: $0, settings: configuration.encodeBudget, registry: metrics.registry)
         }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
         if let problem = DWSVGRenderer.helperProblem { logger.warning("SVG sources will be refused (422): \(problem)") }

@@ -106,6 +106,9 @@ public struct DWServeConfiguration: Sendable {
     /// for it or any variant; a changed source drops its variants here and in result storage (`--revalidate-after`).
     /// nil (default): an original is current until `--cache-max-age`.
     public var revalidateAfter: TimeInterval?
+    /// `--encode-budget`: a negotiated AVIF or JPEG XL expected to take longer is answered in the next format at once
+    /// and made in the background (default: none).
+    public var encodeBudget = DWEncodeBudgetSettings()
 
     /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
     /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).

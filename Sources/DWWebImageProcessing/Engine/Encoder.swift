@@ -48,7 +48,8 @@ enum Encoder {
                 return try Vips.make("cannot flatten alpha") { cvips_flatten(frame.pointer, 255, 255, 255, $0) }
             }
         }
-        if pixelBytes(frames) <= materializeLimit {
+        let materialized = pixelBytes(frames) <= materializeLimit
+        if materialized {
             let oneThread = DWImageProcessing.threadsPerTransform == 1
             frames = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
                 try Vips.make("cannot compute the image") { out in
@@ -70,11 +71,22 @@ enum Encoder {
         } else {
             image = frames[0]
         }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let data: Data
         if let encoder = DWImageCodecs.externalEncoder(for: format) {
-            return try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality)
+            data = try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality)
+        } else {
+            data = try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
+                            metadata: canvas.metadata)
         }
-        return try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
-                        metadata: canvas.metadata)
+        // A gated plan learns what this format costs: the wall time of the saver alone over pixels computed before
+        // (a streamed canvas would count its whole pipeline). Not this thread's CPU time: savers hand work to
+        // threads of their own.
+        if !animated, materialized, let recorder = DWEncodeGate.recorder {
+            recorder(format, frames[0].width * frames[0].height, clock.now - start)
+        }
+        return data
     }
 
     private static func pixelBytes(_ frames: [VImage]) -> Int {

@@ -11,6 +11,15 @@ extension DWVariantPlan {
         if transform.format == .svg { throw DWWebImageError(.notAnImage, "resulting image format is not supported: svg") }
         let checked = transform.format ?? source.format
         for check in checks { try check.check(source, checked) }
+        try checkEncodeGate(source)
+        guard let recorder = encodeGate?.record else { return try renderBudgeted(source, checked) }
+        return try DWEncodeGate.$recorder.withValue(recorder) { () -> Result<DWImage, DWWebImageError> in
+            do throws(DWWebImageError) { return .success(try renderBudgeted(source, checked)) } catch { return .failure(error) }
+        }.get()
+    }
+
+    /// `source` (checked) rendered under the frame budget's limits when it has any.
+    private func renderBudgeted(_ source: DWImage, _ checked: DWImageFormat) throws(DWWebImageError) -> DWImage {
         guard let budgeted = frameBudgetLimits(for: source, format: checked) else { return try renderChecked(source) }
         return try DWImageProcessing.withLimits(budgeted) { () throws(DWWebImageError) -> DWImage in
             try renderChecked(source)

@@ -42,6 +42,9 @@ public struct DWVariantPlan: DWImageProcessor {
     public let willRender: (@Sendable () -> Void)?
     /// Called on the rendering thread when a render ends, with its duration.
     public let didRender: (@Sendable (Duration) -> Void)?
+    /// Asked before an encode in a format the `Accept` bucket picked, told after each encode (a server's
+    /// `--encode-budget`); nil: none. Like ``limits``, not part of ``identifier``: a deferred render stores nothing.
+    public let encodeGate: DWEncodeGate?
     /// `plan(<transform>[;wm=…][;<output rule>][;svg=…][;strip][;<checks>])` then `+<processor>` for each added one:
     /// made once, here.
     public let identifier: String
@@ -51,8 +54,10 @@ public struct DWVariantPlan: DWImageProcessor {
     public init(transform: DWTransform, output: DWOutputRule = .transform, svg: DWSVGHandling = .rasterize,
                 stripsUnprocessed: Bool = false, limits: DWProcessingLimits? = nil, framePixelBudget: Int? = nil,
                 checks: [DWPlanCheck] = [], watermark: DWImage? = nil, processors: [any DWImageProcessor] = [],
-                willRender: (@Sendable () -> Void)? = nil, didRender: (@Sendable (Duration) -> Void)? = nil) {
+                willRender: (@Sendable () -> Void)? = nil, didRender: (@Sendable (Duration) -> Void)? = nil,
+                encodeGate: DWEncodeGate? = nil) {
         (self.transform, self.output, self.svg, self.stripsUnprocessed) = (transform, output, svg, stripsUnprocessed)
+        self.encodeGate = encodeGate
         (self.limits, self.checks, self.watermark, self.processors) = (limits, checks, watermark, processors)
         (self.willRender, self.didRender, self.framePixelBudget) = (willRender, didRender, framePixelBudget)
         var parts = [transform.identifier]
@@ -69,7 +74,8 @@ public struct DWVariantPlan: DWImageProcessor {
 
     /// The variant of `source`, rendered as the type's doc says, under ``limits``.
     /// - Throws: ``DWWebImageError`` 10000 for a source that does not decode or a format not allowed, 10005 over a
-    ///   limit, whatever a check throws, 10007 when the work was stopped.
+    ///   limit, whatever a check throws, 10007 when the work was stopped, ``DWEncodeGate/deferral(_:)`` when the
+    ///   ``encodeGate`` refuses the encode.
     public func process(_ source: DWImage) throws(DWWebImageError) -> DWImage {
         guard let limits else { return try render(source) }
         return try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) -> DWImage in try render(source) }

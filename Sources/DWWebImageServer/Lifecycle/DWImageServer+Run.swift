@@ -16,6 +16,7 @@ extension DWImageServer {
                     onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in },
                     services: [any Service] = []) async throws {
         if configuration.tunesMalloc { startMallocTuning() }
+        defer { encodeBudget?.stop() }  // put-off encodes stop with the server
         let router = Router(context: DWRequestContext.self)
         if configuration.tracing { addTracing(to: router) }
         mount(on: router, at: configuration.pathPrefix, refusingOtherMethods: true)

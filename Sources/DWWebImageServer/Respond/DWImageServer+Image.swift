@@ -115,7 +115,9 @@ extension DWImageServer {
         var marks = HTTPFields()
         await revalidateIfDue(job)  // --revalidate-after
         do {
-            image = try await variant(of: job.url.source, plan: job.plan)  // local:// too (DWLocalFileLoader)
+            let made = try await budgetedVariant(job)  // local:// too (DWLocalFileLoader)
+            image = made.image
+            if made.isStandIn { maxAge = min(maxAge, configuration.encodeBudget.standInMaxAge) }  // --encode-budget
             if let meta = job.thumbor?.meta { return await thumborMeta(meta, for: job, output: image) }
         } catch {
             if error.isBusy { return busy() }  // every worker busy, the queue full: not the fallback's case

@@ -56,7 +56,8 @@ extension DWImageServer {
                 metrics.transformStarted()
                 metrics.imgproxy.processingStarted()
             },
-            didRender: { metrics.transformStep($0) })
+            didRender: { metrics.transformStep($0) },
+            encodeGate: named == nil ? encodeGate(for: url, bucket: bucket) : nil)  // --encode-budget
     }
 
     /// `--max-frames` over `image`'s frames (from its header): the error, or nil within the limit.
