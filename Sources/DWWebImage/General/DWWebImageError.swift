@@ -57,6 +57,9 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
     /// Whether the work was refused because the transform executor took no more (every worker busy, its queue
     /// full): a 10007 a server answers 503. See ``busy(_:)``.
     public internal(set) var isBusy = false
+    /// The output format an encode budget put off (a 10005 a server answers in another format at once while it
+    /// makes this one in the background); nil for every other error. Set by the processing engine's encode gate.
+    package var deferredFormat: DWImageFormat?
 
     /// Whether this is a transport failure because time ran out (curl's CURLE_OPERATION_TIMEDOUT: the total
     /// timeout, the connect timeout or the stall timeout).
@@ -115,6 +118,7 @@ extension DWWebImageError {
         copy.refusedAddress = refusedAddress
         copy.refusedRedirect = refusedRedirect
         copy.isBusy = isBusy
+        copy.deferredFormat = deferredFormat
         return copy
     }
 

@@ -24,18 +24,16 @@ public struct DWEncodeGate: Sendable {
     /// The same gate, learning only (every encode admitted): for the encode a deferral put off.
     public var learningOnly: DWEncodeGate { DWEncodeGate(formats: formats, admits: nil, record: record) }
 
-    private static let deferralPrefix = "encode deferred over the budget: "
-
-    /// The error a render throws when ``admits`` refuses `format` (10005; its message names the format).
+    /// The error a render throws when ``admits`` refuses `format` (10005; its message names the format, and the
+    /// error carries it for ``deferredFormat(_:)``).
     public static func deferral(_ format: DWImageFormat) -> DWWebImageError {
-        DWWebImageError(.tooLarge, deferralPrefix + format.rawValue)
+        var error = DWWebImageError(.tooLarge, "encode deferred over the budget: " + format.rawValue)
+        error.deferredFormat = format
+        return error
     }
 
     /// The format `error` put off, when it is a ``deferral(_:)``; nil for any other error.
-    public static func deferredFormat(_ error: DWWebImageError) -> DWImageFormat? {
-        guard error.code == .tooLarge, error.message.hasPrefix(deferralPrefix) else { return nil }
-        return DWImageFormat(rawValue: String(error.message.dropFirst(deferralPrefix.count)))
-    }
+    public static func deferredFormat(_ error: DWWebImageError) -> DWImageFormat? { error.deferredFormat }
 
     /// The encode's reporter while a gated plan renders (read by the encoder on the rendering thread).
     @TaskLocal static var recorder: (@Sendable (DWImageFormat, Int, Duration) -> Void)?
