@@ -158,18 +158,19 @@ let package = Package(
         // The pixel engines of dwfetch: libvips (pixel flags, --verify) and libchafa (--preview).
         .target(
             name: "DWFetchPixels",
-            dependencies: ["DWFetchCLI", "DWWebImage", "DWWebImageProcessing", "DWWebImagePreview", "DWLocking"]
+            dependencies: ["DWFileIO", "DWFetchCLI", "DWWebImage", "DWWebImageProcessing", "DWWebImagePreview", "DWLocking"]
         ),
         // `dwfetch` with the pixel engines.
         .executableTarget(name: "dwfetch-pixels", dependencies: ["DWFetchCLI", "DWFetchPixels"]),
         // `dwfetch --demo`: the pixel engines and the loopback test server with sample images. Not a product, so the
         // test server never ships; `swift build --product dwfetch-demo` builds it (scripts/demo.sh does).
-        .executableTarget(name: "dwfetch-demo", dependencies: ["DWFetchCLI", "DWFetchPixels", "DWTestServer", "DWWebImage"]),
+        .executableTarget(name: "dwfetch-demo", dependencies: ["DWFileIO", "DWFetchCLI", "DWFetchPixels", "DWTestServer", "DWWebImage"]),
         // The serve engine of dwfetch: `serve` and `warm` on DWWebImageServer (Hummingbird, libvips), with the flags
         // mapped onto its configuration, OpenTelemetry traces and the --origins file.
         .target(
             name: "DWFetchServe",
             dependencies: [
+                "DWFileIO",
                 "DWFetchCLI",
                 "DWWebImage",
                 "DWWebImageServer",

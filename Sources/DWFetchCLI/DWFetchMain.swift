@@ -2,6 +2,7 @@
 // with this executable's engines or hand it to the executable that has them.
 import ArgumentParser
 import DWWebImage
+import DWFileIO
 import Foundation
 
 /// `main` of `dwfetch`, `dwfetch-pixels`, `dwfetch-demo` and `dwfetch-serve`. Runs on the main thread and never returns.
@@ -64,9 +65,9 @@ package enum DWFetchMain {
                 print(type.fullMessage(for: error))
                 return 0
             }
-            FileHandle.standardError.write(Data((type.fullMessage(for: error) + "\n").utf8))
+            StandardStream.error.write(type.fullMessage(for: error) + "\n")
             let help = type == DWFetch.self ? "dwfetch --help" : "dwfetch \(type._commandName) --help"
-            FileHandle.standardError.write(Data("Run '\(help)' for usage.\n".utf8))
+            StandardStream.error.write("Run '\(help)' for usage.\n")
             return 2
         }
     }
@@ -82,13 +83,13 @@ package enum DWFetchMain {
             let translation = try ServeEnvironment.translate(environment, arguments: rest)
             if warn {
                 for warning in translation.warnings {
-                    FileHandle.standardError.write(Data("dwfetch serve: warning: \(warning)\n".utf8))
+                    StandardStream.error.write("dwfetch serve: warning: \(warning)\n")
                 }
             }
             for (name, value) in ServeEnvironment.exportingS3Region(environment) { setenv(name, value, 1) }
             return ["serve"] + translation.flags + rest
         } catch {
-            FileHandle.standardError.write(Data("dwfetch serve: \(error)\n".utf8))
+            StandardStream.error.write("dwfetch serve: \(error)\n")
             return nil
         }
     }

@@ -1,5 +1,6 @@
 // EngineHandoff: a run that needs an engine this executable lacks continues in the sibling executable that has it,
 // through execv (same process id, same arguments, same signals and file descriptors).
+import DWFileIO
 import Foundation
 
 /// The executables beside this one (`/proc/self/exe`'s directory).
@@ -19,7 +20,7 @@ package enum EngineHandoff {
         argv.append(nil)
         execv(path, argv)
         let reason = String(cString: strerror(errno))
-        FileHandle.standardError.write(Data("dwfetch: cannot run \(path): \(reason) (build it with `swift build --product \(name)`)\n".utf8))
+        StandardStream.error.write("dwfetch: cannot run \(path): \(reason) (build it with `swift build --product \(name)`)\n")
         return 1
     }
 

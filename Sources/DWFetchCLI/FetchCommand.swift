@@ -1,5 +1,6 @@
 // FetchCommand: runs a parsed `dwfetch` (no subcommand): the cache commands, or the fetch of every URL.
 import DWWebImage
+import DWFileIO
 import Foundation
 
 /// A parsed fetch and the engines of the executable running it.
@@ -35,12 +36,12 @@ package struct FetchCommand {
         }
         if command.expire {
             let removed = cache.removeExpiredCache()
-            if !command.quiet { FileHandle.standardError.write(Data("expired \(removed.count) entries\n".utf8)) }
+            if !command.quiet { StandardStream.error.write("expired \(removed.count) entries\n") }
             return 0
         }
         if command.clearCache {
             cache.removeAllCache()
-            if !command.quiet { FileHandle.standardError.write(Data("cleared \(cache.directory.path)\n".utf8)) }
+            if !command.quiet { StandardStream.error.write("cleared \(cache.directory.path)\n") }
             return 0
         }
         var all = command.urls
@@ -48,7 +49,7 @@ package struct FetchCommand {
             do {
                 all += try DWFetch.readURLList(input)
             } catch {
-                FileHandle.standardError.write(Data("dwfetch: cannot read \(input): \(error.localizedDescription)\n".utf8))
+                StandardStream.error.write("dwfetch: cannot read \(input): \(error.localizedDescription)\n")
                 return 2
             }
         }
@@ -60,7 +61,7 @@ package struct FetchCommand {
             do {
                 prefetchURLs = try DWFetch.readURLList(prefetch)
             } catch {
-                FileHandle.standardError.write(Data("dwfetch: cannot read \(prefetch): \(error.localizedDescription)\n".utf8))
+                StandardStream.error.write("dwfetch: cannot read \(prefetch): \(error.localizedDescription)\n")
                 return 2
             }
         }

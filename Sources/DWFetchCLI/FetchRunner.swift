@@ -1,6 +1,7 @@
 // FetchRunner: runs one dwfetch invocation over the manager singleton and reports each URL in input order.
 import Crypto
 import DWWebImage
+import DWFileIO
 import Foundation
 import DWLocking
 import DWSignals
@@ -169,7 +170,7 @@ package final class FetchRunner: Sendable {
         state.withLock { $0.lastMention = lastMention }
         let names = output == nil ? [] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
         if let output, let failure = output.prepare() {
-            FileHandle.standardError.write(Data("dwfetch: \(failure)\n".utf8))
+            StandardStream.error.write("dwfetch: \(failure)\n")
             return FetchReport(fetched: 0, failed: urls.count)
         }
         preview?.expect(urls)
@@ -381,15 +382,15 @@ package final class FetchRunner: Sendable {
                 err.append("dwfetch: " + OutputFormat.human(outcome))
             }
         }
-        if !out.isEmpty { FileHandle.standardOutput.write(Data((out.joined(separator: "\n") + "\n").utf8)) }
-        if !err.isEmpty { FileHandle.standardError.write(Data((err.joined(separator: "\n") + "\n").utf8)) }
+        if !out.isEmpty { StandardStream.writeOutputOrEnd(out.joined(separator: "\n") + "\n") }
+        if !err.isEmpty { StandardStream.error.write(err.joined(separator: "\n") + "\n") }
     }
 
     private func printSummary(_ report: FetchReport) {
         let rate = report.elapsed > 0 ? Double(report.bytes) / report.elapsed : 0
         let line = "\(report.fetched) fetched, \(report.failed) failed, \(OutputFormat.size(report.bytes)) in "
             + String(format: "%.2f s (%@/s)", report.elapsed, OutputFormat.size(Int64(rate)))
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStream.error.write(line + "\n")
     }
 
     /// `--stats`: requests by source, bytes, and the spread of request times.
@@ -410,7 +411,7 @@ package final class FetchRunner: Sendable {
         if resumed > 0 { line += ", \(OutputFormat.size(resumed)) resumed" }
         line += String(format: ", time p50 %.1f ms p95 %.1f ms, queued p50 %.1f ms p95 %.1f ms",
                        percentile(totals, 0.5), percentile(totals, 0.95), percentile(queued, 0.5), percentile(queued, 0.95))
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStream.error.write(line + "\n")
     }
 
     /// Ctrl-C, SIGTERM or SIGHUP (on the signal queue): cancel every request (each completes with 10007; partial

@@ -1,5 +1,6 @@
 // HealthCommand: `dwfetch health`, imgproxy's `imgproxy health` — asks a running serve's /health, exits 0 or 1.
 import ArgumentParser
+import DWFileIO
 import Foundation
 
 /// `dwfetch health [--host H] [--port N] [--timeout SEC]`: a container's health probe. GETs `/health` (under
@@ -34,9 +35,9 @@ package struct HealthCommand: ParsableCommand {
         case .success(200):
             return 0
         case .success(let status):
-            FileHandle.standardError.write(Data("dwfetch health: \(path) answered \(status)\n".utf8))
+            StandardStream.error.write("dwfetch health: \(path) answered \(status)\n")
         case .failure(let reason):
-            FileHandle.standardError.write(Data("dwfetch health: \(target.host):\(target.port): \(reason)\n".utf8))
+            StandardStream.error.write("dwfetch health: \(target.host):\(target.port): \(reason)\n")
         }
         return 1
     }

@@ -1,5 +1,6 @@
 // ProgressView: a live multi-line progress display on stderr (only when stderr is a terminal), like aria2c's.
 import DWWebImage
+import DWFileIO
 import Foundation
 import DWLocking
 
@@ -70,7 +71,7 @@ final class ProgressView: Sendable {
             defer { s.linesOnScreen = 0 }
             return s.linesOnScreen > 0 ? "\u{1B}[\(s.linesOnScreen)A\r\u{1B}[J" : ""
         }
-        if !text.isEmpty { FileHandle.standardError.write(Data(text.utf8)) }
+        if !text.isEmpty { StandardStream.error.write(text) }
     }
 
     func redraw() {
@@ -100,6 +101,6 @@ final class ProgressView: Sendable {
             s.linesOnScreen = lines.count
             return erase + lines.map { String($0.prefix(width + 12)) }.joined(separator: "\n") + "\n"
         }
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStream.error.write(text)
     }
 }

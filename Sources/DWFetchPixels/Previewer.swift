@@ -5,6 +5,7 @@ import DWLocking
 import DWWebImage
 import DWWebImagePreview
 import DWWebImageProcessing
+import DWFileIO
 import Foundation
 
 /// Draws images on stdout when it is a terminal.
@@ -43,7 +44,7 @@ final class Previewer: FetchPreview {
         guard isatty(STDOUT_FILENO) == 1, let size = DWTerminalSize.current(fileDescriptor: STDOUT_FILENO) else {
             let first = Self.noted.withLock { noted -> Bool in defer { noted = true }; return !noted }
             if first {
-                FileHandle.standardError.write(Data("dwfetch: --preview draws nothing: stdout is not a terminal\n".utf8))
+                StandardStream.error.write("dwfetch: --preview draws nothing: stdout is not a terminal\n")
             }
             return nil
         }
@@ -87,7 +88,7 @@ final class Previewer: FetchPreview {
             let picture = try renderer.render(image, maxColumns: maxColumns, maxRows: maxRows)
             drawStill(rows: picture.rows, picture.text)
         } catch {
-            FileHandle.standardError.write(Data("dwfetch: no preview: \(error.message)\n".utf8))
+            StandardStream.error.write("dwfetch: no preview: \(error.message)\n")
         }
     }
 
@@ -178,7 +179,7 @@ final class Previewer: FetchPreview {
     private func write(_ text: String) { Self.writeOut(text) }
 
     private static func writeOut(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStream.writeOutputOrEnd(text)
     }
 
     /// The renderer's graphics for a `--preview-format` name.

@@ -1,6 +1,7 @@
 // ServeRunner: runs DWImageServer for `dwfetch serve` until it stops (SIGTERM/SIGINT drain inside the server).
 import DWFetchCLI
 import DWWebImageServer
+import DWFileIO
 import Foundation
 import Logging
 
@@ -22,9 +23,9 @@ enum ServeRunner {
         Task {
             do {
                 try await server.run(onListening: { port in
-                    FileHandle.standardOutput.write(Data("dwfetch serve: listening on http://\(host):\(port)\n".utf8))
+                    StandardStream.output.write("dwfetch serve: listening on http://\(host):\(port)\n")
                 }, onMetricsListening: { port in
-                    FileHandle.standardOutput.write(Data("dwfetch serve: metrics on port \(port)\n".utf8))
+                    StandardStream.output.write("dwfetch serve: metrics on port \(port)\n")
                 }, services: tracing.map { [$0] } ?? [])
             } catch {
                 failure.message = "\(error)"
@@ -33,7 +34,7 @@ enum ServeRunner {
         }
         finished.wait()
         if let message = failure.message {
-            FileHandle.standardError.write(Data("dwfetch serve: \(message)\n".utf8))
+            StandardStream.error.write("dwfetch serve: \(message)\n")
             return 1
         }
         return 0

@@ -3,6 +3,7 @@
 import ArgumentParser
 import DWFetchCLI
 import DWWebImageServer
+import DWFileIO
 import Foundation
 
 extension ServeSecurityOptions {
@@ -109,7 +110,7 @@ extension ServeSecurityOptions {
     }
 
     private func warn(_ text: String) {
-        FileHandle.standardError.write(Data("dwfetch serve: warning: \(text)\n".utf8))
+        StandardStream.error.write("dwfetch serve: warning: \(text)\n")
     }
 
 }

@@ -1,6 +1,7 @@
 // WarmRunner: runs `dwfetch warm` (DWFetchCLI/WarmCommand.swift) with the server's own plan and key code.
 import DWFetchCLI
 import DWWebImageServer
+import DWFileIO
 import Foundation
 
 /// Builds the server `serve` would run with the same flags (never listening), warms every preset of every source
@@ -31,8 +32,8 @@ enum WarmRunner {
             print(line)
         }
         let stored = box.outcomes.filter { $0.result == .stored }.count
-        FileHandle.standardError.write(Data(("dwfetch warm: \(stored) stored, \(box.outcomes.count - stored - failed) "
-            + "already stored, \(failed) failed\n").utf8))
+        StandardStream.error.write("dwfetch warm: \(stored) stored, \(box.outcomes.count - stored - failed) "
+            + "already stored, \(failed) failed\n")
         return failed > 0 ? 1 : 0
     }
 

@@ -2,6 +2,7 @@
 import DWFetchCLI
 import DWTestServer
 import DWWebImage
+import DWFileIO
 import Foundation
 
 /// Runs on the main thread; results are printed by the fetch runners' own queues.
@@ -69,6 +70,6 @@ struct Demo {
     }
 
     private func say(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStream.error.write(text + "\n")
     }
 }

@@ -116,6 +116,24 @@ final class CurlHabitsTests: XCTestCase {
         XCTAssertEqual(v6.requestCount(path: "/img/cat.png"), 1)
     }
 
+    /// `dwfetch -i list | head -1`: when the reader of stdout goes away, dwfetch ends as `cat` does under `head`
+    /// (SIGPIPE, status 141 in the shell), never with a trap; `cat`'s own status is the oracle.
+    func testAReaderThatGoesAwayEndsItAsSIGPIPEEndsCat() throws {
+        let list = root.appendingPathComponent("urls.txt")
+        try String(repeating: server.url("/cat.png") + "\n", count: 4000).write(to: list, atomically: true, encoding: .utf8)
+        let script = "\"$1\" --cache-dir \"$2\" --no-cache -i \"$3\" 2>\"$4\" | head -1 >/dev/null; s=${PIPESTATUS[0]}; "
+            + "yes | head -1 >/dev/null; echo \"$s ${PIPESTATUS[0]}\""
+        let errors = root.appendingPathComponent("stderr")
+        let statuses = try Self.output(
+            "bash", ["-c", script, "bash", DWFetchProcess.binary.path, cacheDir, list.path, errors.path])
+        let parts = statuses.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        XCTAssertEqual(parts.count, 2, statuses)
+        XCTAssertEqual(parts.first, parts.last, "dwfetch's status beside yes's under head")
+        XCTAssertEqual(parts.first, "141", statuses)
+        let stderr = try String(contentsOf: errors, encoding: .utf8)
+        XCTAssertFalse(stderr.contains("Fatal error"), stderr)
+    }
+
     static func output(_ tool: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

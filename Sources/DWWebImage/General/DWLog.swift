@@ -1,4 +1,5 @@
 // DWLog: the library's few log lines (cache I/O failures; resume decisions with DWWEBIMAGE_LOG=debug), to stderr.
+import DWFileIO
 import Foundation
 
 /// Minimal logging: warnings go to stderr unless `DWWEBIMAGE_LOG=0`; debug lines only with `DWWEBIMAGE_LOG=debug`.
@@ -8,11 +9,11 @@ enum DWLog {
 
     static func debug(_ message: @autoclosure () -> String) {
         guard debugEnabled else { return }
-        FileHandle.standardError.write(Data("DWWebImage: \(message())\n".utf8))
+        StandardStream.error.write("DWWebImage: \(message())\n")
     }
 
     static func warning(_ message: @autoclosure () -> String) {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("DWWebImage: \(message())\n".utf8))
+        StandardStream.error.write("DWWebImage: \(message())\n")
     }
 }
