@@ -60,10 +60,14 @@ extension DWImage {
         if format == .png { try PNGStructure.check(data) }
         switch format {
         case .gif:
-            guard let animation = animatedImage(bufferCount: 1) else { throw DWWebImageError(.notAnImage, "GIF has no frames") }
+            guard let animation = animatedImage(bufferCount: 1) else {
+                throw DWWebImageError(.notAnImage, "GIF has no frames")
+            }
             if animation.isPartial {
-                throw DWWebImageError(.notAnImage, "GIF is truncated or corrupt"
-                                          + (animation.partialReason.map { ": \($0)" } ?? ""))
+                throw DWWebImageError(
+                    .notAnImage,
+                    "GIF is truncated or corrupt"
+                        + (animation.partialReason.map { ": \($0)" } ?? ""))
             }
             var corrupt: Int?
             animation.forEachFrame { frame in

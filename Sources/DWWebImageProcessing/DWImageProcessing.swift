@@ -41,8 +41,10 @@ public struct DWProcessingLimits: Sendable, Equatable {
     /// Refuses `format` (10000) when ``sourceFormats`` does not list it.
     public func checkSourceFormat(_ format: DWImageFormat) throws(DWWebImageError) {
         guard let sourceFormats, !sourceFormats.contains(format) else { return }
-        throw DWWebImageError(.notAnImage, "\(format.rawValue) sources are not allowed here (allowed: "
-                              + "\(sourceFormats.map(\.rawValue).sorted().joined(separator: ", ")))")
+        throw DWWebImageError(
+            .notAnImage,
+            "\(format.rawValue) sources are not allowed here (allowed: "
+                + "\(sourceFormats.map(\.rawValue).sorted().joined(separator: ", ")))")
     }
 
     /// The pixel count an SVG is scaled down to when not enlarged: ``maxVectorPixels`` within ``maxPixelCount``.
@@ -50,8 +52,10 @@ public struct DWProcessingLimits: Sendable, Equatable {
 
     /// The defaults: 64 MP per frame (the core's decode limit), 1,000 frames, 64 MP over all frames (256 MB of
     /// RGBA), 64 MiB of encoded bytes.
-    public init(maxPixelCount: Int = DWImage.defaultMaxPixelCount, maxFrameCount: Int = 1_000,
-                maxTotalPixelCount: Int = 64 * 1024 * 1024, maxByteCount: Int = 64 * 1024 * 1024) {
+    public init(
+        maxPixelCount: Int = DWImage.defaultMaxPixelCount, maxFrameCount: Int = 1_000,
+        maxTotalPixelCount: Int = 64 * 1024 * 1024, maxByteCount: Int = 64 * 1024 * 1024
+    ) {
         self.maxPixelCount = maxPixelCount
         self.maxFrameCount = maxFrameCount
         self.maxTotalPixelCount = maxTotalPixelCount
@@ -88,10 +92,14 @@ public enum DWImageProcessing {
 
     /// Runs `processor` on `image` on the caller's thread, every check inside it against `limits` instead of the
     /// process-wide ``limits``: a server passes its own limits per request and never changes the global ones.
-    public static func process(_ image: DWImage, with processor: any DWImageProcessor,
-                               limits: DWProcessingLimits) throws(DWWebImageError) -> DWImage {
+    public static func process(
+        _ image: DWImage, with processor: any DWImageProcessor,
+        limits: DWProcessingLimits
+    ) throws(DWWebImageError) -> DWImage {
         let result = $scopedLimits.withValue(limits) { () -> Result<DWImage, DWWebImageError> in
-            do throws(DWWebImageError) { return .success(try processor.process(image)) } catch { return .failure(error) }
+            do throws(DWWebImageError) { return .success(try processor.process(image)) } catch {
+                return .failure(error)
+            }
         }
         return try result.get()
     }
@@ -100,7 +108,8 @@ public enum DWImageProcessing {
     /// ``process(_:with:limits:)`` does for a processor): for what a server computes outside a processor, such as
     /// the size of an SVG for `/info` or a result check.
     public static func withLimits<T>(_ limits: DWProcessingLimits, _ body: () throws(DWWebImageError) -> T)
-        throws(DWWebImageError) -> T {
+        throws(DWWebImageError) -> T
+    {
         let result = $scopedLimits.withValue(limits) { () -> Result<T, DWWebImageError> in
             do throws(DWWebImageError) { return .success(try body()) } catch { return .failure(error) }
         }
@@ -138,7 +147,6 @@ public enum DWImageProcessing {
         default: defaultQuality
         }
     }
-
 
     /// libvips' own memory accounting (`vips_tracked_get_mem`, `…_highwater`, `…_allocs`): bytes allocated now, the
     /// most so far, and the allocations live now. Any thread.

@@ -8,9 +8,13 @@ import Foundation
 /// keep index 0, as Pillow fills them; runs past a row's end are clipped, bytes past the data end the bitmap.
 /// Every read is bounds-checked.
 enum DIBRLE {
-    static func expand(_ bytes: [UInt8], from start: Int, width: Int, height: Int, bpp: Int,
-                       rowBytes: Int) throws(DWWebImageError) -> [UInt8] {
-        guard start >= 0, start <= bytes.count else { throw DWWebImageError(.notAnImage, "BMP: RLE data outside the file") }
+    static func expand(
+        _ bytes: [UInt8], from start: Int, width: Int, height: Int, bpp: Int,
+        rowBytes: Int
+    ) throws(DWWebImageError) -> [UInt8] {
+        guard start >= 0, start <= bytes.count else {
+            throw DWWebImageError(.notAnImage, "BMP: RLE data outside the file")
+        }
         var out = [UInt8](repeating: 0, count: rowBytes * height)
         var (x, y, i) = (0, 0, start)
         func put(_ index: UInt8) {

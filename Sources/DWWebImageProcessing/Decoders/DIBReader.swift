@@ -16,7 +16,9 @@ struct Raster {
         let w = Int32(width), h = Int32(height), b = Int32(bands)
         let pixels = self.pixels
         return try borrowBytes(pixels) { (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
-            try Vips.make("cannot wrap decoded pixels") { cvips_from_memory(bytes.baseAddress!, bytes.count, w, h, b, $0) }
+            try Vips.make("cannot wrap decoded pixels") {
+                cvips_from_memory(bytes.baseAddress!, bytes.count, w, h, b, $0)
+            }
         }
     }
 }
@@ -65,7 +67,8 @@ enum DIBReader {
         for i in 0..<count {
             let e = 6 + 16 * i
             guard let w = r.u8(e), let h = r.u8(e + 1), let bpp = r.u16(e + 6), let size = r.u32(e + 8),
-                  let offset = r.u32(e + 12) else { throw DWWebImageError(.notAnImage, "ICO: directory is truncated") }
+                let offset = r.u32(e + 12)
+            else { throw DWWebImageError(.notAnImage, "ICO: directory is truncated") }
             let area = (w == 0 ? 256 : w) * (h == 0 ? 256 : h)
             let depth = type == 2 ? 0 : bpp  // a cursor's directory holds its hotspot there
             if best == nil || area > best!.area || (area == best!.area && depth > best!.bpp) {
@@ -90,24 +93,31 @@ enum DIBReader {
 
     /// The DIB at `at`: header, masks, palette, pixels (at `pixelOffset`, else right after the palette), and for
     /// icons the 1-bit AND mask after the pixels.
-    private static func decodeDIB(_ r: Reader, at h: Int, pixelOffset: Int?, icon: Bool,
-                                  limits: DWProcessingLimits) throws(DWWebImageError) -> Raster {
+    private static func decodeDIB(
+        _ r: Reader, at h: Int, pixelOffset: Int?, icon: Bool,
+        limits: DWProcessingLimits
+    ) throws(DWWebImageError) -> Raster {
         guard let headerSize = r.u32(h), headerSize >= 12 else { throw bad("truncated header") }
         // The header sizes Windows and OS/2 define; another (bmpsuite's badheadersize) is not a bitmap decoders agree on.
         guard [12, 40, 52, 56, 64, 108, 124].contains(headerSize) else { throw bad("header of \(headerSize) bytes") }
         var width: Int, rawHeight: Int, bpp: Int, compression = 0, colorsUsed = 0
         if headerSize == 12 {
-            guard let w = r.u16(h + 4), let hh = r.u16(h + 6), let b = r.u16(h + 10) else { throw bad("truncated header") }
+            guard let w = r.u16(h + 4), let hh = r.u16(h + 6), let b = r.u16(h + 10) else {
+                throw bad("truncated header")
+            }
             (width, rawHeight, bpp) = (w, hh, b)
         } else {
             guard headerSize >= 40, let w = r.i32(h + 4), let hh = r.i32(h + 8), let b = r.u16(h + 14),
-                  let c = r.u32(h + 16), let used = r.u32(h + 32) else { throw bad("truncated header") }
+                let c = r.u32(h + 16), let used = r.u32(h + 32)
+            else { throw bad("truncated header") }
             (width, rawHeight, bpp, compression, colorsUsed) = (w, hh, b, c, used)
         }
         let topDown = rawHeight < 0
         var height = abs(rawHeight)
         if icon { height /= 2 }  // an icon's DIB counts the AND mask's rows too
-        guard width > 0, height > 0, width <= 1 << 20, height <= 1 << 20 else { throw bad("bad size \(width)×\(height)") }
+        guard width > 0, height > 0, width <= 1 << 20, height <= 1 << 20 else {
+            throw bad("bad size \(width)×\(height)")
+        }
         try Decoder.checkArea(width, height, limits: limits)
         guard [1, 4, 8, 16, 24, 32].contains(bpp) else { throw bad("\(bpp) bits per pixel is not supported") }
         guard [0, 1, 2, 3, 6].contains(compression) else {
@@ -138,15 +148,17 @@ enum DIBReader {
         if bpp <= 8 { afterHeader += (colorsUsed > 0 ? colorsUsed : 1 << bpp) * (headerSize == 12 ? 3 : 4) }
         let start = pixelOffset ?? afterHeader
         let rowBytes = ((width * bpp + 31) / 32) * 4
-        let (pixels, pixelStart) = try uncompressed(r, from: start, compression: compression, width: width,
-                                                    height: height, bpp: bpp, rowBytes: rowBytes, topDown: topDown)
+        let (pixels, pixelStart) = try uncompressed(
+            r, from: start, compression: compression, width: width,
+            height: height, bpp: bpp, rowBytes: rowBytes, topDown: topDown)
         guard start >= 0, pixelStart + rowBytes * height <= pixels.bytes.count else {
             throw bad("pixel data is truncated")
         }
 
         let hasAlphaMask = masks[3] != 0 && bpp >= 16
-        let layout = PixelLayout(width: width, height: height, topDown: topDown, bpp: bpp, rowBytes: rowBytes,
-                                 palette: palette, fields: masks.map(Field.init), hasAlphaMask: hasAlphaMask)
+        let layout = PixelLayout(
+            width: width, height: height, topDown: topDown, bpp: bpp, rowBytes: rowBytes,
+            palette: palette, fields: masks.map(Field.init), hasAlphaMask: hasAlphaMask)
         let converted = convert(pixels, from: pixelStart, layout)
         var out = converted.0
         let anyAlpha = converted.1
@@ -154,16 +166,19 @@ enum DIBReader {
         var transparent = hasAlphaMask && anyAlpha
         if hasAlphaMask && !anyAlpha { for i in stride(from: 3, to: out.count, by: 4) { out[i] = 255 } }
         if icon && !transparent {
-            transparent = applyANDMask(r, at: start + rowBytes * height, width: width, height: height,
-                                       topDown: topDown, to: &out)
+            transparent = applyANDMask(
+                r, at: start + rowBytes * height, width: width, height: height,
+                topDown: topDown, to: &out)
         }
         return raster(out, width: width, height: height, keepAlpha: transparent)
     }
 
     /// An icon's 1-bit AND mask at `maskStart` (1 = transparent) into `out`'s alpha; whether any pixel became
     /// transparent (false also when the mask is not in the file).
-    private static func applyANDMask(_ r: Reader, at maskStart: Int, width: Int, height: Int, topDown: Bool,
-                                     to out: inout [UInt8]) -> Bool {
+    private static func applyANDMask(
+        _ r: Reader, at maskStart: Int, width: Int, height: Int, topDown: Bool,
+        to out: inout [UInt8]
+    ) -> Bool {
         let maskStride = ((width + 31) / 32) * 4
         guard maskStart + maskStride * height <= r.bytes.count else { return false }
         var transparent = false
@@ -188,8 +203,10 @@ enum DIBReader {
     }
 
     /// The palette (RGB; BGR triples in core headers, BGRX quads after others) of a DIB of at most 8 bits.
-    private static func readPalette(_ r: Reader, at start: Int, bpp: Int, colorsUsed: Int,
-                                    core: Bool) throws(DWWebImageError) -> [(UInt8, UInt8, UInt8)] {
+    private static func readPalette(
+        _ r: Reader, at start: Int, bpp: Int, colorsUsed: Int,
+        core: Bool
+    ) throws(DWWebImageError) -> [(UInt8, UInt8, UInt8)] {
         guard bpp <= 8 else { return [] }
         let entrySize = core ? 3 : 4
         var palette: [(UInt8, UInt8, UInt8)] = []
@@ -202,12 +219,15 @@ enum DIBReader {
     }
 
     /// The pixel rows as stored (`r` at `start`), or RLE8/RLE4 data expanded to that layout (at 0).
-    private static func uncompressed(_ r: Reader, from start: Int, compression: Int, width: Int, height: Int, bpp: Int,
-                                     rowBytes: Int, topDown: Bool) throws(DWWebImageError) -> (Reader, Int) {
+    private static func uncompressed(
+        _ r: Reader, from start: Int, compression: Int, width: Int, height: Int, bpp: Int,
+        rowBytes: Int, topDown: Bool
+    ) throws(DWWebImageError) -> (Reader, Int) {
         guard compression == 1 || compression == 2 else { return (r, start) }
         guard bpp == (compression == 1 ? 8 : 4), !topDown else { throw bad("RLE with \(bpp) bits per pixel") }
-        let expanded = try DIBRLE.expand(r.bytes, from: start, width: width, height: height, bpp: bpp,
-                                         rowBytes: rowBytes)
+        let expanded = try DIBRLE.expand(
+            r.bytes, from: start, width: width, height: height, bpp: bpp,
+            rowBytes: rowBytes)
         return (Reader(bytes: expanded), 0)
     }
 

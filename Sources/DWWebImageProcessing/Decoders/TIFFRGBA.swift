@@ -55,7 +55,8 @@ enum TIFFRGBA {
 
     /// `body` with libtiff opened over `data` at its first directory, closed afterwards.
     private static func withReader<R>(_ data: Data, _ body: (OpaquePointer) throws(DWWebImageError) -> R)
-        throws(DWWebImageError) -> R {
+        throws(DWWebImageError) -> R
+    {
         try borrowBytes(data) { (bytes) throws(DWWebImageError) -> R in
             var error: UnsafeMutablePointer<CChar>?
             guard let reader = ctiff_open(bytes.baseAddress!, bytes.count, &error) else {

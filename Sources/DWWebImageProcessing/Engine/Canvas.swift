@@ -47,9 +47,10 @@ struct Canvas: Sendable {
     /// Decodes a pending canvas (every frame of a GIF; the first of anything else).
     mutating func decode() throws(DWWebImageError) {
         guard let image = source else { return }
-        let decoded = try Decoder.decode(image, keepColorProfile: metadata.keepColorProfile,
-                                         thumbnail: enforceThumbnail, keepHighBitDepth: metadata.keepHighBitDepth,
-                                         jpegShrink: jpegShrink)
+        let decoded = try Decoder.decode(
+            image, keepColorProfile: metadata.keepColorProfile,
+            thumbnail: enforceThumbnail, keepHighBitDepth: metadata.keepHighBitDepth,
+            jpegShrink: jpegShrink)
         frames = decoded.frames
         delays = decoded.delays
         netscapeLoopCount = decoded.netscapeLoopCount

@@ -45,11 +45,14 @@ public enum DWSVGRenderer {
 
     /// The helper that will be started: ``helperPath``, the environment's, or the sibling `dwfetch-svg`.
     static func resolvedHelper() throws(DWWebImageError) -> String {
-        let path = helperPath ?? ProcessInfo.processInfo.environment["DWWEBIMAGE_SVG_HELPER"]
+        let path =
+            helperPath ?? ProcessInfo.processInfo.environment["DWWEBIMAGE_SVG_HELPER"]
             ?? executableDirectory() + "/" + helperName
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw DWWebImageError(.notAnImage, "cannot render SVG: its helper \(path) is not installed (it is built "
-                                  + "beside dwfetch)")
+            throw DWWebImageError(
+                .notAnImage,
+                "cannot render SVG: its helper \(path) is not installed (it is built "
+                    + "beside dwfetch)")
         }
         return path
     }
@@ -87,10 +90,13 @@ public enum DWSVGRenderer {
             let document = try readInput(count: request.documentBytes)
             try Vips.start()
             cvips_operation_block_set("VipsForeignLoadSvgBuffer", 0)  // here only: librsvg from memory
-            let image = try SVGRaster.load(document, scale: request.scale, dpi: request.dpi, maxPixels: request.maxPixels)
+            let image = try SVGRaster.load(
+                document, scale: request.scale, dpi: request.dpi, maxPixels: request.maxPixels)
             let frame = try Decoder.normalize(image, autorotate: false)
             var length = 0
-            guard let pixels = cvips_write_to_memory(frame.pointer, &length) else { throw Vips.error("cannot render svg") }
+            guard let pixels = cvips_write_to_memory(frame.pointer, &length) else {
+                throw Vips.error("cannot render svg")
+            }
             defer { cvips_free(pixels) }
             let header = SVGRenderProcess.Record.pixels(width: frame.width, height: frame.height, bands: frame.bands)
             guard writeAll(header) && writeAll(UnsafeRawBufferPointer(start: pixels, count: length)) else { return 3 }
@@ -107,7 +113,9 @@ public enum DWSVGRenderer {
         while filled < count {
             let n = data.withUnsafeMutableBytes { read(0, $0.baseAddress! + filled, count - filled) }
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw DWWebImageError(.notAnImage, "SVG helper: the document ended after \(filled) bytes") }
+            guard n > 0 else {
+                throw DWWebImageError(.notAnImage, "SVG helper: the document ended after \(filled) bytes")
+            }
             filled += n
         }
         return data

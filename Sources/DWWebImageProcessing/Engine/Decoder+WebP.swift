@@ -10,22 +10,29 @@ extension Decoder {
     static func decodeWebP(_ image: DWImage, keepColorProfile: Bool = false) throws(DWWebImageError) -> Decoded {
         let header = try open(image.data, format: .webp)
         guard (header.int("n-pages") ?? 1) > 1 else {
-            return Decoded(frames: [try normalize(header, autorotate: true, keepColorProfile: keepColorProfile)],
-                           keepAlive: [image.data])
+            return Decoded(
+                frames: [try normalize(header, autorotate: true, keepColorProfile: keepColorProfile)],
+                keepAlive: [image.data])
         }
         let roll = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
-            try Vips.make("cannot decode webp") { cvips_load_webp_pages(bytes.baseAddress!, bytes.count, failOnTruncated, $0) }
+            try Vips.make("cannot decode webp") {
+                cvips_load_webp_pages(bytes.baseAddress!, bytes.count, failOnTruncated, $0)
+            }
         }
         try checkArea(roll.width, roll.height, limits: DWImageProcessing.limits)
         let pageHeight = roll.int("page-height") ?? roll.height
-        guard pageHeight > 0, roll.height % pageHeight == 0 else { throw DWWebImageError(.notAnImage, "WebP pages differ in size") }
+        guard pageHeight > 0, roll.height % pageHeight == 0 else {
+            throw DWWebImageError(.notAnImage, "WebP pages differ in size")
+        }
         let count = min(roll.height / pageHeight, max(1, DWImageProcessing.effectiveLimits.maxProcessedFrames))
         let flat = try normalize(roll, autorotate: false, keepColorProfile: keepColorProfile)
         var decoded = Decoded(frames: [], keepAlive: [image.data])
         for page in 0..<count {
-            decoded.frames.append(try Vips.make("cannot split webp pages") {
-                cvips_extract_area(flat.pointer, 0, Int32(page * pageHeight), Int32(flat.width), Int32(pageHeight), $0)
-            })
+            decoded.frames.append(
+                try Vips.make("cannot split webp pages") {
+                    cvips_extract_area(
+                        flat.pointer, 0, Int32(page * pageHeight), Int32(flat.width), Int32(pageHeight), $0)
+                })
         }
         var delays: UnsafeMutablePointer<Int32>?
         var delayCount: Int32 = 0

@@ -34,12 +34,14 @@ enum Decoder {
         let frames = animated ? min(image.frameCount, max(1, limits.maxProcessedFrames)) : 1
         let area = image.pixelWidth * image.pixelHeight  // checkArea ruled out overflow
         if animated, image.frameCount > 1, let cap = limits.maxAnimationFramePixelCount, area > cap {
-            throw tooLarge(Int64(area), Int64(cap), "animation frame \(image.pixelWidth)×\(image.pixelHeight) pixel count")
+            throw tooLarge(
+                Int64(area), Int64(cap), "animation frame \(image.pixelWidth)×\(image.pixelHeight) pixel count")
         }
         let total = area.multipliedReportingOverflow(by: frames)
         if total.overflow || total.partialValue > limits.maxTotalPixelCount {
-            throw tooLarge(total.overflow ? .max : Int64(total.partialValue), Int64(limits.maxTotalPixelCount),
-                           "\(frames) frames × \(image.pixelWidth)×\(image.pixelHeight) pixel count")
+            throw tooLarge(
+                total.overflow ? .max : Int64(total.partialValue), Int64(limits.maxTotalPixelCount),
+                "\(frames) frames × \(image.pixelWidth)×\(image.pixelHeight) pixel count")
         }
     }
 
@@ -50,8 +52,9 @@ enum Decoder {
             throw DWWebImageError(.notAnImage, "image has no pixels (\(width)×\(height))")
         }
         if area.overflow || area.partialValue > limits.maxPixelCount {
-            throw tooLarge(area.overflow ? .max : Int64(area.partialValue), Int64(limits.maxPixelCount),
-                           "\(width)×\(height) pixel count")
+            throw tooLarge(
+                area.overflow ? .max : Int64(area.partialValue), Int64(limits.maxPixelCount),
+                "\(width)×\(height) pixel count")
         }
     }
 
@@ -85,7 +88,8 @@ enum Decoder {
 
     /// ``open(_:format:sequential:)``, and whether libtiff decoded it (then the image is already in memory).
     static func openReporting(_ data: Data, format: DWImageFormat, sequential: Bool = false)
-        throws(DWWebImageError) -> (image: VImage, byLibtiff: Bool) {
+        throws(DWWebImageError) -> (image: VImage, byLibtiff: Bool)
+    {
         try Vips.start()
         if let decoder = DWImageCodecs.externalDecoder(for: format) {  // decoded now, into memory (as libtiff's)
             let bitmap = try RegisteredCodec.decode(data, with: decoder, limits: DWImageProcessing.effectiveLimits)
@@ -105,7 +109,8 @@ enum Decoder {
         do {
             image = try borrowBytes(data) { bytes throws(DWWebImageError) in
                 try Vips.make("cannot decode \(format.rawValue)") {
-                    cvips_load_buffer(loader, bytes.baseAddress!, bytes.count, failOnTruncated, sequential ? 1 : 0, 0, $0)
+                    cvips_load_buffer(
+                        loader, bytes.baseAddress!, bytes.count, failOnTruncated, sequential ? 1 : 0, 0, $0)
                 }
             }
             if loader == Int32(CVIPS_LOADER_HEIF) { ownHEIFBlobs(image) }
@@ -136,7 +141,8 @@ enum Decoder {
     /// shrink (as `vips_thumbnail` decides); WebP goes through `vips_thumbnail_buffer` (decoded at the exact scale).
     /// `size`: a ``VipsSize``; `crop`: a ``VipsInteresting``.
     static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
-        throws(DWWebImageError) -> Decoded {
+        throws(DWWebImageError) -> Decoded
+    {
         let (header, byLibtiff) = try openReporting(image.data, format: image.format)  // its own header against the limits first
         // Decoded already (libtiff, a registered codec), or a format with no buffer loader for vips_thumbnail_buffer
         // (ppmload reads sources only), or JPEG 2000 (held to its SIZ when opened): resize the image opened.
@@ -159,7 +165,8 @@ enum Decoder {
             // Its shrink-on-load, as libvips does it: the embedded thumbnail when it still has to shrink to fit.
             var source = header
             if let embedded = try? openEmbeddedThumbnail(image.data),
-               Self.shrinks(embedded, toWidth: width, height: height, size: size, crop: crop) {
+                Self.shrinks(embedded, toWidth: width, height: height, size: size, crop: crop)
+            {
                 source = embedded
             }
             let thumb = try Vips.make("cannot resize") {
@@ -169,8 +176,9 @@ enum Decoder {
         }
         let thumb = try borrowBytes(image.data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode \(image.format.rawValue)") {
-                cvips_thumbnail_buffer(bytes.baseAddress!, bytes.count, Int32(width), Int32(height), size, crop,
-                                       failOnTruncated, "fail_on=truncated", $0)
+                cvips_thumbnail_buffer(
+                    bytes.baseAddress!, bytes.count, Int32(width), Int32(height), size, crop,
+                    failOnTruncated, "fail_on=truncated", $0)
             }
         }
         return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
@@ -180,8 +188,9 @@ enum Decoder {
     private static func loadJPEG(_ data: Data, shrink: Int, sequential: Bool) throws(DWWebImageError) -> VImage {
         try borrowBytes(data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode jpeg") {
-                cvips_jpegload_shrink_buffer(bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated,
-                                             sequential ? 1 : 0, $0)
+                cvips_jpegload_shrink_buffer(
+                    bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated,
+                    sequential ? 1 : 0, $0)
             }
         }
     }
@@ -195,8 +204,10 @@ enum Decoder {
     /// gives its embedded thumbnail (``openThumbnail(_:format:)``). `keepHighBitDepth`: a 16-bit PNG, TIFF, AVIF or
     /// JPEG XL stays 16-bit (`ph:1`). `jpegShrink` (2, 4 or 8): a JPEG is decoded at that DCT scale (libjpeg's
     /// shrink-on-load; the caller chose a factor its resize still shrinks past).
-    static func decode(_ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false,
-                       keepHighBitDepth: Bool = false, jpegShrink: Int = 1) throws(DWWebImageError) -> Decoded {
+    static func decode(
+        _ image: DWImage, keepColorProfile: Bool = false, thumbnail: Bool = false,
+        keepHighBitDepth: Bool = false, jpegShrink: Int = 1
+    ) throws(DWWebImageError) -> Decoded {
         try Vips.start()
         switch image.format {
         case .gif:
@@ -215,14 +226,21 @@ enum Decoder {
         case .jpeg where jpegShrink > 1:
             // Random access: the steps after it (trim, equalize, smart crop…) may read it more than once.
             let opened = try loadJPEG(image.data, shrink: jpegShrink, sequential: false)
-            return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
-                           keepAlive: [image.data])
+            return Decoded(
+                frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile)],
+                keepAlive: [image.data])
         default:
-            let opened = thumbnail ? try openThumbnail(image.data, format: image.format)
+            let opened =
+                thumbnail
+                ? try openThumbnail(image.data, format: image.format)
                 : try open(image.data, format: image.format)
-            return Decoded(frames: [try normalize(opened, autorotate: true, keepColorProfile: keepColorProfile,
-                                                  keepHighBitDepth: keepHighBitDepth)],
-                           keepAlive: [image.data])
+            return Decoded(
+                frames: [
+                    try normalize(
+                        opened, autorotate: true, keepColorProfile: keepColorProfile,
+                        keepHighBitDepth: keepHighBitDepth)
+                ],
+                keepAlive: [image.data])
         }
     }
 
@@ -257,7 +275,8 @@ enum Decoder {
             do throws(DWWebImageError) {
                 let vimage = try borrowBytes(frame.pixels) { bytes throws(DWWebImageError) in
                     try Vips.make("cannot wrap \(format) frame") {
-                        cvips_from_memory(bytes.baseAddress!, bytes.count, Int32(frame.width), Int32(frame.height), 4, $0)
+                        cvips_from_memory(
+                            bytes.baseAddress!, bytes.count, Int32(frame.width), Int32(frame.height), 4, $0)
                     }
                 }
                 decoded.frames.append(vimage)
@@ -288,8 +307,10 @@ enum Decoder {
     /// 8 bits per band, 3 bands or 4 with alpha. `keepColorProfile`: an RGB image keeps its profile and pixels.
     /// `keepHighBitDepth`: a 16-bit RGB or grey image stays 16-bit instead (imgproxy's `preserve_hdr`: RGB16 and
     /// grey16 as they are, an ICC profile converted to sRGB at 16 bits).
-    static func normalize(_ input: VImage, autorotate: Bool, keepColorProfile: Bool = false,
-                          keepHighBitDepth: Bool = false) throws(DWWebImageError) -> VImage {
+    static func normalize(
+        _ input: VImage, autorotate: Bool, keepColorProfile: Bool = false,
+        keepHighBitDepth: Bool = false
+    ) throws(DWWebImageError) -> VImage {
         var image = input
         if autorotate, (image.int("orientation") ?? 1) != 1 {
             image = try Vips.make("cannot apply EXIF orientation") { cvips_autorot(image.pointer, $0) }
@@ -304,7 +325,9 @@ enum Decoder {
         }
         if !image.isSRGB || !(image.bands == 3 || image.bands == 4) {
             let source = image
-            image = try Vips.make("cannot convert to sRGB") { cvips_colourspace(source.pointer, VipsInterpretation.sRGB, $0) }
+            image = try Vips.make("cannot convert to sRGB") {
+                cvips_colourspace(source.pointer, VipsInterpretation.sRGB, $0)
+            }
         }
         if !image.isUChar {
             let source = image
@@ -332,13 +355,17 @@ enum Decoder {
             }
             if interpretation == 26, cvips_interpretation(image.pointer) != 26 {  // grey in sRGB's curve: sGrey
                 let rgb = image
-                image = try Vips.make("cannot convert to 16-bit grey") { cvips_colourspace(rgb.pointer, VipsInterpretation.grey16, $0) }
+                image = try Vips.make("cannot convert to 16-bit grey") {
+                    cvips_colourspace(rgb.pointer, VipsInterpretation.grey16, $0)
+                }
             }
         }
         let greyKept = cvips_interpretation(image.pointer) == 26 && (image.bands == 1 || image.bands == 2)
         if !greyKept, cvips_interpretation(image.pointer) != 25 || !(image.bands == 3 || image.bands == 4) {
             let source = image
-            image = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(source.pointer, VipsInterpretation.rgb16, $0) }
+            image = try Vips.make("cannot convert to 16-bit RGB") {
+                cvips_colourspace(source.pointer, VipsInterpretation.rgb16, $0)
+            }
         }
         if image.bands > 4 {
             let source = image
@@ -350,7 +377,9 @@ enum Decoder {
 
 /// `body` with `data`'s bytes, keeping the error's type (the standard `withUnsafeBytes` only rethrows).
 /// The pointer stays valid after `body` while `data` is alive and unmodified (libvips reads lazily from it).
-func borrowBytes<T>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError) -> T {
+func borrowBytes<T>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError)
+    -> T
+{
     guard !data.isEmpty else { throw DWWebImageError(.notAnImage, "no bytes") }
     let result: Result<T, DWWebImageError> = data.withUnsafeBytes { bytes in
         do throws(DWWebImageError) { return .success(try body(bytes)) } catch { return .failure(error) }
@@ -359,7 +388,9 @@ func borrowBytes<T>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(DWWebI
 }
 
 /// `body` with an array's bytes, keeping the error's type.
-func borrowBytes<T>(_ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T) throws(DWWebImageError) -> T {
+func borrowBytes<T>(_ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(DWWebImageError) -> T)
+    throws(DWWebImageError) -> T
+{
     let result: Result<T, DWWebImageError> = array.withUnsafeBytes { bytes in
         do throws(DWWebImageError) { return .success(try body(bytes)) } catch { return .failure(error) }
     }

@@ -39,8 +39,9 @@ extension Encoder {
     /// An ICO holding one PNG entry, as imgproxy's `icosave`; over 256 pixels a side is refused (10005).
     static func saveICO(_ image: VImage, metadata: MetadataPolicy) throws(DWWebImageError) -> Data {
         guard image.width <= 256, image.height <= 256 else {
-            throw DWWebImageError(.tooLarge, "ICO images are at most 256×256 (got \(image.width)×\(image.height))",
-                                  size: Int64(max(image.width, image.height)), limit: 256)
+            throw DWWebImageError(
+                .tooLarge, "ICO images are at most 256×256 (got \(image.width)×\(image.height))",
+                size: Int64(max(image.width, image.height)), limit: 256)
         }
         let png = try save(image, format: .png, quality: 100, metadata: metadata)
         var out = Data([0, 0, 1, 0, 1, 0])  // ICONDIR: reserved, type 1 (icon), one image

@@ -16,13 +16,15 @@ extension Encoder {
     static func saveJPEGHere(_ image: VImage, quality: Int) throws(DWWebImageError) -> Data? {
         let bands = image.bands
         guard image.isUChar, (bands == 3 && image.isSRGB) || (bands == 1 && image.isGrey),
-              let pixels = cvips_memory_pixels(image.pointer) else { return nil }
+            let pixels = cvips_memory_pixels(image.pointer)
+        else { return nil }
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 256)
-        let status = cjpeg_encode(pixels.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.height),
-                                  Int32(bands), image.width * bands, Int32(quality), quality < 90 ? 1 : 0, 1,
-                                  &output, &length, &message, message.count)
+        let status = cjpeg_encode(
+            pixels.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.height),
+            Int32(bands), image.width * bands, Int32(quality), quality < 90 ? 1 : 0, 1,
+            &output, &length, &message, message.count)
         guard status == 0, let output else {
             let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw DWWebImageError(.notAnImage, reason.isEmpty ? "cannot encode jpeg" : "cannot encode jpeg: \(reason)")

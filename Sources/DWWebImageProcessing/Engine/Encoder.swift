@@ -15,12 +15,11 @@ enum Encoder {
     /// see ``DWProcessingLimits/maxProcessedFrames``) becomes an animated WebP — PNG output would keep only its
     /// first frame — and everything else keeps ``defaultOutputFormat(for:)-(DWImageFormat)``.
     static func defaultOutputFormat(for image: DWImage) -> DWImageFormat {
-        if image.format == .png, image.isAnimated, DWImageProcessing.effectiveLimits.maxProcessedFrames > 1 { return .webp }
+        if image.format == .png, image.isAnimated, DWImageProcessing.effectiveLimits.maxProcessedFrames > 1 {
+            return .webp
+        }
         return defaultOutputFormat(for: image.format)
     }
-
-
-
 
     /// Canvases up to this many bytes of pixels are computed into memory (on this thread) before saving, so a
     /// re-encode at a lower quality does not compute them again; bigger ones stay streaming pipelines.
@@ -77,8 +76,9 @@ enum Encoder {
         if let encoder = DWImageCodecs.externalEncoder(for: format) {
             data = try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality)
         } else {
-            data = try save(image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
-                            metadata: canvas.metadata)
+            data = try save(
+                image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
+                metadata: canvas.metadata)
         }
         // A gated plan learns what this format costs: the wall time of the saver alone over pixels computed before
         // (a streamed canvas would count its whole pipeline). Not this thread's CPU time: savers hand work to
@@ -96,12 +96,14 @@ enum Encoder {
     /// The frames stacked top to bottom, with the metadata libvips' GIF and WebP savers read: `page-height`,
     /// `delay` (ms per frame) and `loop`.
     private static func toiletRoll(_ frames: [VImage], delays: [TimeInterval], netscapeLoopCount: Int?)
-        throws(DWWebImageError) -> VImage {
+        throws(DWWebImageError) -> VImage
+    {
         // Every page needs the same bands: give opaque frames an alpha band when any frame has one.
         var pages = frames
         if frames.contains(where: \.hasAlpha) {
             pages = try frames.map { (frame: VImage) throws(DWWebImageError) -> VImage in
-                frame.hasAlpha ? frame : try Vips.make("cannot add alpha") { cvips_bandjoin_const1(frame.pointer, 255, $0) }
+                frame.hasAlpha
+                    ? frame : try Vips.make("cannot add alpha") { cvips_bandjoin_const1(frame.pointer, 255, $0) }
             }
         }
         var pointers: [OpaquePointer] = pages.map(\.pointer)
@@ -111,7 +113,8 @@ enum Encoder {
         }
         let roll = try Vips.make("cannot copy frames") { cvips_copy(joined.pointer, $0) }
         cvips_set_int(roll.pointer, "page-height", Int32(frames[0].height))
-        var milliseconds = (0..<frames.count).map { i in Int32(((i < delays.count ? delays[i] : 0.1) * 1000).rounded()) }
+        var milliseconds = (0..<frames.count).map { i in Int32(((i < delays.count ? delays[i] : 0.1) * 1000).rounded())
+        }
         cvips_set_array_int(roll.pointer, "delay", &milliseconds, Int32(milliseconds.count))
         cvips_set_int(roll.pointer, "loop", Int32(vipsLoop(netscapeLoopCount: netscapeLoopCount)))
         cvips_remove(roll.pointer, "gif-delay")
@@ -133,8 +136,10 @@ enum Encoder {
     /// Metadata as `metadata` says (orientation is applied already; the pixels are sRGB unless the profile is kept).
     /// `onThisThread` (the default) lets a stripped 8-bit JPEG in memory be compressed by ``saveJPEGHere(_:quality:)``
     /// (the same bytes); false always runs libvips' saver.
-    static func save(_ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy(),
-                     onThisThread: Bool = true) throws(DWWebImageError) -> Data {
+    static func save(
+        _ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy(),
+        onThisThread: Bool = true
+    ) throws(DWWebImageError) -> Data {
         let saver: Int32
         switch format {
         case .bmp: return try saveBMP(image)
@@ -161,29 +166,36 @@ enum Encoder {
         let settings = DWImageProcessing.encoderSettings
         if onThisThread, format == .jpeg, strip == 1, !settings.jpegProgressive,
             let data = try saveJPEGHere(image, quality: quality)
-        { return data }
+        {
+            return data
+        }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         // GIF: libimagequant at effort 4 instead of libvips' 7 costs a third of the CPU (bench/pixels: GIF was the
         // most expensive output by far) for a palette one can hardly tell apart. AVIF: set explicitly (not libvips'
         // default, which a libvips upgrade may change) from the settings' speed, by default 9, i.e. effort 0, the
         // cheapest AV1 encode: an AVIF of the largest result allowed stays seconds of CPU, not minutes.
-        let effort: Int32 = switch format {
-        case .gif: 4
-        case .webp: Int32(settings.webpEffort)
-        case .avif: Int32(9 - settings.avifSpeed)
-        case .jxl: Int32(settings.jxlEffort)
-        default: -1
-        }
-        let interlace: Int32 = switch format {
-        case .jpeg: settings.jpegProgressive ? 1 : 0
-        case .png: settings.pngInterlaced ? 1 : 0
-        default: 0
-        }
+        let effort: Int32 =
+            switch format {
+            case .gif: 4
+            case .webp: Int32(settings.webpEffort)
+            case .avif: Int32(9 - settings.avifSpeed)
+            case .jxl: Int32(settings.jxlEffort)
+            default: -1
+            }
+        let interlace: Int32 =
+            switch format {
+            case .jpeg: settings.jpegProgressive ? 1 : 0
+            case .png: settings.pngInterlaced ? 1 : 0
+            default: 0
+            }
         let palette = format == .png ? settings.pngPaletteBitDepth : 0
-        guard cvips_save_buffer(saver, kept.pointer, Int32(quality), effort, strip, interlace, palette,
-                                &buffer, &length) == 0,
-              let buffer else {
+        guard
+            cvips_save_buffer(
+                saver, kept.pointer, Int32(quality), effort, strip, interlace, palette,
+                &buffer, &length) == 0,
+            let buffer
+        else {
             throw Vips.error("cannot encode \(format.rawValue)")
         }
         defer { cvips_free(buffer) }

@@ -7,20 +7,25 @@ import Foundation
 /// while a `maxBytes` limit is exceeded), read the result back.
 enum Engine {
     static func process(_ image: DWImage, maxBytes: Int = 0, _ body: (inout Canvas) throws(DWWebImageError) -> Void)
-        throws(DWWebImageError) -> DWImage {
+        throws(DWWebImageError) -> DWImage
+    {
         try Vips.start()
         var canvas = try Canvas(pending: image)
         try body(&canvas)
         var data = try Encoder.encode(&canvas)
-        while maxBytes > 0, data.count > maxBytes, let lower = lowerQuality(canvas, size: data.count, maxBytes: maxBytes) {
+        while maxBytes > 0, data.count > maxBytes,
+            let lower = lowerQuality(canvas, size: data.count, maxBytes: maxBytes)
+        {
             canvas.quality = lower
             data = try Encoder.encode(&canvas)
         }
         do {
             return try DWImage(data: data, maxPixelCount: .max)
         } catch {
-            throw DWWebImageError(.notAnImage, "the \(canvas.outputFormat.rawValue) encoder's output does not read back: "
-                                      + error.message)
+            throw DWWebImageError(
+                .notAnImage,
+                "the \(canvas.outputFormat.rawValue) encoder's output does not read back: "
+                    + error.message)
         }
     }
 

@@ -14,18 +14,23 @@ enum JPEGShrink {
         let swapped = (5...8).contains(header.int("orientation") ?? 1)
         let sourceWidth = Double(swapped ? header.height : header.width)
         let sourceHeight = Double(swapped ? header.width : header.height)
-        return factor(sourceWidth: sourceWidth, sourceHeight: sourceHeight, width: width, height: height,
-                      size: size, crop: crop)
+        return factor(
+            sourceWidth: sourceWidth, sourceHeight: sourceHeight, width: width, height: height,
+            size: size, crop: crop)
     }
 
     /// The same from the upright source size.
-    static func factor(sourceWidth: Double, sourceHeight: Double, width: Int, height: Int, size: Int32,
-                       crop: Int32) -> Int {
+    static func factor(
+        sourceWidth: Double, sourceHeight: Double, width: Int, height: Int, size: Int32,
+        crop: Int32
+    ) -> Int {
         guard sourceWidth > 0, sourceHeight > 0, width > 0, height > 0 else { return 1 }
         let horizontal = Double(width) / sourceWidth
         let vertical = Double(height) / sourceHeight
         // fit: the smaller scale decides; fill (crop) and force: both sides must stay at least the box's.
-        let scale = (crop != VipsInteresting.none || size == VipsSize.force) ? max(horizontal, vertical) : min(horizontal, vertical)
+        let scale =
+            (crop != VipsInteresting.none || size == VipsSize.force)
+            ? max(horizontal, vertical) : min(horizontal, vertical)
         guard scale < 1 else { return 1 }
         var shrink = 8
         // libjpeg's scaled size is ceil(side / shrink): at least side / shrink, so this keeps the box covered.

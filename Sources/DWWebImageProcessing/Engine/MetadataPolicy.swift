@@ -23,7 +23,8 @@ struct MetadataPolicy: Sendable, Hashable {
     func drops(_ name: String) -> Bool {
         if name == "icc-profile-data" { return !keepColorProfile }
         guard strip else { return false }
-        let isMetadata = name.hasPrefix("exif-") || name == "xmp-data" || name == "iptc-data" || name == "orientation"
+        let isMetadata =
+            name.hasPrefix("exif-") || name == "xmp-data" || name == "iptc-data" || name == "orientation"
             || name.hasPrefix("png-comment-") || name.hasPrefix("heif-")
         guard isMetadata else { return false }
         return !(keepCopyright && Self.copyrightFields.contains(name))
@@ -42,7 +43,8 @@ struct MetadataPolicy: Sendable, Hashable {
             if drops(name) {
                 cvips_remove(copy.pointer, name)
             } else if name == "icc-profile-data" || (name.hasPrefix("exif-") && name != "exif-data")
-                        || name == "xmp-data" || name == "iptc-data" {
+                || name == "xmp-data" || name == "iptc-data"
+            {
                 keepsAny = true  // `exif-data` alone (no tag kept) is not worth an EXIF block
             }
             index += 1

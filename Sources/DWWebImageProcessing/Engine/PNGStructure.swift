@@ -94,7 +94,9 @@ private struct APNGWalk {
     }
 
     private mutating func checkSequence(_ sequence: Int, _ type: String) {
-        if sequence != nextSequence { note("APNG \(type) has sequence number \(sequence) where \(nextSequence) was expected") }
+        if sequence != nextSequence {
+            note("APNG \(type) has sequence number \(sequence) where \(nextSequence) was expected")
+        }
         nextSequence = sequence + 1
     }
 

@@ -8,7 +8,8 @@ enum RegisteredCodec {
     /// Decodes `data` with `decoder` on the caller's thread: its header against `limits` first (10005 before any
     /// pixel is decoded), then the bitmap (10000 when the decoder refuses the data), whose size is checked again.
     static func decode(_ data: Data, with decoder: any DWImageDecoding, limits: DWProcessingLimits)
-        throws(DWWebImageError) -> DWBitmap {
+        throws(DWWebImageError) -> DWBitmap
+    {
         try limits.checkSourceFormat(decoder.format)
         guard let header = decoder.header(data) else {
             throw DWWebImageError(.notAnImage, "\(decoder.format.rawValue) header does not read")
@@ -35,7 +36,9 @@ enum RegisteredCodec {
         let (width, height) = (Int32(bitmap.width), Int32(bitmap.height))
         let length = rowBytes * bitmap.height
         return try borrowBytes(pixels) { (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
-            try Vips.make("cannot wrap decoded pixels") { cvips_from_memory(bytes.baseAddress!, length, width, height, 4, $0) }
+            try Vips.make("cannot wrap decoded pixels") {
+                cvips_from_memory(bytes.baseAddress!, length, width, height, 4, $0)
+            }
         }
     }
 
@@ -65,7 +68,8 @@ enum RegisteredCodec {
 
     /// `image` written by `encoder` on the caller's thread; `quality` as a conversion asked for it, else nil.
     static func encode(_ image: VImage, with encoder: any DWImageEncoding, quality: Int?) throws(DWWebImageError)
-        -> Data {
+        -> Data
+    {
         let bitmap = try bitmap(of: image)
         return try encoder.encode(bitmap, quality: quality.map { min(100, max(1, $0)) })
     }

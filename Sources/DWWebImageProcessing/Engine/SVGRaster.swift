@@ -38,8 +38,9 @@ enum SVGRaster {
         guard let root = report.root else { throw DWWebImageError(.notAnImage, "SVG has no root element") }
         let width = declaredLength(root, "width") ?? defaultSize.width
         let height = declaredLength(root, "height") ?? defaultSize.height
-        return Prepared(document: sized(image.data, root: root, width: width, height: height), width: width,
-                        height: height, report: report)
+        return Prepared(
+            document: sized(image.data, root: root, width: width, height: height), width: width,
+            height: height, report: report)
     }
 
     /// The source's intrinsic size (scale 1, 72 dpi) from the document alone (``prepare(_:)``); nothing renders.
@@ -53,13 +54,17 @@ enum SVGRaster {
     static func checkLimits(_ image: DWImage, limits: DWProcessingLimits) throws(DWWebImageError) {
         try limits.checkSourceFormat(image.format)
         if image.data.count > limits.maxByteCount {
-            throw DWWebImageError(.tooLarge, "encoded size in bytes of \(image.data.count) is over the limit of "
-                                  + "\(limits.maxByteCount)", size: Int64(image.data.count), limit: Int64(limits.maxByteCount))
+            throw DWWebImageError(
+                .tooLarge,
+                "encoded size in bytes of \(image.data.count) is over the limit of "
+                    + "\(limits.maxByteCount)", size: Int64(image.data.count), limit: Int64(limits.maxByteCount))
         }
         let side = max(image.pixelWidth, image.pixelHeight)
         if side > maxSide {
-            throw DWWebImageError(.tooLarge, "SVG size \(image.pixelWidth)×\(image.pixelHeight) is over libvips' "
-                                  + "limit of \(maxSide) per side", size: Int64(side), limit: Int64(maxSide))
+            throw DWWebImageError(
+                .tooLarge,
+                "SVG size \(image.pixelWidth)×\(image.pixelHeight) is over libvips' "
+                    + "limit of \(maxSide) per side", size: Int64(side), limit: Int64(maxSide))
         }
     }
 
@@ -69,8 +74,9 @@ enum SVGRaster {
     static func renderWithinLimits(_ image: DWImage) throws(DWWebImageError) -> Decoder.Decoded {
         let prepared = try prepare(image)
         let (width, height) = (prepared.width, prepared.height)
-        let geometry = ImgproxyGeometry(width: width, height: height, transform: DWTransform(),
-                                        vector: .init(maxPixels: DWImageProcessing.effectiveLimits.vectorPixelCap))
+        let geometry = ImgproxyGeometry(
+            width: width, height: height, transform: DWTransform(),
+            vector: .init(maxPixels: DWImageProcessing.effectiveLimits.vectorPixelCap))
         return try render(prepared, scale: geometry.loadScale(width: width, height: height))
     }
 
@@ -84,7 +90,9 @@ enum SVGRaster {
     /// libvips' smallest scale (0.001) the dpi is lowered instead, as imgproxy's `vips_svgload_go` does.
     static func render(_ prepared: Prepared, scale: Double) throws(DWWebImageError) -> Decoder.Decoded {
         try Vips.start()
-        guard scale.isFinite, scale > 0 else { throw DWWebImageError(.notAnImage, "SVG scale \(scale) is not positive") }
+        guard scale.isFinite, scale > 0 else {
+            throw DWWebImageError(.notAnImage, "SVG scale \(scale) is not positive")
+        }
         var (scale, dpi) = (scale, 72.0)
         if scale < 0.001 {
             dpi *= max(scale / 0.001, 0.001)
@@ -95,13 +103,16 @@ enum SVGRaster {
         // checks the exact one again before librsvg draws
         let expected = (Double(prepared.width) * scale, Double(prepared.height) * scale)
         guard expected.0 < Double(maxSide), expected.1 < Double(maxSide) else {
-            throw DWWebImageError(.tooLarge, "SVG rendered at \(Int(expected.0))×\(Int(expected.1)) is over libvips' "
-                                  + "limit of \(maxSide) per side", size: Int64(max(expected.0, expected.1)),
-                                  limit: Int64(maxSide))
+            throw DWWebImageError(
+                .tooLarge,
+                "SVG rendered at \(Int(expected.0))×\(Int(expected.1)) is over libvips' "
+                    + "limit of \(maxSide) per side", size: Int64(max(expected.0, expected.1)),
+                limit: Int64(maxSide))
         }
         try Decoder.checkArea(max(1, Int(expected.0.rounded())), max(1, Int(expected.1.rounded())), limits: limits)
-        let frame = try SVGRenderProcess.render(prepared.document, scale: scale, dpi: dpi, limits: limits,
-                                                embeddedPixels: prepared.report.embeddedPixels)
+        let frame = try SVGRenderProcess.render(
+            prepared.document, scale: scale, dpi: dpi, limits: limits,
+            embeddedPixels: prepared.report.embeddedPixels)
         return Decoder.Decoded(frames: [frame])
     }
 
@@ -115,9 +126,11 @@ enum SVGRaster {
             }
         }
         guard image.width <= maxSide, image.height <= maxSide else {
-            throw DWWebImageError(.tooLarge, "SVG rendered at \(image.width)×\(image.height) is over libvips' "
-                                  + "limit of \(maxSide) per side", size: Int64(max(image.width, image.height)),
-                                  limit: Int64(maxSide))
+            throw DWWebImageError(
+                .tooLarge,
+                "SVG rendered at \(image.width)×\(image.height) is over libvips' "
+                    + "limit of \(maxSide) per side", size: Int64(max(image.width, image.height)),
+                limit: Int64(maxSide))
         }
         try Decoder.checkArea(image.width, image.height, limits: DWProcessingLimits(maxPixelCount: maxPixels))
         return image
@@ -129,9 +142,11 @@ enum SVGRaster {
     /// em, ex), not a percentage.
     private static func declaredLength(_ root: DWSVGSanitizer.StartTag, _ name: String) -> Int? {
         guard let value = root.attributes.first(where: { $0.name == name })?.value,
-              !value.contains("\""), !value.contains("<"), !value.contains("&") else { return nil }
+            !value.contains("\""), !value.contains("<"), !value.contains("&")
+        else { return nil }
         // The sniffer's own length reader, through the public API: a document declaring only this length.
-        let probe = "<svg xmlns=\"http://www.w3.org/2000/svg\" \(name)=\"\(value)\" \(name == "width" ? "height" : "width")=\"1\"/>"
+        let probe =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" \(name)=\"\(value)\" \(name == "width" ? "height" : "width")=\"1\"/>"
         guard let image = try? DWImage(data: Data(probe.utf8)) else { return nil }
         let length = name == "width" ? image.pixelWidth : image.pixelHeight
         return length > 0 && length <= maxSide ? length : nil

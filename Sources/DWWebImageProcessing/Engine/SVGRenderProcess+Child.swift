@@ -61,7 +61,8 @@ struct HelperChild {
         close(fds[1])
         guard status == 0 else {
             close(fds[0])
-            throw DWWebImageError(.notAnImage, "cannot start the SVG helper \(path): \(String(cString: strerror(status)))")
+            throw DWWebImageError(
+                .notAnImage, "cannot start the SVG helper \(path): \(String(cString: strerror(status)))")
         }
         _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
         (self.pid, socket) = (pid, fds[0])
@@ -87,11 +88,13 @@ struct HelperChild {
         var pixels: (buffer: UnsafeMutableRawBufferPointer, filled: Int, width: Int, height: Int, bands: Int)?
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            var poller = pollfd(fd: socket, events: Int16(POLLIN) | (written < input.count ? Int16(POLLOUT) : 0), revents: 0)
+            var poller = pollfd(
+                fd: socket, events: Int16(POLLIN) | (written < input.count ? Int16(POLLOUT) : 0), revents: 0)
             if poll(&poller, 1, 20) > 0 {
                 if poller.revents & Int16(POLLOUT) != 0, written < input.count {
                     let n = input.withUnsafeBytes {
-                        send(socket, $0.baseAddress! + written, min(input.count - written, 1 << 20), Int32(MSG_NOSIGNAL))
+                        send(
+                            socket, $0.baseAddress! + written, min(input.count - written, 1 << 20), Int32(MSG_NOSIGNAL))
                     }
                     if n > 0 { written += n } else if errno != EAGAIN && errno != EINTR { written = input.count }
                     if written == input.count { shutdown(socket, Int32(SHUT_WR)) }
@@ -99,16 +102,23 @@ struct HelperChild {
                 if poller.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                     var n: Int
                     if let current = pixels {
-                        n = recv(socket, current.buffer.baseAddress! + current.filled, current.buffer.count - current.filled, 0)
+                        n = recv(
+                            socket, current.buffer.baseAddress! + current.filled, current.buffer.count - current.filled,
+                            0)
                         if n > 0 { pixels!.filled += n }
                         if n > 0, current.filled + n == current.buffer.count {  // all there: the end must follow
                             n = recv(socket, &chunk, 1, 0)
-                            if n == 0 || (n < 0 && errno == EAGAIN) { return .pixels(width: current.width, height: current.height, bands: current.bands, current.buffer) }
+                            if n == 0 || (n < 0 && errno == EAGAIN) {
+                                return .pixels(
+                                    width: current.width, height: current.height, bands: current.bands, current.buffer)
+                            }
                         }
                     } else {
                         n = recv(socket, &chunk, chunk.count, 0)
                         if n > 0, head.count < 1 << 16 { head += chunk[..<n] }
-                        if head.count >= SVGRenderProcess.Record.headerSize, head.starts(with: SVGRenderProcess.Record.pixelsMagic) {
+                        if head.count >= SVGRenderProcess.Record.headerSize,
+                            head.starts(with: SVGRenderProcess.Record.pixelsMagic)
+                        {
                             switch Self.pixelBuffer(head, maxPixelBytes: maxPixelBytes) {
                             case .success(let started): pixels = started
                             case .failure(let reason):
@@ -117,7 +127,8 @@ struct HelperChild {
                             }
                             head = []
                             if pixels!.filled == pixels!.buffer.count, pixels!.buffer.count > 0 {
-                                return .pixels(width: pixels!.width, height: pixels!.height, bands: pixels!.bands, pixels!.buffer)
+                                return .pixels(
+                                    width: pixels!.width, height: pixels!.height, bands: pixels!.bands, pixels!.buffer)
                             }
                         }
                     }
@@ -143,12 +154,14 @@ struct HelperChild {
 
     /// The pixel buffer a pixel record's header announces (and the bytes after the header already read into it).
     private static func pixelBuffer(_ head: [UInt8], maxPixelBytes: Int) -> Result<
-        (buffer: UnsafeMutableRawBufferPointer, filled: Int, width: Int, height: Int, bands: Int), Failure> {
+        (buffer: UnsafeMutableRawBufferPointer, filled: Int, width: Int, height: Int, bands: Int), Failure
+    > {
         let record = SVGRenderProcess.Record.self
         let (width, height, bands) = (record.int(head, at: 8), record.int(head, at: 16), record.int(head, at: 24))
         let size = width.multipliedReportingOverflow(by: height).partialValue.multipliedReportingOverflow(by: bands)
         guard width > 0, height > 0, (3...4).contains(bands), width <= 10_000_000, height <= 10_000_000, !size.overflow,
-              size.partialValue <= maxPixelBytes else {
+            size.partialValue <= maxPixelBytes
+        else {
             return .failure(Failure(reason: "a pixel record of \(width)×\(height)×\(bands) is not acceptable"))
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size.partialValue, alignment: 16)

@@ -24,16 +24,21 @@ enum SVGRenderProcess {
 
         init(arguments: [String]) throws(DWWebImageError) {
             guard arguments.count == 6, let scale = Double(arguments[0]), let dpi = Double(arguments[1]),
-                  let maxPixels = Int(arguments[2]), let bytes = Int(arguments[3]), let cpu = Double(arguments[4]),
-                  let memory = Int(arguments[5]), scale > 0, dpi > 0, bytes > 0, cpu > 0, memory > 0 else {
+                let maxPixels = Int(arguments[2]), let bytes = Int(arguments[3]), let cpu = Double(arguments[4]),
+                let memory = Int(arguments[5]), scale > 0, dpi > 0, bytes > 0, cpu > 0, memory > 0
+            else {
                 throw DWWebImageError(.notAnImage, "SVG helper: unusable arguments \(arguments)")
             }
-            self.init(scale: scale, dpi: dpi, maxPixels: maxPixels, documentBytes: bytes, cpuBudget: cpu,
-                      memoryLimit: memory)
+            self.init(
+                scale: scale, dpi: dpi, maxPixels: maxPixels, documentBytes: bytes, cpuBudget: cpu,
+                memoryLimit: memory)
         }
 
         var arguments: [String] {
-            [String(scale), String(dpi), String(maxPixels), String(documentBytes), String(cpuBudget), String(memoryLimit)]
+            [
+                String(scale), String(dpi), String(maxPixels), String(documentBytes), String(cpuBudget),
+                String(memoryLimit)
+            ]
         }
     }
 
@@ -64,31 +69,43 @@ enum SVGRenderProcess {
         let baseline = 1 << 30
         let output = outputPixels.multipliedReportingOverflow(by: 16)
         let embedded = embeddedPixels.multipliedReportingOverflow(by: 8)
-        return output.overflow || embedded.overflow ? Int.max / 2 : min(Int.max / 2, baseline + output.partialValue
-                                                                      + embedded.partialValue)
+        return output.overflow || embedded.overflow
+            ? Int.max / 2
+            : min(
+                Int.max / 2,
+                baseline + output.partialValue
+                    + embedded.partialValue)
     }
 
     /// Seconds a helper may take whatever its CPU: a loaded machine stretches a render, a blocked one does not end.
     static func wallLimit(budget: Double) -> Double { budget * 20 + 10 }
 
     /// `document` rendered by the helper at `scale`/`dpi` within `limits` (pixel count, CPU budget).
-    static func render(_ document: Data, scale: Double, dpi: Double, limits: DWProcessingLimits,
-                       embeddedPixels: Int) throws(DWWebImageError) -> VImage {
+    static func render(
+        _ document: Data, scale: Double, dpi: Double, limits: DWProcessingLimits,
+        embeddedPixels: Int
+    ) throws(DWWebImageError) -> VImage {
         let helper = try DWSVGRenderer.resolvedHelper()
         let maxPixels = limits.maxPixelCount
         let budget = max(0.01, limits.renderBudget)
-        let request = Request(scale: scale, dpi: dpi, maxPixels: maxPixels, documentBytes: document.count,
-                              cpuBudget: budget, memoryLimit: memoryLimit(outputPixels: maxPixels,
-                                                                          embeddedPixels: embeddedPixels))
+        let request = Request(
+            scale: scale, dpi: dpi, maxPixels: maxPixels, documentBytes: document.count,
+            cpuBudget: budget,
+            memoryLimit: memoryLimit(
+                outputPixels: maxPixels,
+                embeddedPixels: embeddedPixels))
         var child = try HelperChild(helper, arguments: [DWSVGRenderer.helperArgument] + request.arguments)
-        let outcome = child.exchange(document, budget: budget, wallLimit: wallLimit(budget: budget),
-                                     maxPixelBytes: maxPixels.multipliedReportingOverflow(by: 4).partialValue)
+        let outcome = child.exchange(
+            document, budget: budget, wallLimit: wallLimit(budget: budget),
+            maxPixelBytes: maxPixels.multipliedReportingOverflow(by: 4).partialValue)
         let status = child.reap()
         switch outcome {
         case .overBudget(let seconds):
-            throw DWWebImageError(.tooLarge, "SVG rendering was stopped after \(String(format: "%.2f", seconds)) s of "
-                                  + "CPU, over its budget of \(budget) s", size: Int64(seconds.rounded(.up)),
-                                  limit: Int64(budget.rounded(.up)))
+            throw DWWebImageError(
+                .tooLarge,
+                "SVG rendering was stopped after \(String(format: "%.2f", seconds)) s of "
+                    + "CPU, over its budget of \(budget) s", size: Int64(seconds.rounded(.up)),
+                limit: Int64(budget.rounded(.up)))
         case .overWallLimit:
             throw DWWebImageError(.tooLarge, "SVG rendering was stopped after \(wallLimit(budget: budget)) s")
         case .failure(let code, let message):
@@ -102,8 +119,9 @@ enum SVGRenderProcess {
                 }
             }
         case .broken(let reason):
-            throw DWWebImageError(status.signalled == SIGXCPU || status.signalled == SIGKILL ? .tooLarge : .notAnImage,
-                                  "SVG helper \(status.description): \(reason)")
+            throw DWWebImageError(
+                status.signalled == SIGXCPU || status.signalled == SIGKILL ? .tooLarge : .notAnImage,
+                "SVG helper \(status.description): \(reason)")
         }
     }
 }

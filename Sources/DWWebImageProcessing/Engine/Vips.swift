@@ -76,7 +76,8 @@ enum Vips {
     /// Inside a stopped ``DWWorkCancellation/current`` it throws 10007 instead (before the call, and in place of
     /// libvips' "killed" failure).
     static func make(_ what: String, _ body: (UnsafeMutablePointer<OpaquePointer?>) -> Int32)
-        throws(DWWebImageError) -> VImage {
+        throws(DWWebImageError) -> VImage
+    {
         try checkStopped()
         cvips_free(cvips_error_take())  // warnings earlier calls left (libjpeg's "extraneous bytes") are not this reason
         var out: OpaquePointer?

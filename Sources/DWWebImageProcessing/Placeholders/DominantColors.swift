@@ -26,15 +26,17 @@ enum DominantColors {
             }
             members = sums.map(\.weight)
             for k in centres.indices where sums[k].weight > 0 {
-                centres[k] = Bucket(r: sums[k].r / sums[k].weight, g: sums[k].g / sums[k].weight,
-                                    b: sums[k].b / sums[k].weight, weight: sums[k].weight)
+                centres[k] = Bucket(
+                    r: sums[k].r / sums[k].weight, g: sums[k].g / sums[k].weight,
+                    b: sums[k].b / sums[k].weight, weight: sums[k].weight)
             }
         }
         return centres.indices.filter { members[$0] > 0 }
             .map { k in
                 let c = centres[k]
-                let color = DWColor(red: UInt8(linearToSRGB(c.r)), green: UInt8(linearToSRGB(c.g)),
-                                    blue: UInt8(linearToSRGB(c.b)))
+                let color = DWColor(
+                    red: UInt8(linearToSRGB(c.r)), green: UInt8(linearToSRGB(c.g)),
+                    blue: UInt8(linearToSRGB(c.b)))
                 return DWDominantColor(color: color, fraction: members[k] / total)
             }
             .sorted { $0.fraction > $1.fraction }
@@ -56,8 +58,9 @@ enum DominantColors {
         }
         return grid.compactMap { bucket in
             guard bucket.weight > 0 else { return nil }
-            return Bucket(r: bucket.r / bucket.weight, g: bucket.g / bucket.weight, b: bucket.b / bucket.weight,
-                          weight: bucket.weight)
+            return Bucket(
+                r: bucket.r / bucket.weight, g: bucket.g / bucket.weight, b: bucket.b / bucket.weight,
+                weight: bucket.weight)
         }
     }
 

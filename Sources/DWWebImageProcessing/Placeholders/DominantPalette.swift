@@ -24,7 +24,7 @@ enum DominantPalette {
         Target(name: "dark_vibrant", luma: (0, 0.26, 0.45), saturation: (0.35, 1, 1)),
         Target(name: "muted", luma: (0.3, 0.5, 0.7), saturation: (0, 0.3, 0.4)),
         Target(name: "light_muted", luma: (0.55, 0.74, 1), saturation: (0, 0.3, 0.4)),
-        Target(name: "dark_muted", luma: (0, 0.26, 0.45), saturation: (0, 0.3, 0.4)),
+        Target(name: "dark_muted", luma: (0, 0.26, 0.45), saturation: (0, 0.3, 0.4))
     ]
 
     static func find(in colors: [DWDominantColor], buildMissed: Bool) -> [String: DWColor] {
@@ -40,8 +40,9 @@ enum DominantPalette {
                 guard (target.saturation.min...target.saturation.max).contains(s),
                     (target.luma.min...target.luma.max).contains(l)
                 else { continue }
-                let score = (3 * (1 - abs(s - target.saturation.target)) + 6 * (1 - abs(l - target.luma.target))
-                             + swatch.fraction / most) / 10
+                let score =
+                    (3 * (1 - abs(s - target.saturation.target)) + 6 * (1 - abs(l - target.luma.target))
+                        + swatch.fraction / most) / 10
                 if best == nil || score > best!.score { best = (index, score) }
             }
             if let best {
@@ -67,7 +68,9 @@ enum DominantPalette {
             p["dark_vibrant"] = from("dark_muted", lightness: 0.26)
             p["light_vibrant"] = from("light_muted", lightness: 0.74)
         }
-        if p["vibrant"] == nil { p["vibrant"] = from("dark_vibrant", lightness: 0.5) ?? from("light_vibrant", lightness: 0.5) }
+        if p["vibrant"] == nil {
+            p["vibrant"] = from("dark_vibrant", lightness: 0.5) ?? from("light_vibrant", lightness: 0.5)
+        }
         if p["dark_vibrant"] == nil { p["dark_vibrant"] = from("vibrant", lightness: 0.26) }
         if p["light_vibrant"] == nil { p["light_vibrant"] = from("vibrant", lightness: 0.74) }
         if p["muted"] == nil { p["muted"] = from("vibrant", saturation: 0.3) }
@@ -100,7 +103,8 @@ enum DominantPalette {
                 var t = t
                 if t < 0 { t += 1 }
                 if t > 1 { t -= 1 }
-                let value = t < 1 / 6 ? p + (q - p) * 6 * t : t < 1 / 2 ? q : t < 2 / 3 ? p + (q - p) * (2 / 3 - t) * 6 : p
+                let value =
+                    t < 1 / 6 ? p + (q - p) * 6 * t : t < 1 / 2 ? q : t < 2 / 3 ? p + (q - p) * (2 / 3 - t) * 6 : p
                 return UInt8((min(1, max(0, value)) * 255).rounded())
             }
             return DWColor(red: channel(h + 1 / 3), green: channel(h), blue: channel(h - 1 / 3))

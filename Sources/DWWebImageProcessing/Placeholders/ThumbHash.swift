@@ -39,11 +39,14 @@ enum ThumbHash {
         let (qDC, qAC, qScale) = channel(q, nx: 3, ny: 3, w: w, h: h)
         let (aDC, aAC, aScale) = hasAlpha ? channel(a, nx: 5, ny: 5, w: w, h: h) : (1, [], 1)
         let landscape = w > h
-        let header24 = round(63 * lDC) | (round(31.5 + 31.5 * pDC) << 6) | (round(31.5 + 31.5 * qDC) << 12)
+        let header24 =
+            round(63 * lDC) | (round(31.5 + 31.5 * pDC) << 6) | (round(31.5 + 31.5 * qDC) << 12)
             | (round(31 * lScale) << 18) | ((hasAlpha ? 1 : 0) << 23)
-        let header16 = (landscape ? ly : lx) | (round(63 * pScale) << 3) | (round(63 * qScale) << 9)
+        let header16 =
+            (landscape ? ly : lx) | (round(63 * pScale) << 3) | (round(63 * qScale) << 9)
             | ((landscape ? 1 : 0) << 15)
-        var hash = [header24 & 255, (header24 >> 8) & 255, header24 >> 16, header16 & 255, header16 >> 8].map(UInt8.init)
+        var hash = [header24 & 255, (header24 >> 8) & 255, header24 >> 16, header16 & 255, header16 >> 8].map(
+            UInt8.init)
         if hasAlpha { hash.append(UInt8(round(15 * aDC) | (round(15 * aScale) << 4))) }
         let start = hash.count
         for (index, f) in (lAC + pAC + qAC + aAC).enumerated() {

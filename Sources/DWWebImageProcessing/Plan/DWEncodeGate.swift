@@ -16,8 +16,10 @@ public struct DWEncodeGate: Sendable {
     public let record: @Sendable (DWImageFormat, Int, Duration) -> Void
 
     /// A gate over `formats`.
-    public init(formats: Set<DWImageFormat>, admits: (@Sendable (DWImageFormat, DWImageFormat?, Int) -> Bool)?,
-                record: @escaping @Sendable (DWImageFormat, Int, Duration) -> Void) {
+    public init(
+        formats: Set<DWImageFormat>, admits: (@Sendable (DWImageFormat, DWImageFormat?, Int) -> Bool)?,
+        record: @escaping @Sendable (DWImageFormat, Int, Duration) -> Void
+    ) {
         (self.formats, self.admits, self.record) = (formats, admits, record)
     }
 
@@ -43,10 +45,11 @@ extension DWVariantPlan {
     /// The same plan (same ``identifier``: same cache key) with `output` for its output rule when given, and `gate`
     /// as its ``encodeGate``; a plan whose output rule changes gets the identifier of that rule.
     public func with(output: DWOutputRule? = nil, encodeGate gate: DWEncodeGate?) -> DWVariantPlan {
-        DWVariantPlan(transform: transform, output: output ?? self.output, svg: svg,
-                      stripsUnprocessed: stripsUnprocessed, limits: limits, framePixelBudget: framePixelBudget,
-                      checks: checks, watermark: watermark, processors: processors, willRender: willRender,
-                      didRender: didRender, encodeGate: gate)
+        DWVariantPlan(
+            transform: transform, output: output ?? self.output, svg: svg,
+            stripsUnprocessed: stripsUnprocessed, limits: limits, framePixelBudget: framePixelBudget,
+            checks: checks, watermark: watermark, processors: processors, willRender: willRender,
+            didRender: didRender, encodeGate: gate)
     }
 
     /// Throws ``DWEncodeGate/deferral(_:)`` when the gate refuses the format `source`'s result is negotiated to (a
@@ -54,8 +57,8 @@ extension DWVariantPlan {
     /// (``DWTransform/resultSize(sourceWidth:sourceHeight:)``, either orientation: the larger).
     func checkEncodeGate(_ source: DWImage) throws(DWWebImageError) {
         guard let gate = encodeGate, let admits = gate.admits, transform.format == nil,
-              case .preferred(_, let negotiated) = output,
-              let format = DWPreferredFormats.negotiated(negotiated, for: source), gate.formats.contains(format)
+            case .preferred(_, let negotiated) = output,
+            let format = DWPreferredFormats.negotiated(negotiated, for: source), gate.formats.contains(format)
         else { return }
         var pixels = 0
         for (width, height) in [(source.pixelWidth, source.pixelHeight), (source.pixelHeight, source.pixelWidth)] {

@@ -46,8 +46,10 @@ public struct DWPlanCheck: Sendable {
     public let check: @Sendable (_ source: DWImage, _ outputFormat: DWImageFormat) throws(DWWebImageError) -> Void
 
     /// A check named `identifier`.
-    public init(identifier: String = "",
-                _ check: @escaping @Sendable (DWImage, DWImageFormat) throws(DWWebImageError) -> Void) {
+    public init(
+        identifier: String = "",
+        _ check: @escaping @Sendable (DWImage, DWImageFormat) throws(DWWebImageError) -> Void
+    ) {
         self.identifier = identifier
         self.check = check
     }

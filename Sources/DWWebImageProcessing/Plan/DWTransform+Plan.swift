@@ -23,9 +23,10 @@ extension DWTransform {
     func canvasSteps(watermark: DWImage?) -> [any CanvasStep] {
         var steps: [any CanvasStep] = []
         let hdr = keepsHighBitDepth
-        let metadata = DWMetadataOptions(stripMetadata: stripMetadata, keepCopyright: keepCopyright,
-                                         stripColorProfile: stripColorProfile, enforceThumbnail: enforceThumbnail,
-                                         preserveHDR: hdr)
+        let metadata = DWMetadataOptions(
+            stripMetadata: stripMetadata, keepCopyright: keepCopyright,
+            stripColorProfile: stripColorProfile, enforceThumbnail: enforceThumbnail,
+            preserveHDR: hdr)
         if !metadata.isDefault { steps.append(metadata) }
         if !hdr, let resize = plainResize {
             steps.append(resize)
@@ -34,7 +35,9 @@ extension DWTransform {
             steps.append(ImgproxyStage(transform: geometryAndPixels, watermark: watermark))
         }
         if grayscale { steps.append(DWGrayscale()) }
-        if let tint, tint.count == 4 { steps.append(DWTint(red: tint[0], green: tint[1], blue: tint[2], alpha: tint[3])) }
+        if let tint, tint.count == 4 {
+            steps.append(DWTint(red: tint[0], green: tint[1], blue: tint[2], alpha: tint[3]))
+        }
         // A radius that is not a finite number ≥ 0 rounds nothing (DWRoundCorners takes only valid radii).
         if let roundCorners, roundCorners.isFinite, roundCorners >= 0 {
             steps.append(DWRoundCorners(radius: roundCorners))
@@ -88,13 +91,15 @@ extension DWTransform {
         // DWResize and DWBlur take only what they can apply (a side within libvips' coordinates, sigma ≤ 1000);
         // imgproxy's arithmetic (ImgproxyStage) takes any.
         guard rest == DWTransform(), width > 0 || height > 0, width <= DWResize.unbounded, height <= DWResize.unbounded,
-              blur <= 1000 else { return nil }
+            blur <= 1000
+        else { return nil }
         switch resizingType {
         case .fit: break
         case .fill, .force: guard width > 0 && height > 0 else { return nil }
         case .fillDown, .auto: return nil
         }
-        return DWResize(width: width > 0 ? width : nil, height: height > 0 ? height : nil, mode: resizingType,
-                        enlarge: enlarge)
+        return DWResize(
+            width: width > 0 ? width : nil, height: height > 0 ? height : nil, mode: resizingType,
+            enlarge: enlarge)
     }
 }

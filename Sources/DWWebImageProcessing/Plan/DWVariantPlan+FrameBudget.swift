@@ -28,8 +28,10 @@ extension DWVariantPlan {
         var limits = DWImageProcessing.effectiveLimits
         let decoded = (source.pixelWidth * source.pixelHeight).multipliedReportingOverflow(by: source.frameCount)
         if format.savesAnimation, !decoded.overflow, decoded.partialValue <= limits.maxTotalPixelCount,
-           transform.framesFit(source.frameCount, sourceWidth: source.pixelWidth, sourceHeight: source.pixelHeight,
-                               pixelBudget: framePixelBudget) {
+            transform.framesFit(
+                source.frameCount, sourceWidth: source.pixelWidth, sourceHeight: source.pixelHeight,
+                pixelBudget: framePixelBudget)
+        {
             return nil
         }
         limits.maxProcessedFrames = 1

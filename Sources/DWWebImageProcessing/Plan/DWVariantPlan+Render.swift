@@ -8,13 +8,17 @@ extension DWVariantPlan {
         if source.format == .svg, svg != .rasterize {
             return svg == .sanitize ? try DWSanitizeSVG().process(source) : source
         }
-        if transform.format == .svg { throw DWWebImageError(.notAnImage, "resulting image format is not supported: svg") }
+        if transform.format == .svg {
+            throw DWWebImageError(.notAnImage, "resulting image format is not supported: svg")
+        }
         let checked = transform.format ?? source.format
         for check in checks { try check.check(source, checked) }
         try checkEncodeGate(source)
         guard let recorder = encodeGate?.record else { return try renderBudgeted(source, checked) }
         return try DWEncodeGate.$recorder.withValue(recorder) { () -> Result<DWImage, DWWebImageError> in
-            do throws(DWWebImageError) { return .success(try renderBudgeted(source, checked)) } catch { return .failure(error) }
+            do throws(DWWebImageError) { return .success(try renderBudgeted(source, checked)) } catch {
+                return .failure(error)
+            }
         }.get()
     }
 
@@ -34,7 +38,9 @@ extension DWVariantPlan {
         defer { didRender?(clock.now - start) }
         // `skp:` compares the source with the format the transform names (imgproxy's `po.Format`), not with the one
         // chosen per source: a transform naming none skips every listed source format.
-        if transform.skipProcessing.contains(source.format), transform.format == nil || transform.format == source.format {
+        if transform.skipProcessing.contains(source.format),
+            transform.format == nil || transform.format == source.format
+        {
             return try DWImageProcessors.apply(processors, to: source)
         }
         var steps = transform
@@ -55,8 +61,8 @@ extension DWVariantPlan {
     /// go out (nothing to strip: ``MetadataScan``, or metadata kept).
     private func notLarger(_ result: DWImage, than source: DWImage, _ steps: DWTransform) -> Bool {
         guard steps.neverLarger || steps.maxBytes > 0, result.data.count >= source.data.count,
-              result.format == source.format, result.pixelWidth == source.pixelWidth,
-              result.pixelHeight == source.pixelHeight, result.frameCount == source.frameCount
+            result.format == source.format, result.pixelWidth == source.pixelWidth,
+            result.pixelHeight == source.pixelHeight, result.frameCount == source.frameCount
         else { return true }
         let maxFrames = DWImageProcessing.effectiveLimits.maxProcessedFrames
         return steps.stripMetadata && !MetadataScan.isClean(source, maxFrames: maxFrames)
@@ -84,19 +90,24 @@ extension DWVariantPlan {
     private func outputFormat(for source: DWImage) throws(DWWebImageError) -> DWImageFormat? {
         switch output {
         case .transform:
-            if transform.format == nil, transform.pngToJPEG, source.format == .png, !(try DWPreferredFormats.hasAlpha(source)) {
+            if transform.format == nil, transform.pngToJPEG, source.format == .png,
+                !(try DWPreferredFormats.hasAlpha(source))
+            {
                 return .jpeg  // thumbor's AUTO_PNG_TO_JPG
             }
             return transform.format
         case .enforced(let formats):
             return DWPreferredFormats.negotiated(formats, for: source) ?? transform.format
         case .preferred(let preferred, let negotiated):
-            if transform.pngToJPEG, source.format == .png, DWPreferredFormats.negotiated(negotiated, for: source) == nil,
-               !(try DWPreferredFormats.hasAlpha(source)) {
+            if transform.pngToJPEG, source.format == .png,
+                DWPreferredFormats.negotiated(negotiated, for: source) == nil,
+                !(try DWPreferredFormats.hasAlpha(source))
+            {
                 return .jpeg  // thumbor's AUTO_PNG_TO_JPG
             }
             let format = try preferred.outputFormat(
-                for: source, negotiated: negotiated, addsAlpha: transform.padding != DWPadding() || transform.extend != nil,
+                for: source, negotiated: negotiated,
+                addsAlpha: transform.padding != DWPadding() || transform.extend != nil,
                 flattens: transform.background != nil)
             // An APNG kept as PNG is named: without a format the engine would make an animated WebP of it, where
             // imgproxy (which reads a PNG's first frame only) writes a PNG.

@@ -51,24 +51,29 @@ public struct DWVariantPlan: DWImageProcessor {
 
     /// A plan (see the type's doc); the defaults are `dwfetch`'s: the transform's format, SVG rasterised, nothing
     /// stripped when there is nothing to do, the process-wide limits, no checks.
-    public init(transform: DWTransform, output: DWOutputRule = .transform, svg: DWSVGHandling = .rasterize,
-                stripsUnprocessed: Bool = false, limits: DWProcessingLimits? = nil, framePixelBudget: Int? = nil,
-                checks: [DWPlanCheck] = [], watermark: DWImage? = nil, processors: [any DWImageProcessor] = [],
-                willRender: (@Sendable () -> Void)? = nil, didRender: (@Sendable (Duration) -> Void)? = nil,
-                encodeGate: DWEncodeGate? = nil) {
+    public init(
+        transform: DWTransform, output: DWOutputRule = .transform, svg: DWSVGHandling = .rasterize,
+        stripsUnprocessed: Bool = false, limits: DWProcessingLimits? = nil, framePixelBudget: Int? = nil,
+        checks: [DWPlanCheck] = [], watermark: DWImage? = nil, processors: [any DWImageProcessor] = [],
+        willRender: (@Sendable () -> Void)? = nil, didRender: (@Sendable (Duration) -> Void)? = nil,
+        encodeGate: DWEncodeGate? = nil
+    ) {
         (self.transform, self.output, self.svg, self.stripsUnprocessed) = (transform, output, svg, stripsUnprocessed)
         self.encodeGate = encodeGate
         (self.limits, self.checks, self.watermark, self.processors) = (limits, checks, watermark, processors)
         (self.willRender, self.didRender, self.framePixelBudget) = (willRender, didRender, framePixelBudget)
         var parts = [transform.identifier]
-        if transform.drawsWatermark, let watermark { parts.append("wm=" + String(Self.fnv1a(watermark.data), radix: 16)) }
+        if transform.drawsWatermark, let watermark {
+            parts.append("wm=" + String(Self.fnv1a(watermark.data), radix: 16))
+        }
         parts.append(output.identifier)
         if svg != .rasterize { parts.append("svg=\(svg.rawValue)") }
         var steps = transform
         (steps.cacheBuster, steps.skipProcessing) = ("", [])
         if stripsUnprocessed && steps.isIdentity { parts.append("strip") }  // the only plans it can change
         parts += checks.map(\.identifier)
-        identifier = "plan(" + parts.filter { !$0.isEmpty }.joined(separator: ";") + ")"
+        identifier =
+            "plan(" + parts.filter { !$0.isEmpty }.joined(separator: ";") + ")"
             + processors.map { "+" + $0.identifier }.joined()
     }
 
@@ -84,9 +89,10 @@ public struct DWVariantPlan: DWImageProcessor {
     /// This plan drawing `watermark` (its bytes named in the ``identifier``, so a changed image is another variant):
     /// a server fetches a thumbor watermark after it planned the request.
     public func with(watermark: DWImage) -> DWVariantPlan {
-        DWVariantPlan(transform: transform, output: output, svg: svg, stripsUnprocessed: stripsUnprocessed,
-                      limits: limits, framePixelBudget: framePixelBudget, checks: checks, watermark: watermark,
-                      processors: processors, willRender: willRender, didRender: didRender)
+        DWVariantPlan(
+            transform: transform, output: output, svg: svg, stripsUnprocessed: stripsUnprocessed,
+            limits: limits, framePixelBudget: framePixelBudget, checks: checks, watermark: watermark,
+            processors: processors, willRender: willRender, didRender: didRender)
     }
 
     /// FNV-1a over `data`: names the watermark's bytes in the identifier (not a security measure).

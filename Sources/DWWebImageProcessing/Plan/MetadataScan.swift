@@ -36,8 +36,10 @@ enum MetadataScan {
     }
 
     /// Chunks that describe pixels only; any other (text, EXIF, time, ICC, private ones) makes a PNG not clean.
-    private static let pixelChunks: Set<String> = ["IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB",
-                                                   "bKGD", "pHYs", "sBIT", "acTL", "fcTL", "fdAT"]
+    private static let pixelChunks: Set<String> = [
+        "IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB",
+        "bKGD", "pHYs", "sBIT", "acTL", "fcTL", "fdAT"
+    ]
 
     /// PNG: every chunk up to IEND must be one of ``pixelChunks``.
     static func pngIsClean(_ b: UnsafeBufferPointer<UInt8>) -> Bool {

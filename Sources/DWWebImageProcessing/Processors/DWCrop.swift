@@ -40,8 +40,9 @@ public struct DWCrop: DWImageProcessor, Hashable {
             let right = min(frame.width, x.addingReportingOverflow(width).overflow ? Int.max : x + width)
             let bottom = min(frame.height, y.addingReportingOverflow(height).overflow ? Int.max : y + height)
             guard right > left, bottom > top else {
-                throw DWWebImageError(.notAnImage,
-                                      "\(identifier) lies outside the \(frame.width)×\(frame.height) image")
+                throw DWWebImageError(
+                    .notAnImage,
+                    "\(identifier) lies outside the \(frame.width)×\(frame.height) image")
             }
             return try Vips.make("cannot crop") {
                 cvips_extract_area(frame.pointer, Int32(left), Int32(top), Int32(right - left), Int32(bottom - top), $0)

@@ -19,8 +19,12 @@ public struct DWGrayscale: DWImageProcessor, Hashable {
 
     func apply(to canvas: inout Canvas) throws(DWWebImageError) {
         try canvas.mapFrames { frame throws(DWWebImageError) in
-            let grey = try Vips.make("cannot convert to grey") { cvips_colourspace(frame.pointer, VipsInterpretation.grey16, $0) }
-            return try Vips.make("cannot convert to grey") { cvips_colourspace(grey.pointer, VipsInterpretation.sRGB, $0) }
+            let grey = try Vips.make("cannot convert to grey") {
+                cvips_colourspace(frame.pointer, VipsInterpretation.grey16, $0)
+            }
+            return try Vips.make("cannot convert to grey") {
+                cvips_colourspace(grey.pointer, VipsInterpretation.sRGB, $0)
+            }
         }
     }
 }

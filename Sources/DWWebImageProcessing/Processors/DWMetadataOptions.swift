@@ -23,9 +23,13 @@ public struct DWMetadataOptions: DWImageProcessor, Hashable {
     public let preserveHDR: Bool
 
     /// A policy from imgproxy's options.
-    public init(stripMetadata: Bool, keepCopyright: Bool, stripColorProfile: Bool, enforceThumbnail: Bool = false,
-                preserveHDR: Bool = false) {
-        (self.stripMetadata, self.keepCopyright, self.stripColorProfile) = (stripMetadata, keepCopyright, stripColorProfile)
+    public init(
+        stripMetadata: Bool, keepCopyright: Bool, stripColorProfile: Bool, enforceThumbnail: Bool = false,
+        preserveHDR: Bool = false
+    ) {
+        (self.stripMetadata, self.keepCopyright, self.stripColorProfile) = (
+            stripMetadata, keepCopyright, stripColorProfile
+        )
         (self.enforceThumbnail, self.preserveHDR) = (enforceThumbnail, preserveHDR)
     }
 
@@ -46,8 +50,9 @@ public struct DWMetadataOptions: DWImageProcessor, Hashable {
     }
 
     func apply(to canvas: inout Canvas) throws(DWWebImageError) {
-        canvas.metadata = MetadataPolicy(strip: stripMetadata, keepCopyright: keepCopyright,
-                                         keepColorProfile: !stripColorProfile, keepHighBitDepth: preserveHDR)
+        canvas.metadata = MetadataPolicy(
+            strip: stripMetadata, keepCopyright: keepCopyright,
+            keepColorProfile: !stripColorProfile, keepHighBitDepth: preserveHDR)
         canvas.enforceThumbnail = enforceThumbnail
     }
 }

@@ -63,7 +63,9 @@ public struct DWResize: DWImageProcessor, Hashable {
         // does (rendered at the size asked for, larger than its intrinsic size too)
         if mode == .fillDown || mode == .auto || canvas.source?.format == .svg {
             var transform = DWTransform()
-            (transform.resizingType, transform.width, transform.height, transform.enlarge) = (mode, width ?? 0, height ?? 0, enlarge)
+            (transform.resizingType, transform.width, transform.height, transform.enlarge) = (
+                mode, width ?? 0, height ?? 0, enlarge
+            )
             return try ImgproxyStage(transform: transform, watermark: nil).apply(to: &canvas)
         }
         var boxWidth = width ?? Self.unbounded
@@ -80,7 +82,8 @@ public struct DWResize: DWImageProcessor, Hashable {
         }
         let crop = fill ? VipsInteresting.centre : VipsInteresting.none
         if let source = canvas.source, Decoder.vipsLoader(for: source.format) != nil, !Decoder.isAnimatedWebP(source),
-           !(source.format == .png && source.isAnimated) {  // animations resize frame by frame below
+            !(source.format == .png && source.isAnimated)
+        {  // animations resize frame by frame below
             let decoded = try Decoder.thumbnail(source, width: boxWidth, height: boxHeight, size: size, crop: crop)
             canvas.frames = decoded.frames
             canvas.keepAlive.append(contentsOf: decoded.keepAlive)

@@ -65,7 +65,8 @@ public struct DWRoundCorners: DWImageProcessor, Hashable {
                 guard cx > 0, cy > 0 else { continue }
                 let coverage = min(1, max(0, radius - (cx * cx + cy * cy).squareRoot() + 0.5))
                 let value = UInt8((coverage * 255).rounded())
-                for (x, y) in [(dx, dy), (width - 1 - dx, dy), (dx, height - 1 - dy), (width - 1 - dx, height - 1 - dy)] {
+                for (x, y) in [(dx, dy), (width - 1 - dx, dy), (dx, height - 1 - dy), (width - 1 - dx, height - 1 - dy)]
+                {
                     mask[y * width + x] = min(mask[y * width + x], value)
                 }
             }

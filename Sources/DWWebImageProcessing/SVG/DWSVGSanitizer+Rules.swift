@@ -33,7 +33,8 @@ extension DWSVGSanitizer {
                 while j < bytes.count, Self.isSpace(bytes[j]) { j += 1 }
                 guard j < bytes.count else { throw Malformed(reason: "tag <\(name)> at byte \(start) is not closed") }
                 if bytes[j] == UInt8(ascii: ">") || bytes[j] == UInt8(ascii: "/") {
-                    guard bytes[j] == UInt8(ascii: ">") || (j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: ">")) else {
+                    guard bytes[j] == UInt8(ascii: ">") || (j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: ">"))
+                    else {
                         throw Malformed(reason: "tag <\(name)> at byte \(start) has a stray /")
                     }
                     (attributesEnd, selfClosing) = (attributeStart, bytes[j] == UInt8(ascii: "/"))
@@ -50,7 +51,8 @@ extension DWSVGSanitizer {
                 j += 1
                 while j < bytes.count, Self.isSpace(bytes[j]) { j += 1 }
                 guard j < bytes.count, bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'"),
-                      let close = bytes[(j + 1)...].firstIndex(of: bytes[j]) else {
+                    let close = bytes[(j + 1)...].firstIndex(of: bytes[j])
+                else {
                     throw Malformed(reason: "attribute \(attributeName) of <\(name)> at byte \(start) is not quoted")
                 }
                 let value = String(decoding: bytes[(j + 1)..<close], as: UTF8.self)
@@ -85,7 +87,9 @@ extension DWSVGSanitizer {
     /// `<set>` or `<animate>` whose `attributeName` is an `href`: it would put any URL into one after sanitising.
     static func animatesHref(_ element: String, _ tag: StartTag) -> Bool {
         guard element == "set" || element == "animate" else { return false }
-        return tag.attributes.contains { localName($0.name) == "attributename" && localName(urlValue($0.value)) == "href" }
+        return tag.attributes.contains {
+            localName($0.name) == "attributename" && localName(urlValue($0.value)) == "href"
+        }
     }
 
     /// A URL attribute as a browser reads it: character references and the predefined entities decoded, leading
@@ -96,17 +100,23 @@ extension DWSVGSanitizer {
         while let amp = rest.firstIndex(of: "&") {
             decoded += rest[..<amp]
             rest = rest[amp...]
-            guard let semicolon = rest.firstIndex(of: ";"), rest.distance(from: rest.startIndex, to: semicolon) <= 12 else {
+            guard let semicolon = rest.firstIndex(of: ";"), rest.distance(from: rest.startIndex, to: semicolon) <= 12
+            else {
                 decoded += "&"
                 rest = rest.dropFirst()
                 continue
             }
             let entity = rest[rest.index(after: rest.startIndex)..<semicolon].lowercased()
-            let named = ["lt": "<", "gt": ">", "amp": "&", "quot": "\"", "apos": "'", "colon": ":", "tab": "\t",
-                         "newline": "\n"][entity]
+            let named = [
+                "lt": "<", "gt": ">", "amp": "&", "quot": "\"", "apos": "'", "colon": ":", "tab": "\t",
+                "newline": "\n"
+            ][entity]
             var scalar: Unicode.Scalar?
-            if entity.hasPrefix("#x") { scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init) }
-            else if entity.hasPrefix("#") { scalar = UInt32(entity.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init) }
+            if entity.hasPrefix("#x") {
+                scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+            } else if entity.hasPrefix("#") {
+                scalar = UInt32(entity.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init)
+            }
             if let text = named ?? scalar.map({ String(Character($0)) }) {
                 decoded += text
                 rest = rest[rest.index(after: semicolon)...]
@@ -125,7 +135,8 @@ extension DWSVGSanitizer {
         guard let colon = url.firstIndex(of: ":") else { return nil }
         let candidate = url[..<colon]
         guard let first = candidate.first, first.isASCII, first.isLetter,
-              candidate.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+            candidate.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
         return candidate.lowercased()
     }
 
@@ -137,7 +148,9 @@ extension DWSVGSanitizer {
         guard let keyword = words.first?.uppercased() else { return true }
         if keyword == "ATTLIST" { return false }
         guard keyword == "ENTITY" else { return true }
-        guard words.count >= 3, words[1] != "%", !["SYSTEM", "PUBLIC"].contains(words[2].uppercased()) else { return false }
+        guard words.count >= 3, words[1] != "%", !["SYSTEM", "PUBLIC"].contains(words[2].uppercased()) else {
+            return false
+        }
         guard let open = text.firstIndex(where: { $0 == "\"" || $0 == "'" }) else { return false }
         let value = text[text.index(after: open)...].prefix { $0 != text[open] }
         return !value.contains("<") && !value.contains("&") && !value.contains("%")

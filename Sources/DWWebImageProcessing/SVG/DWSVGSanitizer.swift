@@ -44,7 +44,7 @@ public enum DWSVGSanitizer {
 
     /// Elements dropped with their content.
     static let droppedElements: Set<String> = [
-        "script", "iframe", "form", "object", "embed", "applet", "frame", "frameset", "meta", "link", "base",
+        "script", "iframe", "form", "object", "embed", "applet", "frame", "frameset", "meta", "link", "base"
     ]
 
     /// SVG's namespace, the only one a root element may declare.
@@ -85,7 +85,8 @@ public enum DWSVGSanitizer {
         /// The root may declare SVG's namespace or none (then no browser reads it as HTML), never another.
         private mutating func checkRoot(_ tag: StartTag) throws(Malformed) {
             sawRoot = true
-            let prefix = tag.name.split(separator: ":", maxSplits: 1).count == 2
+            let prefix =
+                tag.name.split(separator: ":", maxSplits: 1).count == 2
                 ? String(tag.name.split(separator: ":", maxSplits: 1)[0]) : nil
             let declaration = prefix.map { "xmlns:\($0)" } ?? "xmlns"
             guard let namespace = tag.attributes.first(where: { $0.name == declaration })?.value else { return }

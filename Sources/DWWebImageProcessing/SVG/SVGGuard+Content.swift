@@ -98,7 +98,7 @@ extension SVGGuard {
     /// The formats an embedded image may be, with the media types a `data:` URL may declare for each.
     static let embeddedFormats: [DWImageFormat: Set<String>] = [
         .png: ["image/png"], .jpeg: ["image/jpeg", "image/jpg", "image/pjpeg"], .gif: ["image/gif"],
-        .webp: ["image/webp"],
+        .webp: ["image/webp"]
     ]
 
     /// The header pixels of the image in the `data:` URL `url`: width × height (× frames for GIF and WebP). Refuses a
@@ -123,7 +123,8 @@ extension SVGGuard {
             throw refused("a data: image in \(image.format.rawValue.uppercased()), not PNG, JPEG, GIF or WebP")
         }
         guard mediaType.isEmpty || types.contains(mediaType) else {
-            throw refused("a data: image declared \(mediaType.prefix(40)) that is \(image.format.rawValue.uppercased())")
+            throw refused(
+                "a data: image declared \(mediaType.prefix(40)) that is \(image.format.rawValue.uppercased())")
         }
         let frames = image.format == .gif || image.format == .webp ? max(1, image.frameCount) : 1
         let area = image.pixelWidth.multipliedReportingOverflow(by: image.pixelHeight)
@@ -139,7 +140,8 @@ extension SVGGuard {
         var i = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count,
-               let value = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
+            {
                 out.append(value)
                 i += 3
             } else {

@@ -51,7 +51,7 @@ enum SVGGuard {
     static let filterPrimitives: Set<String> = [
         "feblend", "fecolormatrix", "fecomponenttransfer", "fecomposite", "feconvolvematrix", "fediffuselighting",
         "fedisplacementmap", "fedropshadow", "feflood", "fegaussianblur", "feimage", "femerge", "femorphology",
-        "feoffset", "fespecularlighting", "fetile", "feturbulence",
+        "feoffset", "fespecularlighting", "fetile", "feturbulence"
     ]
 
     /// Scans `data`; throws 10000 for what may not reach librsvg (or does not tokenise) and 10005 for what is over
@@ -77,11 +77,13 @@ enum SVGGuard {
     static func checkEncoding(_ instruction: String) throws(DWWebImageError) {
         let lower = instruction.lowercased()
         guard lower.hasPrefix("<?xml"), lower.dropFirst(5).first?.isWhitespace ?? false,
-              let range = lower.range(of: "encoding") else { return }
+            let range = lower.range(of: "encoding")
+        else { return }
         let rest = lower[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let quote = rest.first, quote == "\"" || quote == "'" else { return }
         let name = rest.dropFirst().prefix { $0 != quote }.trimmingCharacters(in: .whitespaces)
-        let asciiCompatible = ["utf-8", "utf8", "us-ascii", "ascii", "latin1"].contains(name)
+        let asciiCompatible =
+            ["utf-8", "utf8", "us-ascii", "ascii", "latin1"].contains(name)
             || ["iso-8859-", "iso8859-", "windows-125", "cp125"].contains { name.hasPrefix($0) }
         guard asciiCompatible else { throw refused("the encoding \(name.prefix(40)) (only UTF-8 and ASCII supersets)") }
     }
@@ -93,8 +95,9 @@ enum SVGGuard {
 
     /// Over a cap: 10005.
     static func overCap(_ what: String, _ count: Int, _ cap: Int) -> DWWebImageError {
-        DWWebImageError(.tooLarge, "SVG refused before rendering: \(what) over the cap of \(cap)", size: Int64(count),
-                        limit: Int64(cap))
+        DWWebImageError(
+            .tooLarge, "SVG refused before rendering: \(what) over the cap of \(cap)", size: Int64(count),
+            limit: Int64(cap))
     }
 
     /// The walk over the tokens.
@@ -184,18 +187,21 @@ enum SVGGuard {
             if element == "a" { return }
             let scheme = DWSVGSanitizer.scheme(of: url)
             guard element == "image" || element == "feimage", scheme == "data" else {
-                throw refused("<\(element)> refers to \(scheme.map { "a \($0): URL" } ?? "a relative URL"); only "
-                              + "fragments\(element == "image" || element == "feimage" ? " and data: images" : "") are read")
+                throw refused(
+                    "<\(element)> refers to \(scheme.map { "a \($0): URL" } ?? "a relative URL"); only "
+                        + "fragments\(element == "image" || element == "feimage" ? " and data: images" : "") are read")
             }
             report.images += 1
             guard report.images <= Caps.images else { throw overCap("embedded images", report.images, Caps.images) }
             let pixels = try SVGGuard.embeddedPixels(url)
             let sum = report.embeddedPixels.addingReportingOverflow(pixels)
             guard !sum.overflow, sum.partialValue <= maxPixels else {
-                throw DWWebImageError(.tooLarge, "SVG refused before rendering: its embedded images have "
-                                      + "\(sum.overflow ? Int.max : sum.partialValue) pixels, over the limit of "
-                                      + "\(maxPixels)", size: Int64(sum.overflow ? Int.max : sum.partialValue),
-                                      limit: Int64(maxPixels))
+                throw DWWebImageError(
+                    .tooLarge,
+                    "SVG refused before rendering: its embedded images have "
+                        + "\(sum.overflow ? Int.max : sum.partialValue) pixels, over the limit of "
+                        + "\(maxPixels)", size: Int64(sum.overflow ? Int.max : sum.partialValue),
+                    limit: Int64(maxPixels))
             }
             report.embeddedPixels = sum.partialValue
         }
@@ -209,7 +215,8 @@ enum SVGGuard {
             if keyword == "ATTLIST" { throw refused("an <!ATTLIST> declaration") }
             guard keyword == "ENTITY" else { return }
             guard words.count >= 3, words[1] != "%", !["SYSTEM", "PUBLIC"].contains(words[2].uppercased()),
-                  let open = text.firstIndex(where: { $0 == "\"" || $0 == "'" }) else {
+                let open = text.firstIndex(where: { $0 == "\"" || $0 == "'" })
+            else {
                 throw refused("an external or parameter entity")
             }
             let value = String(text[text.index(after: open)...].prefix { $0 != text[open] })

@@ -76,7 +76,8 @@ struct SVGTokenizer {
     // MARK: Tokens
 
     private mutating func markup(until terminator: String, what: String, _ kind: MarkupKind)
-        throws(DWSVGSanitizer.Malformed) -> Token {
+        throws(DWSVGSanitizer.Malformed) -> Token
+    {
         let start = offset
         guard let end = index(of: Array(terminator.utf8), from: start + 2) else {
             throw DWSVGSanitizer.Malformed(reason: "\(what) at byte \(start) is not closed")
@@ -92,7 +93,9 @@ struct SVGTokenizer {
         while j < bytes.count, bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "[") {
             if bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'") { j = try skipQuoted(j) } else { j += 1 }
         }
-        guard j < bytes.count else { throw DWSVGSanitizer.Malformed(reason: "declaration at byte \(start) is not closed") }
+        guard j < bytes.count else {
+            throw DWSVGSanitizer.Malformed(reason: "declaration at byte \(start) is not closed")
+        }
         let head = start..<j
         var subset: [SubsetPart]?
         if bytes[j] == UInt8(ascii: "[") {
@@ -132,7 +135,9 @@ struct SVGTokenizer {
                 while end < bytes.count, bytes[end] != UInt8(ascii: ">") {
                     if bytes[end] == UInt8(ascii: "\"") || bytes[end] == UInt8(ascii: "'") {
                         end = try skipQuoted(end)
-                    } else { end += 1 }
+                    } else {
+                        end += 1
+                    }
                 }
                 guard end < bytes.count else { break }
                 flush(j)

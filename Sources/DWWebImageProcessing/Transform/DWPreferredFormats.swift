@@ -38,8 +38,10 @@ public struct DWPreferredFormats: Sendable, Hashable {
     /// channel, or `addsAlpha`: padding or extend; never when `flattens`: a background is given) and animation when
     /// the result is animated; else the first one. Reads the source's header (alpha) only when that decides; call
     /// inside ``DWImageProcessing/process(_:with:limits:)`` for the server's limits.
-    public func outputFormat(for image: DWImage, negotiated: [DWImageFormat],
-                             addsAlpha: Bool, flattens: Bool) throws(DWWebImageError) -> DWImageFormat {
+    public func outputFormat(
+        for image: DWImage, negotiated: [DWImageFormat],
+        addsAlpha: Bool, flattens: Bool
+    ) throws(DWWebImageError) -> DWImageFormat {
         if let format = Self.negotiated(negotiated, for: image) { return format }
         let animated = Self.isAnimatedResult(image)
         if formats.contains(image.format) { return image.format }
@@ -57,9 +59,12 @@ public struct DWPreferredFormats: Sendable, Hashable {
     }
 
     /// ``outputFormat(for:negotiated:addsAlpha:flattens:)`` with at most one negotiated format.
-    public func outputFormat(for image: DWImage, negotiated: DWImageFormat?,
-                             addsAlpha: Bool, flattens: Bool) throws(DWWebImageError) -> DWImageFormat {
-        try outputFormat(for: image, negotiated: negotiated.map { [$0] } ?? [], addsAlpha: addsAlpha, flattens: flattens)
+    public func outputFormat(
+        for image: DWImage, negotiated: DWImageFormat?,
+        addsAlpha: Bool, flattens: Bool
+    ) throws(DWWebImageError) -> DWImageFormat {
+        try outputFormat(
+            for: image, negotiated: negotiated.map { [$0] } ?? [], addsAlpha: addsAlpha, flattens: flattens)
     }
 
     /// The first of `candidates` (formats the request's `Accept` chose, in imgproxy's order) that `image`'s result
@@ -73,14 +78,16 @@ public struct DWPreferredFormats: Sendable, Hashable {
     /// Whether the result of `image` is animated: an animated GIF or WebP source when the processing limits keep
     /// more than one frame (`--max-animation-frames`, a URL's `maf`), as imgproxy loads every page only then.
     static func isAnimatedResult(_ image: DWImage) -> Bool {
-        image.frameCount > 1 && [.gif, .webp].contains(image.format) && DWImageProcessing.effectiveLimits.maxProcessedFrames > 1
+        image.frameCount > 1 && [.gif, .webp].contains(image.format)
+            && DWImageProcessing.effectiveLimits.maxProcessedFrames > 1
     }
-
 
     /// Whether the source has an alpha channel: from the header where libvips reads the format, else its first frame.
     static func hasAlpha(_ image: DWImage) throws(DWWebImageError) -> Bool {
         if image.format == .svg { return true }  // librsvg renders RGBA (imgproxy: svgload gives 4 bands)
-        if Decoder.vipsLoader(for: image.format) != nil { return try Decoder.open(image.data, format: image.format).hasAlpha }
+        if Decoder.vipsLoader(for: image.format) != nil {
+            return try Decoder.open(image.data, format: image.format).hasAlpha
+        }
         return try Decoder.decode(image).frames.first?.hasAlpha ?? false
     }
 }

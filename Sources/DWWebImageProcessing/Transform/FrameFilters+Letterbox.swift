@@ -7,11 +7,13 @@ import Foundation
 extension FrameOps {
     /// The frame centred on a canvas of `box` as thumbor's fill filter places it (offsets rounded down).
     static func letterbox(_ frame: VImage, box: (width: Int, height: Int), adaptive: Bool, fill: DWLetterboxFill)
-        throws(DWWebImageError) -> VImage {
+        throws(DWWebImageError) -> VImage
+    {
         let (w, h) = (frame.width, frame.height)
         var box = box
         if adaptive, box.width > 0, box.height > 0,
-           (w < h && box.width > box.height) || (w > h && box.width < box.height) {
+            (w < h && box.width > box.height) || (w > h && box.width < box.height)
+        {
             box = (box.height, box.width)
         }
         let width = box.width == 0 ? w : max(box.width, w), height = box.height == 0 ? h : max(box.height, h)
@@ -26,8 +28,9 @@ extension FrameOps {
         case .blur:
             let blurred = try thumborBlur(frame, radius: 50)
             let stretched = try resize(blurred, Double(width) / Double(w), Double(height) / Double(h))
-            let canvas = try crop(stretched, x: 0, y: 0, width: min(width, stretched.width),
-                                  height: min(height, stretched.height))
+            let canvas = try crop(
+                stretched, x: 0, y: 0, width: min(width, stretched.width),
+                height: min(height, stretched.height))
             return try composite(canvas, frame, x: x, y: y)
         }
     }

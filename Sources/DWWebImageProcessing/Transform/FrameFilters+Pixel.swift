@@ -13,9 +13,11 @@ extension FrameOps {
                 ? frame : try linear(frame, [1, 1, 1], [Double(red), Double(green), Double(blue)])
         case .equalize: try equalize(frame)
         case .colorize(let r, let g, let b, let color):
-            colourBands(frame) == 1 ? frame : try linear(
-                frame, [r, g, b].map { Double(100 - $0) / 100 },
-                [(r, color.red), (g, color.green), (b, color.blue)].map { Double($0.0) * Double($0.1) / 100 })
+            colourBands(frame) == 1
+                ? frame
+                : try linear(
+                    frame, [r, g, b].map { Double(100 - $0) / 100 },
+                    [(r, color.red), (g, color.green), (b, color.blue)].map { Double($0.0) * Double($0.1) / 100 })
         case .convolution(let matrix, let columns): try convolve(frame, matrix, columns)
         case .rotate(let degrees): try rotate(frame, degrees)
         case .letterbox(let width, let height, let adaptive, let fill):
@@ -38,7 +40,8 @@ extension FrameOps {
     /// Each colour band's histogram equalised on its own (libvips' `hist_equal`); the alpha band is kept.
     static func equalize(_ frame: VImage) throws(DWWebImageError) -> VImage {
         let bands = Int32(colourBands(frame))
-        let colour = frame.hasAlpha
+        let colour =
+            frame.hasAlpha
             ? try Vips.make("cannot equalize") { cvips_extract_band(frame.pointer, 0, bands, $0) } : frame
         let equalized = try Vips.make("cannot equalize") { cvips_hist_equal(colour.pointer, $0) }
         let result = try Vips.make("cannot equalize") { cvips_cast_uchar(equalized.pointer, $0) }
@@ -52,7 +55,8 @@ extension FrameOps {
     static func lumaGrayscale(_ frame: VImage) throws(DWWebImageError) -> VImage {
         let bands = colourBands(frame)
         guard bands == 3 else { return frame }  // grey already
-        let colour = frame.hasAlpha
+        let colour =
+            frame.hasAlpha
             ? try Vips.make("cannot convert to grey") { cvips_extract_band(frame.pointer, 0, 3, $0) } : frame
         var matrix = [Double](repeating: 0, count: 9)
         for row in 0..<3 { (matrix[row * 3], matrix[row * 3 + 1], matrix[row * 3 + 2]) = (0.299, 0.587, 0.114) }
@@ -69,30 +73,40 @@ extension FrameOps {
     /// The corners outside quarter ellipses painted `color` (mixed by the edge's coverage), and with `transparent`
     /// an alpha band that is 0 there. An 8-bit RGB frame, or grey (made RGB first).
     static func roundCorners(_ frame: VImage, _ a: Int, _ b: Int, _ color: DWColor, _ transparent: Bool)
-        throws(DWWebImageError) -> VImage {
+        throws(DWWebImageError) -> VImage
+    {
         let w = frame.width, h = frame.height
         let mask = cornerMask(width: w, height: h, a: min(a, w / 2), b: min(b, h / 2))
-        let maskImage = try borrowBytes(Data(mask)) { (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
+        let maskImage = try borrowBytes(Data(mask)) {
+            (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
             try Vips.make("cannot make the corner mask") {
                 cvips_from_memory(bytes.baseAddress!, bytes.count, Int32(w), Int32(h), 1, $0)
             }
         }
-        let rgb = colourBands(frame) == 3 ? frame : try Vips.make("cannot convert to sRGB") {
-            cvips_colourspace(frame.pointer, VipsInterpretation.sRGB, $0)
-        }
-        let colour = rgb.hasAlpha ? try Vips.make("cannot split bands") { cvips_extract_band(rgb.pointer, 0, 3, $0) } : rgb
+        let rgb =
+            colourBands(frame) == 3
+            ? frame
+            : try Vips.make("cannot convert to sRGB") {
+                cvips_colourspace(frame.pointer, VipsInterpretation.sRGB, $0)
+            }
+        let colour =
+            rgb.hasAlpha ? try Vips.make("cannot split bands") { cvips_extract_band(rgb.pointer, 0, 3, $0) } : rgb
         // (pixel − colour) × coverage + colour, per band.
         let fill = [Double(color.red), Double(color.green), Double(color.blue)]
         var one = [1.0, 1, 1], minus = fill.map { -$0 }
         let shifted = try Vips.make("cannot round corners") { cvips_linear(colour.pointer, &one, &minus, 3, $0) }
         let covered = try Vips.make("cannot round corners") { cvips_multiply(shifted.pointer, maskImage.pointer, $0) }
         var scale = [1.0 / 255, 1.0 / 255, 1.0 / 255], offset = fill
-        let painted = try Vips.make("cannot round corners") { cvips_linear_uchar(covered.pointer, &scale, &offset, 3, $0) }
+        let painted = try Vips.make("cannot round corners") {
+            cvips_linear_uchar(covered.pointer, &scale, &offset, 3, $0)
+        }
         guard transparent || rgb.hasAlpha else { return painted }
         var alpha = maskImage
         if rgb.hasAlpha {
             let own = try Vips.make("cannot split bands") { cvips_extract_band(rgb.pointer, 3, 1, $0) }
-            alpha = transparent ? try Vips.make("cannot mask alpha") { cvips_multiply(own.pointer, maskImage.pointer, $0) } : own
+            alpha =
+                transparent
+                ? try Vips.make("cannot mask alpha") { cvips_multiply(own.pointer, maskImage.pointer, $0) } : own
             if transparent {
                 var s = 1.0 / 255, o = 0.0
                 alpha = try Vips.make("cannot mask alpha") { cvips_linear_uchar(alpha.pointer, &s, &o, 1, $0) }
@@ -117,7 +131,9 @@ extension FrameOps {
                     }
                 }
                 let value = UInt8(inside * 255 / 16)
-                for (px, py) in [(dx, dy), (width - 1 - dx, dy), (dx, height - 1 - dy), (width - 1 - dx, height - 1 - dy)] {
+                for (px, py) in [
+                    (dx, dy), (width - 1 - dx, dy), (dx, height - 1 - dy), (width - 1 - dx, height - 1 - dy)
+                ] {
                     mask[py * width + px] = value
                 }
             }

@@ -13,7 +13,9 @@ extension FrameOps {
         var image = frame
         if colourBands(image) == 1 {
             let source = image
-            image = try Vips.make("cannot convert to sRGB") { cvips_colourspace(source.pointer, VipsInterpretation.sRGB, $0) }
+            image = try Vips.make("cannot convert to sRGB") {
+                cvips_colourspace(source.pointer, VipsInterpretation.sRGB, $0)
+            }
         }
         if !image.isUChar {
             let source = image
@@ -29,8 +31,9 @@ extension FrameOps {
         }
         switch filter {
         case .waveletSharpen(let amount, let radius, let luminanceOnly):
-            ThumborPixels.sharpen(&pixels, width: width, height: height, stride: bands, amount: amount, radius: radius,
-                                  luminanceOnly: luminanceOnly)
+            ThumborPixels.sharpen(
+                &pixels, width: width, height: height, stride: bands, amount: amount, radius: radius,
+                luminanceOnly: luminanceOnly)
         case .noise(let amount, let seed):
             let seed = seed > 0 ? seed : Int.random(in: 1...Int(Int32.max))
             ThumborPixels.noise(&pixels, stride: bands, amount: amount, seed: seed)
@@ -40,7 +43,8 @@ extension FrameOps {
         }
         return try borrowBytes(pixels) { (bytes: UnsafeRawBufferPointer) throws(DWWebImageError) -> VImage in
             try Vips.make("cannot filter") {
-                cvips_from_memory(bytes.baseAddress!, width * height * bands, Int32(width), Int32(height), Int32(bands), $0)
+                cvips_from_memory(
+                    bytes.baseAddress!, width * height * bands, Int32(width), Int32(height), Int32(bands), $0)
             }
         }
     }

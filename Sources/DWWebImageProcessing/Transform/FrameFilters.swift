@@ -54,7 +54,9 @@ extension FrameOps {
 
     /// Brightness (added), contrast (around mid-grey) and saturation (chroma multiplied, in LCh). A 16-bit frame
     /// stays 16-bit (grey stays grey): the 8-bit brightness and mid-grey are scaled by 257.
-    static func adjust(_ frame: VImage, brightness: Int, contrast: Double, saturation: Double) throws(DWWebImageError) -> VImage {
+    static func adjust(_ frame: VImage, brightness: Int, contrast: Double, saturation: Double) throws(DWWebImageError)
+        -> VImage
+    {
         var image = frame
         if brightness != 0 || contrast != 1 {
             let offset = (128 * (1 - contrast) + Double(brightness)) * depthScale(frame)
@@ -63,7 +65,9 @@ extension FrameOps {
         }
         if saturation != 1 {
             let source = image
-            let lch = try Vips.make("cannot adjust saturation") { cvips_colourspace(source.pointer, VipsInterpretation.lch, $0) }
+            let lch = try Vips.make("cannot adjust saturation") {
+                cvips_colourspace(source.pointer, VipsInterpretation.lch, $0)
+            }
             var a = [1, saturation, 1], b = [0.0, 0, 0]
             if lch.hasAlpha {
                 a.append(1)
@@ -78,14 +82,22 @@ extension FrameOps {
 
     /// Luminance mapped from black to `color`, over the original at `intensity` (RGB16 for a 16-bit frame).
     static func monochrome(_ frame: VImage, _ mono: DWMonochrome) throws(DWWebImageError) -> VImage {
-        let grey = try Vips.make("cannot make monochrome") { cvips_colourspace(frame.pointer, VipsInterpretation.grey16, $0) }
+        let grey = try Vips.make("cannot make monochrome") {
+            cvips_colourspace(frame.pointer, VipsInterpretation.grey16, $0)
+        }
         let rgb = try restore(grey, like: frame, grey: false)
-        let colored = try linear(rgb, [Double(mono.color.red) / 255, Double(mono.color.green) / 255,
-                                         Double(mono.color.blue) / 255], [0, 0, 0])
+        let colored = try linear(
+            rgb,
+            [
+                Double(mono.color.red) / 255, Double(mono.color.green) / 255,
+                Double(mono.color.blue) / 255
+            ], [0, 0, 0])
         guard mono.intensity < 1 else { return colored }
-        let opaque = colored.hasAlpha ? try Vips.make("cannot make monochrome") {
-            cvips_extract_band(colored.pointer, 0, 3, $0)
-        } : colored
+        let opaque =
+            colored.hasAlpha
+            ? try Vips.make("cannot make monochrome") {
+                cvips_extract_band(colored.pointer, 0, 3, $0)
+            } : colored
         let overlay = try Vips.make("cannot make monochrome") {
             cvips_bandjoin_const1(opaque.pointer, 255 * mono.intensity * depthScale(opaque), $0)
         }
@@ -96,7 +108,8 @@ extension FrameOps {
     /// or for a 16-bit base RGB16 — grey16 when the base is and `grey` says the overlay is grey (the overlay is
     /// brought to 16 bits first, alpha included).
     static func composite(_ base: VImage, _ overlay: VImage, x: Int, y: Int, grey: Bool = false)
-        throws(DWWebImageError) -> VImage {
+        throws(DWWebImageError) -> VImage
+    {
         let withAlpha = try addAlpha(base)
         let top = base.isUChar || !overlay.isUChar ? overlay : try restore(overlay, like: base, grey: grey)
         let over = try Vips.make("cannot composite") {
@@ -112,7 +125,9 @@ extension FrameOps {
     /// for a 16-bit (`ph:1`) frame 16-bit, grey16 when `frame` is grey16 and `grey` allows, else RGB16.
     static func restore(_ image: VImage, like frame: VImage, grey: Bool) throws(DWWebImageError) -> VImage {
         guard !frame.isUChar else {
-            let srgb = try Vips.make("cannot convert to sRGB") { cvips_colourspace(image.pointer, VipsInterpretation.sRGB, $0) }
+            let srgb = try Vips.make("cannot convert to sRGB") {
+                cvips_colourspace(image.pointer, VipsInterpretation.sRGB, $0)
+            }
             return try Vips.make("cannot convert to 8 bits") { cvips_cast_uchar(srgb.pointer, $0) }
         }
         let space: Int32 = grey && isGrey(frame) ? 26 : 25

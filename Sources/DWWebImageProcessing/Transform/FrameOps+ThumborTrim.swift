@@ -13,7 +13,8 @@ extension FrameOps {
     static func thumborTrimBox(_ frame: VImage, _ trim: DWTrim) throws(DWWebImageError)
         -> (x: Int, y: Int, width: Int, height: Int)?
     {
-        var image = frame.isUChar && (frame.bands == 3 || frame.bands == 4) && frame.isSRGB
+        var image =
+            frame.isUChar && (frame.bands == 3 || frame.bands == 4) && frame.isSRGB
             ? frame : try Decoder.normalize(frame, autorotate: false)
         if !image.hasAlpha, image.bands == 4 {
             let source = image

@@ -34,7 +34,9 @@ enum FrameOps {
 
     static func smartCrop(_ frame: VImage, width: Int, height: Int) throws(DWWebImageError) -> VImage {
         let memory = try Vips.make("cannot compute the image") { cvips_copy_memory(frame.pointer, $0) }
-        return try Vips.make("cannot smart-crop") { cvips_smartcrop_attention(memory.pointer, Int32(width), Int32(height), $0) }
+        return try Vips.make("cannot smart-crop") {
+            cvips_smartcrop_attention(memory.pointer, Int32(width), Int32(height), $0)
+        }
     }
 
     /// A resize by independent factors; images with alpha are resized premultiplied.
@@ -55,7 +57,8 @@ enum FrameOps {
 
     /// The frame at (x, y) of a width × height canvas of `background` (transparent when nil: alpha is added).
     static func embed(_ frame: VImage, x: Int, y: Int, width: Int, height: Int, background: DWColor?)
-        throws(DWWebImageError) -> VImage {
+        throws(DWWebImageError) -> VImage
+    {
         var image = frame
         var fill: [Double]
         if let background {
@@ -77,29 +80,36 @@ enum FrameOps {
     /// A grey16 frame as RGB16 when `color` is not a grey (imgproxy's `vips_guard_colorspace`), else `frame`.
     static func colourFor(_ color: DWColor, _ frame: VImage) throws(DWWebImageError) -> VImage {
         guard isGrey(frame), color.red != color.green || color.red != color.blue else { return frame }
-        let rgb = try Vips.make("cannot convert to 16-bit RGB") { cvips_colourspace(frame.pointer, VipsInterpretation.rgb16, $0) }
+        let rgb = try Vips.make("cannot convert to 16-bit RGB") {
+            cvips_colourspace(frame.pointer, VipsInterpretation.rgb16, $0)
+        }
         return try Vips.make("cannot convert to 16-bit RGB") { cvips_cast(rgb.pointer, VipsBandFormat.ushort, $0) }
     }
 
     static func addAlpha(_ frame: VImage) throws(DWWebImageError) -> VImage {
-        frame.hasAlpha ? frame : try Vips.make("cannot add alpha") {
-            cvips_bandjoin_const1(frame.pointer, 255 * depthScale(frame), $0)
-        }
+        frame.hasAlpha
+            ? frame
+            : try Vips.make("cannot add alpha") {
+                cvips_bandjoin_const1(frame.pointer, 255 * depthScale(frame), $0)
+            }
     }
 
     static func flatten(_ frame: VImage, _ color: DWColor) throws(DWWebImageError) -> VImage {
         guard frame.hasAlpha else { return frame }
         let scale = depthScale(frame), image = try colourFor(color, frame)
         return try Vips.make("cannot flatten") {
-            cvips_flatten(image.pointer, Double(color.red) * scale, Double(color.green) * scale,
-                          Double(color.blue) * scale, $0)
+            cvips_flatten(
+                image.pointer, Double(color.red) * scale, Double(color.green) * scale,
+                Double(color.blue) * scale, $0)
         }
     }
 
     /// The box that is not border (pixels within `threshold` of `color`, or of the top-left pixel's colour), as
     /// imgproxy's `vips_trim`: an image with alpha is first flattened onto magenta (#ff00ff), so a transparent border
     /// is trimmed as one colour and white content next to it is not.
-    static func trimBox(_ frame: VImage, _ trim: DWTrim) throws(DWWebImageError) -> (x: Int, y: Int, width: Int, height: Int) {
+    static func trimBox(_ frame: VImage, _ trim: DWTrim) throws(DWWebImageError) -> (
+        x: Int, y: Int, width: Int, height: Int
+    ) {
         // imgproxy finds the box on an 8-bit sRGB copy of a 16-bit image and crops the original.
         let eight = frame.isUChar ? frame : try Decoder.normalize(frame, autorotate: false)
         let opaque = try flatten(eight, DWColor(red: 255, green: 0, blue: 255))
@@ -117,7 +127,8 @@ enum FrameOps {
         }
         var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
         let count = Int32(background.count)
-        guard cvips_find_trim(memory.pointer, trim.threshold, &background, count, &left, &top, &width, &height) == 0 else {
+        guard cvips_find_trim(memory.pointer, trim.threshold, &background, count, &left, &top, &width, &height) == 0
+        else {
             throw Vips.error("cannot trim")
         }
         var box = (x: Int(left), y: Int(top), width: Int(width), height: Int(height))

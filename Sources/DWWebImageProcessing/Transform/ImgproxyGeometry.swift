@@ -36,7 +36,8 @@ struct ImgproxyGeometry: Equatable {
     /// leans the other way than the box.
     static func adapted(_ t: DWTransform, _ width: Int, _ height: Int) -> DWTransform {
         guard t.adaptiveBox, t.width > 0, t.height > 0,
-              (width < height && t.width > t.height) || (width > height && t.width < t.height) else { return t }
+            (width < height && t.width > t.height) || (width > height && t.width < t.height)
+        else { return t }
         var swapped = t
         (swapped.width, swapped.height) = (t.height, t.width)
         return swapped
@@ -59,7 +60,8 @@ struct ImgproxyGeometry: Equatable {
     /// The result's size before its padding: the scaled image cut to the result crop, then grown by extend or
     /// extend aspect ratio (imgproxy's limitScale arithmetic; the pipeline's steps give the same).
     func unpaddedSize(_ t: DWTransform) -> (width: Int, height: Int) {
-        var width = Self.minNonZero(scaledWidth, resultCropWidth), height = Self.minNonZero(scaledHeight, resultCropHeight)
+        var width = Self.minNonZero(scaledWidth, resultCropWidth),
+            height = Self.minNonZero(scaledHeight, resultCropHeight)
         if t.extend != nil {
             (width, height) = (max(width, targetWidth), max(height, targetHeight))
         } else if t.extendAspectRatio != nil {
@@ -71,8 +73,10 @@ struct ImgproxyGeometry: Equatable {
     /// The result's size: ``unpaddedSize(_:)`` plus the padding at the DPR.
     func outputSize(_ t: DWTransform) -> (width: Int, height: Int) {
         let (width, height) = unpaddedSize(t), p = t.padding
-        return (width + Self.scaleToEven(p.left, dprScale) + Self.scaleToEven(p.right, dprScale),
-                height + Self.scaleToEven(p.top, dprScale) + Self.scaleToEven(p.bottom, dprScale))
+        return (
+            width + Self.scaleToEven(p.left, dprScale) + Self.scaleToEven(p.right, dprScale),
+            height + Self.scaleToEven(p.top, dprScale) + Self.scaleToEven(p.bottom, dprScale)
+        )
     }
 
     /// imgproxy's `max_result_dimension`: a result wider or taller than it is scaled down to fit (never below one
@@ -99,8 +103,10 @@ struct ImgproxyGeometry: Equatable {
     /// The geometry once the source of `width` × `height` was rendered at `loaded` (upright) instead: the remaining
     /// scales (1 when they would not change a side), the crop in the rendered pixels, and `gravity`'s pixel offsets
     /// scaled too (imgproxy's scaleOnLoad).
-    mutating func loaded(from width: Int, _ height: Int, to loaded: (width: Int, height: Int),
-                         gravity: inout DWGravity) {
+    mutating func loaded(
+        from width: Int, _ height: Int, to loaded: (width: Int, height: Int),
+        gravity: inout DWGravity
+    ) {
         let wPreshrink = Double(width) / Double(loaded.width), hPreshrink = Double(height) / Double(loaded.height)
         wScale *= wPreshrink
         if loaded.width == Self.scale(loaded.width, wScale) { wScale = 1 }
@@ -196,7 +202,8 @@ struct ImgproxyGeometry: Equatable {
             }
         }
         if t.extendAspectRatio != nil && targetWidth > 0 && targetHeight > 0 {
-            let outW = Self.minNonZero(scaledWidth, resultCropWidth), outH = Self.minNonZero(scaledHeight, resultCropHeight)
+            let outW = Self.minNonZero(scaledWidth, resultCropWidth),
+                outH = Self.minNonZero(scaledHeight, resultCropHeight)
             let diffW = Double(targetWidth) / Double(outW), diffH = Double(targetHeight) / Double(outH)
             if diffH > diffW {
                 extendAspectRatioHeight = Self.scale(outW, Double(targetHeight) / Double(targetWidth))

@@ -23,7 +23,9 @@ struct ImgproxyStage: CanvasStep {
         try canvas.decode()
         if transform.maxAnimationFrames > 0 && canvas.frames.count > transform.maxAnimationFrames {
             canvas.frames.removeLast(canvas.frames.count - transform.maxAnimationFrames)
-            if canvas.delays.count > canvas.frames.count { canvas.delays.removeLast(canvas.delays.count - canvas.frames.count) }
+            if canvas.delays.count > canvas.frames.count {
+                canvas.delays.removeLast(canvas.delays.count - canvas.frames.count)
+            }
         }
         if canvas.frames.count > 1 && !canvas.outputFormat.savesAnimation {
             (canvas.frames, canvas.delays) = ([canvas.frames[0]], [])
@@ -38,7 +40,8 @@ struct ImgproxyStage: CanvasStep {
     /// gravity are adjusted to the decoded pixels (as for an SVG). Not with a trim (it measures the image at full
     /// size) or a focal point (given in source pixels). Returns the adjusted geometry, or nil to decode at full size.
     private func scaleOnLoad(_ canvas: inout Canvas, orientation: Int) throws(DWWebImageError)
-        -> (geometry: ImgproxyGeometry, cropGravity: DWGravity)? {
+        -> (geometry: ImgproxyGeometry, cropGravity: DWGravity)?
+    {
         guard let source = canvas.source, source.format == .jpeg, transform.trim == nil, transform.focalPoint == nil
         else { return nil }
         let quarterTurn = (5...8).contains(orientation)
@@ -55,8 +58,9 @@ struct ImgproxyStage: CanvasStep {
         canvas.jpegShrink = shrink
         try canvas.decode()  // upright: the decoder applies the orientation
         var gravity = transform.cropGravity ?? transform.gravity
-        geometry.loaded(from: full.width, full.height, to: geometrySize((canvas.width, canvas.height), upright: true),
-                        gravity: &gravity)
+        geometry.loaded(
+            from: full.width, full.height, to: geometrySize((canvas.width, canvas.height), upright: true),
+            gravity: &gravity)
         return (geometry, gravity)
     }
 

@@ -23,8 +23,9 @@ extension ImgproxySteps {
         }
         let size = spec.size(image: (width, height), mark: (mark.width, mark.height))
         if size.width != mark.width || size.height != mark.height {
-            mark = try FrameOps.resize(mark, Double(size.width) / Double(mark.width),
-                                       Double(size.height) / Double(mark.height))
+            mark = try FrameOps.resize(
+                mark, Double(size.width) / Double(mark.width),
+                Double(size.height) / Double(mark.height))
         }
         let (across, down) = spec.layout(image: (width, height), mark: (mark.width, mark.height))
         let apart = (across.count == 1 || across.step >= mark.width) && (down.count == 1 || down.step >= mark.height)
@@ -47,7 +48,8 @@ extension ImgproxySteps {
 
     /// `mark` on a transparent cell of the steps' size, the cell repeated `count` times along each axis.
     private static func tile(_ mark: VImage, across: DWThumborWatermark.Axis, down: DWThumborWatermark.Axis)
-        throws(DWWebImageError) -> VImage {
+        throws(DWWebImageError) -> VImage
+    {
         let cellWidth = across.count > 1 ? across.step : mark.width
         let cellHeight = down.count > 1 ? down.step : mark.height
         let cell = try FrameOps.embed(mark, x: 0, y: 0, width: cellWidth, height: cellHeight, background: nil)

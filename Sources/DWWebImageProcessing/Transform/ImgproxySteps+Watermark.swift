@@ -8,7 +8,8 @@ extension ImgproxySteps {
     /// height when the scale is set (imgproxy's `prepareWatermark`),
     /// alpha multiplied by the opacity, at the position (offsets × DPR), or tiled over the whole frame for `re`.
     mutating func drawWatermark(_ image: DWImage, _ placement: DWWatermarkPlacement, dpr: Double)
-        throws(DWWebImageError) {
+        throws(DWWebImageError)
+    {
         guard let first = try Decoder.decode(image).frames.first else { return }
         let grey = frames.contains { !$0.isUChar } && Self.isGrey(image)  // only a 16-bit frame can stay grey
         var mark = try FrameOps.addAlpha(first)
@@ -26,15 +27,20 @@ extension ImgproxySteps {
         let frameWidth = width, frameHeight = height
         if placement.position.kind == .replicate {
             let tile = mark
-            let across = Int32((frameWidth + tile.width - 1) / tile.width), down = Int32((frameHeight + tile.height - 1) / tile.height)
+            let across = Int32((frameWidth + tile.width - 1) / tile.width),
+                down = Int32((frameHeight + tile.height - 1) / tile.height)
             let tiled = try Vips.make("cannot tile the watermark") { cvips_replicate(tile.pointer, across, down, $0) }
             let cut = try FrameOps.crop(tiled, x: 0, y: 0, width: frameWidth, height: frameHeight)
             try map { f throws(DWWebImageError) in try FrameOps.composite(f, cut, x: 0, y: 0, grey: grey) }
             return
         }
         let overlay = mark
-        let (x, y) = ImgproxyGeometry.position(outer: (frameWidth, frameHeight), inner: (min(overlay.width, frameWidth),
-                                               min(overlay.height, frameHeight)), gravity: placement.position, dpr: dpr)
+        let (x, y) = ImgproxyGeometry.position(
+            outer: (frameWidth, frameHeight),
+            inner: (
+                min(overlay.width, frameWidth),
+                min(overlay.height, frameHeight)
+            ), gravity: placement.position, dpr: dpr)
         try map { f throws(DWWebImageError) in try FrameOps.composite(f, overlay, x: x, y: y, grey: grey) }
     }
 
@@ -42,7 +48,8 @@ extension ImgproxySteps {
     /// `vips_apply_watermark` does.
     static func isGrey(_ image: DWImage) -> Bool {
         guard Decoder.vipsLoader(for: image.format) != nil,
-              let opened = try? Decoder.open(image.data, format: image.format) else { return false }
+            let opened = try? Decoder.open(image.data, format: image.format)
+        else { return false }
         return [1, 26].contains(cvips_interpretation(opened.pointer))
     }
 }

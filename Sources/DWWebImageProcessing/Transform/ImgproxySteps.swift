@@ -42,31 +42,39 @@ struct ImgproxySteps {
         let turned = orientation != 1 && (!t.autoRotate || (t.trim != nil && t.trim?.thumborCorner == nil))
         if turned { try map { f throws(DWWebImageError) in try Self.undo(orientation: orientation, f) } }
         if let trim = t.trim, !animated, let first = frames.first,  // imgproxy: "Trim is not supported for animated images"
-            let box = trim.thumborCorner == nil ? try FrameOps.trimBox(first, trim) : try FrameOps.thumborTrimBox(first, trim)
+            let box = trim.thumborCorner == nil
+                ? try FrameOps.trimBox(first, trim) : try FrameOps.thumborTrimBox(first, trim)
         {
-            try map { f throws(DWWebImageError) in try FrameOps.crop(f, x: box.x, y: box.y, width: box.width, height: box.height) }
+            try map { f throws(DWWebImageError) in
+                try FrameOps.crop(f, x: box.x, y: box.y, width: box.width, height: box.height)
+            }
         }
-        if turned && t.autoRotate { try map { f throws(DWWebImageError) in try Self.apply(orientation: orientation, f) } }
+        if turned && t.autoRotate {
+            try map { f throws(DWWebImageError) in try Self.apply(orientation: orientation, f) }
+        }
         try map { f throws(DWWebImageError) in
             try FrameOps.flip(FrameOps.rotate(f, t.rotate), horizontal: t.flipHorizontal, vertical: t.flipVertical)
         }
         let geometry = preset?.geometry ?? ImgproxyGeometry(width: width, height: height, transform: t, vector: vector)
         // A focal point in source pixels is the same fraction of the scaled image (no manual crop with it).
         let gravity = t.focalPoint.map { DWGravity(.focusPoint, x: $0.x / Double(width), y: $0.y / Double(height)) }
-        try crop(width: geometry.cropWidth, height: geometry.cropHeight,
-                 gravity: preset?.cropGravity ?? t.cropGravity ?? t.gravity, dpr: 1)
+        try crop(
+            width: geometry.cropWidth, height: geometry.cropHeight,
+            gravity: preset?.cropGravity ?? t.cropGravity ?? t.gravity, dpr: 1)
         if geometry.wScale != 1 || geometry.hScale != 1 {
             try map { f throws(DWWebImageError) in try FrameOps.resize(f, geometry.wScale, geometry.hScale) }
         }
-        try crop(width: geometry.resultCropWidth, height: geometry.resultCropHeight, gravity: gravity ?? t.gravity,
-                 dpr: geometry.dprScale)
+        try crop(
+            width: geometry.resultCropWidth, height: geometry.resultCropHeight, gravity: gravity ?? t.gravity,
+            dpr: geometry.dprScale)
         try filters()
         if let extend = t.extend {
             try self.extend(to: geometry.targetWidth, geometry.targetHeight, extend.gravity, geometry.dprScale)
         }
         if let exar = t.extendAspectRatio, geometry.extendAspectRatioWidth > 0, geometry.extendAspectRatioHeight > 0 {
-            try self.extend(to: geometry.extendAspectRatioWidth, geometry.extendAspectRatioHeight, exar.gravity,
-                            geometry.dprScale)
+            try self.extend(
+                to: geometry.extendAspectRatioWidth, geometry.extendAspectRatioHeight, exar.gravity,
+                geometry.dprScale)
         }
         if !t.padding.isEmpty { try pad(geometry.dprScale) }
         if let placement = t.watermark, let watermark {
@@ -76,7 +84,8 @@ struct ImgproxySteps {
     }
 
     private mutating func crop(width cropWidth: Int, height cropHeight: Int, gravity: DWGravity, dpr: Double)
-        throws(DWWebImageError) {
+        throws(DWWebImageError)
+    {
         guard cropWidth != 0 || cropHeight != 0 else { return }
         let w = ImgproxyGeometry.minNonZero(cropWidth, width), h = ImgproxyGeometry.minNonZero(cropHeight, height)
         guard w < width || h < height else { return }
@@ -106,12 +115,15 @@ struct ImgproxySteps {
     }
 
     private mutating func extend(to targetWidth: Int, _ targetHeight: Int, _ gravity: DWGravity, _ dpr: Double)
-        throws(DWWebImageError) {
+        throws(DWWebImageError)
+    {
         guard targetWidth > width || targetHeight > height else { return }
         let w = max(targetWidth, width), h = max(targetHeight, height)
         let (x, y) = ImgproxyGeometry.position(outer: (w, h), inner: (width, height), gravity: gravity, dpr: dpr)
         let background = transform.background
-        try map { f throws(DWWebImageError) in try FrameOps.embed(f, x: x, y: y, width: w, height: h, background: background) }
+        try map { f throws(DWWebImageError) in
+            try FrameOps.embed(f, x: x, y: y, width: w, height: h, background: background)
+        }
     }
 
     private mutating func pad(_ dpr: Double) throws(DWWebImageError) {

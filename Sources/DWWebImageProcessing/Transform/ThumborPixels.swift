@@ -8,8 +8,10 @@ enum ThumborPixels {
     /// levels of the à-trous hat transform, each level's detail scaled; luminance only: on Y of YCbCr. One channel
     /// at a time in three float planes (12 bytes a pixel; thumbor's C holds five), Cb and Cr recomputed from the
     /// bytes with the same float steps.
-    static func sharpen(_ pixels: inout [UInt8], width: Int, height: Int, stride: Int, amount: Double,
-                        radius: Double, luminanceOnly: Bool) {
+    static func sharpen(
+        _ pixels: inout [UInt8], width: Int, height: Int, stride: Int, amount: Double,
+        radius: Double, luminanceOnly: Bool
+    ) {
         let area = width * height
         func rgb(_ i: Int) -> (Float, Float, Float) {
             (Float(pixels[i * stride]), Float(pixels[i * stride + 1]), Float(pixels[i * stride + 2]))
@@ -26,7 +28,9 @@ enum ThumborPixels {
                 if luminanceOnly {
                     let p = toYCbCr(rgb(i))
                     let out = toRGB((planes[0][i] * 255, p.1 / 255 * 255, p.2 / 255 * 255))
-                    (pixels[i * stride], pixels[i * stride + 1], pixels[i * stride + 2]) = (byte(out.0), byte(out.1), byte(out.2))
+                    (pixels[i * stride], pixels[i * stride + 1], pixels[i * stride + 2]) = (
+                        byte(out.0), byte(out.1), byte(out.2)
+                    )
                 } else {
                     pixels[i * stride + c] = byte(planes[0][i] * 255)
                 }
@@ -49,8 +53,10 @@ enum ThumborPixels {
     }
 
     /// One channel sharpened in place: `planes[0]` is level 0; the other two hold the low passes.
-    private static func waveletSharpen(_ planes: inout [[Float]], width: Int, height: Int, amount: Double,
-                                       radius: Double) {
+    private static func waveletSharpen(
+        _ planes: inout [[Float]], width: Int, height: Int, amount: Double,
+        radius: Double
+    ) {
         let size = width * height
         var temp = [Float](repeating: 0, count: max(width, height))
         var hpass = 0, lpass = 0
