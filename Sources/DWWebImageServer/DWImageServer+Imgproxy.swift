@@ -31,12 +31,15 @@ extension DWImageServer {
         let last = URL(string: source)?.deletingPathExtension().lastPathComponent ?? ""
         let base = options.filename ?? (last.isEmpty || last == "/" ? "image" : last)
         let name = base + "." + format.fileExtension
-        let ascii = String(name.unicodeScalars.map { scalar -> Character in
-            let c = Character(scalar)
-            return scalar.isASCII && (c.isLetter || c.isNumber || "._- ()+,".contains(c)) ? c : "_"
-        })
-        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_")))
+        let ascii = String(
+            name.unicodeScalars.map { scalar -> Character in
+                let c = Character(scalar)
+                return scalar.isASCII && (c.isLetter || c.isNumber || "._- ()+,".contains(c)) ? c : "_"
+            })
+        let encoded =
+            name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_")))
             ?? ascii
-        return "\(options.returnAttachment ? "attachment" : "inline"); filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
+        return
+            "\(options.returnAttachment ? "attachment" : "inline"); filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
     }
 }

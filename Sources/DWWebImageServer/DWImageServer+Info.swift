@@ -59,22 +59,26 @@ extension DWImageServer {
             if !configuration.accepts(signature: signature, for: signedPath, signers: signers) {
                 return .failure(InfoRefusal(status: 403, message: "invalid signature", note: " bad-signature"))
             }
-            (options, url) = try Self.infoRequest(signature: signature, signedPath: signedPath,
-                                                  presets: configuration.imgproxy.presets,
-                                                  sources: configuration.imgproxy.sources)
+            (options, url) = try Self.infoRequest(
+                signature: signature, signedPath: signedPath,
+                presets: configuration.imgproxy.presets,
+                sources: configuration.imgproxy.sources)
         } catch {
             return .failure(InfoRefusal(status: error.status, message: error.description, note: " " + error.note))
         }
         DWAccessNote.current?.imageURL = url.source
         guard !Self.hasUserinfo(url.source) else {  // the same source rules as image requests
-            return .failure(InfoRefusal(status: 400, message: "source URL must not contain credentials", note: " userinfo"))
+            return .failure(
+                InfoRefusal(status: 400, message: "source URL must not contain credentials", note: " userinfo"))
         }
         guard url.source.hasPrefix("local://") || sourceIsAllowed(url) else {
             return .failure(InfoRefusal(status: 403, message: "source host is not allowed", note: " host-refused"))
         }
         if !configuration.allowS3, DWS3Location(url.source) != nil {
-            return .failure(InfoRefusal(status: 403, message: "s3:// sources are not enabled (--allow-s3)",
-                                        note: " s3-refused"))
+            return .failure(
+                InfoRefusal(
+                    status: 403, message: "s3:// sources are not enabled (--allow-s3)",
+                    note: " s3-refused"))
         }
         return .success((options, url))
     }
@@ -94,9 +98,12 @@ extension DWImageServer {
     /// An `/info` request's options and source, from the path after its signature: the info options come off the
     /// front, and what is left is a processing URL with no options (parsed with the server's `presets`, whose
     /// `--only-presets` also limits the info options to `exp` and `cb`, and its source `sources`). Any thread.
-    static func infoRequest(signature: String, signedPath: String, presets: DWPresets = DWPresets(),
-                            sources: DWSourceRules = DWSourceRules())
-        throws(DWProxyURL.ParseError) -> (options: DWInfoOptions, url: DWProxyURL) {
+    static func infoRequest(
+        signature: String, signedPath: String, presets: DWPresets = DWPresets(),
+        sources: DWSourceRules = DWSourceRules()
+    )
+        throws(DWProxyURL.ParseError) -> (options: DWInfoOptions, url: DWProxyURL)
+    {
         var options = DWInfoOptions()
         var rest = signedPath.dropFirst()[...]
         while let slash = rest.firstIndex(of: "/"), rest[..<slash].contains(":"), rest[..<slash] != "plain" {

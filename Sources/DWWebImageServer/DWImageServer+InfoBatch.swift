@@ -29,7 +29,8 @@ extension DWImageServer {
         }
         let maxBatch = configuration.clientLimits.maxBatch
         guard paths.count <= maxBatch else {
-            return refuse(.contentTooLarge, "\(paths.count) sources is over --max-batch \(maxBatch)", note: " batch-too-large")
+            return refuse(
+                .contentTooLarge, "\(paths.count) sources is over --max-batch \(maxBatch)", note: " batch-too-large")
         }
         let signers = configuration.infoSigners ?? configuration.signers
         for path in paths {  // every signature before anything else: one bad one refuses the batch

@@ -23,7 +23,9 @@ extension DWImageServer {
     /// (``infoFlights``): the source fetched through the pipeline (or read under `--local-root`), then measured on
     /// a worker of ``pool`` (``measureInfo(_:options:)``), and kept (not for `local://`): memory now, the disk and
     /// the store in the background. Runs on the request's task.
-    func infoAnswer(for url: DWProxyURL, options: DWInfoOptions) async throws(DWWebImageError) -> (json: Data, note: String) {
+    func infoAnswer(for url: DWProxyURL, options: DWInfoOptions) async throws(DWWebImageError) -> (
+        json: Data, note: String
+    ) {
         let key = Self.infoKey(url, options)
         if url.source.hasPrefix("local://") {
             let source = url.source

@@ -61,7 +61,8 @@ public final class DWImageServer: Sendable {
         self.logger = logger
         for warning in Self.startupWarnings(configuration) { logger.warning("\(warning)") }
 
-        let cache = DWWebImageCache(configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
+        let cache = DWWebImageCache(
+            configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
         DWCachePolicyMarker.adopt(cache, fingerprint: DWCachePolicyMarker.fingerprint(of: configuration))
         pool = DWWorkerPool(workers: configuration.workers, queue: configuration.queue) { [metrics] in
             metrics.imgproxy.queued(in: $0)
@@ -117,14 +118,17 @@ public final class DWImageServer: Sendable {
         self.limits = limits
         DWImageProcessing.encoderSettings = configuration.imgproxy.encoder  // process-wide: the savers read it
         resultStorage = configuration.resultStorage.map { [metrics, logger] in
-            DWResultStorage(client: DWS3Client(configuration: configuration.s3, timeout: 5,
-                                               proxy: configuration.proxy ?? ""),
-                            prefix: $0, policy: DWCachePolicyMarker.fingerprint(of: configuration),
-                            metrics: metrics, logger: logger)
+            DWResultStorage(
+                client: DWS3Client(
+                    configuration: configuration.s3, timeout: 5,
+                    proxy: configuration.proxy ?? ""),
+                prefix: $0, policy: DWCachePolicyMarker.fingerprint(of: configuration),
+                metrics: metrics, logger: logger)
         }
         coldBudget = configuration.clientLimits.coldRate.map {
-            DWColdBudget(rate: $0, burst: configuration.clientLimits.coldBurst,
-                         maxClients: configuration.clientLimits.maxClients)
+            DWColdBudget(
+                rate: $0, burst: configuration.clientLimits.coldBurst,
+                maxClients: configuration.clientLimits.maxClients)
         }
         encodeBudget = configuration.encodeBudget.budget.map { [metrics] in
             DWEncodeBudget(budget: $0, settings: configuration.encodeBudget, registry: metrics.registry)
@@ -137,9 +141,11 @@ public final class DWImageServer: Sendable {
     /// (no ``DWServeConfiguration/signers``, as in `DWServeConfiguration()`), whatever address it listens on.
     public static func startupWarnings(_ configuration: DWServeConfiguration) -> [String] {
         guard configuration.signers.isEmpty, !configuration.refusesUnsignedImgproxy else { return [] }
-        return ["no signature key: any signature is accepted (insecure); whatever can reach "
+        return [
+            "no signature key: any signature is accepted (insecure); whatever can reach "
                 + "\(configuration.host):\(configuration.port), a reverse proxy on this host included, can ask for any "
                 + "transform of any allowed source: give a key (--key, --key-file, IMGPROXY_KEY) unless only trusted "
-                + "clients can connect"]
+                + "clients can connect"
+        ]
     }
 }

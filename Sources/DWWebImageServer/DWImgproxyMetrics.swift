@@ -31,33 +31,51 @@ final class DWImgproxyMetrics: Sendable {
         self.registry = registry
         self.namespace = namespace
         self.workers = max(1, workers)
-        let buckets: [Duration] = [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-                                   .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
-                                   .milliseconds(2500), .seconds(5), .seconds(10)]
+        let buckets: [Duration] = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .milliseconds(2500), .seconds(5), .seconds(10)
+        ]
         func histogram(_ name: String, _ help: String, _ labels: [(String, String)] = []) -> DurationHistogram {
-            registry.makeDurationHistogram(descriptor: Self.name(namespace, name, help), labels: labels, buckets: buckets)
+            registry.makeDurationHistogram(
+                descriptor: Self.name(namespace, name, help), labels: labels, buckets: buckets)
         }
-        requests = registry.makeCounter(descriptor: Self.name(namespace, "requests_total", "A counter of the total number of HTTP requests imgproxy processed."))
+        requests = registry.makeCounter(
+            descriptor: Self.name(
+                namespace, "requests_total", "A counter of the total number of HTTP requests imgproxy processed."))
         requestDuration = histogram("request_duration_seconds", "A histogram of the response latency.")
-        downloadDuration = histogram("download_duration_seconds", "A histogram of the source image downloading latency.")
+        downloadDuration = histogram(
+            "download_duration_seconds", "A histogram of the source image downloading latency.")
         processingDuration = histogram("processing_duration_seconds", "A histogram of the image processing latency.")
         var spans: [String: DurationHistogram] = [:]
         for span in ["queue", "downloading", "processing", "downloading_source_image", "processing_image"] {
-            spans[span] = histogram("request_span_duration_seconds", "A histogram of the queue latency.", [("span", span)])
+            spans[span] = histogram(
+                "request_span_duration_seconds", "A histogram of the queue latency.", [("span", span)])
         }
         self.spans = spans
-        requestsInProgress = registry.makeGauge(descriptor: Self.name(namespace, "requests_in_progress", "A gauge of the number of requests currently being in progress."))
-        imagesInProgress = registry.makeGauge(descriptor: Self.name(namespace, "images_in_progress", "A gauge of the number of images currently being in progress."))
-        registry.makeGauge(descriptor: Self.name(namespace, "workers", "A gauge of the number of running workers.")).set(Double(self.workers))
-        vipsMemory = registry.makeGauge(descriptor: Self.name(namespace, "vips_memory_bytes", "A gauge of the vips tracked memory usage in bytes."))
-        vipsMaxMemory = registry.makeGauge(descriptor: Self.name(namespace, "vips_max_memory_bytes", "A gauge of the max vips tracked memory usage in bytes."))
-        vipsAllocations = registry.makeGauge(descriptor: Self.name(namespace, "vips_allocs", "A gauge of the number of active vips allocations."))
-        utilization = registry.makeGauge(descriptor: Self.name(namespace, "workers_utilization", "A gauge of the workers utilization in percents."))
+        requestsInProgress = registry.makeGauge(
+            descriptor: Self.name(
+                namespace, "requests_in_progress", "A gauge of the number of requests currently being in progress."))
+        imagesInProgress = registry.makeGauge(
+            descriptor: Self.name(
+                namespace, "images_in_progress", "A gauge of the number of images currently being in progress."))
+        registry.makeGauge(descriptor: Self.name(namespace, "workers", "A gauge of the number of running workers."))
+            .set(Double(self.workers))
+        vipsMemory = registry.makeGauge(
+            descriptor: Self.name(namespace, "vips_memory_bytes", "A gauge of the vips tracked memory usage in bytes."))
+        vipsMaxMemory = registry.makeGauge(
+            descriptor: Self.name(
+                namespace, "vips_max_memory_bytes", "A gauge of the max vips tracked memory usage in bytes."))
+        vipsAllocations = registry.makeGauge(
+            descriptor: Self.name(namespace, "vips_allocs", "A gauge of the number of active vips allocations."))
+        utilization = registry.makeGauge(
+            descriptor: Self.name(namespace, "workers_utilization", "A gauge of the workers utilization in percents."))
     }
 
     private static func name(_ namespace: String?, _ metric: String, _ help: String) -> MetricNameDescriptor {
-        MetricNameDescriptor(namespace: namespace.flatMap { $0.isEmpty ? nil : $0 }, metricName: metric, unitName: "",
-                             helpText: help)
+        MetricNameDescriptor(
+            namespace: namespace.flatMap { $0.isEmpty ? nil : $0 }, metricName: metric, unitName: "",
+            helpText: help)
     }
 
     /// A request began (any route; ``requestFinished()`` ends it).
@@ -67,7 +85,9 @@ final class DWImgproxyMetrics: Sendable {
     func requestFinished() { requestsChanged(by: -1) }
 
     private func requestsChanged(by delta: Int) {
-        let count = inProgress.withLock { $0.requests += delta; return $0.requests }
+        let count = inProgress.withLock {
+            $0.requests += delta; return $0.requests
+        }
         requestsInProgress.set(Double(count))
     }
 
@@ -75,11 +95,15 @@ final class DWImgproxyMetrics: Sendable {
     func requestEnded(status: Int, elapsed: Duration) {
         requests.increment()
         requestDuration.record(elapsed)
-        registry.makeCounter(descriptor: Self.name(namespace, "status_codes_total", "A counter of the response status codes."),
-                             labels: [("status", String(status))]).increment()
+        registry.makeCounter(
+            descriptor: Self.name(namespace, "status_codes_total", "A counter of the response status codes."),
+            labels: [("status", String(status))]
+        ).increment()
         guard let type = Self.errorType(status) else { return }
-        registry.makeCounter(descriptor: Self.name(namespace, "errors_total", "A counter of the occurred errors separated by type."),
-                             labels: [("type", type)]).increment()
+        registry.makeCounter(
+            descriptor: Self.name(namespace, "errors_total", "A counter of the occurred errors separated by type."),
+            labels: [("type", type)]
+        ).increment()
     }
 
     /// A block waited `elapsed` for a worker thread (imgproxy's `queue` span).
@@ -104,7 +128,9 @@ final class DWImgproxyMetrics: Sendable {
     }
 
     private func imagesChanged(by delta: Int) {
-        let count = inProgress.withLock { $0.images += delta; return $0.images }
+        let count = inProgress.withLock {
+            $0.images += delta; return $0.images
+        }
         imagesInProgress.set(Double(count))
         utilization.set(Double(min(count, workers)) * 100 / Double(workers))
     }

@@ -58,9 +58,11 @@ public struct DWImgproxySettings: Sendable {
         var result: [DWImageFormat: Int] = [:]
         for item in text.split(separator: ",") {
             let pair = item.split(separator: "=")
-            guard pair.count == 2, let format = DWProxyURL.format(named: pair[0].trimmingCharacters(in: .whitespaces)[...])
+            guard pair.count == 2,
+                let format = DWProxyURL.format(named: pair[0].trimmingCharacters(in: .whitespaces)[...])
                     ?? (["heic", "heif"].contains(pair[0].lowercased()) ? .heic : nil),
-                  let q = Int(pair[1].trimmingCharacters(in: .whitespaces)), (1...100).contains(q) else { return nil }
+                let q = Int(pair[1].trimmingCharacters(in: .whitespaces)), (1...100).contains(q)
+            else { return nil }
             result[format] = q
         }
         return result

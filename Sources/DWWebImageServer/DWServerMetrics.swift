@@ -23,20 +23,28 @@ final class DWServerMetrics: Sendable {
     /// Serve's metrics, and imgproxy's under `imgproxyNamespace` (nil or empty: none, as imgproxy's default).
     init(imgproxyNamespace: String? = nil, workers: Int = 1) {
         imgproxy = DWImgproxyMetrics(registry: registry, namespace: imgproxyNamespace, workers: workers)
-        responseBytes = registry.makeCounter(descriptor: Self.name("response_bytes", "total", "Body bytes sent to clients."))
-        originFetches = registry.makeCounter(descriptor: Self.name(
-            "origin_fetches", "total", "Downloads an origin answered (after coalescing; retries count once)."))
-        originBytes = registry.makeCounter(descriptor: Self.name("origin_bytes", "total", "Body bytes received from origins."))
-        transforms = registry.makeCounter(descriptor: Self.name("transforms", "total", "Variant plans rendered from a source."))
-        let buckets: [Duration] = [.milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25),
-                                   .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
-                                   .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)]
+        responseBytes = registry.makeCounter(
+            descriptor: Self.name("response_bytes", "total", "Body bytes sent to clients."))
+        originFetches = registry.makeCounter(
+            descriptor: Self.name(
+                "origin_fetches", "total", "Downloads an origin answered (after coalescing; retries count once)."))
+        originBytes = registry.makeCounter(
+            descriptor: Self.name("origin_bytes", "total", "Body bytes received from origins."))
+        transforms = registry.makeCounter(
+            descriptor: Self.name("transforms", "total", "Variant plans rendered from a source."))
+        let buckets: [Duration] = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+            .seconds(1), .seconds(2.5), .seconds(5), .seconds(10)
+        ]
         transformTime = registry.makeDurationHistogram(
             descriptor: Self.name("transform", "seconds", "Time of each processor step."), buckets: buckets)
         requestTime = registry.makeDurationHistogram(
             descriptor: Self.name("request", "seconds", "Time from request to response head."), buckets: buckets)
         var common: [Int: Counter] = [:]
-        for status in [200, 304, 400, 403, 404, 422, 502, 504] { common[status] = Self.requestCounter(status, in: registry) }
+        for status in [200, 304, 400, 403, 404, 422, 502, 504] {
+            common[status] = Self.requestCounter(status, in: registry)
+        }
         commonRequestCounters = common
         memoryHits = Self.cacheHitCounter("memory", in: registry)
         diskHits = Self.cacheHitCounter("disk", in: registry)
@@ -47,13 +55,16 @@ final class DWServerMetrics: Sendable {
     }
 
     private static func requestCounter(_ status: Int, in registry: PrometheusCollectorRegistry) -> Counter {
-        registry.makeCounter(descriptor: Self.name("requests", "total", "Image requests answered, by status (/health and /metrics not counted)."),
-                             labels: [("status", String(status))])
+        registry.makeCounter(
+            descriptor: Self.name(
+                "requests", "total", "Image requests answered, by status (/health and /metrics not counted)."),
+            labels: [("status", String(status))])
     }
 
     private static func cacheHitCounter(_ layer: String, in registry: PrometheusCollectorRegistry) -> Counter {
-        registry.makeCounter(descriptor: Self.name("cache_hits", "total", "Images answered from the pipeline's cache, by layer."),
-                             labels: [("layer", layer)])
+        registry.makeCounter(
+            descriptor: Self.name("cache_hits", "total", "Images answered from the pipeline's cache, by layer."),
+            labels: [("layer", layer)])
     }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
@@ -100,9 +111,12 @@ final class DWServerMetrics: Sendable {
     /// One result-storage outcome: "hit", "miss", "stored", "dropped" (a write over the pending-write cap, not made)
     /// or "error" (the store failed; local work answered).
     func resultStorage(_ outcome: String) {
-        registry.makeCounter(descriptor: Self.name("result_storage", "total",
-                                                   "Result storage lookups and writes, by outcome (error: the store failed, local work answered)."),
-                             labels: [("outcome", outcome)]).increment()
+        registry.makeCounter(
+            descriptor: Self.name(
+                "result_storage", "total",
+                "Result storage lookups and writes, by outcome (error: the store failed, local work answered)."),
+            labels: [("outcome", outcome)]
+        ).increment()
     }
 
     /// The Prometheus text exposition.

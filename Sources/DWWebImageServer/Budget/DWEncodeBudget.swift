@@ -67,26 +67,29 @@ final class DWEncodeBudget: Sendable {
         var counters: [String: Counter] = [:]
         for outcome in ["deferred", "started", "deduplicated", "dropped", "stored", "failed"] {
             counters[outcome] = registry.makeCounter(
-                descriptor: MetricNameDescriptor(namespace: "dwserve", metricName: "background_encodes", unitName: "total",
-                                                 helpText: "Encodes put off by --encode-budget, by outcome (deferred: a "
-                                                     + "request answered in a stand-in format)."),
+                descriptor: MetricNameDescriptor(
+                    namespace: "dwserve", metricName: "background_encodes", unitName: "total",
+                    helpText: "Encodes put off by --encode-budget, by outcome (deferred: a "
+                        + "request answered in a stand-in format)."),
                 labels: [("outcome", outcome)])
         }
         self.counters = counters
         var costGauges: [DWImageFormat: Gauge] = [:]
         for format in Self.learned {
             let gauge = registry.makeGauge(
-                descriptor: MetricNameDescriptor(namespace: "dwserve", metricName: "encode_cost", unitName: "ms_per_megapixel",
-                                                 helpText: "The expected encode time per megapixel that --encode-budget "
-                                                     + "weighs, learned from this process's encodes."),
+                descriptor: MetricNameDescriptor(
+                    namespace: "dwserve", metricName: "encode_cost", unitName: "ms_per_megapixel",
+                    helpText: "The expected encode time per megapixel that --encode-budget "
+                        + "weighs, learned from this process's encodes."),
                 labels: [("format", format.rawValue)])
             gauge.set(Self.seeds[format] ?? 0)
             costGauges[format] = gauge
         }
         self.costGauges = costGauges
-        pendingGauge = registry.makeGauge(descriptor: MetricNameDescriptor(
-            namespace: "dwserve", metricName: "background_encodes_pending", unitName: "",
-            helpText: "Put-off encodes waiting or running now (at most --background-encodes)."))
+        pendingGauge = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "dwserve", metricName: "background_encodes_pending", unitName: "",
+                helpText: "Put-off encodes waiting or running now (at most --background-encodes)."))
     }
 
     /// Counts one `outcome` of ``DWServerMetrics``' `dwserve_background_encodes_total`.
@@ -96,9 +99,10 @@ final class DWEncodeBudget: Sendable {
     /// more than the stand-in's (a stand-in that costs more would only make the wait longer: AVIF at serve's default
     /// speed 9 is cheaper than WebP at effort 4), and learns from every encode.
     var gate: DWEncodeGate {
-        DWEncodeGate(formats: Self.weighed,
-                     admits: { [self] format, instead, pixels in admits(format, instead: instead, pixels: pixels) },
-                     record: { [self] format, pixels, time in learn(format, pixels: pixels, time: time) })
+        DWEncodeGate(
+            formats: Self.weighed,
+            admits: { [self] format, instead, pixels in admits(format, instead: instead, pixels: pixels) },
+            record: { [self] format, pixels, time in learn(format, pixels: pixels, time: time) })
     }
 
     /// Whether an encode of `pixels` in `format` runs now rather than `instead` (nil: a format not learned, taken as
@@ -134,7 +138,6 @@ final class DWEncodeBudget: Sendable {
         }
         costGauges[format]?.set(cost)
     }
-
 
     /// The format put off for `key` while its encode is pending; nil when none is.
     func pendingFormat(_ key: String) -> DWImageFormat? { state.withLock { $0.pending[key]?.format } }

@@ -29,8 +29,8 @@ extension DWImageServer {
             return DWResponses.error(.forbidden, "invalid purge signature")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let named = (object["sources"] ?? [String]()) as? [String],
-              let tags = (object["tags"] ?? [String]()) as? [String]
+            let named = (object["sources"] ?? [String]()) as? [String],
+            let tags = (object["tags"] ?? [String]()) as? [String]
         else { return DWResponses.error(.badRequest, "purge body is {\"sources\": [URL, …], \"tags\": [NAME, …]}") }
         var seen = Set<String>(), sources: [String] = []
         for source in named + tags.flatMap(tagIndex.take) where seen.insert(source).inserted { sources.append(source) }

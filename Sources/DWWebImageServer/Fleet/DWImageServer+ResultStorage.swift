@@ -8,11 +8,13 @@ extension DWImageServer {
     /// (copied into the local cache), or made here through the pipeline and then written to the store in the
     /// background. A failing store only costs the lookup: the variant is made here. Runs on the request's task.
     func sharedVariant(of source: String, plan: DWVariantPlan, storage: DWResultStorage)
-        async throws(DWWebImageError) -> DWImage {
+        async throws(DWWebImageError) -> DWImage
+    {
         let options = DWWebImageOptions.processors([plan])
         let key = DWImageProcessors.cacheKey(url: source, processors: [plan])
         if manager.cache.objCache(forKey: key) != nil,
-           let local = try? await manager.image(withURL: source, options: options.union(.fromCacheOnly)) {
+            let local = try? await manager.image(withURL: source, options: options.union(.fromCacheOnly))
+        {
             return local
         }
         if let stored = await storage.lookup(variantKey: key) {

@@ -48,13 +48,15 @@ extension DWImageServer {
         let encoded = source.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? source
         let url: DWProxyURL
         do {
-            url = try DWProxyURL(target: "/warm/\(segment)/plain/\(encoded)", presets: presets,
-                                 sources: configuration.imgproxy.sources)
+            url = try DWProxyURL(
+                target: "/warm/\(segment)/plain/\(encoded)", presets: presets,
+                sources: configuration.imgproxy.sources)
         } catch {
             return failed(error.description)
         }
         guard !Self.hasUserinfo(url.source), !url.source.hasPrefix(DWLocalFileLoader.scheme), sourceIsAllowed(url),
-              configuration.allowS3 || DWS3Location(url.source) == nil else {
+            configuration.allowS3 || DWS3Location(url.source) == nil
+        else {
             return failed("source not allowed or never shared")
         }
         guard let plan = plan(for: url, bucket: configuration.acceptFormats.bucket(accept: nil)) else {
@@ -67,13 +69,15 @@ extension DWImageServer {
         do {
             let made = try await manager.image(withURL: url.source, options: .processors([plan]))
             guard let contentType = made.format.mimeType else { return failed("source is not an image") }
-            try await resultStorage.client.put(resultStorage.location(forVariantKey: key), data: made.data,
-                                               contentType: contentType)
+            try await resultStorage.client.put(
+                resultStorage.location(forVariantKey: key), data: made.data,
+                contentType: contentType)
             metrics.resultStorage("stored")
             if let record = Self.framesDroppedRecord(plan, made) {  // X-Frames-Dropped for the answers to come
                 let recordKey = Self.framesDroppedKey(source: url.source, plan: plan)
-                try await resultStorage.client.put(resultStorage.location(forVariantKey: recordKey), data: record,
-                                                   contentType: "text/plain")
+                try await resultStorage.client.put(
+                    resultStorage.location(forVariantKey: recordKey), data: record,
+                    contentType: "text/plain")
             }
         } catch let error as DWWebImageError {
             return failed(DWStatusMapping.status(for: error).1)
@@ -127,20 +131,23 @@ extension DWImageServer {
             return DWResponses.error(.forbidden, "invalid warm signature")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let sources = object["sources"] as? [String], let presets = object["presets"] as? [String]
+            let sources = object["sources"] as? [String], let presets = object["presets"] as? [String]
         else { return DWResponses.error(.badRequest, "warm body is {\"sources\": [URL, …], \"presets\": [NAME, …]}") }
         let outcomes = await warm(sources: sources, presets: presets, concurrency: configuration.jobs)
         let count = { (result: DWWarmOutcome.Result) in outcomes.filter { $0.result == result }.count }
         let errors: [[String: String]] = outcomes.compactMap { outcome in
             outcome.message.map { ["source": outcome.source, "preset": outcome.preset, "message": $0] }
         }
-        let answer: [String: Any] = ["stored": count(.stored), "present": count(.present), "failed": count(.failed),
-                                     "errors": errors]
+        let answer: [String: Any] = [
+            "stored": count(.stored), "present": count(.present), "failed": count(.failed),
+            "errors": errors
+        ]
         let json = (try? JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys])) ?? Data("{}".utf8)
         return DWResponses.text(.ok, String(decoding: json, as: UTF8.self), contentType: "application/json")
     }
 
     /// What a `plain/` source keeps unescaped.
-    private static let unreserved = CharacterSet(charactersIn:
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+    private static let unreserved = CharacterSet(
+        charactersIn:
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 }

@@ -57,8 +57,9 @@ struct DWResultStorage: Sendable {
     /// itself when it is not one.
     static func source(ofVariantKey key: String) -> String {
         let utf8 = Array(key.utf8)
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let count = Int(String(decoding: utf8[..<colon], as: UTF8.self)),
-              colon + 1 + count <= utf8.count
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
+            let count = Int(String(decoding: utf8[..<colon], as: UTF8.self)),
+            colon + 1 + count <= utf8.count
         else { return key }
         return String(decoding: utf8[(colon + 1)..<(colon + 1 + count)], as: UTF8.self)
     }
@@ -125,7 +126,8 @@ struct DWResultStorage: Sendable {
                 metrics.resultStorage("stored")
             } catch {
                 metrics.resultStorage("error")
-                logger.warning("result storage: writing \(tier.objectLocation(forKey: named).url) failed (\(error.message))")
+                logger.warning(
+                    "result storage: writing \(tier.objectLocation(forKey: named).url) failed (\(error.message))")
             }
         }
     }

@@ -48,8 +48,10 @@ struct DWAcceptBucket: Sendable, Hashable {
 
     /// `avif,webp` or `-`, and `!avif` for the enforced ones: a cache key part.
     var description: String {
-        preferred.isEmpty ? "-" : preferred.map { enforced.contains($0) ? "!\($0.rawValue)" : $0.rawValue }
-            .joined(separator: ",")
+        preferred.isEmpty
+            ? "-"
+            : preferred.map { enforced.contains($0) ? "!\($0.rawValue)" : $0.rawValue }
+                .joined(separator: ",")
     }
 }
 

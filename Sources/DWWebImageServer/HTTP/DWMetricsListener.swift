@@ -17,7 +17,8 @@ extension DWImageServer {
             guard request.method == .get || request.method == .head, request.head.path == "/metrics" else {
                 return DWResponses.error(.notFound, "not found")
             }
-            var response = DWResponses.text(.ok, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            var response = DWResponses.text(
+                .ok, metrics.text(), contentType: "text/plain; version=0.0.4; charset=utf-8")
             if request.method == .head { response.body = ResponseBody() }
             return response
         }
@@ -29,8 +30,9 @@ extension DWImageServer {
         let app = Application(
             responder: responder,
             server: connectionServer(drain: drain),
-            configuration: .init(address: .hostname(bind.host, port: bind.port), serverName: nil,
-                                 availableConnectionsDelegate: MaximumAvailableConnections(64)),
+            configuration: .init(
+                address: .hostname(bind.host, port: bind.port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(64)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
         return [app]

@@ -12,10 +12,11 @@ enum DWResponses {
     /// `extra` fields), or 304 without a
     /// body when `ifNoneMatch` matches the ETag. `body` is the image's buffer and ETag, made once per image
     /// (``DWServedBytes``). Without `validators` (a fallback image) no ETag is sent and no 304 answered.
-    static func image(_ body: DWServedBytes.Body, contentType: String, maxAge: Int, varies: Bool,
-                      ifNoneMatch: [String], status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields(),
-                      validators: Bool = true) -> Response
-    {
+    static func image(
+        _ body: DWServedBytes.Body, contentType: String, maxAge: Int, varies: Bool,
+        ifNoneMatch: [String], status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields(),
+        validators: Bool = true
+    ) -> Response {
         let etag = body.etag
         var headers = extra
         if validators { headers[.eTag] = etag }
@@ -44,8 +45,10 @@ enum DWResponses {
     }
 
     /// A text answer that no cache keeps.
-    static func text(_ status: HTTPResponse.Status, _ body: String,
-                     contentType: String = "text/plain; charset=utf-8") -> Response {
+    static func text(
+        _ status: HTTPResponse.Status, _ body: String,
+        contentType: String = "text/plain; charset=utf-8"
+    ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[.contentLength] = String(body.utf8.count)

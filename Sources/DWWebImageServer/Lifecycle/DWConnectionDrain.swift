@@ -66,7 +66,8 @@ final class DWConnectionDrain: Sendable {
     func closed(_ channel: any Channel) {
         state.withLock { state in
             guard let connection = state.connections.removeValue(forKey: ObjectIdentifier(channel)),
-                  let peer = connection.peer, let count = state.perPeer[peer] else { return }
+                let peer = connection.peer, let count = state.perPeer[peer]
+            else { return }
             state.perPeer[peer] = count > 1 ? count - 1 : nil
         }
     }
@@ -134,7 +135,8 @@ final class DWConnectionDrain: Sendable {
         }
         let cut = connections.filter { $0.busy > 0 }
         for connection in cut {
-            logger.error("shutdown: cut \(connection.busy) response(s) at the \(seconds) s deadline: \(connection.path)")
+            logger.error(
+                "shutdown: cut \(connection.busy) response(s) at the \(seconds) s deadline: \(connection.path)")
         }
         let total = cut.reduce(0) { $0 + $1.busy }
         logger.error("shutdown: \(total) response(s) cut at the \(seconds) s deadline")

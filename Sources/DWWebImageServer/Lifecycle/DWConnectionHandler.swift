@@ -140,8 +140,10 @@ final class DWConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Hands one part on, its write tracked: the drain's count, the held closes and the write wait.
-    private func hand(_ part: HTTPResponsePart, isEnd: Bool, promise: EventLoopPromise<Void>?,
-                      context: ChannelHandlerContext) {
+    private func hand(
+        _ part: HTTPResponsePart, isEnd: Bool, promise: EventLoopPromise<Void>?,
+        context: ChannelHandlerContext
+    ) {
         if unwritten == 0 { writesAdvanced(context: context) }
         unwritten += 1
         let written = context.eventLoop.makePromise(of: Void.self)

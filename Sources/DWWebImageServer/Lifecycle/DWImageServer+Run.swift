@@ -12,9 +12,11 @@ extension DWImageServer {
     /// signal's number. `onListening` is called (on an event loop) with the bound port once connections are accepted,
     /// `onMetricsListening` with the metrics listener's (only with ``DWServeConfiguration/metricsBind``). `services`
     /// (a trace exporter) run beside the server and stop after it, so what it recorded last is still sent.
-    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in },
-                    onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in },
-                    services: [any Service] = []) async throws {
+    public func run(
+        onListening: @escaping @Sendable (Int) -> Void = { _ in },
+        onMetricsListening: @escaping @Sendable (Int) -> Void = { _ in },
+        services: [any Service] = []
+    ) async throws {
         if configuration.tunesMalloc { startMallocTuning() }
         defer { encodeBudget?.stop() }  // put-off encodes stop with the server
         let router = Router(context: DWRequestContext.self)
@@ -28,8 +30,9 @@ extension DWImageServer {
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
         // A group stops its services in reverse order: the server first, the exporters after it.
-        let group = ServiceGroup(configuration: .init(
-            services: services + [app] + metricsServices(onListening: onMetricsListening), logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services + [app] + metricsServices(onListening: onMetricsListening), logger: logger))
         let signals = DWShutdownSignals(logger: lifecycleLogger) {
             drain.beginShutdown()
             Task { await group.triggerGracefulShutdown() }
@@ -59,9 +62,10 @@ extension DWImageServer {
     /// timers, the per-client share. The public listener and the metrics listener both use it.
     func connectionServer(drain: DWConnectionDrain) -> HTTPServerBuilder {
         let (header, idle, write) = (configuration.headerTimeout, configuration.idleTimeout, configuration.writeTimeout)
-        return .http1(configuration: .init(additionalChannelHandlers: [
-            DWConnectionHandler(drain: drain, headerTimeout: header, idleTimeout: idle, writeTimeout: write),
-        ]))
+        return .http1(
+            configuration: .init(additionalChannelHandlers: [
+                DWConnectionHandler(drain: drain, headerTimeout: header, idleTimeout: idle, writeTimeout: write)
+            ]))
     }
 
     /// The shutdown's own lines (draining, cut) at notice level even when the access log is off.

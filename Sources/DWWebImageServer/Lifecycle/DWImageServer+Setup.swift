@@ -6,8 +6,9 @@ import HummingbirdCore
 extension DWImageServer {
     /// Serve's own cache space, budget and age (never the CLI's space).
     static func cacheConfiguration(_ configuration: DWServeConfiguration) -> DWWebImageCache.Configuration {
-        var cache = DWWebImageCache.Configuration(rootDirectory: configuration.cacheDirectory,
-                                                  cacheSpace: configuration.cacheSpace)
+        var cache = DWWebImageCache.Configuration(
+            rootDirectory: configuration.cacheDirectory,
+            cacheSpace: configuration.cacheSpace)
         cache.memoryCountLimit = 4096
         cache.memoryCostLimit = configuration.memoryCacheBytes
         cache.diskSizeLimit = configuration.cacheLimit
@@ -21,7 +22,8 @@ extension DWImageServer {
     /// The public listener: its address, and at most `--max-connections` connections (no more accepted until one
     /// closes).
     var applicationConfiguration: ApplicationConfiguration {
-        ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
-                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections))
+        ApplicationConfiguration(
+            address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections))
     }
 }

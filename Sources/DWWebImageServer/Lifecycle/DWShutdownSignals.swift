@@ -16,7 +16,9 @@ final class DWShutdownSignals {
     init(logger: Logger, onFirst: @escaping @Sendable () -> Void) {
         let received = DWLock(0)
         watch = SignalWatch(signals: [SIGTERM, SIGINT], blockingOnThisThread: false) { number in
-            if received.withLock({ count in count += 1; return count }) == 1 {
+            if received.withLock({ count in
+                count += 1; return count
+            }) == 1 {
                 onFirst()
             } else {
                 logger.error("second signal (\(number)) during shutdown: exiting now with \(128 + number)")

@@ -35,7 +35,8 @@ final class DWCoalescer<Value: Sendable>: Sendable {
     /// `make`'s value for `key`, shared with every caller asking for `key` while it runs. Awaited in the caller's
     /// task; `make` runs in a task of its own.
     func value(for key: String, make: @escaping @Sendable () async throws(DWWebImageError) -> Value)
-        async throws(DWWebImageError) -> Value {
+        async throws(DWWebImageError) -> Value
+    {
         let id = state.withLock { s -> UInt64 in
             s.nextID += 1
             return s.nextID
@@ -76,19 +77,23 @@ final class DWCoalescer<Value: Sendable>: Sendable {
     }
 
     /// Runs `make` for the flight `flight` of `key` and answers its callers.
-    private func start(_ flight: UInt64, key: String, make: @escaping @Sendable () async throws(DWWebImageError) -> Value) {
+    private func start(
+        _ flight: UInt64, key: String, make: @escaping @Sendable () async throws(DWWebImageError) -> Value
+    ) {
         // The flight serves every caller: no caller's deadline scope (a task-local, which `Task` copies) may end it.
-        let task = DWCancellationScope.$current.withValue(nil) { Task {
-            let result: Result<Value, DWWebImageError>
-            do throws(DWWebImageError) { result = .success(try await make()) } catch { result = .failure(error) }
-            let waiters = state.withLock { s -> [Waiter] in
-                guard s.flights[key]?.id == flight, let done = s.flights.removeValue(forKey: key) else {
-                    return []  // every caller gone
+        let task = DWCancellationScope.$current.withValue(nil) {
+            Task {
+                let result: Result<Value, DWWebImageError>
+                do throws(DWWebImageError) { result = .success(try await make()) } catch { result = .failure(error) }
+                let waiters = state.withLock { s -> [Waiter] in
+                    guard s.flights[key]?.id == flight, let done = s.flights.removeValue(forKey: key) else {
+                        return []  // every caller gone
+                    }
+                    return Array(done.waiters.values)
                 }
-                return Array(done.waiters.values)
+                for waiter in waiters { waiter.resume(returning: result) }
             }
-            for waiter in waiters { waiter.resume(returning: result) }
-        } }
+        }
         let orphaned = state.withLock { s -> Bool in
             guard s.flights[key]?.id == flight else { return true }
             s.flights[key]!.task = task

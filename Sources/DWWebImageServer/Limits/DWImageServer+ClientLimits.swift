@@ -22,7 +22,8 @@ extension DWImageServer {
         let allowed = configuration.clientLimits.allowedReferers
         guard !allowed.isEmpty, let referer = request.headers[.referer] else { return nil }
         if let host = URLComponents(string: referer)?.host?.lowercased(), !host.isEmpty,
-           DWRedirectGuard.isAllowed(host, by: allowed) {
+            DWRedirectGuard.isAllowed(host, by: allowed)
+        {
             return nil
         }
         return refuse(.forbidden, "Referer not allowed", note: " referer-refused")
@@ -37,7 +38,8 @@ extension DWImageServer {
         let key = job.plan.map { DWImageProcessors.cacheKey(url: job.url.source, processors: [$0]) } ?? job.url.source
         if !job.isLocal, isOnDisk(key) { return nil }
         if !job.isLocal, job.plan != nil, let resultStorage,
-           let stored = await resultStorage.lookup(variantKey: key) {
+            let stored = await resultStorage.lookup(variantKey: key)
+        {
             manager.cache.cacheObj(stored.data, forKey: key)
             return nil
         }
@@ -47,11 +49,14 @@ extension DWImageServer {
     /// The `/info` answer of `url` from the result storage when the cold budget is on (kept in the local cache; no
     /// charge), else 429 when the client's budget is spent, else nil (charged, or no budget): called after the local
     /// cache missed. `target` is the part after `/info`. Runs on the request's task.
-    func coldInfoGate(_ url: DWProxyURL, _ options: DWInfoOptions, target: String) async -> (json: Data?, refusal: Response?) {
+    func coldInfoGate(_ url: DWProxyURL, _ options: DWInfoOptions, target: String) async -> (
+        json: Data?, refusal: Response?
+    ) {
         guard coldBudget != nil else { return (nil, nil) }
         let key = Self.infoKey(url, options)
         if !url.source.hasPrefix("local://"), let resultStorage,
-           let json = await resultStorage.lookup(variantKey: key, as: Self.checkedInfo) {
+            let json = await resultStorage.lookup(variantKey: key, as: Self.checkedInfo)
+        {
             manager.cache.cacheObj(json, forKey: key)
             return (json, nil)
         }
@@ -81,7 +86,8 @@ extension DWImageServer {
     /// Whether the disk tier holds a file for `key` (a stale one is revalidated, not fetched again: not charged).
     private func isOnDisk(_ key: String) -> Bool {
         let cache = manager.cache
-        return cache.cachePolicy.contains(.disk) && FileManager.default.fileExists(atPath: cache.fileURL(forKey: key).path)
+        return cache.cachePolicy.contains(.disk)
+            && FileManager.default.fileExists(atPath: cache.fileURL(forKey: key).path)
     }
 
     /// `body` with ``DWClient/address`` set to the request's remote address when budgets are by address (else

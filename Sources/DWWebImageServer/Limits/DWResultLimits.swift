@@ -29,7 +29,9 @@ public struct DWResultLimits: Sendable, Equatable {
     /// The size a transform of a `sourceWidth` × `sourceHeight` image by `options` produces (the upright header size;
     /// imgproxy's arithmetic, ``DWTransform/resultSize(sourceWidth:sourceHeight:)``: box, zoom, DPR, min sizes, fill
     /// crop, extend, padding, `mrd`; never larger than the source unless enlarging, extending or padding).
-    public static func resultSize(sourceWidth: Int, sourceHeight: Int, options: DWTransform) -> (width: Int, height: Int) {
+    public static func resultSize(sourceWidth: Int, sourceHeight: Int, options: DWTransform) -> (
+        width: Int, height: Int
+    ) {
         options.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight)
     }
 
@@ -45,19 +47,24 @@ public struct DWResultLimits: Sendable, Equatable {
     /// Throws 10005 (the server's 422) when the result of `options` over a source of this header size would be
     /// wider or taller than ``maxDimension``, or its frames × pixels over ``maxPixels``.
     /// `keepsFrames`: whether the output format keeps an animation's frames (``DWImageFormat/savesAnimation``).
-    public func check(sourceWidth: Int, sourceHeight: Int, sourceFrames: Int, options: DWTransform,
-                      keepsFrames: Bool) throws(DWWebImageError) {
+    public func check(
+        sourceWidth: Int, sourceHeight: Int, sourceFrames: Int, options: DWTransform,
+        keepsFrames: Bool
+    ) throws(DWWebImageError) {
         let (width, height) = Self.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
         if width > maxDimension || height > maxDimension {
-            throw DWWebImageError(.tooLarge, "result \(width)×\(height) is over the limit of \(maxDimension) per side",
-                                  size: Int64(max(width, height)), limit: Int64(maxDimension))
+            throw DWWebImageError(
+                .tooLarge, "result \(width)×\(height) is over the limit of \(maxDimension) per side",
+                size: Int64(max(width, height)), limit: Int64(maxDimension))
         }
-        let frames = processedFrames(sourceFrames: sourceFrames, keepsFrames: keepsFrames, resultWidth: width,
-                                     resultHeight: height)
+        let frames = processedFrames(
+            sourceFrames: sourceFrames, keepsFrames: keepsFrames, resultWidth: width,
+            resultHeight: height)
         let (pixels, overflow) = (width * height).multipliedReportingOverflow(by: frames)
         if overflow || pixels > maxPixels {
-            throw DWWebImageError(.tooLarge, "result of \(frames) × \(width)×\(height) pixels is over the limit of \(maxPixels)",
-                                  size: overflow ? .max : Int64(pixels), limit: Int64(maxPixels))
+            throw DWWebImageError(
+                .tooLarge, "result of \(frames) × \(width)×\(height) pixels is over the limit of \(maxPixels)",
+                size: overflow ? .max : Int64(pixels), limit: Int64(maxPixels))
         }
     }
 

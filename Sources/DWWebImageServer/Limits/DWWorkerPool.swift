@@ -67,7 +67,9 @@ final class DWWorkerPool: DWTransformExecutor {
     /// ``DWWebImageError/busy(_:)`` at once when the pool refuses it; when the task is cancelled the caller gets
     /// 10007 at once (so does a cancelled ``DWCancellationScope``), and `body`'s work is stopped (skipped if still queued; libvips evaluation killed if
     /// running), its thread freed when it returns.
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws(DWWebImageError) -> T) async throws(DWWebImageError) -> T {
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws(DWWebImageError) -> T) async throws(DWWebImageError)
+        -> T
+    {
         let cancellation = DWWorkCancellation()
         let answered = DWLock(false)
         let result: Result<T, DWWebImageError> = await DWCancellationScope.withCancellationHandler {
@@ -81,9 +83,10 @@ final class DWWorkerPool: DWTransformExecutor {
                 }
                 let accepted = submit {
                     guard !cancellation.isCancelled else { return answer(.failure(DWWorkCancellation.stopped)) }
-                    answer(DWWorkCancellation.$current.withValue(cancellation) { () -> Result<T, DWWebImageError> in
-                        do throws(DWWebImageError) { return .success(try body()) } catch { return .failure(error) }
-                    })
+                    answer(
+                        DWWorkCancellation.$current.withValue(cancellation) { () -> Result<T, DWWebImageError> in
+                            do throws(DWWebImageError) { return .success(try body()) } catch { return .failure(error) }
+                        })
                 }
                 if !accepted { answer(.failure(.busy(nil))) }
                 _ = cancellation.register { answer(.failure(DWWorkCancellation.stopped)) }

@@ -53,15 +53,17 @@ public struct DWLogHandler: LogHandler {
             .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
         var pairs: [(String, String)] = [("time", time), ("level", level.rawValue), ("msg", message)]
         pairs += fields.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }
-        let numbers = Set(fields.compactMap { key, value -> String? in
-            if case .stringConvertible(let number) = value, number is any BinaryInteger { return key }
-            return nil
-        })
+        let numbers = Set(
+            fields.compactMap { key, value -> String? in
+                if case .stringConvertible(let number) = value, number is any BinaryInteger { return key }
+                return nil
+            })
         switch format {
         case .json:
-            return "{" + pairs.map { key, value in
-                "\(jsonString(key)):" + (numbers.contains(key) ? value : jsonString(value))
-            }.joined(separator: ",") + "}"
+            return "{"
+                + pairs.map { key, value in
+                    "\(jsonString(key)):" + (numbers.contains(key) ? value : jsonString(value))
+                }.joined(separator: ",") + "}"
         case .structured, .pretty:
             return pairs.map { "\($0.0)=\(logfmtValue($0.1))" }.joined(separator: " ")
         }

@@ -45,7 +45,8 @@ public struct DWNamedOrigin: Sendable, Equatable {
     /// already reads (`http`, `https`, `s3`, `local`, …).
     public static func isValidName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, ("a"..."z").contains(first), name.utf8.count <= 63,
-              !reservedNames.contains(name) else { return false }
+            !reservedNames.contains(name)
+        else { return false }
         return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
     }
 

@@ -24,21 +24,26 @@ struct DWNamedOriginLoader: DWImageLoader {
 
     /// A loader for `origins`, whose http requests start from `pipeline` (timeouts, limits, proxy, TLS, user agent,
     /// retries) and go through managers sharing `cache`; `networks` are the server's `--allow-network`.
-    init(origins: [DWNamedOrigin], pipeline: DWWebImageManager.Configuration, networks: [DWCIDR],
-         cache: DWWebImageCache, timeout: TimeInterval, maxSize: Int64) {
+    init(
+        origins: [DWNamedOrigin], pipeline: DWWebImageManager.Configuration, networks: [DWCIDR],
+        cache: DWWebImageCache, timeout: TimeInterval, maxSize: Int64
+    ) {
         var table: [String: (origin: DWNamedOrigin, fetcher: Fetcher)] = [:]
         for origin in origins {
             switch origin.location {
             case .http(let base):
-                let manager = DWWebImageManager(cache: cache, configuration: Self.configuration(
-                    for: origin, base: base, pipeline: pipeline, networks: networks),
+                let manager = DWWebImageManager(
+                    cache: cache,
+                    configuration: Self.configuration(
+                        for: origin, base: base, pipeline: pipeline, networks: networks),
                     notificationCenter: NotificationCenter(), removeExpiredAtStart: false)
                 manager.maxConcurrentDownloads = 64  // the server's pipeline holds a slot while this runs
                 manager.maxConcurrentDownloadsPerHost = 64
                 table[origin.name] = (origin, .http(manager))
             case .s3(_, let store):
-                let client = DWS3Client(configuration: store, timeout: timeout, maxBodySize: Int(clamping: maxSize),
-                                        proxy: pipeline.proxy)
+                let client = DWS3Client(
+                    configuration: store, timeout: timeout, maxBodySize: Int(clamping: maxSize),
+                    proxy: pipeline.proxy)
                 table[origin.name] = (origin, .s3(client))
             }
         }
@@ -67,7 +72,9 @@ struct DWNamedOriginLoader: DWImageLoader {
 
     /// The object at `target` (an s3 URL of the origin's bucket), or a ``DWWebImageError`` carrying the source's
     /// name (never the store's URL): 404 when missing, the store's status when it refused.
-    private static func read(_ target: String, with client: DWS3Client, url: String) async throws(DWWebImageError) -> Data {
+    private static func read(_ target: String, with client: DWS3Client, url: String) async throws(DWWebImageError)
+        -> Data
+    {
         guard let location = DWS3Location(target) else {
             throw DWWebImageError(.invalidURL, "source is not a key of the origin's bucket", url: url)
         }
@@ -79,11 +86,13 @@ struct DWNamedOriginLoader: DWImageLoader {
         } catch let failure as DWS3Client.Failure {
             switch failure {
             case .status(let status):
-                throw DWWebImageError(.httpStatus, "the origin's store answered HTTP \(status)", url: url,
-                                      httpStatus: status)
+                throw DWWebImageError(
+                    .httpStatus, "the origin's store answered HTTP \(status)", url: url,
+                    httpStatus: status)
             case .transport(let code, _):
-                throw DWWebImageError(.transport, "the origin's store is unreachable (curl \(code))", url: url,
-                                      curlCode: code)
+                throw DWWebImageError(
+                    .transport, "the origin's store is unreachable (curl \(code))", url: url,
+                    curlCode: code)
             }
         } catch let error as DWWebImageError {
             throw error
@@ -94,8 +103,10 @@ struct DWNamedOriginLoader: DWImageLoader {
 
     /// The pipeline of one http origin: the server's, with this origin's headers, its networks added to the
     /// server's, redirects kept on the origin's scheme, host and port, no loaders and no negative cache of its own.
-    private static func configuration(for origin: DWNamedOrigin, base: String, pipeline: DWWebImageManager.Configuration,
-                                      networks: [DWCIDR]) -> DWWebImageManager.Configuration {
+    private static func configuration(
+        for origin: DWNamedOrigin, base: String, pipeline: DWWebImageManager.Configuration,
+        networks: [DWCIDR]
+    ) -> DWWebImageManager.Configuration {
         var configuration = pipeline
         configuration.loaders = []
         configuration.requestHeaders.merge(origin.headers) { $1 }
@@ -125,9 +136,12 @@ struct DWNamedOriginLoader: DWImageLoader {
 
 extension DWImageServer {
     /// The loader of `configuration`'s named origins over the server's `pipeline` and `cache`. At start-up.
-    static func originLoader(_ configuration: DWServeConfiguration, _ pipeline: DWWebImageManager.Configuration,
-                             _ cache: DWWebImageCache) -> DWNamedOriginLoader {
-        DWNamedOriginLoader(origins: configuration.origins, pipeline: pipeline, networks: configuration.allowedNetworks,
-                            cache: cache, timeout: configuration.timeout, maxSize: configuration.maxSize)
+    static func originLoader(
+        _ configuration: DWServeConfiguration, _ pipeline: DWWebImageManager.Configuration,
+        _ cache: DWWebImageCache
+    ) -> DWNamedOriginLoader {
+        DWNamedOriginLoader(
+            origins: configuration.origins, pipeline: pipeline, networks: configuration.allowedNetworks,
+            cache: cache, timeout: configuration.timeout, maxSize: configuration.maxSize)
     }
 }

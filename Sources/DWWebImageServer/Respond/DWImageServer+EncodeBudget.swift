@@ -9,7 +9,7 @@ extension DWImageServer {
     /// source, which is kept in memory only, or nothing weighed to pick).
     func encodeGate(for url: DWProxyURL, bucket: DWAcceptBucket) -> DWEncodeGate? {
         guard let encodeBudget, url.options.transform.format == nil, !url.source.hasPrefix(DWLocalFileLoader.scheme),
-              bucket.preferred.contains(where: DWEncodeBudget.weighed.contains)
+            bucket.preferred.contains(where: DWEncodeBudget.weighed.contains)
         else { return nil }
         return encodeBudget.gate
     }
@@ -40,8 +40,9 @@ extension DWImageServer {
         encodeBudget.count("deferred")
         var standIn = plan
         while case .preferred(let preferred, let negotiated) = standIn.output, negotiated.contains(deferred) {
-            standIn = standIn.with(output: .preferred(preferred, negotiated: negotiated.filter { $0 != deferred }),
-                                   encodeGate: plan.encodeGate)
+            standIn = standIn.with(
+                output: .preferred(preferred, negotiated: negotiated.filter { $0 != deferred }),
+                encodeGate: plan.encodeGate)
             do throws(DWWebImageError) {
                 return (try await variant(of: source, plan: standIn), true)
             } catch {

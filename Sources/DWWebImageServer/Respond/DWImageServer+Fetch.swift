@@ -13,7 +13,9 @@ extension DWImageServer {
     /// ``DWServeConfiguration/tracing``, it is the request span's child span `image`, with the phases' spans under
     /// it (``DWPhaseSpans``) and, for a variant found in a cache tier, `dwserve.cache` naming the tier.
     func variant(of source: String, plan: DWVariantPlan?) async throws(DWWebImageError) -> DWImage {
-        guard let span = childSpan("image", imageURL: source) else { return try await fetchVariant(of: source, plan: plan) }
+        guard let span = childSpan("image", imageURL: source) else {
+            return try await fetchVariant(of: source, plan: plan)
+        }
         defer { span.end() }
         let phases = DWPhaseSpans(parent: span.context, imageURL: source)
         let result = await DWFetchPhases.$current.withValue(phases) { () async -> Result<DWImage, DWWebImageError> in
@@ -24,7 +26,9 @@ extension DWImageServer {
             }
         }
         phases.finish(result)
-        if case .success(let image) = result, image.source != .network { span.attributes["dwserve.cache"] = image.source.rawValue }
+        if case .success(let image) = result, image.source != .network {
+            span.attributes["dwserve.cache"] = image.source.rawValue
+        }
         return try result.get()
     }
 
@@ -42,7 +46,8 @@ extension DWImageServer {
     /// Whether `url`'s source passes `--allow-host`: always for a named origin's `NAME://PATH` (the operator chose
     /// that origin), else by its host (``hostIsAllowed(_:)``).
     func sourceIsAllowed(_ url: DWProxyURL) -> Bool {
-        DWNamedSource(url.source, names: configuration.imgproxy.sources.originNames) != nil || hostIsAllowed(url.sourceHost)
+        DWNamedSource(url.source, names: configuration.imgproxy.sources.originNames) != nil
+            || hostIsAllowed(url.sourceHost)
     }
 
     /// Exact host, or a "*.suffix" pattern that also allows the suffix's subdomains; any host when none are set.

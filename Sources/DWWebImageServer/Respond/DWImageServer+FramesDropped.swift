@@ -68,15 +68,18 @@ extension DWImageServer {
     /// the store that may have dropped some has its count (if stored) copied into this instance's cache. The
     /// count's read is not counted in `/metrics` (most single-frame variants have none to find); its write is.
     /// On the request's task.
-    func shareFramesDropped(_ image: DWImage, made: Bool, source: String, plan: DWVariantPlan,
-                            storage: DWResultStorage) async {
+    func shareFramesDropped(
+        _ image: DWImage, made: Bool, source: String, plan: DWVariantPlan,
+        storage: DWResultStorage
+    ) async {
         guard Self.mayHaveDroppedFrames(plan, image) else { return }
         let key = Self.framesDroppedKey(source: source, plan: plan)
         if made {
             guard let record = Self.framesDroppedRecord(plan, image) else { return }
             storage.store(record, variantKey: key, contentType: "text/plain")
         } else if let data = try? await storage.client.get(storage.location(forVariantKey: key)),
-                  let count = Self.framesDroppedCount(data) {
+            let count = Self.framesDroppedCount(data)
+        {
             keepFramesDropped(count, forKey: key)
         }
     }

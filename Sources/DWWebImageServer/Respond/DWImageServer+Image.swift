@@ -65,8 +65,9 @@ extension DWImageServer {
                 if !configuration.accepts(signature: signature, for: signedPath, signers: configuration.signers) {
                     return .answer(refuse(.forbidden, "invalid signature", note: " bad-signature"))
                 }
-                url = try DWProxyURL(target: target, presets: configuration.imgproxy.presets,
-                                     sources: configuration.imgproxy.sources, defaults: startingOptions(for: request))
+                url = try DWProxyURL(
+                    target: target, presets: configuration.imgproxy.presets,
+                    sources: configuration.imgproxy.sources, defaults: startingOptions(for: request))
             }
             DWAccessNote.current?.imageURL = url.source
         } catch {
@@ -83,21 +84,25 @@ extension DWImageServer {
         if !configuration.allowS3, DWS3Location(url.source) != nil {
             return .answer(refuse(.forbidden, "s3:// sources are not enabled (--allow-s3)", note: " s3-refused"))
         }
-        let bucket = url.options.raw ? DWAcceptBucket() : configuration.acceptFormats.bucket(accept: request.headers[.accept])
-        return .fetch(DWImageJob(url: url, isLocal: isLocal, named: url.options.transform.format,
-                                 plan: plan(for: url, bucket: bucket), surrogateKeys: DWSurrogateKeys.fields(for: url),
-                                 thumbor: thumbor))
+        let bucket =
+            url.options.raw ? DWAcceptBucket() : configuration.acceptFormats.bucket(accept: request.headers[.accept])
+        return .fetch(
+            DWImageJob(
+                url: url, isLocal: isLocal, named: url.options.transform.format,
+                plan: plan(for: url, bucket: bucket), surrogateKeys: DWSurrogateKeys.fields(for: url),
+                thumbor: thumbor))
     }
 
     /// The answer when the pipeline's memory cache holds the job's result (a hot variant): looked up and answered
     /// on the caller's thread, no fetch started; nil otherwise.
     func memoryAnswer(_ job: DWImageJob, to request: Request) -> Response? {
         guard job.thumbor?.meta == nil,  // thumbor's meta answers JSON (answer(_:to:))
-              !mayNeedRevalidation(job),  // answer(_:to:) asks the origin first
-              let marked = memoryWatermarked(job),  // the plan's key names a thumbor watermark's bytes
-              let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: marked.plan))
+            !mayNeedRevalidation(job),  // answer(_:to:) asks the origin first
+            let marked = memoryWatermarked(job),  // the plan's key names a thumbor watermark's bytes
+            let image = manager.imageFromMemory(withURL: job.url.source, options: Self.options(for: marked.plan))
         else { return nil }
-        return respond(marked, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
+        return respond(
+            marked, with: image, status: .ok, maxAge: job.thumbor?.maxAge ?? configuration.maxAge, to: request)
     }
 
     /// The job fetched (and transformed) through the pipeline, or its fallback image, then answered (503 when the
@@ -150,12 +155,15 @@ extension DWImageServer {
     /// budget cut an animation: ``framesDropped(_:_:)``), or a 304. `marks` (a
     /// fallback's header, the negative cache's) are added; a fallback answer carries no `ETag`, so no cache
     /// revalidates a placeholder into a real image's place.
-    private func respond(_ job: DWImageJob, with image: DWImage, status: HTTPResponse.Status, maxAge: Int,
-                         marks: HTTPFields = HTTPFields(), to request: Request) -> Response {
+    private func respond(
+        _ job: DWImageJob, with image: DWImage, status: HTTPResponse.Status, maxAge: Int,
+        marks: HTTPFields = HTTPFields(), to request: Request
+    ) -> Response {
         if job.url.options.raw, let error = Self.framesError(image, maxFrames: configuration.maxFrames) {
             return refuse(.unprocessableContent, error.message, note: " frames")
         }
-        guard let contentType = job.thumbor != nil && image.format == .heic ? "image/heif" : image.format.mimeType else {
+        guard let contentType = job.thumbor != nil && image.format == .heic ? "image/heif" : image.format.mimeType
+        else {
             return refuse(.unprocessableContent, "source is not an image", note: " not-image")
         }
         if logger.logLevel <= .info { DWAccessNote.current?.text = " " + image.source.rawValue }  // the log's only
@@ -177,8 +185,9 @@ extension DWImageServer {
             ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra,
             validators: !isFallback && configuration.usesETag)
         if job.thumbor?.maxAge == 0 { response.headers[.cacheControl] = nil }  // thumbor's max_age(0)
-        return addingOriginHeaders(originMetadata(for: job, isFallback: isFallback), to: response, for: job,
-                                   request: request)
+        return addingOriginHeaders(
+            originMetadata(for: job, isFallback: isFallback), to: response, for: job,
+            request: request)
     }
 
     /// The pipeline's options for a plan (none without one: the source itself).

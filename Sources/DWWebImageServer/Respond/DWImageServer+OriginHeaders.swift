@@ -23,8 +23,10 @@ extension DWImageServer {
     /// (``passingCacheControl(_:to:)``); then its `Last-Modified`, and a 304
     /// when the request's `If-Modified-Since` is not older than that and it sent no `If-None-Match` (which decides
     /// instead, RFC 9110 §13.1.3). On the caller's thread.
-    func addingOriginHeaders(_ origin: DWCacheEntryMetadata?, to response: Response, for job: DWImageJob,
-                             request: Request) -> Response {
+    func addingOriginHeaders(
+        _ origin: DWCacheEntryMetadata?, to response: Response, for job: DWImageJob,
+        request: Request
+    ) -> Response {
         guard let origin else { return response }
         var response = response
         if configuration.passesCacheControl, job.thumbor?.maxAge == nil, job.url.options.expires == nil {
@@ -33,8 +35,8 @@ extension DWImageServer {
         guard configuration.usesLastModified, let lastModified = origin.lastModified else { return response }
         response.headers[.lastModified] = lastModified
         guard response.status == .ok, request.headers[.ifNoneMatch] == nil,
-              let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse),
-              let modified = HTTPDate.parse(lastModified), modified <= since
+            let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse),
+            let modified = HTTPDate.parse(lastModified), modified <= since
         else { return response }
         var headers = response.headers
         headers[.contentType] = nil
@@ -44,8 +46,10 @@ extension DWImageServer {
 
     /// The origin's `Cache-Control` (verbatim) and `Expires` into `headers`, over serve's own; with only an
     /// `Expires` that parses as an HTTP date, `Cache-Control` says how long until then, as imgproxy derives it.
-    static func passingCacheControl(_ origin: DWCacheEntryMetadata, to headers: inout HTTPFields,
-                                    now: Date = Date()) {
+    static func passingCacheControl(
+        _ origin: DWCacheEntryMetadata, to headers: inout HTTPFields,
+        now: Date = Date()
+    ) {
         let expires = origin.expires.flatMap { $0.isEmpty ? nil : $0 }
         if let expires { headers[.expires] = expires }
         if let cacheControl = origin.cacheControl, !cacheControl.isEmpty {

@@ -27,8 +27,10 @@ extension DWImageServer {
             transform.formatQuality[format] = quality
         }
         if let quality = settings.quality {  // imgproxy's IMGPROXY_QUALITY: under every per-format quality
-            for format in DWImageFormat.allCases where transform.formatQuality[format] == nil
-                && DWImageProcessing.defaultQuality(for: format) == DWImageProcessing.defaultQuality {
+            for format in DWImageFormat.allCases
+            where transform.formatQuality[format] == nil
+                && DWImageProcessing.defaultQuality(for: format) == DWImageProcessing.defaultQuality
+            {
                 transform.formatQuality[format] = quality
             }
         }
@@ -39,7 +41,8 @@ extension DWImageServer {
         } else {
             output = .preferred(settings.preferredFormats, negotiated: bucket.preferred)
         }
-        let keepsSVG = (named == nil || named == .svg)
+        let keepsSVG =
+            (named == nil || named == .svg)
             && (transform.skipProcessing.contains(.svg) || !settings.alwaysRasterizeSVG)
         let maf = url.options.security.maxAnimationFrames
         var perRequest = limits
@@ -63,8 +66,9 @@ extension DWImageServer {
     /// `--max-frames` over `image`'s frames (from its header): the error, or nil within the limit.
     static func framesError(_ image: DWImage, maxFrames: Int) -> DWWebImageError? {
         guard image.frameCount > maxFrames else { return nil }
-        return DWWebImageError(.tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
-                               size: Int64(image.frameCount), limit: Int64(maxFrames))
+        return DWWebImageError(
+            .tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
+            size: Int64(image.frameCount), limit: Int64(maxFrames))
     }
 
     /// The header checks of a request's plan: at most `--max-frames` frames, the result limits of `transform`, then
@@ -77,18 +81,21 @@ extension DWImageServer {
             DWPlanCheck { image, _ throws(DWWebImageError) in
                 if let error = Self.framesError(image, maxFrames: maxFrames) { throw error }
             },
-            resultCheck(transform, maxAnimationFrames: maf),
+            resultCheck(transform, maxAnimationFrames: maf)
         ]
         if !security.isEmpty {
             var frameLimits = configuration.resultLimits
             if let maf { frameLimits.maxAnimationFrames = maf }
             let limits = frameLimits
-            checks.append(DWPlanCheck(identifier: security.identifier) { image, format throws(DWWebImageError) in
-                let size = transform.resultSize(sourceWidth: image.pixelWidth, sourceHeight: image.pixelHeight)
-                try security.check(image, processedFrames: limits.processedFrames(
-                    sourceFrames: image.frameCount, keepsFrames: format.savesAnimation, resultWidth: size.width,
-                    resultHeight: size.height))
-            })
+            checks.append(
+                DWPlanCheck(identifier: security.identifier) { image, format throws(DWWebImageError) in
+                    let size = transform.resultSize(sourceWidth: image.pixelWidth, sourceHeight: image.pixelHeight)
+                    try security.check(
+                        image,
+                        processedFrames: limits.processedFrames(
+                            sourceFrames: image.frameCount, keepsFrames: format.savesAnimation, resultWidth: size.width,
+                            resultHeight: size.height))
+                })
         }
         return checks
     }
@@ -100,11 +107,14 @@ extension DWImageServer {
         if let maxAnimationFrames { perRequest.maxAnimationFrames = maxAnimationFrames }
         let limits = perRequest, maxPixels = self.limits.vectorPixelCap
         return DWPlanCheck { image, format throws(DWWebImageError) in
-            if image.format == .svg { return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels) }
+            if image.format == .svg {
+                return try Self.checkVector(image, options, limits: limits, maxPixels: maxPixels)
+            }
             let keepsFrames = format.savesAnimation
             for (width, height) in [(image.pixelWidth, image.pixelHeight), (image.pixelHeight, image.pixelWidth)] {
-                try limits.check(sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
-                                 options: options, keepsFrames: keepsFrames)
+                try limits.check(
+                    sourceWidth: width, sourceHeight: height, sourceFrames: image.frameCount,
+                    options: options, keepsFrames: keepsFrames)
             }
         }
     }
@@ -113,12 +123,14 @@ extension DWImageServer {
     /// (``DWTransform/vectorResultSize(sourceWidth:sourceHeight:maxPixels:)``; a document without a declared size
     /// is measured by libvips), either orientation, checked as a result of that size.
     static func checkVector(_ image: DWImage, _ options: DWTransform, limits: DWResultLimits, maxPixels: Int)
-        throws(DWWebImageError) {
+        throws(DWWebImageError)
+    {
         let (width, height) = try image.reportedSize
         for (w, h) in [(width, height), (height, width)] {
             let size = options.vectorResultSize(sourceWidth: w, sourceHeight: h, maxPixels: maxPixels)
-            try limits.check(sourceWidth: size.width, sourceHeight: size.height, sourceFrames: 1, options: DWTransform(),
-                             keepsFrames: false)
+            try limits.check(
+                sourceWidth: size.width, sourceHeight: size.height, sourceFrames: 1, options: DWTransform(),
+                keepsFrames: false)
         }
     }
 

@@ -25,8 +25,9 @@ extension DWImageServer {
             throw DWWebImageError(.notAnImage, "the thumbor watermark is not an image")
         }
         try checkPixels(mark)
-        return DWImageJob(url: job.url, isLocal: job.isLocal, named: job.named, plan: plan.with(watermark: mark),
-                          surrogateKeys: job.surrogateKeys, thumbor: job.thumbor)
+        return DWImageJob(
+            url: job.url, isLocal: job.isLocal, named: job.named, plan: plan.with(watermark: mark),
+            surrogateKeys: job.surrogateKeys, thumbor: job.thumbor)
     }
 
     /// ``withThumborWatermark(_:)`` from the pipeline's memory cache alone, on the caller's thread (no fetch): `job`
@@ -35,10 +36,13 @@ extension DWImageServer {
     /// memory hit, and lets `--cold-rate` find it on disk, as any variant.
     func memoryWatermarked(_ job: DWImageJob) -> DWImageJob? {
         guard let url = job.thumbor?.watermark, let plan = job.plan else { return job }
-        guard !mayNeedRevalidation(Self.watermarkJob(url)), let mark = manager.imageFromMemory(withURL: url, options: []),
-              mark.format.mimeType != nil, (try? checkPixels(mark)) != nil else { return nil }
-        return DWImageJob(url: job.url, isLocal: job.isLocal, named: job.named, plan: plan.with(watermark: mark),
-                          surrogateKeys: job.surrogateKeys, thumbor: job.thumbor)
+        guard !mayNeedRevalidation(Self.watermarkJob(url)),
+            let mark = manager.imageFromMemory(withURL: url, options: []),
+            mark.format.mimeType != nil, (try? checkPixels(mark)) != nil
+        else { return nil }
+        return DWImageJob(
+            url: job.url, isLocal: job.isLocal, named: job.named, plan: plan.with(watermark: mark),
+            surrogateKeys: job.surrogateKeys, thumbor: job.thumbor)
     }
 
     /// The watermark's size from its header against `--max-pixels` (10005 over it).
@@ -46,15 +50,17 @@ extension DWImageServer {
         let pixels = mark.pixelWidth.multipliedReportingOverflow(by: mark.pixelHeight)
         let maxPixels = limits.maxPixelCount
         guard !pixels.overflow, pixels.partialValue <= maxPixels else {
-            throw DWWebImageError(.tooLarge, "the thumbor watermark is over the pixel limit of \(maxPixels)",
-                                  size: Int64(pixels.overflow ? Int.max : pixels.partialValue), limit: Int64(maxPixels))
+            throw DWWebImageError(
+                .tooLarge, "the thumbor watermark is over the pixel limit of \(maxPixels)",
+                size: Int64(pixels.overflow ? Int.max : pixels.partialValue), limit: Int64(maxPixels))
         }
     }
 
     /// A job for the watermark's URL alone, for the revalidation bookkeeping, which goes by a job's source.
     private static func watermarkJob(_ url: String) -> DWImageJob {
-        DWImageJob(url: DWProxyURL(signature: "", signedPath: "", options: DWImgproxyOptions(), source: url),
-                   isLocal: false, named: nil, plan: nil, surrogateKeys: HTTPFields())
+        DWImageJob(
+            url: DWProxyURL(signature: "", signedPath: "", options: DWImgproxyOptions(), source: url),
+            isLocal: false, named: nil, plan: nil, surrogateKeys: HTTPFields())
     }
 
     /// The answer when a thumbor watermark could not be fetched or used: the status a source's failure would get,
@@ -62,6 +68,7 @@ extension DWImageServer {
     func watermarkRefusal(_ error: DWWebImageError) -> Response {
         if error.isBusy { return busy() }
         let (status, message) = DWStatusMapping.status(for: error)
-        return refuse(status, "thumbor watermark: " + message, note: " watermark error \(error.code.rawValue): \(error.message)")
+        return refuse(
+            status, "thumbor watermark: " + message, note: " watermark error \(error.code.rawValue): \(error.message)")
     }
 }

@@ -15,8 +15,10 @@ import Logging
 struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let server: DWImageServer
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let clock = ContinuousClock()
         let start = clock.now
         let note = DWAccessNote()
@@ -39,8 +41,9 @@ struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.method == .head { response.body = ResponseBody() }
         server.metrics.imgproxy.requestFinished()
         if !note.isProbe {
-            server.metrics.answered(status: response.status.code, bytes: request.method == .head ? 0 : bytes,
-                                    elapsed: elapsed)
+            server.metrics.answered(
+                status: response.status.code, bytes: request.method == .head ? 0 : bytes,
+                elapsed: elapsed)
         }
         if server.logger.logLevel <= .info {
             let ms = String(format: "%.1f", elapsed / .milliseconds(1))
@@ -51,7 +54,7 @@ struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             var fields: Logger.Metadata = [
                 "request_id": .string(note.requestID), "method": .string("\(request.method)"),
-                "status": .stringConvertible(response.status.code), "bytes": .stringConvertible(bytes),
+                "status": .stringConvertible(response.status.code), "bytes": .stringConvertible(bytes)
             ]
             if let address = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress {
                 fields["client_ip"] = .string(address)

@@ -27,8 +27,11 @@ extension DWImageServer {
     func mount<Routes: RouterMethods>(on router: Routes, at prefix: String, refusingOtherMethods: Bool) {
         let trimmed = prefix.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let base = trimmed.isEmpty ? "" : "/" + trimmed
-        let group = router.group(RouterPath(trimmed)).add(middleware: DWAccessLogMiddleware<Routes.Context>(server: self))
-        let extraHealth = configuration.healthCheckPath.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
+        let group = router.group(RouterPath(trimmed)).add(
+            middleware: DWAccessLogMiddleware<Routes.Context>(server: self))
+        let extraHealth = configuration.healthCheckPath.map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        }
         for method in [HTTPRequest.Method.get, .head] {
             for path in ["health"] + (extraHealth.map { $0.isEmpty ? [] : [$0] } ?? []) {
                 group.on(RouterPath(path), method: method) { _, _ in

@@ -16,7 +16,9 @@ final class DWPhaseSpans: DWFetchPhaseObserver {
     private let parent: ServiceContext
     private let imageURL: String
     private let started = DefaultTracerClock.now
-    private let state = DWLock<(arrived: Bool, processing: (any Span)?, processed: Bool, queued: DefaultTracerClock.Instant?)>(
+    private let state = DWLock<
+        (arrived: Bool, processing: (any Span)?, processed: Bool, queued: DefaultTracerClock.Instant?)
+    >(
         (false, nil, false, nil))
 
     /// Spans under `parent` for the fetch of `imageURL`, which starts now.
@@ -35,11 +37,13 @@ final class DWPhaseSpans: DWFetchPhaseObserver {
     }
 
     func processingStarted() {
-        guard let queued = state.withLock({ s -> DefaultTracerClock.Instant?? in
-            guard s.processing == nil, !s.processed else { return nil }
-            defer { s.queued = nil }
-            return .some(s.queued)
-        }) else { return }
+        guard
+            let queued = state.withLock({ s -> DefaultTracerClock.Instant?? in
+                guard s.processing == nil, !s.processed else { return nil }
+                defer { s.queued = nil }
+                return .some(s.queued)
+            })
+        else { return }
         let now = DefaultTracerClock.now  // the wait ends where the transform starts
         if let queued { startSpan("queue", context: parent, at: queued).end(at: now) }
         let span = startSpan("processing_image", context: parent, at: now)
@@ -87,8 +91,10 @@ final class DWPhaseSpans: DWFetchPhaseObserver {
     }
 
     /// The download span, from the fetch's start to `arrived` (when the queue's wait begins), else to now.
-    private func downloadSpan(_ source: DWImageSource, error: DWWebImageError?,
-                              arrived: DefaultTracerClock.Instant? = nil) {
+    private func downloadSpan(
+        _ source: DWImageSource, error: DWWebImageError?,
+        arrived: DefaultTracerClock.Instant? = nil
+    ) {
         let span = startSpan("downloading_source_image", context: parent, at: started)
         span.attributes["imgproxy.source_image_url"] = imageURL
         span.attributes["imgproxy.source_image_origin"] = Self.origin(of: imageURL)

@@ -28,20 +28,22 @@ public struct DWAddressPolicy: Sendable {
 
     private static let forbiddenV4: [DWCIDR] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-        "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
-        "224.0.0.0/4", "240.0.0.0/4",
+        "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4", "240.0.0.0/4"
     ].map { DWCIDR($0)! }
 
     private static let forbiddenV6: [DWCIDR] = [
         "::/128", "::1/128", "::ffff:0:0/96", "100::/64", "2001::/32", "2001:db8::/32", "3fff::/20", "fc00::/7",
         "fe80::/10", "fec0::/10", "ff00::/8",
         // NAT64 (well-known and local-use): the gateway may translate to any IPv4 address, internal ones included.
-        "64:ff9b::/96", "64:ff9b:1::/48",
+        "64:ff9b::/96", "64:ff9b:1::/48"
     ].map { DWCIDR($0)! }
 
     /// IPv6 prefixes that carry an IPv4 address, and where its 4 bytes sit.
     private static let embeddingV4: [(DWCIDR, offset: Int)] = [
-        (DWCIDR("::/96")!, 12), (DWCIDR("64:ff9b::/96")!, 12), (DWCIDR("64:ff9b:1::/48")!, 12), (DWCIDR("2002::/16")!, 2),
+        (DWCIDR("::/96")!, 12), (DWCIDR("64:ff9b::/96")!, 12), (DWCIDR("64:ff9b:1::/48")!, 12),
+        (DWCIDR("2002::/16")!, 2)
     ]
 
     /// Refused by default (ignoring any allowed network).

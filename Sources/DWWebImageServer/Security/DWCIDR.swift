@@ -41,7 +41,8 @@ public struct DWCIDR: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var buffer = [CChar](repeating: 0, count: 64)
         _ = inet_ntop(network.count == 4 ? AF_INET : AF_INET6, network, &buffer, socklen_t(buffer.count))
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/\(prefixLength)"
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            + "/\(prefixLength)"
     }
 
     /// A numeric IPv4 (dotted quad only) or IPv6 address; nil otherwise.

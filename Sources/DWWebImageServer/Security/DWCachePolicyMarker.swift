@@ -33,14 +33,17 @@ enum DWCachePolicyMarker {
     @discardableResult
     static func adopt(_ cache: DWWebImageCache, fingerprint: String) -> Bool {
         let root = cache.rootDirectory
-        try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            at: root, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let marker = root.appendingPathComponent(".serve-policy-" + cache.directory.lastPathComponent)
-        let recorded = (try? String(contentsOf: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let recorded = (try? String(contentsOf: marker, encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         guard recorded != fingerprint else { return false }
         cache.clear()
-        _ = FileManager.default.createFile(atPath: marker.path, contents: Data((fingerprint + "\n").utf8),
-                                           attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: marker.path, contents: Data((fingerprint + "\n").utf8),
+            attributes: [.posixPermissions: 0o600])
         return true
     }
 }

@@ -126,14 +126,16 @@ struct DWLocalFileLoader: DWImageLoader {
         guard path.hasPrefix("/"), let decoded = String(path).removingPercentEncoding else { return nil }
         let components = decoded.split(separator: "/").map(String.init)
         guard !components.isEmpty,
-              !components.contains(where: { $0 == "." || $0 == ".." || $0.utf8.contains(0) }) else { return nil }
+            !components.contains(where: { $0 == "." || $0 == ".." || $0.utf8.contains(0) })
+        else { return nil }
         return components
     }
 
     static let notFound = DWWebImageError(.httpStatus, "local file is outside --local-root or missing", httpStatus: 404)
 
     private static func tooLarge(_ size: Int64, _ limit: Int64) -> DWWebImageError {
-        DWWebImageError(.tooLarge, "local file of \(size) bytes is over the limit of \(limit)", size: size, limit: limit)
+        DWWebImageError(
+            .tooLarge, "local file of \(size) bytes is over the limit of \(limit)", size: size, limit: limit)
     }
 }
 

@@ -21,9 +21,10 @@ extension DWImageServer {
     func thumborMeta(_ meta: DWThumborMeta, for job: DWImageJob, output: DWImage) async -> Response {
         let source = (try? await variant(of: job.url.source, plan: nil)) ?? output
         let converted = meta.autoJPG && source.format == .png && output.format == .jpeg
-        let json = meta.json(source: (source.pixelWidth, source.pixelHeight),
-                             output: (output.pixelWidth, output.pixelHeight), frames: output.frameCount,
-                             converted: converted)
+        let json = meta.json(
+            source: (source.pixelWidth, source.pixelHeight),
+            output: (output.pixelWidth, output.pixelHeight), frames: output.frameCount,
+            converted: converted)
         return DWResponses.text(.ok, json, contentType: "application/json")
     }
 

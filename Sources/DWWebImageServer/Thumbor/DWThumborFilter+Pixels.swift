@@ -9,7 +9,8 @@ extension DWThumborFilter {
         switch reader.name {
         case "sharpen":
             try reader.count(3)
-            return .sharpen(amount: try reader.decimal(0), radius: try reader.decimal(1), luminanceOnly: try reader.boolean(2))
+            return .sharpen(
+                amount: try reader.decimal(0), radius: try reader.decimal(1), luminanceOnly: try reader.boolean(2))
         case "noise":
             try reader.count(1, upTo: 2)
             let amount = try reader.unsigned(0), seed = args.count > 1 ? try reader.unsigned(1) : 0
@@ -58,9 +59,12 @@ extension DWThumborFilter {
         var rest = body
         while !rest.isEmpty {
             guard rest.first == "(", let close = rest.firstIndex(of: ")") else { return nil }
-            let pair = rest[rest.index(after: rest.startIndex)..<close].split(separator: ",", omittingEmptySubsequences: false)
-            guard pair.count == 2, pair.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { ("0"..."9").contains($0) } }),
-                  let x = Int(pair[0]), let y = Int(pair[1]), x <= 255, y <= 255 else { return nil }
+            let pair = rest[rest.index(after: rest.startIndex)..<close].split(
+                separator: ",", omittingEmptySubsequences: false)
+            guard pair.count == 2,
+                pair.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy { ("0"..."9").contains($0) } }),
+                let x = Int(pair[0]), let y = Int(pair[1]), x <= 255, y <= 255
+            else { return nil }
             if flat.count >= 2, x <= flat[flat.count - 2] { return nil }
             flat += [x, y]
             rest = rest[rest.index(after: close)...]

@@ -34,8 +34,10 @@ extension DWThumborFilter {
             guard value >= 0 else { throw reader.bad(index) }  // thumbor fails on a negative size: a 500 there
             ratios[index - 4] = value == 0 ? nil : min(value, 100_000)  // thumbor reads 0 as no ratio
         }
-        return .watermark(DWThumborWatermark(url: url, x: x, y: y, alpha: alpha, widthRatio: ratios[0],
-                                             heightRatio: ratios[1]))
+        return .watermark(
+            DWThumborWatermark(
+                url: url, x: x, y: y, alpha: alpha, widthRatio: ratios[0],
+                heightRatio: ratios[1]))
     }
 
     /// `N`, `-N`, `Np`, `-Np`, `center`, `repeat` (thumbor's `(?:-?\d+p?)|center|repeat`).

@@ -62,8 +62,11 @@ enum DWThumborFilter: Sendable, Equatable {
         let name = String(call[..<open])
         let inside = call[call.index(after: open)..<call.index(before: call.endIndex)]
         if name == "curve" { return try curve(String(inside)) }
-        let args = inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let args =
+            inside.isEmpty
+            ? []
+            : inside.split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
         let reader = Args(name: name, args: args)
         switch name {
         case "quality":
@@ -120,8 +123,8 @@ enum DWThumborFilter: Sendable, Equatable {
             let numbers = args[0].split(separator: ":", omittingEmptySubsequences: false)
                 .flatMap { $0.split(separator: "x", omittingEmptySubsequences: false) }
             guard numbers.count == 4, args[0].filter({ $0 == ":" }).count == 1,
-                  numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
-                  let l = Int(numbers[0]), let t = Int(numbers[1]), let r = Int(numbers[2]), let b = Int(numbers[3])
+                numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
+                let l = Int(numbers[0]), let t = Int(numbers[1]), let r = Int(numbers[2]), let b = Int(numbers[3])
             else { throw reader.bad(0) }
             let cap = 10_000_000  // beyond any image; keeps the sums exact
             return .focal(left: min(l, cap), top: min(t, cap), right: min(r, cap), bottom: min(b, cap))
@@ -150,8 +153,10 @@ enum DWThumborFilter: Sendable, Equatable {
     private static func roundCorner(_ reader: Args) throws(ParseError) -> DWThumborFilter {
         try reader.count(4, upTo: 5)
         let radii = reader.args[0].split(separator: "|", omittingEmptySubsequences: false)
-        guard (1...2).contains(radii.count), radii.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
-              let a = Int(radii[0]), let b = Int(radii.last ?? radii[0]) else { throw reader.bad(0) }
+        guard (1...2).contains(radii.count),
+            radii.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }),
+            let a = Int(radii[0]), let b = Int(radii.last ?? radii[0])
+        else { throw reader.bad(0) }
         let (red, green, blue) = (try reader.unsigned(1), try reader.unsigned(2), try reader.unsigned(3))
         var transparent = false
         if reader.args.count > 4 { transparent = try reader.boolean(4) }
@@ -195,7 +200,7 @@ enum DWThumborFilter: Sendable, Equatable {
             "white": "ffffff", "black": "000000", "red": "ff0000", "green": "008000", "blue": "0000ff",
             "yellow": "ffff00", "gray": "808080", "grey": "808080", "silver": "c0c0c0", "orange": "ffa500",
             "purple": "800080", "lime": "00ff00", "navy": "000080", "teal": "008080", "maroon": "800000",
-            "olive": "808000", "aqua": "00ffff", "cyan": "00ffff", "fuchsia": "ff00ff", "magenta": "ff00ff",
+            "olive": "808000", "aqua": "00ffff", "cyan": "00ffff", "fuchsia": "ff00ff", "magenta": "ff00ff"
         ]
         return DWColor(hex: names[text.lowercased()] ?? text)
     }
@@ -211,7 +216,9 @@ enum DWThumborFilter: Sendable, Equatable {
 
         func count(_ least: Int, upTo most: Int? = nil) throws(ParseError) {
             guard args.count >= least, args.count <= (most ?? least) else {
-                throw ParseError("thumbor filter '\(name)' takes \(least == (most ?? least) ? "\(least)" : "\(least)-\(most ?? least)") arguments, not \(args.count)")
+                throw ParseError(
+                    "thumbor filter '\(name)' takes \(least == (most ?? least) ? "\(least)" : "\(least)-\(most ?? least)") arguments, not \(args.count)"
+                )
             }
         }
 
@@ -236,8 +243,9 @@ enum DWThumborFilter: Sendable, Equatable {
             let text = args[index]
             let body = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
             guard body.contains(where: { ("0"..."9").contains($0) }),
-                  body.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }),
-                  body.filter({ $0 == "." }).count <= 1, let value = Double(text) else { throw bad(index) }
+                body.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }),
+                body.filter({ $0 == "." }).count <= 1, let value = Double(text)
+            else { throw bad(index) }
             return value
         }
 

@@ -16,8 +16,10 @@ struct DWThumborMeta: Sendable, Equatable {
 
     /// The JSON for a source of `source` pixels whose rendered answer is `output` pixels with `frames` frames;
     /// `converted`: ``autoJPG`` turned a PNG source into JPEG.
-    func json(source: (width: Int, height: Int), output: (width: Int, height: Int), frames: Int,
-              converted: Bool = false) -> String {
+    func json(
+        source: (width: Int, height: Int), output: (width: Int, height: Int), frames: Int,
+        converted: Bool = false
+    ) -> String {
         var (width, height) = (Double(source.width), Double(source.height))
         var operations: [[String: Any]] = []
         if let c = path.crop {
@@ -44,23 +46,34 @@ struct DWThumborMeta: Sendable, Equatable {
         var last = (width: Double(output.width), height: Double(output.height))
         for op in operations {
             if op["type"] as? String == "crop", let l = op["left"] as? Double, let r = op["right"] as? Double,
-               let t = op["top"] as? Double, let b = op["bottom"] as? Double { last = (r - l, b - t) }
+                let t = op["top"] as? Double, let b = op["bottom"] as? Double
+            {
+                last = (r - l, b - t)
+            }
             if op["type"] as? String == "resize", let w = op["width"] as? Double, let h = op["height"] as? Double {
                 last = (w, h)
             }
         }
-        let meta: [String: Any] = ["thumbor": [
-            "source": ["url": Self.quoted(path.image), "width": output.width, "height": output.height,
-                       "frameCount": frames] as [String: Any],
-            "operations": operations,
-            "target": ["width": last.width, "height": last.height],
-            "focal_points": [["x": focus.x, "y": focus.y, "z": 1.0, "height": 1, "width": 1, "origin": "alignment"]],
-        ] as [String: Any]]
-        let data = (try? JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let meta: [String: Any] = [
+            "thumbor": [
+                "source": [
+                    "url": Self.quoted(path.image), "width": output.width, "height": output.height,
+                    "frameCount": frames
+                ] as [String: Any],
+                "operations": operations,
+                "target": ["width": last.width, "height": last.height],
+                "focal_points": [["x": focus.x, "y": focus.y, "z": 1.0, "height": 1, "width": 1, "origin": "alignment"]]
+            ] as [String: Any]
+        ]
+        let data =
+            (try? JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 
-    private static func share(_ align: String) -> Double { ["left": 0, "top": 0, "right": 1, "bottom": 1][align] ?? 0.5 }
+    private static func share(_ align: String) -> Double {
+        ["left": 0, "top": 0, "right": 1, "bottom": 1][align] ?? 0.5
+    }
 
     /// thumbor's `_calculate_target_dimensions` on a `width` × `height` image.
     private func targetSize(_ width: Double, _ height: Double) -> (width: Double, height: Double) {
@@ -72,20 +85,25 @@ struct DWThumborMeta: Sendable, Equatable {
         }
         let w = pixels(path.width, width), h = pixels(path.height, height)
         if w == nil && h == nil { return (width, height) }
-        return (w ?? ((h ?? 0) * width / height).rounded(.toNearestOrEven),
-                h ?? ((w ?? 0) * height / width).rounded(.toNearestOrEven))
+        return (
+            w ?? ((h ?? 0) * width / height).rounded(.toNearestOrEven),
+            h ?? ((w ?? 0) * height / width).rounded(.toNearestOrEven)
+        )
     }
 
     /// thumbor's `fit_in_resize`: the resize it appends (none when the image already fits, unless `full`).
-    private func fitIn(_ width: Double, _ height: Double, _ box: (width: Double, height: Double),
-                       _ operations: inout [[String: Any]]) -> (width: Double, height: Double) {
+    private func fitIn(
+        _ width: Double, _ height: Double, _ box: (width: Double, height: Double),
+        _ operations: inout [[String: Any]]
+    ) -> (width: Double, height: Double) {
         var box = box
         if path.adaptive, (width < height && box.width > box.height) || (width > height && box.width < box.height) {
             box = (box.height, box.width)
         }
         let sign = path.full ? -1.0 : 1.0
         if !path.full && box.width >= width && box.height >= height { return box }
-        let size: (Double, Double) = width / box.width * sign >= height / box.height * sign
+        let size: (Double, Double) =
+            width / box.width * sign >= height / box.height * sign
             ? (box.width, (height * box.width / width + 1e-5).rounded(.toNearestOrEven))
             : ((width * box.height / height + 1e-5).rounded(.toNearestOrEven), box.height)
         operations.append(["type": "resize", "width": size.0, "height": size.1])
@@ -93,8 +111,10 @@ struct DWThumborMeta: Sendable, Equatable {
     }
 
     /// thumbor's `auto_crop`: the crop to the box's aspect ratio around the focal point.
-    private func autoCrop(_ width: inout Double, _ height: inout Double, _ box: (width: Double, height: Double),
-                          _ focus: (x: Double, y: Double), _ operations: inout [[String: Any]]) {
+    private func autoCrop(
+        _ width: inout Double, _ height: inout Double, _ box: (width: Double, height: Double),
+        _ focus: (x: Double, y: Double), _ operations: inout [[String: Any]]
+    ) {
         let boxHeight = box.height == 0 ? 1 : box.height, boxWidth = box.width == 0 ? 1 : box.width
         func ratio(_ a: Double, _ b: Double) -> Double { (a / b * 100).rounded(.toNearestOrEven) / 100 }
         guard ratio(width, height) != ratio(boxWidth, boxHeight) else { return }

@@ -33,8 +33,10 @@ struct DWThumborPath: Sendable, Equatable {
     var image = ""
 
     static func == (a: Self, b: Self) -> Bool {
-        a.debug == b.debug && a.meta == b.meta && a.trim?.corner == b.trim?.corner && a.trim?.tolerance == b.trim?.tolerance
-            && a.crop.map { [$0.left, $0.top, $0.right, $0.bottom] } == b.crop.map { [$0.left, $0.top, $0.right, $0.bottom] }
+        a.debug == b.debug && a.meta == b.meta && a.trim?.corner == b.trim?.corner
+            && a.trim?.tolerance == b.trim?.tolerance
+            && a.crop.map { [$0.left, $0.top, $0.right, $0.bottom] }
+                == b.crop.map { [$0.left, $0.top, $0.right, $0.bottom] }
             && a.fitIn == b.fitIn && a.adaptive == b.adaptive && a.full == b.full && a.width == b.width
             && a.height == b.height && a.flipHorizontal == b.flipHorizontal && a.flipVertical == b.flipVertical
             && a.halign == b.halign && a.valign == b.valign && a.smart == b.smart && a.filters == b.filters

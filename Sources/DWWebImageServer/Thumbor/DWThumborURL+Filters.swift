@@ -4,8 +4,10 @@ import DWWebImage
 
 extension DWThumborURL {
     /// Applies `filters` in order. Geometry filters read the path's parts (`fit-in`, the box).
-    static func apply(_ filters: [DWThumborFilter], parts p: DWThumborPath, to t: inout DWTransform,
-                      request: inout DWThumborRequest) throws(ParseError) {
+    static func apply(
+        _ filters: [DWThumborFilter], parts p: DWThumborPath, to t: inout DWTransform,
+        request: inout DWThumborRequest
+    ) throws(ParseError) {
         try focus(filters, parts: p, on: &t)
         for filter in filters {
             switch filter {
@@ -24,7 +26,8 @@ extension DWThumborURL {
             case .equalize: t.pixelFilters.append(.equalize)
             case .colorize(let r, let g, let b, let color):
                 t.pixelFilters.append(.colorize(red: r, green: g, blue: b, color: color))
-            case .convolution(let matrix, let columns): t.pixelFilters.append(.convolution(matrix: matrix, columns: columns))
+            case .convolution(let matrix, let columns):
+                t.pixelFilters.append(.convolution(matrix: matrix, columns: columns))
             case .roundCorner(let a, let b, let color, let transparent):
                 t.pixelFilters.append(.roundCorners(horizontal: a, vertical: b, color: color, transparent: transparent))
             case .rgb(let red, let green, let blue):
@@ -41,7 +44,8 @@ extension DWThumborURL {
             case .focal: continue  // focus(_:parts:on:)
             case .sharpen(let amount, let radius, let luminanceOnly):
                 t.pixelFilters.append(.waveletSharpen(amount: amount, radius: radius, luminanceOnly: luminanceOnly))
-            case .noise(let amount, let seed): if amount > 0 { t.pixelFilters.append(.noise(amount: amount, seed: seed)) }
+            case .noise(let amount, let seed):
+                if amount > 0 { t.pixelFilters.append(.noise(amount: amount, seed: seed)) }
             case .curve(let all, let red, let green, let blue):
                 t.pixelFilters.append(.curve(all: all, red: red, green: green, blue: blue))
             case .autoJPG(let enabled): t.pngToJPEG = enabled
@@ -63,7 +67,8 @@ extension DWThumborURL {
 
     /// thumbor's focal points: each `focal()` rectangle's centre weighted by its area (empty ones ignored, as
     /// thumbor ignores them), the crop centred on their centre of mass in place of the alignment.
-    static func focus(_ filters: [DWThumborFilter], parts p: DWThumborPath, on t: inout DWTransform) throws(ParseError) {
+    static func focus(_ filters: [DWThumborFilter], parts p: DWThumborPath, on t: inout DWTransform) throws(ParseError)
+    {
         var weight = 0.0, sumX = 0.0, sumY = 0.0  // in Double: no rectangle can overflow it
         for case .focal(let left, let top, let right, let bottom) in filters where right > left && bottom > top {
             let (w, h) = (right - left, bottom - top)

@@ -115,7 +115,8 @@ struct DWThumborURL: Sendable {
     }
 
     /// The box: `orig` is the source's side (served where the other side is 0 or `orig` too: then no resize).
-    private static func size(_ width: DWThumborPath.Side, _ height: DWThumborPath.Side) throws(ParseError) -> (Int, Int) {
+    private static func size(_ width: DWThumborPath.Side, _ height: DWThumborPath.Side) throws(ParseError) -> (Int, Int)
+    {
         switch (width, height) {
         case (.pixels(let w), .pixels(let h)):
             guard w <= 65535, h <= 65535 else { throw ParseError("thumbor size \(w)x\(h) is too large") }

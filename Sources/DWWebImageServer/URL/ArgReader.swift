@@ -60,7 +60,9 @@ struct ArgReader {
     func dimension(_ i: Int) throws(DWProxyURL.ParseError) -> Int { try intIn(i, 0...Int(Int32.max)) }
 
     func double(_ i: Int) throws(DWProxyURL.ParseError) -> Double {
-        guard let value = Double(args[i]), value.isFinite, abs(value) < 1e9 else { throw error("'\(args[i])' is not a number") }
+        guard let value = Double(args[i]), value.isFinite, abs(value) < 1e9 else {
+            throw error("'\(args[i])' is not a number")
+        }
         return value
     }
 

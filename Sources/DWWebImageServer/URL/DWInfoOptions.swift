@@ -41,8 +41,10 @@ public struct DWInfoOptions: Sendable, Equatable {
     /// Applies one `name:args` segment; unknown or malformed is a 400 naming it, an `exp:` before `now` (Unix
     /// seconds) a 404. With `onlyPresets` (`--only-presets`) only `exp` and `cb` are accepted: the other options
     /// choose work, which only the operator's presets may do on such a server.
-    mutating func apply(_ segment: Substring, onlyPresets: Bool = false,
-                        now: Int64 = Int64(Date().timeIntervalSince1970)) throws(DWProxyURL.ParseError) {
+    mutating func apply(
+        _ segment: Substring, onlyPresets: Bool = false,
+        now: Int64 = Int64(Date().timeIntervalSince1970)
+    ) throws(DWProxyURL.ParseError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let r = ArgReader(name: parts[0], args: Array(parts.dropFirst()))
         try r.atLeast(1)

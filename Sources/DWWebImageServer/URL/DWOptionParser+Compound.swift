@@ -122,7 +122,8 @@ extension DWOptionParser {
         try r.max(2)
         var name = r.args[0]
         if r.args.count > 1, r.bool(1) {
-            guard let data = DWProxyURL.base64URLDecode(name[...]), let text = String(data: data, encoding: .utf8) else {
+            guard let data = DWProxyURL.base64URLDecode(name[...]), let text = String(data: data, encoding: .utf8)
+            else {
                 throw r.error("expects URL-safe base64")
             }
             name = text

@@ -66,7 +66,7 @@ struct DWOptionParser {
         case "enforce_thumbnail", "eth": try r.max(1); o.transform.enforceThumbnail = r.bool(0)
         case "preserve_hdr", "ph": try r.max(1); o.transform.preserveHDR = r.bool(0)
         case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
-             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
+            "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             try security(r, &o)
         case "quality", "q": try r.max(1); let q = try r.intIn(0, 0...100); o.transform.quality = q == 0 ? nil : q
         case "format_quality", "fq": try formatQuality(r, &o.transform)
@@ -88,7 +88,9 @@ struct DWOptionParser {
             try r.max(1)
             let name = r.args[0]
             guard (1...64).contains(name.utf8.count),
-                  name.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
+                name.utf8.allSatisfy({
+                    $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)
+                })
             else { throw r.error("expects 1 to 64 letters, digits, _ or -") }
             o.tag = name
         case "return_attachment", "att": try r.max(1); o.returnAttachment = r.bool(0)
@@ -104,7 +106,8 @@ struct DWOptionParser {
     func filter(_ r: ArgReader, _ t: inout DWTransform) throws(ParseError) {
         try r.max(1)
         switch r.name {
-        case "blur", "bl": t.blur = DWFilterClamps.sigma(try r.nonNegativeDouble(0, upTo: 1000), limit: DWFilterClamps.blurSigma)
+        case "blur", "bl":
+            t.blur = DWFilterClamps.sigma(try r.nonNegativeDouble(0, upTo: 1000), limit: DWFilterClamps.blurSigma)
         case "sharpen", "sh":
             t.sharpen = DWFilterClamps.sigma(try r.nonNegativeDouble(0, upTo: 1000), limit: DWFilterClamps.sharpenSigma)
         default: t.pixelate = min(try r.nonNegativeInt(0, upTo: 10_000), DWFilterClamps.pixelateSize)

@@ -54,9 +54,11 @@ public struct DWProxyURL: Sendable, Equatable {
     /// and allowed sources: 404 for a source they do not allow); the options start from `defaults` (the request's
     /// client hints), under `presets`' base options, the `default` preset and the URL's; `now` (Unix seconds) judges `exp:`. Segments are
     /// found on the target's UTF-8 bytes.
-    public init(target: String, presets: DWPresets = DWPresets(), sources: DWSourceRules = DWSourceRules(),
-                defaults: DWImgproxyOptions = DWImgproxyOptions(),
-                now: Int64 = Int64(Date().timeIntervalSince1970)) throws(ParseError) {
+    public init(
+        target: String, presets: DWPresets = DWPresets(), sources: DWSourceRules = DWSourceRules(),
+        defaults: DWImgproxyOptions = DWImgproxyOptions(),
+        now: Int64 = Int64(Date().timeIntervalSince1970)
+    ) throws(ParseError) {
         (signature, signedPath) = try Self.split(target: target)
         options = defaults
         source = ""
@@ -101,7 +103,8 @@ public struct DWProxyURL: Sendable, Equatable {
         var format: DWImageFormat?
         // "@ext" only when what follows the last "@" names a format (a source may hold "@" in its userinfo).
         if let at = plain.utf8.lastIndex(of: UInt8(ascii: "@")),
-           let named = Self.format(named: Substring(plain.utf8[plain.utf8.index(after: at)...])) {
+            let named = Self.format(named: Substring(plain.utf8[plain.utf8.index(after: at)...]))
+        {
             format = named
             plain = plain[..<at]
         }
@@ -137,14 +140,19 @@ public struct DWProxyURL: Sendable, Equatable {
         if source.hasPrefix("local:///") { return }
         if DWURLBytes.simpleHTTPAuthority(source) != nil { return }  // http(s) with a host: the usual source
         guard let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source)),
-              let scheme = components.scheme?.lowercased() else {
+            let scheme = components.scheme?.lowercased()
+        else {
             throw ParseError("source is not a URL")
         }
         if scheme == "s3" {
-            guard let location = DWS3Location(source), !location.key.isEmpty else { throw ParseError("source is not s3://bucket/key") }
+            guard let location = DWS3Location(source), !location.key.isEmpty else {
+                throw ParseError("source is not s3://bucket/key")
+            }
             return
         }
-        guard scheme == "http" || scheme == "https" else { throw ParseError("source scheme '\(scheme)' is not http or https") }
+        guard scheme == "http" || scheme == "https" else {
+            throw ParseError("source scheme '\(scheme)' is not http or https")
+        }
         guard let host = components.host, !host.isEmpty else { throw ParseError("source URL has no host") }
     }
 
@@ -156,7 +164,8 @@ public struct DWProxyURL: Sendable, Equatable {
     }
 
     private static func escapeForParsing(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "#%"))) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "#%")))
+            ?? text
     }
 
     /// An output format by the names imgproxy URLs use (`jpg` and `jpeg` alike): every format imgproxy saves that
@@ -172,7 +181,7 @@ public struct DWProxyURL: Sendable, Equatable {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
                 standard.append(byte)
             case UInt8(ascii: "-"): standard.append(UInt8(ascii: "+"))
             case UInt8(ascii: "_"): standard.append(UInt8(ascii: "/"))
@@ -187,7 +196,9 @@ public struct DWProxyURL: Sendable, Equatable {
 
     /// base64url without padding.
     static func base64URLEncode<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -23,8 +23,10 @@ public struct DWSecurityOptions: Sendable, Hashable {
 
     /// `sec(msr=…,msfs=…,maf=…,mafr=…)`, the values set (a cache key part: `maf` changes the frames written).
     public var identifier: String {
-        let parts = [("msr", maxSrcResolution), ("msfs", maxSrcFileSize), ("maf", maxAnimationFrames),
-                     ("mafr", maxAnimationFrameResolution)].compactMap { name, value in value.map { "\(name)=\($0)" } }
+        let parts = [
+            ("msr", maxSrcResolution), ("msfs", maxSrcFileSize), ("maf", maxAnimationFrames),
+            ("mafr", maxAnimationFrameResolution)
+        ].compactMap { name, value in value.map { "\(name)=\($0)" } }
         return "sec(\(parts.joined(separator: ",")))"
     }
 
@@ -33,22 +35,25 @@ public struct DWSecurityOptions: Sendable, Hashable {
     /// that will be processed (1 unless the result keeps an animation).
     public func check(_ image: DWImage, processedFrames: Int) throws(DWWebImageError) {
         if let limit = maxSrcFileSize, limit > 0, image.data.count > limit {
-            throw DWWebImageError(.tooLarge, "source image file is too big (msfs:\(limit))",
-                                  size: Int64(image.data.count), limit: Int64(limit))
+            throw DWWebImageError(
+                .tooLarge, "source image file is too big (msfs:\(limit))",
+                size: Int64(image.data.count), limit: Int64(limit))
         }
         let area = image.pixelWidth.multipliedReportingOverflow(by: image.pixelHeight)
         let frames = max(1, processedFrames)
         if frames > 1, let limit = maxAnimationFrameResolution, limit > 0 {
             if area.overflow || area.partialValue > limit {
-                throw DWWebImageError(.tooLarge, "source image frame resolution is too big (mafr)",
-                                      size: area.overflow ? .max : Int64(area.partialValue), limit: Int64(limit))
+                throw DWWebImageError(
+                    .tooLarge, "source image frame resolution is too big (mafr)",
+                    size: area.overflow ? .max : Int64(area.partialValue), limit: Int64(limit))
             }
         } else if let limit = maxSrcResolution {
             let total = area.partialValue.multipliedReportingOverflow(by: frames)
             if area.overflow || total.overflow || total.partialValue > limit {
-                throw DWWebImageError(.tooLarge, "source image resolution is too big (msr)",
-                                      size: total.overflow || area.overflow ? .max : Int64(total.partialValue),
-                                      limit: Int64(limit))
+                throw DWWebImageError(
+                    .tooLarge, "source image resolution is too big (msr)",
+                    size: total.overflow || area.overflow ? .max : Int64(total.partialValue),
+                    limit: Int64(limit))
             }
         }
     }
@@ -69,7 +74,8 @@ extension DWOptionParser {
             o.security.maxSrcResolution = megapixels(try r.positiveDouble(0))
         case "max_src_file_size", "msfs": o.security.maxSrcFileSize = try r.int(0)
         case "max_animation_frames", "maf": o.security.maxAnimationFrames = try r.intIn(0, 1...Int(Int32.max))
-        case "max_animation_frame_resolution", "mafr": o.security.maxAnimationFrameResolution = megapixels(try r.double(0))
+        case "max_animation_frame_resolution", "mafr":
+            o.security.maxAnimationFrameResolution = megapixels(try r.double(0))
         default: o.transform.maxResultDimension = max(0, min(try r.int(0), Int(Int32.max)))
         }
     }

@@ -44,7 +44,8 @@ public struct DWSourceRules: Sendable, Equatable {
         for rule in replacements {
             guard let (end, captures) = Self.match(Array(rule.pattern.utf8), Array(text.utf8)) else { continue }
             let bytes = Array(text.utf8)
-            text = Self.expand(rule.replacement, [Array(bytes[..<end])] + captures)
+            text =
+                Self.expand(rule.replacement, [Array(bytes[..<end])] + captures)
                 + String(decoding: bytes[end...], as: UTF8.self)
         }
         if originNames.contains(DWNamedOrigin.defaultName), !Self.hasScheme(text) {
@@ -76,8 +77,10 @@ public struct DWSourceRules: Sendable, Equatable {
         return (end, captures)
     }
 
-    private static func match(_ pattern: ArraySlice<UInt8>, _ text: [UInt8], from start: Int,
-                              captures: inout [[UInt8]]) -> Int? {
+    private static func match(
+        _ pattern: ArraySlice<UInt8>, _ text: [UInt8], from start: Int,
+        captures: inout [[UInt8]]
+    ) -> Int? {
         let star = UInt8(ascii: "*"), slash = UInt8(ascii: "/")
         var position = start
         var index = pattern.startIndex

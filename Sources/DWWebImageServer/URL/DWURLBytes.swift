@@ -68,7 +68,8 @@ enum DWURLBytes {
                 }
             }
             guard allowedRest(bytes, schemeLength..<(at ?? schemeLength)),
-                  allowedRest(bytes, authorityEnd..<bytes.count) else { return nil }
+                allowedRest(bytes, authorityEnd..<bytes.count)
+            else { return nil }
             let hostStart = at.map { $0 + 1 } ?? schemeLength
             var hostEnd = authorityEnd
             if let colon = (hostStart..<authorityEnd).first(where: { bytes[$0] == UInt8(ascii: ":") }) {
@@ -98,8 +99,10 @@ enum DWURLBytes {
         let utf8 = Array(source.utf8)
         guard utf8.count >= 3 else { return false }
         var start = -1
-        for i in 0...(utf8.count - 3) where utf8[i] == UInt8(ascii: ":") && utf8[i + 1] == UInt8(ascii: "/")
-            && utf8[i + 2] == UInt8(ascii: "/") {
+        for i in 0...(utf8.count - 3)
+        where utf8[i] == UInt8(ascii: ":") && utf8[i + 1] == UInt8(ascii: "/")
+            && utf8[i + 2] == UInt8(ascii: "/")
+        {
             start = i + 3
             break
         }
@@ -119,7 +122,9 @@ enum DWURLBytes {
         for i in 0..<prefix.utf8CodeUnitCount {
             let expected = prefix.utf8Start[i]
             let byte = bytes[i]
-            guard byte == expected || (byte | 0x20) == expected && (0x61...0x7A).contains(expected) else { return false }
+            guard byte == expected || (byte | 0x20) == expected && (0x61...0x7A).contains(expected) else {
+                return false
+            }
         }
         return true
     }
@@ -132,12 +137,12 @@ enum DWURLBytes {
             i += 1
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
                 continue
             case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
-                 UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
-                 UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
-                 UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
+                UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+                UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+                UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
                 continue
             case UInt8(ascii: "%"):
                 guard i + 1 < range.upperBound, hexValue(bytes[i]) != nil, hexValue(bytes[i + 1]) != nil else {
@@ -154,7 +159,7 @@ enum DWURLBytes {
     private static func isHostByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"):
             return true
         default:
             return false

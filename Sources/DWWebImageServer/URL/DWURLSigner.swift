@@ -79,7 +79,9 @@ public struct DWURLSigner: Sendable {
 
 extension DWURLSigner: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The key's and salt's lengths only: a signer interpolated into a log line never shows them.
-    public var description: String { "DWURLSigner(key: <\(key.count) bytes>, salt: <\(salt.count) bytes>, size: \(size))" }
+    public var description: String {
+        "DWURLSigner(key: <\(key.count) bytes>, salt: <\(salt.count) bytes>, size: \(size))"
+    }
 
     /// The same as ``description``.
     public var debugDescription: String { description }
