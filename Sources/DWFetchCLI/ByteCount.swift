@@ -29,8 +29,10 @@ package struct ByteCount: ExpressibleByArgument, Equatable, Sendable {
             multiplier = Double(Int64(1) << (10 * power))
             s = s.dropLast()
         }
-        guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), s.filter({ $0 == "." }).count <= 1,
-              let number = Double(s) else { return nil }
+        guard !s.isEmpty, s.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            s.filter({ $0 == "." }).count <= 1,
+            let number = Double(s)
+        else { return nil }
         let value = (number * multiplier).rounded(.down)
         guard value.isFinite, value >= 0, value < 9.2e18 else { return nil }
         return Int64(value)

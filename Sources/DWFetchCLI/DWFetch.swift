@@ -33,30 +33,46 @@ package struct DWFetch: ParsableCommand {
     @Argument(help: "Image URLs (http or https).")
     package var urls: [String] = []
 
-    @Option(name: [.short, .customLong("input")], help: ArgumentHelp(
-        "Read more URLs from FILE, one a line ('-' = stdin; blank lines and '#' comments skipped).", valueName: "FILE"))
+    @Option(
+        name: [.short, .customLong("input")],
+        help: ArgumentHelp(
+            "Read more URLs from FILE, one a line ('-' = stdin; blank lines and '#' comments skipped).",
+            valueName: "FILE"))
     package var input: String?
 
-    @Option(name: [.short, .customLong("output")], help: ArgumentHelp(
-        "Write each image into DIR, or PUT it under s3://BUCKET/PREFIX (AWS_* credentials, --s3-endpoint).", valueName: "DIR"))
+    @Option(
+        name: [.short, .customLong("output")],
+        help: ArgumentHelp(
+            "Write each image into DIR, or PUT it under s3://BUCKET/PREFIX (AWS_* credentials, --s3-endpoint).",
+            valueName: "DIR"))
     package var output: String?
 
-    @Option(name: .customLong("shard"), help: ArgumentHelp(
-        "Take only the URLs whose digest falls in shard K of N (1 ≤ K ≤ N): N machines split one list.", valueName: "K/N"))
+    @Option(
+        name: .customLong("shard"),
+        help: ArgumentHelp(
+            "Take only the URLs whose digest falls in shard K of N (1 ≤ K ≤ N): N machines split one list.",
+            valueName: "K/N"))
     package var shard: DWShard?
 
-    @Option(name: .customLong("s3-endpoint"), help: ArgumentHelp(
-        "S3-compatible endpoint for s3:// URLs and -o s3://, path-style (default: AWS's for AWS_REGION).", valueName: "URL"))
+    @Option(
+        name: .customLong("s3-endpoint"),
+        help: ArgumentHelp(
+            "S3-compatible endpoint for s3:// URLs and -o s3://, path-style (default: AWS's for AWS_REGION).",
+            valueName: "URL"))
     package var s3Endpoint: String?
 
     @Option(name: [.short, .customLong("jobs")], help: ArgumentHelp("Concurrent downloads.", valueName: "N"))
     package var jobs: Int = 6
 
-    @Option(name: .customLong("cache-dir"), help: ArgumentHelp(
-        "Cache root (default $XDG_CACHE_HOME/dwwebimage, else ~/.cache/dwwebimage).", valueName: "DIR"))
+    @Option(
+        name: .customLong("cache-dir"),
+        help: ArgumentHelp(
+            "Cache root (default $XDG_CACHE_HOME/dwwebimage, else ~/.cache/dwwebimage).", valueName: "DIR"))
     package var cacheDir: String?
 
-    @Option(name: .customLong("cache-space"), help: ArgumentHelp("Cache space (a namespace under the root).", valueName: "NAME"))
+    @Option(
+        name: .customLong("cache-space"),
+        help: ArgumentHelp("Cache space (a namespace under the root).", valueName: "NAME"))
     package var cacheSpace: String = "defaultCacheSpace"
 
     @Flag(name: .customLong("no-cache"), help: "Neither read nor write the cache.")
@@ -77,46 +93,71 @@ package struct DWFetch: ParsableCommand {
     @Option(help: ArgumentHelp("Request timeout in seconds.", valueName: "SEC"))
     package var timeout: Double = 15
 
-    @Option(name: .customLong("max-size"), help: ArgumentHelp(
-        "Refuse bodies larger than this (bytes, or with a K, M or G suffix: powers of 1024, as curl).", valueName: "BYTES"))
+    @Option(
+        name: .customLong("max-size"),
+        help: ArgumentHelp(
+            "Refuse bodies larger than this (bytes, or with a K, M or G suffix: powers of 1024, as curl).",
+            valueName: "BYTES"))
     package var maxSize: ByteCount?
 
-    @Option(name: .customLong("cacert"), help: ArgumentHelp("Trust the CA certificates in this PEM file (as curl).", valueName: "FILE"))
+    @Option(
+        name: .customLong("cacert"),
+        help: ArgumentHelp("Trust the CA certificates in this PEM file (as curl).", valueName: "FILE"))
     package var caCert: String?
 
-    @Option(name: .customLong("capath"), help: ArgumentHelp(
-        "Trust the CA certificates in this hashed directory (openssl rehash).", valueName: "DIR"))
+    @Option(
+        name: .customLong("capath"),
+        help: ArgumentHelp(
+            "Trust the CA certificates in this hashed directory (openssl rehash).", valueName: "DIR"))
     package var caPath: String?
 
-    @Option(name: .customLong("cert"), help: ArgumentHelp("Client certificate (PEM) for servers that ask.", valueName: "FILE"))
+    @Option(
+        name: .customLong("cert"),
+        help: ArgumentHelp("Client certificate (PEM) for servers that ask.", valueName: "FILE"))
     package var cert: String?
 
     @Option(name: .customLong("key"), help: ArgumentHelp("Private key (PEM) of --cert.", valueName: "FILE"))
     package var key: String?
 
-    @Option(name: .customLong("pinnedpubkey"), help: ArgumentHelp(
-        "The server's public key must be this: sha256//BASE64 (';' between several) or a PEM/DER file.", valueName: "HASH"))
+    @Option(
+        name: .customLong("pinnedpubkey"),
+        help: ArgumentHelp(
+            "The server's public key must be this: sha256//BASE64 (';' between several) or a PEM/DER file.",
+            valueName: "HASH"))
     package var pinnedPubKey: String?
 
-    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's certificate (as curl -k).")
+    @Flag(
+        name: [.customShort("k"), .customLong("insecure")], help: "Do not verify the server's certificate (as curl -k)."
+    )
     package var insecure = false
 
-    @Option(name: [.customShort("x"), .customLong("proxy")], help: ArgumentHelp(
-        "Use this HTTP proxy (https through CONNECT); default: http_proxy, https_proxy, all_proxy.", valueName: "URL"))
+    @Option(
+        name: [.customShort("x"), .customLong("proxy")],
+        help: ArgumentHelp(
+            "Use this HTTP proxy (https through CONNECT); default: http_proxy, https_proxy, all_proxy.",
+            valueName: "URL"))
     package var proxy: String?
 
-    @Option(name: .customLong("noproxy"), help: ArgumentHelp(
-        "Hosts to reach without the proxy, comma-separated ('*' = all); default: no_proxy.", valueName: "LIST"))
+    @Option(
+        name: .customLong("noproxy"),
+        help: ArgumentHelp(
+            "Hosts to reach without the proxy, comma-separated ('*' = all); default: no_proxy.", valueName: "LIST"))
     package var noProxy: String?
 
-    @Option(name: [.customShort("H"), .customLong("header")], help: ArgumentHelp(
-        "Extra request header (repeatable).", valueName: "K: V"))
+    @Option(
+        name: [.customShort("H"), .customLong("header")],
+        help: ArgumentHelp(
+            "Extra request header (repeatable).", valueName: "K: V"))
     package var headers: [String] = []
 
     @Flag(help: "One JSON object per URL on stdout, in input order.")
     package var json = false
 
-    @Flag(name: [.short, .long], help: "Print nothing for images fetched (no lines, progress or summary); failures still go to stderr. --json lines are unaffected.")
+    @Flag(
+        name: [.short, .long],
+        help:
+            "Print nothing for images fetched (no lines, progress or summary); failures still go to stderr. --json lines are unaffected."
+    )
     package var quiet = false
 
     @Flag(name: .customLong("clear-cache"), help: "Empty the cache space and exit.")
@@ -125,24 +166,33 @@ package struct DWFetch: ParsableCommand {
     @Flag(help: "Fetch a built-in sample set from an embedded loopback server, cold then warm.")
     package var demo = false
 
-    @Option(name: .customLong("prefetch"), help: ArgumentHelp(
-        "Also fetch the URLs in FILE at low priority (at most 2 at a time) while the others go first.", valueName: "FILE"))
+    @Option(
+        name: .customLong("prefetch"),
+        help: ArgumentHelp(
+            "Also fetch the URLs in FILE at low priority (at most 2 at a time) while the others go first.",
+            valueName: "FILE"))
     package var prefetch: String?
 
     @Flag(help: "Print a summary of the requests at the end (count by source, bytes, p50/p95 time).")
     package var stats = false
 
-    @Option(name: .customLong("cache-limit"), help: ArgumentHelp(
-        "Disk budget of the cache space (bytes, or with K, M or G; default 1G; 0 = none); least recently read entries go first.",
-        valueName: "BYTES"))
+    @Option(
+        name: .customLong("cache-limit"),
+        help: ArgumentHelp(
+            "Disk budget of the cache space (bytes, or with K, M or G; default 1G; 0 = none); least recently read entries go first.",
+            valueName: "BYTES"))
     package var cacheLimit: ByteCount?
 
-    @Flag(name: .customLong("honor-cache-control"), help: ArgumentHelp(
-        "Let responses' Cache-Control shorten how long entries stay fresh: no-store is not cached, no-cache and "
-            + "expired max-age entries are revalidated (default: every entry lives the cache's 7 days)."))
+    @Flag(
+        name: .customLong("honor-cache-control"),
+        help: ArgumentHelp(
+            "Let responses' Cache-Control shorten how long entries stay fresh: no-store is not cached, no-cache and "
+                + "expired max-age entries are revalidated (default: every entry lives the cache's 7 days)."))
     package var honorCacheControl = false
 
-    @Flag(name: .customLong("cache-stats"), help: "Print the cache space's entries, bytes, oldest and newest entry, and exit.")
+    @Flag(
+        name: .customLong("cache-stats"),
+        help: "Print the cache space's entries, bytes, oldest and newest entry, and exit.")
     package var cacheStats = false
 
     @Flag(help: "Remove expired cache entries (keeping revalidatable ones for a while) and exit.")
@@ -179,14 +229,17 @@ package struct DWFetch: ParsableCommand {
         let name = text[..<colon].trimmingCharacters(in: .whitespaces)
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, !name.contains(where: { $0 == " " || $0 == "\r" || $0 == "\n" }),
-              !value.contains(where: { $0 == "\r" || $0 == "\n" }) else { return nil }
+            !value.contains(where: { $0 == "\r" || $0 == "\n" })
+        else { return nil }
         return (name, value)
     }
 
     /// URLs from a file or stdin: one a line, blank lines and '#' comments skipped.
     package static func readURLList(_ path: String) throws -> [String] {
-        let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile()
-                               : try Data(contentsOf: URL(fileURLWithPath: path))
+        let data =
+            path == "-"
+            ? FileHandle.standardInput.readDataToEndOfFile()
+            : try Data(contentsOf: URL(fileURLWithPath: path))
         let bytes = [UInt8](data)
         if bytes.allSatisfy({ $0 < 0x80 }) {
             // ASCII (the usual list): split and trim on bytes ([UInt8], not Data, whose iterator is slow);

@@ -105,7 +105,9 @@ package enum DWFetchMain {
 
     /// Parses `arguments` for `type` (a subcommand without its own name).
     static func parse(_ arguments: [String], as type: ParsableCommand.Type) throws -> ParsableCommand {
-        guard type != DWFetch.self else { return try DWFetch.parseAsRoot(arguments == ["help"] ? ["--help"] : arguments) }
+        guard type != DWFetch.self else {
+            return try DWFetch.parseAsRoot(arguments == ["help"] ? ["--help"] : arguments)
+        }
         if arguments.first == "help" { return try type.parseAsRoot(["--help"]) }
         return try type.parseAsRoot(Array(arguments.dropFirst()))
     }

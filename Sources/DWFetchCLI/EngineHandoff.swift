@@ -20,7 +20,8 @@ package enum EngineHandoff {
         argv.append(nil)
         execv(path, argv)
         let reason = String(cString: strerror(errno))
-        StandardStream.error.write("dwfetch: cannot run \(path): \(reason) (build it with `swift build --product \(name)`)\n")
+        StandardStream.error.write(
+            "dwfetch: cannot run \(path): \(reason) (build it with `swift build --product \(name)`)\n")
         return 1
     }
 

@@ -29,8 +29,9 @@ package protocol FetchPixelStage: Sendable {
     /// The request options for one URL.
     func request(_ base: DWWebImageOptions) -> DWWebImageOptions
     /// Passes the result on (verified, or with the original's facts for a processed image).
-    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
-                then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void)
+    func finish(
+        _ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
+        then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void)
 }
 
 /// No pixel flags: results pass through unchanged, on the caller's thread.
@@ -39,8 +40,10 @@ package struct PassThroughPixelStage: FetchPixelStage {
     package init() {}
     package var isProcessing: Bool { false }
     package func request(_ base: DWWebImageOptions) -> DWWebImageOptions { base }
-    package func finish(_ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
-                        then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void) {
+    package func finish(
+        _ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
+        then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void
+    ) {
         then(result, nil)
     }
 }
@@ -76,11 +79,13 @@ package struct DWFetchEngines: Sendable {
     package static let none = DWFetchEngines()
 
     /// Engines as given.
-    package init(pixels: (@Sendable (ProcessingOptions) -> any FetchPixelStage)? = nil,
-                 preview: (@Sendable (PreviewOptions) -> (any FetchPreview)?)? = nil,
-                 demo: (@Sendable (DWFetch) throws -> Int32)? = nil,
-                 serve: (@Sendable (ServeOptions) throws -> Int32)? = nil,
-                warm: (@Sendable (WarmCommand) throws -> Int32)? = nil) {
+    package init(
+        pixels: (@Sendable (ProcessingOptions) -> any FetchPixelStage)? = nil,
+        preview: (@Sendable (PreviewOptions) -> (any FetchPreview)?)? = nil,
+        demo: (@Sendable (DWFetch) throws -> Int32)? = nil,
+        serve: (@Sendable (ServeOptions) throws -> Int32)? = nil,
+        warm: (@Sendable (WarmCommand) throws -> Int32)? = nil
+    ) {
         self.warm = warm
         self.pixels = pixels
         self.preview = preview

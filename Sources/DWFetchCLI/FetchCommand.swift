@@ -20,7 +20,9 @@ package struct FetchCommand {
         if command.demo, let demo = engines.demo { return try demo(command) }
         let cache = DWWebImageCache.shared
         var settings = cache.configuration
-        if let cacheDir = command.cacheDir { settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true) }
+        if let cacheDir = command.cacheDir {
+            settings.rootDirectory = URL(fileURLWithPath: cacheDir, isDirectory: true)
+        }
         settings.cacheSpace = command.cacheSpace
         if let cacheLimit = command.cacheLimit { settings.diskSizeLimit = max(0, cacheLimit.bytes) }
         settings.honorsCacheControl = command.honorCacheControl
@@ -30,8 +32,11 @@ package struct FetchCommand {
             let st = cache.diskStatistics()
             let formatter = ISO8601DateFormatter()
             print("space \(st.space)  \(st.directory.path)")
-            print("entries \(st.entryCount)  bytes \(st.totalBytes)  limit \(st.limit == 0 ? "none" : String(st.limit))")
-            print("oldest \(st.oldest.map { formatter.string(from: $0) } ?? "-")  newest \(st.newest.map { formatter.string(from: $0) } ?? "-")")
+            print(
+                "entries \(st.entryCount)  bytes \(st.totalBytes)  limit \(st.limit == 0 ? "none" : String(st.limit))")
+            print(
+                "oldest \(st.oldest.map { formatter.string(from: $0) } ?? "-")  newest \(st.newest.map { formatter.string(from: $0) } ?? "-")"
+            )
             return 0
         }
         if command.expire {
@@ -55,7 +60,8 @@ package struct FetchCommand {
         }
         if let shard = command.shard { all = all.filter(shard.contains) }
         // --no-cache must leave the cache alone, including the shared manager's start-up sweep of expired entries.
-        let manager = command.noCache ? DWWebImageManager(cache: cache, removeExpiredAtStart: false) : DWWebImageManager.shared
+        let manager =
+            command.noCache ? DWWebImageManager(cache: cache, removeExpiredAtStart: false) : DWWebImageManager.shared
         var prefetchURLs: [String] = []
         if let prefetch = command.prefetch {
             do {

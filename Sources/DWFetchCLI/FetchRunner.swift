@@ -151,7 +151,9 @@ package final class FetchRunner: Sendable {
     package init(command: DWFetch, manager: DWWebImageManager, engines: DWFetchEngines) {
         self.command = command
         self.manager = manager
-        self.output = command.output.map { OutputWriter(directory: $0, s3: .fromEnvironment(endpoint: command.s3Endpoint)) }
+        self.output = command.output.map {
+            OutputWriter(directory: $0, s3: .fromEnvironment(endpoint: command.s3Endpoint))
+        }
         self.preview = command.preview.requested ? engines.preview?(command.preview) : nil
         // The live progress and the previews would draw over each other on one terminal.
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil
@@ -246,7 +248,8 @@ package final class FetchRunner: Sendable {
         }
         let requestOptions = pixels.request(options)
         let json = command.json
-        let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) { [self] fetched in
+        let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) {
+            [self] fetched in
             pixels.finish(fetched, url: url, cache: manager.cache) { [self] result, original in
                 let handle: @Sendable () -> Void = { [self] in
                     finished(url, index: index, result, original: original, name: name, json: json, urls: urls)
@@ -296,15 +299,18 @@ package final class FetchRunner: Sendable {
 
     /// One URL's result, on the output queue (or under ``handling``, with ``handlesWhereMade``): written (`-o`), kept
     /// for its preview, hashed (`--json`), recorded, and printed with every line whose turn has come.
-    private func finished(_ url: String, index: Int, _ result: Result<DWImage, DWWebImageError>,
-                          original: SourceFacts?, name: String?, json: Bool, urls: [String]) {
+    private func finished(
+        _ url: String, index: Int, _ result: Result<DWImage, DWWebImageError>,
+        original: SourceFacts?, name: String?, json: Bool, urls: [String]
+    ) {
         let (path, writeError) = save(result, url: url, name: name)
         if let image = result.value { preview?.keep(image, for: url) }
         progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
         let summary = result.map { ImageSummary($0, hash: json, original: original) }
         state.withLock { s in
-            s.outcomes[url] = FetchOutcome(url: url, result: summary, path: path, writeError: writeError,
-                                           metrics: s.metrics.removeValue(forKey: url))
+            s.outcomes[url] = FetchOutcome(
+                url: url, result: summary, path: path, writeError: writeError,
+                metrics: s.metrics.removeValue(forKey: url))
             if s.tokens.removeValue(forKey: index) == nil { s.finishedEarly.insert(index) }
         }
         printReady(urls)
@@ -315,15 +321,18 @@ package final class FetchRunner: Sendable {
     private func startPrefetch(_ prefetch: [String], json: Bool, done: DispatchGroup) {
         done.enter()
         let prefetcher = DWWebImagePrefetcher(manager: manager)
-        prefetcher.prefetchURLs(prefetch, each: { [state, outputQueue] url, result in
-            outputQueue.async {
-                let summary = result.map { ImageSummary($0, hash: json) }
-                state.withLock { s in
-                    s.prefetchOutcomes[url] = FetchOutcome(url: url, result: summary, path: nil, writeError: nil,
-                                                           metrics: s.metrics.removeValue(forKey: url), prefetched: true)
+        prefetcher.prefetchURLs(
+            prefetch,
+            each: { [state, outputQueue] url, result in
+                outputQueue.async {
+                    let summary = result.map { ImageSummary($0, hash: json) }
+                    state.withLock { s in
+                        s.prefetchOutcomes[url] = FetchOutcome(
+                            url: url, result: summary, path: nil, writeError: nil,
+                            metrics: s.metrics.removeValue(forKey: url), prefetched: true)
+                    }
                 }
-            }
-        }, completion: { [outputQueue] _, _, _ in outputQueue.async { done.leave() } })
+            }, completion: { [outputQueue] _, _, _ in outputQueue.async { done.leave() } })
         state.withLock { $0.prefetcher = prefetcher }
     }
 
@@ -388,7 +397,8 @@ package final class FetchRunner: Sendable {
 
     private func printSummary(_ report: FetchReport) {
         let rate = report.elapsed > 0 ? Double(report.bytes) / report.elapsed : 0
-        let line = "\(report.fetched) fetched, \(report.failed) failed, \(OutputFormat.size(report.bytes)) in "
+        let line =
+            "\(report.fetched) fetched, \(report.failed) failed, \(OutputFormat.size(report.bytes)) in "
             + String(format: "%.2f s (%@/s)", report.elapsed, OutputFormat.size(Int64(rate)))
         StandardStream.error.write(line + "\n")
     }
@@ -405,12 +415,14 @@ package final class FetchRunner: Sendable {
         let queued = records.map { $0.queued * 1000 }
         let bytes = records.reduce(Int64(0)) { $0 + $1.bytesReceived }
         let resumed = records.reduce(Int64(0)) { $0 + $1.resumedFrom }
-        var line = "stats: \(records.count) requests (network \(bySource[.network]?.count ?? 0), "
+        var line =
+            "stats: \(records.count) requests (network \(bySource[.network]?.count ?? 0), "
             + "disk \(bySource[.disk]?.count ?? 0), memory \(bySource[.memory]?.count ?? 0)), "
             + "\(OutputFormat.size(bytes)) received"
         if resumed > 0 { line += ", \(OutputFormat.size(resumed)) resumed" }
-        line += String(format: ", time p50 %.1f ms p95 %.1f ms, queued p50 %.1f ms p95 %.1f ms",
-                       percentile(totals, 0.5), percentile(totals, 0.95), percentile(queued, 0.5), percentile(queued, 0.95))
+        line += String(
+            format: ", time p50 %.1f ms p95 %.1f ms, queued p50 %.1f ms p95 %.1f ms",
+            percentile(totals, 0.5), percentile(totals, 0.95), percentile(queued, 0.5), percentile(queued, 0.95))
         StandardStream.error.write(line + "\n")
     }
 

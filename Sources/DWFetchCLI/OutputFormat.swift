@@ -7,14 +7,17 @@ enum OutputFormat {
     static func human(_ outcome: FetchOutcome) -> String {
         switch outcome.result {
         case .success(let image):
-            let dims = "\(image.pixelWidth)x\(image.pixelHeight)" + (image.frameCount > 1 ? " \(image.frameCount)f" : "")
-            var line = "ok    " + pad(image.source.rawValue, 8) + pad(image.format.rawValue, 6) + pad(dims, 14)
+            let dims =
+                "\(image.pixelWidth)x\(image.pixelHeight)" + (image.frameCount > 1 ? " \(image.frameCount)f" : "")
+            var line =
+                "ok    " + pad(image.source.rawValue, 8) + pad(image.format.rawValue, 6) + pad(dims, 14)
                 + pad(size(Int64(image.byteCount)), 11) + outcome.url
             if let path = outcome.path { line += " -> \(path)" }
             if let problem = outcome.writeError { line = "FAIL  " + problem + "  " + outcome.url }
             return outcome.prefetched ? line + "  (prefetch)" : line
         case .failure(let error):
-            return "FAIL  \(error.code.rawValue)  \(error.message)  \(outcome.url)" + (outcome.prefetched ? "  (prefetch)" : "")
+            return "FAIL  \(error.code.rawValue)  \(error.message)  \(outcome.url)"
+                + (outcome.prefetched ? "  (prefetch)" : "")
         }
     }
 
@@ -49,11 +52,17 @@ enum OutputFormat {
             if outcome.prefetched { w.add("prefetch", .bool(true)) }
         case .success:
             w.add("ok", .bool(false))
-            w.add("error", .object([("code", .int(Int64(DWWebImageError.Code.cacheIO.rawValue))),
-                                    ("message", .string(outcome.writeError ?? ""))]))
+            w.add(
+                "error",
+                .object([
+                    ("code", .int(Int64(DWWebImageError.Code.cacheIO.rawValue))),
+                    ("message", .string(outcome.writeError ?? ""))
+                ]))
         case .failure(let error):
             w.add("ok", .bool(false))
-            var fields: [(String, JSONValue)] = [("code", .int(Int64(error.code.rawValue))), ("message", .string(error.message))]
+            var fields: [(String, JSONValue)] = [
+                ("code", .int(Int64(error.code.rawValue))), ("message", .string(error.message))
+            ]
             if let status = error.httpStatus { fields.append(("http_status", .int(Int64(status)))) }
             if let curl = error.curlCode { fields.append(("curl_code", .int(Int64(curl)))) }
             w.add("error", .object(fields))
@@ -97,7 +106,8 @@ indirect enum JSONValue {
         case .int(let n): return String(n)
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
-        case .object(let fields): return "{" + fields.map { "\(JSONValue.quote($0.0)): \($0.1.text)" }.joined(separator: ", ") + "}"
+        case .object(let fields):
+            return "{" + fields.map { "\(JSONValue.quote($0.0)): \($0.1.text)" }.joined(separator: ", ") + "}"
         }
     }
 

@@ -40,9 +40,11 @@ enum OutputNames {
         let components = path.split(separator: "/", omittingEmptySubsequences: false)
         var last = components.count > 1 ? String(components.last!) : ""
         last = last.removingPercentEncoding ?? last
-        var safe = String(last.unicodeScalars.map { scalar -> Character in
-            (scalar.value < 0x20 || scalar == "/" || scalar == "\\" || scalar.value == 0x7F) ? "_" : Character(scalar)
-        })
+        var safe = String(
+            last.unicodeScalars.map { scalar -> Character in
+                (scalar.value < 0x20 || scalar == "/" || scalar == "\\" || scalar.value == 0x7F)
+                    ? "_" : Character(scalar)
+            })
         while safe.hasPrefix(".") { safe.removeFirst() }
         if safe.utf8.count > 200 { safe = String(safe.prefix(100)) }
         return safe.isEmpty ? "image" : safe
@@ -54,7 +56,9 @@ enum OutputNames {
         var bytes = Array(url.utf8)
         guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x25 && $0 != 0x5C }) else { return nil }
         var start = 0
-        if let scheme = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0] == 0x3A && bytes[$0 + 1] == 0x2F && bytes[$0 + 2] == 0x2F }) {
+        if let scheme = (0..<max(0, bytes.count - 2)).first(where: {
+            bytes[$0] == 0x3A && bytes[$0 + 1] == 0x2F && bytes[$0 + 2] == 0x2F
+        }) {
             start = scheme + 3
         }
         let end = bytes[start...].firstIndex(where: { $0 == 0x3F || $0 == 0x23 }) ?? bytes.count
@@ -132,7 +136,8 @@ final class OutputWriter: Sendable {
     /// How an output is made from a body-only cache entry. `DWFETCH_OUTPUT_FROM_ENTRY`: `link` (default: a hard
     /// link, else a kernel copy), `copy` (always a kernel copy), `off` (write the bytes, as without a cache).
     enum EntryUse: String { case link, copy, off }
-    static let entryUse = getenv("DWFETCH_OUTPUT_FROM_ENTRY").flatMap { EntryUse(rawValue: String(cString: $0)) } ?? .link
+    static let entryUse =
+        getenv("DWFETCH_OUTPUT_FROM_ENTRY").flatMap { EntryUse(rawValue: String(cString: $0)) } ?? .link
 
     /// Makes `final` from the cache entry `entry` without the bytes passing through this process: a hard link (the
     /// output and the entry are one file, stored once) when both are on one file system, the entry is not a
@@ -143,7 +148,8 @@ final class OutputWriter: Sendable {
         switch Self.entryUse {
         case .off: return false
         case .link:
-            if entry.mode & 0o044 != 0, entry.size < Self.largeEntry, link(entry, as: final, fallbackName: fallbackName) {
+            if entry.mode & 0o044 != 0, entry.size < Self.largeEntry, link(entry, as: final, fallbackName: fallbackName)
+            {
                 return true
             }
             return copy(entry, as: final, fallbackName: fallbackName)
@@ -198,9 +204,11 @@ final class OutputWriter: Sendable {
 
     /// PUTs the image as `prefix/name` (its SHA-256 in x-amz-content-sha256, signed by libcurl); returns its s3 URL.
     private static func put(_ image: DWImage, name: String, store: (client: DWS3Client, prefix: DWS3Location))
-        throws -> String {
+        throws -> String
+    {
         let location = store.prefix.appending(name)
-        try store.client.put(location, data: image.data, contentType: image.format.mimeType ?? "application/octet-stream")
+        try store.client.put(
+            location, data: image.data, contentType: image.format.mimeType ?? "application/octet-stream")
         return location.url
     }
 
@@ -208,7 +216,8 @@ final class OutputWriter: Sendable {
     func removeTemporaryFiles() {
         if store != nil { return }
         let prefix = "\(Self.tempPrefix)\(getpid())-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasPrefix(prefix)
+        {
             unlink((directory as NSString).appendingPathComponent(name))
         }
     }

@@ -11,17 +11,23 @@ package struct PreviewOptions: ParsableArguments {
     /// Every flag at its default.
     package init() {}
 
-    @Flag(name: .customLong("preview"), help: ArgumentHelp(
-        "Draw each image in the terminal after its line (animated GIFs play for up to 3 s); nothing is drawn "
-            + "when stdout is not a terminal."))
+    @Flag(
+        name: .customLong("preview"),
+        help: ArgumentHelp(
+            "Draw each image in the terminal after its line (animated GIFs play for up to 3 s); nothing is drawn "
+                + "when stdout is not a terminal."))
     package var enabled = false
 
-    @Flag(name: .customLong("preview-loop"), help: "With --preview: play animations as often as the file says (Ctrl-C stops).")
+    @Flag(
+        name: .customLong("preview-loop"),
+        help: "With --preview: play animations as often as the file says (Ctrl-C stops).")
     package var loop = false
 
-    @Option(name: .customLong("preview-format"), help: ArgumentHelp(
-        "With --preview: symbols, sixels, kitty or iterm (default: detected from TERM, TERM_PROGRAM, COLORTERM…).",
-        valueName: "FMT"))
+    @Option(
+        name: .customLong("preview-format"),
+        help: ArgumentHelp(
+            "With --preview: symbols, sixels, kitty or iterm (default: detected from TERM, TERM_PROGRAM, COLORTERM…).",
+            valueName: "FMT"))
     package var format: Format?
 
     /// Whether previews were asked for (`--preview-loop` and `--preview-format` imply `--preview`).

@@ -10,15 +10,18 @@ package struct ProcessingOptions: ParsableArguments {
     /// Every flag at its default.
     package init() {}
 
-    @Option(help: ArgumentHelp(
-        "Fit inside WxH keeping the aspect ratio (200x or x200: one side); never enlarges.", valueName: "WxH"))
+    @Option(
+        help: ArgumentHelp(
+            "Fit inside WxH keeping the aspect ratio (200x or x200: one side); never enlarges.", valueName: "WxH"))
     package var resize: String?
 
     @Flag(help: "With --resize: cover WxH and crop the centre, giving exactly WxH.")
     package var fill = false
 
-    @Option(help: ArgumentHelp("Convert to jpeg, png, webp, avif or gif (the -o file's extension follows).",
-                               valueName: "FMT"))
+    @Option(
+        help: ArgumentHelp(
+            "Convert to jpeg, png, webp, avif or gif (the -o file's extension follows).",
+            valueName: "FMT"))
     package var format: String?
 
     @Option(help: ArgumentHelp("Quality 1–100 for lossy output (default 80).", valueName: "N"))
@@ -33,7 +36,8 @@ package struct ProcessingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Transparent rounded corners of RADIUS pixels (JPEG becomes PNG).", valueName: "RADIUS"))
     package var round: Double?
 
-    @Option(help: ArgumentHelp("Blend the colour RRGGBB over the image at AA (default 80 = 50%).", valueName: "RRGGBB[AA]"))
+    @Option(
+        help: ArgumentHelp("Blend the colour RRGGBB over the image at AA (default 80 = 50%).", valueName: "RRGGBB[AA]"))
     package var tint: String?
 
     @Flag(help: "Decode every image fully; a body that does not decode is 10000 (processing implies it).")
@@ -51,7 +55,9 @@ package struct ProcessingOptions: ParsableArguments {
         if let format, Self.parseFormat(format) == nil {
             throw ValidationError("--format expects jpeg, png, webp, avif or gif, got \"\(format)\"")
         }
-        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be 1–100, got \(quality)") }
+        if let quality, !(1...100).contains(quality) {
+            throw ValidationError("--quality must be 1–100, got \(quality)")
+        }
         if let blur, !(blur.isFinite && blur > 0 && blur <= 1000) {
             throw ValidationError("--blur expects a sigma above 0 and at most 1000, got \(blur)")
         }

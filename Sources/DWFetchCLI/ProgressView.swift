@@ -22,7 +22,8 @@ final class ProgressView: Sendable {
     }
     private let state = DWLock(State())
     // DispatchSourceTimer is thread-safe but not declared Sendable; it is only scheduled, resumed and cancelled.
-    nonisolated(unsafe) private let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "dwfetch.progress"))
+    nonisolated(unsafe) private let timer = DispatchSource.makeTimerSource(
+        queue: DispatchQueue(label: "dwfetch.progress"))
     private let color = ProcessInfo.processInfo.environment["NO_COLOR"].map { $0.isEmpty } ?? true
     private let width: Int = {
         var size = winsize()
@@ -84,13 +85,19 @@ final class ProgressView: Sendable {
             let barWidth = max(10, min(30, width - 60))
             let filled = Int(Double(barWidth) * fraction)
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled)
-            var lines = [String(format: "[%@] %d/%d files  %@  %@/s  ETA %.0fs%@",
-                                color ? "\u{1B}[32m\(bar)\u{1B}[0m" : bar, s.done, s.total,
-                                OutputFormat.size(s.bytes + inFlight), OutputFormat.size(Int64(rate)), eta,
-                                s.failed > 0 ? "  \(s.failed) failed" : "")]
+            var lines = [
+                String(
+                    format: "[%@] %d/%d files  %@  %@/s  ETA %.0fs%@",
+                    color ? "\u{1B}[32m\(bar)\u{1B}[0m" : bar, s.done, s.total,
+                    OutputFormat.size(s.bytes + inFlight), OutputFormat.size(Int64(rate)), eta,
+                    s.failed > 0 ? "  \(s.failed) failed" : "")
+            ]
             for (url, t) in s.active.prefix(6) {
-                let amount = t.expected > 0
-                    ? String(format: "%3.0f%% of %@", Double(t.received) * 100 / Double(t.expected), OutputFormat.size(t.expected))
+                let amount =
+                    t.expected > 0
+                    ? String(
+                        format: "%3.0f%% of %@", Double(t.received) * 100 / Double(t.expected),
+                        OutputFormat.size(t.expected))
                     : OutputFormat.size(t.received)
                 let room = max(10, width - amount.count - 4)
                 let shown = url.count > room ? "…" + url.suffix(room - 1) : url

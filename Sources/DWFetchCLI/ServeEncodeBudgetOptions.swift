@@ -4,14 +4,18 @@ import ArgumentParser
 /// The encode budget of formats `Accept` picks (an `@OptionGroup` of ``ServeOptions``; docs/serving.md, "Encode
 /// budget"). Parsed on the main thread.
 package struct ServeEncodeBudgetOptions: ParsableArguments, Sendable {
-    @Option(name: .customLong("encode-budget"), help: ArgumentHelp(
-        "An AVIF or JPEG XL that Accept picked (--auto-avif, --auto-jxl) and is expected to take longer to encode is "
-            + "answered at once in the next format (WebP), max-age 60, and made in the background for the next "
-            + "request.", valueName: "MS"))
+    @Option(
+        name: .customLong("encode-budget"),
+        help: ArgumentHelp(
+            "An AVIF or JPEG XL that Accept picked (--auto-avif, --auto-jxl) and is expected to take longer to encode is "
+                + "answered at once in the next format (WebP), max-age 60, and made in the background for the next "
+                + "request.", valueName: "MS"))
     package var encodeBudget: Double?
-    @Option(name: .customLong("background-encodes"), help: ArgumentHelp(
-        "Encodes put off by --encode-budget waiting or running at most; more are dropped (made on a later request).",
-        valueName: "N"))
+    @Option(
+        name: .customLong("background-encodes"),
+        help: ArgumentHelp(
+            "Encodes put off by --encode-budget waiting or running at most; more are dropped (made on a later request).",
+            valueName: "N"))
     package var backgroundEncodes = 2
 
     package init() {}

@@ -35,10 +35,12 @@ extension ServeEnvironment {
                 return ["--max-size", String(bytes)]
             },
             "MAX_ANIMATION_FRAMES": integer("--max-animation-frames", minimum: 1),
-            "MAX_ANIMATION_FRAME_RESOLUTION": Rule(flag: "--max-animation-frame-pixels") { name, value throws(Failure) in
+            "MAX_ANIMATION_FRAME_RESOLUTION": Rule(flag: "--max-animation-frame-pixels") {
+                name, value throws(Failure) in
                 let megapixels = try number(name, value)
                 guard megapixels >= 0 else { throw Failure(variable: name, reason: "must be 0 or more (megapixels)") }
-                return megapixels == 0 ? [] : ["--max-animation-frame-pixels", String(Int((megapixels * 1_000_000).rounded()))]
+                return megapixels == 0
+                    ? [] : ["--max-animation-frame-pixels", String(Int((megapixels * 1_000_000).rounded()))]
             },
             "PREFERRED_FORMATS": text("--preferred-formats"),
             "FORMAT_QUALITY": text("--format-quality"),
@@ -77,7 +79,9 @@ extension ServeEnvironment {
             "ALLOW_ORIGIN": text("--allow-origin"),
             "SET_CANONICAL_HEADER": enable("--set-canonical-header"),
             "USE_LAST_MODIFIED": enable("--use-last-modified"),
-            "USE_ETAG": Rule(flag: "--no-etag") { name, value throws(Failure) in try bool(name, value) ? [] : ["--no-etag"] },
+            "USE_ETAG": Rule(flag: "--no-etag") { name, value throws(Failure) in
+                try bool(name, value) ? [] : ["--no-etag"]
+            },
             "CACHE_CONTROL_PASSTHROUGH": enable("--cache-control-passthrough"),
             "USER_AGENT": text("--user-agent"),
             "MAX_REDIRECTS": integer("--max-redirects", minimum: 0),
@@ -158,10 +162,12 @@ extension ServeEnvironment {
             "WATERMARK_DATA": base64("--watermark-data"),
             "WATERMARK_OPACITY": Rule(flag: "--watermark-opacity") { name, value throws(Failure) in
                 let opacity = try number(name, value)
-                guard opacity > 0, opacity <= 1 else { throw Failure(variable: name, reason: "must be above 0, at most 1") }
+                guard opacity > 0, opacity <= 1 else {
+                    throw Failure(variable: name, reason: "must be above 0, at most 1")
+                }
                 return ["--watermark-opacity", String(opacity)]
             },
-            "FALLBACK_IMAGE_DATA": base64("--fallback-image-data"),
+            "FALLBACK_IMAGE_DATA": base64("--fallback-image-data")
         ]
         // Recognised, not honoured: accepted only at imgproxy's default.
         for (name, value) in notHonoured { table[name] = unsupported(default: value) }
@@ -174,7 +180,7 @@ extension ServeEnvironment {
     static let notHonoured: [String: String?] = [
         // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
         "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
-        "OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "false", "OPEN_TELEMETRY_TRACE_ID_GENERATOR": "random",
+        "OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "false", "OPEN_TELEMETRY_TRACE_ID_GENERATOR": "random"
     ]
 
     /// `AWS_REGION` from `IMGPROXY_S3_REGION` when the environment has no `AWS_REGION` of its own.

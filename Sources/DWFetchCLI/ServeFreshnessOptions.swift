@@ -3,9 +3,11 @@ import ArgumentParser
 
 /// How fresh `serve` keeps its originals (an `@OptionGroup` of ``ServeOptions``). Parsed on the main thread.
 package struct ServeFreshnessOptions: ParsableArguments, Sendable {
-    @Option(name: .customLong("revalidate-after"), help: ArgumentHelp(
-        "Seconds after which a source is checked with its origin (one conditional GET) on its next request; a changed "
-            + "source drops its variants.", valueName: "SEC"))
+    @Option(
+        name: .customLong("revalidate-after"),
+        help: ArgumentHelp(
+            "Seconds after which a source is checked with its origin (one conditional GET) on its next request; a changed "
+                + "source drops its variants.", valueName: "SEC"))
     package var revalidateAfter: Double?
 
     package init() {}

@@ -8,23 +8,33 @@ package struct ServeLimitsOptions: ParsableArguments, Sendable {
     /// Every flag at its default.
     package init() {}
 
-    @Option(name: .customLong("cold-rate"), help: ArgumentHelp(
-        "Per client, cold requests (an origin fetch or a transform; cache hits are free) per second, e.g. 5/s; over "
-            + "it: 429 with Retry-After.", valueName: "N/s"))
+    @Option(
+        name: .customLong("cold-rate"),
+        help: ArgumentHelp(
+            "Per client, cold requests (an origin fetch or a transform; cache hits are free) per second, e.g. 5/s; over "
+                + "it: 429 with Retry-After.", valueName: "N/s"))
     package var coldRate: String?
-    @Option(name: .customLong("cold-burst"), help: ArgumentHelp(
-        "Cold requests a client may make at once (the bucket's size).", valueName: "M"))
+    @Option(
+        name: .customLong("cold-burst"),
+        help: ArgumentHelp(
+            "Cold requests a client may make at once (the bucket's size).", valueName: "M"))
     package var coldBurst = 10
-    @Option(name: .customLong("limit-by"), help: ArgumentHelp(
-        "Whose budget a request is charged to: ip (the connection's address) or key (the --key that signed it).",
-        valueName: "ip|key"))
+    @Option(
+        name: .customLong("limit-by"),
+        help: ArgumentHelp(
+            "Whose budget a request is charged to: ip (the connection's address) or key (the --key that signed it).",
+            valueName: "ip|key"))
     package var limitBy = "ip"
-    @Option(name: .customLong("allow-referer"), help: ArgumentHelp(
-        "A host (or *.suffix) whose pages may embed the images; repeatable. Another Referer: 403; none: allowed.",
-        valueName: "HOST"))
+    @Option(
+        name: .customLong("allow-referer"),
+        help: ArgumentHelp(
+            "A host (or *.suffix) whose pages may embed the images; repeatable. Another Referer: 403; none: allowed.",
+            valueName: "HOST"))
     package var allowReferers: [String] = []
-    @Option(name: .customLong("max-batch"), help: ArgumentHelp(
-        "Most sources in one POST /info; more: 413.", valueName: "N"))
+    @Option(
+        name: .customLong("max-batch"),
+        help: ArgumentHelp(
+            "Most sources in one POST /info; more: 413.", valueName: "N"))
     package var maxBatch = 50
 
     /// The cold rate in requests per second: `N`, `N/s` or `N/m` (a minute); nil when unset.

@@ -20,11 +20,15 @@ package struct WarmCommand: ParsableCommand {
 
     package init() {}
 
-    @Option(name: [.customShort("i"), .customLong("input-file")], help: ArgumentHelp(
-        "The sources, one a line (\"-\": standard input).", valueName: "FILE"))
+    @Option(
+        name: [.customShort("i"), .customLong("input-file")],
+        help: ArgumentHelp(
+            "The sources, one a line (\"-\": standard input).", valueName: "FILE"))
     package var inputFile: String
-    @Option(name: .customLong("shard"), help: ArgumentHelp(
-        "Warm only the sources of shard K of N (dwfetch's --shard: N machines split one list).", valueName: "K/N"))
+    @Option(
+        name: .customLong("shard"),
+        help: ArgumentHelp(
+            "Warm only the sources of shard K of N (dwfetch's --shard: N machines split one list).", valueName: "K/N"))
     package var shard: DWShard?
     @OptionGroup(title: "serve's flags") package var serve: ServeOptions
 
