@@ -4,5 +4,6 @@ import DWFetchCLI
 
 extension DWFetchEngines {
     /// `dwfetch serve` and `dwfetch warm`; no pixel stage, previewer or demo.
-    package static let serveEngines = DWFetchEngines(serve: { try ServeRunner.run($0) }, warm: { try WarmRunner.run($0) })
+    package static let serveEngines = DWFetchEngines(
+        serve: { try ServeRunner.run($0) }, warm: { try WarmRunner.run($0) })
 }

@@ -13,8 +13,9 @@ extension DWServeConfiguration {
         let formats = imgproxy.acceptFormats
         let pickable = formats.auto.union(formats.enforce).union(autoFormat ? [.avif, .webp] : [])
         guard pickable.contains(.avif) || pickable.contains(.jxl) else {
-            throw ValidationError("--encode-budget weighs the AVIF and JPEG XL encodes Accept picks: give --auto-avif, "
-                                  + "--auto-jxl or --auto-format")
+            throw ValidationError(
+                "--encode-budget weighs the AVIF and JPEG XL encodes Accept picks: give --auto-avif, "
+                    + "--auto-jxl or --auto-format")
         }
         encodeBudget.budget = budget
     }

@@ -10,11 +10,14 @@ extension DWFailurePolicy {
     init(_ options: ServeFailureOptions) throws {
         self.init()
         for (ttl, flag) in [(options.negativeTTL, "--negative-ttl"), (options.negativeTTLGone, "--negative-ttl-gone")] {
-            guard ttl.isFinite, (0...86_400).contains(ttl) else { throw ValidationError("\(flag) is 0 to 86400 seconds") }
+            guard ttl.isFinite, (0...86_400).contains(ttl) else {
+                throw ValidationError("\(flag) is 0 to 86400 seconds")
+            }
         }
         (negativeTTL, negativeTTLGone) = (options.negativeTTL, options.negativeTTLGone)
         guard let rule = DWFallbackRule(parsing: options.fallbackOn) else {
-            throw ValidationError("--fallback-on expects any, or a list of 404, 4xx, 5xx, timeout, unreachable, invalid")
+            throw ValidationError(
+                "--fallback-on expects any, or a list of 404, 4xx, 5xx, timeout, unreachable, invalid")
         }
         fallbackOn = rule
         guard HTTPField.Name(options.fallbackHeader) != nil else {

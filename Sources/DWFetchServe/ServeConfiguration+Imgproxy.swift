@@ -21,11 +21,14 @@ extension DWImgproxySettings {
         presets.allowedOptions = Set(options.allowedProcessingOptions)
         presets.onlyPresets = options.onlyPresets
         presets.allowSecurityOptions = options.allowSecurityOptions
-        for (on, format) in [(options.autoWebP, DWImageFormat.webp), (options.autoAVIF, .avif), (options.autoJXL, .jxl)] where on {
+        for (on, format) in [(options.autoWebP, DWImageFormat.webp), (options.autoAVIF, .avif), (options.autoJXL, .jxl)]
+        where on {
             acceptFormats.auto.insert(format)
         }
-        for (on, format) in [(options.enforceWebP, DWImageFormat.webp), (options.enforceAVIF, .avif), (options.enforceJXL, .jxl)]
-            where on {
+        for (on, format) in [
+            (options.enforceWebP, DWImageFormat.webp), (options.enforceAVIF, .avif), (options.enforceJXL, .jxl)
+        ]
+        where on {
             acceptFormats.enforce.insert(format)
         }
         if let text = options.formatQuality {
@@ -43,16 +46,20 @@ extension DWImgproxySettings {
             self.quality = quality
         }
         // The data wins over the file, as imgproxy reads IMGPROXY_WATERMARK_DATA before IMGPROXY_WATERMARK_PATH.
-        watermark = try options.watermarkData.map { try Self.image(base64: $0, flag: "--watermark-data") }
+        watermark =
+            try options.watermarkData.map { try Self.image(base64: $0, flag: "--watermark-data") }
             ?? options.watermark.map { try Self.image(at: $0, flag: "--watermark") }
-        fallbackImage = try options.fallbackImageData.map { try Self.image(base64: $0, flag: "--fallback-image-data") }
+        fallbackImage =
+            try options.fallbackImageData.map { try Self.image(base64: $0, flag: "--fallback-image-data") }
             ?? options.fallbackImage.map { try Self.image(at: $0, flag: "--fallback-image") }
         clientHints = options.enableClientHints
         encoder.jpegProgressive = options.jpegProgressive
         encoder.pngInterlaced = options.pngInterlaced
         encoder.pngQuantize = options.pngQuantize
         encoder.pngQuantizationColors = options.pngQuantizationColors
-        (encoder.webpEffort, encoder.avifSpeed, encoder.jxlEffort) = (options.webpEffort, options.avifSpeed, options.jxlEffort)
+        (encoder.webpEffort, encoder.avifSpeed, encoder.jxlEffort) = (
+            options.webpEffort, options.avifSpeed, options.jxlEffort
+        )
         sources.baseURL = options.baseURL ?? ""
         sources.allowedSources = options.allowedSources
         sources.replacements = options.urlReplacements.compactMap(DWSourceRules.Replacement.init(parsing:))

@@ -60,8 +60,9 @@ extension DWServeConfiguration {
         thumbor = try DWThumborSettings(options.thumbor)
         try options.security.apply(to: &self)
         guard diskCache || !(usesLastModified || passesCacheControl) else {  // nothing silently ignored
-            throw ValidationError("--use-last-modified and --cache-control-passthrough read the origin's headers "
-                + "from the disk cache: not with --no-disk-cache")
+            throw ValidationError(
+                "--use-last-modified and --cache-control-passthrough read the origin's headers "
+                    + "from the disk cache: not with --no-disk-cache")
         }
         failures = try DWFailurePolicy(options.failures)
         neverLarger = options.failures.neverLarger

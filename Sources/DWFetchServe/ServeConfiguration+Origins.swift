@@ -17,21 +17,24 @@ enum OriginsFile {
     /// Headers the pipeline sets itself (framing, ranges, validators) or that would send the request elsewhere.
     private static let reservedHeaders: Set<String> = [
         "host", "content-length", "transfer-encoding", "connection", "range", "if-range", "if-none-match",
-        "if-modified-since", "te", "upgrade", "expect",
+        "if-modified-since", "te", "upgrade", "expect"
     ]
 
     /// The origins `options` name (none without `--origins`); `baseURL` is `--base-url` (or `IMGPROXY_BASE_URL`),
     /// which `[origins.default]` may not be given with.
-    static func origins(_ options: ServeOriginOptions, baseURL: String?,
-                        environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [DWNamedOrigin] {
+    static func origins(
+        _ options: ServeOriginOptions, baseURL: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> [DWNamedOrigin] {
         guard let path = options.originsFile else { return [] }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ValidationError("--origins: cannot read \(path)")
         }
         let origins = try parse(text, environment: environment, file: path)
         if origins.contains(where: { $0.name == DWNamedOrigin.defaultName }), let baseURL, !baseURL.isEmpty {
-            throw ValidationError("--origins \(path): [origins.default] and --base-url (IMGPROXY_BASE_URL) both say "
-                + "where sources without a scheme come from: give one")
+            throw ValidationError(
+                "--origins \(path): [origins.default] and --base-url (IMGPROXY_BASE_URL) both say "
+                    + "where sources without a scheme come from: give one")
         }
         return origins
     }
@@ -50,8 +53,9 @@ enum OriginsFile {
         }
         return try table.keys.sorted().map { name in
             guard DWNamedOrigin.isValidName(name) else {
-                throw ValidationError("--origins \(file): '\(name)' is not an origin name (a-z, 0-9 and -, starting "
-                    + "with a letter, not http, https, s3 or local)")
+                throw ValidationError(
+                    "--origins \(file): '\(name)' is not an origin name (a-z, 0-9 and -, starting "
+                        + "with a letter, not http, https, s3 or local)")
             }
             guard let entry = table[name]?.table else {
                 throw ValidationError("--origins \(file): origins.\(name) is not a table")
@@ -62,14 +66,17 @@ enum OriginsFile {
 
     /// One `[origins.NAME]` table.
     private static func origin(_ name: String, _ entry: TOMLTable, environment: [String: String], context: String)
-        throws -> DWNamedOrigin {
+        throws -> DWNamedOrigin
+    {
         let keys = Set(entry.keys)
         if let unknown = keys.subtracting(urlKeys).subtracting(s3Keys).sorted().first {
             throw ValidationError("\(context): unknown key '\(unknown)'")
         }
         func string(_ key: String) throws -> String? {
             guard let value = entry[key] else { return nil }
-            guard let text = value.string, !text.isEmpty else { throw ValidationError("\(context): \(key) is not a string") }
+            guard let text = value.string, !text.isEmpty else {
+                throw ValidationError("\(context): \(key) is not a string")
+            }
             return text
         }
         switch (try string("url"), try string("s3")) {
@@ -77,15 +84,19 @@ enum OriginsFile {
             if let key = keys.intersection(s3Keys).sorted().first {
                 throw ValidationError("\(context): \(key) is for an s3 origin, not a url one")
             }
-            return DWNamedOrigin(name: name, location: .http(base: try base(url, context: context)),
-                                 headers: try headers(entry["headers"], context: context),
-                                 allowedNetworks: try networks(entry["allow_network"], context: context))
+            return DWNamedOrigin(
+                name: name, location: .http(base: try base(url, context: context)),
+                headers: try headers(entry["headers"], context: context),
+                allowedNetworks: try networks(entry["allow_network"], context: context))
         case (nil, let s3?):
             if let key = keys.intersection(urlKeys).sorted().first {
-                throw ValidationError("\(context): \(key) is for a url origin (an s3 origin's requests are signed and "
-                    + "go to its endpoint only)")
+                throw ValidationError(
+                    "\(context): \(key) is for a url origin (an s3 origin's requests are signed and "
+                        + "go to its endpoint only)")
             }
-            guard let prefix = DWS3Location(s3) else { throw ValidationError("\(context): s3 is not s3://BUCKET/PREFIX") }
+            guard let prefix = DWS3Location(s3) else {
+                throw ValidationError("\(context): s3 is not s3://BUCKET/PREFIX")
+            }
             let endpoint = try string("endpoint")
             if let endpoint, !(endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://")) {
                 throw ValidationError("\(context): endpoint is not an http(s) URL")
@@ -106,8 +117,9 @@ enum OriginsFile {
     /// A url origin's base: http(s), a host, no user:password, query or fragment; without its trailing "/".
     private static func base(_ url: String, context: String) throws -> String {
         guard let components = URLComponents(string: url), ["http", "https"].contains(components.scheme?.lowercased()),
-              let host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
-              components.query == nil, components.fragment == nil else {
+            let host = components.host, !host.isEmpty, components.user == nil, components.password == nil,
+            components.query == nil, components.fragment == nil
+        else {
             throw ValidationError("\(context): url is not an http(s) URL with a host (and no user, query or fragment)")
         }
         var base = url

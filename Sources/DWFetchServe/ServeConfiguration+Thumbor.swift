@@ -11,7 +11,9 @@ extension DWThumborSettings {
         self.init()
         let keys = options.keys + [environment["THUMBOR_SECURITY_KEY"]].compactMap { $0 }.filter { !$0.isEmpty }
         signers = try keys.map { key in
-            guard let signer = DWThumborSigner(key: key) else { throw ValidationError("--thumbor-key must not be empty") }
+            guard let signer = DWThumborSigner(key: key) else {
+                throw ValidationError("--thumbor-key must not be empty")
+            }
             return signer
         }
         allowUnsafe = options.allowUnsafe

@@ -10,8 +10,9 @@ enum ServeRunner {
     static func run(_ options: ServeOptions) throws -> Int32 {
         let configuration = try DWServeConfiguration(options)
         let format = configuration.logFormat
-        LoggingSystem.bootstrap({ label, provider in format.makeHandler(label: label, metadataProvider: provider) },
-                                metadataProvider: nil)
+        LoggingSystem.bootstrap(
+            { label, provider in format.makeHandler(label: label, metadataProvider: provider) },
+            metadataProvider: nil)
         // Cache files 0600 and directories 0700 (the library's privateFiles covers the entries; this also the lock and
         // marker files). The CLI keeps 0644/0755: its cache holds what its user fetched, for that user.
         umask(0o077)
@@ -22,11 +23,13 @@ enum ServeRunner {
         let failure = FailureBox()
         Task {
             do {
-                try await server.run(onListening: { port in
-                    StandardStream.output.write("dwfetch serve: listening on http://\(host):\(port)\n")
-                }, onMetricsListening: { port in
-                    StandardStream.output.write("dwfetch serve: metrics on port \(port)\n")
-                }, services: tracing.map { [$0] } ?? [])
+                try await server.run(
+                    onListening: { port in
+                        StandardStream.output.write("dwfetch serve: listening on http://\(host):\(port)\n")
+                    },
+                    onMetricsListening: { port in
+                        StandardStream.output.write("dwfetch serve: metrics on port \(port)\n")
+                    }, services: tracing.map { [$0] } ?? [])
             } catch {
                 failure.message = "\(error)"
             }

@@ -10,8 +10,10 @@ extension ServeSecurityOptions {
     /// Fills `configuration` (whose `host` and `jobs` are already set). Throws a ValidationError for unusable keys or
     /// an unsigned non-loopback listener; writes one warning line to stderr per short key, and one for a key file
     /// that group or others may read or write (the unsigned warning is the server's, ``DWImageServer/startupWarnings(_:)``).
-    func apply(to configuration: inout DWServeConfiguration,
-               environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    func apply(
+        to configuration: inout DWServeConfiguration,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         let pairs = try keyPairs(environment: environment)
         var signers: [DWURLSigner] = []
         for (key, salt) in pairs {
@@ -25,8 +27,9 @@ extension ServeSecurityOptions {
             // A thumbor-only deployment: its URLs are signed with --thumbor-key, and imgproxy's, with no key to
             // check, are refused rather than served unsigned.
             guard !configuration.thumbor.signers.isEmpty else {
-                throw ValidationError("no --key: refusing to listen on \(configuration.host) unsigned; "
-                                      + "give a key, or --allow-unsigned")
+                throw ValidationError(
+                    "no --key: refusing to listen on \(configuration.host) unsigned; "
+                        + "give a key, or --allow-unsigned")
             }
             configuration.refusesUnsignedImgproxy = true
         }
@@ -84,8 +87,9 @@ extension ServeSecurityOptions {
             }
             var info = stat()
             if stat(keyFile, &info) == 0, info.st_mode & 0o077 != 0 {
-                warn("--key-file \(keyFile) is readable or writable by others than its owner "
-                     + "(mode \(String(info.st_mode & 0o777, radix: 8))): chmod 600 it")
+                warn(
+                    "--key-file \(keyFile) is readable or writable by others than its owner "
+                        + "(mode \(String(info.st_mode & 0o777, radix: 8))): chmod 600 it")
             }
             for line in text.split(whereSeparator: \.isNewline) {
                 let line = line.trimmingCharacters(in: .whitespaces)

@@ -20,7 +20,8 @@ extension ServeTracing {
     /// process runs (the exporter reads it at each connection), the client's are removed by ``removeReadOnce(_:)``.
     /// A value that is not PEM, or a client certificate without its key (or the reverse), is a ValidationError
     /// naming the variable, never its value. On the main thread, before the exporter is made.
-    static func applyTLS(_ environment: [String: String], to configuration: inout OTel.Configuration) throws -> TLSFiles {
+    static func applyTLS(_ environment: [String: String], to configuration: inout OTel.Configuration) throws -> TLSFiles
+    {
         func pem(_ name: String, marker: String) throws -> String? {
             guard let value = environment[name], !value.isEmpty else { return nil }
             let text = value.replacingOccurrences(of: "\\n", with: "\n")
@@ -31,18 +32,22 @@ extension ServeTracing {
         }
         let prefix = "IMGPROXY_OPEN_TELEMETRY_"
         let server = try pem(prefix + "SERVER_CERT", marker: "CERTIFICATE")
-        let (cert, key) = (try pem(prefix + "CLIENT_CERT", marker: "CERTIFICATE"), try pem(prefix + "CLIENT_KEY", marker: "KEY"))
+        let (cert, key) = (
+            try pem(prefix + "CLIENT_CERT", marker: "CERTIFICATE"), try pem(prefix + "CLIENT_KEY", marker: "KEY")
+        )
         guard (cert == nil) == (key == nil) else {
             throw ValidationError("\(prefix)CLIENT_CERT and \(prefix)CLIENT_KEY: set both (mutual TLS) or neither")
         }
         guard server != nil || cert != nil else { return TLSFiles(directory: nil, readOnce: []) }
         let manager = FileManager.default
         let directory = manager.temporaryDirectory.appendingPathComponent("dwserve-otel-\(UUID().uuidString)")
-        try manager.createDirectory(at: directory, withIntermediateDirectories: false,
-                                    attributes: [.posixPermissions: 0o700])
+        try manager.createDirectory(
+            at: directory, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         func write(_ text: String, _ name: String) throws -> URL {
             let file = directory.appendingPathComponent(name)
-            guard manager.createFile(atPath: file.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+            guard
+                manager.createFile(atPath: file.path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
             else { throw ValidationError("cannot write the OpenTelemetry TLS file \(file.path)") }
             return file
         }
@@ -62,7 +67,8 @@ extension ServeTracing {
     static func removeReadOnce(_ files: TLSFiles) {
         let manager = FileManager.default
         for file in files.readOnce { try? manager.removeItem(at: file) }
-        if let directory = files.directory, (try? manager.contentsOfDirectory(atPath: directory.path))?.isEmpty == true {
+        if let directory = files.directory, (try? manager.contentsOfDirectory(atPath: directory.path))?.isEmpty == true
+        {
             try? manager.removeItem(at: directory)
         }
     }

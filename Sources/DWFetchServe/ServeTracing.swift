@@ -17,15 +17,19 @@ enum ServeTracing {
     static func bootstrap(_ options: ServeOptions, environment: [String: String]) throws -> (any Service)? {
         guard options.openTelemetry || options.openTelemetryEndpoint != nil else { return nil }
         // imgproxy 3's IMGPROXY_OPEN_TELEMETRY_PROTOCOL (grpc, http, https: the last two OTLP/HTTP) under OTEL's.
-        if let text = environment["IMGPROXY_OPEN_TELEMETRY_PROTOCOL"], !["", "http", "https", "http/protobuf"]
-            .contains(text.lowercased()), environment["OTEL_EXPORTER_OTLP_PROTOCOL"] == nil {
-            throw ValidationError("IMGPROXY_OPEN_TELEMETRY_PROTOCOL=\(text): dwfetch serve exports traces over OTLP/HTTP "
-                                  + "only (http or https)")
+        if let text = environment["IMGPROXY_OPEN_TELEMETRY_PROTOCOL"],
+            !["", "http", "https", "http/protobuf"]
+                .contains(text.lowercased()), environment["OTEL_EXPORTER_OTLP_PROTOCOL"] == nil
+        {
+            throw ValidationError(
+                "IMGPROXY_OPEN_TELEMETRY_PROTOCOL=\(text): dwfetch serve exports traces over OTLP/HTTP "
+                    + "only (http or https)")
         }
         for name in ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]
         where environment[name]?.lowercased() == "grpc" {
-            throw ValidationError("\(name)=grpc: dwfetch serve exports traces over OTLP/HTTP only (http/protobuf or "
-                                  + "http/json)")
+            throw ValidationError(
+                "\(name)=grpc: dwfetch serve exports traces over OTLP/HTTP only (http/protobuf or "
+                    + "http/json)")
         }
         try refuseUnbuilt(environment)
         var configuration = OTel.Configuration.default
@@ -39,17 +43,20 @@ enum ServeTracing {
         configuration.traces.otlpExporter.protocol = .httpProtobuf
         if let endpoint = options.openTelemetryEndpoint {
             // imgproxy 3's IMGPROXY_OPEN_TELEMETRY_ENDPOINT is host:port; an OTLP/HTTP endpoint takes a scheme.
-            let scheme = environment["IMGPROXY_OPEN_TELEMETRY_PROTOCOL"]?.lowercased() == "https" ? "https://" : "http://"
+            let scheme =
+                environment["IMGPROXY_OPEN_TELEMETRY_PROTOCOL"]?.lowercased() == "https" ? "https://" : "http://"
             let base = endpoint.contains("://") ? endpoint : scheme + endpoint
             configuration.traces.otlpExporter.endpoint = (base.hasSuffix("/") ? base : base + "/") + "v1/traces"
         }
         if let text = environment["IMGPROXY_OPEN_TELEMETRY_CONNECTION_TIMEOUT"],
-            let seconds = Int(text.trimmingCharacters(in: .whitespaces)), seconds > 0 {
+            let seconds = Int(text.trimmingCharacters(in: .whitespaces)), seconds > 0
+        {
             configuration.traces.otlpExporter.timeout = .seconds(seconds)  // OTEL_EXPORTER_OTLP_TIMEOUT wins
         }
         if let text = environment["IMGPROXY_OPEN_TELEMETRY_PROPAGATORS"] {
             let names = ServeEnvironment.list(text)  // checked by ServeEnvironment; OTEL_PROPAGATORS wins
-            configuration.propagators = names.contains("none") ? [.none] : names.contains("tracecontext") ? [.traceContext] : []
+            configuration.propagators =
+                names.contains("none") ? [.none] : names.contains("tracecontext") ? [.traceContext] : []
         }
         let files = try applyTLS(environment, to: &configuration)
         defer { removeReadOnce(files) }
@@ -64,14 +71,16 @@ enum ServeTracing {
     static func refuseUnbuilt(_ environment: [String: String]) throws {
         if let text = environment["OTEL_PROPAGATORS"] {
             for name in ServeEnvironment.list(text.lowercased()) where !["tracecontext", "none"].contains(name) {
-                throw ValidationError("OTEL_PROPAGATORS: '\(name)' is not built into dwfetch serve (tracecontext or "
-                                      + "none); unset it or set tracecontext")
+                throw ValidationError(
+                    "OTEL_PROPAGATORS: '\(name)' is not built into dwfetch serve (tracecontext or "
+                        + "none); unset it or set tracecontext")
             }
         }
         let sampler = environment["OTEL_TRACES_SAMPLER"]?.lowercased() ?? ""
         if ["xray", "jaeger_remote", "parentbased_jaeger_remote"].contains(sampler) {
-            throw ValidationError("OTEL_TRACES_SAMPLER: '\(sampler)' is not built into dwfetch serve (always_on, "
-                                  + "always_off, traceidratio and their parentbased_ forms)")
+            throw ValidationError(
+                "OTEL_TRACES_SAMPLER: '\(sampler)' is not built into dwfetch serve (always_on, "
+                    + "always_off, traceidratio and their parentbased_ forms)")
         }
     }
 }

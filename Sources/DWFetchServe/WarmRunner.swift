@@ -32,8 +32,9 @@ enum WarmRunner {
             print(line)
         }
         let stored = box.outcomes.filter { $0.result == .stored }.count
-        StandardStream.error.write("dwfetch warm: \(stored) stored, \(box.outcomes.count - stored - failed) "
-            + "already stored, \(failed) failed\n")
+        StandardStream.error.write(
+            "dwfetch warm: \(stored) stored, \(box.outcomes.count - stored - failed) "
+                + "already stored, \(failed) failed\n")
         return failed > 0 ? 1 : 0
     }
 
