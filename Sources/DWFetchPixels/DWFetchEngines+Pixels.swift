@@ -4,6 +4,7 @@ import DWFetchCLI
 
 extension DWFetchEngines {
     /// The pixel stage (libvips) and the previewer (libchafa); no demo and no server.
-    package static let pixelEngines = DWFetchEngines(pixels: { PixelStage(options: $0) },
-                                                     preview: { Previewer(options: $0) })
+    package static let pixelEngines = DWFetchEngines(
+        pixels: { PixelStage(options: $0) },
+        preview: { Previewer(options: $0) })
 }

@@ -33,8 +33,10 @@ final class PixelStage: FetchPixelStage {
     /// (``DWWebImageCache/facts(forKey:)``: nothing read whole or decoded). With
     /// `--verify` and no processors, the image is decoded fully first (a failure is 10000). Work that reads or
     /// decodes runs on this stage's queue; a plain result is passed on at once.
-    func finish(_ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
-                then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void) {
+    func finish(
+        _ result: Result<DWImage, DWWebImageError>, url: String, cache: DWWebImageCache,
+        then: @escaping @Sendable (Result<DWImage, DWWebImageError>, SourceFacts?) -> Void
+    ) {
         guard case .success(let image) = result, verify || isProcessing else { return then(result, nil) }
         let variant = DWImageProcessors.identifier(of: processors), processing = isProcessing
         queue.addOperation {
@@ -49,11 +51,13 @@ final class PixelStage: FetchPixelStage {
             }
             var facts: SourceFacts?
             if let original = image.original {
-                facts = SourceFacts(format: original.format, width: original.pixelWidth, height: original.pixelHeight,
-                                    variant: variant)
+                facts = SourceFacts(
+                    format: original.format, width: original.pixelWidth, height: original.pixelHeight,
+                    variant: variant)
             } else if let original = cache.facts(forKey: url) {  // a cached variant: the original's header only
-                facts = SourceFacts(format: original.format, width: original.pixelWidth, height: original.pixelHeight,
-                                    variant: variant)
+                facts = SourceFacts(
+                    format: original.format, width: original.pixelWidth, height: original.pixelHeight,
+                    variant: variant)
             }
             then(result, facts)
         }

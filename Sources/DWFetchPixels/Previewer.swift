@@ -42,7 +42,9 @@ final class Previewer: FetchPreview {
     init?(options: PreviewOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard options.requested else { return nil }
         guard isatty(STDOUT_FILENO) == 1, let size = DWTerminalSize.current(fileDescriptor: STDOUT_FILENO) else {
-            let first = Self.noted.withLock { noted -> Bool in defer { noted = true }; return !noted }
+            let first = Self.noted.withLock { noted -> Bool in
+                defer { noted = true }; return !noted
+            }
             if first {
                 StandardStream.error.write("dwfetch: --preview draws nothing: stdout is not a terminal\n")
             }
@@ -108,8 +110,10 @@ final class Previewer: FetchPreview {
     /// pictures there, each from the same saved position (DECSC/DECRC); leaves the cursor at column 0 below them,
     /// attributes reset and the cursor shown. The line below the pictures exists, so a sixel that moves the cursor
     /// past its last row does not scroll either.
-    private func draw(rows: Int, hideCursor: Bool = false,
-                      _ body: (_ drawFrame: @escaping @Sendable (String) -> Void) -> Void) {
+    private func draw(
+        rows: Int, hideCursor: Bool = false,
+        _ body: (_ drawFrame: @escaping @Sendable (String) -> Void) -> Void
+    ) {
         write(String(repeating: "\n", count: rows) + "\u{1B}[\(rows)A\r\u{1B}7" + (hideCursor ? "\u{1B}[?25l" : ""))
         body { text in Self.writeOut("\u{1B}8" + text + "\u{1B}[0m") }
         write("\u{1B}8\u{1B}[\(rows)B\r\u{1B}[0m\u{1B}[?25h")
@@ -129,7 +133,8 @@ final class Previewer: FetchPreview {
     /// Plays an animation in place: its own delays and, with `--preview-loop`, its own loop count; otherwise as many
     /// whole plays as fit in ``playLimit`` (at least one, cut at the limit if a single play is longer).
     private func play(_ animation: DWAnimatedImage) {
-        let size = renderer.fit(width: animation.width, height: animation.height, maxColumns: maxColumns, maxRows: maxRows)
+        let size = renderer.fit(
+            width: animation.width, height: animation.height, maxColumns: maxColumns, maxRows: maxRows)
         var loopMode = DWAnimatedImagePlayer.LoopMode.browser
         var limit: TimeInterval?
         if !loop {
@@ -144,9 +149,10 @@ final class Previewer: FetchPreview {
         draw(rows: size.rows, hideCursor: true) { drawFrame in
             // kitty keeps every image it is sent: each frame first deletes (and frees) the one it replaces.
             let replace = renderer.format.graphics == .kitty ? Self.kittyDeleteAtCursor : ""
-            player.play(frameHandler: { frame in
-                drawFrame(replace + renderer.render(frame.bitmap, columns: size.columns, rows: size.rows).text)
-            }, completion: { _ in done.signal() })
+            player.play(
+                frameHandler: { frame in
+                    drawFrame(replace + renderer.render(frame.bitmap, columns: size.columns, rows: size.rows).text)
+                }, completion: { _ in done.signal() })
             // Registered once playing, so an interrupt either sees this player or has already set the flag.
             let interrupted = state.withLock { s -> Bool in
                 if !s.interrupted { s.player = player }
