@@ -79,15 +79,18 @@ public struct DWThumborWatermark: Sendable, Hashable {
             (width, height) = (mw * maxHeight / mh, maxHeight)
         }
         let cap = 1_000_000.0  // beyond any result (the result limits hold the image far below it)
-        return (max(1, Int(min(width, cap).rounded(.toNearestOrEven))),
-                max(1, Int(min(height, cap).rounded(.toNearestOrEven))))
+        return (
+            max(1, Int(min(width, cap).rounded(.toNearestOrEven))),
+            max(1, Int(min(height, cap).rounded(.toNearestOrEven)))
+        )
     }
 
     /// Where the watermark is drawn on an `image`-sized result, the watermark `mark`-sized (thumbor's
     /// `on_image_ready`): along each axis `count` copies, the first at `start`, each next `step` further (one copy
     /// unless `repeat`: then a row, a column or a grid with thumbor's spacing, at most 6 × 6 beyond 100 copies).
     public func layout(image: (width: Int, height: Int), mark: (width: Int, height: Int))
-        -> (x: Axis, y: Axis) {
+        -> (x: Axis, y: Axis)
+    {
         var across = axis(x, image: image.width, mark: mark.width)
         var down = axis(y, image: image.height, mark: mark.height)
         if case .tiled = x, case .tiled = y, across.count * down.count > 100 {
