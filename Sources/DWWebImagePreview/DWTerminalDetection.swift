@@ -21,29 +21,36 @@ extension DWTerminalFormat {
         let noColor = !(environment["NO_COLOR"] ?? "").isEmpty
         func has(_ name: String) -> Bool { environment[name].map { !$0.isEmpty } ?? false }
 
-        let multiplexed = has("TMUX") || has("STY") || term.hasPrefix("tmux") || term.hasPrefix("screen")
+        let multiplexed =
+            has("TMUX") || has("STY") || term.hasPrefix("tmux") || term.hasPrefix("screen")
             || program == "tmux"
         let kitty = has("KITTY_WINDOW_ID") || term == "xterm-kitty" || program == "ghostty" || term == "xterm-ghostty"
         let wezterm = program == "wezterm" || environment.keys.contains { $0.hasPrefix("WEZTERM_") }
         let iterm = program == "iterm.app" || has("ITERM_SESSION_ID") || lcTerminal == "iterm2"
         let mintty = program == "mintty" || term.hasPrefix("mintty")
-        let sixel = term.hasPrefix("foot") || term.hasPrefix("mlterm") || term.hasPrefix("contour")
+        let sixel =
+            term.hasPrefix("foot") || term.hasPrefix("mlterm") || term.hasPrefix("contour")
             || term.contains("sixel") || program == "contour"
 
         var graphics = DWTerminalGraphics.symbols
         if !multiplexed && !noColor {
-            if kitty { graphics = .kitty }
-            else if iterm || wezterm || mintty { graphics = .iterm }
-            else if sixel { graphics = .sixels }
+            if kitty {
+                graphics = .kitty
+            } else if iterm || wezterm || mintty {
+                graphics = .iterm
+            } else if sixel {
+                graphics = .sixels
+            }
         }
 
         let colors: DWTerminalColors
         if noColor || term == "dumb" {
             colors = .none
         } else if colorterm == "truecolor" || colorterm == "24bit" || term.hasSuffix("-direct")
-                    || term.contains("truecolor") || term.contains("24bit")
-                    || kitty || wezterm || iterm || mintty || program == "vscode" || term.hasPrefix("foot")
-                    || term.hasPrefix("alacritty") || has("KONSOLE_VERSION") || has("VTE_VERSION") {
+            || term.contains("truecolor") || term.contains("24bit")
+            || kitty || wezterm || iterm || mintty || program == "vscode" || term.hasPrefix("foot")
+            || term.hasPrefix("alacritty") || has("KONSOLE_VERSION") || has("VTE_VERSION")
+        {
             colors = .trueColor
         } else if term.contains("256") {
             colors = .palette256

@@ -37,15 +37,18 @@ public struct DWTerminalRenderer: Sendable {
 
     /// The cells a `width` × `height` image covers within `maxColumns` × `maxRows` (see ``DWTerminalFit``).
     public func fit(width: Int, height: Int, maxColumns: Int, maxRows: Int) -> DWTerminalFit {
-        DWTerminalFit.fitting(width: width, height: height, maxColumns: maxColumns, maxRows: maxRows,
-                              cellWidth: cellWidth, cellHeight: cellHeight, graphics: format.graphics)
+        DWTerminalFit.fitting(
+            width: width, height: height, maxColumns: maxColumns, maxRows: maxRows,
+            cellWidth: cellWidth, cellHeight: cellHeight, graphics: format.graphics)
     }
 
     /// `bitmap` scaled into exactly `columns` × `rows` cells (its proportions are yours to keep: see ``fit``).
     /// Transparent pixels show the terminal's background.
     public func render(_ bitmap: DWBitmap, columns: Int, rows: Int) -> DWTerminalPicture {
         let columns = max(1, columns), rows = max(1, rows)
-        guard let config = dw_chafa_config_new() else { return DWTerminalPicture(text: "", columns: columns, rows: rows) }
+        guard let config = dw_chafa_config_new() else {
+            return DWTerminalPicture(text: "", columns: columns, rows: rows)
+        }
         defer { dw_chafa_config_free(config) }
         dw_chafa_config_set_geometry(config, Int32(columns), Int32(rows))
         dw_chafa_config_set_cell_geometry(config, Int32(cellWidth), Int32(cellHeight))
@@ -64,18 +67,22 @@ public struct DWTerminalRenderer: Sendable {
         if format.graphics == .symbols {
             // Blocks (half, quarter, sextant…), borders and space: dense and legible everywhere, no Braille or
             // stipple noise; no dithering, so solid areas stay one colour.
-            let tags = UInt32(DW_CHAFA_SYMBOL_BLOCK | DW_CHAFA_SYMBOL_BORDER
-                              | DW_CHAFA_SYMBOL_SPACE | DW_CHAFA_SYMBOL_SOLID)
+            let tags = UInt32(
+                DW_CHAFA_SYMBOL_BLOCK | DW_CHAFA_SYMBOL_BORDER
+                    | DW_CHAFA_SYMBOL_SPACE | DW_CHAFA_SYMBOL_SOLID)
             dw_chafa_config_set_symbol_tags(config, tags)
             // Attributes are only sent when they change; repeated cells are written out (REP is not universal).
             dw_chafa_config_set_optimizations(config, UInt32(DW_CHAFA_OPTIMIZE_REUSE_ATTRIBUTES))
             dw_chafa_config_set_dither(config, format.colors == .trueColor ? 0 : 0.5)
         }
-        guard let canvas = dw_chafa_canvas_new(config) else { return DWTerminalPicture(text: "", columns: columns, rows: rows) }
+        guard let canvas = dw_chafa_canvas_new(config) else {
+            return DWTerminalPicture(text: "", columns: columns, rows: rows)
+        }
         defer { dw_chafa_canvas_free(canvas) }
         bitmap.pixels.withUnsafeBytes { raw in
-            dw_chafa_canvas_draw_rgba8(canvas, raw.bindMemory(to: UInt8.self).baseAddress, Int32(bitmap.width),
-                                       Int32(bitmap.height), Int32(bitmap.bytesPerRow))
+            dw_chafa_canvas_draw_rgba8(
+                canvas, raw.bindMemory(to: UInt8.self).baseAddress, Int32(bitmap.width),
+                Int32(bitmap.height), Int32(bitmap.bytesPerRow))
         }
         var length = 0
         guard let bytes = dw_chafa_canvas_print(canvas, &length) else {
@@ -98,7 +105,9 @@ public struct DWTerminalRenderer: Sendable {
     ///
     /// - Throws: what `bitmap()` throws: 10000 when the image does not decode, 10005 over the pixel limits.
     public func render(_ image: DWImage, maxColumns: Int, maxRows: Int) throws(DWWebImageError) -> DWTerminalPicture {
-        render(try previewBitmap(image, maxColumns: maxColumns, maxRows: maxRows), maxColumns: maxColumns, maxRows: maxRows)
+        render(
+            try previewBitmap(image, maxColumns: maxColumns, maxRows: maxRows), maxColumns: maxColumns, maxRows: maxRows
+        )
     }
 
     /// The first frame, no larger than a square box that holds every fit within the cells (orientation may swap
@@ -106,7 +115,9 @@ public struct DWTerminalRenderer: Sendable {
     func previewBitmap(_ image: DWImage, maxColumns: Int, maxRows: Int) throws(DWWebImageError) -> DWBitmap {
         let sample = format.graphics == .symbols ? (8, 8) : (cellWidth, cellHeight)
         let box = max(1, max(1, maxColumns) * sample.0, max(1, maxRows) * sample.1)
-        guard image.format != .gif, max(image.pixelWidth, image.pixelHeight) > box * 2 else { return try image.bitmap() }
+        guard image.format != .gif, max(image.pixelWidth, image.pixelHeight) > box * 2 else {
+            return try image.bitmap()
+        }
         return try DWResize(width: box, height: box, mode: .fit).process(image).bitmap()
     }
 }

@@ -25,8 +25,9 @@ public struct DWTerminalSize: Sendable, Hashable {
     public static func current(fileDescriptor: Int32 = STDOUT_FILENO) -> DWTerminalSize? {
         var size = winsize()
         guard ioctl(fileDescriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return nil }
-        return DWTerminalSize(columns: Int(size.ws_col), rows: Int(size.ws_row),
-                              pixelWidth: Int(size.ws_xpixel), pixelHeight: Int(size.ws_ypixel))
+        return DWTerminalSize(
+            columns: Int(size.ws_col), rows: Int(size.ws_row),
+            pixelWidth: Int(size.ws_xpixel), pixelHeight: Int(size.ws_ypixel))
     }
 
     /// One cell's size in pixels: from the pixel size when the terminal reports it, else 10 × 20 (the usual 1:2).
@@ -58,9 +59,11 @@ public struct DWTerminalFit: Sendable, Hashable {
     /// It never enlarges past the image's detail: with pixel protocols (`graphics` other than symbols) one image
     /// pixel is at least one screen pixel; with symbols one image pixel at least fills a half cell (a cell shows
     /// about 1 × 2 colour samples). Always at least 1 × 1.
-    public static func fitting(width: Int, height: Int, maxColumns: Int, maxRows: Int,
-                               cellWidth: Int = 10, cellHeight: Int = 20,
-                               graphics: DWTerminalGraphics = .symbols) -> DWTerminalFit {
+    public static func fitting(
+        width: Int, height: Int, maxColumns: Int, maxRows: Int,
+        cellWidth: Int = 10, cellHeight: Int = 20,
+        graphics: DWTerminalGraphics = .symbols
+    ) -> DWTerminalFit {
         let w = Double(max(1, width)), h = Double(max(1, height))
         let cw = Double(max(1, cellWidth)), ch = Double(max(1, cellHeight))
         // Columns and rows that show the image pixel for pixel (or one pixel per half cell for symbols).
