@@ -23,7 +23,8 @@ public final class MotoS3 {
     /// - Throws: ``PeerUnavailable`` when moto_server is not installed, ``PeerDidNotStart`` when it or the set-up fails.
     public init(bucket: String = "images", objects: [String: Data] = [:]) throws {
         guard let server = Self.which("moto_server") else {
-            throw PeerUnavailable(description: "moto_server is missing: pip install 'moto[server]' (scripts/setup.sh does)")
+            throw PeerUnavailable(
+                description: "moto_server is missing: pip install 'moto[server]' (scripts/setup.sh does)")
         }
         self.bucket = bucket
         peer = try PeerProcess(name: "moto")
@@ -39,8 +40,9 @@ public final class MotoS3 {
         try peer.write("setup.py", Self.setupScript)
         // create_user, put_user_policy, create_access_key, create_bucket, then one put_object per fixture.
         let setupCalls = 4 + objects.count
-        try peer.start(server, ["-H", "127.0.0.1", "-p", String(peer.port)], package: "moto[server] (PyPI)",
-                       environment: ["INITIAL_NO_AUTH_ACTION_COUNT": String(setupCalls)])
+        try peer.start(
+            server, ["-H", "127.0.0.1", "-p", String(peer.port)], package: "moto[server] (PyPI)",
+            environment: ["INITIAL_NO_AUTH_ACTION_COUNT": String(setupCalls)])
         let out = try Self.python([peer.path("setup.py"), endpoint, bucket, peer.directory.path])
         let parts = out.split(separator: "\n").last?.split(separator: " ") ?? []
         guard parts.count == 2 else { throw PeerDidNotStart(description: "moto set-up failed: \(out)") }
@@ -99,54 +101,55 @@ public final class MotoS3 {
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PeerDidNotStart(description: "python3 failed: \(String(decoding: errors.suffix(1200), as: UTF8.self))")
+            throw PeerDidNotStart(
+                description: "python3 failed: \(String(decoding: errors.suffix(1200), as: UTF8.self))")
         }
         return String(decoding: output, as: UTF8.self)
     }
 
     private static let setupScript = """
-    import boto3, json, os, sys
-    endpoint, bucket, root = sys.argv[1:4]
-    kw = dict(endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
-    iam = boto3.client("iam", **kw)
-    iam.create_user(UserName="dwwebimage")
-    policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
-    iam.put_user_policy(UserName="dwwebimage", PolicyName="s3", PolicyDocument=json.dumps(policy))
-    key = iam.create_access_key(UserName="dwwebimage")["AccessKey"]
-    s3 = boto3.client("s3", **kw)
-    s3.create_bucket(Bucket=bucket)
-    for line in open(os.path.join(root, "manifest.tsv")).read().splitlines():
-        i, name = line.split("\\t", 1)
-        s3.put_object(Bucket=bucket, Key=name, Body=open(os.path.join(root, "fixtures", i), "rb").read())
-    print(key["AccessKeyId"], key["SecretAccessKey"])
-    """
+        import boto3, json, os, sys
+        endpoint, bucket, root = sys.argv[1:4]
+        kw = dict(endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
+        iam = boto3.client("iam", **kw)
+        iam.create_user(UserName="dwwebimage")
+        policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
+        iam.put_user_policy(UserName="dwwebimage", PolicyName="s3", PolicyDocument=json.dumps(policy))
+        key = iam.create_access_key(UserName="dwwebimage")["AccessKey"]
+        s3 = boto3.client("s3", **kw)
+        s3.create_bucket(Bucket=bucket)
+        for line in open(os.path.join(root, "manifest.tsv")).read().splitlines():
+            i, name = line.split("\\t", 1)
+            s3.put_object(Bucket=bucket, Key=name, Body=open(os.path.join(root, "fixtures", i), "rb").read())
+        print(key["AccessKeyId"], key["SecretAccessKey"])
+        """
 
     private static let putScript = """
-    import boto3, sys
-    endpoint, bucket, key, access, secret, path = sys.argv[1:7]
-    s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=access,
-                      aws_secret_access_key=secret)
-    if bucket not in [b["Name"] for b in s3.list_buckets()["Buckets"]]:
-        s3.create_bucket(Bucket=bucket)
-    s3.put_object(Bucket=bucket, Key=key, Body=open(path, "rb").read())
-    """
+        import boto3, sys
+        endpoint, bucket, key, access, secret, path = sys.argv[1:7]
+        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=access,
+                          aws_secret_access_key=secret)
+        if bucket not in [b["Name"] for b in s3.list_buckets()["Buckets"]]:
+            s3.create_bucket(Bucket=bucket)
+        s3.put_object(Bucket=bucket, Key=key, Body=open(path, "rb").read())
+        """
 
     private static let listScript = """
-    import boto3, os, sys
-    endpoint, bucket, prefix, key, secret, out = sys.argv[1:7]
-    s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=key,
-                      aws_secret_access_key=secret)
-    os.makedirs(out)
-    lines = []
-    # The whole bucket, filtered here: moto 5.2 computes the signature of a query holding "%2F" (a prefix with a
-    # slash) differently from boto3 and refuses it.
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
-        for obj in page.get("Contents", []):
-            if not obj["Key"].startswith(prefix):
-                continue
-            n = str(len(lines))
-            open(os.path.join(out, n), "wb").write(s3.get_object(Bucket=bucket, Key=obj["Key"])["Body"].read())
-            lines.append(n + "\\t" + obj["Key"])
-    open(os.path.join(out, "manifest.tsv"), "w").write("\\n".join(lines))
-    """
+        import boto3, os, sys
+        endpoint, bucket, prefix, key, secret, out = sys.argv[1:7]
+        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=key,
+                          aws_secret_access_key=secret)
+        os.makedirs(out)
+        lines = []
+        # The whole bucket, filtered here: moto 5.2 computes the signature of a query holding "%2F" (a prefix with a
+        # slash) differently from boto3 and refuses it.
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+            for obj in page.get("Contents", []):
+                if not obj["Key"].startswith(prefix):
+                    continue
+                n = str(len(lines))
+                open(os.path.join(out, n), "wb").write(s3.get_object(Bucket=bucket, Key=obj["Key"])["Body"].read())
+                lines.append(n + "\\t" + obj["Key"])
+        open(os.path.join(out, "manifest.tsv"), "w").write("\\n".join(lines))
+        """
 }

@@ -21,7 +21,9 @@ public final class NginxTLS {
             chmod("\(d)/\(sub)", 0o755)
         }
         // $connection is nginx's connection serial number: one value for all requests means one connection.
-        try peer.write("nginx.conf", """
+        try peer.write(
+            "nginx.conf",
+            """
             daemon off;
             worker_processes 1;
             pid \(d)/nginx.pid;
@@ -53,7 +55,8 @@ public final class NginxTLS {
                 }
             }
             """)
-        try peer.start("/usr/sbin/nginx", ["-p", d, "-c", "\(d)/nginx.conf", "-e", "\(d)/error.log"], package: "nginx-light")
+        try peer.start(
+            "/usr/sbin/nginx", ["-p", d, "-c", "\(d)/nginx.conf", "-e", "\(d)/error.log"], package: "nginx-light")
     }
 
     /// Stops nginx (its access log is complete afterwards).

@@ -48,10 +48,13 @@ public final class PeerProcess {
     /// Runs `executable arguments` (stdout and stderr to ``processLog``) and waits until the port accepts (10 s).
     /// - Throws: ``PeerUnavailable`` when the executable is missing (`package` says which Debian package has it),
     ///   ``PeerDidNotStart`` when it exits or does not listen in time.
-    public func start(_ executable: String, _ arguments: [String], package: String,
-                      environment: [String: String] = [:]) throws {
+    public func start(
+        _ executable: String, _ arguments: [String], package: String,
+        environment: [String: String] = [:]
+    ) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw PeerUnavailable(description: "\(executable) is missing: apt-get install \(package) (scripts/setup.sh does)")
+            throw PeerUnavailable(
+                description: "\(executable) is missing: apt-get install \(package) (scripts/setup.sh does)")
         }
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -65,7 +68,8 @@ public final class PeerProcess {
         while !Self.accepts(port) {
             guard process.isRunning, Date() < deadline else {
                 stop()
-                throw PeerDidNotStart(description: "\(name) did not start on 127.0.0.1:\(port): \(processLog.suffix(800))")
+                throw PeerDidNotStart(
+                    description: "\(name) did not start on 127.0.0.1:\(port): \(processLog.suffix(800))")
             }
             usleep(20_000)
         }
@@ -115,7 +119,9 @@ public final class PeerProcess {
         defer { close(fd) }
         var address = loopback(port: port)
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 

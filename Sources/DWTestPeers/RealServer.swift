@@ -25,14 +25,17 @@ public final class RealServer {
         self.kind = kind
         peer = try PeerProcess(name: kind.rawValue)
         let d = peer.directory.path
-        try FileManager.default.createDirectory(at: documentRoot.appendingPathComponent("compressed"),
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: documentRoot.appendingPathComponent("compressed"),
+            withIntermediateDirectories: true)
         chmod(documentRoot.path, 0o755)
         chmod(documentRoot.appendingPathComponent("compressed").path, 0o755)
         let port = peer.port
         switch kind {
         case .apache:
-            try peer.write("apache.conf", """
+            try peer.write(
+                "apache.conf",
+                """
                 ServerRoot \(d)
                 DefaultRuntimeDir \(d)
                 PidFile \(d)/apache.pid
@@ -59,7 +62,9 @@ public final class RealServer {
                 """)
             try peer.start("/usr/sbin/apache2", ["-f", "\(d)/apache.conf", "-DFOREGROUND"], package: "apache2")
         case .lighttpd:
-            try peer.write("lighttpd.conf", """
+            try peer.write(
+                "lighttpd.conf",
+                """
                 server.document-root = "\(d)/www"
                 server.bind = "127.0.0.1"
                 server.port = \(port)
@@ -77,7 +82,9 @@ public final class RealServer {
         case .caddy:
             // No admin endpoint, no automatic HTTPS (so no ACME traffic), HTTP/1.1 and h2c only (no UDP). Any Host
             // (requests come through a proxy's port), else Caddy serves but does not log them.
-            try peer.write("Caddyfile", """
+            try peer.write(
+                "Caddyfile",
+                """
                 {
                 \tadmin off
                 \tauto_https off
@@ -94,11 +101,16 @@ public final class RealServer {
                 \t}
                 }
                 """)
-            try peer.start("/usr/bin/caddy", ["run", "--config", "\(d)/Caddyfile", "--adapter", "caddyfile"],
-                           package: "caddy", environment: ["HOME": d, "XDG_DATA_HOME": d, "XDG_CONFIG_HOME": d])
+            try peer.start(
+                "/usr/bin/caddy", ["run", "--config", "\(d)/Caddyfile", "--adapter", "caddyfile"],
+                package: "caddy", environment: ["HOME": d, "XDG_DATA_HOME": d, "XDG_CONFIG_HOME": d])
         case .python:
-            try peer.start("/usr/bin/env", ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1",
-                                            "--directory", "\(d)/www"], package: "python3")
+            try peer.start(
+                "/usr/bin/env",
+                [
+                    "python3", "-m", "http.server", String(port), "--bind", "127.0.0.1",
+                    "--directory", "\(d)/www"
+                ], package: "python3")
         }
     }
 

@@ -24,20 +24,29 @@ public final class TestCA {
     /// Makes both CAs, the server and client certificates, the hashed directory and the pin (openssl CLI).
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("dwca-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("capath"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("capath"), withIntermediateDirectories: true)
         chmod(directory.path, 0o755)
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
         for name in ["ca", "other-ca"] {
-            try openssl(["req", "-x509"] + ec + ["-keyout", path("\(name).key"), "-out", path("\(name).crt"), "-days", "2",
-                         "-subj", "/CN=DWWebImage test \(name)", "-addext", "basicConstraints=critical,CA:TRUE",
-                         "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+            try openssl(
+                ["req", "-x509"] + ec + [
+                    "-keyout", path("\(name).key"), "-out", path("\(name).crt"), "-days", "2",
+                    "-subj", "/CN=DWWebImage test \(name)", "-addext", "basicConstraints=critical,CA:TRUE",
+                    "-addext", "keyUsage=critical,keyCertSign,cRLSign"
+                ])
         }
-        for (name, cn, extensions) in [("server", "127.0.0.1", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n"),
-                                       ("client", "dw-client", "extendedKeyUsage=clientAuth\n")] {
-            try openssl(["req"] + ec + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(cn)"])
+        for (name, cn, extensions) in [
+            ("server", "127.0.0.1", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n"),
+            ("client", "dw-client", "extendedKeyUsage=clientAuth\n")
+        ] {
+            try openssl(
+                ["req"] + ec + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(cn)"])
             try extensions.write(toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
-            try openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", caFile, "-CAkey", path("ca.key"),
-                         "-CAcreateserial", "-out", path("\(name).crt"), "-days", "2", "-extfile", path("\(name).ext")])
+            try openssl([
+                "x509", "-req", "-in", path("\(name).csr"), "-CA", caFile, "-CAkey", path("ca.key"),
+                "-CAcreateserial", "-out", path("\(name).crt"), "-days", "2", "-extfile", path("\(name).ext")
+            ])
         }
         for file in ["server.key", "client.key", "ca.key"] { chmod(path(file), 0o644) }  // nginx workers read them
         try FileManager.default.copyItem(atPath: caFile, toPath: path("capath/ca.pem"))
@@ -73,7 +82,8 @@ public final class TestCA {
         let message = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PeerDidNotStart(description: "openssl \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
+            throw PeerDidNotStart(
+                description: "openssl \(arguments.joined(separator: " ")): \(String(decoding: message, as: UTF8.self))")
         }
         return data
     }

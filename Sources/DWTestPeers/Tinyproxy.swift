@@ -13,7 +13,9 @@ public final class Tinyproxy {
     public init() throws {
         peer = try PeerProcess(name: "tinyproxy")
         let d = peer.directory.path
-        try peer.write("tinyproxy.conf", """
+        try peer.write(
+            "tinyproxy.conf",
+            """
             Port \(peer.port)
             Listen 127.0.0.1
             Timeout 30
@@ -32,7 +34,7 @@ public final class Tinyproxy {
     /// The request lines tinyproxy logged: "GET http://127.0.0.1:…/a.png HTTP/1.1", "CONNECT 127.0.0.1:… HTTP/1.1".
     public var requests: [String] {
         peer.read("tinyproxy.log").split(separator: "\n").compactMap { line in
-            guard let range = line.range(of: "): ") , line.contains("Request (file descriptor") else { return nil }
+            guard let range = line.range(of: "): "), line.contains("Request (file descriptor") else { return nil }
             return String(line[range.upperBound...])
         }
     }
