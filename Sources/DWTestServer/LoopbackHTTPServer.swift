@@ -245,7 +245,11 @@ public final class LoopbackHTTPServer: Sendable {
                 return request
             }
             if buffer.count > 64 * 1024 {
-                _ = sendAll(fd, Array("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+                _ = sendAll(
+                    fd,
+                    Array(
+                        "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                            .utf8))
                 return nil
             }
             let n = recv(fd, &chunk, chunk.count, 0)
@@ -343,7 +347,9 @@ public final class LoopbackHTTPServer: Sendable {
     private func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return false }
             offset += n
@@ -389,8 +395,9 @@ public struct RecordedRequest: Sendable {
         path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         headers = lines.compactMap { line in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            return Header(name: String(line[..<colon]),
-                          value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            return Header(
+                name: String(line[..<colon]),
+                value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         self.connectionID = connectionID
     }

@@ -20,8 +20,10 @@ public struct Route: Sendable {
     fileprivate let kind: Kind
 
     /// 200 with the body and a Content-Length. Honours HEAD.
-    public static func ok(_ body: Data, contentType: String = "application/octet-stream",
-                          headers: [(String, String)] = []) -> Route {
+    public static func ok(
+        _ body: Data, contentType: String = "application/octet-stream",
+        headers: [(String, String)] = []
+    ) -> Route {
         Route(kind: .body(status: 200, body: body, headers: [("Content-Type", contentType)] + headers))
     }
     /// Any status, with an optional body and headers.
@@ -34,12 +36,16 @@ public struct Route: Sendable {
     }
     /// A resource that honours `Range: bytes=N-` / `bytes=N-M` (206 with Content-Range), `If-Range`
     /// (a mismatch gets the full 200) and answers 416 `bytes */total` for unsatisfiable ranges.
-    public static func resource(_ body: Data, contentType: String = "application/octet-stream", etag: String? = nil,
-                                lastModified: String? = nil) -> Route {
+    public static func resource(
+        _ body: Data, contentType: String = "application/octet-stream", etag: String? = nil,
+        lastModified: String? = nil
+    ) -> Route {
         Route(kind: .resource(body: body, contentType: contentType, etag: etag, lastModified: lastModified))
     }
     /// Waits before sending the head.
-    public static func delayed(_ seconds: TimeInterval, _ route: Route) -> Route { Route(kind: .delayed(seconds, route.kind)) }
+    public static func delayed(_ seconds: TimeInterval, _ route: Route) -> Route {
+        Route(kind: .delayed(seconds, route.kind))
+    }
     /// Sends the head (full Content-Length) and the first `bytes` of the body, then resets the connection.
     public static func dropAfter(bytes: Int, _ route: Route) -> Route { Route(kind: .dropAfter(bytes, route.kind)) }
     /// Sends the head (full Content-Length) and the first `bytes` of the body, then closes the connection
@@ -85,7 +91,9 @@ public struct Route: Sendable {
             if let lastModified { plan.headers.append(("Last-Modified", lastModified)) }
             plan.status = 200
             plan.body = body
-            guard let range = request.header("Range"), let (start, end) = parseRange(range, total: body.count) else { return }
+            guard let range = request.header("Range"), let (start, end) = parseRange(range, total: body.count) else {
+                return
+            }
             if let ifRange = request.header("If-Range"), ifRange != etag && ifRange != lastModified { return }
             if start >= body.count {
                 plan.status = 416
@@ -132,7 +140,9 @@ public struct Route: Sendable {
         let spec = value.dropFirst(6)
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
         let first = spec[..<dash], second = spec[spec.index(after: dash)...]
-        guard !first.isEmpty, first.count <= 18, first.allSatisfy(\.isNumber), let start = Int(first) else { return nil }
+        guard !first.isEmpty, first.count <= 18, first.allSatisfy(\.isNumber), let start = Int(first) else {
+            return nil
+        }
         if second.isEmpty { return (start, nil) }
         guard second.count <= 18, second.allSatisfy(\.isNumber), let end = Int(second), end >= start else { return nil }
         return (start, end)
@@ -141,7 +151,9 @@ public struct Route: Sendable {
 
 /// A concrete response: what to send and how to misbehave.
 struct ResponsePlan {
-    enum Fault: Equatable { case none, dropAfter(Int), closeAfter(Int), stallAfter(Int), hang, endless(Int), closeImmediately }
+    enum Fault: Equatable {
+        case none, dropAfter(Int), closeAfter(Int), stallAfter(Int), hang, endless(Int), closeImmediately
+    }
     var status = 200
     var headers: [(String, String)] = []
     var body = Data()

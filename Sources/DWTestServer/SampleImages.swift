@@ -43,8 +43,10 @@ public enum SampleImages {
 
     /// A GIF89a with `frames` frames of `width`×`height` (4-colour palette), `delayCentiseconds` per frame and,
     /// when `loopCount` is not nil, a NETSCAPE2.0 loop extension (0 = forever).
-    public static func gif(width: Int, height: Int, frames: Int = 1, delayCentiseconds: Int = 10,
-                           loopCount: Int? = nil) -> Data {
+    public static func gif(
+        width: Int, height: Int, frames: Int = 1, delayCentiseconds: Int = 10,
+        loopCount: Int? = nil
+    ) -> Data {
         var out = Data("GIF89a".utf8)
         out += le16(width) + le16(height)
         out += [0xF1, 0, 0]  // global colour table, 2 bits → 4 entries
@@ -66,8 +68,10 @@ public enum SampleImages {
 
     /// A GIF89a whose frames are drawn from a palette of up to 4 colours: `frames[f]` holds `width × height`
     /// palette indices, row-major. Known colours for tests and demos that check pixels (`dwfetch --preview`).
-    public static func gif(width: Int, height: Int, palette: [(UInt8, UInt8, UInt8)], frames: [[UInt8]],
-                           delayCentiseconds: Int = 10, loopCount: Int? = nil) -> Data {
+    public static func gif(
+        width: Int, height: Int, palette: [(UInt8, UInt8, UInt8)], frames: [[UInt8]],
+        delayCentiseconds: Int = 10, loopCount: Int? = nil
+    ) -> Data {
         var out = Data("GIF89a".utf8)
         out += le16(width) + le16(height)
         out += [0xF1, 0, 0]  // global colour table, 2 bits → 4 entries
@@ -109,7 +113,7 @@ public enum SampleImages {
         let pixelBytes = width * height * 3
         let entries: [(UInt16, UInt16, UInt32, UInt32)] = [
             (256, 4, 1, UInt32(width)), (257, 4, 1, UInt32(height)), (258, 3, 1, 8), (259, 3, 1, 1),
-            (262, 3, 1, 2), (273, 4, 1, 8), (277, 3, 1, 3), (278, 4, 1, UInt32(height)), (279, 4, 1, UInt32(pixelBytes)),
+            (262, 3, 1, 2), (273, 4, 1, 8), (277, 3, 1, 3), (278, 4, 1, UInt32(height)), (279, 4, 1, UInt32(pixelBytes))
         ]
         var out = Data([0x49, 0x49, 0x2A, 0x00])
         out += le32(8 + pixelBytes)
@@ -191,7 +195,8 @@ public enum SampleImages {
     /// Bytes that look like nothing: the "image" of a misconfigured server.
     /// An SVG of 100 × 50: a red square (5…45), a blue circle (centre 75,25, r 20) and a green diagonal
     /// (antialiased edges), for the SVG suites of the library and of the server.
-    public static let svgDrawing = Data("""
+    public static let svgDrawing = Data(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="0 0 100 50">
           <rect x="5" y="5" width="40" height="40" fill="#ff0000"/>
@@ -204,7 +209,9 @@ public enum SampleImages {
 
     // MARK: - Encoding helpers
 
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
     private static func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
     private static func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16((v >> 16) & 0xFFFF) }
 

@@ -17,7 +17,8 @@ public enum VipsHeader {
         do {
             try process.run()
         } catch {
-            throw MissingPrerequisite("vipsheader is missing (Debian libvips-tools; scripts/setup.sh installs it): \(error)")
+            throw MissingPrerequisite(
+                "vipsheader is missing (Debian libvips-tools; scripts/setup.sh installs it): \(error)")
         }
         let out = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
