@@ -5,5 +5,7 @@ import DWFetchCLI
 import DWFetchPixels
 
 let engines = DWFetchEngines.pixelEngines
-DWFetchMain.run(engines: DWFetchEngines(pixels: engines.pixels, preview: engines.preview,
-                                        demo: { try Demo(command: $0, engines: engines).run() }))
+DWFetchMain.run(
+    engines: DWFetchEngines(
+        pixels: engines.pixels, preview: engines.preview,
+        demo: { try Demo(command: $0, engines: engines).run() }))
