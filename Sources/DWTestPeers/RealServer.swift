@@ -33,33 +33,7 @@ public final class RealServer {
         let port = peer.port
         switch kind {
         case .apache:
-            try peer.write(
-                "apache.conf",
-                """
-                ServerRoot \(d)
-                DefaultRuntimeDir \(d)
-                PidFile \(d)/apache.pid
-                Listen 127.0.0.1:\(port)
-                ServerName 127.0.0.1
-                LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
-                LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-                LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
-                LoadModule filter_module /usr/lib/apache2/modules/mod_filter.so
-                LoadModule deflate_module /usr/lib/apache2/modules/mod_deflate.so
-                User www-data
-                Group www-data
-                ErrorLog \(d)/error.log
-                LogFormat "%r %>s %b" plain
-                CustomLog \(d)/access.log plain
-                TypesConfig /etc/mime.types
-                DocumentRoot \(d)/www
-                <Directory \(d)/www>
-                  Require all granted
-                </Directory>
-                <Directory \(d)/www/compressed>
-                  SetOutputFilter DEFLATE
-                </Directory>
-                """)
+            try peer.write("apache.conf", Self.apacheConfiguration(directory: d, port: port))
             try peer.start("/usr/sbin/apache2", ["-f", "\(d)/apache.conf", "-DFOREGROUND"], package: "apache2")
         case .lighttpd:
             try peer.write(
@@ -112,6 +86,35 @@ public final class RealServer {
                     "--directory", "\(d)/www"
                 ], package: "python3")
         }
+    }
+
+    /// Apache with mod_deflate on `compressed/`, logging `%r %>s %b`, rooted in `directory`.
+    private static func apacheConfiguration(directory d: String, port: Int) -> String {
+        """
+        ServerRoot \(d)
+        DefaultRuntimeDir \(d)
+        PidFile \(d)/apache.pid
+        Listen 127.0.0.1:\(port)
+        ServerName 127.0.0.1
+        LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so
+        LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+        LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+        LoadModule filter_module /usr/lib/apache2/modules/mod_filter.so
+        LoadModule deflate_module /usr/lib/apache2/modules/mod_deflate.so
+        User www-data
+        Group www-data
+        ErrorLog \(d)/error.log
+        LogFormat "%r %>s %b" plain
+        CustomLog \(d)/access.log plain
+        TypesConfig /etc/mime.types
+        DocumentRoot \(d)/www
+        <Directory \(d)/www>
+          Require all granted
+        </Directory>
+        <Directory \(d)/www/compressed>
+          SetOutputFilter DEFLATE
+        </Directory>
+        """
     }
 
     /// Stops the server (its access log is complete afterwards).

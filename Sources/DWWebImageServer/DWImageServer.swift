@@ -104,18 +104,7 @@ public final class DWImageServer: Sendable {
         manager.transformExecutor = pool  // transforms on the server's worker threads, admitted there
         // The origin's headers are read back from the original's disk entry: written before the first answer.
         manager.writesCacheInCallbacks = configuration.usesLastModified || configuration.passesCacheControl
-        // The engine checks the same limits from the header before it decodes anything.
-        var limits = DWProcessingLimits()
-        limits.maxPixelCount = configuration.maxPixels
-        limits.maxFrameCount = configuration.maxFrames
-        limits.maxAnimationFramePixelCount = configuration.maxAnimationFramePixels
-        limits.maxByteCount = Int(clamping: configuration.maxSize)
-        // By budget (no --max-animation-frames): every frame, unless the plan's budget takes the first alone.
-        limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames ?? Int.max
-        limits.maxVectorPixels = configuration.resultLimits.maxPixels  // an SVG not enlarged renders within the result limit
-        limits.renderBudget = configuration.renderBudget
-        limits.sourceFormats = configuration.sourceFormats ?? DWServeConfiguration.defaultSourceFormats
-        self.limits = limits
+        limits = Self.processingLimits(configuration)
         DWImageProcessing.encoderSettings = configuration.imgproxy.encoder  // process-wide: the savers read it
         resultStorage = configuration.resultStorage.map { [metrics, logger] in
             DWResultStorage(
@@ -135,6 +124,22 @@ public final class DWImageServer: Sendable {
         }
         _ = DWImageProcessing.libvipsVersion  // starts libvips now, not in the first request (~0.3 s)
         if let problem = DWSVGRenderer.helperProblem { logger.warning("SVG sources will be refused (422): \(problem)") }
+    }
+
+    /// The limits the engine checks from a source's header before it decodes anything: the same as the pipeline's.
+    static func processingLimits(_ configuration: DWServeConfiguration) -> DWProcessingLimits {
+        var limits = DWProcessingLimits()
+        limits.maxPixelCount = configuration.maxPixels
+        limits.maxFrameCount = configuration.maxFrames
+        limits.maxAnimationFramePixelCount = configuration.maxAnimationFramePixels
+        limits.maxByteCount = Int(clamping: configuration.maxSize)
+        // By budget (no --max-animation-frames): every frame, unless the plan's budget takes the first alone.
+        limits.maxProcessedFrames = configuration.resultLimits.maxAnimationFrames ?? Int.max
+        // an SVG not enlarged renders within the result limit
+        limits.maxVectorPixels = configuration.resultLimits.maxPixels
+        limits.renderBudget = configuration.renderBudget
+        limits.sourceFormats = configuration.sourceFormats ?? DWServeConfiguration.defaultSourceFormats
+        return limits
     }
 
     /// What ``init(configuration:)`` logs at warning level for `configuration`: today, that it checks no signature

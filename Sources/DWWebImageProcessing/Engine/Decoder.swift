@@ -143,7 +143,8 @@ enum Decoder {
     static func thumbnail(_ image: DWImage, width: Int, height: Int, size: Int32, crop: Int32)
         throws(DWWebImageError) -> Decoded
     {
-        let (header, byLibtiff) = try openReporting(image.data, format: image.format)  // its own header against the limits first
+        // its own header against the limits first
+        let (header, byLibtiff) = try openReporting(image.data, format: image.format)
         // Decoded already (libtiff, a registered codec), or a format with no buffer loader for vips_thumbnail_buffer
         // (ppmload reads sources only), or JPEG 2000 (held to its SIZ when opened): resize the image opened.
         if byLibtiff || image.format == .pnm || image.format == .jp2 {

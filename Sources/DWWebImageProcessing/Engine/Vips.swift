@@ -79,7 +79,8 @@ enum Vips {
         throws(DWWebImageError) -> VImage
     {
         try checkStopped()
-        cvips_free(cvips_error_take())  // warnings earlier calls left (libjpeg's "extraneous bytes") are not this reason
+        // warnings earlier calls left (libjpeg's "extraneous bytes") are not this reason
+        cvips_free(cvips_error_take())
         var out: OpaquePointer?
         guard body(&out) == 0, let out else {
             if let out { cvips_unref(out) }

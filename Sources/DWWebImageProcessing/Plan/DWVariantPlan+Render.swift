@@ -50,7 +50,8 @@ extension DWVariantPlan {
             guard stripsUnprocessed, !MetadataScan.isClean(source, maxFrames: maxFrames) else {
                 return try DWImageProcessors.apply(processors, to: source)
             }
-            steps.format = DWConvert.formats.contains(source.format) ? source.format : .png  // re-encoded: metadata gone
+            // re-encoded: metadata gone
+            steps.format = DWConvert.formats.contains(source.format) ? source.format : .png
         }
         let drawn = try draw(source, steps)
         return try DWImageProcessors.apply(processors, to: notLarger(drawn, than: source, steps) ? drawn : source)

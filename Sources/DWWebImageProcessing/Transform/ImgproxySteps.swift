@@ -41,7 +41,8 @@ struct ImgproxySteps {
         // thumbor trims the image as it will be served (upright only where it applies the orientation).
         let turned = orientation != 1 && (!t.autoRotate || (t.trim != nil && t.trim?.thumborCorner == nil))
         if turned { try map { f throws(DWWebImageError) in try Self.undo(orientation: orientation, f) } }
-        if let trim = t.trim, !animated, let first = frames.first,  // imgproxy: "Trim is not supported for animated images"
+        // imgproxy: "Trim is not supported for animated images"
+        if let trim = t.trim, !animated, let first = frames.first,
             let box = trim.thumborCorner == nil
                 ? try FrameOps.trimBox(first, trim) : try FrameOps.thumborTrimBox(first, trim)
         {

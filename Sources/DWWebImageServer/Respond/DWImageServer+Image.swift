@@ -174,7 +174,8 @@ extension DWImageServer {
             extra[.contentDisposition] = Self.contentDisposition(options, source: job.url.source, format: image.format)
         }
         if configuration.setsCanonicalHeader, DWURLBytes.simpleHTTPAuthority(job.url.source) != nil {
-            extra[HTTPField.Name("Link")!] = "<\(job.url.source)>; rel=\"canonical\""  // imgproxy's IMGPROXY_SET_CANONICAL_HEADER
+            // imgproxy's IMGPROXY_SET_CANONICAL_HEADER
+            extra[HTTPField.Name("Link")!] = "<\(job.url.source)>; rel=\"canonical\""
         }
         if configuration.imgproxy.clientHints, !options.raw { extra[.vary] = DWClientHints.vary }
         let varies = !options.raw && configuration.acceptFormats.varies(explicit: job.named)

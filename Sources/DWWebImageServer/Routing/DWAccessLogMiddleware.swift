@@ -26,7 +26,8 @@ struct DWAccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         server.metrics.imgproxy.requestStarted()
         var response: Response
         if server.configuration.allowOrigin != nil, request.method == .options {
-            response = Response(status: .ok, headers: [.contentLength: "0"])  // a CORS preflight, as imgproxy answers it
+            // a CORS preflight, as imgproxy answers it
+            response = Response(status: .ok, headers: [.contentLength: "0"])
             note.isProbe = true
         } else {
             response = try await DWAccessNote.$current.withValue(note) { try await next(request, context) }

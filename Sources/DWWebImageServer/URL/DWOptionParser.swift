@@ -78,27 +78,35 @@ struct DWOptionParser {
             for index in a.indices { o.transform.skipProcessing.insert(try r.anyFormat(index)) }
         case "raw": try r.max(1); o.raw = r.bool(0)
         case "cachebuster", "cb": try r.max(1); o.transform.cacheBuster = a[0]
-        case "expires", "exp":
-            try r.max(1)
-            guard let time = Int64(a[0]) else { throw r.error("expects a Unix timestamp") }
-            if time > 0 && time < now { throw ParseError("expired URL (exp:\(time))", status: 404) }
-            o.expires = time > 0 ? time : nil
+        case "expires", "exp": o.expires = try expires(r)
         case "filename", "fn": try filename(r, &o)
-        case "tag":
-            try r.max(1)
-            let name = r.args[0]
-            guard (1...64).contains(name.utf8.count),
-                name.utf8.allSatisfy({
-                    $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)
-                })
-            else { throw r.error("expects 1 to 64 letters, digits, _ or -") }
-            o.tag = name
+        case "tag": o.tag = try tag(r)
         case "return_attachment", "att": try r.max(1); o.returnAttachment = r.bool(0)
         case "preset", "pr":
             for preset in a { try applyPreset(preset, to: &o, presetStack: presetStack) }
         default:
             throw ParseError("unknown option '\(name)'")
         }
+    }
+
+    /// `exp:TIMESTAMP`: the Unix time after which the URL answers 404 (0: never).
+    private func expires(_ r: ArgReader) throws(ParseError) -> Int64? {
+        try r.max(1)
+        guard let time = Int64(r.args[0]) else { throw r.error("expects a Unix timestamp") }
+        if time > 0 && time < now { throw ParseError("expired URL (exp:\(time))", status: 404) }
+        return time > 0 ? time : nil
+    }
+
+    /// `tag:NAME`: 1 to 64 letters, digits, `_` or `-`.
+    private func tag(_ r: ArgReader) throws(ParseError) -> String {
+        try r.max(1)
+        let name = r.args[0]
+        guard (1...64).contains(name.utf8.count),
+            name.utf8.allSatisfy({
+                $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)
+            })
+        else { throw r.error("expects 1 to 64 letters, digits, _ or -") }
+        return name
     }
 
     /// `bl:`, `sh:` and `pix:`, read as before (up to 1000 and 10000, else 400) and served within
