@@ -134,20 +134,6 @@ public enum DWImageProcessing {
         }
     }
 
-    /// The quality lossy output uses when none is asked for (SPEC: 80).
-    public static let defaultQuality = 80
-
-    /// The quality a lossy format is written at when nothing asks for one: imgproxy's defaults (WebP 79, AVIF and
-    /// HEIC 63, JPEG XL 77, everything else ``defaultQuality``), so `dwfetch` and `dwfetch serve` agree.
-    public static func defaultQuality(for format: DWImageFormat) -> Int {
-        switch format {
-        case .webp: 79
-        case .avif, .heic: 63
-        case .jxl: 77
-        default: defaultQuality
-        }
-    }
-
     /// libvips' own memory accounting (`vips_tracked_get_mem`, `…_highwater`, `…_allocs`): bytes allocated now, the
     /// most so far, and the allocations live now. Any thread.
     public static var libvipsMemory: (bytes: Int, highWater: Int, allocations: Int) {

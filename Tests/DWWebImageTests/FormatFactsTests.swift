@@ -37,6 +37,18 @@ final class FormatFactsTests: XCTestCase {
         XCTAssertNil(DWImageFormat(conversionTargetNamed: "bmp"))
     }
 
+    func testConversionWritableAddsBMPAndICOAndEachFormatHasItsDefaultQuality() {
+        // BMP and ICO are written by the engine itself (imgproxy's savers), so a conversion may ask for them.
+        XCTAssertTrue(DWImageFormat.bmp.isConversionWritable)
+        XCTAssertTrue(DWImageFormat.ico.isConversionWritable)
+        XCTAssertTrue(DWImageFormat.tiff.isConversionWritable)
+        XCTAssertFalse(DWImageFormat.svg.isConversionWritable)
+        XCTAssertFalse(DWImageFormat.jp2.isConversionWritable)
+        XCTAssertEqual(DWImageFormat.defaultQuality, 80)
+        let qualities = [DWImageFormat.jpeg, .webp, .avif, .heic, .jxl, .png].map(\.defaultQuality)
+        XCTAssertEqual(qualities, [80, 79, 63, 63, 77, 80], "imgproxy's per-format defaults")
+    }
+
     func testErrorPredicatesNameTheConditions() {
         let timeout = DWWebImageError(.transport, "curl error 28", curlCode: CurlCode.timedOut)
         XCTAssertTrue(timeout.isTimeout)

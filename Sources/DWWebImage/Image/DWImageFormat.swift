@@ -130,6 +130,24 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
         }
     }
 
+    /// Whether a conversion may ask for the format (`dwfetch --format`, `DWConvert`, a `serve` URL's format): every
+    /// ``isWritable`` format, and BMP and ICO, which the processing engine writes itself as imgproxy's savers do.
+    public var isConversionWritable: Bool { isWritable || self == .bmp || self == .ico }
+
+    /// The quality lossy output uses when nothing asks for one and the format has no default of its own (SPEC: 80).
+    public static let defaultQuality = 80
+
+    /// The quality the format is written at when nothing asks for one: imgproxy's defaults (WebP 79, AVIF and HEIC
+    /// 63, JPEG XL 77, everything else ``defaultQuality``), so `dwfetch` and `dwfetch serve` agree.
+    public var defaultQuality: Int {
+        switch self {
+        case .webp: 79
+        case .avif, .heic: 63
+        case .jxl: 77
+        default: Self.defaultQuality
+        }
+    }
+
     /// The formats a conversion may ask for (`dwfetch --format`, ``DWConvert``-style processors): JPEG, PNG, WebP,
     /// AVIF and GIF, then every format with a registered encoder. (`dwfetch serve` accepts every format it can
     /// write.)

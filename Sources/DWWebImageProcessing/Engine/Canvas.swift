@@ -21,7 +21,7 @@ struct Canvas: Sendable {
     let sourceFormat: DWImageFormat
     /// The format the result is encoded in (the source's own, unless a processor changed it).
     var outputFormat: DWImageFormat
-    /// Quality for lossy output; nil: ``DWImageProcessing/defaultQuality(for:)``.
+    /// Quality for lossy output; nil: ``DWImageFormat/defaultQuality-swift.property``.
     var quality: Int?
     /// The metadata the encoder writes back (set before decoding: a kept colour profile skips the sRGB conversion).
     var metadata = MetadataPolicy()

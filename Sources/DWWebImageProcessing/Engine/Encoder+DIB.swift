@@ -5,9 +5,6 @@ import DWWebImage
 import Foundation
 
 extension Encoder {
-    /// Formats written here rather than by a libvips saver.
-    static func writesDIB(_ format: DWImageFormat) -> Bool { format == .bmp || format == .ico }
-
     /// An uncompressed BMP as imgproxy's `bmpsave`: a BITMAPV5HEADER (sRGB, masks for B, G, R, A), top-down rows,
     /// 24 bits per pixel (32 with alpha), rows padded to 4 bytes. `image` is sRGB, 8-bit, 3 or 4 bands.
     static func saveBMP(_ image: VImage) throws(DWWebImageError) -> Data {

@@ -77,7 +77,7 @@ enum Encoder {
             data = try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality)
         } else {
             data = try save(
-                image, format: format, quality: canvas.quality ?? DWImageProcessing.defaultQuality(for: format),
+                image, format: format, quality: canvas.quality ?? format.defaultQuality,
                 metadata: canvas.metadata)
         }
         // A gated plan learns what this format costs: the wall time of the saver alone over pixels computed before

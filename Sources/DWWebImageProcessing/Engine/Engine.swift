@@ -33,7 +33,7 @@ enum Engine {
     /// half the quality; near: a tenth less), never below 10; nil when the format is lossless or 10 was tried.
     private static func lowerQuality(_ canvas: Canvas, size: Int, maxBytes: Int) -> Int? {
         let format = canvas.outputFormat
-        let quality = canvas.quality ?? DWImageProcessing.defaultQuality(for: format)
+        let quality = canvas.quality ?? format.defaultQuality
         guard quality > 10, format.isLossy else { return nil }
         let over = Double(size) / Double(maxBytes)
         return max(10, over > 3 ? quality / 4 : over > 1.5 ? quality / 2 : quality * 9 / 10)

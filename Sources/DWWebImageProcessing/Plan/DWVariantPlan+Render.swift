@@ -79,7 +79,7 @@ extension DWVariantPlan {
             if let format = steps.format { canvas.outputFormat = format }  // over round corners' PNG: named wins
             if steps.quality != nil || !steps.formatQuality.isEmpty {
                 let format = canvas.outputFormat
-                canvas.quality = steps.quality(for: format, fallback: DWImageProcessing.defaultQuality(for: format))
+                canvas.quality = steps.quality(for: format, fallback: format.defaultQuality)
             }
             if let plays = steps.loopCount {  // `lp`: plays (0 = forever); the canvas keeps GIF's NETSCAPE2.0 value
                 canvas.netscapeLoopCount = plays == 0 ? 0 : plays == 1 ? nil : plays - 1

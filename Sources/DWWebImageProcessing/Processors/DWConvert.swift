@@ -4,7 +4,7 @@ import Foundation
 
 /// Encodes the result as `format` — JPEG, PNG, WebP, AVIF or GIF (``formats``), or TIFF, HEIC, JPEG XL, BMP or ICO (which
 /// imgproxy URLs may ask for; BMP and ICO written as imgproxy's own savers do) — with `quality` (1…100) for the lossy ones
-/// (default 80). Transparency becomes white in JPEG. Animated GIFs keep every frame, delay and the loop count when
+/// (default: the format's ``DWImageFormat/defaultQuality-swift.property``). Transparency becomes white in JPEG. Animated GIFs keep every frame, delay and the loop count when
 /// converted to GIF or WebP; other formats take the first frame. A ``DWConvert`` after other processors only
 /// changes how their result is encoded (the pixels are not decoded again).
 ///
@@ -12,14 +12,14 @@ import Foundation
 public struct DWConvert: DWImageProcessor, Hashable {
     /// The output format; nil: the format the image would have anyway (see ``init(quality:)``).
     public let format: DWImageFormat?
-    /// The quality (1…100) for lossy output; nil: 80.
+    /// The quality (1…100) for lossy output; nil: the format's default.
     public let quality: Int?
 
     /// The formats a conversion is offered in (``DWImageFormat/conversionTargets``); TIFF, HEIC, JPEG XL, BMP and ICO
     /// are written too.
     public static let formats: [DWImageFormat] = DWImageFormat.conversionTargets
 
-    /// A conversion to `format`, with `quality` (nil: 80) for lossy output.
+    /// A conversion to `format`, with `quality` (nil: the format's default) for lossy output.
     ///
     /// - Precondition: `quality`, when given, is 1…100. A format the engine does not write is the one error
     ///   `process(_:)` reports for the conversion itself (which formats are written depends on the codecs

@@ -29,7 +29,7 @@ extension DWImageServer {
         if let quality = settings.quality {  // imgproxy's IMGPROXY_QUALITY: under every per-format quality
             for format in DWImageFormat.allCases
             where transform.formatQuality[format] == nil
-                && DWImageProcessing.defaultQuality(for: format) == DWImageProcessing.defaultQuality
+                && format.defaultQuality == DWImageFormat.defaultQuality
             {
                 transform.formatQuality[format] = quality
             }
