@@ -169,6 +169,16 @@ final class CacheTests: TemporaryRootTestCase {
         XCTAssertTrue(eventually { cache.objCache(forKey: "new") == nil }, "expired once 0.1 ms have passed")
     }
 
+    func testDirectoryFollowsTheCacheSpace() {
+        let cache = makeCache()
+        for space in ["defaultCacheSpace", "other space", "../up"] {
+            cache.cacheSpace = space
+            XCTAssertEqual(cache.fileURL(forKey: "k").deletingLastPathComponent().standardizedFileURL.path,
+                           cache.directory.standardizedFileURL.path, space)
+            XCTAssertTrue(cache.directory.hasDirectoryPath)
+        }
+    }
+
     func testRawKeysCannotEscapeTheCacheSpace() throws {
         let cache = makeCache()
         cache.useSecureKey = false

@@ -264,11 +264,8 @@ public final class DWWebImageCache: Sendable {
         get { setting(\.cacheSpace) }
         set { set(\.cacheSpace, newValue) }
     }
-    /// The directory of the current cache space.
-    public var directory: URL {
-        let c = configuration
-        return c.rootDirectory.appendingPathComponent(CacheKey.directoryName(forSpace: c.cacheSpace), isDirectory: true)
-    }
+    /// The directory of the current cache space (`<root>/<space>/`, the path every lookup uses). Any thread.
+    public var directory: URL { URL(fileURLWithPath: settings.withLock { $0.spacePath }, isDirectory: true) }
     /// Most entries the memory cache keeps.
     public var memoryCountLimit: Int {
         get { memory.countLimit }
