@@ -9,7 +9,8 @@ import Foundation
 
 /// What a decode may cost, checked from the header facts before libvips (or any decoder) sees the bytes.
 public struct DWProcessingLimits: Sendable, Equatable {
-    /// Pixels of one frame (width × height); more is 10005.
+    /// Pixels of one frame (width × height); more is 10005. The download core checks its own
+    /// ``DWWebImageManager/Configuration/maxPixelCount`` (same default) before an image is kept.
     public var maxPixelCount: Int
     /// Frames of an animation; more is 10005.
     public var maxFrameCount: Int

@@ -17,7 +17,9 @@ extension DWWebImageManager {
         /// Largest body accepted (bytes), checked against Content-Length and while streaming; nil = no limit.
         /// Default 200 MiB (Nuke's cap).
         public var maxBodySize: Int64? = 200 * 1024 * 1024
-        /// Largest pixel count (width × height of one frame) accepted; default 64 megapixels.
+        /// Largest pixel count (width × height of one frame) accepted, checked from the header before an image is
+        /// kept; default 64 megapixels (``DWImage/defaultMaxPixelCount``). The processing engine's own bound is
+        /// `DWProcessingLimits.maxPixelCount`, with the same default; `dwfetch serve` sets both from `--max-pixels`.
         public var maxPixelCount: Int = DWImage.defaultMaxPixelCount
         /// Redirects followed at most.
         public var maxRedirects: Int = 10

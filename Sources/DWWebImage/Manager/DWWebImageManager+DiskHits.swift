@@ -10,8 +10,10 @@ extension DWWebImageManager {
     ) {
         if waiter.options.readPolicy.contains(.memory) { cache.storeInMemory(image, forKey: key) }
         let metrics = DWDownloadMetrics.cacheHit(waiter.token.url, .disk, since: asked, lookupStarted: lookupStarted)
-        // Backpressure: disk hits are read faster than most callers consume them; holding every image in queued
-        // completions would make memory grow with the number of requests.
+        // Back-pressure, on purpose on the lookup queue: disk hits are read faster than most callers consume them,
+        // and holding every image in queued completions would make memory grow with the number of requests. With 32
+        // hits undelivered, the next lookup waits here (and the lookups behind it queue) until the callback queue
+        // consumes one. It never waits on itself: completions run on the callback queue, never the lookup queue.
         diskHitsInFlight.wait()
         state.withLock { _ = $0.lookups.removeValue(forKey: waiter.token.id) }
         deliver(.success(image.from(.disk, metrics: metrics)), to: waiter, metrics: metrics, on: callbacks) {

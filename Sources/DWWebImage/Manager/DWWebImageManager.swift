@@ -65,7 +65,9 @@ public final class DWWebImageManager: Sendable {
     var engine: CurlMulti { lazyEngine.engine }
     // Serial: disk lookups finish in call order, so newest-first scheduling sees callers in the order they asked.
     private let lookupQueue = DispatchQueue(label: "DWWebImage.lookup", qos: .userInitiated)
-    /// Disk hits handed to the callback queue and not yet consumed (at most 32; see the disk lookup).
+    /// Disk hits handed to the callback queue and not yet consumed (at most 32): the lookup queue waits on it
+    /// before handing over a 33rd, the back-pressure that bounds the memory of undelivered hits (see
+    /// `deliverDiskHit`).
     let diskHitsInFlight = DispatchSemaphore(value: 32)
     /// Where finished transfers are judged and validated when not on the engine thread, and where variants are
     /// made: off the engine thread and off the callback queue (disk writes go to the cache's write queue).
