@@ -5,6 +5,8 @@ import Foundation
 /// What `GET /info/{signature}/{options}/{source}` reports. Defaults: size, format, dimensions, frames and
 /// orientation on; BlurHash, dominant colours and the average colour on request. A plain value.
 public struct DWInfoOptions: Sendable, Equatable {
+    /// Whether the report has the source's byte size, its format, its width and height, its frame count and its
+    /// EXIF orientation (`s`, `f`, `d`, `fr`, `or`; each on by default).
     public var size = true, format = true, dimensions = true, frames = true, orientation = true
     /// BlurHash components across and down (1…9 each); 0 across: none.
     public var blurHashX = 0, blurHashY = 0
