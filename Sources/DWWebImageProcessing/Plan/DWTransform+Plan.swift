@@ -15,7 +15,7 @@ extension DWTransform {
         isIdentity ? [] : [plan(watermark: watermark)]
     }
 
-    /// The steps a plan runs on its canvas, in order: ``DWMetadataOptions`` when `sm`, `kcr`, `scp`, `eth` or `ph`
+    /// The steps a plan runs on its canvas, in order: ``MetadataStep`` when `sm`, `kcr`, `scp`, `eth` or `ph`
     /// differ from imgproxy's defaults (before the decode: it decides what is read); a plain resize (fit, fill, or
     /// force with both sides; no other geometry) as ``DWResize``, which shrinks on load, and its blur; anything else of
     /// imgproxy's geometry and pixels as one ``ImgproxyStage``; then `dwfetch`'s grayscale, tint and round corners.
@@ -23,7 +23,7 @@ extension DWTransform {
     func canvasSteps(watermark: DWImage?) -> [any CanvasStep] {
         var steps: [any CanvasStep] = []
         let hdr = keepsHighBitDepth
-        let metadata = DWMetadataOptions(
+        let metadata = MetadataStep(
             stripMetadata: stripMetadata, keepCopyright: keepCopyright,
             stripColorProfile: stripColorProfile, enforceThumbnail: enforceThumbnail,
             preserveHDR: hdr)
@@ -57,7 +57,7 @@ extension DWTransform {
         steps.maxBytes = 0
         steps.cacheBuster = ""
         steps.skipProcessing = []
-        steps.stripMetadata = true  // DWMetadataOptions, the first canvas step
+        steps.stripMetadata = true  // MetadataStep, the first canvas step
         steps.keepCopyright = true
         steps.stripColorProfile = true
         steps.enforceThumbnail = false

@@ -20,4 +20,3 @@ extension DWGrayscale: DWEngineProcessor, CanvasStep {}
 extension DWTint: DWEngineProcessor, CanvasStep {}
 extension DWRoundCorners: DWEngineProcessor, CanvasStep {}
 extension DWConvert: DWEngineProcessor, CanvasStep {}
-extension DWMetadataOptions: DWEngineProcessor, CanvasStep {}
