@@ -172,6 +172,7 @@ let package = Package(
             dependencies: [
                 "DWFileIO",
                 "DWFetchCLI",
+                "DWLocking",
                 "DWWebImage",
                 "DWWebImageServer",
                 .product(name: "Logging", package: "swift-log"),

@@ -2,10 +2,14 @@
 import DWFetchCLI
 import DWWebImageServer
 import DWFileIO
+import DWLocking
 import Foundation
 import Logging
 
-/// Runs the server on a Task and blocks the main thread until it ends; returns the exit status.
+/// Runs the server on a Task and blocks the main thread until it ends; returns the exit status. The wait is a
+/// semaphore rather than an async main because `DWFetchMain` dispatches every command through one synchronous
+/// engines table (`serve`, `warm` and the fetch alike); the server runs on the cooperative pool, never on the main
+/// thread, so the blocked main thread holds nothing it needs.
 enum ServeRunner {
     static func run(_ options: ServeOptions) throws -> Int32 {
         let configuration = try DWServeConfiguration(options)
@@ -20,7 +24,7 @@ enum ServeRunner {
         let server = DWImageServer(configuration: configuration)
         let host = configuration.host
         let finished = DispatchSemaphore(value: 0)
-        let failure = FailureBox()
+        let failure = DWLock<String?>(nil)  // the server task's error, for the main thread
         Task {
             do {
                 try await server.run(
@@ -31,21 +35,15 @@ enum ServeRunner {
                         StandardStream.output.write("dwfetch serve: metrics on port \(port)\n")
                     }, services: tracing.map { [$0] } ?? [])
             } catch {
-                failure.message = "\(error)"
+                failure.withLock { $0 = "\(error)" }
             }
             finished.signal()
         }
         finished.wait()
-        if let message = failure.message {
+        if let message = failure.withLock({ $0 }) {
             StandardStream.error.write("dwfetch serve: \(message)\n")
             return 1
         }
         return 0
-    }
-
-    /// Hands the server task's error to the blocked main thread (written before `finished.signal()`, read after).
-    private final class FailureBox: @unchecked Sendable {
-        // @unchecked: one write on the task before the semaphore is signalled, one read on main after it.
-        var message: String?
     }
 }

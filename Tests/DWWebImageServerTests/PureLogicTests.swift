@@ -151,6 +151,7 @@ final class NegotiationAndStatusTests: XCTestCase {
     func testETagsAndIfNoneMatch() {
         let etag = DWETag.of(Data("abc".utf8))
         XCTAssertEqual(etag.count, 34)
+        XCTAssertEqual(etag, "\"ba7816bf8f01cfea414140de5dae2223\"", "128 bits of SHA-256(\"abc\"), lowercase hex")
         XCTAssertTrue(DWETag.matches(ifNoneMatch: ["\"x\", W/\(etag)"], etag: etag))
         XCTAssertTrue(DWETag.matches(ifNoneMatch: ["*"], etag: etag))
         XCTAssertFalse(DWETag.matches(ifNoneMatch: ["\"x\""], etag: etag))

@@ -62,6 +62,22 @@ final class ValueBoxTests: XCTestCase {
         XCTAssertNil(copy.maxBodySize)
     }
 
+    func testATransferRequestTakesItsDefaultsFromTheConfiguration() {
+        let defaults = DWWebImageManager.Configuration()
+        let plain = TransferRequest(url: "http://127.0.0.1/a.png")
+        XCTAssertEqual(plain.userAgent, defaults.userAgent, "one User-Agent default, the configuration's")
+        XCTAssertEqual(plain.maxBodySize, defaults.maxBodySize)
+        XCTAssertEqual(plain.timeout, defaults.timeout)
+        XCTAssertEqual(plain.maxRedirects, defaults.maxRedirects)
+        var configuration = defaults
+        (configuration.timeout, configuration.userAgent, configuration.proxy) = (3, "UA/1", "http://127.0.0.1:9")
+        let request = TransferRequest(url: "http://127.0.0.1/a.png", configuration: configuration)
+        XCTAssertEqual(request.timeout, 3)
+        XCTAssertEqual(request.userAgent, "UA/1")
+        XCTAssertEqual(request.proxy, "http://127.0.0.1:9")
+        XCTAssertEqual(request.noProxy, "", "an explicit proxy without exceptions ignores no_proxy")
+    }
+
     func testACopyOfARequestOnAnotherThreadSeesTheFieldsItWasMadeWith() {
         var request = TransferRequest(url: "http://127.0.0.1/shared.png")
         request.headers = (0..<8).map { "X-\($0): \($0)" }

@@ -9,18 +9,8 @@ extension DWWebImageManager.Configuration {
         url: String, source: String, headers: [String: String], options: RequestOptions,
         loader: (any DWImageLoader)?
     ) -> TransferRequest {
-        var request = TransferRequest(url: url)
+        var request = TransferRequest(url: url, configuration: self)
         request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-        request.timeout = timeout
-        request.connectTimeout = connectTimeout
-        request.stallTimeout = stallTimeout
-        request.maxBodySize = maxBodySize
-        request.maxRedirects = maxRedirects
-        request.userAgent = userAgent
-        request.tls = tls
-        // An explicit proxy with no exceptions given: "" keeps libcurl from reading `no_proxy` around it.
-        (request.proxy, request.noProxy) = (proxy, noProxy ?? (proxy?.isEmpty == false ? "" : nil))
-        request.connectionPolicy = connectionPolicy
         request.loader = loader
         request.hooks = RequestHooks(
             modifiers: [requestModifier, options.requestModifier],

@@ -16,22 +16,22 @@ struct TransferRequest: Sendable {
         /// Extra request header lines, `"Name: value"`.
         var headers: [String] = []
         /// Whole-request limit in seconds (CURLOPT_TIMEOUT_MS); 0 = none.
-        var timeout: TimeInterval = 15
+        var timeout: TimeInterval
         /// Connection set-up limit in seconds.
-        var connectTimeout: TimeInterval = 10
+        var connectTimeout: TimeInterval
         /// Stall detection: fail when fewer than 1 byte/s arrives for this many seconds; 0 = off.
-        var stallTimeout: TimeInterval = 10
+        var stallTimeout: TimeInterval
         /// Largest body accepted, in bytes; nil = no limit.
         var maxBodySize: Int64?
         /// Redirects followed at most (libcurl 7.88.1's default is unlimited).
-        var maxRedirects: Int = 10
+        var maxRedirects: Int
         /// User-Agent header.
-        var userAgent: String = "DWWebImage/0.1"
+        var userAgent: String
         /// `CURLOPT_ACCEPT_ENCODING`: "" offers every coding libcurl decodes (gzip, deflate, br, zstd here) and the
         /// body callbacks see decoded bytes; "identity" for Range requests (a coded range cannot be appended).
         var acceptEncoding = ""
         /// TLS trust and client identity.
-        var tls = DWWebImageManager.Configuration.TLS()
+        var tls: DWWebImageManager.Configuration.TLS
         /// `CURLOPT_PROXY` and `CURLOPT_NOPROXY`; nil leaves libcurl's environment rules.
         var proxy: String?
         var noProxy: String?
@@ -47,6 +47,17 @@ struct TransferRequest: Sendable {
         var hooks = RequestHooks()
         /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's string.
         var loader: (any DWImageLoader)?
+
+        /// A GET of `url` with `configuration`'s limits, User-Agent, trust, proxy and connection policy (the one
+        /// place they are defaulted); no headers, hooks or loader.
+        init(url: String, configuration c: DWWebImageManager.Configuration) {
+            self.url = url
+            (timeout, connectTimeout, stallTimeout) = (c.timeout, c.connectTimeout, c.stallTimeout)
+            (maxBodySize, maxRedirects, userAgent, tls) = (c.maxBodySize, c.maxRedirects, c.userAgent, c.tls)
+            // An explicit proxy with no exceptions given: "" keeps libcurl from reading `no_proxy` around it.
+            (proxy, noProxy) = (c.proxy, c.noProxy ?? (c.proxy?.isEmpty == false ? "" : nil))
+            connectionPolicy = c.connectionPolicy
+        }
     }
 
     /// Holds the fields; written only while uniquely referenced (copy-on-write), so never while shared.
@@ -59,8 +70,10 @@ struct TransferRequest: Sendable {
 
     private var box: Box
 
-    /// A GET of `url` with the defaults of every other field.
-    init(url: String) { box = Box(Fields(url: url)) }
+    /// A GET of `url` under `configuration` (default: ``DWWebImageManager/Configuration``'s defaults).
+    init(url: String, configuration: DWWebImageManager.Configuration = DWWebImageManager.Configuration()) {
+        box = Box(Fields(url: url, configuration: configuration))
+    }
 
     /// The field at `key`; a write copies the fields first when another value shares them.
     subscript<Value>(dynamicMember key: WritableKeyPath<Fields, Value>) -> Value {

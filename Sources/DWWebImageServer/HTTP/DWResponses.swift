@@ -1,6 +1,7 @@
 // DWResponses: the server's answers — images with cache headers, one-line errors, plain text; reason phrases are
 // HTTPTypes' (the statuses' own), never a table of ours.
 import Crypto
+import DWWebImage
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -72,13 +73,7 @@ enum DWResponses {
 enum DWETag {
     /// A strong ETag of the bytes served: 128 bits of their SHA-256, in hex.
     static func of(_ data: Data) -> String {
-        let digest = SHA256.hash(data: data)
-        var hex = "\""
-        for byte in digest.prefix(16) {
-            let digits = String(byte, radix: 16)
-            hex += digits.count == 1 ? "0" + digits : digits
-        }
-        return hex + "\""
+        "\"" + DWHex.encode(SHA256.hash(data: data).prefix(16)) + "\""
     }
 
     /// RFC 9110 §13.1.2: weak comparison, "*" matches anything.
