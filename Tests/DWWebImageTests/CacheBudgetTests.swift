@@ -99,9 +99,9 @@ final class CacheBudgetTests: TemporaryRootTestCase {
             XCTAssertEqual(file.deletingLastPathComponent().standardizedFileURL.path, cache.directory.standardizedFileURL.path,
                            "inside the space: \(key.prefix(40))")
             XCTAssertLessThanOrEqual(file.lastPathComponent.utf8.count, 255)
-            XCTAssertEqual(DWWebImageCache(rootDirectory: root, cacheSpace: "raw", memoryCountLimit: 0).objCache(forKey: key)
-                           ?? { let c = DWWebImageCache(rootDirectory: root, cacheSpace: "raw"); c.useSecureKey = false
-                                return c.objCache(forKey: key) }(), image(i))
+            let reader = DWWebImageCache(rootDirectory: root, cacheSpace: "raw", memoryCountLimit: 0)
+            reader.useSecureKey = false
+            XCTAssertEqual(reader.objCache(forKey: key), image(i), "read back from disk by a second cache")
         }
         let outside = try FileManager.default.contentsOfDirectory(atPath: root.path)
         XCTAssertEqual(Set(outside), ["raw"], "nothing was written outside the space")

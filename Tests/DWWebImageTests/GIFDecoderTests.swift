@@ -10,9 +10,9 @@ final class GIFDecoderTests: XCTestCase {
     // MARK: - Pixels against Pillow
 
     /// FNV-1a 64 of each frame's RGBA (alpha-0 pixels zeroed), from Pillow 13.0.0 via bench/gif/pillow_reference.py
-    /// over the files `testDumpFixtures` writes. Pillow agrees with browsers on these fixtures; where it does not
-    /// (frames outside the screen, disposal 2 without transparency, a first frame not covering the screen), the
-    /// tests below check pixels by hand.
+    /// over the files `testFramesMatchPillow` writes with `$DW_GIF_DUMP` set. Pillow agrees with browsers on these
+    /// fixtures; where it does not (frames outside the screen, disposal 2 without transparency, a first frame not
+    /// covering the screen), the tests below check pixels by hand.
     static let pillowHashes: [String: [UInt64]] = [
         "delays": [0xe97b040679825f05, 0x9db68010400905a5, 0x10e65762d0e55085, 0x10e65762d0e55085, 0x10e65762d0e55085, 0x15fb4d3bb77edca5],
         "dispose_background": [0x0d27501941c5636d, 0x3cd5ebc565850e43, 0xedff6778d74ff10e, 0x4bc7143fe31f4c95],
@@ -25,21 +25,16 @@ final class GIFDecoderTests: XCTestCase {
         "transparency": [0xc0adec23e0098a3a, 0xa7e9da2d8ef3b885],
     ]
 
-    /// Writes the fixtures to `$DW_GIF_DUMP` (when set) for the Pillow reference script.
-    func testDumpFixtures() throws {
-        guard let dir = ProcessInfo.processInfo.environment["DW_GIF_DUMP"] else { return }
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        for (name, data) in GIFFixtures.pillowComparable {
-            try data.write(to: URL(fileURLWithPath: dir).appendingPathComponent("\(name).gif"))
-        }
-        for (name, data) in GIFFixtures.pillowComparable {
-            let hashes = try decodeAll(data).map { String(format: "0x%016llx", fnv1a64($0.pixels)) }
-            print("DW \(name): \(hashes.joined(separator: ", "))")
-        }
-    }
-
+    /// With `$DW_GIF_DUMP` set, also writes the fixtures there as `<name>.gif`, for `bench/gif/pillow_reference.py`
+    /// to make the hashes above from.
     func testFramesMatchPillow() throws {
         XCTAssertEqual(Self.pillowHashes.count, GIFFixtures.pillowComparable.count, "every fixture has Pillow hashes")
+        if let dir = ProcessInfo.processInfo.environment["DW_GIF_DUMP"] {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for (name, data) in GIFFixtures.pillowComparable {
+                try data.write(to: URL(fileURLWithPath: dir).appendingPathComponent("\(name).gif"))
+            }
+        }
         for (name, data) in GIFFixtures.pillowComparable {
             let frames = try decodeAll(data)
             let expected = try XCTUnwrap(Self.pillowHashes[name], name)

@@ -6,7 +6,7 @@
 
 Frames are `Image.open(f)`, `seek(i)`, `convert("RGBA")`; pixels whose alpha is 0 are normalised to (0, 0, 0, 0),
 since browsers (and DWWebImage) leave no colour under a fully transparent pixel while Pillow keeps the palette
-colour. The test fixtures come from `DW_GIF_DUMP=DIR swift test --filter GIFDecoderTests/testDumpFixtures`.
+colour. The test fixtures come from `DW_GIF_DUMP=DIR swift test --filter GIFDecoderTests/testFramesMatchPillow`.
 """
 import os
 import sys
