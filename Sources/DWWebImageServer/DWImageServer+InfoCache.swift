@@ -76,4 +76,13 @@ extension DWImageServer {
         }
         return data
     }
+
+    /// A `local:///path` source read whole on the caller's thread, for `/info` (image requests load local files
+    /// through the pipeline: ``DWLocalFileLoader``): opened as the loader opens it (no symlink, nothing outside
+    /// `--local-root`, 404 otherwise), at most `--max-size` bytes (422 beyond, from the file's size).
+    func localImage(_ source: String) throws(DWWebImageError) -> DWImage {
+        let loader = DWLocalFileLoader(root: configuration.imgproxy.localRoot)
+        let data = try loader.readWhole(source, maxBytes: configuration.maxSize)
+        return try DWImage(data: data, maxPixelCount: configuration.maxPixels)
+    }
 }
