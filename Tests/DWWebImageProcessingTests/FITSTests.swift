@@ -143,7 +143,10 @@ final class FITSTests: XCTestCase {
             var passed: [Int] = []
             for length in stride(from: 0, to: end, by: 11) {
                 guard let image = try? DWImage(data: data.prefix(length)) else { continue }
-                XCTAssertThrowsError(try image.verifyDecodes()) { JPEG2000Tests.assertCode($0, .notAnImage) }
+                // Once the header is whole, the short data unit is refused from the header, before libvips reads it.
+                XCTAssertThrowsError(try image.verifyDecodes()) {
+                    JPEG2000Tests.assertCode($0, .notAnImage, length >= 2880 ? "FITS data ends at byte \(length)" : "")
+                }
                 if (try? image.bitmap()) != nil { passed.append(length) }
             }
             XCTAssertEqual(passed, [], "cuts that decode")

@@ -101,11 +101,14 @@ package struct FITSHeader: Equatable, Sendable {
         var offset = start
         while true {
             guard b.has(offset, 80) else { throw SniffFailure("FITS header has no END card (ends at byte \(b.count))") }
-            let keyword = String(decoding: (offset..<offset + 8).map { b[$0] }, as: UTF8.self)
-                .trimmingCharacters(in: .whitespaces)
-            if keyword == "END" { break }
-            if wanted.contains(where: keyword.hasPrefix), keys[keyword] == nil, let value = value(b, card: offset) {
-                keys[keyword] = value
+            if b.matches(offset, Array("END     ".utf8)) { break }
+            // Only the cards an image needs are read into strings (a header may have thousands of others).
+            if Array("SXBNPZ".utf8).contains(b[offset]) {
+                let keyword = String(decoding: (offset..<offset + 8).map { b[$0] }, as: UTF8.self)
+                    .trimmingCharacters(in: .whitespaces)
+                if wanted.contains(where: keyword.hasPrefix), keys[keyword] == nil, let value = value(b, card: offset) {
+                    keys[keyword] = value
+                }
             }
             offset += 80
         }
