@@ -2,6 +2,11 @@
 #define _GNU_SOURCE
 #include "CVips.h"
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -61,6 +66,8 @@ int cvips_get_int(VipsImage *image, const char *name, int *out) {
     return vips_image_get_int(image, name, out);
 }
 
+static int cvips_fitsload_memory(const void *buf, size_t len, int fail_on, VipsImage **out);
+
 int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int sequential, int unlimited,
                       VipsImage **out) {
     void *b = (void *)buf;
@@ -84,8 +91,60 @@ int cvips_load_buffer(int loader, const void *buf, size_t len, int fail_on, int 
         g_object_unref(source);
         return result;
     }
+    case CVIPS_LOADER_FITS: return cvips_fitsload_memory(b, len, fail_on, out);
     default: vips_error("cvips", "unknown loader %d", loader); return -1;
     }
+}
+
+/* A private temporary file holding `len` bytes, with no name anyone else can open: O_TMPFILE, else mkstemp then
+ * unlink at once. The descriptor, or -1 (the reason in vips' error buffer). */
+static int cvips_private_file(const void *buf, size_t len) {
+    const char *dir = g_get_tmp_dir();
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        char *path = g_build_filename(dir, "dwwebimage-fits-XXXXXX", NULL);
+        fd = mkostemp(path, O_CLOEXEC);
+        if (fd >= 0) unlink(path);
+        g_free(path);
+    }
+    if (fd < 0) {
+        vips_error("cvips", "cannot create a temporary file for fitsload: %s", g_strerror(errno));
+        return -1;
+    }
+    const char *p = buf;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t n = write(fd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            vips_error("cvips", "cannot write the temporary file for fitsload: %s", g_strerror(errno));
+            close(fd);
+            return -1;
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    return fd;
+}
+
+/* libvips 8.14's fitsload reads only a named file (cfitsio opens it by name, once for the header and again for the
+ * pixels): the bytes go to a private temporary file, named to libvips as /proc/self/fd/N, and the image is decoded
+ * into memory before the file is closed. */
+static int cvips_fitsload_memory(const void *buf, size_t len, int fail_on, VipsImage **out) {
+    int fd = cvips_private_file(buf, len);
+    if (fd < 0) return -1;
+    char name[64];
+    snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    VipsImage *image = NULL;
+    int result = vips_fitsload(name, &image, "fail_on", fail_on, NULL);
+    if (result == 0) {
+        VipsImage *memory = vips_image_copy_memory(image);
+        g_object_unref(image);
+        if (memory) *out = memory;
+        else result = -1;
+    }
+    close(fd);
+    return result;
 }
 
 void cvips_own_blobs(VipsImage *image) {

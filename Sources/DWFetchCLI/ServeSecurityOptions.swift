@@ -89,7 +89,8 @@ package struct ServeSecurityOptions: ParsableArguments {
     @Option(
         name: .customLong("source-formats"),
         help: ArgumentHelp(
-            "Source formats decoded, comma-separated (known: \(Self.allSourceFormats); default: all but pnm and jp2, "
+            "Source formats decoded, comma-separated (known: \(Self.allSourceFormats); default: all but pnm, jp2 and "
+                + "fits, "
                 + "which libvips reads with untrusted loaders); others 422.",
             valueName: "LIST"))
     package var sourceFormats: String?

@@ -126,10 +126,10 @@ public struct DWServeConfiguration: Sendable {
     /// (default): ``defaultSourceFormats``. Any other is 422 before a decoder sees it.
     public var sourceFormats: Set<DWImageFormat>?
     /// What serve reads when ``sourceFormats`` is nil: every format the engine reads (registered codecs' too) but
-    /// PNM and JPEG 2000, which libvips reads with loaders it counts as untrusted and imgproxy does not read at all
-    /// (name them in `--source-formats` to take them).
+    /// PNM, JPEG 2000 and FITS, which libvips reads with loaders it counts as untrusted and imgproxy does not read
+    /// at all (name them in `--source-formats` to take them).
     public static var defaultSourceFormats: Set<DWImageFormat> {
-        Set(DWImageFormat.allCases).subtracting([.unknown, .pnm, .jp2])
+        Set(DWImageFormat.allCases).subtracting([.unknown, .pnm, .jp2, .fits])
     }
     /// Transforms (and `/info` measurements) run at once, on as many dedicated threads (`--workers`, default: the
     /// machine's cores); downloads and cache hits take none.

@@ -21,7 +21,7 @@ final class PillowCorpusTests: XCTestCase {
     static let formatNames: [String: DWImageFormat] = [
         "PNG": .png, "JPEG": .jpeg, "MPO": .jpeg, "GIF": .gif, "WEBP": .webp, "BMP": .bmp, "DIB": .bmp,
         "TIFF": .tiff, "AVIF": .avif, "HEIF": .heic, "ICO": .ico, "CUR": .ico, "JPEG XL": .jxl, "PPM": .pnm,
-        "JPEG2000": .jp2,
+        "JPEG2000": .jp2, "FITS": .fits,
     ]
 
     /// Files --verify passes that Pillow does not fully decode, and why that is right.
@@ -90,9 +90,10 @@ final class PillowCorpusTests: XCTestCase {
         XCTAssertGreaterThan(both, 500, "the corpus is Pillow's whole Tests/images")
         XCTAssertGreaterThanOrEqual(share, Self.agreementBar, disagreements.joined(separator: "\n"))
         XCTAssertEqual(brokenPassed, [], "--verify passes files Pillow cannot decode")
-        // The formats libvips reads with its untrusted loaders (Netpbm, JPEG 2000): every file Pillow opens is ours too.
-        let ppmOrJP2 = unrecognised.filter { ["PPM", "JPEG2000"].contains(pillow[$0]??.format) }
-        XCTAssertEqual(ppmOrJP2, [], "Netpbm or JPEG 2000 files Pillow opens and we do not")
+        // The formats libvips reads with its untrusted loaders (Netpbm, JPEG 2000, FITS): every file Pillow opens is
+        // ours too.
+        let untrusted = unrecognised.filter { ["PPM", "JPEG2000", "FITS"].contains(pillow[$0]??.format) }
+        XCTAssertEqual(untrusted, [], "Netpbm, JPEG 2000 or FITS files Pillow opens and we do not")
     }
 
     // MARK: The corpus

@@ -69,6 +69,8 @@ enum {
     CVIPS_LOADER_PPM = 8,
     /* JPEG 2000, JP2 file or bare codestream (libvips' jp2kload, OpenJPEG) */
     CVIPS_LOADER_JP2K = 9,
+    /* FITS (libvips' fitsload, cfitsio): from a private unnamed temporary file, decoded into memory at once */
+    CVIPS_LOADER_FITS = 10,
 };
 /* fail_on: VipsFailOn (0 none, 1 truncated, 2 error, 3 warning); unlimited applies to PNG (and HEIF) only. */
 int cvips_load_buffer(int loader, const void *_Nonnull buf, size_t len, int fail_on, int sequential,

@@ -52,12 +52,17 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     /// subsampled components is refused when decoded (libvips 8.14 reads it out of bounds). `dwfetch serve` reads it
     /// only when `--source-formats` names it (imgproxy does not read it; libvips counts the loader as untrusted).
     public static let jp2 = DWImageFormat(rawValue: "jp2")
+    /// FITS, the astronomers' format (`SIMPLE  =` … `T` in the first 80-byte card; the image of the primary header
+    /// or, when that has none, of the first extension, tile-compressed included), read by libvips' fitsload
+    /// (cfitsio) from a private temporary file. `dwfetch serve` reads it only when `--source-formats` names it
+    /// (libvips counts the loader as untrusted; imgproxy does not read it).
+    public static let fits = DWImageFormat(rawValue: "fits")
     /// Not an image format DWWebImage knows.
     public static let unknown = DWImageFormat(rawValue: "unknown")
 
     /// The formats the library itself reads, in a fixed order (``unknown`` last).
     static let builtIns: [DWImageFormat] = [
-        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .pnm, .jp2, .unknown
+        .png, .jpeg, .gif, .webp, .bmp, .tiff, .heic, .avif, .jxl, .ico, .svg, .pnm, .jp2, .fits, .unknown
     ]
 
     /// Whether the library itself knows this format (not only a registered codec).
@@ -82,6 +87,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
         case .jpeg: ["jpeg", "jpg"]
         case .pnm: ["pnm", "ppm", "pgm", "pbm", "pfm"]
         case .jp2: ["jp2", "j2k", "j2c", "jpc", "jpf", "jpx"]
+        case .fits: ["fits", "fit", "fts"]
         case .unknown: []
         default: [rawValue]
         }
@@ -112,6 +118,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
         case .svg: "image/svg+xml"
         case .pnm: "image/x-portable-anymap"
         case .jp2: "image/jp2"
+        case .fits: "image/fits"
         case .unknown: nil
         default:
             DWImageCodecs.decoder(for: self)?.mimeType
@@ -125,7 +132,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     public var isWritable: Bool {
         switch self {
         case .jpeg, .png, .webp, .gif, .tiff, .heic, .avif, .jxl: true
-        case .bmp, .ico, .svg, .pnm, .jp2, .unknown: false
+        case .bmp, .ico, .svg, .pnm, .jp2, .fits, .unknown: false
         default: DWImageCodecs.encoder(for: self) != nil
         }
     }

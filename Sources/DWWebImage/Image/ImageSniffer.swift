@@ -55,6 +55,7 @@ enum ImageSniffer {
                 case .svg: try SVGSniffer.info(b)
                 case .pnm: try pnm(b)
                 case .jp2: try jp2(b)
+                case .fits: try fits(b)
                 default: try registered(data, b)
                 }
             }
@@ -95,6 +96,7 @@ enum ImageSniffer {
         // true-colour TGA starts 00 00 02 00, and TGA has no magic at all): never ICO without a valid directory.
         if b.matches(0, [0, 0, 1, 0]) || b.matches(0, [0, 0, 2, 0]), icoDirectoryIsValid(b) { return .ico }
         if isPNM(b) { return .pnm }
+        if isFITS(b) { return .fits }
         if SVGSniffer.isSVG(b) { return .svg }
         return .unknown
     }

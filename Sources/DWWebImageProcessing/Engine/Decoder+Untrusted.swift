@@ -41,3 +41,38 @@ extension Decoder {
         throw DWWebImageError(.notAnImage, "PFM sample \(index) is not a finite number (NaN or infinity)")
     }
 }
+
+extension Decoder {
+    /// Before fitsload sees `data`: its header (``FITSHeader``: BITPIX valid, two or three axes that count, the
+    /// image in the primary header or the first extension) and NAXIS1 × NAXIS2 × NAXIS3 within the pixel limit
+    /// (10005, nothing allocated), and the data unit its header declares present (10000 when the file is cut
+    /// short). Runs on the caller's thread.
+    static func checkFITS(_ data: Data, limits: DWProcessingLimits) throws(DWWebImageError) -> FITSHeader {
+        let header = try FITSHeader.read(data)
+        try checkArea(header.width, header.height, limits: limits)
+        let samples = (header.width * header.height).multipliedReportingOverflow(by: header.bands)
+        if samples.overflow || samples.partialValue > limits.maxPixelCount {
+            throw DWWebImageError(
+                .tooLarge,
+                "FITS image of \(header.width)×\(header.height)×\(header.bands) samples is over the limit of "
+                    + "\(limits.maxPixelCount) pixels",
+                size: samples.overflow ? .max : Int64(samples.partialValue), limit: Int64(limits.maxPixelCount))
+        }
+        let end = header.dataStart.addingReportingOverflow(header.dataBytes)
+        guard !end.overflow, end.partialValue <= data.count else {
+            throw DWWebImageError(
+                .notAnImage,
+                "FITS data ends at byte \(data.count); its header declares \(header.dataBytes) bytes from byte "
+                    + "\(header.dataStart)")
+        }
+        return header
+    }
+
+    /// After fitsload decoded the image: the size it read must be the header's (cfitsio took the same HDU).
+    static func checkFITSOpened(_ image: VImage, header: FITSHeader) throws(DWWebImageError) {
+        guard image.width != header.width || image.height != header.height else { return }
+        throw DWWebImageError(
+            .notAnImage,
+            "FITS header says \(header.width)×\(header.height) but fitsload read \(image.width)×\(image.height)")
+    }
+}

@@ -75,6 +75,7 @@ enum Decoder {
         case .jxl: Int32(CVIPS_LOADER_JXL)
         case .pnm: Int32(CVIPS_LOADER_PPM)
         case .jp2: Int32(CVIPS_LOADER_JP2K)
+        case .fits: Int32(CVIPS_LOADER_FITS)
         default: nil
         }
     }
@@ -102,6 +103,7 @@ enum Decoder {
         try limits.checkSourceFormat(format)
         let siz = try format == .jp2 ? checkJPEG2000(data, limits: limits) : nil
         if format == .pnm { try checkFiniteSamples(data) }
+        let fits = try format == .fits ? checkFITS(data, limits: limits) : nil
         if format == .tiff, TIFFRGBA.vipsRefusesPixels(data) {
             return (try TIFFRGBA.decode(data, limits: limits).vipsImage(), true)
         }
@@ -124,6 +126,10 @@ enum Decoder {
         }
         try checkArea(image.width, image.height, limits: limits)
         if let siz { try checkJPEG2000Opened(image, siz: siz) }
+        if let fits {
+            try checkFITSOpened(image, header: fits)
+            return (image, true)  // decoded into memory from its temporary file
+        }
         return (image, false)
     }
 
@@ -147,7 +153,7 @@ enum Decoder {
         let (header, byLibtiff) = try openReporting(image.data, format: image.format)
         // Decoded already (libtiff, a registered codec), or a format with no buffer loader for vips_thumbnail_buffer
         // (ppmload reads sources only), or JPEG 2000 (held to its SIZ when opened): resize the image opened.
-        if byLibtiff || image.format == .pnm || image.format == .jp2 {
+        if byLibtiff || image.format == .pnm || image.format == .jp2 {  // FITS: decoded into memory (byLibtiff)
             let thumb = try Vips.make("cannot resize") {
                 cvips_thumbnail_image(header.pointer, Int32(width), Int32(height), size, crop, $0)
             }

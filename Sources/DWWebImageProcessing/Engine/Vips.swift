@@ -32,6 +32,9 @@ enum Vips {
         cvips_operation_block_set("VipsForeignLoadPpm", 0)
         // JPEG 2000 (DWImageFormat.jp2, OpenJPEG): the same; its codestream is checked first (Decoder+JP2.swift).
         cvips_operation_block_set("VipsForeignLoadJp2k", 0)
+        // FITS (DWImageFormat.fits, cfitsio): the same; only the file loader, given a private temporary file after
+        // its header was checked (Decoder+FITS.swift). fitsload_source stays blocked.
+        cvips_operation_block_set("VipsForeignLoadFitsFile", 0)
         // svgload_buffer stays blocked here: only the SVG helper process unblocks it (DWSVGRenderer.runHelper)
         cvips_silence_warnings()
         cvips_cache_set(0, 0, 0)

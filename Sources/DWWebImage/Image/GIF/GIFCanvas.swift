@@ -174,8 +174,10 @@ struct GIFCanvas {
     ) -> Bool {
         input.pointee.offset = frame.offset
         var type = UNDEFINED_RECORD_TYPE
+        // giflib refuses a minimum code size over 8 after reading the descriptor and its colour map: GIFWideLZW
+        // decodes that frame's data.
         guard DGifGetRecordType(file, &type) == GIF_OK, type == IMAGE_DESC_RECORD_TYPE,
-            DGifGetImageDesc(file) == GIF_OK
+            DGifGetImageDesc(file) == GIF_OK || frame.codeSize > 8
         else { return false }
         let desc = file.pointee.Image
         // The same bytes were walked by the scan; anything else means the index does not belong to these bytes.
@@ -185,6 +187,7 @@ struct GIFCanvas {
         prepareTable(file, transparent: frame.transparentIndex)
         let hasTransparency = frame.transparentIndex.map { table[$0] == 0 } ?? false
 
+        if frame.codeSize > 8 { return decodeWide(frame, clip: clip, input: input, transparent: hasTransparency) }
         let fw = frame.width, fh = frame.height, w = width
         if row.count < fw { row = [UInt8](repeating: 0, count: fw) }
         let span = clip.x1 - clip.x0, srcStart = clip.x0 - frame.left
@@ -224,5 +227,40 @@ struct GIFCanvas {
             }
         }
         return complete
+    }
+
+    /// Draws a frame whose minimum code size giflib refuses (``GIFWideLZW``), `input` at its first data sub-block.
+    /// A code past the 256 entries of ``table`` is opaque black, as an index past a colour map is.
+    private mutating func decodeWide(
+        _ frame: GIFFrameInfo, clip: GIFClip, input: UnsafeMutablePointer<GIFInput>, transparent: Bool
+    ) -> Bool {
+        guard input.pointee.offset > 0, let base = input.pointee.base else { return false }
+        let bytes = UnsafeRawBufferPointer(start: base, count: input.pointee.count)
+        guard Int(bytes[input.pointee.offset - 1]) == frame.codeSize else { return false }
+        var lzw = GIFWideLZW(bytes, dataStart: input.pointee.offset, minimumCodeSize: frame.codeSize)
+        let fw = frame.width, fh = frame.height, w = width, black = Self.rgba(0, 0, 0)
+        var line = [UInt16](repeating: 0, count: fw)
+        let span = clip.x1 - clip.x0, srcStart = clip.x0 - frame.left
+        let passes: [(start: Int, step: Int)] = frame.interlaced ? [(0, 8), (4, 8), (2, 4), (1, 2)] : [(0, 1)]
+        let lastUsefulRow = frame.interlaced ? fh - 1 : min(fh, clip.y1 - frame.top) - 1
+        let table = table
+        for pass in passes {
+            var y = pass.start
+            while y < fh && y <= lastUsefulRow {
+                guard line.withUnsafeMutableBufferPointer({ lzw.nextLine($0.baseAddress!, count: fw) }) else {
+                    return false
+                }
+                let cy = frame.top + y
+                if cy < clip.y1 {
+                    for k in 0..<span {
+                        let index = Int(line[srcStart + k])
+                        let c = index < 256 ? table[index] : black
+                        if !transparent || c != 0 { pixels[cy * w + clip.x0 + k] = c }
+                    }
+                }
+                y += pass.step
+            }
+        }
+        return true
     }
 }

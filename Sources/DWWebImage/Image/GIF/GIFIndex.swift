@@ -32,6 +32,8 @@ struct GIFFrameInfo: Sendable, Equatable {
     var disposal: GIFDisposal
     /// GCB transparent colour index, or nil.
     var transparentIndex: Int?
+    /// The LZW minimum code size: 9…11 is decoded by ``GIFWideLZW``, giflib refuses it.
+    var codeSize = 8
 
     /// The delay a browser uses: 10 ms or less (including none) becomes 100 ms, as browsers and SDWebImage do.
     var delay: TimeInterval {
@@ -144,10 +146,15 @@ struct GIFIndex: Sendable, Equatable {
         _ bytes: UnsafeRawBufferPointer, recordStart: Int, limits: DWAnimatedImage.Limits,
         _ scan: inout Scan
     ) throws(DWWebImageError) -> String? {
-        guard DGifGetImageDesc(gif) == GIF_OK else { return failure(gif, input, "image descriptor") }
-        // DGifGetImageDesc has just read the LZW minimum code size; giflib only rejects > 8.
-        let codeSize = input.pointee.offset > 0 ? bytes[input.pointee.offset - 1] : 0
-        guard (1...8).contains(codeSize) else {
+        let read = DGifGetImageDesc(gif) == GIF_OK
+        // DGifGetImageDesc has just read the LZW minimum code size; giflib rejects > 8 after reading the whole
+        // descriptor and colour map, which libnsgif and Pillow decode up to 11 (12-bit codes): GIFWideLZW does.
+        let codeSize = input.pointee.offset > 0 ? Int(bytes[input.pointee.offset - 1]) : 0
+        let wide =
+            codeSize > 8 && codeSize <= GIFWideLZW.widest
+            && codeSizeOffset(bytes, recordStart) == input.pointee.offset - 1
+        guard read || wide else { return failure(gif, input, "image descriptor") }
+        guard (1...GIFWideLZW.widest).contains(codeSize) else {
             return "LZW minimum code size \(codeSize) at byte \(input.pointee.offset - 1)"
         }
         let desc = gif.pointee.Image
@@ -195,7 +202,7 @@ struct GIFIndex: Sendable, Equatable {
             GIFFrameInfo(
                 offset: recordStart, left: Int(desc.Left), top: Int(desc.Top), width: frameWidth,
                 height: frameHeight, interlaced: desc.Interlace, delayCentiseconds: pending.delay,
-                disposal: pending.disposal, transparentIndex: pending.transparent))
+                disposal: pending.disposal, transparentIndex: pending.transparent, codeSize: codeSize))
         scan.pending = (0, .unspecified, nil)
         return cut ? "image data of frame \(frameNumber) ends at byte \(bytes.count)" : nil
     }
@@ -229,6 +236,15 @@ struct GIFIndex: Sendable, Equatable {
             guard DGifGetExtensionNext(gif, &block) == GIF_OK else { return failure(gif, input, "extension data") }
         }
         return nil
+    }
+
+    /// Where the LZW minimum code size byte of the image descriptor at `recordStart` lies (after its local colour
+    /// map), or nil when the descriptor runs past the bytes.
+    private static func codeSizeOffset(_ bytes: UnsafeRawBufferPointer, _ recordStart: Int) -> Int? {
+        guard recordStart >= 0, recordStart + 10 < bytes.count else { return nil }
+        let flags = bytes[recordStart + 9]
+        let localMap = flags & 0x80 != 0 ? 3 << (Int(flags & 7) + 1) : 0
+        return recordStart + 10 + localMap
     }
 
     private static func failure(
