@@ -109,6 +109,7 @@ let package = Package(
         .target(
             name: "DWWebImageServer",
             dependencies: [
+                "DWFileIO",
                 "DWImageTransform",
                 "COpenBeneath",
                 "DWWebImage",

@@ -1,4 +1,5 @@
 // DWLogFormat and DWLogHandler: serve's log lines as imgproxy writes them (pretty, structured = logfmt, json).
+import DWFileIO
 import DWLocking
 import DWWebImage
 import Foundation
@@ -41,7 +42,8 @@ public struct DWLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { fields.merge(provided) { $1 } }
         if let own = event.metadata { fields.merge(own) { $1 } }
         let line = Self.line(format: format, level: event.level, message: "\(event.message)", fields: fields)
-        Self.output.withLock { _ in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        // A closed stdout (its reader gone) drops the line: the server keeps answering.
+        Self.output.withLock { _ in _ = StandardStream.output.write(line + "\n") }
     }
 
     /// Serialises writes from every handler of the process.
