@@ -35,15 +35,22 @@ final class CurlHabitsTests: XCTestCase {
         // The versions the libraries report at run time, checked against the tools that report them too.
         let curlConfig = try Self.output("curl-config", ["--version"])  // "libcurl 7.88.1"
         let curlLine = try XCTUnwrap(lines.first { $0.hasPrefix("libcurl ") }, run.stdout)
-        XCTAssertTrue(curlLine.hasPrefix(curlConfig.trimmingCharacters(in: .whitespacesAndNewlines) + " "), "\(curlLine) vs \(curlConfig)")
+        XCTAssertTrue(
+            curlLine.hasPrefix(curlConfig.trimmingCharacters(in: .whitespacesAndNewlines) + " "),
+            "\(curlLine) vs \(curlConfig)")
         XCTAssertTrue(curlLine.contains("OpenSSL/") || curlLine.contains("GnuTLS/"), "the TLS library: \(curlLine)")
         let features = try XCTUnwrap(lines.first { $0.hasPrefix("  Features: ") }, run.stdout)
-        for feature in ["SSL", "libz", "IPv6"] { XCTAssertTrue(features.split(separator: " ").contains(Substring(feature)), features) }
+        for feature in ["SSL", "libz", "IPv6"] {
+            XCTAssertTrue(features.split(separator: " ").contains(Substring(feature)), features)
+        }
         XCTAssertTrue(lines.contains { $0.hasPrefix("  Protocols: ") && $0.contains(" https") })
-        XCTAssertTrue(lines.contains { $0.range(of: #"^giflib \d+\.\d+\.\d+$"#, options: .regularExpression) != nil }, run.stdout)
-        let zlib = try Self.output("pkg-config", ["--modversion", "zlib"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(
+            lines.contains { $0.range(of: #"^giflib \d+\.\d+\.\d+$"#, options: .regularExpression) != nil }, run.stdout)
+        let zlib = try Self.output("pkg-config", ["--modversion", "zlib"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         XCTAssertTrue(lines.contains("zlib \(zlib)"), "zlib \(zlib) in \(run.stdout)")
-        let vips = try Self.output("pkg-config", ["--modversion", "vips"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let vips = try Self.output("pkg-config", ["--modversion", "vips"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         XCTAssertTrue(lines.contains("libvips \(vips)"), "libvips \(vips) in \(run.stdout)")
         // `--version` alone is printed before the argument parser runs; with another flag the parser prints it.
         let parsed = try DWFetchProcess.run(["-q", "--version"])
@@ -63,7 +70,9 @@ final class CurlHabitsTests: XCTestCase {
         XCTAssertEqual(big.status, 0, big.stdout + big.stderr)
         XCTAssertEqual(try fetch(["--json", "--no-cache", "--max-size", "10M", server.url("/cat.png")]).status, 0)
 
-        for (text, bytes) in [("2G", "2147483648"), ("512M", "536870912"), ("1.5K", "1536"), ("4096", "4096"), ("1MiB", "1048576")] {
+        for (text, bytes) in [
+            ("2G", "2147483648"), ("512M", "536870912"), ("1.5K", "1536"), ("4096", "4096"), ("1MiB", "1048576")
+        ] {
             let stats = try fetch(["--cache-limit", text, "--cache-stats"])
             XCTAssertEqual(stats.status, 0, stats.stderr)
             XCTAssertTrue(stats.stdout.contains("limit \(bytes)"), "--cache-limit \(text): \(stats.stdout)")
@@ -81,7 +90,8 @@ final class CurlHabitsTests: XCTestCase {
         XCTAssertEqual(run.stdout, "", "-q: nothing on stdout")
         let errLines = run.stderr.split(separator: "\n")
         XCTAssertEqual(errLines.count, 1, run.stderr)
-        XCTAssertTrue(errLines.first?.contains("10004") == true && errLines.first?.contains("/missing.png") == true, run.stderr)
+        XCTAssertTrue(
+            errLines.first?.contains("10004") == true && errLines.first?.contains("/missing.png") == true, run.stderr)
         XCTAssertFalse(run.stderr.contains("/cat.png"), "no line for the success")
 
         let allGood = try fetch(["-q", server.url("/cat.png")])
@@ -120,8 +130,10 @@ final class CurlHabitsTests: XCTestCase {
     /// (SIGPIPE, status 141 in the shell), never with a trap; `cat`'s own status is the oracle.
     func testAReaderThatGoesAwayEndsItAsSIGPIPEEndsCat() throws {
         let list = root.appendingPathComponent("urls.txt")
-        try String(repeating: server.url("/cat.png") + "\n", count: 4000).write(to: list, atomically: true, encoding: .utf8)
-        let script = "\"$1\" --cache-dir \"$2\" --no-cache -i \"$3\" 2>\"$4\" | head -1 >/dev/null; s=${PIPESTATUS[0]}; "
+        try String(repeating: server.url("/cat.png") + "\n", count: 4000).write(
+            to: list, atomically: true, encoding: .utf8)
+        let script =
+            "\"$1\" --cache-dir \"$2\" --no-cache -i \"$3\" 2>\"$4\" | head -1 >/dev/null; s=${PIPESTATUS[0]}; "
             + "yes | head -1 >/dev/null; echo \"$s ${PIPESTATUS[0]}\""
         let errors = root.appendingPathComponent("stderr")
         let statuses = try Self.output(
@@ -143,7 +155,9 @@ final class CurlHabitsTests: XCTestCase {
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw MissingPrerequisite("\(tool) failed (scripts/setup.sh installs it)") }
+        guard process.terminationStatus == 0 else {
+            throw MissingPrerequisite("\(tool) failed (scripts/setup.sh installs it)")
+        }
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -16,7 +16,7 @@ final class DWFetchPixelsTests: XCTestCase {
         server = try LoopbackHTTPServer()
         root = FileManager.default.temporaryDirectory.appendingPathComponent("dwfetch-pixels-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let jpeg = try Data(contentsOf: Self.fixtures.appendingPathComponent("q.jpg"))   // 64×48
+        let jpeg = try Data(contentsOf: Self.fixtures.appendingPathComponent("q.jpg"))  // 64×48
         let gif = try Data(contentsOf: Self.fixtures.appendingPathComponent("anim12.gif"))  // 40×30, 12 frames, loop 3
         server.setRoute("/photo.jpg", .ok(jpeg, contentType: "image/jpeg"))
         server.setRoute("/anim.gif", .ok(gif, contentType: "image/gif"))
@@ -37,8 +37,10 @@ final class DWFetchPixelsTests: XCTestCase {
 
     func testResizeAndConvertWritesTheProcessedImageAndDescribesIt() throws {
         let out = root.appendingPathComponent("out")
-        let run = try fetch(["--json", "-o", out.path, "--resize", "32x", "--format", "webp", "--quality", "70",
-                             server.url("/photo.jpg")])
+        let run = try fetch([
+            "--json", "-o", out.path, "--resize", "32x", "--format", "webp", "--quality", "70",
+            server.url("/photo.jpg")
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let line = try XCTUnwrap(run.json().first)
         XCTAssertEqual(line["ok"] as? Bool, true)
@@ -54,12 +56,15 @@ final class DWFetchPixelsTests: XCTestCase {
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertEqual(Array(written.prefix(4)), Array("RIFF".utf8))
         XCTAssertEqual(line["bytes"] as? Int, written.count)
-        XCTAssertEqual(line["sha256"] as? String, SHA256.hash(data: written).map { String(format: "%02x", $0) }.joined())
+        XCTAssertEqual(
+            line["sha256"] as? String, SHA256.hash(data: written).map { String(format: "%02x", $0) }.joined())
     }
 
     func testFillGivesExactlyTheBoxAndRoundMakesPNG() throws {
-        let run = try fetch(["--json", "-o", root.appendingPathComponent("o").path, "--resize", "20x20", "--fill",
-                             "--round", "10", server.url("/photo.jpg")])
+        let run = try fetch([
+            "--json", "-o", root.appendingPathComponent("o").path, "--resize", "20x20", "--fill",
+            "--round", "10", server.url("/photo.jpg")
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let line = try XCTUnwrap(run.json().first)
         XCTAssertEqual([line["width"] as? Int, line["height"] as? Int], [20, 20])
@@ -78,14 +83,17 @@ final class DWFetchPixelsTests: XCTestCase {
     }
 
     func testEveryFlagTogether() throws {
-        let run = try fetch(["--json", "--resize", "x24", "--blur", "1.5", "--grayscale", "--tint", "ff000080",
-                             "--round", "4", "--format", "avif", "--quality", "50", server.url("/cat.png")])
+        let run = try fetch([
+            "--json", "--resize", "x24", "--blur", "1.5", "--grayscale", "--tint", "ff000080",
+            "--round", "4", "--format", "avif", "--quality", "50", server.url("/cat.png")
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let line = try XCTUnwrap(run.json().first)
         XCTAssertEqual(line["format"] as? String, "avif")
         XCTAssertEqual([line["width"] as? Int, line["height"] as? Int], [32, 24])
-        XCTAssertEqual(line["variant"] as? String,
-                       "plan(h:24/bl:1.5/grayscale/tint:1:0:0:0.5019607843137255/round:4/f:avif/q:50)")
+        XCTAssertEqual(
+            line["variant"] as? String,
+            "plan(h:24/bl:1.5/grayscale/tint:1:0:0:0.5019607843137255/round:4/f:avif/q:50)")
     }
 
     /// A JPEG cut after a valid header is "ok" without --verify (the header is all that is checked) and 10000 with
@@ -170,10 +178,12 @@ final class DWFetchPixelsTests: XCTestCase {
 
     func testBadPixelValuesAreUsageErrors() throws {
         let u = server.url("/photo.jpg")
-        let cases: [[String]] = [["--resize", "0x5"], ["--resize", "abc"], ["--resize", "x"], ["--resize", "10x10x10"],
-                                 ["--fill"], ["--fill", "--resize", "20x"], ["--format", "bmp"], ["--quality", "0"],
-                                 ["--quality", "101"], ["--blur", "0"], ["--blur", "-1"], ["--round", "-2"],
-                                 ["--tint", "12345"], ["--tint", "gg0000"]]
+        let cases: [[String]] = [
+            ["--resize", "0x5"], ["--resize", "abc"], ["--resize", "x"], ["--resize", "10x10x10"],
+            ["--fill"], ["--fill", "--resize", "20x"], ["--format", "bmp"], ["--quality", "0"],
+            ["--quality", "101"], ["--blur", "0"], ["--blur", "-1"], ["--round", "-2"],
+            ["--tint", "12345"], ["--tint", "gg0000"]
+        ]
         for args in cases {
             let run = try fetch(args + [u])
             XCTAssertEqual(run.status, 2, "\(args): \(run.stderr)")
@@ -183,7 +193,9 @@ final class DWFetchPixelsTests: XCTestCase {
 
     func testHelpListsThePixelFlags() throws {
         let run = try DWFetchProcess.run(["--help"])
-        for flag in ["--resize", "--fill", "--format", "--quality", "--blur", "--grayscale", "--round", "--tint", "--verify"] {
+        for flag in [
+            "--resize", "--fill", "--format", "--quality", "--blur", "--grayscale", "--round", "--tint", "--verify"
+        ] {
             XCTAssertTrue(run.stdout.contains(flag), "--help mentions \(flag)")
         }
     }

@@ -29,8 +29,10 @@ enum DWFetchProcess {
 
     /// Starts `dwfetch args` (or the built executable `executable`) with stdout/stderr captured to files (no
     /// pipe-buffer deadlocks).
-    static func start(_ args: [String], stdin: String? = nil, environment: [String: String] = [:],
-                      cwd: URL? = nil, executable: String = "dwfetch") throws -> Running {
+    static func start(
+        _ args: [String], stdin: String? = nil, environment: [String: String] = [:],
+        cwd: URL? = nil, executable: String = "dwfetch"
+    ) throws -> Running {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwfetch-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("stdout"), err = dir.appendingPathComponent("stderr")
@@ -50,7 +52,8 @@ enum DWFetchProcess {
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw MissingPrerequisite("dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
+            throw MissingPrerequisite(
+                "dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
         }
         try process.run()
         if let stdin {
@@ -61,8 +64,10 @@ enum DWFetchProcess {
     }
 
     /// Runs `dwfetch args` to completion (killed after `timeout` seconds).
-    static func run(_ args: [String], stdin: String? = nil, environment: [String: String] = [:],
-                    timeout: TimeInterval = 60, executable: String = "dwfetch") throws -> FetchRun {
+    static func run(
+        _ args: [String], stdin: String? = nil, environment: [String: String] = [:],
+        timeout: TimeInterval = 60, executable: String = "dwfetch"
+    ) throws -> FetchRun {
         let running = try start(args, stdin: stdin, environment: environment, executable: executable)
         return running.wait(timeout: timeout)
     }

@@ -20,23 +20,32 @@ final class DWFetchS3Tests: XCTestCase {
         defer { moto.stop() }
 
         // dwfetch s3://…: signed with the AWS_* credentials on the --s3-endpoint.
-        let fetched = try DWFetchProcess.run(["--no-cache", "--retries", "0", "--json", "--s3-endpoint", moto.endpoint,
-                                              "s3://media/in/cat.png"], environment: moto.environment)
+        let fetched = try DWFetchProcess.run(
+            [
+                "--no-cache", "--retries", "0", "--json", "--s3-endpoint", moto.endpoint,
+                "s3://media/in/cat.png"
+            ], environment: moto.environment)
         let line = try XCTUnwrap(fetched.json().first, fetched.stdout + fetched.stderr)
         XCTAssertEqual(line["ok"] as? Bool, true, fetched.stdout)
         XCTAssertEqual(line["width"] as? Int, 30)
         var wrong = moto.environment
         wrong["AWS_SECRET_ACCESS_KEY"] = "wrong"
-        let refused = try DWFetchProcess.run(["--no-cache", "--retries", "0", "--json", "--s3-endpoint", moto.endpoint,
-                                              "s3://media/in/cat.png"], environment: wrong)
+        let refused = try DWFetchProcess.run(
+            [
+                "--no-cache", "--retries", "0", "--json", "--s3-endpoint", moto.endpoint,
+                "s3://media/in/cat.png"
+            ], environment: wrong)
         let error = try XCTUnwrap(refused.json().first?["error"] as? [String: Any], refused.stdout)
         XCTAssertEqual(error["code"] as? Int, 10004)
         XCTAssertEqual(error["http_status"] as? Int, 403)
 
         // -o s3://media/out: every image PUT (its SHA-256 in x-amz-content-sha256, signed); the listing has them all.
         let urls = images.keys.sorted().map { origin.url($0) } + ["s3://media/in/cat.png"]
-        let run = try DWFetchProcess.run(["--no-cache", "--retries", "0", "--json", "--s3-endpoint", moto.endpoint,
-                                          "-o", "s3://media/out"] + urls, environment: moto.environment)
+        let run = try DWFetchProcess.run(
+            [
+                "--no-cache", "--retries", "0", "--json", "--s3-endpoint", moto.endpoint,
+                "-o", "s3://media/out"
+            ] + urls, environment: moto.environment)
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
         let listed = try moto.objects(prefix: "out/")
         XCTAssertEqual(listed.count, 7, "\(listed.keys.sorted())")

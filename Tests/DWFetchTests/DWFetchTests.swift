@@ -41,11 +41,13 @@ final class DWFetchTests: XCTestCase {
     func testHelpListsEveryFlagAndExits0() throws {
         let run = try DWFetchProcess.run(["--help"])
         XCTAssertEqual(run.status, 0)
-        for flag in ["--input", "--output", "--jobs", "--cache-dir", "--cache-space", "--no-cache", "--refresh", "--offline",
-                     "--retries", "--retry-delay", "--timeout", "--max-size", "--header", "--json", "--quiet",
-                     "--clear-cache", "--demo", "--prefetch", "--stats", "--cache-limit", "--cache-stats", "--expire",
-                     "--honor-cache-control", "--version", "--cacert", "--capath", "--cert", "--key",
-                     "--pinnedpubkey", "--insecure", "--proxy", "--noproxy"] {
+        for flag in [
+            "--input", "--output", "--jobs", "--cache-dir", "--cache-space", "--no-cache", "--refresh", "--offline",
+            "--retries", "--retry-delay", "--timeout", "--max-size", "--header", "--json", "--quiet",
+            "--clear-cache", "--demo", "--prefetch", "--stats", "--cache-limit", "--cache-stats", "--expire",
+            "--honor-cache-control", "--version", "--cacert", "--capath", "--cert", "--key",
+            "--pinnedpubkey", "--insecure", "--proxy", "--noproxy"
+        ] {
             XCTAssertTrue(run.stdout.contains(flag), "--help mentions \(flag)")
         }
     }
@@ -59,10 +61,12 @@ final class DWFetchTests: XCTestCase {
     }
 
     func testUsageErrorsExit2() throws {
-        let cases: [[String]] = [[], ["--jobs", "0", url("/dog.png")], ["-H", "no colon", url("/dog.png")],
-                                 ["--offline", "--refresh", url("/dog.png")], ["--bogus", url("/dog.png")],
-                                 ["--retries", "-1", url("/dog.png")], ["-i", root.appendingPathComponent("none").path],
-                                 ["--timeout", "soon", url("/dog.png")]]
+        let cases: [[String]] = [
+            [], ["--jobs", "0", url("/dog.png")], ["-H", "no colon", url("/dog.png")],
+            ["--offline", "--refresh", url("/dog.png")], ["--bogus", url("/dog.png")],
+            ["--retries", "-1", url("/dog.png")], ["-i", root.appendingPathComponent("none").path],
+            ["--timeout", "soon", url("/dog.png")]
+        ]
         for args in cases {
             let run = try DWFetchProcess.run(args)
             XCTAssertEqual(run.status, 2, "\(args): \(run.stderr)")
@@ -83,11 +87,21 @@ final class DWFetchTests: XCTestCase {
         XCTAssertEqual(objects.map { $0["url"] as? String }, urls, "input order")
         XCTAssertEqual(server.requestCount(path: "/spinner.gif"), 1, "named twice, fetched once")
 
-        let keys = run.lines[0].split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-            .filter { ["url", "ok", "source", "bytes", "format", "width", "height", "frames", "loop_count", "sha256", "path",
-                       "resumed_from", "attempts"].contains($0) }
-        XCTAssertEqual(keys, ["url", "ok", "source", "bytes", "format", "width", "height", "frames", "loop_count", "sha256",
-                              "path", "resumed_from", "attempts"], "SPEC's field order")
+        let keys = run.lines[0].split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
+        .filter {
+            [
+                "url", "ok", "source", "bytes", "format", "width", "height", "frames", "loop_count", "sha256", "path",
+                "resumed_from", "attempts"
+            ].contains($0)
+        }
+        XCTAssertEqual(
+            keys,
+            [
+                "url", "ok", "source", "bytes", "format", "width", "height", "frames", "loop_count", "sha256",
+                "path", "resumed_from", "attempts"
+            ], "SPEC's field order")
         let gif = objects[0]
         XCTAssertEqual(gif["ok"] as? Bool, true)
         XCTAssertEqual(gif["source"] as? String, "network")
@@ -117,8 +131,11 @@ final class DWFetchTests: XCTestCase {
     /// the failed resolve and refused every later plain-http transfer with error 43), and it reads as what it is.
     func testAnUnresolvableHostFailsAloneAndSaysSo() throws {
         let urls = ["http://nonexistent.invalid/a.png", url("/dog.png"), url("/a/cat.png")]
-        let run = try DWFetchProcess.run(["--cache-dir", cacheDir, "--retries", "1", "--retry-delay", "0", "-j", "1",
-                                          "--no-cache", "--json"] + urls, timeout: 60)
+        let run = try DWFetchProcess.run(
+            [
+                "--cache-dir", cacheDir, "--retries", "1", "--retry-delay", "0", "-j", "1",
+                "--no-cache", "--json"
+            ] + urls, timeout: 60)
         let objects = try run.json()
         XCTAssertEqual(objects.count, 3, run.stderr)
         let error = try XCTUnwrap(objects[0]["error"] as? [String: Any])
@@ -136,7 +153,8 @@ final class DWFetchTests: XCTestCase {
         let run = try fetch(["--json", "-j", "1", "--no-cache"] + paths.map(url))
         XCTAssertEqual(run.status, 0, run.stderr)
         let asked = server.requestLog.map(\.path).filter { $0.hasPrefix("/order") }
-        XCTAssertEqual(asked, ["/order1.png", "/order6.png", "/order5.png", "/order4.png", "/order3.png", "/order2.png"])
+        XCTAssertEqual(
+            asked, ["/order1.png", "/order6.png", "/order5.png", "/order4.png", "/order3.png", "/order2.png"])
         XCTAssertEqual(try run.json().map { $0["url"] as? String }, paths.map(url), "lines in input order")
     }
 
@@ -145,7 +163,8 @@ final class DWFetchTests: XCTestCase {
         XCTAssertEqual(run.status, 1)
         XCTAssertEqual(run.lines.count, 2)
         XCTAssertTrue(run.lines[0].hasPrefix("ok"))
-        XCTAssertTrue(run.lines[0].contains("png") && run.lines[0].contains("64x48") && run.lines[0].contains("network"))
+        XCTAssertTrue(
+            run.lines[0].contains("png") && run.lines[0].contains("64x48") && run.lines[0].contains("network"))
         XCTAssertTrue(run.lines[1].hasPrefix("FAIL") && run.lines[1].contains("10004"))
         XCTAssertTrue(run.stderr.contains("1 fetched, 1 failed"), run.stderr)
         XCTAssertFalse(run.stderr.contains("\r"), "no progress redraws when stderr is not a terminal")
@@ -167,8 +186,9 @@ final class DWFetchTests: XCTestCase {
         let file = root.appendingPathComponent("urls.txt")
         try Data(list.utf8).write(to: file)
         let fromFile = try fetch(["--json", url("/spinner.gif"), "-i", file.path])
-        XCTAssertEqual(try fromFile.json().map { $0["url"] as? String }, [url("/spinner.gif"), url("/a/cat.png"), url("/dog.png")],
-                       "command-line URLs first, then the file's")
+        XCTAssertEqual(
+            try fromFile.json().map { $0["url"] as? String }, [url("/spinner.gif"), url("/a/cat.png"), url("/dog.png")],
+            "command-line URLs first, then the file's")
     }
 
     // MARK: - Output directory
@@ -231,15 +251,17 @@ final class DWFetchTests: XCTestCase {
         server.setRoute("/ns.png", .ok(cat, contentType: "image/png", headers: [("Cache-Control", "no-store")]))
         let urls = [url("/nc.png"), url("/ns.png")]
         XCTAssertEqual(try fetch(["--json"] + urls).json().map { $0["source"] as? String }, ["network", "network"])
-        XCTAssertEqual(try fetch(["--json"] + urls).json().map { $0["source"] as? String }, ["disk", "disk"],
-                       "without the flag the header is ignored")
+        XCTAssertEqual(
+            try fetch(["--json"] + urls).json().map { $0["source"] as? String }, ["disk", "disk"],
+            "without the flag the header is ignored")
         let honoured = try fetch(["--json", "--honor-cache-control"] + urls)
         XCTAssertEqual(honoured.status, 0)
         XCTAssertEqual(try honoured.json().map { $0["source"] as? String }, ["revalidated", "network"])
         XCTAssertEqual(server.requestLog.last { $0.path == "/nc.png" }?.header("If-None-Match"), "\"n1\"")
         let again = try fetch(["--json", "--honor-cache-control"] + urls)
-        XCTAssertEqual(try again.json().map { $0["source"] as? String }, ["revalidated", "network"],
-                       "no-store: the old entry was removed and nothing new written")
+        XCTAssertEqual(
+            try again.json().map { $0["source"] as? String }, ["revalidated", "network"],
+            "no-store: the old entry was removed and nothing new written")
         XCTAssertEqual(server.requestCount(path: "/ns.png"), 3)
     }
 
@@ -270,15 +292,19 @@ final class DWFetchTests: XCTestCase {
         let image = SampleImages.png(approximateSize: 20_000, seed: 4)
         for i in 0..<80 { server.setRoute("/s\(i).png", .ok(image, contentType: "image/png")) }
         let limit = 400_000
-        let a = try DWFetchProcess.start(["--cache-dir", cacheDir, "--cache-limit", "\(limit)", "-q", "-j", "6"]
-                                         + (0..<40).map { url("/s\($0).png") })
-        let b = try DWFetchProcess.start(["--cache-dir", cacheDir, "--cache-limit", "\(limit)", "-q", "-j", "6"]
-                                         + (40..<80).map { url("/s\($0).png") })
+        let a = try DWFetchProcess.start(
+            ["--cache-dir", cacheDir, "--cache-limit", "\(limit)", "-q", "-j", "6"]
+                + (0..<40).map { url("/s\($0).png") })
+        let b = try DWFetchProcess.start(
+            ["--cache-dir", cacheDir, "--cache-limit", "\(limit)", "-q", "-j", "6"]
+                + (40..<80).map { url("/s\($0).png") })
         XCTAssertEqual(a.wait(timeout: 60).status, 0)
         XCTAssertEqual(b.wait(timeout: 60).status, 0)
         let space = root.appendingPathComponent("cache/defaultCacheSpace").path
         let entries = try FileManager.default.contentsOfDirectory(atPath: space).filter { !$0.hasPrefix(".") }
-        let total = try entries.reduce(0) { try $0 + ((FileManager.default.attributesOfItem(atPath: space + "/" + $1)[.size] as? Int) ?? 0) }
+        let total = try entries.reduce(0) {
+            try $0 + ((FileManager.default.attributesOfItem(atPath: space + "/" + $1)[.size] as? Int) ?? 0)
+        }
         XCTAssertLessThanOrEqual(total, limit + image.count + 300, "within one entry of the budget: \(total)")
         XCTAssertGreaterThan(entries.count, 5)
 
@@ -315,8 +341,10 @@ final class DWFetchTests: XCTestCase {
         let counter = Counter()
         let dog = self.dog
         server.setHandler("/flaky.png") { _ in counter.next() == 1 ? .status(503) : .ok(dog, contentType: "image/png") }
-        let run = try DWFetchProcess.run(["--cache-dir", cacheDir, "--json", "--retries", "2", "--retry-delay", "0",
-                                          url("/flaky.png")])
+        let run = try DWFetchProcess.run([
+            "--cache-dir", cacheDir, "--json", "--retries", "2", "--retry-delay", "0",
+            url("/flaky.png")
+        ])
         XCTAssertEqual(run.status, 0, run.stdout)
         XCTAssertEqual(try run.json()[0]["attempts"] as? Int, 2)
 
@@ -362,10 +390,15 @@ final class DWFetchTests: XCTestCase {
 
     func testCtrlCCancelsAndLeavesNothingHalfWritten() throws {
         let body = SampleImages.png(approximateSize: 2_000_000, seed: 5)
-        server.setRoute("/slow.png", .throttled(chunk: 32 * 1024, interval: 0.05,
-                                                .resource(body, contentType: "image/png", etag: "\"s\"")))
+        server.setRoute(
+            "/slow.png",
+            .throttled(
+                chunk: 32 * 1024, interval: 0.05,
+                .resource(body, contentType: "image/png", etag: "\"s\"")))
         let out = root.appendingPathComponent("out")
-        let running = try DWFetchProcess.start(["--cache-dir", cacheDir, "-o", out.path, url("/slow.png"), url("/dog.png")])
+        let running = try DWFetchProcess.start([
+            "--cache-dir", cacheDir, "-o", out.path, url("/slow.png"), url("/dog.png")
+        ])
         XCTAssertTrue(server.waitForBodyBytes(path: "/slow.png", atLeast: 300_000, timeout: 20))
         running.signal(SIGINT)
         let run = running.wait(timeout: 20)
@@ -401,8 +434,9 @@ final class DWFetchTests: XCTestCase {
         let offset = try XCTUnwrap(Int(range.dropFirst("bytes=".count).dropLast()))
         XCTAssertGreaterThan(offset, 0, "the second run asked to resume: \(range)")
         XCTAssertEqual(line["resumed_from"] as? Int, offset)
-        XCTAssertLessThanOrEqual(server.bodyBytesSent(path: "/big.png"), body.count * 65 / 100,
-                                 "the second run fetched only the rest")
+        XCTAssertLessThanOrEqual(
+            server.bodyBytesSent(path: "/big.png"), body.count * 65 / 100,
+            "the second run fetched only the rest")
     }
 
     // MARK: - Helpers

@@ -27,24 +27,29 @@ final class ExecutablesTests: XCTestCase {
     /// The shared objects a running dwfetch has mapped, by path, read while `/slow.png` is mid-body.
     private func mappedLibraries(_ args: [String]) throws -> Set<String> {
         server.resetStatistics()
-        let running = try DWFetchProcess.start(["--cache-dir", cacheDir, "--no-cache"] + args + [server.url("/slow.png")])
+        let running = try DWFetchProcess.start(
+            ["--cache-dir", cacheDir, "--no-cache"] + args + [server.url("/slow.png")])
         defer { running.signal(SIGKILL); _ = running.wait(timeout: 20) }
         XCTAssertTrue(server.waitForBodyBytes(path: "/slow.png", atLeast: 32 * 1024, timeout: 30), "the fetch started")
         // Read to EOF (a /proc file has no size, and a sized read stops at the first page).
         let handle = try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/\(running.process.processIdentifier)/maps"))
         let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-        return Set(maps.split(separator: "\n").compactMap { line -> String? in
-            guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/"),
-                  path.contains(".so") else { return nil }
-            return String(path)
-        })
+        return Set(
+            maps.split(separator: "\n").compactMap { line -> String? in
+                guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/"),
+                    path.contains(".so")
+                else { return nil }
+                return String(path)
+            })
     }
 
     private func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? "") }
 
     /// The shared objects `ldd` lists for an executable beside dwfetch (or a library at a path), by file name.
     private func linked(_ name: String) throws -> Set<String> {
-        let binary = name.hasPrefix("/") ? name : DWFetchProcess.binary.deletingLastPathComponent().appendingPathComponent(name).path
+        let binary =
+            name.hasPrefix("/")
+            ? name : DWFetchProcess.binary.deletingLastPathComponent().appendingPathComponent(name).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
         process.arguments = [binary]
@@ -54,9 +59,12 @@ final class ExecutablesTests: XCTestCase {
         let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, "ldd \(binary)")
-        return Set(text.split(separator: "\n").compactMap { line in
-            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first { $0.hasPrefix("/") }.map { String($0.split(separator: "/").last!) }
-        })
+        return Set(
+            text.split(separator: "\n").compactMap { line in
+                line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first { $0.hasPrefix("/") }.map {
+                    String($0.split(separator: "/").last!)
+                }
+            })
     }
 
     func testAPlainFetchMapsOnlyLibcurlGiflibZlibAndTheSwiftRuntime() throws {
@@ -68,18 +76,22 @@ final class ExecutablesTests: XCTestCase {
         let curl = try XCTUnwrap(paths.first { fileName($0).hasPrefix("libcurl.so") }, "a download maps libcurl")
         let core = thin.union(try linked(curl)).union([fileName(curl)])
         let engines = pixels.subtracting(core)
-        XCTAssertTrue(engines.contains { $0.hasPrefix("libvips.so") }, "dwfetch-pixels links libvips: \(engines.sorted())")
+        XCTAssertTrue(
+            engines.contains { $0.hasPrefix("libvips.so") }, "dwfetch-pixels links libvips: \(engines.sorted())")
         XCTAssertTrue(engines.contains { $0.hasPrefix("libchafa.so") }, "dwfetch-pixels links libchafa")
         XCTAssertEqual(maps.intersection(engines), [], "a plain fetch maps none of the pixel engines' libraries")
         for name in maps {
             XCTAssertFalse(["vips", "chafa", "glib", "gobject", "gmodule"].contains { name.contains($0) }, name)
         }
-        XCTAssertTrue(maps.contains { $0.hasPrefix("libcurl") } && maps.contains { $0.hasPrefix("libgif") }
-                      && maps.contains { $0.hasPrefix("libz.") }, maps.sorted().joined(separator: " "))
+        XCTAssertTrue(
+            maps.contains { $0.hasPrefix("libcurl") } && maps.contains { $0.hasPrefix("libgif") }
+                && maps.contains { $0.hasPrefix("libz.") }, maps.sorted().joined(separator: " "))
         // Beyond what dwfetch links (giflib, zlib and the Swift runtime) and libcurl with what it links (TLS, LDAP,
         // SSH…), only the SASL plugins libcurl's LDAP loads at start-up, and what they link.
         var allowed = core
-        for plugin in paths where plugin.contains("/sasl2/") { allowed.formUnion(try linked(plugin).union([fileName(plugin)])) }
+        for plugin in paths where plugin.contains("/sasl2/") {
+            allowed.formUnion(try linked(plugin).union([fileName(plugin)]))
+        }
         let unexpected = maps.filter { name in !allowed.contains { $0 == name || name.hasPrefix($0 + ".") } }
         XCTAssertEqual(unexpected, [], "mapped but neither linked by dwfetch nor libcurl's SASL plugins")
     }
@@ -130,7 +142,9 @@ final class ExecutablesTests: XCTestCase {
 
     func testTheThinBinaryHoldsNoServerNoTestServerAndNoPixelCode() throws {
         let binary = try Data(contentsOf: DWFetchProcess.binary, options: .alwaysMapped)
-        for module in ["Hummingbird", "NIOPosix", "LoopbackHTTPServer", "DWImageServer", "vips_image_new", "chafa_canvas"] {
+        for module in [
+            "Hummingbird", "NIOPosix", "LoopbackHTTPServer", "DWImageServer", "vips_image_new", "chafa_canvas"
+        ] {
             XCTAssertNil(binary.range(of: Data(module.utf8)), "dwfetch holds no \(module)")
         }
     }
@@ -151,7 +165,8 @@ final class ExecutablesTests: XCTestCase {
 
     func testPixelFlagsAndPreviewBringTheirEnginesIn() throws {
         let maps = Set(try mappedLibraries(["--resize", "8x8"]).map(fileName))
-        XCTAssertTrue(maps.contains { $0.hasPrefix("libvips.so") }, "the pixel flags run in dwfetch-pixels: \(maps.sorted())")
+        XCTAssertTrue(
+            maps.contains { $0.hasPrefix("libvips.so") }, "the pixel flags run in dwfetch-pixels: \(maps.sorted())")
         XCTAssertFalse(try linked("dwfetch-serve").contains { $0.hasPrefix("libchafa") }, "serve maps no libchafa")
     }
 
@@ -168,8 +183,10 @@ final class ExecutablesTests: XCTestCase {
             }
             XCTAssertFalse(serveHelp.stdout.contains("--resize"), "serve's help is its own")
         }
-        for bad in [["serve", "--port", "70000"], ["serve", "--allow-network", "not-a-cidr"], ["serve", "--key", "00"],
-                    ["serve", "--bogus"]] {
+        for bad in [
+            ["serve", "--port", "70000"], ["serve", "--allow-network", "not-a-cidr"], ["serve", "--key", "00"],
+            ["serve", "--bogus"]
+        ] {
             let run = try DWFetchProcess.run(bad)
             XCTAssertEqual(run.status, 2, "\(bad): \(run.stderr)")
             XCTAssertTrue(run.stderr.contains("dwfetch serve --help") || run.stderr.contains("Usage"), run.stderr)

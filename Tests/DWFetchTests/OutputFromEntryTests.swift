@@ -44,19 +44,23 @@ final class OutputFromEntryTests: XCTestCase {
     }
 
     /// Checks every output file: the body, and whether it is one of the cache's entry files.
-    private func checkOutputs(_ lines: [[String: Any]], cache: String, linked: Bool, source: String,
-                              file: StaticString = #filePath, line: UInt = #line) throws {
+    private func checkOutputs(
+        _ lines: [[String: Any]], cache: String, linked: Bool, source: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let entryInodes = Set(try entries(cache).map { "\($0.device):\($0.inode)" })
         XCTAssertEqual(entryInodes.count, bodies.count, "one entry per URL", file: file, line: line)
         for (i, object) in lines.enumerated() {
             let path = try XCTUnwrap(object["path"] as? String, file: file, line: line)
             XCTAssertEqual(object["source"] as? String, source, file: file, line: line)
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bodies[i], "output \(i) is the body",
-                           file: file, line: line)
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: path)), bodies[i], "output \(i) is the body",
+                file: file, line: line)
             let id = try XCTUnwrap(identity(path), file: file, line: line)
-            XCTAssertEqual(entryInodes.contains("\(id.device):\(id.inode)"), linked,
-                           linked ? "output \(i) is the cache entry, stored once" : "output \(i) is a copy",
-                           file: file, line: line)
+            XCTAssertEqual(
+                entryInodes.contains("\(id.device):\(id.inode)"), linked,
+                linked ? "output \(i) is the cache entry, stored once" : "output \(i) is a copy",
+                file: file, line: line)
         }
         let out = URL(fileURLWithPath: (lines[0]["path"] as? String) ?? "/").deletingLastPathComponent().path
         let listing = try FileManager.default.contentsOfDirectory(atPath: out)
@@ -83,13 +87,15 @@ final class OutputFromEntryTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: shmCache) }
         let cold = try fetch(cache: shmCache, out: root.appendingPathComponent("cold").path)
         try checkOutputs(cold, cache: shmCache, linked: false, source: "network")
-        let warm = try fetch(cache: shmCache, out: root.appendingPathComponent("warm").path,
-                             environment: ["DWFILEIO_SENDFILE": "1"])
+        let warm = try fetch(
+            cache: shmCache, out: root.appendingPathComponent("warm").path,
+            environment: ["DWFILEIO_SENDFILE": "1"])
         try checkOutputs(warm, cache: shmCache, linked: false, source: "disk")
         // One file system, a copy asked for.
         let cache = root.appendingPathComponent("cache").path
-        let copied = try fetch(cache: cache, out: root.appendingPathComponent("copied").path,
-                               environment: ["DWFETCH_OUTPUT_FROM_ENTRY": "copy"])
+        let copied = try fetch(
+            cache: cache, out: root.appendingPathComponent("copied").path,
+            environment: ["DWFETCH_OUTPUT_FROM_ENTRY": "copy"])
         try checkOutputs(copied, cache: cache, linked: false, source: "network")
         XCTAssertTrue(try entries(cache).allSatisfy { $0.links == 1 })
     }

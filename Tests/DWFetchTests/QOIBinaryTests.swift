@@ -53,7 +53,9 @@ final class QOIBinaryTests: XCTestCase {
         XCTAssertEqual(error["code"] as? Int, 10000, "a cut QOI fails its decode")
 
         let out = root.appendingPathComponent("out")
-        let resized = try qoiFetch(["--json", "-o", out.path, "--resize", "15x", "--format", "qoi", server.url("/a.qoi")])
+        let resized = try qoiFetch([
+            "--json", "-o", out.path, "--resize", "15x", "--format", "qoi", server.url("/a.qoi")
+        ])
         XCTAssertEqual(resized.status, 0, resized.stderr)
         let small = try XCTUnwrap(resized.json().first)
         XCTAssertEqual(small["format"] as? String, "qoi", "written by the registered encoder")
@@ -73,8 +75,10 @@ final class QOIBinaryTests: XCTestCase {
 
     func testServeResizesAQOIThroughTheBinary() throws {
         let serving = try DWFetchProcess.start(
-            ["serve", "--port", "0", "--cache-dir", root.appendingPathComponent("serve-cache").path,
-             "--allow-network", "127.0.0.1/32"],
+            [
+                "serve", "--port", "0", "--cache-dir", root.appendingPathComponent("serve-cache").path,
+                "--allow-network", "127.0.0.1/32"
+            ],
             executable: "dwfetch-qoi")
         defer {
             serving.signal(SIGTERM)

@@ -16,8 +16,11 @@ final class SignalTests: XCTestCase {
         server = try LoopbackHTTPServer()
         root = FileManager.default.temporaryDirectory.appendingPathComponent("dwfetch-signal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        server.setRoute("/slow.png", .throttled(chunk: 32 * 1024, interval: 0.03,
-                                                .resource(body, contentType: "image/png", etag: "\"slow\"")))
+        server.setRoute(
+            "/slow.png",
+            .throttled(
+                chunk: 32 * 1024, interval: 0.03,
+                .resource(body, contentType: "image/png", etag: "\"slow\"")))
         server.setRoute("/dog.png", .ok(dog, contentType: "image/png"))
     }
 
@@ -39,11 +42,15 @@ final class SignalTests: XCTestCase {
         let dir = root.appendingPathComponent("\(sig)-\(n)")
         let out = dir.appendingPathComponent("out"), cache = dir.appendingPathComponent("cache")
         server.resetStatistics()
-        let running = try DWFetchProcess.start(["--cache-dir", cache.path, "--retries", "0", "-o", out.path,
-                                                server.url("/slow.png"), server.url("/dog.png")])
+        let running = try DWFetchProcess.start([
+            "--cache-dir", cache.path, "--retries", "0", "-o", out.path,
+            server.url("/slow.png"), server.url("/dog.png")
+        ])
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !FileManager.default.fileExists(atPath: out.appendingPathComponent("dog.png").path)
-                || server.bodyBytesSent(path: "/slow.png") < 320 * 1024 {
+        while Date() < deadline,
+            !FileManager.default.fileExists(atPath: out.appendingPathComponent("dog.png").path)
+                || server.bodyBytesSent(path: "/slow.png") < 320 * 1024
+        {
             usleep(5_000)
         }
         XCTAssertLessThan(server.bodyBytesSent(path: "/slow.png"), body.count, "signalled mid-body")
@@ -73,9 +80,11 @@ final class SignalTests: XCTestCase {
         let reference = try interruptedRun(SIGINT, 0)
         XCTAssertEqual(reference.status, 130)
         XCTAssertEqual(reference.output, ["dog.png": dog.count], "only the finished image, whole, no temp file")
-        XCTAssertTrue(reference.cache.contains { $0.hasPrefix("partial/") && $0.hasSuffix(".part") },
-                      "the partial body is kept for resume: \(reference.cache.sorted())")
-        XCTAssertFalse(reference.cache.contains { $0.contains(".tmp") }, "no torn cache entry: \(reference.cache.sorted())")
+        XCTAssertTrue(
+            reference.cache.contains { $0.hasPrefix("partial/") && $0.hasSuffix(".part") },
+            "the partial body is kept for resume: \(reference.cache.sorted())")
+        XCTAssertFalse(
+            reference.cache.contains { $0.contains(".tmp") }, "no torn cache entry: \(reference.cache.sorted())")
         return reference
     }
 

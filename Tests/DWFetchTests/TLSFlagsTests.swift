@@ -51,7 +51,9 @@ final class TLSFlagsTests: XCTestCase {
         let privateURL = nginx.baseURL + "/private/cat.png"
         let (_, refused) = try fetch(["--cacert", ca.caFile, privateURL])
         XCTAssertEqual((refused["error"] as? [String: Any])?["http_status"] as? Int, 403)
-        let (ok, line2) = try fetch(["--cacert", ca.caFile, "--cert", ca.clientCertificate, "--key", ca.clientKey, privateURL])
+        let (ok, line2) = try fetch([
+            "--cacert", ca.caFile, "--cert", ca.clientCertificate, "--key", ca.clientKey, privateURL
+        ])
         XCTAssertEqual(ok.status, 0, ok.stderr)
         XCTAssertEqual(line2["width"] as? Int, 24)
     }
@@ -73,7 +75,9 @@ final class TLSFlagsTests: XCTestCase {
 
     func testProxyFlagsAndEnvironment() throws {
         let proxy: Tinyproxy
-        do { proxy = try Tinyproxy() } catch let missing as PeerUnavailable { throw MissingPrerequisite(missing.description) }
+        do { proxy = try Tinyproxy() } catch let missing as PeerUnavailable {
+            throw MissingPrerequisite(missing.description)
+        }
         defer { proxy.stop() }
         let server = try LoopbackHTTPServer()
         defer { server.shutdown() }
@@ -85,7 +89,8 @@ final class TLSFlagsTests: XCTestCase {
         // Flags: -x for http and https (CONNECT); --noproxy for a host that should be reached directly.
         XCTAssertEqual(try fetch(["-x", proxy.url, server.url("/a.png")]).1["ok"] as? Bool, true)
         XCTAssertEqual(try fetch(["--proxy", proxy.url, "--cacert", ca.caFile, tls]).1["ok"] as? Bool, true)
-        XCTAssertEqual(try fetch(["-x", proxy.url, "--noproxy", "127.0.0.1", server.url("/b.png")]).1["ok"] as? Bool, true)
+        XCTAssertEqual(
+            try fetch(["-x", proxy.url, "--noproxy", "127.0.0.1", server.url("/b.png")]).1["ok"] as? Bool, true)
         // The environment, as curl reads it: http_proxy, https_proxy, no_proxy.
         let env = ["http_proxy": proxy.url, "https_proxy": proxy.url]
         XCTAssertEqual(try fetch([server.url("/c.png")], environment: env).1["ok"] as? Bool, true)
@@ -94,14 +99,19 @@ final class TLSFlagsTests: XCTestCase {
         bypass["no_proxy"] = "127.0.0.1"
         XCTAssertEqual(try fetch([server.url("/c.png")], environment: bypass).1["ok"] as? Bool, true)
         // An explicit -x is never bypassed because of the environment's no_proxy.
-        XCTAssertEqual(try fetch(["-x", proxy.url, server.url("/d.png")], environment: ["no_proxy": "127.0.0.1"]).1["ok"]
-                       as? Bool, true)
+        XCTAssertEqual(
+            try fetch(["-x", proxy.url, server.url("/d.png")], environment: ["no_proxy": "127.0.0.1"]).1["ok"]
+                as? Bool, true)
         proxy.stop()
         let requests = proxy.requests
         XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/a.png")) ") }.count, 1, "\(requests)")
-        XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/b.png")) ") }.count, 0, "--noproxy: \(requests)")
-        XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/c.png")) ") }.count, 1, "http_proxy, then no_proxy: \(requests)")
-        XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/d.png")) ") }.count, 1, "-x over no_proxy: \(requests)")
+        XCTAssertEqual(
+            requests.filter { $0.hasPrefix("GET \(server.url("/b.png")) ") }.count, 0, "--noproxy: \(requests)")
+        XCTAssertEqual(
+            requests.filter { $0.hasPrefix("GET \(server.url("/c.png")) ") }.count, 1,
+            "http_proxy, then no_proxy: \(requests)")
+        XCTAssertEqual(
+            requests.filter { $0.hasPrefix("GET \(server.url("/d.png")) ") }.count, 1, "-x over no_proxy: \(requests)")
         XCTAssertEqual(requests.filter { $0.hasPrefix("CONNECT 127.0.0.1:\(nginx.port) ") }.count, 2, "\(requests)")
         XCTAssertEqual(server.requestCount(path: "/c.png"), 2)
     }
