@@ -11,7 +11,8 @@ enum AdminRequest {
 
     /// POSTs `body` to `path` on 127.0.0.1:`port`, with `X-Signature: signature` when one is given.
     static func post(_ port: Int, _ path: String, _ body: [UInt8], signature: String?) throws -> HTTPResult {
-        try HTTPClient.request(port: port, target: path, headers: signature.map { ["X-Signature": $0] } ?? [:],
-                               method: "POST", body: body)
+        try HTTPClient.request(
+            port: port, target: path, headers: signature.map { ["X-Signature": $0] } ?? [:],
+            method: "POST", body: body)
     }
 }

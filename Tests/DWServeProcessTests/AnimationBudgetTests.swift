@@ -28,7 +28,8 @@ final class AnimationBudgetTests: ServeTestCase {
         let args = ["--allow-network", "127.0.0.1/32", "--max-result-pixels", "200"]
         let first = try ServeProcess(args, cacheDir: cache)
         defer { first.stop(signal: SIGKILL) }
-        let over = ProxyPath.plain(origin.url("/b.gif"), options: "w:8"), within = ProxyPath.plain(origin.url("/b.gif"), options: "w:4")
+        let over = ProxyPath.plain(origin.url("/b.gif"), options: "w:8"),
+            within = ProxyPath.plain(origin.url("/b.gif"), options: "w:4")
         for answer in ["made", "from memory"] {
             let response = try first.get(over)
             XCTAssertEqual(response.status, 200, response.text)
@@ -48,7 +49,8 @@ final class AnimationBudgetTests: ServeTestCase {
         XCTAssertEqual(origin.requestCount(path: "/b.gif"), 1, "the restarted server answered from its disk cache")
         XCTAssertEqual(second.stop(), 0)
         // Another budget is another cache policy: nothing made under the old one is served.
-        let larger = try ServeProcess(["--allow-network", "127.0.0.1/32", "--max-result-pixels", "1000"], cacheDir: cache)
+        let larger = try ServeProcess(
+            ["--allow-network", "127.0.0.1/32", "--max-result-pixels", "1000"], cacheDir: cache)
         defer { larger.stop(signal: SIGKILL) }
         let remade = try larger.get(over)
         XCTAssertEqual(try frames(remade.body), "GIF 8x8 5", "320 pixels fit 1000")
@@ -61,15 +63,18 @@ final class AnimationBudgetTests: ServeTestCase {
         origin.setRoute("/d.gif", .ok(SampleImages.gif(width: 8, height: 8, frames: 5)))
         let moto = try MotoS3(bucket: "images", objects: [:])
         defer { moto.stop() }
-        let flags = ["--s3-endpoint", moto.endpoint, "--result-storage", "s3://images/variants", "--max-result-pixels", "200"]
+        let flags = [
+            "--s3-endpoint", moto.endpoint, "--result-storage", "s3://images/variants", "--max-result-pixels", "200"
+        ]
         let a = try serve(flags, environment: moto.environment)
         let b = try serve(flags, environment: moto.environment)
         let path = ProxyPath.plain(origin.url("/d.gif"), options: "w:8")
         let made = try a.get(path)
         XCTAssertEqual(made.header("X-Frames-Dropped"), "4", made.text)
-        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) {
-            try a.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 2
-        }, "A stored the variant and its count: \(a.stderr)")
+        XCTAssertTrue(
+            try eventually(timeout: 10, interval: 0.05) {
+                try a.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 2
+            }, "A stored the variant and its count: \(a.stderr)")
         let shared = try b.get(path)
         XCTAssertEqual(shared.status, 200, shared.text)
         XCTAssertEqual(shared.body, made.body)
@@ -87,8 +92,10 @@ final class AnimationBudgetTests: ServeTestCase {
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("warm-\(UUID().uuidString).txt")
         try (origin.url("/e.gif") + "\n").write(to: list, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: list) }
-        let flags = ["--allow-network", "127.0.0.1/32", "--s3-endpoint", moto.endpoint, "--result-storage",
-                     "s3://results/variants", "--preset", "thumb=w:8", "--max-result-pixels", "200"]
+        let flags = [
+            "--allow-network", "127.0.0.1/32", "--s3-endpoint", moto.endpoint, "--result-storage",
+            "s3://results/variants", "--preset", "thumb=w:8", "--max-result-pixels", "200"
+        ]
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("dwwarm-fb-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: cache) }
         let warm = Process()
@@ -127,7 +134,8 @@ final class AnimationBudgetTests: ServeTestCase {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwfb-\(UUID().uuidString)")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try python("from PIL import Image; im = Image.open('\(file.path)'); "
-            + "print(im.format, '%dx%d' % im.size, getattr(im, 'n_frames', 1))")
+        return try python(
+            "from PIL import Image; im = Image.open('\(file.path)'); "
+                + "print(im.format, '%dx%d' % im.size, getattr(im, 'n_frames', 1))")
     }
 }

@@ -15,8 +15,9 @@ final class AnimationLoopTests: ServeTestCase {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwlp-\(UUID().uuidString)")
             try answer.body.write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            return try python("from PIL import Image; im = Image.open('\(file.path)'); "
-                + "print(im.info.get('loop'), getattr(im, 'n_frames', 1))")
+            return try python(
+                "from PIL import Image; im = Image.open('\(file.path)'); "
+                    + "print(im.info.get('loop'), getattr(im, 'n_frames', 1))")
         }
         XCTAssertEqual(try loop("w:4"), "3 2", "the source's NETSCAPE2.0 3 without lp")
         XCTAssertEqual(try loop("w:4/lp:0"), "0 2", "forever")

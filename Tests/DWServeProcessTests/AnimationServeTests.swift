@@ -51,7 +51,8 @@ final class AnimationServeTests: ServeTestCase {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwanim-\(UUID().uuidString)")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try python("""
+        return try python(
+            """
             from PIL import Image
             im = Image.open('\(file.path)'); n = getattr(im, 'n_frames', 1); d = []
             for i in range(n):

@@ -32,7 +32,8 @@ final class BoundsTests: ServeTestCase {
     /// BlurHash within the server's SVG cap (here 1 MP, from `--max-result-pixels`), not at the process-wide 64 MP
     /// (256 MB of RGBA).
     func testInfoRendersAnSVGWithinTheServersCap() throws {
-        let svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="8000" height="8000"><rect width="8000" height="8000"/></svg>"#
+        let svg =
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="8000" height="8000"><rect width="8000" height="8000"/></svg>"#
         origin.setRoute("/big8000.svg", .ok(Data(svg.utf8), contentType: "image/svg+xml"))
         let server = try serve(["--request-timeout", "120", "--max-result-pixels", "1000000"])
         let response = try server.get("/info/insecure/bh:1:1/plain/\(origin.url("/big8000.svg"))")
@@ -45,7 +46,9 @@ final class BoundsTests: ServeTestCase {
     /// downloads take no worker), and so do they.
     func testAMemoryHitIsServedWhileSlowOriginsAreInFlight() throws {
         origin.setRoute("/fast.png", .ok(SampleImages.png(width: 64, height: 48)))
-        for i in 1...2 { origin.setRoute("/slow\(i).png", .delayed(3, .ok(SampleImages.png(width: 64, height: 48, seed: UInt8(i))))) }
+        for i in 1...2 {
+            origin.setRoute("/slow\(i).png", .delayed(3, .ok(SampleImages.png(width: 64, height: 48, seed: UInt8(i)))))
+        }
         let server = try serve(["--workers", "1", "--queue", "1"])
         let hot = ProxyPath.plain(origin.url("/fast.png"), options: "w:10")
         XCTAssertEqual(try server.get(hot).status, 200)  // now in the memory cache
@@ -63,7 +66,8 @@ final class BoundsTests: ServeTestCase {
         let server = try serve(["--workers", "1", "--request-timeout", "2"])
         for cacheBuster in 1...2 {
             let started = Date()
-            let response = try server.get(ProxyPath.plain(origin.url("/big.png"), options: Self.slowTransform + "/cb:\(cacheBuster)"))
+            let response = try server.get(
+                ProxyPath.plain(origin.url("/big.png"), options: Self.slowTransform + "/cb:\(cacheBuster)"))
             let took = Date().timeIntervalSince(started)
             XCTAssertEqual(response.status, 504, response.text)
             XCTAssertLessThan(took, 3.5, "request \(cacheBuster): the deadline is 2 s")
@@ -83,7 +87,9 @@ final class BoundsTests: ServeTestCase {
         let hot = ProxyPath.plain(origin.url("/fast.png"), options: "w:10")
         XCTAssertEqual(try server.get(hot).status, 200)  // warm-up: now a memory hit
         XCTAssertEqual(try server.get("/health").status, 200)  // warm-up
-        let busy = (1...2).map { Background(server, ProxyPath.plain(origin.url("/big.png"), options: Self.slowTransform + "/cb:\($0)")) }
+        let busy = (1...2).map {
+            Background(server, ProxyPath.plain(origin.url("/big.png"), options: Self.slowTransform + "/cb:\($0)"))
+        }
         Thread.sleep(forTimeInterval: 1.5)  // both transforming
         for target in [hot, "/health", hot, "/health"] {
             let started = Date()

@@ -14,8 +14,9 @@ final class ClientLimitsTests: ServeTestCase {
         for name in ["a", "b", "c"] { origin.setRoute("/\(name).png", .ok(SampleImages.png(width: 64, height: 48))) }
         let server = try serve(["--cold-rate", "1/m", "--cold-burst", "2"])
         func get(_ name: String, _ options: String, from address: String = "127.0.0.1") throws -> (Int, String?) {
-            try curl(port: server.port, target: "/insecure/\(options)/plain/\(origin.url("/\(name).png"))",
-                     from: address)
+            try curl(
+                port: server.port, target: "/insecure/\(options)/plain/\(origin.url("/\(name).png"))",
+                from: address)
         }
         XCTAssertEqual(try get("a", "w:10").0, 200)
         XCTAssertEqual(try get("a", "w:20").0, 200, "a new variant of a cached original: a transform, charged")
@@ -39,8 +40,10 @@ final class ClientLimitsTests: ServeTestCase {
     /// `--limit-by key`: the budget belongs to the key that signed the URL, whatever the address.
     func testColdBudgetByKey() throws {
         for name in ["a", "b"] { origin.setRoute("/\(name).png", .ok(SampleImages.png(width: 64, height: 48))) }
-        let server = try serve(["--key", key1, "--salt", salt1, "--key", key2, "--salt", salt2,
-                                "--cold-rate", "1/m", "--cold-burst", "1", "--limit-by", "key"])
+        let server = try serve([
+            "--key", key1, "--salt", salt1, "--key", key2, "--salt", salt2,
+            "--cold-rate", "1/m", "--cold-burst", "1", "--limit-by", "key"
+        ])
         func get(_ name: String, _ options: String, key: String, salt: String) throws -> Int {
             let path = "/\(options)/plain/\(origin.url("/\(name).png"))"
             return try server.get("/" + ServeAttackTests.sign(path, key: key, salt: salt) + path).status
@@ -50,8 +53,9 @@ final class ClientLimitsTests: ServeTestCase {
         XCTAssertEqual(origin.requestCount(path: "/b.png"), 0)
         XCTAssertEqual(try get("b", "w:10", key: key2, salt: salt2), 200, "the second key has its own budget")
         XCTAssertEqual(try get("a", "w:10", key: key2, salt: salt2), 200, "a hit, under either key")
-        XCTAssertEqual(try ServeProcess.exitStatus(refusing: ["--limit-by", "key", "--cold-rate", "5/s"]), 2,
-                       "--limit-by key without a key")
+        XCTAssertEqual(
+            try ServeProcess.exitStatus(refusing: ["--limit-by", "key", "--cold-rate", "5/s"]), 2,
+            "--limit-by key without a key")
     }
 
     /// /info is charged like an image: an answer to make costs a token, a cached one none; in a POST /info batch an
@@ -86,7 +90,8 @@ final class ClientLimitsTests: ServeTestCase {
         XCTAssertEqual(try server.get(target, headers: ["Referer": "https://example.com/page"]).status, 200)
         XCTAssertEqual(try server.get(target, headers: ["Referer": "https://img.example.org/"]).status, 200)
         XCTAssertEqual(try server.get(target).status, 200, "no Referer: allowed")
-        let info = try server.get("/info/insecure/plain/\(origin.url("/a.png"))", headers: ["Referer": "https://evil.test/"])
+        let info = try server.get(
+            "/info/insecure/plain/\(origin.url("/a.png"))", headers: ["Referer": "https://evil.test/"])
         XCTAssertEqual(info.status, 403, "/info is guarded too")
     }
 
@@ -94,8 +99,10 @@ final class ClientLimitsTests: ServeTestCase {
     private func curl(port: Int, target: String, from address: String) throws -> (Int, String?) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "-o", "/dev/null", "-D", "-", "--interface", address, "--path-as-is",
-                             "http://127.0.0.1:\(port)\(target)"]
+        process.arguments = [
+            "-s", "-o", "/dev/null", "-D", "-", "--interface", address, "--path-as-is",
+            "http://127.0.0.1:\(port)\(target)"
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

@@ -16,7 +16,7 @@ final class ClosedOutputTests: XCTestCase {
         process.executableURL = ServeProcess.binary
         process.arguments = [
             "serve", "--port", "0", "--cache-dir", cache.path, "--allow-unsigned", "--allow-network", "127.0.0.1/32",
-            "--log-format", "json", "-v",
+            "--log-format", "json", "-v"
         ]
         let output = Pipe()
         process.standardOutput = output

@@ -16,13 +16,16 @@ final class DeployUnitTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let unit = dir.appendingPathComponent("dwfetch-serve.service")
-        let text = try unitText().replacingOccurrences(of: "/usr/local/bin/dwfetch", with: BuiltBinary.url("dwfetch").path)
+        let text = try unitText().replacingOccurrences(
+            of: "/usr/local/bin/dwfetch", with: BuiltBinary.url("dwfetch").path)
         try text.write(to: unit, atomically: true, encoding: .utf8)
         // verify exits 0 on most mistakes (an unknown value is "ignoring"): the test wants no output at all.
         let said = try Subprocess.output(["sh", "-c", "systemd-analyze verify --man=no \"$0\" 2>&1", unit.path])
         XCTAssertEqual(said, "", "systemd-analyze verify has something to say")
-        for hardening in ["DynamicUser=yes", "ProtectSystem=strict", "StateDirectory=", "NoNewPrivileges=yes",
-                          "SystemCallFilter=@system-service"] {
+        for hardening in [
+            "DynamicUser=yes", "ProtectSystem=strict", "StateDirectory=", "NoNewPrivileges=yes",
+            "SystemCallFilter=@system-service"
+        ] {
             XCTAssertTrue(text.contains(hardening), hardening)
         }
     }

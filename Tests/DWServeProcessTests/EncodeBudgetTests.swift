@@ -26,7 +26,8 @@ final class EncodeBudgetTests: ServeTestCase {
         XCTAssertEqual(first.header("Content-Type"), "image/webp", "the stand-in, at once")
         XCTAssertEqual(first.header("Cache-Control"), "public, max-age=60", "short: a CDN asks again soon")
         XCTAssertEqual(first.header("Vary"), "Accept")
-        XCTAssertTrue(try eventually(timeout: 30) { try count(server, "stored") == 1 }, "the AVIF made in the background")
+        XCTAssertTrue(
+            try eventually(timeout: 30) { try count(server, "stored") == 1 }, "the AVIF made in the background")
         let second = try server.get(path, headers: Self.accept)
         XCTAssertEqual(second.header("Content-Type"), "image/avif", "from the cache, no encode in the request")
         XCTAssertEqual(second.header("Cache-Control"), "public, max-age=31536000")
@@ -48,8 +49,10 @@ final class EncodeBudgetTests: ServeTestCase {
     func testExplicitAVIFAndNoBudgetEncodeInTheRequest() throws {
         origin.setRoute("/e.png", .ok(png))
         let budgeted = try serve(Self.negotiating + ["--encode-budget", "1"])
-        for path in [ProxyPath.plain(origin.url("/e.png"), options: "w:400/f:avif"),
-                     ProxyPath.plain(origin.url("/e.png"), options: "w:401", ext: "avif")] {
+        for path in [
+            ProxyPath.plain(origin.url("/e.png"), options: "w:400/f:avif"),
+            ProxyPath.plain(origin.url("/e.png"), options: "w:401", ext: "avif")
+        ] {
             let explicit = try budgeted.get(path, headers: Self.accept)
             XCTAssertEqual(explicit.header("Content-Type"), "image/avif", "the URL asked for AVIF: no budget")
             XCTAssertEqual(explicit.header("Cache-Control"), "public, max-age=31536000")
@@ -61,15 +64,21 @@ final class EncodeBudgetTests: ServeTestCase {
         let negotiated = try plain.get(ProxyPath.plain(origin.url("/e.png"), options: "w:400"), headers: Self.accept)
         XCTAssertEqual(negotiated.header("Content-Type"), "image/avif")
         XCTAssertEqual(negotiated.header("Cache-Control"), "public, max-age=31536000")
-        XCTAssertFalse(String(decoding: try HTTPClient.request(port: try XCTUnwrap(plain.metricsPort), target: "/metrics").body,
-                              as: UTF8.self).contains("dwserve_background_encodes"), "no budget, no budget metrics")
+        XCTAssertFalse(
+            String(
+                decoding: try HTTPClient.request(port: try XCTUnwrap(plain.metricsPort), target: "/metrics").body,
+                as: UTF8.self
+            ).contains("dwserve_background_encodes"), "no budget, no budget metrics")
     }
 
     func testABudgetWithNothingToWeighIsRefused() throws {
         XCTAssertEqual(try ServeProcess.exitStatus(refusing: ["--encode-budget", "50"]), 2)
         XCTAssertEqual(try ServeProcess.exitStatus(refusing: ["--auto-avif", "--encode-budget", "0"]), 2)
-        XCTAssertEqual(try ServeProcess.exitStatus(refusing: ["--auto-avif", "--encode-budget", "5", "--background-encodes",
-                                                              "0"]), 2)
+        XCTAssertEqual(
+            try ServeProcess.exitStatus(refusing: [
+                "--auto-avif", "--encode-budget", "5", "--background-encodes",
+                "0"
+            ]), 2)
     }
 
     func testConcurrentRequestsForOneVariantStartOneBackgroundEncode() throws {
@@ -96,8 +105,11 @@ final class EncodeBudgetTests: ServeTestCase {
         origin.setRoute("/s.png", .ok(png))
         let cacheDir = FileManager.default.temporaryDirectory.appendingPathComponent("dwbudget-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: cacheDir) }
-        let first = try ServeProcess(["--allow-network", "127.0.0.1/32", "--encode-budget", "1", "--background-encodes",
-                                      "1"] + Self.negotiating, cacheDir: cacheDir)
+        let first = try ServeProcess(
+            [
+                "--allow-network", "127.0.0.1/32", "--encode-budget", "1", "--background-encodes",
+                "1"
+            ] + Self.negotiating, cacheDir: cacheDir)
         defer { first.stop(signal: SIGKILL) }
         // The only background slot: a 4.3 MP AVIF at speed 4, which takes a while.
         XCTAssertEqual(try first.get(ProxyPath.plain(origin.url("/big.png")), headers: Self.accept).status, 200)
@@ -148,9 +160,10 @@ final class EncodeBudgetTests: ServeTestCase {
         XCTAssertGreaterThan(dropped, 0)
         // Dropped ones are simply made on a later request.
         for path in paths {
-            XCTAssertTrue(try eventually(timeout: 60, interval: 0.05) {
-                try server.get(path, headers: Self.accept).header("Content-Type") == "image/avif"
-            }, path)
+            XCTAssertTrue(
+                try eventually(timeout: 60, interval: 0.05) {
+                    try server.get(path, headers: Self.accept).header("Content-Type") == "image/avif"
+                }, path)
         }
     }
 
@@ -159,7 +172,8 @@ final class EncodeBudgetTests: ServeTestCase {
         origin.setRoute("/h.png", .ok(SampleImages.png(width: 3000, height: 2000, seed: 6)))
         let server = try serve(Self.negotiating + ["--encode-budget", "1", "--background-encodes", "2"])
         for width in [2900, 2950] {
-            let response = try server.get(ProxyPath.plain(origin.url("/h.png"), options: "w:\(width)"), headers: Self.accept)
+            let response = try server.get(
+                ProxyPath.plain(origin.url("/h.png"), options: "w:\(width)"), headers: Self.accept)
             XCTAssertEqual(response.header("Content-Type"), "image/webp")
         }
         XCTAssertEqual(try count(server, "started"), 2)

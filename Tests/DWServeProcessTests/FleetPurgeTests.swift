@@ -19,8 +19,9 @@ final class FleetPurgeTests: ServeTestCase {
         defer { varnish.peer.stop() }
         func get(_ name: String, _ options: String) throws -> String? {
             let path = "/\(options)/plain/\(origin.url("/\(name).png"))"
-            let response = try HTTPClient.request(port: varnish.port,
-                                                  target: "/" + ServeAttackTests.sign(path, key: key, salt: salt) + path)
+            let response = try HTTPClient.request(
+                port: varnish.port,
+                target: "/" + ServeAttackTests.sign(path, key: key, salt: salt) + path)
             XCTAssertEqual(response.status, 200, "\(name) \(options): \(response.text)")
             return response.header("X-Cache")
         }
@@ -63,8 +64,9 @@ final class FleetPurgeTests: ServeTestCase {
         let requests = [("p", "tag:news/w:10"), ("p", "w:20"), ("q", "tag:news/w:10"), ("r", "tag:sport/w:10")]
         for (name, options) in requests { XCTAssertEqual(try get(name, options), 200) }
         let body = Array(#"{"tags": ["news"]}"#.utf8)
-        let purged = try HTTPClient.request(port: try XCTUnwrap(server.metricsPort), target: "/purge",
-                                            headers: ["X-Signature": hmac(body)], method: "POST", body: body)
+        let purged = try HTTPClient.request(
+            port: try XCTUnwrap(server.metricsPort), target: "/purge",
+            headers: ["X-Signature": hmac(body)], method: "POST", body: body)
         XCTAssertEqual(purged.status, 200, purged.text)
         XCTAssertEqual(Self.originals(purged.text), 2, "p.png and q.png: \(purged.text)")
         for (name, options) in requests { XCTAssertEqual(try get(name, options), 200) }
@@ -75,7 +77,8 @@ final class FleetPurgeTests: ServeTestCase {
 
     /// bench/serve/purge-fleet with the instances' admin ports, Varnish's port and `args`: exit status and stdout.
     private func purgeFleet(_ instances: [ServeProcess], varnish: Int, _ args: [String], file: String = #filePath)
-        throws -> (status: Int32, output: String) {
+        throws -> (status: Int32, output: String)
+    {
         let script = URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("bench/serve/purge-fleet").path
         let admins = try instances.flatMap { ["--admin", "127.0.0.1:\(try XCTUnwrap($0.metricsPort))"] }
@@ -83,8 +86,11 @@ final class FleetPurgeTests: ServeTestCase {
         // child while varnishd lives can block (FleetTests), so the test only reads the output to its end.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", #"python3 "$0" "$@"; echo "exit=$?""#, script, "--key", key,
-                             "--varnish", "127.0.0.1:\(varnish)"] + admins + args
+        process.arguments =
+            [
+                "-c", #"python3 "$0" "$@"; echo "exit=$?""#, script, "--key", key,
+                "--varnish", "127.0.0.1:\(varnish)"
+            ] + admins + args
         let out = Pipe()
         process.standardOutput = out
         try process.run()

@@ -56,9 +56,11 @@ final class FleetTests: ServeTestCase {
         let varnish = try VarnishFleet(ports: instances.map(\.port))
         defer { varnish.peer.stop() }
         let image = origin.url("/t.png")
-        for path in ["/unsafe/10x10/\(image)", "/unsafe/fit-in/20x20/\(image)", "/unsafe/30x0/filters:quality(50)/\(image)",
-                     "/unsafe/smart/\(image)", "/unsafe/trim/\(image)", "/unsafe/trim:10/20x20/\(image)",
-                     "/unsafe/trim:bottom-right/fit-in/30x30/\(image)"] {
+        for path in [
+            "/unsafe/10x10/\(image)", "/unsafe/fit-in/20x20/\(image)", "/unsafe/30x0/filters:quality(50)/\(image)",
+            "/unsafe/smart/\(image)", "/unsafe/trim/\(image)", "/unsafe/trim:10/20x20/\(image)",
+            "/unsafe/trim:bottom-right/fit-in/30x30/\(image)"
+        ] {
             let response = try HTTPClient.request(port: varnish.port, target: path)
             XCTAssertEqual(response.status, 200, "\(path): \(response.text)")
         }
@@ -75,11 +77,12 @@ final class FleetTests: ServeTestCase {
         let path = ProxyPath.plain(origin.url("/a.png"), options: "w:32")
         let cases: [(accept: String?, type: String)] = [
             ("image/avif,image/webp,image/apng,*/*;q=0.8", "image/avif"), ("image/webp,*/*", "image/webp"),
-            ("image/jxl,image/avif,*/*", "image/avif"), (nil, "image/png"),
+            ("image/jxl,image/avif,*/*", "image/avif"), (nil, "image/png")
         ]
         for (accept, type) in cases {
-            let response = try HTTPClient.request(port: varnish.port, target: path,
-                                                  headers: accept.map { ["Accept": $0] } ?? [:])
+            let response = try HTTPClient.request(
+                port: varnish.port, target: path,
+                headers: accept.map { ["Accept": $0] } ?? [:])
             XCTAssertEqual(response.status, 200, response.text)
             XCTAssertEqual(response.header("Content-Type"), type, "Accept: \(accept ?? "none")")
         }
@@ -93,9 +96,13 @@ final class FleetTests: ServeTestCase {
         let varnish = try VarnishFleet(ports: [try serve().port])
         defer { varnish.peer.stop() }
         let source = origin.url("/p.png")
-        let paths = [ProxyPath.plain(source, options: "w:10"), ProxyPath.plain(source, options: "w:20"),
-                     ProxyPath.plain(origin.url("/q.png"), options: "w:10")]
-        func cache(_ path: String) throws -> String? { try HTTPClient.request(port: varnish.port, target: path).header("X-Cache") }
+        let paths = [
+            ProxyPath.plain(source, options: "w:10"), ProxyPath.plain(source, options: "w:20"),
+            ProxyPath.plain(origin.url("/q.png"), options: "w:10")
+        ]
+        func cache(_ path: String) throws -> String? {
+            try HTTPClient.request(port: varnish.port, target: path).header("X-Cache")
+        }
         for path in paths { _ = try cache(path) }
         XCTAssertEqual(try paths.map(cache), ["HIT", "HIT", "HIT"])
         let hash = SHA256.hash(data: Data(source.utf8)).map { String(format: "%02x", $0) }.joined()
@@ -108,17 +115,24 @@ final class FleetTests: ServeTestCase {
     /// GETs every path through Varnish with 8 clients; the statuses in path order. `kill` runs once, after
     /// `killAfter` responses, on the client thread that got that response.
     private func run(_ paths: [String], port: Int, killAfter: Int? = nil, kill: @escaping @Sendable () -> Void = {})
-        -> [Int] {
+        -> [Int]
+    {
         let next = DWLock(0)
         let statuses = DWLock([Int](repeating: 0, count: paths.count))
         let done = DWLock(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             while true {
-                let i = next.withLock { n -> Int in n += 1; return n - 1 }
+                let i = next.withLock { n -> Int in
+                    n += 1; return n - 1
+                }
                 guard i < paths.count else { return }
                 let status = (try? HTTPClient.request(port: port, target: paths[i]).status) ?? -1
                 statuses.withLock { $0[i] = status }
-                if done.withLock({ n -> Int in n += 1; return n }) == killAfter { kill() }
+                if done.withLock({ n -> Int in
+                    n += 1; return n
+                }) == killAfter {
+                    kill()
+                }
             }
         }
         return statuses.value
@@ -137,9 +151,12 @@ final class VarnishFleet {
         try peer.write("fleet.vcl", try MotoS3.python([script] + ports.map(String.init)))
         try FileManager.default.createDirectory(atPath: peer.path("work"), withIntermediateDirectories: true)
         chmod(peer.path("work"), 0o755)
-        try peer.start("/usr/sbin/varnishd",
-                       ["-F", "-n", peer.path("work"), "-a", "127.0.0.1:\(peer.port)", "-f", peer.path("fleet.vcl"),
-                        "-s", "malloc,64m"],
-                       package: "varnish")
+        try peer.start(
+            "/usr/sbin/varnishd",
+            [
+                "-F", "-n", peer.path("work"), "-a", "127.0.0.1:\(peer.port)", "-f", peer.path("fleet.vcl"),
+                "-s", "malloc,64m"
+            ],
+            package: "varnish")
     }
 }

@@ -33,10 +33,12 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
     func testRotatedKeysTruncatedSignaturesAndTrustedSignatures() throws {
         origin.setRoute("/a.png", .ok(png))
         let (old, new) = (("0123456789abcdef", "fedcba9876543210"), ("a1a2a3a4a5a6a7a8", "b1b2b3b4b5b6b7b8"))
-        let server = try serve([], environment: [
-            "IMGPROXY_KEY": "\(old.0),\(new.0)", "IMGPROXY_SALT": "\(old.1),\(new.1)",
-            "IMGPROXY_SIGNATURE_SIZE": "8", "IMGPROXY_TRUSTED_SIGNATURES": "handed-out,another",
-        ])
+        let server = try serve(
+            [],
+            environment: [
+                "IMGPROXY_KEY": "\(old.0),\(new.0)", "IMGPROXY_SALT": "\(old.1),\(new.1)",
+                "IMGPROXY_SIGNATURE_SIZE": "8", "IMGPROXY_TRUSTED_SIGNATURES": "handed-out,another"
+            ])
         let signedPath = "/rs:fit:20:20/plain/" + origin.url("/a.png")
         for (key, salt) in [old, new] {
             let short = try server.get("/" + Self.sign(signedPath, key: key, salt: salt, size: 8) + signedPath)
@@ -55,11 +57,13 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
         for path in ["/ok/a.png", "/no/a.png", "/x/deep/a.png", "/x/y/deep/a.png", "/pics/cats/a.png"] {
             origin.setRoute(path, .ok(png))
         }
-        let server = try serve([], environment: [
-            "IMGPROXY_BASE_URL": origin.url("/"),
-            "IMGPROXY_URL_REPLACEMENTS": "pics://*/=\(origin.url("/pics/"))${1}/;gone://=nothing://",
-            "IMGPROXY_ALLOWED_SOURCES": "\(origin.url("/ok/")), \(origin.url("/*/deep/")),\(origin.url("/pics/"))",
-        ])
+        let server = try serve(
+            [],
+            environment: [
+                "IMGPROXY_BASE_URL": origin.url("/"),
+                "IMGPROXY_URL_REPLACEMENTS": "pics://*/=\(origin.url("/pics/"))${1}/;gone://=nothing://",
+                "IMGPROXY_ALLOWED_SOURCES": "\(origin.url("/ok/")), \(origin.url("/*/deep/")),\(origin.url("/pics/"))"
+            ])
         XCTAssertEqual(try server.get(ProxyPath.plain("ok/a.png")).status, 200, "the base URL in front")
         XCTAssertEqual(try server.get(ProxyPath.encoded("ok/a.png")).status, 200, "base64 sources too")
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/ok/a.png"))).status, 200, "already under it")
@@ -76,10 +80,12 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
         origin.setRoute("/a.png", .ok(png))
         let fallback = SampleImages.png(width: 24, height: 10, seed: 9)
         let mark = SampleImages.png(width: 16, height: 16, seed: 200)
-        let server = try serve([], environment: [
-            "IMGPROXY_WATERMARK_DATA": mark.base64EncodedString(),
-            "IMGPROXY_FALLBACK_IMAGE_DATA": fallback.base64EncodedString(options: .lineLength64Characters),
-        ])
+        let server = try serve(
+            [],
+            environment: [
+                "IMGPROXY_WATERMARK_DATA": mark.base64EncodedString(),
+                "IMGPROXY_FALLBACK_IMAGE_DATA": fallback.base64EncodedString(options: .lineLength64Characters)
+            ])
         let missing = try server.get(ProxyPath.plain(origin.url("/missing.png"), ext: "png"))
         XCTAssertEqual(missing.status, 200, missing.text)
         XCTAssertEqual(Self.pngSize(missing.body), [24, 10], "the fallback image served in the source's place")
@@ -87,19 +93,24 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
         let marked = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:1:ce", ext: "png"))
         XCTAssertEqual([plain.status, marked.status], [200, 200], marked.text)
         XCTAssertNotEqual(plain.body, marked.body, "wm: draws the watermark the variable holds")
-        let half = try serve([], environment: [
-            "IMGPROXY_WATERMARK_DATA": mark.base64EncodedString(), "IMGPROXY_WATERMARK_OPACITY": "0.5",
-        ])
+        let half = try serve(
+            [],
+            environment: [
+                "IMGPROXY_WATERMARK_DATA": mark.base64EncodedString(), "IMGPROXY_WATERMARK_OPACITY": "0.5"
+            ])
         let halved = try half.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:1:ce", ext: "png"))
         XCTAssertEqual(halved.status, 200, halved.text)
         XCTAssertNotEqual(halved.body, marked.body, "IMGPROXY_WATERMARK_OPACITY=0.5 multiplies wm:1")
-        XCTAssertEqual(halved.body, try server.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:0.5:ce", ext: "png")).body,
-                       "wm:1 at half opacity is wm:0.5")
+        XCTAssertEqual(
+            halved.body, try server.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:0.5:ce", ext: "png")).body,
+            "wm:1 at half opacity is wm:0.5")
 
         let bad = Process()
         bad.executableURL = ServeProcess.binary
         bad.arguments = ["serve", "--port", "0"]
-        bad.environment = ProcessInfo.processInfo.environment.merging(["IMGPROXY_WATERMARK_DATA": "@@not base64@@"]) { $1 }
+        bad.environment = ProcessInfo.processInfo.environment.merging(["IMGPROXY_WATERMARK_DATA": "@@not base64@@"]) {
+            $1
+        }
         let errors = Pipe()
         (bad.standardError, bad.standardOutput) = (errors, FileHandle.nullDevice)
         try bad.run()
@@ -115,11 +126,15 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
     /// the options inside a preset are not checked, naming the preset is.
     func testAllowedProcessingOptionsRefuseTheOthers() throws {
         origin.setRoute("/a.png", .ok(png))
-        let server = try serve([], environment: [
-            "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "rs, w,pr", "IMGPROXY_PRESETS": "small=rs:fit:10:10/q:50",
-        ])
-        for (options, status) in [("rs:fit:20:20", 200), ("w:20", 200), ("rs:fit:20:20/q:50", 404), ("width:20", 404),
-                                  ("pr:small", 200), ("resize:fit:20:20", 404)] {
+        let server = try serve(
+            [],
+            environment: [
+                "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "rs, w,pr", "IMGPROXY_PRESETS": "small=rs:fit:10:10/q:50"
+            ])
+        for (options, status) in [
+            ("rs:fit:20:20", 200), ("w:20", 200), ("rs:fit:20:20/q:50", 404), ("width:20", 404),
+            ("pr:small", 200), ("resize:fit:20:20", 404)
+        ] {
             let answer = try server.get(ProxyPath.plain(origin.url("/a.png"), options: options))
             XCTAssertEqual(answer.status, status, "\(options): \(answer.text)")
             if status == 404 { XCTAssertTrue(answer.text.contains("forbidden processing option"), answer.text) }
@@ -136,8 +151,9 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
         XCTAssertEqual(Self.pngSize(try server.get(path, headers: ["Width": "32"]).body), [32, 24])
         let both = try server.get(path, headers: ["Sec-CH-Width": "40", "Width": "10", "DPR": "2"])
         XCTAssertEqual(Self.pngSize(both.body), [40, 30], "Sec-CH-Width first; 40 device pixels at dpr 2")
-        XCTAssertEqual(Self.pngSize(try server.get(path, headers: ["Width": "32", "DPR": "9"]).body), [32, 24],
-                       "a DPR over 8 is ignored")
+        XCTAssertEqual(
+            Self.pngSize(try server.get(path, headers: ["Width": "32", "DPR": "9"]).body), [32, 24],
+            "a DPR over 8 is ignored")
         let named = ProxyPath.plain(origin.url("/a.png"), options: "w:16", ext: "png")
         XCTAssertEqual(Self.pngSize(try server.get(named, headers: ["Width": "32"]).body), [16, 12], "the URL's w wins")
         let negotiated = try server.get(ProxyPath.plain(origin.url("/a.png")), headers: ["Accept": "image/webp"])

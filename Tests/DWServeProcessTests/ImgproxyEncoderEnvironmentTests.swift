@@ -11,11 +11,13 @@ final class ImgproxyEncoderEnvironmentTests: ServeTestCase {
     func testEncoderVariablesChangeTheBytesAsImgproxys() throws {
         origin.setRoute("/a.png", .ok(png))
         let plain = try serve()
-        let tuned = try serve([], environment: [
-            "IMGPROXY_JPEG_PROGRESSIVE": "true", "IMGPROXY_PNG_INTERLACED": "1", "IMGPROXY_PNG_QUANTIZE": "true",
-            "IMGPROXY_PNG_QUANTIZATION_COLORS": "16", "IMGPROXY_WEBP_EFFORT": "6", "IMGPROXY_AVIF_SPEED": "2",
-            "IMGPROXY_JXL_EFFORT": "8",
-        ])
+        let tuned = try serve(
+            [],
+            environment: [
+                "IMGPROXY_JPEG_PROGRESSIVE": "true", "IMGPROXY_PNG_INTERLACED": "1", "IMGPROXY_PNG_QUANTIZE": "true",
+                "IMGPROXY_PNG_QUANTIZATION_COLORS": "16", "IMGPROXY_WEBP_EFFORT": "6", "IMGPROXY_AVIF_SPEED": "2",
+                "IMGPROXY_JXL_EFFORT": "8"
+            ])
         func body(_ server: ServeProcess, _ ext: String) throws -> Data {
             let answer = try server.get(ProxyPath.plain(origin.url("/a.png"), ext: ext))
             XCTAssertEqual(answer.status, 200, "\(ext): \(answer.text)")
@@ -54,8 +56,10 @@ final class ImgproxyEncoderEnvironmentTests: ServeTestCase {
     }
 
     func testAnEncoderValueOutOfImgproxysRangeStopsTheStart() throws {
-        for (name, value) in [("IMGPROXY_WEBP_EFFORT", "7"), ("IMGPROXY_AVIF_SPEED", "10"),
-                              ("IMGPROXY_PNG_QUANTIZATION_COLORS", "1"), ("IMGPROXY_JXL_EFFORT", "0")] {
+        for (name, value) in [
+            ("IMGPROXY_WEBP_EFFORT", "7"), ("IMGPROXY_AVIF_SPEED", "10"),
+            ("IMGPROXY_PNG_QUANTIZATION_COLORS", "1"), ("IMGPROXY_JXL_EFFORT", "0")
+        ] {
             let process = Process()
             process.executableURL = ServeProcess.binary
             process.arguments = ["serve", "--port", "0"]

@@ -11,8 +11,10 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
 
     func testVariablesBecomeFlagsAndTheCommandLineWins() throws {
         origin.setRoute("/a.png", .ok(png))
-        let environment = ["IMGPROXY_TTL": "60", "IMGPROXY_MAX_SRC_RESOLUTION": "0.001", "IMGPROXY_FOO_BAR": "1",
-                           "IMGPROXY_FALLBACK_IMAGE_TTL": "7", "IMGPROXY_LOG_LEVEL": "warn"]
+        let environment = [
+            "IMGPROXY_TTL": "60", "IMGPROXY_MAX_SRC_RESOLUTION": "0.001", "IMGPROXY_FOO_BAR": "1",
+            "IMGPROXY_FALLBACK_IMAGE_TTL": "7", "IMGPROXY_LOG_LEVEL": "warn"
+        ]
         let server = try serve([], environment: environment)
         let big = try server.get(ProxyPath.plain(origin.url("/a.png")))
         XCTAssertEqual(big.status, 422, "64×48 is over IMGPROXY_MAX_SRC_RESOLUTION's 0.001 MP: \(big.text)")
@@ -26,8 +28,9 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
         XCTAssertEqual(ok.status, 200, ok.text)
         XCTAssertEqual(ok.header("Cache-Control"), "public, max-age=120", "--max-age given: IMGPROXY_TTL not read")
         let fromEnvironment = try serve([], environment: lenient)
-        XCTAssertEqual(try fromEnvironment.get(ProxyPath.plain(origin.url("/a.png"))).header("Cache-Control"),
-                       "public, max-age=60")
+        XCTAssertEqual(
+            try fromEnvironment.get(ProxyPath.plain(origin.url("/a.png"))).header("Cache-Control"),
+            "public, max-age=60")
     }
 
     /// IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION bounds each frame of an animated source (from the header), not a
@@ -45,8 +48,10 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     }
 
     func testAVariableServeCannotHonourOrParseStopsTheStartNamingIt() throws {
-        for (name, value) in [("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_WORKERS", "many"),
-                              ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")] {
+        for (name, value) in [
+            ("IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "true"), ("IMGPROXY_WORKERS", "many"),
+            ("IMGPROXY_SIGNATURE_SIZE", "33"), ("IMGPROXY_BIND", "nowhere")
+        ] {
             let (status, text) = try ServeProcess.startFailure([], environment: [name: value])
             XCTAssertEqual(status, 2, "\(name)=\(value): \(text)")
             XCTAssertTrue(text.contains(name), text)
@@ -57,18 +62,26 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     /// AUTO_ROTATE…), MAX_RESULT_DIMENSION and USE_ETAG=false; the URL's own option still wins.
     func testOptionDefaultsAndTheResultDimensionFromTheEnvironment() throws {
         origin.setRoute("/a.png", .ok(SampleImages.png(width: 64, height: 48)))
-        let server = try serve([], environment: [
-            "IMGPROXY_RETURN_ATTACHMENT": "true", "IMGPROXY_STRIP_METADATA": "false", "IMGPROXY_AUTO_ROTATE": "false",
-            "IMGPROXY_KEEP_COPYRIGHT": "false", "IMGPROXY_STRIP_COLOR_PROFILE": "false",
-            "IMGPROXY_ENFORCE_THUMBNAIL": "true", "IMGPROXY_MAX_RESULT_DIMENSION": "30", "IMGPROXY_USE_ETAG": "false",
-        ])
+        let server = try serve(
+            [],
+            environment: [
+                "IMGPROXY_RETURN_ATTACHMENT": "true", "IMGPROXY_STRIP_METADATA": "false",
+                "IMGPROXY_AUTO_ROTATE": "false",
+                "IMGPROXY_KEEP_COPYRIGHT": "false", "IMGPROXY_STRIP_COLOR_PROFILE": "false",
+                "IMGPROXY_ENFORCE_THUMBNAIL": "true", "IMGPROXY_MAX_RESULT_DIMENSION": "30",
+                "IMGPROXY_USE_ETAG": "false"
+            ])
         let small = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20"))
         XCTAssertEqual(small.status, 200, small.text)
-        XCTAssertTrue(small.header("Content-Disposition")?.hasPrefix("attachment;") == true,
-                      small.header("Content-Disposition") ?? "none")
+        XCTAssertTrue(
+            small.header("Content-Disposition")?.hasPrefix("attachment;") == true,
+            small.header("Content-Disposition") ?? "none")
         XCTAssertNil(small.header("ETag"), "IMGPROXY_USE_ETAG=false")
-        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20"),
-                                      headers: ["If-None-Match": "*"]).status, 200, "no ETag, no 304")
+        XCTAssertEqual(
+            try server.get(
+                ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20"),
+                headers: ["If-None-Match": "*"]
+            ).status, 200, "no ETag, no 304")
         let inline = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:20:20/att:0"))
         XCTAssertFalse(inline.header("Content-Disposition")?.hasPrefix("attachment") == true, "the URL's att:0 wins")
         let large = try server.get(ProxyPath.plain(origin.url("/a.png"), options: "rs:fit:40:40"))
@@ -121,10 +134,13 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     /// IMGPROXY_REQUESTS_QUEUE_SIZE gets imgproxy's answer to a full queue, 429 (serve's own default is 503).
     func testARequestsQueueSizeAnswers429WhenTheQueueIsFull() throws {
         origin.setRoute("/big.png", .ok(SampleImages.png(width: 400, height: 400)))
-        let server = try serve(["--request-timeout", "120"],
-                               environment: ["IMGPROXY_WORKERS": "1", "IMGPROXY_REQUESTS_QUEUE_SIZE": "1"])
+        let server = try serve(
+            ["--request-timeout", "120"],
+            environment: ["IMGPROXY_WORKERS": "1", "IMGPROXY_REQUESTS_QUEUE_SIZE": "1"])
         let statuses = Recorder<Int>()
-        let paths = (0..<6).map { ProxyPath.plain(origin.url("/big.png"), options: "rs:fit:1500:1500:1/sh:50/cb:\($0)") }
+        let paths = (0..<6).map {
+            ProxyPath.plain(origin.url("/big.png"), options: "rs:fit:1500:1500:1/sh:50/cb:\($0)")
+        }
         let group = DispatchGroup()
         for path in paths {
             group.enter()

@@ -12,7 +12,8 @@ final class ImgproxyParityServeTests: ServeTestCase {
         let png = SampleImages.quadrants(width: 64, height: 48)
         origin.setRoute("/bare.jxl", .ok(try LibJXLTools.cjxl(png, container: false)))
         origin.setRoute("/boxed.jxl", .ok(try LibJXLTools.cjxl(png, container: true)))
-        origin.setRoute("/opaque.jxl", .ok(try LibJXLTools.cjxl(SampleImages.png(width: 64, height: 48), container: false)))
+        origin.setRoute(
+            "/opaque.jxl", .ok(try LibJXLTools.cjxl(SampleImages.png(width: 64, height: 48), container: false)))
         origin.setRoute("/q.png", .ok(png))
         let server = try serve()
         let paths = try Self.pypi([
@@ -21,7 +22,7 @@ final class ImgproxyParityServeTests: ServeTestCase {
             (origin.url("/opaque.jxl"), "width=32", ""),
             (origin.url("/q.png"), "width=32, extension='jxl'", ""),
             (origin.url("/q.png"), "width=32, extension='jxl'", "'q:77'"),
-            (origin.url("/q.png"), "width=32, extension='jxl'", "'q:30'"),
+            (origin.url("/q.png"), "width=32, extension='jxl'", "'q:30'")
         ])
         for path in paths[0...1] {
             let response = try server.get(path)
@@ -50,7 +51,9 @@ final class ImgproxyParityServeTests: ServeTestCase {
         origin.setRoute("/still.png", .ok(SampleImages.png(width: 40, height: 30)))
         origin.setRoute("/anim.gif", .ok(SampleImages.gif(width: 20, height: 20, frames: 3)))
         let server = try serve(["--auto-format", "--max-animation-frames", "10"])
-        let paths = try Self.pypi([(origin.url("/still.png"), "width=32", ""), (origin.url("/anim.gif"), "width=10", "")])
+        let paths = try Self.pypi([
+            (origin.url("/still.png"), "width=32", ""), (origin.url("/anim.gif"), "width=10", "")
+        ])
         let both = ["Accept": "image/avif,image/webp,*/*"]
         let still = try server.get(paths[0], headers: both)
         XCTAssertEqual(still.header("Content-Type"), "image/avif", still.text)
@@ -64,9 +67,11 @@ final class ImgproxyParityServeTests: ServeTestCase {
         XCTAssertEqual(try server.get(paths[0], headers: ["Accept": "image/webp"]).header("Content-Type"), "image/webp")
         // --auto-jxl comes first; --auto-webp alone leaves AVIF to the preferred formats.
         let jxl = try serve(["--auto-jxl", "--auto-avif"])
-        XCTAssertEqual(try jxl.get(paths[0], headers: ["Accept": "image/avif,image/jxl"]).header("Content-Type"), "image/jxl")
+        XCTAssertEqual(
+            try jxl.get(paths[0], headers: ["Accept": "image/avif,image/jxl"]).header("Content-Type"), "image/jxl")
         let webpOnly = try serve(["--auto-webp"])
-        XCTAssertEqual(try webpOnly.get(paths[0], headers: ["Accept": "image/avif"]).header("Content-Type"), "image/png")
+        XCTAssertEqual(
+            try webpOnly.get(paths[0], headers: ["Accept": "image/avif"]).header("Content-Type"), "image/png")
     }
 
     /// imgproxy's ENFORCE_*: the client's `Accept` wins even over the URL's format (WebP always, AVIF and JPEG XL
@@ -74,8 +79,10 @@ final class ImgproxyParityServeTests: ServeTestCase {
     func testEnforceOverridesTheURLsFormat() throws {
         origin.setRoute("/still.png", .ok(SampleImages.png(width: 40, height: 30)))
         origin.setRoute("/anim.gif", .ok(SampleImages.gif(width: 20, height: 20, frames: 3)))
-        let paths = try Self.pypi([(origin.url("/still.png"), "width=32, extension='png'", ""),
-                                   (origin.url("/anim.gif"), "width=10, extension='gif'", "")])
+        let paths = try Self.pypi([
+            (origin.url("/still.png"), "width=32, extension='png'", ""),
+            (origin.url("/anim.gif"), "width=10, extension='gif'", "")
+        ])
         let webp = try serve(["--enforce-webp"])
         let enforced = try webp.get(paths[0], headers: ["Accept": "image/webp"])
         XCTAssertEqual(enforced.header("Content-Type"), "image/webp", enforced.text)
@@ -98,12 +105,14 @@ final class ImgproxyParityServeTests: ServeTestCase {
         origin.setRoute("/anim.gif", .ok(SampleImages.gif(width: 20, height: 20, frames: 5)))
         let source = origin.url("/p.png"), gif = origin.url("/anim.gif")
         let options = ["msr:1", "max_src_file_size:100000000", "maf:2", "mafr:1", "mrd:10"]
-        let paths = try Self.pypi(options.map { (source, "width=50", "'\($0)'") } + [
-            (source, "width=50", "'msr:0.059'"), (source, "width=50", "'msr:0.06'"),
-            (source, "width=50", "'msfs:\(png.count - 1)'"), (source, "width=50", "'msfs:\(png.count)'"),
-            (gif, "extension='gif'", "'maf:3'"), (gif, "extension='gif'", "'maf:3', 'mafr:0.0003'"),
-            (gif, "extension='gif'", "'maf:3', 'mafr:0.0005'"), (source, "", "'mrd:60'"), (source, "", "'mrd:60', 'pd:10'"),
-        ])
+        let paths = try Self.pypi(
+            options.map { (source, "width=50", "'\($0)'") } + [
+                (source, "width=50", "'msr:0.059'"), (source, "width=50", "'msr:0.06'"),
+                (source, "width=50", "'msfs:\(png.count - 1)'"), (source, "width=50", "'msfs:\(png.count)'"),
+                (gif, "extension='gif'", "'maf:3'"), (gif, "extension='gif'", "'maf:3', 'mafr:0.0003'"),
+                (gif, "extension='gif'", "'maf:3', 'mafr:0.0005'"), (source, "", "'mrd:60'"),
+                (source, "", "'mrd:60', 'pd:10'")
+            ])
         let closed = try serve()
         for path in paths[0..<options.count] {
             let response = try closed.get(path)
@@ -130,9 +139,11 @@ final class ImgproxyParityServeTests: ServeTestCase {
     func testHugeSizesAreJudgedByTheResultLimitsNotTheParser() throws {
         origin.setRoute("/p.png", .ok(SampleImages.png(width: 300, height: 200)))
         let source = origin.url("/p.png")
-        let paths = try Self.pypi([(source, "width=10", "'dpr:20'"), (source, "width=10", "'dpr:2.5'"),
-                                   (source, "width=100000", ""), (source, "width=100000, enlarge=True", ""),
-                                   (source, "width=10, enlarge=True", "'dpr:100000'")])
+        let paths = try Self.pypi([
+            (source, "width=10", "'dpr:20'"), (source, "width=10", "'dpr:2.5'"),
+            (source, "width=100000", ""), (source, "width=100000, enlarge=True", ""),
+            (source, "width=10, enlarge=True", "'dpr:100000'")
+        ])
         let server = try serve()
         let sizes = try paths[0...2].map { path -> [Int] in
             let response = try server.get(path)
@@ -154,22 +165,28 @@ final class ImgproxyParityServeTests: ServeTestCase {
     /// every result without `ph:1`) is 8-bit; padding's background is the 16-bit red. Read back by libvips'
     /// vipsheader and getpoint.
     func testPreserveHDRKeeps16Bits() throws {
-        let grey16 = Data(base64Encoded: try python("""
-            import base64, io
-            from PIL import Image
-            im = Image.new('I;16', (40, 30)); im.putdata([0x1234] * 1200); out = io.BytesIO(); im.save(out, 'PNG')
-            print(base64.b64encode(out.getvalue()).decode())
-            """))!
+        let grey16 = Data(
+            base64Encoded: try python(
+                """
+                import base64, io
+                from PIL import Image
+                im = Image.new('I;16', (40, 30)); im.putdata([0x1234] * 1200); out = io.BytesIO(); im.save(out, 'PNG')
+                print(base64.b64encode(out.getvalue()).decode())
+                """))!
         origin.setRoute("/g16.png", .ok(grey16))
         let source = origin.url("/g16.png")
-        let paths = try Self.pypi([(source, "width=20, extension='png'", "'ph:1'"), (source, "width=20, extension='png'", ""),
-                                   (source, "width=20, extension='tiff'", "'preserve_hdr:1'"),
-                                   (source, "width=20, extension='jxl'", "'ph:1'"), (source, "width=20, extension='jpg'", "'ph:1'"),
-                                   (source, "width=20", "'ph:1', 'rot:90', 'c:10:10'"),
-                                   (source, "width=20", "'ph:1', 'pd:4', 'bg:ff0000', 'bl:1'")])
+        let paths = try Self.pypi([
+            (source, "width=20, extension='png'", "'ph:1'"), (source, "width=20, extension='png'", ""),
+            (source, "width=20, extension='tiff'", "'preserve_hdr:1'"),
+            (source, "width=20, extension='jxl'", "'ph:1'"), (source, "width=20, extension='jpg'", "'ph:1'"),
+            (source, "width=20", "'ph:1', 'rot:90', 'c:10:10'"),
+            (source, "width=20", "'ph:1', 'pd:4', 'bg:ff0000', 'bl:1'")
+        ])
         let server = try serve()
-        let expected: [(String, [Int])] = [("ushort", [4660]), ("uchar", [18]), ("ushort", [4660]), ("ushort", [4660]),
-                                           ("uchar", [18]), ("ushort", [4660]), ("ushort", [65535])]
+        let expected: [(String, [Int])] = [
+            ("ushort", [4660]), ("uchar", [18]), ("ushort", [4660]), ("ushort", [4660]),
+            ("uchar", [18]), ("ushort", [4660]), ("ushort", [65535])
+        ]
         for (path, (format, value)) in zip(paths, expected) {
             let response = try server.get(path)
             XCTAssertEqual(response.status, 200, "\(path): \(response.text)")
@@ -199,7 +216,9 @@ final class ImgproxyParityServeTests: ServeTestCase {
         }
         let text = try run(["vipsheader", "-f", "format", file.path])  // "…VIPS_FORMAT_USHORT…"
         let format = ["uchar", "ushort"].first { text.contains("VIPS_FORMAT_" + $0.uppercased() + ")") } ?? text
-        let point = try run(["vips", "getpoint", file.path, "\(x)", "\(y)"]).split(separator: " ").compactMap { Int($0) }
+        let point = try run(["vips", "getpoint", file.path, "\(x)", "\(y)"]).split(separator: " ").compactMap {
+            Int($0)
+        }
         return (format, point, Int(try run(["vipsheader", "-f", "bands", file.path])) ?? 0)
     }
 
@@ -208,14 +227,16 @@ final class ImgproxyParityServeTests: ServeTestCase {
         let lines = cases.map { source, kwargs, extra in
             "print(imgproxy.ImgProxy('\(source)'\(kwargs.isEmpty ? "" : ", " + kwargs))(\(extra)))"
         }
-        let paths = try python("import imgproxy\n" + lines.joined(separator: "\n")).split(separator: "\n").map(String.init)
+        let paths = try python("import imgproxy\n" + lines.joined(separator: "\n")).split(separator: "\n").map(
+            String.init)
         XCTAssertEqual(paths.count, cases.count)
         return paths
     }
 
     /// Size, format and the (1, 1) pixel's RGB as Pillow reads them.
     static func pixels(_ data: Data) throws -> (width: Int, height: Int, format: String, topLeft: [Int]) {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io
             from PIL import Image
             im = Image.open(io.BytesIO(base64.b64decode('\(data.base64EncodedString())')))

@@ -18,14 +18,18 @@ final class ImgproxyServeTests: ServeTestCase {
             ("width=32, height=32, resizing_type='fit'", "", 32, 24, "PNG"),
             ("width=20, height=20, resizing_type='fill', gravity='sm'", "", 20, 20, "PNG"),
             ("width=20, height=40", "", 20, 15, "PNG"),  // the package's default: auto, which fits here
-            ("width=30, height=30, resizing_type='fill', gravity='nowe', extension='webp'", "'bl:1', 'q:70'", 30, 30, "WEBP"),
-            ("width=16, height=0, enlarge=False, extension='jpg'", "'pd:2', 'bg:ffffff'", 20, 16, "JPEG"),
+            (
+                "width=30, height=30, resizing_type='fill', gravity='nowe', extension='webp'", "'bl:1', 'q:70'", 30, 30,
+                "WEBP"
+            ),
+            ("width=16, height=0, enlarge=False, extension='jpg'", "'pd:2', 'bg:ffffff'", 20, 16, "JPEG")
         ]
         for signed in [false, true] {
             let server = try serve(signed ? ["--key", key, "--salt", salt] : [])
             for (kwargs, extra, width, height, format) in cases {
                 let credentials = signed ? ", key='\(key)', salt='\(salt)'" : ""
-                let path = try python("import imgproxy; print(imgproxy.ImgProxy('\(source)'\(credentials), \(kwargs))(\(extra)))")
+                let path = try python(
+                    "import imgproxy; print(imgproxy.ImgProxy('\(source)'\(credentials), \(kwargs))(\(extra)))")
                 XCTAssertEqual(path.hasPrefix("/insecure/"), !signed, path)
                 let response = try server.get(path)
                 XCTAssertEqual(response.status, 200, "\(path): \(response.text)")
@@ -49,7 +53,7 @@ final class ImgproxyServeTests: ServeTestCase {
             ("/insecure/c:200:100:nowe/\(encoded)", 200, 100, "PNG"),
             ("/insecure/rs:fit:100:100/pd:10:20/\(encoded)", 140, 95, "PNG"),
             ("/insecure/dpr:2/w:100/\(encoded)", 200, 150, "PNG"),
-            ("/insecure/mw:500/\(encoded)", 500, 375, "PNG"),
+            ("/insecure/mw:500/\(encoded)", 500, 375, "PNG")
         ]
         for (path, width, height, format) in cases {
             let response = try server.get(path)
@@ -83,16 +87,19 @@ final class ImgproxyServeTests: ServeTestCase {
         let source = origin.url("/photos/cat.png")
         let expired = try server.get(ProxyPath.plain(source, options: "exp:1600000000"))
         XCTAssertEqual(expired.status, 404, expired.text)
-        XCTAssertEqual(try server.get(ProxyPath.plain(source, options: "exp:4102444800")).status, 200, "2100 is not past")
+        XCTAssertEqual(
+            try server.get(ProxyPath.plain(source, options: "exp:4102444800")).status, 200, "2100 is not past")
         let before = try server.metric("dwserve_transforms_total")
         let one = try server.get(ProxyPath.plain(source, options: "w:8/cb:1"))
         let two = try server.get(ProxyPath.plain(source, options: "w:8/cb:2"))
         XCTAssertEqual(one.body, two.body, "cb changes the key, not the image")
-        XCTAssertEqual(try server.metric("dwserve_transforms_total") - before, 2, "each cache buster is its own variant")
+        XCTAssertEqual(
+            try server.metric("dwserve_transforms_total") - before, 2, "each cache buster is its own variant")
         XCTAssertNil(one.header("Content-Disposition"))
         let attachment = try server.get(ProxyPath.plain(source, options: "att:1", ext: "webp"))
-        XCTAssertEqual(attachment.header("Content-Disposition"),
-                       "attachment; filename=\"cat.webp\"; filename*=UTF-8''cat.webp")
+        XCTAssertEqual(
+            attachment.header("Content-Disposition"),
+            "attachment; filename=\"cat.webp\"; filename*=UTF-8''cat.webp")
         let named = try server.get(ProxyPath.plain(source, options: "fn:\(ProxyPath.base64url("a\"b/c\r\nd")):1"))
         let header = try XCTUnwrap(named.header("Content-Disposition"))
         XCTAssertTrue(header.hasPrefix("inline; filename=\"a_b_c__d.png\""), header)
@@ -107,19 +114,23 @@ final class ImgproxyServeTests: ServeTestCase {
         try SampleImages.png(width: 20, height: 10).write(to: inside.appendingPathComponent("a.png"))
         let secret = root.appendingPathComponent("secret.png")
         try SampleImages.png(width: 5, height: 5).write(to: secret)
-        try FileManager.default.createSymbolicLink(at: inside.appendingPathComponent("out.png"), withDestinationURL: secret)
+        try FileManager.default.createSymbolicLink(
+            at: inside.appendingPathComponent("out.png"), withDestinationURL: secret)
         let server = try serve(["--local-root", inside.path])
         let ok = try server.get("/insecure/w:10/plain/local:///a.png")
         XCTAssertEqual(ok.status, 200, ok.text)
         XCTAssertEqual(try pillow(ok.body).width, 10)
         XCTAssertEqual(try server.get("/insecure/\(ProxyPath.base64url("local:///a.png"))").status, 200)
-        for escape in ["local:///../secret.png", "local:///%2e%2e/secret.png", "local:///out.png", "local://\(secret.path)",
-                       "local:///images/../../secret.png", "local:///", "local:///missing.png"] {
+        for escape in [
+            "local:///../secret.png", "local:///%2e%2e/secret.png", "local:///out.png", "local://\(secret.path)",
+            "local:///images/../../secret.png", "local:///", "local:///missing.png"
+        ] {
             let refused = try server.get("/insecure/plain/\(escape)")
             XCTAssertTrue([403, 404].contains(refused.status), "\(escape): \(refused.status) \(refused.text)")
         }
         let disabled = try serve()
-        XCTAssertEqual(try disabled.get("/insecure/plain/local:///a.png").status, 404, "no --local-root: no local files")
+        XCTAssertEqual(
+            try disabled.get("/insecure/plain/local:///a.png").status, 404, "no --local-root: no local files")
     }
 
     func testFallbackImageOnOrigin404() throws {
@@ -140,29 +151,40 @@ final class ImgproxyServeTests: ServeTestCase {
     /// "Keep the format, quality 80" gives the same bytes from dwfetch's flags and from a URL. A TIFF source is not a
     /// preferred format: serve makes it JPEG (as imgproxy), what `--format jpeg` asks dwfetch for.
     func testDwfetchAndServeGiveTheSameBytesForTheSameRequest() throws {
-        for (path, data, format) in [("/t.tiff", SampleImages.tiff(width: 24, height: 16), "jpeg"),
-                                     ("/j.jpg", SampleImages.jpeg, nil)] {
+        for (path, data, format) in [
+            ("/t.tiff", SampleImages.tiff(width: 24, height: 16), "jpeg"),
+            ("/j.jpg", SampleImages.jpeg, nil)
+        ] {
             origin.setRoute(path, .ok(data))
             let served = try serve().get(ProxyPath.plain(origin.url(path), options: "q:80"))
             XCTAssertEqual(served.status, 200, served.text)
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwsame-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: dir) }
-            let line = try dwfetchJSON(["--cache-dir", dir.appendingPathComponent("cache").path, "--quality", "80", "-o",
-                                        dir.appendingPathComponent("out").path, origin.url(path)]
-                                       + (format.map { ["--format", $0] } ?? []))
+            let line = try dwfetchJSON(
+                [
+                    "--cache-dir", dir.appendingPathComponent("cache").path, "--quality", "80", "-o",
+                    dir.appendingPathComponent("out").path, origin.url(path)
+                ]
+                    + (format.map { ["--format", $0] } ?? []))
             XCTAssertEqual(line["variant"] as? String, format.map { "plan(f:\($0)/q:80)" } ?? "plan(q:80)", path)
-            XCTAssertEqual(line["sha256"] as? String, SHA256.hash(data: served.body).map { String(format: "%02x", $0) }.joined(),
-                           "\(path): the same bytes from dwfetch and serve")
+            XCTAssertEqual(
+                line["sha256"] as? String, SHA256.hash(data: served.body).map { String(format: "%02x", $0) }.joined(),
+                "\(path): the same bytes from dwfetch and serve")
         }
     }
 
     /// No format in the URL: imgproxy's preferred formats (`--preferred-formats`, default jpeg,png,gif) over HTTP,
     /// the flag in `--help`, and a list with an unknown format refused at start (exit 2).
     func testPreferredFormatsOverHTTP() throws {
-        origin.setRoute("/w.webp", .ok(try python("""
-            import io, sys; from PIL import Image; out = io.BytesIO()
-            Image.new('RGB', (32, 32), (200, 0, 0)).save(out, 'WEBP'); print(out.getvalue().hex())
-            """).hexBytes))
+        origin.setRoute(
+            "/w.webp",
+            .ok(
+                try python(
+                    """
+                    import io, sys; from PIL import Image; out = io.BytesIO()
+                    Image.new('RGB', (32, 32), (200, 0, 0)).save(out, 'WEBP'); print(out.getvalue().hex())
+                    """
+                ).hexBytes))
         origin.setRoute("/j.jpg", .ok(SampleImages.jpeg))
         let path = { (name: String) in
             try python("import imgproxy; print(imgproxy.ImgProxy('\(self.origin.url(name))', width=16, height=16)())")
@@ -190,7 +212,8 @@ final class ImgproxyServeTests: ServeTestCase {
         let plain = try serve()
         let small = try plain.get(ProxyPath.plain(origin.url("/p.png"), options: "f:jpg/q:30")).body  // metadata-free
         origin.setRoute("/small.jpg", .ok(small))
-        XCTAssertGreaterThan(try plain.get(ProxyPath.plain(origin.url("/small.jpg"), options: "q:95")).body.count, small.count)
+        XCTAssertGreaterThan(
+            try plain.get(ProxyPath.plain(origin.url("/small.jpg"), options: "q:95")).body.count, small.count)
         XCTAssertEqual(try plain.get(ProxyPath.plain(origin.url("/small.jpg"), options: "q:95/nl:1")).body, small)
         let never = try serve(["--never-larger"])
         XCTAssertEqual(try never.get(ProxyPath.plain(origin.url("/small.jpg"), options: "q:95")).body, small)
@@ -219,7 +242,8 @@ func pillow(_ data: Data) throws -> (width: Int, height: Int, format: String, fr
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwpil-\(UUID().uuidString)")
     try data.write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let text = try python("""
+    let text = try python(
+        """
         from PIL import Image
         im = Image.open('\(file.path)'); print(im.width, im.height, im.format, getattr(im, 'n_frames', 1))
         """)

@@ -14,13 +14,16 @@ final class InfoBatchTests: ServeTestCase {
         origin.setRoute("/a.png", .ok(SampleImages.png(width: 40, height: 30)))
         origin.setRoute("/b.png", .ok(SampleImages.png(width: 20, height: 50), contentType: "image/png"))
         let server = try serve(["--key", key, "--salt", salt])
-        let paths = [signed("/plain/\(origin.url("/a.png"))"), signed("/plain/\(origin.url("/missing.png"))"),
-                     signed("/th:1/plain/\(origin.url("/b.png"))"), signed("/plain/\(origin.url("/a.png"))")]
+        let paths = [
+            signed("/plain/\(origin.url("/a.png"))"), signed("/plain/\(origin.url("/missing.png"))"),
+            signed("/th:1/plain/\(origin.url("/b.png"))"), signed("/plain/\(origin.url("/a.png"))")
+        ]
         for round in 0..<2 {
             let response = try post(server, paths)
             XCTAssertEqual(response.status, 200, response.text)
             XCTAssertEqual(response.header("Content-Type"), "application/json")
-            let array = try XCTUnwrap(JSONSerialization.jsonObject(with: response.body) as? [[String: Any]], response.text)
+            let array = try XCTUnwrap(
+                JSONSerialization.jsonObject(with: response.body) as? [[String: Any]], response.text)
             XCTAssertEqual(array.count, 4)
             XCTAssertEqual(array[0]["width"] as? Int, 40, "round \(round)")
             XCTAssertEqual(array[0]["height"] as? Int, 30)
@@ -65,11 +68,13 @@ final class InfoBatchTests: ServeTestCase {
     }
 
     private func post(_ server: ServeProcess, _ paths: [String]) throws -> HTTPResult {
-        try post(server, body: Array(try JSONSerialization.data(withJSONObject: paths, options: [.withoutEscapingSlashes])))
+        try post(
+            server, body: Array(try JSONSerialization.data(withJSONObject: paths, options: [.withoutEscapingSlashes])))
     }
 
     private func post(_ server: ServeProcess, body: [UInt8]) throws -> HTTPResult {
-        try HTTPClient.request(port: server.port, target: "/info", headers: ["Content-Type": "application/json"],
-                               method: "POST", body: body)
+        try HTTPClient.request(
+            port: server.port, target: "/info", headers: ["Content-Type": "application/json"],
+            method: "POST", body: body)
     }
 }

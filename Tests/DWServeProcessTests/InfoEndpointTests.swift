@@ -38,7 +38,8 @@ final class InfoEndpointTests: ServeTestCase {
         XCTAssertTrue(unknown.text.contains("bogus"), unknown.text)
         let plain = try serve().get("/info/insecure/plain/\(origin.url("/q.png"))")
         let defaults = try XCTUnwrap(try JSONSerialization.jsonObject(with: plain.body) as? [String: Any])
-        XCTAssertEqual(Set(defaults.keys), ["width", "height", "format", "frames", "size", "orientation", "aspect_ratio"])
+        XCTAssertEqual(
+            Set(defaults.keys), ["width", "height", "format", "frames", "size", "orientation", "aspect_ratio"])
     }
 
     /// An /info answer is cached as a variant is: the same options again are answered from the cache (the access
@@ -49,8 +50,10 @@ final class InfoEndpointTests: ServeTestCase {
         let source = origin.url("/c.png")
         var answers: [String: Data] = [:]
         // (options, answered from the /info cache)
-        let requests = [("bh:3", false), ("bh:3", true), ("bh:4", false), ("bh:3/cb:2", false), ("bh:3/cb:2", true),
-                        ("bh:4", true), ("bh:3", true)]
+        let requests = [
+            ("bh:3", false), ("bh:3", true), ("bh:4", false), ("bh:3/cb:2", false), ("bh:3/cb:2", true),
+            ("bh:4", true), ("bh:3", true)
+        ]
         for (index, (options, cached)) in requests.enumerated() {
             let target = "/info/insecure/\(options)/plain/\(source)"
             let response = try server.get(target)
@@ -62,7 +65,8 @@ final class InfoEndpointTests: ServeTestCase {
         }
         XCTAssertEqual(origin.requestCount(path: "/c.png"), 1, "one origin fetch for every /info")
         XCTAssertNotEqual(answers["bh:3"], answers["bh:4"], "other options, another answer")
-        let cacheBusted = try XCTUnwrap(try JSONSerialization.jsonObject(with: answers["bh:3/cb:2"] ?? Data()) as? [String: Any])
+        let cacheBusted = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: answers["bh:3/cb:2"] ?? Data()) as? [String: Any])
         XCTAssertNil(cacheBusted["cb"], "cb changes the key, not the answer")
         XCTAssertEqual(answers["bh:3/cb:2"], answers["bh:3"])
     }

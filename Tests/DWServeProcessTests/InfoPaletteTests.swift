@@ -41,7 +41,8 @@ final class InfoPaletteTests: ServeTestCase {
             assertColour(found[name], Self.palette[index], name)
         }
         let built = try colours(server, "dominant_colors:true:true")
-        XCTAssertEqual(Set(built.keys), ["vibrant", "light_vibrant", "dark_vibrant", "muted", "light_muted", "dark_muted"])
+        XCTAssertEqual(
+            Set(built.keys), ["vibrant", "light_vibrant", "dark_vibrant", "muted", "light_muted", "dark_muted"])
         for name in found.keys { XCTAssertEqual(built[name], found[name], "\(name) is the one found") }
         func hls(_ colour: [String: Int]?) throws -> [Double] {
             let (r, g, b) = (colour?["R"] ?? 0, colour?["G"] ?? 0, colour?["B"] ?? 0)
@@ -57,7 +58,8 @@ final class InfoPaletteTests: ServeTestCase {
         let list = try server.get("/info/insecure/dc:4/plain/\(origin.url("/p.gif"))")
         let info = try XCTUnwrap(try JSONSerialization.jsonObject(with: list.body) as? [String: Any])
         XCTAssertEqual((info["dominant_colors"] as? [[String: Any]])?.count, 4, list.text)
-        XCTAssertEqual(try server.get("/info/insecure/dc:4:1/plain/\(origin.url("/p.gif"))").status, 400,
-                       "build_missed goes with dc:1 only")
+        XCTAssertEqual(
+            try server.get("/info/insecure/dc:4:1/plain/\(origin.url("/p.gif"))").status, 400,
+            "build_missed goes with dc:1 only")
     }
 }

@@ -18,7 +18,8 @@ final class InfoSigningTests: ServeTestCase {
         XCTAssertEqual(try server.get("/info/\(infoSignature)\(rest)").status, 200)
         XCTAssertEqual(try server.get("/\(infoSignature)\(rest)").status, 403, "an /info signature fetches no image")
         XCTAssertEqual(try server.get("/\(imageSignature)\(rest)").status, 200)
-        XCTAssertEqual(try server.get("/info/\(imageSignature)\(rest)").status, 403, "an image signature is no /info one")
+        XCTAssertEqual(
+            try server.get("/info/\(imageSignature)\(rest)").status, 403, "an image signature is no /info one")
     }
 
     /// By default /info is signed with the image keys (imgproxy Pro).
@@ -27,7 +28,8 @@ final class InfoSigningTests: ServeTestCase {
         let server = try serve(["--key", key, "--salt", salt])
         let rest = "/plain/\(origin.url("/q.png"))"
         XCTAssertEqual(try server.get("/info/\(try python(hmacOf: rest, key: key, salt: salt))\(rest)").status, 200)
-        XCTAssertEqual(try server.get("/info/\(try python(hmacOf: rest, key: infoKey, salt: infoSalt))\(rest)").status, 403)
+        XCTAssertEqual(
+            try server.get("/info/\(try python(hmacOf: rest, key: infoKey, salt: infoSalt))\(rest)").status, 403)
     }
 
     /// `exp:` on /info: in the past 404, in the future 200 (it was a 400 "unknown info option").

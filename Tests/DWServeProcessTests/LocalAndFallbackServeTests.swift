@@ -42,19 +42,25 @@ final class LocalAndFallbackServeTests: ServeTestCase {
     func testSymlinksUnderTheRootAreRefused() throws {
         let root = try directory("local")
         let outside = try directory("outside")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("dir"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("dir"), withIntermediateDirectories: true)
         try SampleImages.png(width: 20, height: 10).write(to: root.appendingPathComponent("dir/a.png"))
         try SampleImages.png(width: 5, height: 5).write(to: outside.appendingPathComponent("secret.png"))
-        let links = [("out.png", outside.appendingPathComponent("secret.png").path), ("outdir", outside.path),
-                     ("dir/up.png", "../../\(outside.lastPathComponent)/secret.png"), ("loop.png", "loop.png")]
+        let links = [
+            ("out.png", outside.appendingPathComponent("secret.png").path), ("outdir", outside.path),
+            ("dir/up.png", "../../\(outside.lastPathComponent)/secret.png"), ("loop.png", "loop.png")
+        ]
         for (name, target) in links {
-            try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent(name).path,
-                                                       withDestinationPath: target)
+            try FileManager.default.createSymbolicLink(
+                atPath: root.appendingPathComponent(name).path,
+                withDestinationPath: target)
         }
         let server = try serve(["--local-root", root.path])
         XCTAssertEqual(try server.get(ProxyPath.plain("local:///dir/a.png")).status, 200)
-        for source in ["local:///out.png", "local:///outdir/secret.png", "local:///dir/up.png", "local:///loop.png",
-                       "local:///dir", "local:///dir/../out.png", "local:///dir%2f..%2fout.png", "local:///dir/a.png%00x"] {
+        for source in [
+            "local:///out.png", "local:///outdir/secret.png", "local:///dir/up.png", "local:///loop.png",
+            "local:///dir", "local:///dir/../out.png", "local:///dir%2f..%2fout.png", "local:///dir/a.png%00x"
+        ] {
             let response = try server.get(ProxyPath.plain(source, options: "raw:1"))
             XCTAssertEqual(response.status, 404, "\(source): \(response.status) \(response.text)")
         }
@@ -65,7 +71,8 @@ final class LocalAndFallbackServeTests: ServeTestCase {
         let outside = try directory("outside")
         let dir = root.appendingPathComponent("dir"), parked = root.appendingPathComponent("dir.x")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: outside.appendingPathComponent("dir"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: outside.appendingPathComponent("dir"), withIntermediateDirectories: true)
         try SampleImages.png(width: 40, height: 20).write(to: dir.appendingPathComponent("a.png"))  // wide inside
         try SampleImages.png(width: 20, height: 40).write(to: outside.appendingPathComponent("dir/a.png"))  // tall outside
         // No negative cache: a 404 met mid-swap must not answer the source's later requests.

@@ -6,11 +6,15 @@ import XCTest
 
 final class MetadataServeTests: ServeTestCase {
     func testExifCopyrightAndArtistKeptGPSStrippedByDefault() throws {
-        origin.setRoute("/exif.jpg", .ok(try pillowImage("""
-            exif = Image.Exif(); exif[0x8298] = 'ACME-COPYRIGHT'; exif[0x013B] = 'JANE-ARTIST'; exif[0x010F] = 'CAM-MAKE'
-            exif[0x8825] = {1: 'N', 2: (48.0, 51.0, 24.0), 3: 'E', 4: (2.0, 21.0, 3.0)}
-            im.save(out, 'JPEG', exif=exif.tobytes())
-            """)))
+        origin.setRoute(
+            "/exif.jpg",
+            .ok(
+                try pillowImage(
+                    """
+                    exif = Image.Exif(); exif[0x8298] = 'ACME-COPYRIGHT'; exif[0x013B] = 'JANE-ARTIST'; exif[0x010F] = 'CAM-MAKE'
+                    exif[0x8825] = {1: 'N', 2: (48.0, 51.0, 24.0), 3: 'E', 4: (2.0, 21.0, 3.0)}
+                    im.save(out, 'JPEG', exif=exif.tobytes())
+                    """)))
         let server = try serve()
         let source = origin.url("/exif.jpg")
         // (options, tags expected, tags absent)
@@ -21,7 +25,7 @@ final class MetadataServeTests: ServeTestCase {
             ("kcr:0", [], ["ACME-COPYRIGHT", "JANE-ARTIST", "GPSLatitude", "CAM-MAKE", "exif-"]),
             ("keep_copyright:0/w:20", [], ["ACME-COPYRIGHT", "JANE-ARTIST", "GPSLatitude", "exif-"]),
             ("sm:0", ["ACME-COPYRIGHT", "JANE-ARTIST", "GPSLatitude", "CAM-MAKE"], []),
-            ("strip_metadata:0/w:20", ["ACME-COPYRIGHT", "GPSLatitude", "CAM-MAKE"], []),
+            ("strip_metadata:0/w:20", ["ACME-COPYRIGHT", "GPSLatitude", "CAM-MAKE"], [])
         ]
         for (options, present, absent) in cases {
             let response = try server.get(ProxyPath.plain(source, options: options))
@@ -44,8 +48,10 @@ final class MetadataServeTests: ServeTestCase {
             let response = try server.get(ProxyPath.plain(origin.url("/q.heic"), options: options))
             XCTAssertEqual(response.status, 200, "\(options): \(response.text)")
             let header = try VipsHeader.all(response.body)
-            for tag in ["exif-ifd0-XResolution: 71983/1000", "exif-ifd2-ExifVersion: Exif Version 2.1",
-                        "exif-ifd2-PixelXDimension"] {
+            for tag in [
+                "exif-ifd0-XResolution: 71983/1000", "exif-ifd2-ExifVersion: Exif Version 2.1",
+                "exif-ifd2-PixelXDimension"
+            ] {
                 XCTAssertTrue(header.contains(tag), "\(options): \(tag)\n\(header)")
             }
         }
@@ -54,11 +60,15 @@ final class MetadataServeTests: ServeTestCase {
     /// 2400 × 2400 RGB is over the encoder's 16 MiB in-memory limit: the chain's steps decode each other's output
     /// instead of passing the canvas on, and the policy of `sm:0`/`scp:0` must still reach the last step.
     func testPoliciesSurviveAChainOfStreamingSteps() throws {
-        origin.setRoute("/big.jpg", .ok(try pillowImage("""
-            im = im.resize((2400, 2400)); exif = Image.Exif(); exif[0x010F] = 'CAM-MAKE'
-            p = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB')).tobytes()
-            im.save(out, 'JPEG', exif=exif.tobytes(), icc_profile=p)
-            """)))
+        origin.setRoute(
+            "/big.jpg",
+            .ok(
+                try pillowImage(
+                    """
+                    im = im.resize((2400, 2400)); exif = Image.Exif(); exif[0x010F] = 'CAM-MAKE'
+                    p = ImageCms.ImageCmsProfile(ImageCms.createProfile('sRGB')).tobytes()
+                    im.save(out, 'JPEG', exif=exif.tobytes(), icc_profile=p)
+                    """)))
         let server = try serve()
         let response = try server.get(ProxyPath.plain(origin.url("/big.jpg"), options: "sm:0/scp:0/w:2300/q:70"))
         XCTAssertEqual(response.status, 200, response.text)
@@ -76,9 +86,11 @@ final class MetadataServeTests: ServeTestCase {
         let server = try serve()
         for name in ["/icc.jpg", "/icc.png", "/icc.webp"] {
             let source = origin.url(name)
-            for (options, kept) in [("", false), ("w:20", false), ("scp:0", true), ("strip_color_profile:0/w:20", true),
-                                    ("scp:0/f:webp", true), ("scp:0/w:20/f:webp", true), ("f:webp", false),
-                                    ("scp:0/f:avif", true), ("f:avif", false), ("f:png", false)] {
+            for (options, kept) in [
+                ("", false), ("w:20", false), ("scp:0", true), ("strip_color_profile:0/w:20", true),
+                ("scp:0/f:webp", true), ("scp:0/w:20/f:webp", true), ("f:webp", false),
+                ("scp:0/f:avif", true), ("f:avif", false), ("f:png", false)
+            ] {
                 let response = try server.get(ProxyPath.plain(source, options: options))
                 XCTAssertEqual(response.status, 200, "\(name) \(options): \(response.text)")
                 let header = try VipsHeader.all(response.body)
@@ -93,7 +105,8 @@ final class MetadataServeTests: ServeTestCase {
 
     /// The length of the ICC profile Pillow reads from `data` (0: none).
     private func pillowICCLength(_ data: Data) throws -> Int {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io
             from PIL import Image
             im = Image.open(io.BytesIO(base64.b64decode('\(data.base64EncodedString())')))
@@ -104,7 +117,8 @@ final class MetadataServeTests: ServeTestCase {
 
     /// A 40 × 30 RGB image written by Pillow: `script` has `im` (the image), `out` (a BytesIO) and ImageCms.
     private func pillowImage(_ script: String) throws -> Data {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io
             from PIL import Image, ImageCms
             im = Image.new('RGB', (40, 30), (200, 100, 50)); out = io.BytesIO()

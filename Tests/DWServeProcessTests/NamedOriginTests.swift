@@ -33,7 +33,8 @@ final class NamedOriginTests: ServeTestCase {
         origin.setRoute("/img/cat.png", .ok(png, contentType: "image/png"))
         origin.setRoute("/img/away.png", .redirect(to: other.url("/pics/cat.png")))
         other.setRoute("/pics/cat.png", .ok(png, contentType: "image/png"))
-        let file = try originsFile("""
+        let file = try originsFile(
+            """
             [origins.alpha]
             url = "\(origin.url("/img"))"
             headers = { "X-Api-Key" = "alpha-secret-7f3a", Referer = "https://shop.example/" }
@@ -66,7 +67,8 @@ final class NamedOriginTests: ServeTestCase {
         let away = try server.get(ProxyPath.plain("alpha://away.png"))
         XCTAssertEqual(away.status, 403, away.text)
         XCTAssertEqual(other.requestLog.count, 1, "the redirect target was never asked")
-        XCTAssertFalse(other.requestLog.contains { $0.header("X-Api-Key") != nil }, "alpha's header followed a redirect")
+        XCTAssertFalse(
+            other.requestLog.contains { $0.header("X-Api-Key") != nil }, "alpha's header followed a redirect")
         // alpha's allow_network is alpha's only: the same server by URL is refused by the SSRF guard.
         let direct = try server.get(ProxyPath.plain(origin.url("/img/cat.png")))
         XCTAssertEqual(direct.status, 403, direct.text)
@@ -74,8 +76,10 @@ final class NamedOriginTests: ServeTestCase {
 
         // Paths that could leave the base URL, and names no origin has: 400, nothing fetched.
         let before = origin.requestLog.count + other.requestLog.count
-        for source in ["alpha://../cat.png", "alpha://x/../../cat.png", "alpha://%2e%2e/cat.png", "alpha://%252E%252E/x",
-                       "beta://.%2E/img/cat.png", "alpha://", "gamma://cat.png", "Alpha://cat.png"] {
+        for source in [
+            "alpha://../cat.png", "alpha://x/../../cat.png", "alpha://%2e%2e/cat.png", "alpha://%252E%252E/x",
+            "beta://.%2E/img/cat.png", "alpha://", "gamma://cat.png", "Alpha://cat.png"
+        ] {
             for target in [ProxyPath.plain(source), ProxyPath.encoded(source)] {
                 let refused = try server.get(target)
                 XCTAssertEqual(refused.status, 400, "\(source): \(refused.status) \(refused.text)")
@@ -85,8 +89,10 @@ final class NamedOriginTests: ServeTestCase {
         XCTAssertEqual(origin.requestLog.count + other.requestLog.count, before)
 
         // /info reads the named source the same way.
-        let info = try server.get("/info/insecure/plain/" + "alpha://cat.png".replacingOccurrences(of: "/", with: "%2F")
-            .replacingOccurrences(of: ":", with: "%3A"))
+        let info = try server.get(
+            "/info/insecure/plain/"
+                + "alpha://cat.png".replacingOccurrences(of: "/", with: "%2F")
+                .replacingOccurrences(of: ":", with: "%3A"))
         XCTAssertEqual(info.status, 200, info.text)
         XCTAssertTrue(info.text.contains("\"width\":64"), info.text)
         answers.append(info)
@@ -108,7 +114,8 @@ final class NamedOriginTests: ServeTestCase {
         let small = SampleImages.png(width: 5, height: 7)
         let two = try MotoS3(bucket: "two-bucket", objects: ["b.png": small])
         defer { two.stop() }
-        let file = try originsFile("""
+        let file = try originsFile(
+            """
             [origins.one]
             s3 = "s3://one-bucket/photos"
             endpoint = "\(one.endpoint)"
@@ -128,9 +135,11 @@ final class NamedOriginTests: ServeTestCase {
             access_key_id_env = "ONE_KEY"
             secret_access_key_env = "ONE_SECRET"
             """)
-        let environment = ["ONE_KEY": one.accessKeyID, "ONE_SECRET": one.secretAccessKey,
-                           "TWO_KEY": two.accessKeyID, "TWO_SECRET": two.secretAccessKey,
-                           "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""]
+        let environment = [
+            "ONE_KEY": one.accessKeyID, "ONE_SECRET": one.secretAccessKey,
+            "TWO_KEY": two.accessKeyID, "TWO_SECRET": two.secretAccessKey,
+            "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""
+        ]
         // No --allow-s3: named S3 origins need none; plain s3:// sources stay refused.
         let server = try serve(["--origins", file, "--verbose"], allowOrigin: false, environment: environment)
         var answers: [HTTPResult] = []
@@ -145,7 +154,8 @@ final class NamedOriginTests: ServeTestCase {
         // one's credentials are wrong for two's store: a clean 502 saying the store refused, nothing more.
         let crossed = try server.get(ProxyPath.plain("crossed://b.png"))
         XCTAssertEqual(crossed.status, 502, crossed.text)
-        XCTAssertEqual(crossed.text.trimmingCharacters(in: .whitespacesAndNewlines), "502 Bad Gateway: origin answered 403")
+        XCTAssertEqual(
+            crossed.text.trimmingCharacters(in: .whitespacesAndNewlines), "502 Bad Gateway: origin answered 403")
         let plain = try server.get(ProxyPath.plain("s3://one-bucket/photos/a.png"))
         XCTAssertEqual(plain.status, 403, plain.text)
         let escape = try server.get(ProxyPath.plain("one://../../two-bucket/b.png"))
@@ -160,7 +170,8 @@ final class NamedOriginTests: ServeTestCase {
 
     func testDefaultOriginAndStartErrors() throws {
         origin.setRoute("/base/dir/cat.png", .ok(png, contentType: "image/png"))
-        let file = try originsFile("""
+        let file = try originsFile(
+            """
             [origins.default]
             url = "\(origin.url("/base"))"
             allow_network = ["127.0.0.1/32"]
@@ -175,11 +186,13 @@ final class NamedOriginTests: ServeTestCase {
         let both = try ServeProcess.startFailure(["--origins", file, "--base-url", "http://example.com/"])
         XCTAssertEqual(both.status, 2, both.stderr)
         XCTAssertTrue(both.stderr.contains("--base-url"), both.stderr)
-        let viaEnvironment = try ServeProcess.startFailure(["--origins", file],
-                                                           environment: ["IMGPROXY_BASE_URL": "http://example.com/"])
+        let viaEnvironment = try ServeProcess.startFailure(
+            ["--origins", file],
+            environment: ["IMGPROXY_BASE_URL": "http://example.com/"])
         XCTAssertEqual(viaEnvironment.status, 2, viaEnvironment.stderr)
 
-        let unset = try originsFile("""
+        let unset = try originsFile(
+            """
             [origins.store]
             s3 = "s3://bucket/prefix"
             endpoint = "http://127.0.0.1:9"
@@ -189,9 +202,11 @@ final class NamedOriginTests: ServeTestCase {
         let missing = try ServeProcess.startFailure(["--origins", unset])
         XCTAssertEqual(missing.status, 2, missing.stderr)
         XCTAssertTrue(missing.stderr.contains("DW_TEST_UNSET_KEY_ID"), missing.stderr)
-        for bad in ["[origins.x]\nurl = \"http://a.example\"\nallow_networks = [\"10.0.0.0/8\"]\n",
-                    "[origins.http]\nurl = \"http://a.example\"\n", "[origins.x]\nurl = \"ftp://a.example\"\n",
-                    "[origins.x]\ns3 = \"s3://bucket/p\"\nheaders = { A = \"b\" }\n", "[origins.x\n"] {
+        for bad in [
+            "[origins.x]\nurl = \"http://a.example\"\nallow_networks = [\"10.0.0.0/8\"]\n",
+            "[origins.http]\nurl = \"http://a.example\"\n", "[origins.x]\nurl = \"ftp://a.example\"\n",
+            "[origins.x]\ns3 = \"s3://bucket/p\"\nheaders = { A = \"b\" }\n", "[origins.x\n"
+        ] {
             let refused = try ServeProcess.startFailure(["--origins", try originsFile(bad)])
             XCTAssertEqual(refused.status, 2, "\(bad): \(refused.stderr)")
         }

@@ -72,7 +72,8 @@ final class OTLPCollector: @unchecked Sendable {
             var fields: [String: String] = [:]
             for line in lines.dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
             buffer = rest
             var body: [UInt8]
@@ -85,7 +86,9 @@ final class OTLPCollector: @unchecked Sendable {
                 body = Array(buffer[..<count])
                 buffer.removeFirst(count)
             }
-            lock.withLock { received.append(Export(path: path, contentType: fields["content-type"] ?? "", body: Data(body))) }
+            lock.withLock {
+                received.append(Export(path: path, contentType: fields["content-type"] ?? "", body: Data(body)))
+            }
             let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
             _ = answer.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         }
@@ -113,8 +116,10 @@ final class OTLPCollector: @unchecked Sendable {
         while true {
             while buffer.firstRange(of: Array("\r\n".utf8)) == nil { guard fill(client, &buffer) else { return nil } }
             let lineEnd = buffer.firstRange(of: Array("\r\n".utf8))!
-            let size = Int(String(decoding: buffer[..<lineEnd.lowerBound], as: UTF8.self)
-                .split(separator: ";").first ?? "", radix: 16) ?? 0
+            let size =
+                Int(
+                    String(decoding: buffer[..<lineEnd.lowerBound], as: UTF8.self)
+                        .split(separator: ";").first ?? "", radix: 16) ?? 0
             buffer.removeFirst(lineEnd.upperBound)
             while buffer.count < size + 2 { guard fill(client, &buffer) else { return nil } }
             body += buffer[..<size]

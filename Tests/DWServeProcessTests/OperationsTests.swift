@@ -68,7 +68,8 @@ final class ImgproxyMetricsTests: ServeTestCase {
         XCTAssertGreaterThanOrEqual(
             try server.metric(#"imgproxy_request_span_duration_seconds_count{span="processing_image"}"#), 1)
         XCTAssertGreaterThanOrEqual(
-            try server.metric(#"imgproxy_request_span_duration_seconds_count{span="queue"}"#), 1, "the wait for a worker")
+            try server.metric(#"imgproxy_request_span_duration_seconds_count{span="queue"}"#), 1,
+            "the wait for a worker")
         XCTAssertEqual(try server.metric("imgproxy_workers"), 3)
         XCTAssertEqual(try server.metric("imgproxy_images_in_progress"), 0)
         XCTAssertEqual(try server.metric(#"dwserve_requests_total{status="200"}"#), 1, "serve's own stay")
@@ -85,16 +86,21 @@ final class ImgproxyMetricsTests: ServeTestCase {
         XCTAssertEqual(preflight.header("Access-Control-Allow-Methods"), "GET, OPTIONS")
         let plain = try serve()
         XCTAssertNil(try plain.get(ProxyPath.plain(origin.url("/a.png"))).header("Access-Control-Allow-Origin"))
-        XCTAssertEqual(try plain.get(ProxyPath.plain(origin.url("/a.png")), method: "OPTIONS").status, 405,
-                       "without it, OPTIONS stays refused")
+        XCTAssertEqual(
+            try plain.get(ProxyPath.plain(origin.url("/a.png")), method: "OPTIONS").status, 405,
+            "without it, OPTIONS stays refused")
     }
 
     func testCanonicalHeaderUserAgentAndRedirectLimitFromTheEnvironment() throws {
         origin.setRoute("/a.png", .ok(SampleImages.png(width: 8, height: 8)))
         origin.setRoute("/r1.png", .redirect(to: origin.url("/r2.png")))
         origin.setRoute("/r2.png", .redirect(to: origin.url("/a.png")))
-        let server = try serve([], environment: ["IMGPROXY_SET_CANONICAL_HEADER": "true",
-                                                 "IMGPROXY_USER_AGENT": "imgproxy-test/1", "IMGPROXY_MAX_REDIRECTS": "1"])
+        let server = try serve(
+            [],
+            environment: [
+                "IMGPROXY_SET_CANONICAL_HEADER": "true",
+                "IMGPROXY_USER_AGENT": "imgproxy-test/1", "IMGPROXY_MAX_REDIRECTS": "1"
+            ])
         let image = try server.get(ProxyPath.plain(origin.url("/a.png")))
         XCTAssertEqual(image.header("Link"), "<\(origin.url("/a.png"))>; rel=\"canonical\"")
         XCTAssertEqual(origin.requestLog.last?.header("User-Agent"), "imgproxy-test/1")

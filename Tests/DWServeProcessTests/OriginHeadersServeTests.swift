@@ -45,8 +45,9 @@ final class OriginHeadersServeTests: ServeTestCase {
         XCTAssertEqual(first.header("Cache-Control"), cacheControl)
         XCTAssertEqual(try passing.get(variant).header("Cache-Control"), cacheControl, "a hot variant too")
         XCTAssertNil(first.header("Last-Modified"), "IMGPROXY_USE_LAST_MODIFIED is off")
-        XCTAssertEqual(try passing.get(ProxyPath.plain(origin.url("/none.png"))).header("Cache-Control"),
-                       "public, max-age=60", "no Cache-Control from the origin: serve's own")
+        XCTAssertEqual(
+            try passing.get(ProxyPath.plain(origin.url("/none.png"))).header("Cache-Control"),
+            "public, max-age=60", "no Cache-Control from the origin: serve's own")
 
         let flag = try serve(["--max-age", "60", "--cache-control-passthrough"])
         XCTAssertEqual(try flag.get(variant).header("Cache-Control"), cacheControl)
@@ -64,8 +65,11 @@ final class OriginHeadersServeTests: ServeTestCase {
         let expires = formatter.string(from: future)
         origin.setRoute("/ex.png", .ok(png, contentType: "image/png", headers: [("Expires", expires)]))
         origin.setRoute("/old.png", .ok(png, contentType: "image/png", headers: [("Expires", past)]))
-        origin.setRoute("/both.png", .ok(png, contentType: "image/png",
-                                         headers: [("Expires", expires), ("Cache-Control", "public, max-age=77")]))
+        origin.setRoute(
+            "/both.png",
+            .ok(
+                png, contentType: "image/png",
+                headers: [("Expires", expires), ("Cache-Control", "public, max-age=77")]))
         let passing = try serve(["--max-age", "60"], environment: ["IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "true"])
         for round in ["first", "a hot variant"] {
             let answer = try passing.get(ProxyPath.plain(origin.url("/ex.png"), options: "rs:fit:32:32"))

@@ -75,11 +75,14 @@ extension ImgproxyParityServeTests {
             (rgb, "'ph:1', 'br:10'", 3, { $0 == [13077, 22881, 32583] }),
             (rgb, "'ph:1', 'co:2'", 3, { $0 == [0, 7726, 27130] }),
             (rgb, "'ph:1', 'sa:0.5'", 3, { p in p.count == 3 && p[0] > 10507 && p[2] < 30013 && p[1] % 257 != 0 }),
-            (rgb, "'ph:1', 'sh:2'", 3, { p in p.count == 3 && abs(p[0] - 10507) < 400 && p.contains { $0 % 257 != 0 } }),
+            (
+                rgb, "'ph:1', 'sh:2'", 3,
+                { p in p.count == 3 && abs(p[0] - 10507) < 400 && p.contains { $0 % 257 != 0 } }
+            ),
             (rgb, "'ph:1', 'mc:1:ff0000'", 3, { p in p.count == 3 && p[0] > 0 && p[0] % 257 != 0 && p[1] == 0 }),
             (rgb, "'ph:1', 'wm:0.5:ce'", 3, { $0 == [10507, 20311, 30013] }),
             (origin.url("/rgba16.png"), "'ph:1', 'sh:2'", 4, { p in p.count == 4 && p[3] == 50000 }),
-            (origin.url("/rgba16.png"), "'ph:1', 'sa:0.5', 'br:10'", 4, { p in p.count == 4 && p[3] == 50000 }),
+            (origin.url("/rgba16.png"), "'ph:1', 'sa:0.5', 'br:10'", 4, { p in p.count == 4 && p[3] == 50000 })
         ]
         let paths = try Self.pypi(cases.map { ($0.0, png, $0.1) } + [(grey, "extension='avif'", "'ph:1'")])
         let server = try serve(["--watermark", mark.path])

@@ -17,8 +17,11 @@ final class PurgeTests: ServeTestCase {
         origin.setRoute("/q.png", .ok(SampleImages.png(width: 64, height: 48, seed: 4)))
         let moto = try MotoS3(bucket: "results")
         defer { moto.stop() }
-        let server = try serve(["--key", key, "--salt", salt, "--result-storage", "s3://results/v",
-                                "--s3-endpoint", moto.endpoint], environment: moto.environment)
+        let server = try serve(
+            [
+                "--key", key, "--salt", salt, "--result-storage", "s3://results/v",
+                "--s3-endpoint", moto.endpoint
+            ], environment: moto.environment)
         let source = origin.url("/p.png")
         func get(_ src: String, _ options: String) throws -> Int {
             let path = "/\(options)/plain/\(src)"
@@ -26,15 +29,17 @@ final class PurgeTests: ServeTestCase {
         }
         for options in ["w:10", "w:20"] { XCTAssertEqual(try get(source, options), 200) }
         XCTAssertEqual(try get(origin.url("/q.png"), "w:10"), 200)
-        XCTAssertTrue(try eventually(timeout: 10) { try server.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 3 })
+        XCTAssertTrue(
+            try eventually(timeout: 10) { try server.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 3 })
         let asked = origin.requestCount(path: "/p.png")
 
         let body = Array(#"{"sources": ["\#(source)"]}"#.utf8)
         let metrics = try XCTUnwrap(server.metricsPort)
         XCTAssertEqual(try purge(metrics, body, signature: nil).status, 401)
         XCTAssertEqual(try purge(metrics, body, signature: String(repeating: "0", count: 64)).status, 403)
-        XCTAssertEqual(try HTTPClient.request(port: server.port, target: "/purge", method: "POST", body: body).status,
-                       405, "never on the public port")
+        XCTAssertEqual(
+            try HTTPClient.request(port: server.port, target: "/purge", method: "POST", body: body).status,
+            405, "never on the public port")
         let purged = try purge(metrics, body, signature: hmac(body))
         XCTAssertEqual(purged.status, 200, purged.text)
         let counts = try XCTUnwrap(JSONSerialization.jsonObject(with: purged.body) as? [String: Int])

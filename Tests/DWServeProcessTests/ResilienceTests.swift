@@ -18,8 +18,9 @@ final class ResilienceTests: ServeTestCase {
         for attempt in 0..<2 {
             let failed = try server.get(ProxyPath.plain("http://nonexistent.invalid/x\(attempt).png"))
             XCTAssertEqual(failed.status, 502, failed.text)
-            XCTAssertEqual(failed.text.trimmingCharacters(in: .whitespacesAndNewlines), "502 Bad Gateway: origin unreachable",
-                           "the class only, never libcurl's text")
+            XCTAssertEqual(
+                failed.text.trimmingCharacters(in: .whitespacesAndNewlines), "502 Bad Gateway: origin unreachable",
+                "the class only, never libcurl's text")
         }
         for i in 1..<4 {
             let response = try server.get(ProxyPath.plain(origin.url("/ok\(i).png")))

@@ -32,8 +32,10 @@ final class SSRFTests: ServeTestCase {
         origin.setRoute("/a.png", .ok(png))
         let port = origin.port
         let server = try serve(allowOrigin: false)
-        for host in ["[::ffff:127.0.0.1]", "2130706433", "0177.0.0.1", "0x7f.0.0.1", "127.1", "localhost", "[::1]",
-                     "[::ffff:7f00:1]", "0.0.0.0"] {
+        for host in [
+            "[::ffff:127.0.0.1]", "2130706433", "0177.0.0.1", "0x7f.0.0.1", "127.1", "localhost", "[::1]",
+            "[::ffff:7f00:1]", "0.0.0.0"
+        ] {
             let response = try server.get(ProxyPath.plain("http://\(host):\(port)/a.png"))
             XCTAssertEqual(response.status, 403, "\(host): \(response.text)")
         }

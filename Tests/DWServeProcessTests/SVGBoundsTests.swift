@@ -12,7 +12,8 @@ final class SVGBoundsTests: ServeTestCase {
     /// The review's bomb: an 8000 × 8000 RGBA PNG (all zero, ~250 KB compressed) as a data: URL in an SVG declaring
     /// `size` (gdk-pixbuf would decode 256 MB of it).
     private func bomb(size: String) throws -> Data {
-        let base64 = try python("""
+        let base64 = try python(
+            """
             import base64, struct, zlib
             def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
             z = zlib.compressobj(9)
@@ -22,46 +23,66 @@ final class SVGBoundsTests: ServeTestCase {
                 + chunk(b'IDAT', data) + chunk(b'IEND', b'')
             print(base64.b64encode(png).decode())
             """)
-        return Data("<svg \(Self.ns) \(size)><image width=\"10\" height=\"10\" href=\"data:image/png;base64,\(base64)\"/></svg>".utf8)
+        return Data(
+            "<svg \(Self.ns) \(size)><image width=\"10\" height=\"10\" href=\"data:image/png;base64,\(base64)\"/></svg>"
+                .utf8)
     }
 
     func testAnEmbeddedPNGBombIsRefusedBeforeAnythingDecodesIt() throws {
         origin.setRoute("/bomb.svg", .ok(try bomb(size: "width=\"10\" height=\"10\""), contentType: "image/svg+xml"))
         origin.setRoute("/unsized-bomb.svg", .ok(try bomb(size: ""), contentType: "image/svg+xml"))
         let red = SampleImages.png(width: 4, height: 4) { _, _ in (255, 0, 0, 255) }
-        let small = "<svg \(Self.ns) width=\"10\" height=\"10\"><image width=\"10\" height=\"10\" "
+        let small =
+            "<svg \(Self.ns) width=\"10\" height=\"10\"><image width=\"10\" height=\"10\" "
             + "href=\"data:image/png;base64,\(red.base64EncodedString())\"/></svg>"
         origin.setRoute("/small.svg", .ok(Data(small.utf8), contentType: "image/svg+xml"))
         let server = try serve()
-        XCTAssertEqual(try server.get("/insecure/f:png/plain/\(origin.url("/small.svg"))").status, 200,
-                       "an embedded PNG within the limits is drawn")
+        XCTAssertEqual(
+            try server.get("/insecure/f:png/plain/\(origin.url("/small.svg"))").status, 200,
+            "an embedded PNG within the limits is drawn")
         let before = server.peakResidentBytes
-        for path in ["/insecure/f:png/plain/\(origin.url("/bomb.svg"))", "/insecure/w:5/plain/\(origin.url("/bomb.svg"))@webp",
-                     "/info/insecure/plain/\(origin.url("/bomb.svg"))", "/info/insecure/plain/\(origin.url("/unsized-bomb.svg"))",
-                     "/insecure/f:png/plain/\(origin.url("/unsized-bomb.svg"))"] {
+        for path in [
+            "/insecure/f:png/plain/\(origin.url("/bomb.svg"))", "/insecure/w:5/plain/\(origin.url("/bomb.svg"))@webp",
+            "/info/insecure/plain/\(origin.url("/bomb.svg"))",
+            "/info/insecure/plain/\(origin.url("/unsized-bomb.svg"))",
+            "/insecure/f:png/plain/\(origin.url("/unsized-bomb.svg"))"
+        ] {
             let response = try server.get(path)
             XCTAssertEqual(response.status, 422, "\(path): \(response.text)")
         }
         let grown = server.peakResidentBytes - before
         XCTAssertLessThan(grown, 100 << 20, "peak RSS grew \(grown >> 20) MB (decoding the bomb costs ~500 MB)")
-        XCTAssertEqual(try server.get("/insecure/plain/\(origin.url("/bomb.svg"))").status, 200,
-                       "served as SVG nothing is rendered (imgproxy's behaviour)")
+        XCTAssertEqual(
+            try server.get("/insecure/plain/\(origin.url("/bomb.svg"))").status, 200,
+            "served as SVG nothing is rendered (imgproxy's behaviour)")
     }
 
     func testEmbeddedXPMAndPNMAndExternalReferencesAre422() throws {
         let xpm = Data("/* XPM */\nstatic char *x[] = {\"1 1 1 1\", \"a c #FF0000\", \"a\"};\n".utf8)
         let pnm = Data("P6 1 1 255 ".utf8) + Data([255, 0, 0])
         let documents: [(String, String)] = [
-            ("xpm", "<image width=\"10\" height=\"10\" xlink:href=\"data:image/x-xpixmap;base64,\(xpm.base64EncodedString())\"/>"),
-            ("pnm", "<image width=\"10\" height=\"10\" href=\"data:image/x-portable-pixmap;base64,\(pnm.base64EncodedString())\"/>"),
-            ("pnm-as-png", "<image width=\"10\" height=\"10\" href=\"data:image/png;base64,\(pnm.base64EncodedString())\"/>"),
+            (
+                "xpm",
+                "<image width=\"10\" height=\"10\" xlink:href=\"data:image/x-xpixmap;base64,\(xpm.base64EncodedString())\"/>"
+            ),
+            (
+                "pnm",
+                "<image width=\"10\" height=\"10\" href=\"data:image/x-portable-pixmap;base64,\(pnm.base64EncodedString())\"/>"
+            ),
+            (
+                "pnm-as-png",
+                "<image width=\"10\" height=\"10\" href=\"data:image/png;base64,\(pnm.base64EncodedString())\"/>"
+            ),
             ("external", "<image width=\"10\" height=\"10\" href=\"\(origin.url("/red.png"))\"/>"),
-            ("file", "<image width=\"10\" height=\"10\" href=\"file:///etc/passwd\"/>"),
+            ("file", "<image width=\"10\" height=\"10\" href=\"file:///etc/passwd\"/>")
         ]
         origin.setRoute("/red.png", .ok(SampleImages.png(width: 10, height: 10)))
         for (name, body) in documents {
-            origin.setRoute("/\(name).svg", .ok(Data("<svg \(Self.ns) width=\"10\" height=\"10\">\(body)</svg>".utf8),
-                                                contentType: "image/svg+xml"))
+            origin.setRoute(
+                "/\(name).svg",
+                .ok(
+                    Data("<svg \(Self.ns) width=\"10\" height=\"10\">\(body)</svg>".utf8),
+                    contentType: "image/svg+xml"))
         }
         let server = try serve()
         for (name, _) in documents {
@@ -76,7 +97,8 @@ final class SVGBoundsTests: ServeTestCase {
 
     func testAFilterChainIsStoppedAtTheRenderBudget() throws {
         let chain = String(repeating: "<feMorphology radius=\"30\"/>", count: 5)
-        let svg = "<svg \(Self.ns) width=\"400\" height=\"400\"><filter id=\"m\">\(chain)</filter>"
+        let svg =
+            "<svg \(Self.ns) width=\"400\" height=\"400\"><filter id=\"m\">\(chain)</filter>"
             + "<rect width=\"400\" height=\"400\" fill=\"#888\" filter=\"url(#m)\"/></svg>"
         origin.setRoute("/chain.svg", .ok(Data(svg.utf8), contentType: "image/svg+xml"))
         let unsized = svg.replacingOccurrences(of: " width=\"400\" height=\"400\"><filter", with: "><filter")
@@ -103,9 +125,11 @@ final class SVGBoundsTests: ServeTestCase {
         origin.setRoute("/d.svg", .ok(SampleImages.svgDrawing, contentType: "image/svg+xml"))
         let server = try serve(["--source-formats", "png,jpg"])
         XCTAssertEqual(try server.get("/insecure/f:webp/plain/\(origin.url("/a.png"))").status, 200)
-        for path in ["/insecure/f:png/plain/\(origin.url("/a.tiff"))", "/insecure/f:png/plain/\(origin.url("/d.svg"))",
-                     "/insecure/w:10/plain/\(origin.url("/a.tiff"))", "/insecure/plain/\(origin.url("/a.tiff"))",
-                     "/insecure/plain/\(origin.url("/d.svg"))", "/info/insecure/plain/\(origin.url("/d.svg"))"] {
+        for path in [
+            "/insecure/f:png/plain/\(origin.url("/a.tiff"))", "/insecure/f:png/plain/\(origin.url("/d.svg"))",
+            "/insecure/w:10/plain/\(origin.url("/a.tiff"))", "/insecure/plain/\(origin.url("/a.tiff"))",
+            "/insecure/plain/\(origin.url("/d.svg"))", "/info/insecure/plain/\(origin.url("/d.svg"))"
+        ] {
             XCTAssertEqual(try server.get(path).status, 422, path)
         }
         let everything = try serve()

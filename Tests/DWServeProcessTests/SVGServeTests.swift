@@ -10,7 +10,8 @@ final class SVGServeTests: ServeTestCase {
     /// 100 × 50: a red square, a blue circle, a green diagonal.
     let drawing = SampleImages.svgDrawing
     /// The drawing with a script, event handlers and a javascript: link.
-    let dirty = Data("""
+    let dirty = Data(
+        """
         <svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" onload="alert(1)">
           <script>alert(2)</script>
           <rect x="5" y="5" width="40" height="40" fill="#ff0000" onclick="alert(3)"/>
@@ -32,7 +33,7 @@ final class SVGServeTests: ServeTestCase {
             ("width=50", "'skp:svg'", "image/svg+xml", 0, 0),
             ("width=50, extension='png'", "'skp:svg'", "image/png", 50, 25),  // skp only when the formats agree
             ("width=50, extension='svg'", "", "image/svg+xml", 0, 0),
-            ("width=50, extension='png'", "'raw:1'", "image/svg+xml", 0, 0),
+            ("width=50, extension='png'", "'raw:1'", "image/svg+xml", 0, 0)
         ]
         for (kwargs, extra, contentType, width, height) in cases {
             let path = try python("import imgproxy; print(imgproxy.ImgProxy('\(source)', \(kwargs))(\(extra)))")
@@ -40,7 +41,8 @@ final class SVGServeTests: ServeTestCase {
             XCTAssertEqual(response.status, 200, "\(path): \(response.text)")
             XCTAssertEqual(response.header("Content-Type"), contentType, path)
             XCTAssertEqual(response.header("X-Content-Type-Options"), "nosniff", path)
-            XCTAssertEqual(response.header("Content-Security-Policy"), "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+            XCTAssertEqual(
+                response.header("Content-Security-Policy"), "default-src 'none'; style-src 'unsafe-inline'; sandbox")
             if width == 0 {
                 XCTAssertEqual(response.body, drawing, "\(path): a clean SVG is served byte for byte")
             } else {
@@ -49,7 +51,8 @@ final class SVGServeTests: ServeTestCase {
             }
         }
         // the raster is librsvg's own at that size (rsvg-convert), not a resized raster
-        let png = try server.get(try python("import imgproxy; print(imgproxy.ImgProxy('\(source)', width=400, extension='png')())"))
+        let png = try server.get(
+            try python("import imgproxy; print(imgproxy.ImgProxy('\(source)', width=400, extension='png')())"))
         XCTAssertLessThanOrEqual(try largestDifference(png.body, rsvgConvert(drawing, 400, 200)), 24)
         // f:svg from a raster source, as imgproxy: 422
         origin.setRoute("/p.png", .ok(SampleImages.png(width: 20, height: 10)))
@@ -73,8 +76,9 @@ final class SVGServeTests: ServeTestCase {
         }
         let rasterised = try server.get("/insecure/f:png/plain/\(origin.url("/x.svg"))")  // from the original bytes
         XCTAssertEqual(try largestDifference(rasterised.body, rsvgConvert(response.body, 100, 50)), 0)
-        XCTAssertEqual(try server.get("/insecure/raw:1/plain/\(origin.url("/x.svg"))").body, dirty,
-                       "raw:1 streams the source as it is (imgproxy does not sanitise it; the CSP sandbox stays)")
+        XCTAssertEqual(
+            try server.get("/insecure/raw:1/plain/\(origin.url("/x.svg"))").body, dirty,
+            "raw:1 streams the source as it is (imgproxy does not sanitise it; the CSP sandbox stays)")
         let unsanitised = try serve(["--no-sanitize-svg"])
         XCTAssertEqual(try unsanitised.get("/insecure/plain/\(origin.url("/x.svg"))").body, dirty)
     }
@@ -103,18 +107,21 @@ final class SVGServeTests: ServeTestCase {
             """
         origin.setRoute("/refs.svg", .ok(Data(references.utf8), contentType: "image/svg+xml"))
         origin.setRoute("/broken.svg", .ok(Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><rect".utf8)))
-        let huge = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1e9\" height=\"1e9\"><rect width=\"1\" height=\"1\"/></svg>"
+        let huge =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1e9\" height=\"1e9\"><rect width=\"1\" height=\"1\"/></svg>"
         origin.setRoute("/huge.svg", .ok(Data(huge.utf8), contentType: "image/svg+xml"))
         let server = try serve()
         // rasterised, references outside the document are refused before librsvg sees it; as SVG it is served
         for (options, status) in [("f:png", 422), ("w:50/f:webp", 422), ("", 200), ("skp:svg", 200)] {
-            let response = try server.get("/insecure/\(options.isEmpty ? "" : options + "/")plain/\(origin.url("/refs.svg"))")
+            let response = try server.get(
+                "/insecure/\(options.isEmpty ? "" : options + "/")plain/\(origin.url("/refs.svg"))")
             XCTAssertEqual(response.status, status, "\(options): \(response.text)")
             XCTAssertFalse(response.text.contains("root:"), "no file bytes in the answer")
         }
         XCTAssertEqual(peer.requestLog.count, 0, "an SVG made the server fetch: \(peer.requestedPaths)")
         for options in ["f:png", ""] {  // librsvg refuses it; the sanitiser cannot tokenise it: 422 both
-            let broken = try server.get("/insecure/\(options.isEmpty ? "" : options + "/")plain/\(origin.url("/broken.svg"))")
+            let broken = try server.get(
+                "/insecure/\(options.isEmpty ? "" : options + "/")plain/\(origin.url("/broken.svg"))")
             XCTAssertEqual(broken.status, 422, "\(options): \(broken.text)")
         }
         for options in ["f:png", "w:100/f:png", "el:1/f:png"] {
@@ -125,8 +132,10 @@ final class SVGServeTests: ServeTestCase {
         // the result limits see a vector's size (scaled to the box without el:1) before anything renders; not
         // enlarged, a render over --max-result-pixels is scaled down to it (imgproxy's rule, its MAX_SRC_RESOLUTION)
         origin.setRoute("/d.svg", .ok(drawing, contentType: "image/svg+xml"))
-        for (options, status) in [("rs:fit:10000:10000:1", 422), ("rs:fit:8000:8000:1", 422), ("w:2000", 200),
-                                  ("rs:fit:8000:8000", 200)] {
+        for (options, status) in [
+            ("rs:fit:10000:10000:1", 422), ("rs:fit:8000:8000:1", 422), ("w:2000", 200),
+            ("rs:fit:8000:8000", 200)
+        ] {
             let response = try server.get("/insecure/\(options)/plain/\(origin.url("/d.svg"))@png")
             XCTAssertEqual(response.status, status, "\(options): \(response.status == 200 ? "" : response.text)")
             guard status == 200 else { continue }
@@ -134,8 +143,9 @@ final class SVGServeTests: ServeTestCase {
             XCTAssertLessThanOrEqual(facts.width * facts.height, 16_800_000, options)
             XCTAssertEqual(facts.width, options == "w:2000" ? 2000 : 5797, options)
         }
-        XCTAssertEqual(try server.get("/insecure/plain/\(origin.url("/huge.svg"))").status, 200,
-                       "as SVG it is served (imgproxy: nothing is rendered)")
+        XCTAssertEqual(
+            try server.get("/insecure/plain/\(origin.url("/huge.svg"))").status, 200,
+            "as SVG it is served (imgproxy: nothing is rendered)")
     }
 
     func testDwfetchDownloadsSVGAndItsPixelFlagsRasteriseIt() throws {
@@ -177,7 +187,8 @@ final class SVGServeTests: ServeTestCase {
 
     /// The largest channel difference of two images of one size, by Pillow (colour premultiplied by alpha).
     private func largestDifference(_ a: Data, _ b: Data) throws -> Int {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io
             from PIL import Image, ImageChops
             def load(s):

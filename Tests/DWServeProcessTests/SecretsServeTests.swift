@@ -13,8 +13,9 @@ final class SecretsServeTests: ServeTestCase {
         for mode in [0o644, 0o640, 0o604] {
             chmod(keyFile.path, mode_t(mode))
             let server = try serve(["--key-file", keyFile.path])
-            XCTAssertTrue(server.stderr.contains("--key-file \(keyFile.path) is readable or writable by others"),
-                          "mode \(String(mode, radix: 8)): \(server.stderr)")
+            XCTAssertTrue(
+                server.stderr.contains("--key-file \(keyFile.path) is readable or writable by others"),
+                "mode \(String(mode, radix: 8)): \(server.stderr)")
         }
         chmod(keyFile.path, 0o600)
         let quiet = try serve(["--key-file", keyFile.path])

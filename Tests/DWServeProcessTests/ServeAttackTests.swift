@@ -14,7 +14,8 @@ final class ServeAttackTests: ServeTestCase {
         origin.setRoute("/one.png", .ok(SampleImages.png(width: 1, height: 1)))
         let server = try serve()
         let before = server.residentBytes
-        let response = try server.get(ProxyPath.plain(origin.url("/one.png"), options: "rs:force:16384:16384:1/bl:100/f:avif"))
+        let response = try server.get(
+            ProxyPath.plain(origin.url("/one.png"), options: "rs:force:16384:16384:1/bl:100/f:avif"))
         XCTAssertEqual(response.status, 422, response.text)
         XCTAssertLessThan(server.residentBytes - before, 32 << 20, "nothing was decoded or allocated")
         XCTAssertEqual(try server.metric("dwserve_transforms_total"), 0, "refused before the transform started")
@@ -23,16 +24,20 @@ final class ServeAttackTests: ServeTestCase {
     /// Found by fuzz/url-fuzzer: a trim with nothing to trim, on a PNG with no uniform border (most photos), took
     /// the whole server down with signal 11 (the encoder's one-thread render kept pointers to freed images).
     func testATrimWithNothingToTrimOnAPNGLeavesTheServerUp() throws {
-        origin.setRoute("/gradient.png", .ok(SampleImages.png(width: 120, height: 80) { x, y in
-            (UInt8(x * 2), UInt8(y * 3), UInt8(x + y), 255)
-        }))
+        origin.setRoute(
+            "/gradient.png",
+            .ok(
+                SampleImages.png(width: 120, height: 80) { x, y in
+                    (UInt8(x * 2), UInt8(y * 3), UInt8(x + y), 255)
+                }))
         let server = try serve()
         for options in ["t:10", "t:10:ff00ff:1:1", "trim:300/f:jpg"] {
             let response = try server.get(ProxyPath.plain(origin.url("/gradient.png"), options: options))
             XCTAssertEqual(response.status, 200, "\(options): \(response.text)")
         }
-        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/gradient.png"), options: "w:60")).status, 200,
-                       "the server still answers")
+        XCTAssertEqual(
+            try server.get(ProxyPath.plain(origin.url("/gradient.png"), options: "w:60")).status, 200,
+            "the server still answers")
     }
 
     /// 600 frames of 200×200 (24 MP, over the default 16.8 MP budget): the first frame only is decoded and served,
@@ -82,7 +87,8 @@ final class ServeAttackTests: ServeTestCase {
         let server = try serve(["--request-timeout", "1", "--timeout", "60"])
         let response = try server.get(ProxyPath.plain(origin.url("/hang.png")))
         XCTAssertEqual(response.status, 504, response.text)
-        XCTAssertTrue(origin.waitForActiveRequests(0, timeout: 10), "the abandoned fetch was cancelled, its connection closed")
+        XCTAssertTrue(
+            origin.waitForActiveRequests(0, timeout: 10), "the abandoned fetch was cancelled, its connection closed")
         XCTAssertEqual(origin.requestCount(path: "/hang.png"), 1, "and not retried")
         XCTAssertEqual(try server.get("/health").status, 200)
     }
@@ -164,14 +170,17 @@ final class ServeAttackTests: ServeTestCase {
         let deadline = Date().addingTimeInterval(10)
         var files: [String] = []
         while files.isEmpty && Date() < deadline {  // the disk write follows the answer
-            files = ((try? FileManager.default.contentsOfDirectory(atPath: space.path)) ?? []).filter { !$0.hasPrefix(".") }
+            files = ((try? FileManager.default.contentsOfDirectory(atPath: space.path)) ?? []).filter {
+                !$0.hasPrefix(".")
+            }
             if files.isEmpty { usleep(20_000) }
         }
         XCTAssertFalse(files.isEmpty, "an entry was written")
         let enumerator = FileManager.default.enumerator(atPath: server.cacheDir.path)
         var checked = 0
         while let name = enumerator?.nextObject() as? String {
-            let attributes = try FileManager.default.attributesOfItem(atPath: server.cacheDir.appendingPathComponent(name).path)
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: server.cacheDir.appendingPathComponent(name).path)
             let mode = (attributes[.posixPermissions] as? Int ?? -1) & 0o777
             let isDirectory = attributes[.type] as? FileAttributeType == .typeDirectory
             XCTAssertEqual(mode, isDirectory ? 0o700 : 0o600, "\(name): \(String(mode, radix: 8))")
@@ -240,7 +249,9 @@ final class ServeAttackTests: ServeTestCase {
 
     func testConnectionsOverTheCapAreNotReadUntilOthersClose() throws {
         // The share per client would close the extra connections at once (SlowClientTests): this is the global cap.
-        let server = try serve(["--max-connections", "2", "--max-connections-per-client", "16", "--header-timeout", "60"])
+        let server = try serve([
+            "--max-connections", "2", "--max-connections-per-client", "16", "--header-timeout", "60"
+        ])
         // NIO accepts up to 4 connections per wake-up before the cap is looked at again, so the cap is exceeded by
         // at most a few: 8 silent connections are sure to fill it.
         var silent: [Int32] = []
@@ -264,8 +275,10 @@ final class ServeAttackTests: ServeTestCase {
         closed.shutdown()
         let server = try serve()
         let refused = try serve([], allowOrigin: false)
-        for (response, expected) in [(try server.get(ProxyPath.plain(closedURL)), 502),
-                                     (try refused.get(ProxyPath.plain(origin.url("/x.png"))), 403)] {
+        for (response, expected) in [
+            (try server.get(ProxyPath.plain(closedURL)), 502),
+            (try refused.get(ProxyPath.plain(origin.url("/x.png"))), 403)
+        ] {
             XCTAssertEqual(response.status, expected, response.text)
             for leak in ["127.0.0.1", "Couldn't", "connect", "curl", "Failed"] {
                 XCTAssertFalse(response.text.contains(leak), "\(leak) in \(response.text)")
@@ -303,16 +316,21 @@ final class ServeAttackTests: ServeTestCase {
 
     func testEveryConfiguredKeyPairIsValid() throws {
         origin.setRoute("/k.png", .ok(png))
-        let pairs = [("6b6579316b6579316b6579316b6579316b6579316b6579316b6579316b657931", "73616c7431"),
-                     ("6b6579326b6579326b6579326b6579326b6579326b6579326b6579326b657932", "73616c7432"),
-                     ("6b6579336b6579336b6579336b6579336b6579336b6579336b6579336b657933", "73616c7433"),
-                     ("6b6579346b6579346b6579346b6579346b6579346b6579346b6579346b657934", "73616c7434")]
+        let pairs = [
+            ("6b6579316b6579316b6579316b6579316b6579316b6579316b6579316b657931", "73616c7431"),
+            ("6b6579326b6579326b6579326b6579326b6579326b6579326b6579326b657932", "73616c7432"),
+            ("6b6579336b6579336b6579336b6579336b6579336b6579336b6579336b657933", "73616c7433"),
+            ("6b6579346b6579346b6579346b6579346b6579346b6579346b6579346b657934", "73616c7434")
+        ]
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-keys-\(UUID().uuidString)")
         try "# rotated in\n\(pairs[2].0):\(pairs[2].1)\n".write(to: keyFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: keyFile) }
-        let server = try serve(["--key", pairs[0].0, "--salt", pairs[0].1, "--key", pairs[1].0, "--salt", pairs[1].1,
-                                "--key-file", keyFile.path],
-                               environment: ["IMGPROXY_KEY": "abcd,\(pairs[3].0)", "IMGPROXY_SALT": "abcd,\(pairs[3].1)"])
+        let server = try serve(
+            [
+                "--key", pairs[0].0, "--salt", pairs[0].1, "--key", pairs[1].0, "--salt", pairs[1].1,
+                "--key-file", keyFile.path
+            ],
+            environment: ["IMGPROXY_KEY": "abcd,\(pairs[3].0)", "IMGPROXY_SALT": "abcd,\(pairs[3].1)"])
         let path = "/rs:fit:10:10/plain/" + origin.url("/k.png")
         for (key, salt) in pairs {
             let signature = Self.sign(path, key: key, salt: salt)
@@ -328,7 +346,8 @@ final class ServeAttackTests: ServeTestCase {
         refused.executableURL = ServeProcess.binary
         // A documentation address no interface has: were the refusal missing, binding would fail, never listen.
         refused.arguments = ["serve", "--host", "192.0.2.1", "--port", "0"]
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-err-\(UUID().uuidString)")
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "dwserve-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         refused.standardError = try FileHandle(forWritingTo: errorFile)
@@ -400,7 +419,8 @@ final class ServeAttackTests: ServeTestCase {
         tiff += [0x12, 0, 2, 0, 11, 0, 0, 0, 56, 0, 0, 0] + [0, 0, 0, 0]
         tiff += Array("GPS-SECRET".utf8) + [0]
         let exif = Array("Exif".utf8) + [0, 0] + tiff
-        let xmp = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+        let xmp =
+            Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
             + Array("<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF/></x:xmpmeta>".utf8)
         func segment(_ payload: [UInt8]) -> [UInt8] {
             let length = payload.count + 2
@@ -420,7 +440,8 @@ final class ServeAttackTests: ServeTestCase {
         while true {
             let text = String(decoding: response, as: UTF8.self)
             if let end = text.range(of: "\r\n\r\n") {
-                let length = text[..<end.lowerBound].split(separator: "\r\n")
+                let length =
+                    text[..<end.lowerBound].split(separator: "\r\n")
                     .first { $0.lowercased().hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                 if text.utf8.distance(from: end.upperBound, to: text.endIndex) >= length { return text }

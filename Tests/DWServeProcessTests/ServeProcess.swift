@@ -18,8 +18,10 @@ final class ServeProcess: @unchecked Sendable {
 
     /// `dwfetch serve --port 0 --cache-dir <temp, or cacheDir> --metrics-bind 127.0.0.1:0 args`, with `environment`
     /// added to this process's; waits until it prints the port it listens on.
-    init(_ args: [String], environment: [String: String] = [:], cacheDir: URL? = nil,
-         file: StaticString = #filePath, line: UInt = #line) throws {
+    init(
+        _ args: [String], environment: [String: String] = [:], cacheDir: URL? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         workDir = dir
@@ -31,7 +33,8 @@ final class ServeProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let binary = Self.binary
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw ServeStartFailure("dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
+            throw ServeStartFailure(
+                "dwfetch is not built at \(binary.path); run scripts/test.sh (it builds every product)")
         }
         process = Process()
         process.executableURL = binary
@@ -142,8 +145,10 @@ final class ServeProcess: @unchecked Sendable {
     /// stderr (written to a file, so a chatty process never blocks on a pipe). A server that starts after all is
     /// stopped after 20 s, so the caller's check fails instead of hanging.
     static func startFailure(_ args: [String], environment: [String: String] = [:]) throws
-        -> (status: Int32, stderr: String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-start-\(UUID().uuidString).log")
+        -> (status: Int32, stderr: String)
+    {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "dwserve-start-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let process = Process()
@@ -180,8 +185,10 @@ struct HTTPResult {
 /// A minimal HTTP/1.1 client over a blocking socket: one request per connection (`Connection: close`), the raw
 /// target sent as given (no normalisation, which a URL-session client would do).
 enum HTTPClient {
-    static func request(host: String = "127.0.0.1", port: Int, target: String, headers: [String: String] = [:],
-                        method: String = "GET", body: [UInt8] = [], timeout: TimeInterval = 30) throws -> HTTPResult {
+    static func request(
+        host: String = "127.0.0.1", port: Int, target: String, headers: [String: String] = [:],
+        method: String = "GET", body: [UInt8] = [], timeout: TimeInterval = 30
+    ) throws -> HTTPResult {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         defer { close(fd) }
@@ -192,7 +199,9 @@ enum HTTPClient {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr(host)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         var lines = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
@@ -215,7 +224,8 @@ enum HTTPClient {
         }
         guard let split = received.firstRange(of: Array("\r\n\r\n".utf8)) else { throw POSIXError(.EBADMSG) }
         let head = String(decoding: received[..<split.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        guard let statusLine = head.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
+        guard let statusLine = head.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "")
+        else {
             throw POSIXError(.EBADMSG)
         }
         let fields: [(String, String)] = head.dropFirst().compactMap { line in
@@ -223,7 +233,8 @@ enum HTTPClient {
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var body = Data(received[split.upperBound...])
-        if fields.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") }) {
+        if fields.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased().contains("chunked") })
+        {
             body = dechunk(body)
         }
         return HTTPResult(status: status, headers: fields, body: body)
@@ -233,7 +244,8 @@ enum HTTPClient {
         var out = Data()
         var rest = data[...]
         while let lineEnd = rest.firstRange(of: Data("\r\n".utf8)) {
-            let sizeText = String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
+            let sizeText =
+                String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
             guard let size = Int(sizeText, radix: 16), size > 0 else { break }
             let start = lineEnd.upperBound
             let end = rest.index(start, offsetBy: size, limitedBy: rest.endIndex) ?? rest.endIndex
@@ -262,7 +274,9 @@ final class ConnectionCounter: @unchecked Sendable {
         addr.sin_port = 0
         addr.sin_addr.s_addr = inet_addr(address)
         let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else { close(fd); throw POSIXError(.EADDRNOTAVAIL) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -322,7 +336,9 @@ extension ServeProcess {
 enum RawSocket {
     /// A TCP connection to 127.0.0.1:`port` (from `source`, any port, when given), with a small receive buffer when
     /// asked and a receive timeout.
-    static func connect(port: Int, from source: String? = nil, receiveBuffer: Int32? = nil, receiveTimeout: Int) throws -> Int32 {
+    static func connect(port: Int, from source: String? = nil, receiveBuffer: Int32? = nil, receiveTimeout: Int) throws
+        -> Int32
+    {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         if var size = receiveBuffer {
@@ -336,7 +352,9 @@ enum RawSocket {
             local.sin_family = sa_family_t(AF_INET)
             local.sin_addr.s_addr = inet_addr(source)
             bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         var address = sockaddr_in()

@@ -22,8 +22,11 @@ final class ServeS3Tests: ServeTestCase {
         XCTAssertEqual(first.status, 200, first.text)
         XCTAssertEqual(try a.metric("dwserve_transforms_total"), 1)
         XCTAssertEqual(try a.metric("dwserve_origin_fetches_total"), 1)
-        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) { try a.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 },
-                      "A wrote the variant: \(a.stderr)")
+        XCTAssertTrue(
+            try eventually(timeout: 10, interval: 0.05) {
+                try a.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1
+            },
+            "A wrote the variant: \(a.stderr)")
         let stored = try moto.objects(prefix: "variants/")
         XCTAssertEqual(stored.count, 1)
         XCTAssertEqual(stored.values.first, first.body, "the store holds exactly the bytes A served")
@@ -36,8 +39,9 @@ final class ServeS3Tests: ServeTestCase {
         XCTAssertEqual(try b.metric("dwserve_origin_fetches_total"), 0, "B fetched no source")
         XCTAssertEqual(try b.metric(#"dwserve_result_storage_total{outcome="hit"}"#), 1)
         // Another signature, same variant: the key never holds the signature.
-        XCTAssertEqual(try b.get(ProxyPath.plain("s3://images/src.png", options: "rs:fit:32:32", signature: "x")).body,
-                       first.body)
+        XCTAssertEqual(
+            try b.get(ProxyPath.plain("s3://images/src.png", options: "rs:fit:32:32", signature: "x")).body,
+            first.body)
         XCTAssertEqual(try b.metric("dwserve_transforms_total"), 0)
 
         // The store's answers as mapped: a missing key → 404; a bucket this user may read but a key moto refuses
@@ -62,16 +66,21 @@ final class ServeS3Tests: ServeTestCase {
         let moto = try MotoS3(bucket: "allowed-bucket", objects: ["a.png": png])
         defer { moto.stop() }
         try moto.put(SampleImages.png(width: 5, height: 5), bucket: "secret-bucket", key: "private.png")
-        let server = try serve(["--allow-s3", "--s3-endpoint", moto.endpoint, "--allow-host", "allowed-bucket"],
-                               environment: moto.environment)
+        let server = try serve(
+            ["--allow-s3", "--s3-endpoint", moto.endpoint, "--allow-host", "allowed-bucket"],
+            environment: moto.environment)
         XCTAssertEqual(try server.get(ProxyPath.plain("s3://allowed-bucket/a.png")).status, 200)
         XCTAssertEqual(try server.get(ProxyPath.plain("s3://secret-bucket/private.png")).status, 403)
-        let escapes = ["s3://allowed-bucket/%2e%2e/secret-bucket/private.png",
-                       "s3://allowed-bucket/x/%2E%2E/%2e%2e/secret-bucket/private.png",
-                       "s3://allowed-bucket/.%2e/secret-bucket/private.png",
-                       "s3://allowed-bucket/./../secret-bucket/private.png"]
-        var targets = ["/insecure/plain/s3://allowed-bucket/../secret-bucket/private.png",  // sent as written
-                       "/insecure/plain/s3://allowed-bucket/%252e%252e/secret-bucket/private.png"]
+        let escapes = [
+            "s3://allowed-bucket/%2e%2e/secret-bucket/private.png",
+            "s3://allowed-bucket/x/%2E%2E/%2e%2e/secret-bucket/private.png",
+            "s3://allowed-bucket/.%2e/secret-bucket/private.png",
+            "s3://allowed-bucket/./../secret-bucket/private.png"
+        ]
+        var targets = [
+            "/insecure/plain/s3://allowed-bucket/../secret-bucket/private.png",  // sent as written
+            "/insecure/plain/s3://allowed-bucket/%252e%252e/secret-bucket/private.png"
+        ]
         targets += escapes.map { ProxyPath.plain($0) } + escapes.map { ProxyPath.encoded($0) }
         targets.append(ProxyPath.encoded("s3://allowed-bucket/../secret-bucket/private.png"))
         for target in targets {
@@ -95,12 +104,18 @@ final class ServeS3Tests: ServeTestCase {
         let same = try serve(flags, environment: environment)
         let path = ProxyPath.plain("s3://images/src.png", options: "rs:fit:24:24")
         XCTAssertEqual(try loose.get(path).status, 200)
-        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) { try loose.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 },
-                      "the loose instance wrote its variant: \(loose.stderr)")
+        XCTAssertTrue(
+            try eventually(timeout: 10, interval: 0.05) {
+                try loose.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1
+            },
+            "the loose instance wrote its variant: \(loose.stderr)")
         XCTAssertEqual(try strict.get(path).status, 200)
         XCTAssertEqual(try strict.metric(#"dwserve_result_storage_total{outcome="hit"}"#), 0, "not the loose variant")
         XCTAssertEqual(try strict.metric("dwserve_transforms_total"), 1, "made here, under this policy")
-        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) { try strict.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1 })
+        XCTAssertTrue(
+            try eventually(timeout: 10, interval: 0.05) {
+                try strict.metric(#"dwserve_result_storage_total{outcome="stored"}"#) == 1
+            })
         XCTAssertEqual(try same.get(path).status, 200)
         XCTAssertEqual(try same.metric(#"dwserve_result_storage_total{outcome="hit"}"#), 1, "same policy: shared")
         XCTAssertEqual(try same.metric("dwserve_transforms_total"), 0)
@@ -109,8 +124,9 @@ final class ServeS3Tests: ServeTestCase {
     func testStoreDownDegradesToLocalWork() throws {
         origin.setRoute("/p.png", .ok(png))
         let deadPort = try PeerProcess.freePort()  // nothing listens there
-        let server = try serve(["--s3-endpoint", "http://127.0.0.1:\(deadPort)", "--result-storage", "s3://images/v"],
-                               environment: ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"])
+        let server = try serve(
+            ["--s3-endpoint", "http://127.0.0.1:\(deadPort)", "--result-storage", "s3://images/v"],
+            environment: ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"])
         let path = ProxyPath.plain(origin.url("/p.png"), options: "w:16")
         for _ in 0..<2 {
             let response = try server.get(ProxyPath.plain(origin.url("/p.png"), options: "w:32"))
@@ -118,8 +134,11 @@ final class ServeS3Tests: ServeTestCase {
         }
         let response = try server.get(path)
         XCTAssertEqual(response.status, 200, response.text)
-        XCTAssertTrue(try eventually(timeout: 10, interval: 0.05) { try server.metric(#"dwserve_result_storage_total{outcome="error"}"#) >= 3 },
-                      "lookups and writes that failed are counted")
+        XCTAssertTrue(
+            try eventually(timeout: 10, interval: 0.05) {
+                try server.metric(#"dwserve_result_storage_total{outcome="error"}"#) >= 3
+            },
+            "lookups and writes that failed are counted")
         XCTAssertEqual(try server.metric(#"dwserve_requests_total{status="200"}"#), 3)
         XCTAssertTrue(server.stderr.contains("result storage"), "and logged: \(server.stderr)")
     }

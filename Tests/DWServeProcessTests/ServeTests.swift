@@ -8,15 +8,24 @@ import XCTest
 /// Builds imgproxy-style paths for a source.
 enum ProxyPath {
     /// `/{signature}/{options}/plain/{percent-encoded source}[@ext]`.
-    static func plain(_ source: String, options: String = "", ext: String? = nil, signature: String = "insecure") -> String {
-        let encoded = source.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn:
-            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? source
-        return "/\(signature)" + (options.isEmpty ? "" : "/\(options)") + "/plain/\(encoded)" + (ext.map { "@\($0)" } ?? "")
+    static func plain(_ source: String, options: String = "", ext: String? = nil, signature: String = "insecure")
+        -> String
+    {
+        let encoded =
+            source.addingPercentEncoding(
+                withAllowedCharacters: CharacterSet(
+                    charactersIn:
+                        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? source
+        return "/\(signature)" + (options.isEmpty ? "" : "/\(options)") + "/plain/\(encoded)"
+            + (ext.map { "@\($0)" } ?? "")
     }
 
     /// `/{signature}/{options}/{base64url(source)}[.ext]`.
-    static func encoded(_ source: String, options: String = "", ext: String? = nil, signature: String = "insecure") -> String {
-        "/\(signature)" + (options.isEmpty ? "" : "/\(options)") + "/\(base64url(source))" + (ext.map { ".\($0)" } ?? "")
+    static func encoded(_ source: String, options: String = "", ext: String? = nil, signature: String = "insecure")
+        -> String
+    {
+        "/\(signature)" + (options.isEmpty ? "" : "/\(options)") + "/\(base64url(source))"
+            + (ext.map { ".\($0)" } ?? "")
     }
 
     static func base64url(_ text: String) -> String { DWTestSupport.base64url(text.utf8) }
@@ -36,9 +45,12 @@ class ServeTestCase: XCTestCase {
     }
 
     /// A server that may reach the origin on 127.0.0.1 (SSRF tests pass `allowOrigin: false`).
-    func serve(_ args: [String] = [], allowOrigin: Bool = true, environment: [String: String] = [:]) throws -> ServeProcess {
-        let server = try ServeProcess((allowOrigin ? ["--allow-network", "127.0.0.1/32"] : []) + args,
-                                      environment: environment)
+    func serve(_ args: [String] = [], allowOrigin: Bool = true, environment: [String: String] = [:]) throws
+        -> ServeProcess
+    {
+        let server = try ServeProcess(
+            (allowOrigin ? ["--allow-network", "127.0.0.1/32"] : []) + args,
+            environment: environment)
         servers.append(server)
         return server
     }
@@ -55,8 +67,10 @@ final class ServeTests: ServeTestCase {
         XCTAssertEqual(try server.get("/metrics").status, 404, "/metrics is never on the public port")
         let metrics = try HTTPClient.request(port: try XCTUnwrap(server.metricsPort), target: "/metrics")
         XCTAssertEqual(metrics.status, 200)
-        for name in ["dwserve_requests_total", "dwserve_origin_fetches_total", "dwserve_cache_hits_total",
-                     "dwserve_response_bytes_total", "dwserve_transform_seconds"] {
+        for name in [
+            "dwserve_requests_total", "dwserve_origin_fetches_total", "dwserve_cache_hits_total",
+            "dwserve_response_bytes_total", "dwserve_transform_seconds"
+        ] {
             XCTAssertTrue(metrics.text.contains(name), "\(name) missing from /metrics")
         }
     }
@@ -64,9 +78,11 @@ final class ServeTests: ServeTestCase {
     func testBothSourceEncodingsServeTheSourceBytes() throws {
         origin.setRoute("/cat.png", .ok(png, contentType: "image/png"))
         let server = try serve()
-        for path in [ProxyPath.plain(origin.url("/cat.png")), ProxyPath.encoded(origin.url("/cat.png")),
-                     "/insecure/plain/" + origin.url("/cat.png"),   // plain, not percent-encoded, is accepted too
-                     ProxyPath.encoded(origin.url("/cat.png")).replacingOccurrences(of: "aHR0", with: "aHR0/")] {
+        for path in [
+            ProxyPath.plain(origin.url("/cat.png")), ProxyPath.encoded(origin.url("/cat.png")),
+            "/insecure/plain/" + origin.url("/cat.png"),  // plain, not percent-encoded, is accepted too
+            ProxyPath.encoded(origin.url("/cat.png")).replacingOccurrences(of: "aHR0", with: "aHR0/")
+        ] {
             let response = try server.get(path)
             XCTAssertEqual(response.status, 200, path)
             XCTAssertEqual(response.body, png, path)
@@ -96,14 +112,16 @@ final class ServeTests: ServeTestCase {
         XCTAssertTrue(wrong.text.contains("signature"), wrong.text)
         XCTAssertEqual(try server.get("/insecure\(rest)").status, 403)
         XCTAssertEqual(try server.get(rest).status, 403, "no signature segment at all")
-        XCTAssertEqual(try server.get("/\(signature)\(rest.replacingOccurrences(of: "32:32", with: "33:32"))").status, 403,
-                       "the signature covers the options")
+        XCTAssertEqual(
+            try server.get("/\(signature)\(rest.replacingOccurrences(of: "32:32", with: "33:32"))").status, 403,
+            "the signature covers the options")
         XCTAssertEqual(origin.requestCount(path: "/s.png"), 1)
 
         // imgproxy's documented example (key "secret", salt "hello"): its signature passes; the source host
         // (example.com) is then refused by --allow-host, which says the signature check came first and passed.
         let strict = try serve(["--key", key, "--salt", salt, "--allow-host", "127.0.0.1"])
-        let documented = "/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
+        let documented =
+            "/oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
         let answer = try strict.get(documented)
         XCTAssertEqual(answer.status, 403, "the signature passed, so the URL is refused for its host")
         XCTAssertTrue(answer.text.contains("host"), answer.text)
@@ -122,14 +140,18 @@ final class ServeTests: ServeTestCase {
     func testMalformedURLsAre400WithOneLineBodies() throws {
         let server = try serve()
         let source = origin.url("/x.png")
-        for path in ["/", "/insecure", "/insecure/", "/insecure/rs:fit:10:10/!!!not-base64!!!",
-                     "/insecure/zz:1/" + ProxyPath.base64url(source), "/insecure/rs:squash:10:10/plain/" + source,
-                     "/insecure/w:abc/plain/" + source, "/insecure/q:101/plain/" + source,
-                     "/insecure/plain/" + "ftp://127.0.0.1/x.png", "/insecure/plain/not-a-url",
-                     "/insecure/" + ProxyPath.base64url(source) + ".exe", "/insecure/" + ProxyPath.base64url("file:///etc/passwd")] {
+        for path in [
+            "/", "/insecure", "/insecure/", "/insecure/rs:fit:10:10/!!!not-base64!!!",
+            "/insecure/zz:1/" + ProxyPath.base64url(source), "/insecure/rs:squash:10:10/plain/" + source,
+            "/insecure/w:abc/plain/" + source, "/insecure/q:101/plain/" + source,
+            "/insecure/plain/" + "ftp://127.0.0.1/x.png", "/insecure/plain/not-a-url",
+            "/insecure/" + ProxyPath.base64url(source) + ".exe",
+            "/insecure/" + ProxyPath.base64url("file:///etc/passwd")
+        ] {
             let response = try server.get(path)
             XCTAssertEqual(response.status, 400, path)
-            XCTAssertTrue(response.text.hasSuffix("\n") && response.text.dropLast().contains("\n") == false, response.text)
+            XCTAssertTrue(
+                response.text.hasSuffix("\n") && response.text.dropLast().contains("\n") == false, response.text)
             XCTAssertEqual(response.header("X-Content-Type-Options"), "nosniff")
         }
         XCTAssertEqual(origin.acceptedConnections, 0)
@@ -208,9 +230,11 @@ final class ServeTests: ServeTestCase {
         XCTAssertEqual(try server.get(path, headers: ["If-None-Match": "\"other\""]).status, 200)
         let other = try serve()
         origin.setRoute("/e2.png", .ok(png))
-        XCTAssertEqual(try other.get(ProxyPath.plain(origin.url("/e2.png"))).header("ETag"), etag,
-                       "the ETag is the bytes' own, the same on every instance")
-        XCTAssertEqual(try other.get(ProxyPath.plain(origin.url("/e2.png"))).header("Cache-Control"), "public, max-age=31536000")
+        XCTAssertEqual(
+            try other.get(ProxyPath.plain(origin.url("/e2.png"))).header("ETag"), etag,
+            "the ETag is the bytes' own, the same on every instance")
+        XCTAssertEqual(
+            try other.get(ProxyPath.plain(origin.url("/e2.png"))).header("Cache-Control"), "public, max-age=31536000")
     }
 
     func testAutoFormatVariesOnAcceptOnlyWhenNoFormatIsNamed() throws {
@@ -219,7 +243,8 @@ final class ServeTests: ServeTestCase {
         let implicit = try server.get(ProxyPath.plain(origin.url("/v.png")), headers: ["Accept": "image/png"])
         XCTAssertEqual(implicit.status, 200)
         XCTAssertEqual(implicit.header("Vary"), "Accept")
-        XCTAssertEqual(implicit.header("Content-Type"), "image/png", "Accept without webp/avif keeps the source's format")
+        XCTAssertEqual(
+            implicit.header("Content-Type"), "image/png", "Accept without webp/avif keeps the source's format")
         let named = try server.get(ProxyPath.plain(origin.url("/v.png"), ext: "png"), headers: ["Accept": "image/webp"])
         XCTAssertEqual(named.header("Content-Type"), "image/png")
         XCTAssertNil(named.header("Vary"), "a named format does not depend on Accept")
@@ -264,7 +289,8 @@ final class ServeTests: ServeTestCase {
             if let response = try? HTTPClient.request(port: port, target: path) { result.append(response) }
             done.signal()
         }
-        XCTAssertTrue(origin.waitForBodyBytes(path: "/slow.png", atLeast: 3000, timeout: 10), "the transfer is under way")
+        XCTAssertTrue(
+            origin.waitForBodyBytes(path: "/slow.png", atLeast: 3000, timeout: 10), "the transfer is under way")
         kill(server.process.processIdentifier, SIGTERM)
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
         let response = try XCTUnwrap(result.values.first)
@@ -282,12 +308,16 @@ final class ServeTests: ServeTestCase {
         func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
             let typed = Array(type.utf8) + body
             let length = UInt32(body.count), crc = SampleImages.crc32(typed)
-            return withUnsafeBytes(of: length.bigEndian, Array.init) + typed + withUnsafeBytes(of: crc.bigEndian, Array.init)
+            return withUnsafeBytes(of: length.bigEndian, Array.init) + typed
+                + withUnsafeBytes(of: crc.bigEndian, Array.init)
         }
-        let ihdr = withUnsafeBytes(of: UInt32(width).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(height).bigEndian, Array.init)
+        let ihdr =
+            withUnsafeBytes(of: UInt32(width).bigEndian, Array.init)
+            + withUnsafeBytes(of: UInt32(height).bigEndian, Array.init)
             + [8, 6, 0, 0, 0]
-        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr)
-            + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", []))
+        return Data(
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr)
+                + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", []))
     }
 }
 
@@ -303,9 +333,10 @@ func python(hmacOf path: String, key: String, salt: String) throws -> String {
     process.arguments = ["python3", "-c", script, key, salt, path]
     let pipe = Pipe()
     process.standardOutput = pipe
-    do { try process.run() } catch { throw ServeStartFailure("python3 is needed to compute a reference signature: \(error)") }
+    do { try process.run() } catch {
+        throw ServeStartFailure("python3 is needed to compute a reference signature: \(error)")
+    }
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
-

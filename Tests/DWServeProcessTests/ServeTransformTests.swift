@@ -16,7 +16,8 @@ final class ServeTransformTests: ServeTestCase {
             ("rs:fit:32:32", 32, 24), ("resize:fit:32:32", 32, 24), ("w:16", 16, 12), ("width:16", 16, 12),
             ("h:12", 16, 12), ("height:12", 16, 12), ("rs:fill:20:20", 20, 20), ("rs:force:10:30", 10, 30),
             ("rs:fit:128:128", 64, 48), ("rs:fit:128:128/el:1", 128, 96), ("rs:fit:128:128:1", 128, 96),
-            ("enlarge:1/w:128", 128, 96), ("s:32:32", 32, 24), ("rt:fill/w:20/h:20", 20, 20), ("rs:fill:20:20/g:ce", 20, 20),
+            ("enlarge:1/w:128", 128, 96), ("s:32:32", 32, 24), ("rt:fill/w:20/h:20", 20, 20),
+            ("rs:fill:20:20/g:ce", 20, 20)
         ]
         for (options, width, height) in cases {
             let response = try server.get(ProxyPath.plain(source, options: options))
@@ -38,7 +39,7 @@ final class ServeTransformTests: ServeTestCase {
             (ProxyPath.plain(source, options: "ext:gif"), "image/gif", "gifload"),
             (ProxyPath.plain(source, ext: "jpg"), "image/jpeg", "jpegload"),
             (ProxyPath.encoded(source, ext: "webp"), "image/webp", "webpload"),
-            (ProxyPath.encoded(source, options: "w:32", ext: "png"), "image/png", "pngload"),
+            (ProxyPath.encoded(source, options: "w:32", ext: "png"), "image/png", "pngload")
         ]
         for (path, type, loader) in cases {
             let response = try server.get(path)
@@ -60,8 +61,9 @@ final class ServeTransformTests: ServeTestCase {
         let blurred = try server.get(ProxyPath.plain(source, options: "bl:4", ext: "jpg"))
         XCTAssertEqual(blurred.status, 200)
         XCTAssertLessThan(blurred.body.count, sharp.body.count, "a blurred image compresses better")
-        XCTAssertNotEqual(try server.get(ProxyPath.plain(source, options: "blur:4", ext: "jpg")).header("ETag"),
-                          sharp.header("ETag"))
+        XCTAssertNotEqual(
+            try server.get(ProxyPath.plain(source, options: "blur:4", ext: "jpg")).header("ETag"),
+            sharp.header("ETag"))
     }
 
     func testAutoFormatFollowsAccept() throws {
@@ -80,8 +82,9 @@ final class ServeTransformTests: ServeTestCase {
         let refused = try server.get(path, headers: ["Accept": "image/webp;q=0, image/png"])
         XCTAssertEqual(refused.header("Content-Type"), "image/png", "q=0 refuses webp")
         XCTAssertNotEqual(webp.header("ETag"), plain.header("ETag"))
-        let named = try server.get(ProxyPath.plain(origin.url("/p.png"), options: "w:32", ext: "png"),
-                                   headers: ["Accept": "image/webp"])
+        let named = try server.get(
+            ProxyPath.plain(origin.url("/p.png"), options: "w:32", ext: "png"),
+            headers: ["Accept": "image/webp"])
         XCTAssertEqual(named.header("Content-Type"), "image/png")
         XCTAssertNil(named.header("Vary"))
         XCTAssertEqual(origin.requestCount(path: "/p.png"), 1)
@@ -124,7 +127,9 @@ final class ServeTransformTests: ServeTestCase {
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch { throw ServeStartFailure("vipsheader (libvips-tools) is needed; scripts/setup.sh installs it: \(error)") }
+            do { try process.run() } catch {
+                throw ServeStartFailure("vipsheader (libvips-tools) is needed; scripts/setup.sh installs it: \(error)")
+            }
             let out = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

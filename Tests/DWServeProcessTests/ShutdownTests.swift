@@ -66,8 +66,9 @@ final class ShutdownTests: ServeTestCase {
             let status = server.waitForExit(timeout: 15)
             XCTAssertEqual(status, 0, "round \(round): exit 0 at the deadline")
             XCTAssertLessThan(Date().timeIntervalSince(signalled), 10, "round \(round): soon after the 1 s deadline")
-            XCTAssertTrue(server.stderr.contains("shutdown: 1 response(s) cut at the 1.0 s deadline"),
-                          "round \(round): \(server.stderr)")
+            XCTAssertTrue(
+                server.stderr.contains("shutdown: 1 response(s) cut at the 1.0 s deadline"),
+                "round \(round): \(server.stderr)")
             XCTAssertTrue(server.stderr.contains("big.png"), "round \(round): the cut names its request")
             XCTAssertLessThan(reader.readToEnd(timeout: 10).count, Self.big.count, "round \(round): the body was cut")
             if status != 0 { return }
@@ -96,13 +97,16 @@ final class ShutdownTests: ServeTestCase {
     func testAResponseWrittenDuringShutdownSaysConnectionClose() throws {
         let body = SampleImages.png(width: 100, height: 100)  // 30 kB of pixels, no metadata: served as it is
         let gate = DispatchSemaphore(value: 0)
-        origin.setRoute("/gated.png", .dynamic { _ in
-            gate.wait()
-            return .ok(body, contentType: "image/png")
-        })
+        origin.setRoute(
+            "/gated.png",
+            .dynamic { _ in
+                gate.wait()
+                return .ok(body, contentType: "image/png")
+            })
         for round in 1...Self.rounds {
             let server = try serve()
-            let reader = try SlowReader(port: server.port, target: ProxyPath.plain(origin.url("/gated.png")), keepAlive: true)
+            let reader = try SlowReader(
+                port: server.port, target: ProxyPath.plain(origin.url("/gated.png")), keepAlive: true)
             let asked = eventually(timeout: 10) { self.origin.requestCount(path: "/gated.png") >= round }
             if asked { kill(server.process.processIdentifier, SIGTERM) }
             let draining = server.waitForStderr(containing: "shutting down")

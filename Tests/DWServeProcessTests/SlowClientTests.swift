@@ -12,7 +12,8 @@ final class SlowClientTests: ServeTestCase {
         let fd = try RawSocket.connect(port: server.port, from: "127.0.0.1", receiveBuffer: 4096, receiveTimeout: 20)
         defer { close(fd) }
         let request = "GET \(ProxyPath.plain(origin.url("/big.png"), options: "raw:1")) HTTP/1.1\r\nHost: x\r\n\r\n"
-        XCTAssertEqual(Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, request.utf8.count)
+        XCTAssertEqual(
+            Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, request.utf8.count)
         sleep(6)  // reads nothing: the server's writes stall
         XCTAssertEqual(try server.get("/health").status, 200, "others are served meanwhile")
         var received = 0
@@ -20,7 +21,8 @@ final class SlowClientTests: ServeTestCase {
         while true {
             let n = recv(fd, &buffer, buffer.count, 0)
             if n <= 0 {
-                XCTAssertTrue(n == 0 || errno == ECONNRESET, "ended by the server, not the receive timeout: errno \(errno)")
+                XCTAssertTrue(
+                    n == 0 || errno == ECONNRESET, "ended by the server, not the receive timeout: errno \(errno)")
                 break
             }
             received += n
@@ -34,9 +36,11 @@ final class SlowClientTests: ServeTestCase {
         let server = try serve(["--write-timeout", "2"])
         let fd = try RawSocket.connect(port: server.port, from: "127.0.0.1", receiveBuffer: 65536, receiveTimeout: 20)
         defer { close(fd) }
-        let request = "GET \(ProxyPath.plain(origin.url("/big.png"), options: "raw:1")) HTTP/1.1\r\nHost: x\r\n"
+        let request =
+            "GET \(ProxyPath.plain(origin.url("/big.png"), options: "raw:1")) HTTP/1.1\r\nHost: x\r\n"
             + "Connection: close\r\n\r\n"
-        XCTAssertEqual(Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, request.utf8.count)
+        XCTAssertEqual(
+            Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }, request.utf8.count)
         let started = ContinuousClock.now
         var received = 0
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -66,7 +70,8 @@ final class SlowClientTests: ServeTestCase {
         XCTAssertGreaterThan(n, 0, "127.0.0.2 is answered although 127.0.0.1 opened 20 connections: errno \(errno)")
         XCTAssertTrue(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).hasPrefix("HTTP/1.1 200"))
         let closed = Self.closedCount(silent, within: .seconds(3))
-        XCTAssertGreaterThanOrEqual(closed, 18, "beyond its share of 2 (a quarter of 8) a peer's connections are closed")
+        XCTAssertGreaterThanOrEqual(
+            closed, 18, "beyond its share of 2 (a quarter of 8) a peer's connections are closed")
     }
 
     func testTheMetricsListenerClosesSilentConnections() throws {

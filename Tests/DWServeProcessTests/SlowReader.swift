@@ -30,11 +30,15 @@ final class SlowReader {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
-        let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(keepAlive ? "" : "Connection: close\r\n")\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+        let request = Array(
+            "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(keepAlive ? "" : "Connection: close\r\n")\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+        else {
             close(fd)
             throw POSIXError(.EPIPE)
         }
@@ -46,7 +50,9 @@ final class SlowReader {
     func readHead(bodyBytes: Int = 1, timeout: TimeInterval = 30) throws -> Head {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if bodyStart == nil, let split = received.firstRange(of: Array("\r\n\r\n".utf8)) { bodyStart = split.upperBound }
+            if bodyStart == nil, let split = received.firstRange(of: Array("\r\n\r\n".utf8)) {
+                bodyStart = split.upperBound
+            }
             if let bodyStart, received.count - bodyStart >= bodyBytes { return try head() }
             if readOnce() == 0 { break }
         }
@@ -75,7 +81,9 @@ final class SlowReader {
         let n = recv(fd, &buffer, buffer.count, 0)
         if n > 0 {
             received += buffer[0..<n]
-            if bodyStart == nil, let split = received.firstRange(of: Array("\r\n\r\n".utf8)) { bodyStart = split.upperBound }
+            if bodyStart == nil, let split = received.firstRange(of: Array("\r\n\r\n".utf8)) {
+                bodyStart = split.upperBound
+            }
             return n
         }
         if n < 0 && (errno == EAGAIN || errno == EINTR) { return -1 }
@@ -85,7 +93,9 @@ final class SlowReader {
     private func head() throws -> Head {
         guard let bodyStart else { throw POSIXError(.EBADMSG) }
         let lines = String(decoding: received[..<(bodyStart - 4)], as: UTF8.self).components(separatedBy: "\r\n")
-        guard let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") else { throw POSIXError(.EBADMSG) }
+        guard let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") else {
+            throw POSIXError(.EBADMSG)
+        }
         let headers: [(String, String)] = lines.dropFirst().compactMap { line in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))

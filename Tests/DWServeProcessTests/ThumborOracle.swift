@@ -31,18 +31,18 @@ final class ThumborOracle: @unchecked Sendable {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let conf = dir.appendingPathComponent("thumbor.conf")
         try """
-            LOADER = 'thumbor.loaders.http_loader'
-            STORAGE = 'thumbor.storages.no_storage'
-            RESULT_STORAGE = None
-            ALLOW_UNSAFE_URL = True
-            SECURITY_KEY = '\(Self.key)'
-            QUALITY = 80
-            MAX_WIDTH = 0
-            MAX_HEIGHT = 0
-            from thumbor.filters import BUILTIN_FILTERS
-            FILTERS = BUILTIN_FILTERS + ['thumbor.filters.autojpg']
+        LOADER = 'thumbor.loaders.http_loader'
+        STORAGE = 'thumbor.storages.no_storage'
+        RESULT_STORAGE = None
+        ALLOW_UNSAFE_URL = True
+        SECURITY_KEY = '\(Self.key)'
+        QUALITY = 80
+        MAX_WIDTH = 0
+        MAX_HEIGHT = 0
+        from thumbor.filters import BUILTIN_FILTERS
+        FILTERS = BUILTIN_FILTERS + ['thumbor.filters.autojpg']
 
-            """.write(to: conf, atomically: true, encoding: .utf8)
+        """.write(to: conf, atomically: true, encoding: .utf8)
         port = try Self.freePort()
         process = Process()
         process.executableURL = binary
@@ -101,8 +101,9 @@ final class ThumborOracle: @unchecked Sendable {
     /// `unsafe=True` among them gives an `/unsafe/…` path. Signed with `key`.
     static func libthumbor(_ calls: [String], key: String = ThumborOracle.key) throws -> [String] {
         let lines = calls.map { "u = c.generate(\($0)); print(u if u.startswith('/') else '/' + u)" }
-        let text = try venvPython("from libthumbor import CryptoURL\nc = CryptoURL(key='\(key)')\n"
-                                  + lines.joined(separator: "\n"))
+        let text = try venvPython(
+            "from libthumbor import CryptoURL\nc = CryptoURL(key='\(key)')\n"
+                + lines.joined(separator: "\n"))
         let paths = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(paths.count, calls.count)
         return paths
@@ -118,11 +119,13 @@ struct PixelComparison {
 
     init(_ a: Data, _ b: Data) throws {
         let dir = FileManager.default.temporaryDirectory
-        let fileA = dir.appendingPathComponent("dwcmp-\(UUID().uuidString)"), fileB = dir.appendingPathComponent("dwcmp-\(UUID().uuidString)")
+        let fileA = dir.appendingPathComponent("dwcmp-\(UUID().uuidString)"),
+            fileB = dir.appendingPathComponent("dwcmp-\(UUID().uuidString)")
         try a.write(to: fileA)
         try b.write(to: fileB)
         defer { for file in [fileA, fileB] { try? FileManager.default.removeItem(at: file) } }
-        let text = try python("""
+        let text = try python(
+            """
             import math
             from PIL import Image, ImageChops, ImageStat
             a, b = Image.open('\(fileA.path)'), Image.open('\(fileB.path)')

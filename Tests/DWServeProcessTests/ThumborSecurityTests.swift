@@ -16,8 +16,9 @@ final class ThumborSecurityTests: ServeTestCase {
     /// unsafe URL without `--thumbor-allow-unsafe` are 403 and reach no origin.
     func testSignatureRotationBadHMACAndUnsafeRefused() throws {
         let source = image()
-        let server = try serve(["--thumbor-key", "old-key", "--thumbor-key", "new-key"],
-                               environment: ["THUMBOR_SECURITY_KEY": "env-key"])
+        let server = try serve(
+            ["--thumbor-key", "old-key", "--thumbor-key", "new-key"],
+            environment: ["THUMBOR_SECURITY_KEY": "env-key"])
         let call = "image_url='\(source)', width=32, height=24"
         for key in ["old-key", "new-key", "env-key"] {
             let path = try ThumborOracle.libthumbor([call], key: key)[0]
@@ -50,8 +51,10 @@ final class ThumborSecurityTests: ServeTestCase {
         XCTAssertEqual(try pillow(thumbor.body).width, 32)
         XCTAssertEqual(try server.get("/unsafe/32x24/\(source)").status, 403, "unsafe still refused")
         let fetches = origin.requestCount(path: "/a.png")
-        for target in ["/insecure/rs:fit:16:16/plain/http://\(source)", "/unsafe/plain/http://\(source)",
-                       "/info/insecure/plain/http://\(source)"] {
+        for target in [
+            "/insecure/rs:fit:16:16/plain/http://\(source)", "/unsafe/plain/http://\(source)",
+            "/info/insecure/plain/http://\(source)"
+        ] {
             let refused = try server.get(target)
             XCTAssertEqual(refused.status, 403, "\(target): \(refused.text)")
         }
@@ -81,7 +84,8 @@ final class ThumborSecurityTests: ServeTestCase {
         XCTAssertEqual([imgproxyPlain.status, try pillow(imgproxyPlain.body).width], [200, 16], imgproxyPlain.text)
         let encoded = ProxyPath.encoded("http://\(source)").split(separator: "/").last.map(String.init) ?? ""
         let imgproxyEncoded = try server.get("/unsafe/rs:fit:20:20/" + encoded)
-        XCTAssertEqual([imgproxyEncoded.status, try pillow(imgproxyEncoded.body).width], [200, 20], imgproxyEncoded.text)
+        XCTAssertEqual(
+            [imgproxyEncoded.status, try pillow(imgproxyEncoded.body).width], [200, 20], imgproxyEncoded.text)
         XCTAssertEqual(try server.get("/unsafe/" + encoded).body, png, "no options: the source itself")
         let thumbor = try server.get("/unsafe/10x10/\(source)")
         XCTAssertEqual([thumbor.status, try pillow(thumbor.body).width], [200, 10], thumbor.text)
@@ -97,8 +101,10 @@ final class ThumborSecurityTests: ServeTestCase {
         let source = image()
         let server = try serve(["--thumbor-allow-unsafe", "--max-result-dimension", "500"])
         XCTAssertEqual(try server.get("/unsafe/fit-in/400x100/filters:fill(red)/\(source)").status, 200)
-        for path in ["fit-in/900x100/filters:fill(red)", "fit-in/100x900/filters:fill(blur)",
-                     "adaptive-fit-in/100x600/filters:fill(auto)", "400x450/filters:rotate(90):fill(red)"] {
+        for path in [
+            "fit-in/900x100/filters:fill(red)", "fit-in/100x900/filters:fill(blur)",
+            "adaptive-fit-in/100x600/filters:fill(auto)", "400x450/filters:rotate(90):fill(red)"
+        ] {
             let response = try server.get("/unsafe/\(path)/\(source)")
             XCTAssertEqual(response.status, path.hasPrefix("400x450") ? 200 : 422, "\(path): \(response.text)")
         }
@@ -109,10 +115,12 @@ final class ThumborSecurityTests: ServeTestCase {
         let source = image()
         let server = try serve(["--thumbor-allow-unsafe"])
         let huge = "99999999999999999999999"
-        for path in ["0x0:\(huge)x\(huge)/10x10", "\(huge)x10", "trim:top-left:\(huge)",
-                     "10x10/filters:focal(0x0:\(huge)x\(huge)):focal(1x1:\(huge)x\(huge))",
-                     "10x10/filters:blur(\(huge),\(huge)):max_bytes(\(huge)):round_corner(\(huge),1,1,1)",
-                     "meta/0x0:\(huge)x\(huge)/10x10"] {
+        for path in [
+            "0x0:\(huge)x\(huge)/10x10", "\(huge)x10", "trim:top-left:\(huge)",
+            "10x10/filters:focal(0x0:\(huge)x\(huge)):focal(1x1:\(huge)x\(huge))",
+            "10x10/filters:blur(\(huge),\(huge)):max_bytes(\(huge)):round_corner(\(huge),1,1,1)",
+            "meta/0x0:\(huge)x\(huge)/10x10"
+        ] {
             let response = try server.get("/unsafe/\(path)/\(source)")
             XCTAssertTrue([200, 400].contains(response.status), "\(path): \(response.status) \(response.text)")
         }
@@ -123,8 +131,10 @@ final class ThumborSecurityTests: ServeTestCase {
     func testBadFiltersAre400NamingThem() throws {
         let source = image()
         let server = try serve(["--thumbor-allow-unsafe"])
-        for (filters, named) in [("sepia()", "sepia"), ("quality(high)", "quality"), ("blur(0)", "blur"),
-                                 ("fill(nocolour)", "fill"), ("format(bmp)", "format"), ("grayscale(1)", "grayscale")] {
+        for (filters, named) in [
+            ("sepia()", "sepia"), ("quality(high)", "quality"), ("blur(0)", "blur"),
+            ("fill(nocolour)", "fill"), ("format(bmp)", "format"), ("grayscale(1)", "grayscale")
+        ] {
             let response = try server.get("/unsafe/10x10/filters:\(filters)/\(source)")
             XCTAssertEqual(response.status, 400, "\(filters): \(response.text)")
             XCTAssertTrue(response.text.contains(named), "\(filters): \(response.text)")
@@ -140,7 +150,8 @@ final class ThumborSecurityTests: ServeTestCase {
         let thumbor = try server.get("/unsafe/30x20/\(source)")
         XCTAssertEqual(thumbor.status, 200, thumbor.text)
         let before = try server.metric("dwserve_transforms_total")
-        let imgproxy = try server.get("/insecure/rt:fill/w:30/h:20/el:1/g:fp:0.5:0.5/ar:0/kcr:0/scp:0/plain/http://\(source)")
+        let imgproxy = try server.get(
+            "/insecure/rt:fill/w:30/h:20/el:1/g:fp:0.5:0.5/ar:0/kcr:0/scp:0/plain/http://\(source)")
         XCTAssertEqual(imgproxy.status, 200, imgproxy.text)
         XCTAssertEqual(imgproxy.body, thumbor.body)
         XCTAssertEqual(try server.metric("dwserve_transforms_total"), before, "no second transform")

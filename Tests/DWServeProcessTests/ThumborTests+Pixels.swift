@@ -6,7 +6,8 @@ import XCTest
 extension ThumborTests {
     /// `mid.png`: 160 × 120 RGB of mid-range gradients and a few hard edges, no alpha (noise is not clipped on it).
     func pixelSources() throws {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io
             from PIL import Image, ImageDraw
             im = Image.new('RGB', (160, 120))
@@ -32,7 +33,8 @@ extension ThumborTests {
         let server = try thumborServe()
         let mid = "image_url='\(image("mid.png"))'", framed = "image_url='\(image("framed.png"))'"
         let alpha = "image_url='\(image("alpha.png"))'", land = "image_url='\(image("land.jpg"))'"
-        let curve = "curve([(0,0),(40,59),(255,255)],[(32,59),(64,80),(128,153),(192,214),(255,212)],"
+        let curve =
+            "curve([(0,0),(40,59),(255,255)],[(32,59),(64,80),(128,153),(192,214),(255,212)],"
             + "[(34,41),(128,112),(255,255)],[(40,46),(128,127),(255,198)])"
         let rows: [(String, Double)] = [
             ("\(mid), filters=['sharpen(2,1,true)']", 60),
@@ -43,8 +45,11 @@ extension ThumborTests {
             ("\(mid), filters=['noise(40,7)']", 60),
             ("\(alpha), filters=['noise(30,123)']", 60),
             ("\(mid), filters=['\(curve)']", 60),
-            ("\(framed), filters=['curve([(0,0),(255,255)],[(0,50),(128,170),(255,254)],[(0,0),(255,255)],[(0,48),(255,225)])']", 60),
-            ("\(land), width=120, filters=['\(curve)']", 30),
+            (
+                "\(framed), filters=['curve([(0,0),(255,255)],[(0,50),(128,170),(255,254)],[(0,0),(255,255)],[(0,48),(255,225)])']",
+                60
+            ),
+            ("\(land), width=120, filters=['\(curve)']", 30)
         ]
         let paths = try ThumborOracle.libthumbor(rows.map(\.0))
         for (path, row) in zip(paths, rows) { try compare(path, on: server, psnr: row.1) }
@@ -60,7 +65,8 @@ extension ThumborTests {
         let ours = try server.get(path), reference = try thumbor().get(path), source = try thumbor().get(plain)
         XCTAssertEqual([ours.status, reference.status], [200, 200], ours.text)
         XCTAssertEqual(ours.header("Content-Type"), reference.header("Content-Type"))
-        let mine = try Self.noiseStatistics(ours.body, source.body), theirs = try Self.noiseStatistics(reference.body, source.body)
+        let mine = try Self.noiseStatistics(ours.body, source.body),
+            theirs = try Self.noiseStatistics(reference.body, source.body)
         XCTAssertEqual(mine.mean, theirs.mean, accuracy: 1, "mean change")
         XCTAssertEqual(mine.deviation, theirs.deviation, accuracy: theirs.deviation * 0.1, "spread of the change")
         XCTAssertGreaterThan(mine.deviation, 8, "noise was added")
@@ -70,7 +76,8 @@ extension ThumborTests {
 
     /// The mean and standard deviation of `noisy` − `clean` over the red channel.
     private static func noiseStatistics(_ noisy: Data, _ clean: Data) throws -> (mean: Double, deviation: Double) {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io, statistics
             from PIL import Image
             a = Image.open(io.BytesIO(base64.b64decode('\(noisy.base64EncodedString())'))).convert('RGB')
@@ -98,7 +105,7 @@ extension ThumborTests {
             "\(mid), filters=['autojpg()']", "\(mid), width=80, filters=['autojpg(true)']",
             "\(mid), filters=['autojpg(false)']", "\(alpha), filters=['autojpg()']",
             "\(mid), filters=['autojpg()', 'format(webp)']", "image_url='\(image("land.jpg"))', filters=['autojpg()']",
-            "image_url='\(image("unsafe/10x20:110x120/land.jpg"))', width=60, height=60, filters=['extract_focal()']",
+            "image_url='\(image("unsafe/10x20:110x120/land.jpg"))', width=60, height=60, filters=['extract_focal()']"
         ]
         let paths = try ThumborOracle.libthumbor(rows)
         for path in paths { try compare(path, on: server, psnr: 30) }
@@ -106,7 +113,7 @@ extension ThumborTests {
         XCTAssertEqual(try server.get(paths[3]).header("Content-Type"), "image/png")
         let metas = try ThumborOracle.libthumbor([
             "\(mid), meta=True, width=80, filters=['autojpg()']", "\(alpha), meta=True, filters=['autojpg()']",
-            "\(mid), meta=True, filters=['autojpg()', 'format(png)']",
+            "\(mid), meta=True, filters=['autojpg()', 'format(png)']"
         ])
         for path in metas {
             let mine = try Self.meta(try server.get(path).body), theirs = try Self.meta(try thumbor().get(path).body)

@@ -9,7 +9,8 @@ extension ThumborTests {
     /// border with a light patch in the top-left corner; `dot.png` is white with one black pixel (thumbor's scan
     /// then finds no right edge and ignores the trim).
     func trimSources() throws {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io
             from PIL import Image
             def framed(light, patch):
@@ -63,7 +64,7 @@ extension ThumborTests {
             ("\(alpha), trim=('bottom-right', None)", 60),
             ("\(alpha), trim=('top-left', 100)", 60),
             ("image_url='\(image("framed.png"))', trim=('bottom-right', 5), fit_in=True, width=90, height=90", 30),
-            ("image_url='\(image("dot.png"))', trim=True", 60),
+            ("image_url='\(image("dot.png"))', trim=True", 60)
         ]
         let signed = try ThumborOracle.libthumbor(rows.map(\.0))
         for (path, row) in zip(signed, rows) { try compare(path, on: server, psnr: row.1) }

@@ -8,7 +8,8 @@ extension ThumborTests {
     /// `wm.png`: 40 × 30 RGBA, an opaque red-to-blue gradient with a half-transparent white band and a fully
     /// transparent corner; `dot.png`: 12 × 9 RGBA, opaque green with a transparent border.
     func watermarkSources() throws {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io
             from PIL import Image, ImageDraw
             wm = Image.new('RGBA', (40, 30))
@@ -66,13 +67,14 @@ extension ThumborTests {
             (alpha, "watermark(\(dot),repeat,center,0)"),
             (land, "watermark(http://\(wm),5,5,0)"),
             (land, "watermark(\(wm.replacingOccurrences(of: "/", with: "%2F")),5,5,0)"),
-            (land, "watermark(\(wm),5,5,0):grayscale()"),
+            (land, "watermark(\(wm),5,5,0):grayscale()")
         ]
         let paths = try ThumborOracle.libthumbor(filters.map { "\($0.0), filters=['\($0.1)']" })
         let plain = try ThumborOracle.libthumbor(filters.map(\.0))
         for (path, bare) in zip(paths, plain) {
             // Measured: equal pixels without a resize of the watermark (JPEG bytes included), 43-62 dB else.
-            let resized = path.contains(",0,30)") || path.contains(",50)") || path.contains(",10,20)") || path.contains("/60x0/")
+            let resized =
+                path.contains(",0,30)") || path.contains(",50)") || path.contains(",10,20)") || path.contains("/60x0/")
             try compare(path, on: server, psnr: resized ? 33 : 40)
             guard !path.contains(",10,10,100)") else { continue }  // alpha 100: nothing of the watermark is left
             // The filter ran in thumbor (which ignores a filter it cannot read): its answer is not the plain one.

@@ -26,7 +26,8 @@ final class ThumborTests: ServeTestCase {
     /// Smooth colour fields with a few hard edges: a 300 × 200 JPEG (landscape), its 200 × 300 portrait twin, a
     /// 120 × 80 PNG whose right half is half transparent, and a 240 × 190 PNG: a 200 × 150 photo in a light frame.
     func sources() throws {
-        let text = try python("""
+        let text = try python(
+            """
             import base64, io
             from PIL import Image, ImageDraw
             def photo(w, h):
@@ -61,8 +62,10 @@ final class ThumborTests: ServeTestCase {
 
     /// Sends `path` to thumbor and to serve: the same status and Content-Type, the same size, pixels at least
     /// `psnr` dB apart (0: the size only, where the engines legitimately differ).
-    func compare(_ path: String, on server: ServeProcess, psnr: Double, file: StaticString = #filePath,
-                         line: UInt = #line) throws {
+    func compare(
+        _ path: String, on server: ServeProcess, psnr: Double, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         let reference = try thumbor().get(path), ours = try server.get(path)
         XCTAssertEqual(ours.status, reference.status, "\(path): \(ours.text)", file: file, line: line)
         XCTAssertEqual(ours.header("Content-Type"), reference.header("Content-Type"), path, file: file, line: line)
@@ -108,7 +111,7 @@ final class ThumborTests: ServeTestCase {
             "image_url='\(image("framed.png"))', trim=('top-left', 30), width=100, height=100",
             "image_url='http://\(image("land.jpg"))', width=90, height=60",
             "image_url='\(image("land.jpg").replacingOccurrences(of: "/", with: "%2F"))', width=90",
-            "image_url='http%3A%2F%2F\(image("land.jpg").replacingOccurrences(of: "/", with: "%2F"))', width=90",
+            "image_url='http%3A%2F%2F\(image("land.jpg").replacingOccurrences(of: "/", with: "%2F"))', width=90"
         ]
         let signed = try ThumborOracle.libthumbor(calls)
         let unsafe = try ThumborOracle.libthumbor(calls.map { $0 + ", unsafe=True" })
@@ -163,7 +166,7 @@ final class ThumborTests: ServeTestCase {
             ("\(land), width=100, filters=['saturation(0.5)']", 25),
             ("\(land), width=100, filters=['blur(3)']", 28),
             ("\(alpha), filters=['background_color(00ff00)']", 30),
-            ("\(land), width=100, filters=['strip_exif()', 'strip_icc()']", 30),
+            ("\(land), width=100, filters=['strip_exif()', 'strip_icc()']", 30)
         ]
         let paths = try ThumborOracle.libthumbor(rows.map(\.0))
         for (path, row) in zip(paths, rows) { try compare(path, on: server, psnr: row.1) }
@@ -179,7 +182,7 @@ final class ThumborTests: ServeTestCase {
             "\(land), width=100, height=100", "\(land), fit_in=True, width=100, height=100", land,
             "\(land), crop=((10, 20), (210, 170)), width=100, flip=True", "\(port), width=100, height=60, valign='top'",
             "\(port), full_fit_in=True, width=120, height=120", "\(land), width=120, height=40, halign='right'",
-            "\(land), width=100, height=150, filters=['stretch()']",
+            "\(land), width=100, height=150, filters=['stretch()']"
         ])
         for path in paths {
             let ours = try server.get(path), reference = try thumbor().get(path)
@@ -217,7 +220,7 @@ final class ThumborTests: ServeTestCase {
         let land = "image_url='\(image("land.jpg"))'"
         let paths = try ThumborOracle.libthumbor([
             "\(land), width=100, filters=['max_age(60)']", "\(land), width=100, filters=['max_age(0)']",
-            "\(land), width=100, filters=['format(heic)']", "\(land), width=300, filters=['max_bytes(6000)']",
+            "\(land), width=100, filters=['format(heic)']", "\(land), width=300, filters=['max_bytes(6000)']"
         ])
         XCTAssertEqual(try server.get(paths[0]).header("Cache-Control"), "public, max-age=60")
         let uncached = try server.get(paths[1])

@@ -27,8 +27,10 @@ final class ThumborWatermarkSecurityTests: ServeTestCase {
         let refused = try off.get(path(wm, source))
         XCTAssertEqual(refused.status, 400, refused.text)
         XCTAssertTrue(refused.text.contains("--watermark-allow-host"), refused.text)
-        let listed = try serve(["--thumbor-allow-unsafe", "--watermark-allow-host", "marks.example.com",
-                                "--watermark-allow-host", "*.cdn.example.com"])
+        let listed = try serve([
+            "--thumbor-allow-unsafe", "--watermark-allow-host", "marks.example.com",
+            "--watermark-allow-host", "*.cdn.example.com"
+        ])
         let other = try listed.get(path(wm, source))
         XCTAssertEqual(other.status, 400, other.text)
         XCTAssertTrue(other.text.contains("'127.0.0.1'"), other.text)
@@ -54,8 +56,9 @@ final class ThumborWatermarkSecurityTests: ServeTestCase {
         XCTAssertTrue(loopback.text.contains("thumbor watermark"), loopback.text)
         XCTAssertEqual(origin.acceptedConnections, 0, "nothing reached the origin")
         let hosts = ["169.254.169.254", "10.1.2.3", "192.168.1.1", "172.16.0.1"]
-        let server = try serve(["--thumbor-allow-unsafe", "--timeout", "3"]
-                               + hosts.flatMap { ["--watermark-allow-host", $0] })
+        let server = try serve(
+            ["--thumbor-allow-unsafe", "--timeout", "3"]
+                + hosts.flatMap { ["--watermark-allow-host", $0] })
         for host in hosts {
             let started = Date()
             let response = try server.get(path("\(host)/latest/meta-data/", source))
@@ -86,8 +89,10 @@ final class ThumborWatermarkSecurityTests: ServeTestCase {
     /// the client's `--cold-rate` budget.
     func testWatermarkedHitsAreFreeUnderTheColdBudget() throws {
         let (source, wm) = routes()
-        let server = try serve(["--thumbor-allow-unsafe", "--watermark-allow-host", "127.0.0.1", "--cold-rate", "1/m",
-                                "--cold-burst", "1"])
+        let server = try serve([
+            "--thumbor-allow-unsafe", "--watermark-allow-host", "127.0.0.1", "--cold-rate", "1/m",
+            "--cold-burst", "1"
+        ])
         let first = try server.get(path(wm, source))
         XCTAssertEqual(first.status, 200, first.text)
         for attempt in 0..<3 {
@@ -103,7 +108,9 @@ final class ThumborWatermarkSecurityTests: ServeTestCase {
     func testHugeWatermarkIsRefusedByTheLimits() throws {
         let (source, _) = routes()
         origin.setRoute("/huge.png", .ok(SampleImages.png(width: 1500, height: 1000), contentType: "image/png"))
-        let server = try serve(["--thumbor-allow-unsafe", "--watermark-allow-host", "127.0.0.1", "--max-pixels", "1000000"])
+        let server = try serve([
+            "--thumbor-allow-unsafe", "--watermark-allow-host", "127.0.0.1", "--max-pixels", "1000000"
+        ])
         let huge = try server.get(path("127.0.0.1:\(origin.port)/huge.png", source))
         XCTAssertEqual(huge.status, 422, huge.text)
         XCTAssertTrue(huge.text.contains("thumbor watermark"), huge.text)
@@ -139,13 +146,18 @@ final class ThumborWatermarkSecurityTests: ServeTestCase {
         let (source, wm) = routes()
         origin.setRoute("/a.png", .resource(png, contentType: "image/png", etag: "\"a1\""))
         origin.setRoute("/wm.png", .resource(mark, contentType: "image/png", etag: "\"w1\""))
-        let server = try serve(["--thumbor-allow-unsafe", "--watermark-allow-host", "127.0.0.1", "--revalidate-after", "1"])
+        let server = try serve([
+            "--thumbor-allow-unsafe", "--watermark-allow-host", "127.0.0.1", "--revalidate-after", "1"
+        ])
         let first = try server.get(path(wm, source))
         XCTAssertEqual(first.status, 200, first.text)
         let moved = try server.get(path(wm, source, args: "10,10,0"))
         XCTAssertNotEqual(moved.body, first.body, "other arguments: another variant")
-        origin.setRoute("/wm.png", .resource(SampleImages.png(width: 20, height: 20, seed: 99), contentType: "image/png",
-                                             etag: "\"w2\""))
+        origin.setRoute(
+            "/wm.png",
+            .resource(
+                SampleImages.png(width: 20, height: 20, seed: 99), contentType: "image/png",
+                etag: "\"w2\""))
         sleep(2)
         let changed = try server.get(path(wm, source))
         XCTAssertEqual(changed.status, 200, changed.text)

@@ -9,12 +9,17 @@ final class TracingStatusServeTests: ServeTestCase {
     typealias Span = TracingServeTests.Span
     let png = SampleImages.png(width: 64, height: 48)
 
-    private func tracedServer(_ args: [String] = [], collector: OTLPCollector,
-                              environment: [String: String] = [:]) throws -> ServeProcess {
-        try serve(args, environment: [
-            "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collector.port)",
-            "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_BSP_SCHEDULE_DELAY": "100",
-        ].merging(environment) { $1 })
+    private func tracedServer(
+        _ args: [String] = [], collector: OTLPCollector,
+        environment: [String: String] = [:]
+    ) throws -> ServeProcess {
+        try serve(
+            args,
+            environment: [
+                "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true",
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collector.port)",
+                "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_BSP_SCHEDULE_DELAY": "100"
+            ].merging(environment) { $1 })
     }
 
     /// The spans received until `done` holds for them (or 15 s passed).
@@ -35,13 +40,16 @@ final class TracingStatusServeTests: ServeTestCase {
         let collector = try OTLPCollector()
         defer { collector.stop() }
         let server = try tracedServer(collector: collector)
-        let cases = [("4bf92f3577b34da6a3ce929d0e0e4711", origin.url("/a.png"), 200),
-                     ("4bf92f3577b34da6a3ce929d0e0e4712", origin.url("/gone.png"), 404),
-                     ("4bf92f3577b34da6a3ce929d0e0e4713", "http://127.0.0.1:1/refused.png", 502)]
+        let cases = [
+            ("4bf92f3577b34da6a3ce929d0e0e4711", origin.url("/a.png"), 200),
+            ("4bf92f3577b34da6a3ce929d0e0e4712", origin.url("/gone.png"), 404),
+            ("4bf92f3577b34da6a3ce929d0e0e4713", "http://127.0.0.1:1/refused.png", 502)
+        ]
         let parent = "00f067aa0ba902b7"
         for (trace, source, status) in cases {
-            let answer = try server.get(ProxyPath.plain(source, options: "rs:fit:20:20"),
-                                        headers: ["traceparent": "00-\(trace)-\(parent)-01"])
+            let answer = try server.get(
+                ProxyPath.plain(source, options: "rs:fit:20:20"),
+                headers: ["traceparent": "00-\(trace)-\(parent)-01"])
             XCTAssertEqual(answer.status, status, "\(source): \(answer.text)")
         }
         let spans = spans(collector) { spans in
@@ -65,7 +73,8 @@ final class TracingStatusServeTests: ServeTestCase {
         origin.setRoute("/refused.png", .ok(png))
         let collector = try OTLPCollector()
         defer { collector.stop() }
-        let server = try tracedServer(["--workers", "1", "--queue", "1", "--request-timeout", "120"], collector: collector)
+        let server = try tracedServer(
+            ["--workers", "1", "--queue", "1", "--request-timeout", "120"], collector: collector)
         let holder = Background(server, ProxyPath.plain(origin.url("/big.png"), options: BoundsTests.slowTransform))
         Thread.sleep(forTimeInterval: 1)  // its download is done: its transform holds the one worker
         let waiter = Background(server, ProxyPath.plain(origin.url("/wait.png"), options: "rs:fit:20:20"))
@@ -109,15 +118,25 @@ final class TracingStatusServeTests: ServeTestCase {
         origin.setRoute("/a.png", .ok(png))
         let collector = try OTLPCollector()
         defer { collector.stop() }
-        let continued = try tracedServer(collector: collector, environment: [
-            "IMGPROXY_OPEN_TELEMETRY_CONNECTION_TIMEOUT": "5", "IMGPROXY_OPEN_TELEMETRY_PROPAGATORS": "tracecontext,baggage",
-            "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE": "true", "IMGPROXY_OPEN_TELEMETRY_LOGGER_NAME": "imgproxy",
-        ])
-        let ignoring = try tracedServer(collector: collector, environment: ["IMGPROXY_OPEN_TELEMETRY_PROPAGATORS": "none"])
+        let continued = try tracedServer(
+            collector: collector,
+            environment: [
+                "IMGPROXY_OPEN_TELEMETRY_CONNECTION_TIMEOUT": "5",
+                "IMGPROXY_OPEN_TELEMETRY_PROPAGATORS": "tracecontext,baggage",
+                "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE": "true", "IMGPROXY_OPEN_TELEMETRY_LOGGER_NAME": "imgproxy"
+            ])
+        let ignoring = try tracedServer(
+            collector: collector, environment: ["IMGPROXY_OPEN_TELEMETRY_PROPAGATORS": "none"])
         let (first, second) = ("4bf92f3577b34da6a3ce929d0e0e4721", "4bf92f3577b34da6a3ce929d0e0e4722")
-        XCTAssertEqual(try continued.get(ProxyPath.plain(origin.url("/a.png")), headers: ["traceparent": "00-\(first)-00f067aa0ba902b7-01"]).status, 200)
-        XCTAssertEqual(try ignoring.get(ProxyPath.plain(origin.url("/a.png"), options: "w:10"),
-                                        headers: ["traceparent": "00-\(second)-00f067aa0ba902b7-01"]).status, 200)
+        XCTAssertEqual(
+            try continued.get(
+                ProxyPath.plain(origin.url("/a.png")), headers: ["traceparent": "00-\(first)-00f067aa0ba902b7-01"]
+            ).status, 200)
+        XCTAssertEqual(
+            try ignoring.get(
+                ProxyPath.plain(origin.url("/a.png"), options: "w:10"),
+                headers: ["traceparent": "00-\(second)-00f067aa0ba902b7-01"]
+            ).status, 200)
         let spans = spans(collector) { spans in
             spans.contains { $0.trace == first } && spans.filter { $0.name == "image" }.count >= 2
         }
@@ -128,15 +147,20 @@ final class TracingStatusServeTests: ServeTestCase {
 
     /// Values swift-otel would stop the process on, and bad imgproxy values: exit 2 and a line naming the variable.
     func testUnbuiltOrBadTelemetryValuesStopTheStart() throws {
-        for (name, value) in [("OTEL_PROPAGATORS", "tracecontext,baggage"), ("OTEL_TRACES_SAMPLER", "xray"),
-                              ("IMGPROXY_OPEN_TELEMETRY_PROPAGATORS", "b3"),
-                              ("IMGPROXY_OPEN_TELEMETRY_CONNECTION_TIMEOUT", "soon"),
-                              ("IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE", "maybe"),
-                              ("IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "not a certificate"),
-                              ("IMGPROXY_OPEN_TELEMETRY_CLIENT_CERT", "-----BEGIN CERTIFICATE-----\\nAA==\\n-----END CERTIFICATE-----")] {
-            let (status, text) = try ServeProcess.startFailure([], environment: [
-                "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", name: value,
-            ])
+        for (name, value) in [
+            ("OTEL_PROPAGATORS", "tracecontext,baggage"), ("OTEL_TRACES_SAMPLER", "xray"),
+            ("IMGPROXY_OPEN_TELEMETRY_PROPAGATORS", "b3"),
+            ("IMGPROXY_OPEN_TELEMETRY_CONNECTION_TIMEOUT", "soon"),
+            ("IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE", "maybe"),
+            ("IMGPROXY_OPEN_TELEMETRY_SERVER_CERT", "not a certificate"),
+            ("IMGPROXY_OPEN_TELEMETRY_CLIENT_CERT", "-----BEGIN CERTIFICATE-----\\nAA==\\n-----END CERTIFICATE-----")
+        ] {
+            let (status, text) = try ServeProcess.startFailure(
+                [],
+                environment: [
+                    "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
+                    name: value
+                ])
             XCTAssertEqual(status, 2, "\(name)=\(value): \(text)")
             XCTAssertTrue(text.contains(name), "\(name)=\(value): \(text)")
         }
@@ -150,17 +174,26 @@ final class TracingStatusServeTests: ServeTestCase {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dwotel-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (cert, key, received) = (directory.appendingPathComponent("cert.pem"), directory.appendingPathComponent("key.pem"),
-                                     directory.appendingPathComponent("received.txt"))
-        XCTAssertEqual(try Self.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                                                         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                                                         "-keyout", key.path, "-out", cert.path]), 0)
+        let (cert, key, received) = (
+            directory.appendingPathComponent("cert.pem"), directory.appendingPathComponent("key.pem"),
+            directory.appendingPathComponent("received.txt")
+        )
+        XCTAssertEqual(
+            try Self.run(
+                "/usr/bin/openssl",
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", key.path, "-out", cert.path
+                ]), 0)
         let port = try Self.freePort()
         _ = FileManager.default.createFile(atPath: received.path, contents: nil)
         let collector = Process()
         collector.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        collector.arguments = ["s_server", "-quiet", "-accept", "127.0.0.1:\(port)", "-cert", cert.path, "-key", key.path,
-                               "-Verify", "1", "-CAfile", cert.path]
+        collector.arguments = [
+            "s_server", "-quiet", "-accept", "127.0.0.1:\(port)", "-cert", cert.path, "-key", key.path,
+            "-Verify", "1", "-CAfile", cert.path
+        ]
         collector.standardOutput = try FileHandle(forWritingTo: received)
         let errors = directory.appendingPathComponent("errors.txt")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
@@ -173,11 +206,14 @@ final class TracingStatusServeTests: ServeTestCase {
         func variable(_ file: URL) throws -> String {
             try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
         }
-        let server = try serve([], environment: [
-            "IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "127.0.0.1:\(port)", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "https",
-            "IMGPROXY_OPEN_TELEMETRY_SERVER_CERT": try variable(cert), "IMGPROXY_OPEN_TELEMETRY_CLIENT_CERT": try variable(cert),
-            "IMGPROXY_OPEN_TELEMETRY_CLIENT_KEY": try variable(key), "OTEL_BSP_SCHEDULE_DELAY": "100",
-        ])
+        let server = try serve(
+            [],
+            environment: [
+                "IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "127.0.0.1:\(port)", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "https",
+                "IMGPROXY_OPEN_TELEMETRY_SERVER_CERT": try variable(cert),
+                "IMGPROXY_OPEN_TELEMETRY_CLIENT_CERT": try variable(cert),
+                "IMGPROXY_OPEN_TELEMETRY_CLIENT_KEY": try variable(key), "OTEL_BSP_SCHEDULE_DELAY": "100"
+            ])
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"))).status, 200)
         let arrived = eventually(timeout: 15, interval: 0.1) {
             // s_server verifies the client's certificate, which the exporter sends only once it has verified the
@@ -185,7 +221,10 @@ final class TracingStatusServeTests: ServeTestCase {
             ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains("verify return:1")
                 || ((try? String(contentsOf: received, encoding: .utf8)) ?? "").contains("POST /v1/traces")
         }
-        XCTAssertTrue(arrived, "the collector received: \((try? String(contentsOf: received, encoding: .utf8)) ?? ""); its errors: \((try? String(contentsOf: errors, encoding: .utf8)) ?? ""); serve: \(server.stderr)")
+        XCTAssertTrue(
+            arrived,
+            "the collector received: \((try? String(contentsOf: received, encoding: .utf8)) ?? ""); its errors: \((try? String(contentsOf: errors, encoding: .utf8)) ?? ""); serve: \(server.stderr)"
+        )
         try input.fileHandleForWriting.close()
     }
 
@@ -209,7 +248,9 @@ final class TracingStatusServeTests: ServeTestCase {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
         return Int(UInt16(bigEndian: address.sin_port))

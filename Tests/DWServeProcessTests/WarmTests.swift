@@ -10,7 +10,9 @@ final class WarmTests: ServeTestCase {
     let key = "736563726574", salt = "68656C6C6F"
 
     /// `dwfetch warm ARGS` with `environment` added: its exit status, stdout and stderr.
-    private func warm(_ args: [String], environment: [String: String]) throws -> (status: Int32, out: String, err: String) {
+    private func warm(_ args: [String], environment: [String: String]) throws -> (
+        status: Int32, out: String, err: String
+    ) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwwarm-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -25,8 +27,10 @@ final class WarmTests: ServeTestCase {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        return (
+            process.terminationStatus, (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+            (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+        )
     }
 
     func testWarmThenServeAnswersEveryPresetWithoutTheOrigin() throws {
@@ -36,11 +40,14 @@ final class WarmTests: ServeTestCase {
         defer { moto.stop() }
         let sources = [origin.url("/a.png"), origin.url("/b.png")]
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("warm-\(UUID().uuidString).txt")
-        try ("# sources\n" + sources.joined(separator: "\n") + "\n\n").write(to: list, atomically: true, encoding: .utf8)
+        try ("# sources\n" + sources.joined(separator: "\n") + "\n\n").write(
+            to: list, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: list) }
-        let flags = ["--allow-network", "127.0.0.1/32", "--s3-endpoint", moto.endpoint,
-                     "--result-storage", "s3://results/variants", "--preset", "thumb=rs:fit:16:16",
-                     "--preset", "card=rs:fill:20:10/q:70", "--preset", "default=sm:1"]
+        let flags = [
+            "--allow-network", "127.0.0.1/32", "--s3-endpoint", moto.endpoint,
+            "--result-storage", "s3://results/variants", "--preset", "thumb=rs:fit:16:16",
+            "--preset", "card=rs:fill:20:10/q:70", "--preset", "default=sm:1"
+        ]
 
         XCTAssertEqual(try warm(["--help"], environment: [:]).status, 0)
         let first = try warm(flags + ["-i", list.path], environment: moto.environment)
@@ -86,8 +93,10 @@ final class WarmTests: ServeTestCase {
         origin.setRoute("/c.png", .ok(SampleImages.png(width: 50, height: 50, seed: 5), contentType: "image/png"))
         let moto = try MotoS3(bucket: "results")
         defer { moto.stop() }
-        let flags = ["--key", key, "--salt", salt, "--s3-endpoint", moto.endpoint, "--result-storage", "s3://results/w",
-                     "--preset", "thumb=rs:fit:10:10"]
+        let flags = [
+            "--key", key, "--salt", salt, "--s3-endpoint", moto.endpoint, "--result-storage", "s3://results/w",
+            "--preset", "thumb=rs:fit:10:10"
+        ]
         let server = try serve(flags, environment: moto.environment)
         let body = Array(#"{"sources": ["\#(origin.url("/c.png"))"], "presets": ["thumb", "nope"]}"#.utf8)
         let metrics = try XCTUnwrap(server.metricsPort)
