@@ -18,8 +18,9 @@ public enum BuiltBinary {
     public static func require(_ name: String) throws -> String {
         let path = url(name).path
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw SubprocessFailure(command: [path], status: -1,
-                                    message: "\(name) is not built; run scripts/test.sh (it builds every product)")
+            throw SubprocessFailure(
+                command: [path], status: -1,
+                message: "\(name) is not built; run scripts/test.sh (it builds every product)")
         }
         return path
     }

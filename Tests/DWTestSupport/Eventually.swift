@@ -3,8 +3,10 @@ import Foundation
 
 /// Polls `condition` every `interval` until it holds or `timeout` passes; the last answer. For what the tests
 /// observe from outside (a file appearing, a server's counter, a process's state), never for timing.
-public func eventually(timeout: TimeInterval = 5, interval: TimeInterval = 0.005,
-                       _ condition: () throws -> Bool) rethrows -> Bool {
+public func eventually(
+    timeout: TimeInterval = 5, interval: TimeInterval = 0.005,
+    _ condition: () throws -> Bool
+) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }
@@ -14,8 +16,10 @@ public func eventually(timeout: TimeInterval = 5, interval: TimeInterval = 0.005
 }
 
 /// ``eventually(timeout:interval:_:)`` for async tests: the task sleeps between polls, never its thread.
-public func waitUntil(timeout: TimeInterval = 5, interval: TimeInterval = 0.005,
-                      _ condition: @Sendable () -> Bool) async -> Bool {
+public func waitUntil(
+    timeout: TimeInterval = 5, interval: TimeInterval = 0.005,
+    _ condition: @Sendable () -> Bool
+) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }

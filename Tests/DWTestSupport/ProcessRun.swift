@@ -21,8 +21,10 @@ public struct ProcessRun: Sendable {
     /// Runs `program` (an absolute path, else a program found on `PATH` through `/usr/bin/env`) with `arguments`,
     /// `environment` set over this process's own and `input` on its stdin (else none), to its end. Throws
     /// ``SubprocessFailure`` only when it cannot start: a non-zero exit is the caller's to judge.
-    public static func run(_ program: String, _ arguments: [String] = [], environment: [String: String] = [:],
-                           input: Data? = nil) throws -> ProcessRun {
+    public static func run(
+        _ program: String, _ arguments: [String] = [], environment: [String: String] = [:],
+        input: Data? = nil
+    ) throws -> ProcessRun {
         let process = Process()
         if program.hasPrefix("/") {
             process.executableURL = URL(fileURLWithPath: program)
@@ -53,8 +55,9 @@ public struct ProcessRun: Sendable {
         }
         let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return ProcessRun(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-                          stdout: output, stderr: errors.wait())
+        return ProcessRun(
+            status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+            stdout: output, stderr: errors.wait())
     }
 }
 
@@ -65,8 +68,9 @@ public enum Subprocess {
     public static func output(_ command: [String]) throws -> String {
         let run = try ProcessRun.run(command[0], Array(command.dropFirst()))
         guard run.status == 0, !run.signalled else {
-            throw SubprocessFailure(command: command, status: run.status,
-                                    message: String(decoding: run.stderr.suffix(4000), as: UTF8.self))
+            throw SubprocessFailure(
+                command: command, status: run.status,
+                message: String(decoding: run.stderr.suffix(4000), as: UTF8.self))
         }
         return run.output
     }

@@ -20,8 +20,9 @@ public struct Python: Sendable {
     /// Runs the interpreter with `arguments` (`-c SCRIPT …`, `-m MODULE …`, `FILE …`); its stdout as it is.
     public func run(_ arguments: [String]) throws -> String {
         if let path = command.first, path.hasPrefix("/"), !FileManager.default.isExecutableFile(atPath: path) {
-            throw SubprocessFailure(command: command + arguments, status: -1,
-                                    message: "no python at \(path) (scripts/setup.sh makes it)")
+            throw SubprocessFailure(
+                command: command + arguments, status: -1,
+                message: "no python at \(path) (scripts/setup.sh makes it)")
         }
         return try Subprocess.output(command + arguments)
     }
