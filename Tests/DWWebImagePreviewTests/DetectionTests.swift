@@ -21,13 +21,17 @@ final class DetectionTests: XCTestCase {
     }
 
     func testMultiplexersAndNoColorFallBackToSymbols() {
-        XCTAssertEqual(detect(["TERM": "tmux-256color", "KITTY_WINDOW_ID": "1", "TMUX": "/tmp/tmux-0/default,1,0"]).graphics, .symbols)
+        XCTAssertEqual(
+            detect(["TERM": "tmux-256color", "KITTY_WINDOW_ID": "1", "TMUX": "/tmp/tmux-0/default,1,0"]).graphics,
+            .symbols)
         XCTAssertEqual(detect(["TERM": "screen-256color", "TERM_PROGRAM": "iTerm.app"]).graphics, .symbols)
         XCTAssertEqual(detect(["TERM": "foot", "STY": "1.pts-0.host"]).graphics, .symbols)
-        XCTAssertEqual(detect(["TERM": "xterm-kitty", "NO_COLOR": "1"]), DWTerminalFormat(graphics: .symbols, colors: .none))
+        XCTAssertEqual(
+            detect(["TERM": "xterm-kitty", "NO_COLOR": "1"]), DWTerminalFormat(graphics: .symbols, colors: .none))
         XCTAssertEqual(detect(["TERM": "xterm-256color", "COLORTERM": "truecolor", "NO_COLOR": "1"]).colors, .none)
-        XCTAssertEqual(detect(["TERM": "xterm-256color", "COLORTERM": "truecolor", "NO_COLOR": ""]).colors, .trueColor,
-                       "an empty NO_COLOR does not count (no-color.org)")
+        XCTAssertEqual(
+            detect(["TERM": "xterm-256color", "COLORTERM": "truecolor", "NO_COLOR": ""]).colors, .trueColor,
+            "an empty NO_COLOR does not count (no-color.org)")
     }
 
     func testColourDepth() {
@@ -50,18 +54,30 @@ final class DetectionTests: XCTestCase {
 
     func testFittingKeepsTheAspectRatioOnTheCellShape() {
         // Symbols: a square image on 1:2 cells is twice as many columns as rows.
-        XCTAssertEqual(DWTerminalFit.fitting(width: 400, height: 400, maxColumns: 80, maxRows: 100), DWTerminalFit(columns: 80, rows: 40))
+        XCTAssertEqual(
+            DWTerminalFit.fitting(width: 400, height: 400, maxColumns: 80, maxRows: 100),
+            DWTerminalFit(columns: 80, rows: 40))
         // Height-limited: rows first, columns follow.
-        XCTAssertEqual(DWTerminalFit.fitting(width: 400, height: 400, maxColumns: 80, maxRows: 20), DWTerminalFit(columns: 40, rows: 20))
+        XCTAssertEqual(
+            DWTerminalFit.fitting(width: 400, height: 400, maxColumns: 80, maxRows: 20),
+            DWTerminalFit(columns: 40, rows: 20))
         // Square cells (from ws_xpixel/ws_ypixel): a square image is square in cells.
-        XCTAssertEqual(DWTerminalFit.fitting(width: 400, height: 400, maxColumns: 80, maxRows: 30, cellWidth: 12, cellHeight: 12),
-                       DWTerminalFit(columns: 30, rows: 30))
+        XCTAssertEqual(
+            DWTerminalFit.fitting(width: 400, height: 400, maxColumns: 80, maxRows: 30, cellWidth: 12, cellHeight: 12),
+            DWTerminalFit(columns: 30, rows: 30))
         // Small images are not blown up: symbols show one pixel per half cell, pixel protocols one pixel per pixel.
-        XCTAssertEqual(DWTerminalFit.fitting(width: 16, height: 16, maxColumns: 80, maxRows: 40), DWTerminalFit(columns: 16, rows: 8))
-        XCTAssertEqual(DWTerminalFit.fitting(width: 40, height: 40, maxColumns: 80, maxRows: 40, graphics: .kitty),
-                       DWTerminalFit(columns: 4, rows: 2))
+        XCTAssertEqual(
+            DWTerminalFit.fitting(width: 16, height: 16, maxColumns: 80, maxRows: 40),
+            DWTerminalFit(columns: 16, rows: 8))
+        XCTAssertEqual(
+            DWTerminalFit.fitting(width: 40, height: 40, maxColumns: 80, maxRows: 40, graphics: .kitty),
+            DWTerminalFit(columns: 4, rows: 2))
         // Never zero.
-        XCTAssertEqual(DWTerminalFit.fitting(width: 10_000, height: 1, maxColumns: 80, maxRows: 40), DWTerminalFit(columns: 80, rows: 1))
-        XCTAssertEqual(DWTerminalFit.fitting(width: 1, height: 10_000, maxColumns: 80, maxRows: 40), DWTerminalFit(columns: 1, rows: 40))
+        XCTAssertEqual(
+            DWTerminalFit.fitting(width: 10_000, height: 1, maxColumns: 80, maxRows: 40),
+            DWTerminalFit(columns: 80, rows: 1))
+        XCTAssertEqual(
+            DWTerminalFit.fitting(width: 1, height: 10_000, maxColumns: 80, maxRows: 40),
+            DWTerminalFit(columns: 1, rows: 40))
     }
 }

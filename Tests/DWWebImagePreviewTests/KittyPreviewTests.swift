@@ -15,12 +15,17 @@ final class KittyPreviewTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let plain = { (index: UInt8) in [UInt8](repeating: index, count: 128) }
         // Two frames played twice (NETSCAPE 1 = one repeat): four frames drawn.
-        server.setRoute("/blink.gif", .ok(SampleImages.gif(width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
-                                                           frames: [plain(0), plain(1)], delayCentiseconds: 5, loopCount: 1),
-                                          contentType: "image/gif"))
+        server.setRoute(
+            "/blink.gif",
+            .ok(
+                SampleImages.gif(
+                    width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
+                    frames: [plain(0), plain(1)], delayCentiseconds: 5, loopCount: 1),
+                contentType: "image/gif"))
         let binary = try BuiltBinary.require("dwfetch")
         let raw = root.appendingPathComponent("typescript")
-        let command = "stty cols 80 rows 24; exec '\(binary)' --cache-dir '\(root.path)/cache' --retries 0 --preview "
+        let command =
+            "stty cols 80 rows 24; exec '\(binary)' --cache-dir '\(root.path)/cache' --retries 0 --preview "
             + "--preview-format kitty '\(server.url("/blink.gif"))'"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
@@ -36,7 +41,8 @@ final class KittyPreviewTests: XCTestCase {
         let deletes = text.components(separatedBy: delete).count - 1
         XCTAssertEqual(deletes, 4, "one delete before each of the four frames")
         let firstGraphics = try XCTUnwrap(text.range(of: "\u{1B}_G"), "kitty graphics were sent")
-        XCTAssertEqual(text[firstGraphics.lowerBound...].prefix(delete.count), Substring(delete),
-                       "no frame is sent before the delete of the one it replaces")
+        XCTAssertEqual(
+            text[firstGraphics.lowerBound...].prefix(delete.count), Substring(delete),
+            "no frame is sent before the delete of the one it replaces")
     }
 }

@@ -27,17 +27,27 @@ final class PreviewCLITests: XCTestCase {
         server.setRoute("/flag.png", .ok(flagPNG.data, contentType: "image/png"))
         // 16 × 8, green then yellow, played twice (NETSCAPE 1 = one repeat) → 16 × 4 cells, yellow at the end.
         let plain = { (index: UInt8) in [UInt8](repeating: index, count: 128) }
-        server.setRoute("/blink.gif", .ok(SampleImages.gif(width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
-                                                           frames: [plain(0), plain(1)], delayCentiseconds: 20, loopCount: 1),
-                                          contentType: "image/gif"))
+        server.setRoute(
+            "/blink.gif",
+            .ok(
+                SampleImages.gif(
+                    width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
+                    frames: [plain(0), plain(1)], delayCentiseconds: 20, loopCount: 1),
+                contentType: "image/gif"))
         // Loops forever: only Ctrl-C ends it with --preview-loop.
-        server.setRoute("/forever.gif", .ok(SampleImages.gif(width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
-                                                             frames: [plain(0), plain(1)], delayCentiseconds: 10, loopCount: 0),
-                                            contentType: "image/gif"))
+        server.setRoute(
+            "/forever.gif",
+            .ok(
+                SampleImages.gif(
+                    width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
+                    frames: [plain(0), plain(1)], delayCentiseconds: 10, loopCount: 0),
+                contentType: "image/gif"))
         server.setRoute("/missing.gif", .status(404))
         // The same blink as an animated WebP (libvips keeps GIF frames, delays and loop through a conversion).
-        let blink = try DWImage(data: SampleImages.gif(width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
-                                                       frames: [plain(0), plain(1)], delayCentiseconds: 20, loopCount: 1))
+        let blink = try DWImage(
+            data: SampleImages.gif(
+                width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
+                frames: [plain(0), plain(1)], delayCentiseconds: 20, loopCount: 1))
         let blinkWebP = try DWConvert(format: .webp, quality: 100).process(blink)
         XCTAssertEqual(blinkWebP.frameCount, 2)
         server.setRoute("/blink.webp", .ok(blinkWebP.data, contentType: "image/webp"))
@@ -69,8 +79,11 @@ final class PreviewCLITests: XCTestCase {
     }
 
     func testPicturesFollowTheirLinesInTheirColoursAndTheCursorComesBack() throws {
-        let tmux = try Tmux(command: try command(["--preview", server.url("/flag.gif"), server.url("/missing.gif"),
-                                                   server.url("/blink.gif")]))
+        let tmux = try Tmux(
+            command: try command([
+                "--preview", server.url("/flag.gif"), server.url("/missing.gif"),
+                server.url("/blink.gif")
+            ]))
         XCTAssertTrue(try waitForExit(tmux))
         let (cells, text) = try screen(tmux)
         let dump = text.joined(separator: "\n")
@@ -84,20 +97,23 @@ final class PreviewCLITests: XCTestCase {
             guard row.count >= 32 else { return XCTFail("a short row:\n\(dump)") }
             for x in 0..<32 where x != 15 && x != 16 {
                 let expected = x < 16 ? red : blue
-                XCTAssertTrue(row[x].solidColor?.isClose(to: expected) ?? false,
-                              "flag column \(x): \(String(describing: row[x].solidColor))\n\(dump)")
+                XCTAssertTrue(
+                    row[x].solidColor?.isClose(to: expected) ?? false,
+                    "flag column \(x): \(String(describing: row[x].solidColor))\n\(dump)")
             }
         }
         for row in cells[(blinkLine + 1)...(blinkLine + 4)] {
             guard row.count >= 16 else { return XCTFail("a short row:\n\(dump)") }
             for x in 0..<16 {
-                XCTAssertTrue(row[x].solidColor?.isClose(to: yellow) ?? false,
-                              "the animation ended on its last frame: \(String(describing: row[x].solidColor))")
+                XCTAssertTrue(
+                    row[x].solidColor?.isClose(to: yellow) ?? false,
+                    "the animation ended on its last frame: \(String(describing: row[x].solidColor))")
             }
         }
         XCTAssertTrue(text[blinkLine + 5].contains("2 fetched, 1 failed"), "the summary comes below the last picture")
         let exitLine = try XCTUnwrap(text.firstIndex { $0.hasPrefix("exit=") }, dump)
-        XCTAssertEqual(text[exitLine].trimmingCharacters(in: .whitespaces), "exit=1", "one URL failed: 1, as without --preview")
+        XCTAssertEqual(
+            text[exitLine].trimmingCharacters(in: .whitespaces), "exit=1", "one URL failed: 1, as without --preview")
         XCTAssertTrue(cells[exitLine].allSatisfy { $0.foreground == nil && $0.background == nil }, "attributes reset")
         XCTAssertEqual(try tmux.display("#{cursor_flag}"), "1", "the cursor is shown")
     }
@@ -119,8 +135,9 @@ final class PreviewCLITests: XCTestCase {
         XCTAssertTrue(try waitForExit(png))
         for row in try picture(below: "/flag.png", rows: 8, columns: 32, in: png) {
             for x in [0, 7, 14, 17, 24, 31] {
-                XCTAssertTrue(row[x].solidColor?.isClose(to: x < 16 ? red : blue) ?? false,
-                              "PNG column \(x): \(String(describing: row[x].solidColor))")
+                XCTAssertTrue(
+                    row[x].solidColor?.isClose(to: x < 16 ? red : blue) ?? false,
+                    "PNG column \(x): \(String(describing: row[x].solidColor))")
             }
         }
         // --grayscale: the processed image is the one drawn — grey, red's side lighter than blue's.
@@ -139,8 +156,9 @@ final class PreviewCLITests: XCTestCase {
         XCTAssertTrue(try waitForExit(tmux))
         for row in try picture(below: "/blink.webp", rows: 4, columns: 16, in: tmux) {
             for x in [0, 5, 10, 15] {
-                XCTAssertTrue(row[x].solidColor?.isClose(to: yellow) ?? false,
-                              "the animation ended on its last frame: \(String(describing: row[x].solidColor))")
+                XCTAssertTrue(
+                    row[x].solidColor?.isClose(to: yellow) ?? false,
+                    "the animation ended on its last frame: \(String(describing: row[x].solidColor))")
             }
         }
     }
@@ -151,7 +169,8 @@ final class PreviewCLITests: XCTestCase {
         let (_, text) = try screen(tmux)
         XCTAssertTrue(text.contains { $0.hasPrefix("exit=0") }, text.joined(separator: "\n"))
         let forever = try XCTUnwrap(text.firstIndex { $0.contains("/forever.gif") })
-        XCTAssertEqual(text.firstIndex { $0.contains("/flag.gif") }, forever + 5, "the next line comes below the 4 rows")
+        XCTAssertEqual(
+            text.firstIndex { $0.contains("/flag.gif") }, forever + 5, "the next line comes below the 4 rows")
         XCTAssertEqual(try tmux.display("#{cursor_flag}"), "1")
     }
 
@@ -161,7 +180,8 @@ final class PreviewCLITests: XCTestCase {
         let playing = try tmux.wait(timeout: 30) {
             let (cells, text) = try screen(tmux)
             guard let line = text.firstIndex(where: { $0.contains("/forever.gif") }), cells.count > line + 1,
-                  let color = cells[line + 1].first?.solidColor else { return false }
+                let color = cells[line + 1].first?.solidColor
+            else { return false }
             return color.isClose(to: green) || color.isClose(to: yellow)
         }
         XCTAssertTrue(playing, (try? tmux.capture()) ?? "")
@@ -170,7 +190,8 @@ final class PreviewCLITests: XCTestCase {
         XCTAssertTrue(try waitForExit(tmux, timeout: 20), "Ctrl-C ended the run")
         let (cells, text) = try screen(tmux)
         let exitLine = try XCTUnwrap(text.firstIndex { $0.hasPrefix("exit=") }, text.joined(separator: "\n"))
-        XCTAssertEqual(text[exitLine].trimmingCharacters(in: .whitespaces), "exit=130", "interrupted, as without --preview")
+        XCTAssertEqual(
+            text[exitLine].trimmingCharacters(in: .whitespaces), "exit=130", "interrupted, as without --preview")
         XCTAssertTrue(cells[exitLine].allSatisfy { $0.foreground == nil && $0.background == nil }, "attributes reset")
         let line = try XCTUnwrap(text.firstIndex { $0.contains("/forever.gif") })
         XCTAssertEqual(exitLine, line + 6, "below the 4 rows of the picture and the summary, not inside it")
@@ -195,7 +216,9 @@ final class PreviewCLITests: XCTestCase {
         }
         let help = try run(["--help"])
         XCTAssertEqual(help.status, 0)
-        for flag in ["--preview ", "--preview-loop", "--preview-format"] { XCTAssertTrue(help.output.contains(flag), flag) }
+        for flag in ["--preview ", "--preview-loop", "--preview-format"] {
+            XCTAssertTrue(help.output.contains(flag), flag)
+        }
         let bad = try run(["--preview-format", "ascii-art", server.url("/flag.gif")])
         XCTAssertEqual(bad.status, 2, bad.output)
         XCTAssertTrue(bad.output.contains("symbols"), "the error names the formats: \(bad.output)")
@@ -207,7 +230,8 @@ final class PreviewCLITests: XCTestCase {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0"] + args
-            let out = root.appendingPathComponent("out-\(UUID().uuidString)"), err = root.appendingPathComponent("err-\(UUID().uuidString)")
+            let out = root.appendingPathComponent("out-\(UUID().uuidString)"),
+                err = root.appendingPathComponent("err-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             _ = FileManager.default.createFile(atPath: err.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: out)
@@ -215,7 +239,10 @@ final class PreviewCLITests: XCTestCase {
             process.standardInput = FileHandle.nullDevice
             try process.run()
             process.waitUntilExit()
-            return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+            return (
+                process.terminationStatus, try String(contentsOf: out, encoding: .utf8),
+                try String(contentsOf: err, encoding: .utf8)
+            )
         }
         let urls = [server.url("/flag.gif"), server.url("/blink.gif")]
         let plain = try run(["--json"] + urls)
@@ -227,8 +254,9 @@ final class PreviewCLITests: XCTestCase {
             XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(line.utf8)), "still JSON lines")
         }
         XCTAssertEqual(plain.stdout.split(separator: "\n").count, 2)
-        XCTAssertEqual(previewed.stderr.components(separatedBy: "stdout is not a terminal").count - 1, 1,
-                       "one note says why: \(previewed.stderr)")
+        XCTAssertEqual(
+            previewed.stderr.components(separatedBy: "stdout is not a terminal").count - 1, 1,
+            "one note says why: \(previewed.stderr)")
         XCTAssertFalse(plain.stderr.contains("not a terminal"))
 
         let failing = try run(["--preview-loop", server.url("/forever.gif"), server.url("/missing.gif")])

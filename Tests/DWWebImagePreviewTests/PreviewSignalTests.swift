@@ -15,9 +15,13 @@ final class PreviewSignalTests: XCTestCase {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("dwpreview-sig-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let plain = { (index: UInt8) in [UInt8](repeating: index, count: 128) }
-        server.setRoute("/forever.gif", .ok(SampleImages.gif(width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
-                                                             frames: [plain(0), plain(1)], delayCentiseconds: 10, loopCount: 0),
-                                            contentType: "image/gif"))
+        server.setRoute(
+            "/forever.gif",
+            .ok(
+                SampleImages.gif(
+                    width: 16, height: 8, palette: [(0, 255, 0), (255, 255, 0)],
+                    frames: [plain(0), plain(1)], delayCentiseconds: 10, loopCount: 0),
+                contentType: "image/gif"))
     }
 
     override func tearDown() {
@@ -30,11 +34,14 @@ final class PreviewSignalTests: XCTestCase {
     private func killWhilePlaying(_ sig: Int32, exits status: Int32, run n: Int) throws {
         let binary = try BuiltBinary.require("dwfetch")
         let pidFile = root.appendingPathComponent("pid-\(n)")
-        let args = [binary, "--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0", "--preview-loop",
-                    server.url("/forever.gif")].map { "'\($0)'" }.joined(separator: " ")
+        let args = [
+            binary, "--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0", "--preview-loop",
+            server.url("/forever.gif")
+        ].map { "'\($0)'" }.joined(separator: " ")
         // In the background so the test knows its pid; the shell waits and prints the status (then keeps the pane).
-        let tmux = try Tmux(command: "unset NO_COLOR\nexport COLORTERM=truecolor\n\(args) &\necho $! > '\(pidFile.path)'\n"
-                            + "wait $!\necho \"exit=$?\"\nexec sleep 600", rows: 20)
+        let tmux = try Tmux(
+            command: "unset NO_COLOR\nexport COLORTERM=truecolor\n\(args) &\necho $! > '\(pidFile.path)'\n"
+                + "wait $!\necho \"exit=$?\"\nexec sleep 600", rows: 20)
         let playing = try tmux.wait(timeout: 30) {
             guard FileManager.default.fileExists(atPath: pidFile.path) else { return false }
             let hidden = try tmux.display("#{cursor_flag}") == "0"
@@ -45,14 +52,17 @@ final class PreviewSignalTests: XCTestCase {
         let pid = try XCTUnwrap(pid_t(pidText))
         kill(pid, sig)
         let screen = { TerminalScreen(try tmux.capture()).rows }
-        let exited = try tmux.wait(timeout: 20) { try screen().contains { String($0.map(\.character)).hasPrefix("exit=") } }
+        let exited = try tmux.wait(timeout: 20) {
+            try screen().contains { String($0.map(\.character)).hasPrefix("exit=") }
+        }
         XCTAssertTrue(exited, "run \(n): the signal ended the run")
         let cells = try screen()
         let text = cells.map { String($0.map(\.character)) }
         let exitLine = try XCTUnwrap(text.firstIndex { $0.hasPrefix("exit=") }, text.joined(separator: "\n"))
         XCTAssertEqual(text[exitLine].trimmingCharacters(in: .whitespaces), "exit=\(status)", "run \(n)")
         XCTAssertTrue(text.contains { $0.contains("1 fetched, 0 failed") }, "run \(n): stopped as Ctrl-C stops it")
-        XCTAssertTrue(cells[exitLine].allSatisfy { $0.foreground == nil && $0.background == nil }, "run \(n): attributes reset")
+        XCTAssertTrue(
+            cells[exitLine].allSatisfy { $0.foreground == nil && $0.background == nil }, "run \(n): attributes reset")
         XCTAssertEqual(try tmux.display("#{cursor_flag}"), "1", "run \(n): the cursor is shown again")
     }
 

@@ -28,7 +28,9 @@ final class RendererTests: XCTestCase {
     // MARK: - Symbols
 
     func testSolidColoursFillEveryCellWithThatColour() {
-        for (r, g, b) in [(255, 0, 0), (0, 255, 0), (0, 0, 255), (12, 200, 99), (255, 255, 255)] as [(UInt8, UInt8, UInt8)] {
+        for (r, g, b) in [(255, 0, 0), (0, 255, 0), (0, 0, 255), (12, 200, 99), (255, 255, 255)]
+            as [(UInt8, UInt8, UInt8)]
+        {
             let picture = trueColor.render(Self.solid(24, 12, r, g, b), columns: 6, rows: 3)
             XCTAssertEqual(picture.columns, 6)
             XCTAssertEqual(picture.rows, 3)
@@ -38,8 +40,9 @@ final class RendererTests: XCTestCase {
             for (y, row) in screen.rows.enumerated() {
                 XCTAssertEqual(row.count, 6, "row \(y)")
                 for (x, cell) in row.enumerated() {
-                    XCTAssertTrue(cell.solidColor.map { $0.isClose(to: expected) } ?? false,
-                                  "cell (\(x), \(y)) shows \(String(describing: cell.solidColor)), expected \(expected)")
+                    XCTAssertTrue(
+                        cell.solidColor.map { $0.isClose(to: expected) } ?? false,
+                        "cell (\(x), \(y)) shows \(String(describing: cell.solidColor)), expected \(expected)")
                 }
             }
             XCTAssertTrue(picture.text.hasSuffix("\u{1B}[0m"), "attributes reset at the end")
@@ -60,7 +63,9 @@ final class RendererTests: XCTestCase {
                     let mean = try XCTUnwrap(cell.meanColor)
                     XCTAssertTrue(x == 3 ? mean.r > mean.b : mean.b > mean.r, "column \(x): \(mean)")
                 } else {
-                    XCTAssertTrue(cell.solidColor?.isClose(to: expected) ?? false, "column \(x): \(String(describing: cell.solidColor))")
+                    XCTAssertTrue(
+                        cell.solidColor?.isClose(to: expected) ?? false,
+                        "column \(x): \(String(describing: cell.solidColor))")
                 }
             }
         }
@@ -89,9 +94,10 @@ final class RendererTests: XCTestCase {
 
     func testTheFramesOfATwoFrameGIF() throws {
         let red: UInt8 = 0, blue: UInt8 = 1
-        let data = SampleImages.gif(width: 16, height: 8, palette: [(255, 0, 0), (0, 0, 255)],
-                                    frames: [[UInt8](repeating: red, count: 128), [UInt8](repeating: blue, count: 128)],
-                                    delayCentiseconds: 10, loopCount: 0)
+        let data = SampleImages.gif(
+            width: 16, height: 8, palette: [(255, 0, 0), (0, 0, 255)],
+            frames: [[UInt8](repeating: red, count: 128), [UInt8](repeating: blue, count: 128)],
+            delayCentiseconds: 10, loopCount: 0)
         let image = try DWImage(data: data)
         let animation = try XCTUnwrap(image.animatedImage())
         XCTAssertEqual(animation.frameCount, 2)
@@ -106,22 +112,28 @@ final class RendererTests: XCTestCase {
         }
         // A DWImage renders its first frame.
         let first = try trueColor.render(image, maxColumns: 8, maxRows: 8)
-        XCTAssertTrue(TerminalScreen(first.text).rows.flatMap { $0 }.allSatisfy { $0.solidColor?.isClose(to: expected[0]) ?? false })
+        XCTAssertTrue(
+            TerminalScreen(first.text).rows.flatMap { $0 }.allSatisfy {
+                $0.solidColor?.isClose(to: expected[0]) ?? false
+            })
     }
 
     func testPaletteAndNoColourModes() {
         let red = Self.solid(8, 8, 255, 0, 0)
-        let p256 = DWTerminalRenderer(format: DWTerminalFormat(graphics: .symbols, colors: .palette256)).render(red, columns: 4, rows: 2)
+        let p256 = DWTerminalRenderer(format: DWTerminalFormat(graphics: .symbols, colors: .palette256)).render(
+            red, columns: 4, rows: 2)
         XCTAssertTrue(p256.text.contains("5;196m"), "xterm colour 196 is pure red: \(p256.text.debugDescription)")
         XCTAssertFalse(p256.text.contains("38;2;") || p256.text.contains("48;2;"))
 
-        let p16 = TerminalScreen(DWTerminalRenderer(format: DWTerminalFormat(graphics: .symbols, colors: .palette16))
-            .render(red, columns: 4, rows: 2).text)
+        let p16 = TerminalScreen(
+            DWTerminalRenderer(format: DWTerminalFormat(graphics: .symbols, colors: .palette16))
+                .render(red, columns: 4, rows: 2).text)
         let codes = Set(p16.sgrs.flatMap { $0 })
         XCTAssertFalse(codes.contains(38) || codes.contains(48), "no extended colours: \(p16.sgrs)")
         XCTAssertFalse(codes.isDisjoint(with: [31, 41, 91, 101]), "a red from the 16: \(p16.sgrs)")
 
-        let none = DWTerminalRenderer(format: DWTerminalFormat(graphics: .symbols, colors: .none)).render(red, columns: 4, rows: 2)
+        let none = DWTerminalRenderer(format: DWTerminalFormat(graphics: .symbols, colors: .none)).render(
+            red, columns: 4, rows: 2)
         let noneCodes = Set(TerminalScreen(none.text).sgrs.flatMap { $0 })
         XCTAssertTrue(noneCodes.isSubset(of: [0, 7, 27]), "no colour at all: \(none.text.debugDescription)")
         XCTAssertEqual(TerminalScreen(none.text).rows.map(\.count), [4, 4])
@@ -143,8 +155,12 @@ final class RendererTests: XCTestCase {
         let rows = TerminalScreen(picture.text).rows
         XCTAssertEqual(rows.count, 5)
         let green = RGBColor(r: 0, g: 255, b: 0), magenta = RGBColor(r: 255, g: 0, b: 255)
-        for cell in rows[0] + rows[1] { XCTAssertTrue(cell.solidColor?.isClose(to: green, tolerance: 24) ?? false, "\(cell)") }
-        for cell in rows[3] + rows[4] { XCTAssertTrue(cell.solidColor?.isClose(to: magenta, tolerance: 24) ?? false, "\(cell)") }
+        for cell in rows[0] + rows[1] {
+            XCTAssertTrue(cell.solidColor?.isClose(to: green, tolerance: 24) ?? false, "\(cell)")
+        }
+        for cell in rows[3] + rows[4] {
+            XCTAssertTrue(cell.solidColor?.isClose(to: magenta, tolerance: 24) ?? false, "\(cell)")
+        }
         // Small images are decoded as they are.
         let small = try trueColor.previewBitmap(jpeg, maxColumns: 200, maxRows: 100)
         XCTAssertEqual(small.width, 1200)
@@ -188,10 +204,11 @@ final class RendererTests: XCTestCase {
         let commands = try Self.apcCommands(picture.text)
         XCTAssertGreaterThan(commands.count, 3)
         let first = commands[0]
-        let keys = Dictionary(uniqueKeysWithValues: first.control.split(separator: ",").map { pair -> (String, String) in
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            return (String(kv[0]), kv.count > 1 ? String(kv[1]) : "")
-        })
+        let keys = Dictionary(
+            uniqueKeysWithValues: first.control.split(separator: ",").map { pair -> (String, String) in
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                return (String(kv[0]), kv.count > 1 ? String(kv[1]) : "")
+            })
         XCTAssertEqual(keys["a"], "T", "transmit and display")
         XCTAssertEqual(keys["f"], "32", "RGBA")
         XCTAssertEqual(keys["c"], "10")

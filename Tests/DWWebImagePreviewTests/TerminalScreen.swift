@@ -44,7 +44,9 @@ struct TerminalScreen {
             if c == "\u{1B}", i + 1 < scalars.count, scalars[i + 1] == "[" {
                 var j = i + 2
                 var params = ""
-                while j < scalars.count, !(0x40...0x7E).contains(scalars[j].value) { params.unicodeScalars.append(scalars[j]); j += 1 }
+                while j < scalars.count, !(0x40...0x7E).contains(scalars[j].value) {
+                    params.unicodeScalars.append(scalars[j]); j += 1
+                }
                 let final = j < scalars.count ? scalars[j] : "?"
                 if final == "m" {
                     let numbers = params.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
@@ -73,8 +75,10 @@ struct TerminalScreen {
             if c == "\u{1B}" { i += 2; continue }  // other two-byte escapes (ESC 7, ESC 8)
             if c == "\n" { rows.append([]); i += 1; continue }
             if c == "\r" { i += 1; continue }
-            rows[rows.count - 1].append(TerminalCell(character: Character(c), foreground: inverse ? bg : fg,
-                                                     background: inverse ? fg : bg))
+            rows[rows.count - 1].append(
+                TerminalCell(
+                    character: Character(c), foreground: inverse ? bg : fg,
+                    background: inverse ? fg : bg))
             i += 1
         }
         if rows.last?.isEmpty == true, rows.count > 1 { rows.removeLast() }

@@ -45,7 +45,10 @@ final class Tmux {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let argv = ([Self.binary, "-L", socket] + args).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let env = ProcessInfo.processInfo.environment.filter { $0.key != "TMUX" }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let env =
+            ProcessInfo.processInfo.environment.filter { $0.key != "TMUX" }.map { strdup("\($0.key)=\($0.value)") } + [
+                nil
+            ]
         defer { env.forEach { free($0) } }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, Self.binary, &actions, nil, argv, env)
