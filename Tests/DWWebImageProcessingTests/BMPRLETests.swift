@@ -41,12 +41,15 @@ final class BMPRLETests: XCTestCase {
         return Data(out + pal + pixels)
     }
 
-    private func assertAgreesWithPillow(_ data: Data, _ name: String, file: StaticString = #filePath,
-                                        line: UInt = #line) throws {
+    private func assertAgreesWithPillow(
+        _ data: Data, _ name: String, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("dwbmp-\(UUID().uuidString).bmp")
         try data.write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
-        let script = "import sys; from PIL import Image; "
+        let script =
+            "import sys; from PIL import Image; "
             + "sys.stdout.buffer.write(Image.open(sys.argv[1]).convert('RGB').tobytes())"
         let run = try ProcessRun.run("python3", ["-c", script, path.path])
         let pillow = [UInt8](run.stdout)

@@ -102,9 +102,11 @@ final class CodecRegistryTests: XCTestCase {
         var limits = DWProcessingLimits()
         limits.maxPixelCount = 100
         let before = QOICodec.decodeCount
-        XCTAssertThrowsError(try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) in
-            try image.verifyDecodes()
-        }) { XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge, "\($0)") }
+        XCTAssertThrowsError(
+            try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) in
+                try image.verifyDecodes()
+            }
+        ) { XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge, "\($0)") }
         XCTAssertThrowsError(try DWImage(data: Self.qoi, maxPixelCount: 100)) {
             XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge, "\($0)")
         }

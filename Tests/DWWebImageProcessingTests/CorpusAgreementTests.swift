@@ -24,7 +24,7 @@ final class CorpusAgreementTests: XCTestCase {
             + "Pillow counts it (4) and fails to load it",
         "gif-tail-damaged-descriptor.gif": "the 65535×65535 rect the file ends in is over the 64 MP frame limit, so "
             + "the 3 complete frames are kept (browsers show those); Pillow and libnsgif count it (4)",
-        "tiff-webp.tif": "Pillow's libtiff has no WebP codec; Debian's (libvips) decodes every strip",
+        "tiff-webp.tif": "Pillow's libtiff has no WebP codec; Debian's (libvips) decodes every strip"
     ]
 
     struct Verdict: Equatable, CustomStringConvertible {
@@ -39,7 +39,10 @@ final class CorpusAgreementTests: XCTestCase {
         func agrees(with other: Verdict) -> Bool {
             full == other.full && (facts == other.facts || facts == nil || other.facts == nil)
         }
-        var description: String { (facts.map { "\($0[0])×\($0[1]), \($0[2]) frame(s)" } ?? "refused") + (full ? ", decodes fully" : ", does not fully decode") }
+        var description: String {
+            (facts.map { "\($0[0])×\($0[1]), \($0[2]) frame(s)" } ?? "refused")
+                + (full ? ", decodes fully" : ", does not fully decode")
+        }
     }
 
     func testSnifferAndVerifyAgreeWithPillow() throws {
@@ -69,8 +72,11 @@ final class CorpusAgreementTests: XCTestCase {
                 XCTFail("\(file) agrees with Pillow now: drop it from intendedDifferences")
             }
         }
-        func percent(_ part: Int, _ whole: Int) -> String { String(format: "%.1f %%", Double(part) / Double(max(1, whole)) * 100) }
-        print("""
+        func percent(_ part: Int, _ whole: Int) -> String {
+            String(format: "%.1f %%", Double(part) / Double(max(1, whole)) * 100)
+        }
+        print(
+            """
             Format corpus against Pillow \(version): \(agree) of \(files.count) files agree (\(percent(agree, files.count))); \
             of the \(both) both read, \(bothAgree) agree (\(percent(bothAgree, both))); \(intended.count) intended \
             difference(s):
@@ -130,9 +136,13 @@ final class CorpusAgreementTests: XCTestCase {
         let paths = files.map { directory.appendingPathComponent($0).path }
         let run = try ProcessRun.run("python3", ["-c", script] + paths)
         guard run.status == 0,
-              let json = try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any] else {
-            throw NSError(domain: "CorpusAgreementTests", code: 1, userInfo: [
-                NSLocalizedDescriptionKey: "Pillow is not importable by python3 (scripts/setup.sh installs it)"])
+            let json = try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any]
+        else {
+            throw NSError(
+                domain: "CorpusAgreementTests", code: 1,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "Pillow is not importable by python3 (scripts/setup.sh installs it)"
+                ])
         }
         var verdicts: [String: Verdict] = [:]
         for (file, value) in json where !file.isEmpty {

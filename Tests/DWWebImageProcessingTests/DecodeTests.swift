@@ -41,7 +41,8 @@ final class DecodeTests: XCTestCase {
             return XCTFail("q.ico's entry is a PNG")
         }
         try XCTAssertEqual(DWImage(data: png).bitmap().rgba(x: 8, y: 8).r, 220)
-        guard case .raster(let raster) = try DIBReader.decodeICO(Fixtures.data("dib.ico"), limits: DWProcessingLimits()) else {
+        guard case .raster(let raster) = try DIBReader.decodeICO(Fixtures.data("dib.ico"), limits: DWProcessingLimits())
+        else {
             return XCTFail("dib.ico's entry is a DIB")
         }
         XCTAssertEqual([raster.width, raster.height, raster.bands], [16, 16, 4])

@@ -4,7 +4,8 @@ import Foundation
 import XCTest
 
 enum Fixtures {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures")
 
     static func data(_ name: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(name))
@@ -37,8 +38,10 @@ enum Fixtures {
 }
 
 /// Asserts that `bitmap` has `rgba` at (x, y), each channel within `tolerance`.
-func assertPixel(_ bitmap: DWBitmap, _ x: Int, _ y: Int, _ rgba: [Int], tolerance: Int, _ what: String,
-                 file: StaticString = #filePath, line: UInt = #line) {
+func assertPixel(
+    _ bitmap: DWBitmap, _ x: Int, _ y: Int, _ rgba: [Int], tolerance: Int, _ what: String,
+    file: StaticString = #filePath, line: UInt = #line
+) {
     let p = bitmap.rgba(x: x, y: y)
     let got = [Int(p.r), Int(p.g), Int(p.b), Int(p.a)]
     // Fully transparent pixels: only alpha matters (their colour is undefined across decoders).

@@ -39,8 +39,11 @@ final class JPEGShrinkTests: XCTestCase {
     /// decodes a 1024 × 768 JPEG at 1/8, and the same fill of a left-half gradient keeps the left side dark; a trim
     /// (which measures the full image) decodes at full size.
     func testTheImgproxyStepsShrinkAJPEGOnLoad() throws {
-        let png = SampleImages.png(width: 1024, height: 768) { x, _ in x < 512 ? (20, 20, 20, 255) : (240, 240, 240, 255) }
-        let jpeg = try DWImage(data: Data(Array(try DWConvert(format: .jpeg, quality: 95).process(DWImage(data: png)).data)))
+        let png = SampleImages.png(width: 1024, height: 768) { x, _ in
+            x < 512 ? (20, 20, 20, 255) : (240, 240, 240, 255)
+        }
+        let jpeg = try DWImage(
+            data: Data(Array(try DWConvert(format: .jpeg, quality: 95).process(DWImage(data: png)).data)))
         var transform = DWTransform()
         (transform.resizingType, transform.width, transform.height) = (.fill, 128, 96)
         transform.gravity = DWGravity(.northWest)

@@ -8,7 +8,8 @@ final class NeverLargerTests: XCTestCase {
     /// A re-encode at a higher quality is larger than a small JPEG: with `nl` (or `mb`) the answer is the source's
     /// own bytes; another size, or a source whose metadata must be stripped, is still the result.
     func testTheSourceIsTheAnswerWhenTheResultIsNoSmaller() throws {
-        let source = try DWConvert(format: .jpeg, quality: 30).process(DWImage(data: SampleImages.png(width: 64, height: 48)))
+        let source = try DWConvert(format: .jpeg, quality: 30).process(
+            DWImage(data: SampleImages.png(width: 64, height: 48)))
         var transform = DWTransform()
         transform.quality = 95
         XCTAssertGreaterThan(try transform.plan().process(source).data.count, source.data.count, "the premise")

@@ -21,12 +21,13 @@ final class PillowCorpusTests: XCTestCase {
     static let formatNames: [String: DWImageFormat] = [
         "PNG": .png, "JPEG": .jpeg, "MPO": .jpeg, "GIF": .gif, "WEBP": .webp, "BMP": .bmp, "DIB": .bmp,
         "TIFF": .tiff, "AVIF": .avif, "HEIF": .heic, "ICO": .ico, "CUR": .ico, "JPEG XL": .jxl, "PPM": .pnm,
-        "JPEG2000": .jp2, "FITS": .fits,
+        "JPEG2000": .jp2, "FITS": .fits
     ]
 
     /// Files --verify passes that Pillow does not fully decode, and why that is right.
     static let verifiedThoughPillowFails: [String: String] = [
-        "avif/hopper.heif": "an AV1 image in a HEIF (mif1) file: libheif decodes it; Pillow's AVIF plugin wants an avif brand",
+        "avif/hopper.heif":
+            "an AV1 image in a HEIF (mif1) file: libheif decodes it; Pillow's AVIF plugin wants an avif brand",
         "bmp/g/rgb32bf.bmp": "32-bit bit fields (bmpsuite: good); Pillow supports only some bit-field layouts",
         "bmp/q/pal8oversizepal.bmp": "300 palette entries that fit in the file, the extra ignored (browsers show it)",
         "bmp/q/rgb16-231.bmp": "16-bit bit fields 2-3-1; browsers show it, Pillow does not read the layout",
@@ -42,11 +43,12 @@ final class PillowCorpusTests: XCTestCase {
         "png_decompression_dos.png": "Pillow refuses a huge text chunk (its MAX_TEXT_CHUNK); the pixels are whole",
         "sugarshack_ifd_offset.mpo": "DWImage reads an MPO as its first JPEG picture, which is whole; Pillow's MPO "
             + "reader refuses the broken index of the second",
-        "sugarshack_no_data.mpo": "DWImage reads an MPO as its first JPEG picture, which is whole; the second has no data",
+        "sugarshack_no_data.mpo":
+            "DWImage reads an MPO as its first JPEG picture, which is whole; the second has no data",
         "tiff_tiled_jpeg_oob_read.tif": "JPEG tiles past the image's edge: libtiff (libvips) decodes them, Pillow's "
             + "decoder fails (the file tests Pillow's out-of-bounds fix)",
         "unknown_compression_method.png": "its iCCP chunk names compression 1: libpng (libvips, browsers) drops the "
-            + "profile and shows the pixels; Pillow refuses the file",
+            + "profile and shows the pixels; Pillow refuses the file"
     ]
 
     func testWeReadPillowsOwnImagesAsPillowDoes() throws {
@@ -73,7 +75,8 @@ final class PillowCorpusTests: XCTestCase {
                 if same {
                     agree += 1
                 } else {
-                    disagreements.append("\(file): ours \(ours.format.rawValue) \(facts), Pillow \(theirs.format) \(expected)")
+                    disagreements.append(
+                        "\(file): ours \(ours.format.rawValue) \(facts), Pillow \(theirs.format) \(expected)")
                 }
             }
             let verified = (try? ours.verifyDecodes()) != nil
@@ -83,10 +86,11 @@ final class PillowCorpusTests: XCTestCase {
             if theirs?.full == true, !verified { refused.append(file) }
         }
         let share = Double(agree) / Double(max(1, both))
-        print("Pillow \(version)'s \(pillow.count) test images: \(both) both read, \(agree) agree ("
-              + String(format: "%.1f %%", share * 100) + ")" + disagreements.map { "\n  - \($0)" }.joined()
-              + "\n--verify refuses \(refused.count) file(s) Pillow decodes: \(refused.joined(separator: ", "))"
-              + "\nnot recognised though Pillow reads them: \(unrecognised.joined(separator: ", "))")
+        print(
+            "Pillow \(version)'s \(pillow.count) test images: \(both) both read, \(agree) agree ("
+                + String(format: "%.1f %%", share * 100) + ")" + disagreements.map { "\n  - \($0)" }.joined()
+                + "\n--verify refuses \(refused.count) file(s) Pillow decodes: \(refused.joined(separator: ", "))"
+                + "\nnot recognised though Pillow reads them: \(unrecognised.joined(separator: ", "))")
         XCTAssertGreaterThan(both, 500, "the corpus is Pillow's whole Tests/images")
         XCTAssertGreaterThanOrEqual(share, Self.agreementBar, disagreements.joined(separator: "\n"))
         XCTAssertEqual(brokenPassed, [], "--verify passes files Pillow cannot decode")
@@ -109,8 +113,10 @@ final class PillowCorpusTests: XCTestCase {
         let sdist = folder.appendingPathComponent("pillow-\(version).tar.gz")
         if !FileManager.default.fileExists(atPath: sdist.path) {
             // The source distribution only (its build dependencies as wheels: building them from source takes minutes).
-            _ = try Python.system.run(["-m", "pip", "download", "--no-binary", "pillow", "--no-deps", "--quiet",
-                                       "pillow==\(version)", "-d", folder.path])
+            _ = try Python.system.run([
+                "-m", "pip", "download", "--no-binary", "pillow", "--no-deps", "--quiet",
+                "pillow==\(version)", "-d", folder.path
+            ])
         }
         _ = try Subprocess.output(["tar", "-xzf", sdist.path, "-C", folder.path, "pillow-\(version)/Tests/images"])
         return (images, version)
@@ -126,12 +132,13 @@ final class PillowCorpusTests: XCTestCase {
     static func pillowVerdicts(_ images: URL) throws -> [String: PillowVerdict?] {
         let out = try Python.system.run([script.path, images.path])
         guard let json = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any] else {
-            throw NSError(domain: "PillowCorpusTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "no JSON from Pillow"])
+            throw NSError(
+                domain: "PillowCorpusTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "no JSON from Pillow"])
         }
         var verdicts: [String: PillowVerdict?] = [:]
         for (file, value) in json where !file.isEmpty {
             guard let v = value as? [Any], v.count == 5, let format = v[0] as? String, let w = v[1] as? Int,
-                  let h = v[2] as? Int, let n = v[3] as? Int, let full = v[4] as? Bool
+                let h = v[2] as? Int, let n = v[3] as? Int, let full = v[4] as? Bool
             else {
                 verdicts[file] = .some(nil)
                 continue

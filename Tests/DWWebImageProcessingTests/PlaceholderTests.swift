@@ -19,7 +19,9 @@ final class PlaceholderTests: XCTestCase {
             for tx in 0..<16 {
                 for c in 0..<3 {
                     var sum = 0
-                    for y in ty * 16..<(ty + 1) * 16 { for x in tx * 15..<(tx + 1) * 15 { sum += Int(decoded[(y * 240 + x) * 3 + c]) } }
+                    for y in ty * 16..<(ty + 1) * 16 {
+                        for x in tx * 15..<(tx + 1) * 15 { sum += Int(decoded[(y * 240 + x) * 3 + c]) }
+                    }
                     total += abs(sum / 240 - Int(reference[(ty * 16 + tx) * 3 + c]))
                 }
             }
@@ -37,12 +39,18 @@ final class PlaceholderTests: XCTestCase {
         let image = try DWImage(data: SampleImages.png(width: 32, height: 24, seed: 3))
         XCTAssertEqual(try image.blurHash(components: (x: 4, y: 3)), "LjFDkm2WwxW:m=WVjtf8f%fQfQfP")
         XCTAssertEqual(try image.blurHash(components: (x: 1, y: 1)), "00FDkm")
-        XCTAssertEqual(try image.blurHash(components: (x: 9, y: 9)), "|jFDkm2WwxW:a|oKWpoKWpm=WVjtf8fQf7fQf7fQf%fQfQfPfQfQfQfQfQn*WpjtfQfQfQfQfQfQf7fQfQfQfQfQfQfQfQoKWpjtfQfQfQfQfQfQf7fQfQfQfQfQfQfQfQoKWpjtfQfQfQfQfQfQf7fQfQfQfQfQfQfQfQ")
-        let flat = try DWImage(data: SampleImages.gif(width: 20, height: 10, palette: [(200, 40, 90)],
-                                                      frames: [[UInt8](repeating: 0, count: 200)]))
+        XCTAssertEqual(
+            try image.blurHash(components: (x: 9, y: 9)),
+            "|jFDkm2WwxW:a|oKWpoKWpm=WVjtf8fQf7fQf7fQf%fQfQfPfQfQfQfQfQn*WpjtfQfQfQfQfQfQf7fQfQfQfQfQfQfQfQoKWpjtfQfQfQfQfQfQf7fQfQfQfQfQfQfQfQoKWpjtfQfQfQfQfQfQf7fQfQfQfQfQfQfQfQ"
+        )
+        let flat = try DWImage(
+            data: SampleImages.gif(
+                width: 20, height: 10, palette: [(200, 40, 90)],
+                frames: [[UInt8](repeating: 0, count: 200)]))
         let hash = try flat.blurHash()
         XCTAssertEqual(hash, "LIM_Ai,ufQ,u||o2fQo2fQfQfQfQ")
-        XCTAssertEqual(BlurHashDecoder.decode83(Array(hash)[2..<6]), 200 << 16 | 40 << 8 | 90, "the DC term is the colour")
+        XCTAssertEqual(
+            BlurHashDecoder.decode83(Array(hash)[2..<6]), 200 << 16 | 40 << 8 | 90, "the DC term is the colour")
         XCTAssertThrowsError(try flat.blurHash(components: (x: 0, y: 3)))
         XCTAssertThrowsError(try flat.blurHash(components: (x: 4, y: 10)))
     }
@@ -51,8 +59,9 @@ final class PlaceholderTests: XCTestCase {
         // 100 × 10: 60 columns red, 30 blue, 10 green.
         var indices: [UInt8] = []
         for _ in 0..<10 { for x in 0..<100 { indices.append(x < 60 ? 0 : x < 90 ? 1 : 2) } }
-        let data = SampleImages.gif(width: 100, height: 10, palette: [(230, 20, 20), (20, 40, 220), (30, 200, 60)],
-                                    frames: [indices])
+        let data = SampleImages.gif(
+            width: 100, height: 10, palette: [(230, 20, 20), (20, 40, 220), (30, 200, 60)],
+            frames: [indices])
         let image = try DWImage(data: data)
         XCTAssertEqual(try image.dominantColor, DWColor(red: 230, green: 20, blue: 20))
         let colours = try image.dominantColors(count: 3)
@@ -74,22 +83,22 @@ final class PlaceholderTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = """
-        import sys
-        from PIL import Image, ImageDraw, ImageFilter
-        w, h, tw, th, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-        im = Image.new("RGB", (w, h))
-        px = im.load()
-        for y in range(h):
-            for x in range(w):
-                px[x, y] = (x * 255 // w, y * 255 // h, 128)
-        disc = Image.new("RGB", (w, h), (0, 0, 0))
-        ImageDraw.Draw(disc).ellipse((w // 3, h // 4, w // 3 + h // 2, 3 * h // 4), fill=(250, 230, 40))
-        mask = Image.new("L", (w, h), 0)
-        ImageDraw.Draw(mask).ellipse((w // 3, h // 4, w // 3 + h // 2, 3 * h // 4), fill=255)
-        im.paste(disc, (0, 0), mask.filter(ImageFilter.GaussianBlur(12)))
-        im.save(out + "/g.png")
-        open(out + "/g.rgb", "wb").write(im.resize((tw, th), Image.BOX).tobytes())
-        """
+            import sys
+            from PIL import Image, ImageDraw, ImageFilter
+            w, h, tw, th, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+            im = Image.new("RGB", (w, h))
+            px = im.load()
+            for y in range(h):
+                for x in range(w):
+                    px[x, y] = (x * 255 // w, y * 255 // h, 128)
+            disc = Image.new("RGB", (w, h), (0, 0, 0))
+            ImageDraw.Draw(disc).ellipse((w // 3, h // 4, w // 3 + h // 2, 3 * h // 4), fill=(250, 230, 40))
+            mask = Image.new("L", (w, h), 0)
+            ImageDraw.Draw(mask).ellipse((w // 3, h // 4, w // 3 + h // 2, 3 * h // 4), fill=255)
+            im.paste(disc, (0, 0), mask.filter(ImageFilter.GaussianBlur(12)))
+            im.save(out + "/g.png")
+            open(out + "/g.rgb", "wb").write(im.resize((tw, th), Image.BOX).tobytes())
+            """
         let sizes = ["\(width)", "\(height)", "\(thumb.0)", "\(thumb.1)"]
         let run = try ProcessRun.run("python3", ["-c", script] + sizes + [dir.path])
         XCTAssertEqual(run.status, 0, "python3 with Pillow (scripts/setup.sh installs it) made it: \(run.errors)")
@@ -98,15 +107,18 @@ final class PlaceholderTests: XCTestCase {
     }
 }
 
-private func XCTAssertEqual(_ a: [Double], _ b: [Double], accuracy: Double, file: StaticString = #filePath,
-                            line: UInt = #line) {
+private func XCTAssertEqual(
+    _ a: [Double], _ b: [Double], accuracy: Double, file: StaticString = #filePath,
+    line: UInt = #line
+) {
     XCTAssertEqual(a.count, b.count, "\(a) vs \(b)", file: file, line: line)
     for (x, y) in zip(a, b) { XCTAssertEqual(x, y, accuracy: accuracy, "\(a) vs \(b)", file: file, line: line) }
 }
 
 /// BlurHash's reference decoder (woltapp/blurhash, TypeScript `decode`), for the round trip: RGB bytes.
 enum BlurHashDecoder {
-    private static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~")
+    private static let digits = Array(
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~")
 
     static func decode83<S: Sequence<Character>>(_ s: S) -> Int? {
         var value = 0
@@ -122,7 +134,8 @@ enum BlurHashDecoder {
         guard chars.count >= 6, let sizeFlag = decode83(Substring(String(chars[0]))) else { return nil }
         let numY = sizeFlag / 9 + 1, numX = sizeFlag % 9 + 1
         guard chars.count == 4 + 2 * numX * numY, let quantised = decode83(Substring(String(chars[1]))),
-              let dc = decode83(Substring(String(chars[2..<6]))) else { return nil }
+            let dc = decode83(Substring(String(chars[2..<6])))
+        else { return nil }
         let maximum = Double(quantised + 1) / 166
         var colors = [(toLinear(dc >> 16), toLinear((dc >> 8) & 255), toLinear(dc & 255))]
         for i in 1..<numX * numY {
@@ -136,7 +149,9 @@ enum BlurHashDecoder {
                 var (r, g, b) = (0.0, 0.0, 0.0)
                 for j in 0..<numY {
                     for i in 0..<numX {
-                        let basis = cos(Double.pi * Double(x * i) / Double(width)) * cos(Double.pi * Double(y * j) / Double(height))
+                        let basis =
+                            cos(Double.pi * Double(x * i) / Double(width))
+                            * cos(Double.pi * Double(y * j) / Double(height))
                         let c = colors[i + j * numX]
                         r += c.0 * basis; g += c.1 * basis; b += c.2 * basis
                     }

@@ -18,7 +18,7 @@ final class ProcessorParameterTests: XCTestCase {
             ("round:-2", "DWRoundCorners needs a radius ≥ 0 (got -2.0)"),
             ("resize:0", "DWResize needs sides of 1…10000000 pixels (got 0xnil)"),
             ("crop:0", "DWCrop needs a width and height above 0 (got 0x4)"),
-            ("quality:0", "DWConvert needs a quality of 1…100 (got 0)"),
+            ("quality:0", "DWConvert needs a quality of 1…100 (got 0)")
         ]
         for (probe, message) in cases {
             let (status, output) = try runProbe(probe)
@@ -31,9 +31,10 @@ final class ProcessorParameterTests: XCTestCase {
     /// processes the fixture with it, which for a valid one succeeds.
     func testProbeMakesTheNamedProcessor() throws {
         let probe = ProcessInfo.processInfo.environment[Self.probeVariable]
-        let (name, value) = probe.map { p in
-            (String(p.prefix { $0 != ":" }), Double(p.drop { $0 != ":" }.dropFirst()) ?? 1)
-        } ?? ("all", 1)
+        let (name, value) =
+            probe.map { p in
+                (String(p.prefix { $0 != ":" }), Double(p.drop { $0 != ":" }.dropFirst()) ?? 1)
+            } ?? ("all", 1)
         var made: [any DWImageProcessor] = []
         if name == "blur" || name == "all" { made.append(DWBlur(sigma: value)) }
         if name == "round" || name == "all" { made.append(DWRoundCorners(radius: value)) }

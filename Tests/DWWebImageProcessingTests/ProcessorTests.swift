@@ -4,19 +4,21 @@ import DWWebImageProcessing
 import XCTest
 
 final class ProcessorTests: XCTestCase {
-    private func quadrants() throws -> DWImage { try Fixtures.image("q.png") }   // 64×48 RGBA, BR quadrant clear
+    private func quadrants() throws -> DWImage { try Fixtures.image("q.png") }  // 64×48 RGBA, BR quadrant clear
 
     func testIdentifiersAreStable() {
         XCTAssertEqual(DWResize(width: 200, height: nil).identifier, "resize(200x,fit)")
-        XCTAssertEqual(DWResize(width: 20, height: 30, mode: .fill, enlarge: true).identifier, "resize(20x30,fill,enlarge)")
+        XCTAssertEqual(
+            DWResize(width: 20, height: 30, mode: .fill, enlarge: true).identifier, "resize(20x30,fill,enlarge)")
         XCTAssertEqual(DWCrop(x: 1, y: 2, width: 3, height: 4).identifier, "crop(1,2,3x4)")
         XCTAssertEqual(DWRoundCorners(radius: 8).identifier, "round(8.0)")
         XCTAssertEqual(DWBlur(sigma: 1.5).identifier, "blur(1.5)")
         XCTAssertEqual(DWGrayscale().identifier, "grayscale")
         XCTAssertEqual(DWTint(red: 1, green: 0, blue: 0, alpha: 0.5).identifier, "tint(1.0,0.0,0.0,0.5)")
         XCTAssertEqual(DWConvert(format: .webp, quality: 70).identifier, "convert(webp,q70)")
-        XCTAssertEqual(DWImageProcessors.cacheKey(url: "u", processors: [DWResize(width: 1, height: 1), DWGrayscale()]),
-                       "1:u@15:resize(1x1,fit)|9:grayscale")
+        XCTAssertEqual(
+            DWImageProcessors.cacheKey(url: "u", processors: [DWResize(width: 1, height: 1), DWGrayscale()]),
+            "1:u@15:resize(1x1,fit)|9:grayscale")
     }
 
     func testResizeFitKeepsAspectAndFormat() throws {
@@ -143,8 +145,10 @@ final class ProcessorTests: XCTestCase {
     }
 
     func testChainAppliesInOrderAndEncodesOnce() throws {
-        let chain: [any DWImageProcessor] = [DWResize(width: 32, height: nil), DWCrop(x: 0, y: 0, width: 16, height: 12),
-                                             DWConvert(format: .webp, quality: 80)]
+        let chain: [any DWImageProcessor] = [
+            DWResize(width: 32, height: nil), DWCrop(x: 0, y: 0, width: 16, height: 12),
+            DWConvert(format: .webp, quality: 80)
+        ]
         let out = try DWImageProcessors.apply(chain, to: Fixtures.image("q.jpg"))
         XCTAssertEqual([out.pixelWidth, out.pixelHeight], [16, 12])
         XCTAssertEqual(out.format, .webp)
@@ -162,10 +166,12 @@ final class ProcessorTests: XCTestCase {
         let source = try Fixtures.image("anim12.gif")
         XCTAssertEqual(source.frameCount, 12)
         let expectedDelays = (Fixtures.expected["anim12.gif"]?["delays_ms"] as? [Int]) ?? []
-        for processors in [[DWResize(width: 20, height: nil)] as [any DWImageProcessor],
-                           [DWCrop(x: 5, y: 5, width: 20, height: 10), DWGrayscale()],
-                           [DWResize(width: 20, height: nil), DWConvert(format: .gif)],
-                           [DWResize(width: 20, height: nil), DWConvert(format: .webp)]] {
+        for processors in [
+            [DWResize(width: 20, height: nil)] as [any DWImageProcessor],
+            [DWCrop(x: 5, y: 5, width: 20, height: 10), DWGrayscale()],
+            [DWResize(width: 20, height: nil), DWConvert(format: .gif)],
+            [DWResize(width: 20, height: nil), DWConvert(format: .webp)]
+        ] {
             let out = try DWImageProcessors.apply(processors, to: source)
             let what = DWImageProcessors.identifier(of: processors)
             XCTAssertEqual(out.frameCount, 12, what)

@@ -6,8 +6,9 @@ import XCTest
 
 final class PythonRunnerTests: XCTestCase {
     func testAScriptsOutputAndItsArguments() throws {
-        XCTAssertEqual(try Python.system.script("import sys; print(sys.argv[1:])", arguments: ["a", "b c"]),
-                       "['a', 'b c']")
+        XCTAssertEqual(
+            try Python.system.script("import sys; print(sys.argv[1:])", arguments: ["a", "b c"]),
+            "['a', 'b c']")
         XCTAssertFalse(try Python.system.script("import PIL; print(PIL.__version__)").isEmpty, "Pillow is there")
     }
 

@@ -107,14 +107,20 @@ final class RealWorldFilesTests: XCTestCase {
     // MARK: - Reference readers
 
     static func pillowRGBA(_ file: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
-        let out = try run(["python3", "-c", """
+        let out = try run([
+            "python3", "-c",
+            """
             import sys; from PIL import Image
             im = Image.open(sys.argv[1]).convert("RGBA")
             sys.stdout.buffer.write(b"%d %d\\n" % im.size + im.tobytes())
-            """, directory.appendingPathComponent(file).path])
+            """, directory.appendingPathComponent(file).path
+        ])
         guard let newline = out.firstIndex(of: 10),
-              case let size = String(decoding: out[..<newline], as: UTF8.self).split(separator: " ").compactMap({ Int($0) }),
-              size.count == 2 else { throw CocoaError(.fileReadCorruptFile) }
+            case let size = String(decoding: out[..<newline], as: UTF8.self).split(separator: " ").compactMap({
+                Int($0)
+            }),
+            size.count == 2
+        else { throw CocoaError(.fileReadCorruptFile) }
         return (size[0], size[1], Array(out[(newline + 1)...]))
     }
 
@@ -129,8 +135,12 @@ final class RealWorldFilesTests: XCTestCase {
     static func run(_ arguments: [String]) throws -> Data {
         let run = try ProcessRun.run(arguments[0], Array(arguments.dropFirst()))
         guard run.status == 0 else {
-            throw NSError(domain: "RealWorldFilesTests", code: Int(run.status), userInfo: [
-                NSLocalizedDescriptionKey: "\(arguments[0]) failed (scripts/setup.sh installs Pillow and libvips-tools)"])
+            throw NSError(
+                domain: "RealWorldFilesTests", code: Int(run.status),
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "\(arguments[0]) failed (scripts/setup.sh installs Pillow and libvips-tools)"
+                ])
         }
         return run.stdout
     }

@@ -29,7 +29,9 @@ final class SafetyTests: XCTestCase {
 
     /// An 8-bit RGBA PNG header claiming `width` × `height`, with a tiny IDAT.
     private func pngHeader(width: UInt32, height: UInt32) -> Data {
-        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func be(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         bytes += be(13) + Array("IHDR".utf8) + be(width) + be(height) + [8, 6, 0, 0, 0] + [0, 0, 0, 0]
         bytes += be(2) + Array("IDAT".utf8) + [0x78, 0x9C] + [0, 0, 0, 0]
@@ -41,16 +43,20 @@ final class SafetyTests: XCTestCase {
     func testHugePNGHeaderRefusedBeforeDecoding() throws {
         let image = try DWImage(data: pngHeader(width: 30000, height: 30000), maxPixelCount: .max)
         let growth = try peakRSSGrowth {
-            for attempt in [{ _ = try image.bitmap() }, { try image.verifyDecodes() },
-                            { _ = try DWResize(width: 100, height: 100).process(image) },
-                            { _ = try DWGrayscale().process(image) }] as [() throws -> Void] {
+            for attempt in [
+                { _ = try image.bitmap() }, { try image.verifyDecodes() },
+                { _ = try DWResize(width: 100, height: 100).process(image) },
+                { _ = try DWGrayscale().process(image) }
+            ] as [() throws -> Void] {
                 XCTAssertThrowsError(try attempt()) { error in
                     XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge)
                     XCTAssertEqual((error as? DWWebImageError)?.size, 900_000_000)
                 }
             }
         }
-        guard let growth else { throw MissingPrerequisite("/proc/self/clear_refs is not writable: peak RSS cannot be reset") }
+        guard let growth else {
+            throw MissingPrerequisite("/proc/self/clear_refs is not writable: peak RSS cannot be reset")
+        }
         XCTAssertLessThan(growth, 16 << 20, "peak RSS grew by \(growth) bytes")
     }
 
@@ -74,8 +80,10 @@ final class SafetyTests: XCTestCase {
 
     /// A 512×384 image with detail everywhere, in `format`.
     private func detailed(_ format: DWImageFormat) throws -> Data {
-        let chain: [any DWImageProcessor] = [DWResize(width: 512, height: nil, enlarge: true), DWBlur(sigma: 0.7),
-                                             DWConvert(format: format, quality: 90)]
+        let chain: [any DWImageProcessor] = [
+            DWResize(width: 512, height: nil, enlarge: true), DWBlur(sigma: 0.7),
+            DWConvert(format: format, quality: 90)
+        ]
         return try DWImageProcessors.apply(chain, to: Fixtures.image("q.jpg")).data
     }
 
@@ -87,9 +95,12 @@ final class SafetyTests: XCTestCase {
             XCTAssertNoThrow(try DWImage(data: whole).verifyDecodes(), "\(format) whole")
             let cut = try DWImage(data: whole.prefix(whole.count * 6 / 10))
             XCTAssertEqual(cut.format, format)
-            for (what, attempt) in [("verify", { try cut.verifyDecodes() }), ("bitmap", { _ = try cut.bitmap() }),
-                                    ("resize", { _ = try DWResize(width: 64, height: nil).process(cut) })]
-                as [(String, () throws -> Void)] {
+            for (what, attempt) in [
+                ("verify", { try cut.verifyDecodes() }), ("bitmap", { _ = try cut.bitmap() }),
+                ("resize", { _ = try DWResize(width: 64, height: nil).process(cut) })
+            ]
+                as [(String, () throws -> Void)]
+            {
                 XCTAssertThrowsError(try attempt(), "\(format) \(what)") { error in
                     XCTAssertEqual((error as? DWWebImageError)?.code, .notAnImage, "\(format) \(what)")
                     XCTAssertFalse((error as? DWWebImageError)?.message.isEmpty ?? true)
@@ -117,7 +128,9 @@ final class SafetyTests: XCTestCase {
             _ = try? DWResize(width: 4, height: nil).process(image)
         }
         if let bitmap { XCTAssertEqual([bitmap.width, bitmap.height], [8, 8]) }
-        guard let growth else { throw MissingPrerequisite("/proc/self/clear_refs is not writable: peak RSS cannot be reset") }
+        guard let growth else {
+            throw MissingPrerequisite("/proc/self/clear_refs is not writable: peak RSS cannot be reset")
+        }
         XCTAssertLessThan(growth, 48 << 20, "peak RSS grew by \(growth) bytes")
     }
 
@@ -157,8 +170,10 @@ final class SafetyTests: XCTestCase {
 
     func testRandomBodiesNeverCrash() throws {
         var generator = SystemRandomNumberGenerator()
-        let signatures: [[UInt8]] = [[0xFF, 0xD8, 0xFF], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
-                                     Array("GIF89a".utf8), Array("BM".utf8), [0x49, 0x49, 0x2A, 0x00]]
+        let signatures: [[UInt8]] = [
+            [0xFF, 0xD8, 0xFF], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+            Array("GIF89a".utf8), Array("BM".utf8), [0x49, 0x49, 0x2A, 0x00]
+        ]
         for signature in signatures {
             for length in [16, 64, 300] {
                 let body = signature + (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }

@@ -13,7 +13,7 @@ final class ThumbHashTests: XCTestCase {
         let expected = [
             "thumbhash-gradient.png": "ovcJRZqhOneAd4d3d3h3dzBxB/iH",
             "thumbhash-alpha.png": "XnyCCwQniICIt4eIgHj3d1d4h4iAiHc=",
-            "thumbhash-noise.png": "3FcOLJSAeId0h3d4d4d/gQfneA==",
+            "thumbhash-noise.png": "3FcOLJSAeId0h3d4d4d/gQfneA=="
         ]
         for (name, hash) in expected {
             XCTAssertEqual(try Fixtures.image(name).thumbHash().base64EncodedString(), hash, name)

@@ -5,8 +5,9 @@ import DWWebImageProcessing
 import XCTest
 
 final class ThumborWatermarkPlanTests: XCTestCase {
-    private let spec = DWThumborWatermark(url: "http://marks.example.com/w.png", x: .pixels(10, fromEnd: true),
-                                          y: .center, alpha: 30, widthRatio: 20)
+    private let spec = DWThumborWatermark(
+        url: "http://marks.example.com/w.png", x: .pixels(10, fromEnd: true),
+        y: .center, alpha: 30, widthRatio: 20)
 
     /// The same transform with other watermark bytes is another variant; without its image the plan's key is yet
     /// another (nothing is ever cached under a key that does not name the image drawn).
@@ -20,8 +21,12 @@ final class ThumborWatermarkPlanTests: XCTestCase {
         XCTAssertEqual(Set([plan.identifier, a.identifier, b.identifier]).count, 3)
         XCTAssertTrue(a.identifier.contains("twm:-10:center:30:20:none:http://marks.example.com/w.png"), a.identifier)
         var other = transform
-        other.pixelFilters = [.watermark(DWThumborWatermark(url: spec.url, x: .pixels(10, fromEnd: false), y: .center,
-                                                            alpha: 30, widthRatio: 20))]
+        other.pixelFilters = [
+            .watermark(
+                DWThumborWatermark(
+                    url: spec.url, x: .pixels(10, fromEnd: false), y: .center,
+                    alpha: 30, widthRatio: 20))
+        ]
         XCTAssertNotEqual(DWVariantPlan(transform: other).with(watermark: a.watermark!).identifier, a.identifier)
     }
 
@@ -32,7 +37,8 @@ final class ThumborWatermarkPlanTests: XCTestCase {
         XCTAssertTrue(spec.size(image: (150, 100), mark: (40, 30)) == (30, 22))  // 30 × 30/40 = 22.5 → 22
         let (x, y) = spec.layout(image: (150, 100), mark: (30, 22))
         XCTAssertEqual([x.start, x.count, y.start, y.count], [110, 1, 39, 1])
-        let percent = DWThumborWatermark(url: "", x: .percent(20, fromEnd: false), y: .percent(10, fromEnd: true), alpha: 0)
+        let percent = DWThumborWatermark(
+            url: "", x: .percent(20, fromEnd: false), y: .percent(10, fromEnd: true), alpha: 0)
         let p = percent.layout(image: (150, 100), mark: (40, 30))
         XCTAssertEqual([p.x.start, p.y.start], [30, 60])
         let tiled = DWThumborWatermark(url: "", x: .tiled, y: .tiled, alpha: 0)
