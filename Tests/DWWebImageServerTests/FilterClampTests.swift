@@ -21,7 +21,9 @@ final class FilterClampTests: XCTestCase {
     }
 
     func testAClampedURLHasItsClampsCacheKey() throws {
-        for (asked, clamp) in [("sh:999.1", "sh:50"), ("sh:999.2", "sh:50"), ("bl:300", "bl:50"), ("pix:5000", "pix:256")] {
+        for (asked, clamp) in [
+            ("sh:999.1", "sh:50"), ("sh:999.2", "sh:50"), ("bl:300", "bl:50"), ("pix:5000", "pix:256")
+        ] {
             XCTAssertEqual(try transform(asked).identifier, try transform(clamp).identifier, asked)
         }
     }

@@ -23,7 +23,7 @@ final class GeometryTests: XCTestCase {
             ("s:32:32:0:1", 32, 32), ("rs:fit:200:100/ex:1", 200, 100), ("rs:fit:100:100/exar:1", 64, 64),
             ("rs:fit:32:32/pd:4", 40, 32), ("pd:1:2:3:4", 70, 52), ("w:16/pd:2/dpr:2", 40, 32),
             ("rot:90", 48, 64), ("rot:180/w:32", 32, 24), ("rot:270/w:24", 24, 32),
-            ("g:sm/rs:fill:20:30", 20, 30), ("c:20:20:sm", 20, 20), ("rs:fit:0:0", 64, 48),
+            ("g:sm/rs:fill:20:30", 20, 30), ("c:20:20:sm", 20, 20), ("rs:fit:0:0", 64, 48)
         ]
         for (options, width, height) in cases {
             let (image, _) = try Imgproxy.run(options, on: png)
@@ -33,7 +33,9 @@ final class GeometryTests: XCTestCase {
     }
 
     func testFormatsAndQualities() throws {
-        for (options, format) in [("f:webp", DWImageFormat.webp), ("f:jpg", .jpeg), ("ext:avif", .avif), ("f:gif", .gif)] {
+        for (options, format) in [
+            ("f:webp", DWImageFormat.webp), ("f:jpg", .jpeg), ("ext:avif", .avif), ("f:gif", .gif)
+        ] {
             XCTAssertEqual(try Imgproxy.run(options, on: png).0.format, format, options)
         }
         let photo = SampleImages.png(width: 256, height: 192, seed: 9)

@@ -10,13 +10,16 @@ enum Imgproxy {
 
     /// The options of `/insecure/{options}/plain/{source}`.
     static func parse(_ options: String, presets: DWPresets = DWPresets(), now: Int64 = 1_700_000_000)
-        throws(DWProxyURL.ParseError) -> DWImgproxyOptions {
+        throws(DWProxyURL.ParseError) -> DWImgproxyOptions
+    {
         try DWProxyURL(target: "/insecure/\(options)/plain/\(source)", presets: presets, now: now).options
     }
 
     /// `data` processed as the server would for `options` (no --format-quality), and its first frame's pixels.
-    static func run(_ options: String, on data: Data, watermark: Data? = nil,
-                    file: StaticString = #filePath, line: UInt = #line) throws -> (DWImage, DWBitmap) {
+    static func run(
+        _ options: String, on data: Data, watermark: Data? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> (DWImage, DWBitmap) {
         let transform = try parse(options).transform
         let chain = transform.processors(watermark: try watermark.map { try DWImage(data: $0) })
         let image = try DWImageProcessors.apply(chain, to: try DWImage(data: data))
@@ -24,8 +27,10 @@ enum Imgproxy {
     }
 
     /// The parse error's text and status, failing when it parses.
-    static func refusal(_ options: String, presets: DWPresets = DWPresets(), file: StaticString = #filePath,
-                        line: UInt = #line) -> (String, Int) {
+    static func refusal(
+        _ options: String, presets: DWPresets = DWPresets(), file: StaticString = #filePath,
+        line: UInt = #line
+    ) -> (String, Int) {
         do {
             _ = try parse(options, presets: presets)
             XCTFail("\(options) parsed", file: file, line: line)

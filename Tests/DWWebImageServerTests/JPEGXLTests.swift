@@ -29,8 +29,9 @@ final class JPEGXLTests: XCTestCase {
         let jxl = try LibJXLTools.cjxl(SampleImages.quadrants(width: 40, height: 30), container: true)
         let (png, bitmap) = try Imgproxy.run("rs:fit:20:20/f:png", on: jxl)
         XCTAssertEqual([png.pixelWidth, png.pixelHeight], [20, 15])
-        XCTAssertTrue(bitmap.isColour(1, 1, 255, 0, 0, tolerance: 2) && bitmap.isColour(18, 13, 255, 255, 0, tolerance: 2),
-                      "\(bitmap.rgba(1, 1)) \(bitmap.rgba(18, 13))")
+        XCTAssertTrue(
+            bitmap.isColour(1, 1, 255, 0, 0, tolerance: 2) && bitmap.isColour(18, 13, 255, 255, 0, tolerance: 2),
+            "\(bitmap.rgba(1, 1)) \(bitmap.rgba(18, 13))")
         let (written, pixels) = try Imgproxy.run("f:jxl", on: SampleImages.quadrants(width: 40, height: 30))
         XCTAssertEqual(written.format, .jxl)
         XCTAssertTrue(pixels.isColour(1, 1, 255, 0, 0, tolerance: 24), "\(pixels.rgba(1, 1))")

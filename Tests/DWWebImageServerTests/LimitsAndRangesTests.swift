@@ -15,8 +15,10 @@ final class LimitsAndRangesTests: XCTestCase {
     func testTheRangeGapsAreRefused() throws {
         // Teredo, the 6to4 relay anycast, the new documentation prefix, NAT64 to a *public* IPv4 address (the
         // translator could be an operator's, reaching internal space), the local-use NAT64 prefix.
-        for refused in ["2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "192.88.99.1", "3fff::1", "3fff:fff::1",
-                        "64:ff9b::808:808", "64:ff9b:1::1"] {
+        for refused in [
+            "2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "192.88.99.1", "3fff::1", "3fff:fff::1",
+            "64:ff9b::808:808", "64:ff9b:1::1"
+        ] {
             XCTAssertTrue(DWAddressPolicy.isForbidden(try address(refused)), refused)
         }
         for allowed in ["8.8.8.8", "2606:4700::1111", "2001:4860::8888", "192.88.100.1"] {
@@ -26,7 +28,8 @@ final class LimitsAndRangesTests: XCTestCase {
 
     func testResultSizeFollowsTheResizeArithmetic() {
         func size(_ w: Int, _ h: Int, _ mode: DWResizeMode, _ tw: Int, _ th: Int, enlarge: Bool = false)
-            -> [Int] {
+            -> [Int]
+        {
             var options = DWTransform()
             (options.resizingType, options.width, options.height, options.enlarge) = (mode, tw, th, enlarge)
             let result = DWResultLimits.resultSize(sourceWidth: w, sourceHeight: h, options: options)
@@ -45,18 +48,25 @@ final class LimitsAndRangesTests: XCTestCase {
         let limits = DWResultLimits()
         var enlarge = DWTransform()
         (enlarge.resizingType, enlarge.width, enlarge.height, enlarge.enlarge) = (.force, 16384, 16384, true)
-        XCTAssertThrowsError(try limits.check(sourceWidth: 1, sourceHeight: 1, sourceFrames: 1, options: enlarge,
-                                              keepsFrames: false)) { error in
+        XCTAssertThrowsError(
+            try limits.check(
+                sourceWidth: 1, sourceHeight: 1, sourceFrames: 1, options: enlarge,
+                keepsFrames: false)
+        ) { error in
             XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge)
         }
         var square = DWTransform()
         (square.resizingType, square.width, square.height, square.enlarge) = (.force, 4000, 4000, true)  // 16 MP: allowed
-        XCTAssertNoThrow(try limits.check(sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,
-                                          keepsFrames: true), "one frame is processed by default")
+        XCTAssertNoThrow(
+            try limits.check(
+                sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,
+                keepsFrames: true), "one frame is processed by default")
         var many = limits
         many.maxAnimationFrames = 10
-        XCTAssertThrowsError(try many.check(sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,
-                                            keepsFrames: true), "10 frames × 16 MP")
+        XCTAssertThrowsError(
+            try many.check(
+                sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,
+                keepsFrames: true), "10 frames × 16 MP")
         var blur = DWTransform()
         blur.blur = 99.123
         XCTAssertEqual(DWResultLimits.clamped(blur).blur, DWResultLimits.maxBlurSigma)
@@ -73,10 +83,11 @@ final class LimitsAndRangesTests: XCTestCase {
             order.withLock { $0.append(name) }
             threads.withLock { _ = $0.insert(ObjectIdentifier(Thread.current)) }
         }
-        XCTAssertTrue(pool.submit {
-            note("holder")
-            release.wait()
-        })
+        XCTAssertTrue(
+            pool.submit {
+                note("holder")
+                release.wait()
+            })
         let held1 = await waitUntil(timeout: 10) { pool.load.running == 1 }
         XCTAssertTrue(held1)
         XCTAssertTrue(pool.submit { note("first") })
@@ -103,7 +114,11 @@ final class LimitsAndRangesTests: XCTestCase {
         let held3 = await waitUntil(timeout: 10) { pool.load.running == 1 }
         XCTAssertTrue(held3)
         let ran = DWLock(false)
-        let waiter = Task { try await pool.run { () throws(DWWebImageError) -> Int in ran.withLock { $0 = true }; return 1 } }
+        let waiter = Task {
+            try await pool.run { () throws(DWWebImageError) -> Int in
+                ran.withLock { $0 = true }; return 1
+            }
+        }
         let held4 = await waitUntil(timeout: 10) { pool.load.waiting == 1 }
         XCTAssertTrue(held4)
         waiter.cancel()

@@ -19,11 +19,14 @@ final class LocalLoaderTests: XCTestCase {
         try Data("inside".utf8).write(to: root.appendingPathComponent("a.png"))
         try Data("sub".utf8).write(to: root.appendingPathComponent("sub/b b.png"))
         try Data("outside".utf8).write(to: outside.appendingPathComponent("secret.png"))
-        let links = [("link.png", "a.png"), ("dirlink", "sub"), ("out.png", outside.appendingPathComponent("secret.png").path),
-                     ("outdir", outside.path)]
+        let links = [
+            ("link.png", "a.png"), ("dirlink", "sub"), ("out.png", outside.appendingPathComponent("secret.png").path),
+            ("outdir", outside.path)
+        ]
         for (name, target) in links {
-            try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent(name).path,
-                                                       withDestinationPath: target)
+            try FileManager.default.createSymbolicLink(
+                atPath: root.appendingPathComponent(name).path,
+                withDestinationPath: target)
         }
         XCTAssertEqual(mkfifo(root.appendingPathComponent("fifo").path, 0o600), 0)
     }
@@ -39,11 +42,15 @@ final class LocalLoaderTests: XCTestCase {
             XCTAssertEqual(try loader.readWhole("local:///a.png", maxBytes: 100), Data("inside".utf8))
             XCTAssertEqual(try loader.readWhole("local:///sub/b%20b.png", maxBytes: 100), Data("sub".utf8))
             XCTAssertEqual(try loader.readWhole("local:////sub//b%20b.png", maxBytes: 100), Data("sub".utf8))
-            for refused in ["local:///link.png", "local:///dirlink/b%20b.png", "local:///out.png", "local:///outdir/secret.png",
-                            "local:///fifo", "local:///sub", "local:///", "local:///../outside/secret.png",
-                            "local:///sub/../a.png", "local:///./a.png", "local:///a.png%00", "local:///missing.png",
-                            "local://a.png", "local:///%zz"] {
-                XCTAssertThrowsError(try loader.readWhole(refused, maxBytes: 100), "\(refused), openat2 \(triesOpenat2)") {
+            for refused in [
+                "local:///link.png", "local:///dirlink/b%20b.png", "local:///out.png", "local:///outdir/secret.png",
+                "local:///fifo", "local:///sub", "local:///", "local:///../outside/secret.png",
+                "local:///sub/../a.png", "local:///./a.png", "local:///a.png%00", "local:///missing.png",
+                "local://a.png", "local:///%zz"
+            ] {
+                XCTAssertThrowsError(
+                    try loader.readWhole(refused, maxBytes: 100), "\(refused), openat2 \(triesOpenat2)"
+                ) {
                     XCTAssertEqual(($0 as? DWWebImageError)?.httpStatus, 404, refused)
                 }
             }
@@ -59,8 +66,9 @@ final class LocalLoaderTests: XCTestCase {
     func testThisKernelHasOpenat2() throws {
         let directory = open(root.path, O_RDONLY | O_DIRECTORY)
         defer { close(directory) }
-        let fd = try XCTUnwrap(DWLocalFileLoader.openBeneath(["a.png"], under: directory, flags: O_RDONLY),
-                               "openat2 is missing: only the O_NOFOLLOW walk is exercised here")
+        let fd = try XCTUnwrap(
+            DWLocalFileLoader.openBeneath(["a.png"], under: directory, flags: O_RDONLY),
+            "openat2 is missing: only the O_NOFOLLOW walk is exercised here")
         XCTAssertGreaterThanOrEqual(fd, 0)
         close(fd)
         XCTAssertEqual(DWLocalFileLoader.openBeneath(["link.png"], under: directory, flags: O_RDONLY), -1)

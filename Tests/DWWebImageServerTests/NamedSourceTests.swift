@@ -32,18 +32,22 @@ final class NamedSourceTests: XCTestCase {
     }
 
     func testTargetsStayUnderTheBaseOrPrefix() throws {
-        let web = DWNamedOrigin(name: "web", location: .http(base: "https://img.example/media"),
-                                headers: ["X-Api-Key": "secret-value"])
+        let web = DWNamedOrigin(
+            name: "web", location: .http(base: "https://img.example/media"),
+            headers: ["X-Api-Key": "secret-value"])
         XCTAssertEqual(web.target(for: "a/b.png"), "https://img.example/media/a/b.png")
         XCTAssertEqual(web.target(for: "//a.png"), "https://img.example/media/a.png")
         XCTAssertFalse("\(web)".contains("secret-value"), "the description names headers, never their values")
-        let store = DWS3Configuration(endpoint: "http://127.0.0.1:9000", accessKeyID: "AKIAEXAMPLEKEY1234",
-                                      secretAccessKey: "very-secret")
+        let store = DWS3Configuration(
+            endpoint: "http://127.0.0.1:9000", accessKeyID: "AKIAEXAMPLEKEY1234",
+            secretAccessKey: "very-secret")
         let bucket = DWNamedOrigin(name: "b", location: .s3(try XCTUnwrap(DWS3Location("s3://bkt/pre")), store: store))
         XCTAssertEqual(bucket.target(for: "x/y.png"), "s3://bkt/pre/x/y.png")
         XCTAssertFalse("\(bucket)".contains("very-secret"))
         XCTAssertFalse(bucket.place.contains("AKIAEXAMPLEKEY1234"), "the cache's policy marker holds no credential")
         XCTAssertTrue(DWNamedOrigin.isValidName("shop-2"))
-        for bad in ["http", "s3", "local", "2shop", "Shop", "a_b", ""] { XCTAssertFalse(DWNamedOrigin.isValidName(bad), bad) }
+        for bad in ["http", "s3", "local", "2shop", "Shop", "a_b", ""] {
+            XCTAssertFalse(DWNamedOrigin.isValidName(bad), bad)
+        }
     }
 }

@@ -21,7 +21,8 @@ final class ParityTests: XCTestCase {
             XCTAssertEqual([image.pixelWidth, image.pixelHeight], [48, 64], "\(format): later steps run on it")
             XCTAssertTrue(bitmap.isColour(5, 5, 0, 0, 255, tolerance: 40), "\(format) rotated: \(bitmap.rgba(5, 5))")
             let none = try Self.heifEnc(quads, format: format, thumbnail: nil)
-            XCTAssertEqual(try size("eth:1/f:png", none), [400, 300], "\(format) without a thumbnail: the primary image")
+            XCTAssertEqual(
+                try size("eth:1/f:png", none), [400, 300], "\(format) without a thumbnail: the primary image")
         }
         let png = SampleImages.png(width: 30, height: 20)
         XCTAssertEqual(try size("eth:1/f:png", png), [30, 20], "other formats have no thumbnail to enforce")
@@ -66,8 +67,10 @@ final class ParityTests: XCTestCase {
     /// imgproxy writes every format libvips saves, TIFF and HEIC too, and BMP and ICO with savers of its own.
     func testTIFFHEICBMPAndICOOutput() throws {
         let png = SampleImages.quadrants(width: 40, height: 30)
-        for (options, format) in [("f:tiff", DWImageFormat.tiff), ("format:tiff", .tiff), ("w:20/f:heic", .heic),
-                                  ("ext:heic/q:50", .heic)] {
+        for (options, format) in [
+            ("f:tiff", DWImageFormat.tiff), ("format:tiff", .tiff), ("w:20/f:heic", .heic),
+            ("ext:heic/q:50", .heic)
+        ] {
             let (image, bitmap) = try Imgproxy.run(options, on: png)
             XCTAssertEqual(image.format, format, options)
             XCTAssertTrue(bitmap.isColour(1, 1, 255, 0, 0, tolerance: 40), "\(options): \(bitmap.rgba(1, 1))")
@@ -79,11 +82,13 @@ final class ParityTests: XCTestCase {
         for (options, format) in [("f:bmp", DWImageFormat.bmp), ("w:20/f:ico", .ico), ("pd:2/f:bmp", .bmp)] {
             let (image, bitmap) = try Imgproxy.run(options, on: png)
             XCTAssertEqual(image.format, format, options)
-            XCTAssertTrue(bitmap.isColour(bitmap.width - 3, 3, 0, 255, 0, tolerance: 2), "\(options): \(bitmap.rgba(37, 3))")
+            XCTAssertTrue(
+                bitmap.isColour(bitmap.width - 3, 3, 0, 255, 0, tolerance: 2), "\(options): \(bitmap.rgba(37, 3))")
         }
         let padded = try Imgproxy.run("pd:2/f:bmp", on: png).1
         XCTAssertEqual([padded.width, padded.height, padded.rgba(0, 0).3], [44, 34, 0], "32-bit BMP keeps alpha")
-        XCTAssertEqual(try Imgproxy.parse("f:svg").transform.format, .svg, "as imgproxy; a raster source is 422 (SVGServeTests)")
+        XCTAssertEqual(
+            try Imgproxy.parse("f:svg").transform.format, .svg, "as imgproxy; a raster source is 422 (SVGServeTests)")
         XCTAssertEqual(Imgproxy.refusal("f:tif").1, 400, "imgproxy knows tiff by that name only")
     }
 
@@ -102,7 +107,8 @@ final class ParityTests: XCTestCase {
     /// 40 from the right and 8 from top and bottom trims to 48 × 32 as stored, 32 × 48 as shown (trimming the
     /// upright image instead would balance the other axis: 32 × 16).
     func testTrimRunsOnTheStoredOrientation() throws {
-        let jpeg = try Self.pillow("""
+        let jpeg = try Self.pillow(
+            """
             im = Image.new('RGB', (64, 48), (255, 255, 255)); im.paste((255, 0, 0), (8, 8, 24, 40))
             exif = Image.Exif(); exif[0x0112] = 6
             im.save(out, 'JPEG', quality=100, subsampling=0, exif=exif.tobytes())
@@ -116,7 +122,8 @@ final class ParityTests: XCTestCase {
     /// format cannot animate.
     func testTrimSkippedForAnimationsTrimmedWhenOneFrameIsKept() throws {
         let frame = (0..<400).map { i -> UInt8 in (5..<15).contains(i % 20) && (5..<15).contains(i / 20) ? 1 : 0 }
-        let gif = SampleImages.gif(width: 20, height: 20, palette: [(255, 255, 255), (255, 0, 0)], frames: [frame, frame])
+        let gif = SampleImages.gif(
+            width: 20, height: 20, palette: [(255, 255, 255), (255, 0, 0)], frames: [frame, frame])
         let animated = try Imgproxy.run("t:10", on: gif).0
         XCTAssertEqual([animated.frameCount, animated.pixelWidth, animated.pixelHeight], [2, 20, 20], "not trimmed")
         let still = try Imgproxy.run("t:10/f:png", on: gif).0
@@ -127,11 +134,16 @@ final class ParityTests: XCTestCase {
     static func pillow(_ script: String) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import base64, io, sys\nfrom PIL import Image\nout = io.BytesIO()\n"
-                             + script + "\nsys.stdout.write(base64.b64encode(out.getvalue()).decode())"]
+        process.arguments = [
+            "python3", "-c",
+            "import base64, io, sys\nfrom PIL import Image\nout = io.BytesIO()\n"
+                + script + "\nsys.stdout.write(base64.b64encode(out.getvalue()).decode())"
+        ]
         let pipe = Pipe()
         (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
-        do { try process.run() } catch { throw MissingPrerequisite("python3 is missing (scripts/setup.sh installs it)") }
+        do { try process.run() } catch {
+            throw MissingPrerequisite("python3 is missing (scripts/setup.sh installs it)")
+        }
         let text = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0, let data = Data(base64Encoded: text) else {

@@ -15,12 +15,14 @@ final class ParserTests: XCTestCase {
             ("gravity:fp:0.5:0.25", "g:fp:0.5:0.25"), ("crop:10:20:sm", "c:10:20:sm"),
             ("trim:5:ff00ff:1:0", "t:5:ff00ff:1:0"), ("padding:1:2:3:4", "pd:1:2:3:4"), ("auto_rotate:0", "ar:0"),
             ("rotate:90", "rot:90"), ("flip:1:1", "fl:1:1"), ("background:255:0:255", "bg:ff00ff"),
-            ("blur:2", "bl:2"), ("sharpen:1.5", "sh:1.5"), ("pixelate:8", "pix:8"), ("adjust:10:1.2:0.5", "a:10:1.2:0.5"),
+            ("blur:2", "bl:2"), ("sharpen:1.5", "sh:1.5"), ("pixelate:8", "pix:8"),
+            ("adjust:10:1.2:0.5", "a:10:1.2:0.5"),
             ("monochrome:0.5:ff0000", "mc:0.5:ff0000"), ("watermark:0.5:soea:10:10:0.2", "wm:0.5:soea:10:10:0.2"),
             ("strip_metadata:0", "sm:0"), ("keep_copyright:0", "kcr:0"), ("strip_color_profile:0", "scp:0"),
-            ("enforce_thumbnail:1", "eth:1"), ("quality:70", "q:70"), ("format_quality:webp:60:avif:40", "fq:webp:60:avif:40"),
+            ("enforce_thumbnail:1", "eth:1"), ("quality:70", "q:70"),
+            ("format_quality:webp:60:avif:40", "fq:webp:60:avif:40"),
             ("max_bytes:1000", "mb:1000"), ("format:webp", "f:webp"), ("format:webp", "ext:webp"),
-            ("skip_processing:gif:svg", "skp:gif:svg"), ("cachebuster:v2", "cb:v2"), ("dpr:2", "dpr:2"),
+            ("skip_processing:gif:svg", "skp:gif:svg"), ("cachebuster:v2", "cb:v2"), ("dpr:2", "dpr:2")
         ]
         for (long, short) in pairs {
             let a = try Imgproxy.parse(long), b = try Imgproxy.parse(short)
@@ -47,8 +49,9 @@ final class ParserTests: XCTestCase {
         XCTAssertNil(try Imgproxy.parse("wm:0").transform.watermark, "opacity 0: no watermark")
         XCTAssertEqual(try Imgproxy.parse("exp:0").expires, nil, "exp:0 never expires")
         XCTAssertEqual(try Imgproxy.parse("exp:1800000000").expires, 1_800_000_000)
-        XCTAssertEqual(try DWProxyURL(target: "/x/raw:1/plain/http://127.0.0.1/a.png@webp").options.transform.format, nil,
-                       "raw ignores the extension")
+        XCTAssertEqual(
+            try DWProxyURL(target: "/x/raw:1/plain/http://127.0.0.1/a.png@webp").options.transform.format, nil,
+            "raw ignores the extension")
     }
 
     func testUnknownAndMalformedOptionsAre400NamingTheOption() {
@@ -59,7 +62,7 @@ final class ParserTests: XCTestCase {
             ("f:bogus", "f"), ("wm:2", "wm"), ("wm:1:sm", "wm"), ("ex:1:sm", "ex"), ("pd:1:2:3:4:5", "pd"),
             ("dpr:0", "dpr"), ("z:0", "z"), ("exp:soon", "exp"), ("pr:missing", "missing"), ("skp:bogus", "skp"),
             ("a:300", "a"), ("mc:2", "mc"), ("t:1:2:3:4:5", "t"), ("bl:-1", "bl"), ("pix:-2", "pix"),
-            ("ph:1:1", "ph"), ("dpr:1e10", "dpr"), ("w:2147483648", "w"),
+            ("ph:1:1", "ph"), ("dpr:1e10", "dpr"), ("w:2147483648", "w")
         ]
         for (options, name) in cases {
             let (message, status) = Imgproxy.refusal(options)
@@ -94,7 +97,8 @@ final class ParserTests: XCTestCase {
     /// imgproxy has no parse-time bounds on sizes: any DPR, any width (the server's result limits judge the size).
     func testNoParseTimeBoundsOnDPRAndSizes() throws {
         let parsed = try Imgproxy.parse("dpr:20/w:100000/h:16385/mw:50000")
-        XCTAssertEqual([parsed.transform.width, parsed.transform.height, parsed.transform.minWidth], [100000, 16385, 50000])
+        XCTAssertEqual(
+            [parsed.transform.width, parsed.transform.height, parsed.transform.minWidth], [100000, 16385, 50000])
         XCTAssertEqual(parsed.transform.dpr, 20)
         var huge = DWTransform()
         (huge.width, huge.dpr, huge.zoomX, huge.enlarge) = (Int(Int32.max), 1e8, 1e8, true)
@@ -127,8 +131,9 @@ final class ParserTests: XCTestCase {
         presets.onlyPresets = true
         let only = try DWProxyURL(target: "/insecure/thumb/plain/http://127.0.0.1/a.png", presets: presets).options
         XCTAssertEqual(only.transform.width, 100)
-        XCTAssertThrowsError(try DWProxyURL(target: "/insecure/w:10/plain/http://127.0.0.1/a.png", presets: presets),
-                             "with --only-presets an option segment is an unknown preset")
+        XCTAssertThrowsError(
+            try DWProxyURL(target: "/insecure/w:10/plain/http://127.0.0.1/a.png", presets: presets),
+            "with --only-presets an option segment is an unknown preset")
     }
 
     /// `cb:` joins the cache key; the same request is one key whether it comes from the CLI's flags or a URL.
@@ -145,8 +150,9 @@ final class ParserTests: XCTestCase {
         var cli = DWTransform()
         (cli.width, cli.format, cli.quality) = (32, .webp, 80)
         XCTAssertTrue(try key("rs:fit:32:0/f:webp/q:80").hasSuffix("@22:plan(w:32/f:webp/q:80)"))
-        XCTAssertEqual(try key("w:32/q:80/f:webp"),
-                       DWImageProcessors.cacheKey(url: Imgproxy.source, processors: cli.processors()))
+        XCTAssertEqual(
+            try key("w:32/q:80/f:webp"),
+            DWImageProcessors.cacheKey(url: Imgproxy.source, processors: cli.processors()))
         // A URL naming no format picks one per source and keeps an SVG source as sanitised SVG: its key names both
         // rules (a cache shared with dwfetch never holds the one's bytes under the other's key).
         let unnamed = try XCTUnwrap(server.plan(for: try DWProxyURL(target: "/insecure/w:32/plain/\(Imgproxy.source)")))

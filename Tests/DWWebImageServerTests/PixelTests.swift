@@ -14,7 +14,7 @@ final class PixelTests: XCTestCase {
             ("c:50:50/g:nowe", (255, 0, 0)), ("c:50:50/g:noea", (0, 255, 0)), ("c:50:50/g:sowe", (0, 0, 255)),
             ("c:50:50/g:soea", (255, 255, 0)), ("c:50:50:soea", (255, 255, 0)), ("c:50:50/g:fp:0.2:0.2", (255, 0, 0)),
             ("c:50:50/g:fp:0.9:0.9", (255, 255, 0)), ("rs:fill:50:100/g:ea", (0, 255, 0)),
-            ("rs:fill:50:100/g:we", (255, 0, 0)), ("c:40:40/g:nowe:50:50", (255, 255, 0)),  // offsets from the corner
+            ("rs:fill:50:100/g:we", (255, 0, 0)), ("c:40:40/g:nowe:50:50", (255, 255, 0))  // offsets from the corner
         ]
         for (options, colour) in cases {
             let (_, bitmap) = try Imgproxy.run(options, on: quads)
@@ -38,7 +38,8 @@ final class PixelTests: XCTestCase {
         XCTAssertEqual([extended.width, extended.height], [80, 40])
         XCTAssertTrue(extended.isColour(5, 5, 255, 0, 0) && extended.isColour(75, 35, 0, 0, 255), "image at nowe")
         let alpha = SampleImages.png(width: 10, height: 10) { _, _ in (0, 0, 0, 0) }
-        XCTAssertTrue(try Imgproxy.run("bg:00ff00/f:jpg", on: alpha).1.isColour(5, 5, 0, 255, 0), "bg fills transparency")
+        XCTAssertTrue(
+            try Imgproxy.run("bg:00ff00/f:jpg", on: alpha).1.isColour(5, 5, 0, 255, 0), "bg fills transparency")
     }
 
     func testRotateAndFlip() throws {
@@ -93,7 +94,8 @@ final class PixelTests: XCTestCase {
         let half = try Imgproxy.run("wm:0.5:nowe", on: red, watermark: blue).1
         XCTAssertTrue(half.isColour(2, 2, 128, 0, 128, tolerance: 12), "opacity 0.5 blends: \(half.rgba(2, 2))")
         let scaled = try Imgproxy.run("wm:1:nowe:0:0:0.5", on: red, watermark: blue).1
-        XCTAssertTrue(scaled.isColour(45, 45, 0, 0, 255) && scaled.isColour(55, 55, 255, 0, 0), "scale 0.5 of the width")
+        XCTAssertTrue(
+            scaled.isColour(45, 45, 0, 0, 255) && scaled.isColour(55, 55, 255, 0, 0), "scale 0.5 of the width")
         // A tall watermark fits into 0.5 × the width and the height (50 × 50): 12.5 × 50, not 50 × 200.
         let tall = SampleImages.png(width: 10, height: 40) { _, _ in (0, 0, 255, 255) }
         let fitted = try Imgproxy.run("wm:1:nowe:0:0:0.5", on: red, watermark: tall).1
@@ -120,9 +122,13 @@ final class PixelTests: XCTestCase {
         }
         let grey = try Imgproxy.run("a:0:1:0", on: quads).1.rgba(5, 5)
         XCTAssertTrue(abs(grey.0 - grey.1) <= 3 && abs(grey.1 - grey.2) <= 3, "saturation 0: grey \(grey)")
-        let brighter = try Imgproxy.run("a:50", on: SampleImages.png(width: 4, height: 4) { _, _ in (100, 100, 100, 255) }).1
+        let brighter = try Imgproxy.run(
+            "a:50", on: SampleImages.png(width: 4, height: 4) { _, _ in (100, 100, 100, 255) }
+        ).1
         XCTAssertTrue(brighter.isColour(1, 1, 150, 150, 150, tolerance: 2))
-        let contrast = try Imgproxy.run("a:0:2", on: SampleImages.png(width: 4, height: 4) { _, _ in (100, 100, 100, 255) }).1
+        let contrast = try Imgproxy.run(
+            "a:0:2", on: SampleImages.png(width: 4, height: 4) { _, _ in (100, 100, 100, 255) }
+        ).1
         XCTAssertTrue(contrast.isColour(1, 1, 72, 72, 72, tolerance: 2), "contrast 2 around mid-grey")
     }
 }

@@ -5,8 +5,9 @@ import XCTest
 
 final class PlanMemoTests: XCTestCase {
     private func job(_ target: String) throws -> DWImageJob {
-        DWImageJob(url: try DWProxyURL(target: target, now: 1_000), isLocal: false, named: nil, plan: nil,
-                   surrogateKeys: HTTPFields())
+        DWImageJob(
+            url: try DWProxyURL(target: target, now: 1_000), isLocal: false, named: nil, plan: nil,
+            surrogateKeys: HTTPFields())
     }
 
     func testKeptByTargetAndAcceptExceptExpiringURLs() throws {

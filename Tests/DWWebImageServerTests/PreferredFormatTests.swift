@@ -28,7 +28,8 @@ final class PreferredFormatTests: XCTestCase {
         let png = try run(server, path, on: alpha)
         XCTAssertEqual(png.format, .png, "a WebP with alpha → PNG")
         XCTAssertEqual(try png.bitmap().rgba(3, 3).3, 100, accuracy: 3, "alpha kept")
-        let animated = try ParityTests.pillow("""
+        let animated = try ParityTests.pillow(
+            """
             frames = [Image.new('RGB', (32, 32), c) for c in [(255, 0, 0), (0, 255, 0), (0, 0, 255)]]
             frames[0].save(out, 'WEBP', save_all=True, append_images=frames[1:], duration=100, loop=0)
             """)
@@ -38,12 +39,14 @@ final class PreferredFormatTests: XCTestCase {
         let oneFrame = try self.server { $0.resultLimits.maxAnimationFrames = 1 }
         XCTAssertEqual(try run(oneFrame, path, on: animated).format, .jpeg, "one frame: a still image → JPEG")
         XCTAssertEqual(try run(server, path, on: SampleImages.png(width: 32, height: 32)).format, .png, "PNG stays")
-        let apng = try ParityTests.pillow("""
+        let apng = try ParityTests.pillow(
+            """
             frames = [Image.new('RGB', (32, 32), c) for c in [(255, 0, 0), (0, 0, 255)]]
             frames[0].save(out, 'PNG', save_all=True, append_images=frames[1:], duration=100, loop=0)
             """)
         let still = try run(server, path, on: apng)
-        XCTAssertEqual([still.format, still.frameCount] as [AnyHashable], [DWImageFormat.png, 1], "APNG: PNG, as imgproxy")
+        XCTAssertEqual(
+            [still.format, still.frameCount] as [AnyHashable], [DWImageFormat.png, 1], "APNG: PNG, as imgproxy")
         let jpeg = try ParityTests.pillow("Image.new('RGB', (32, 32), (9, 9, 9)).save(out, 'JPEG')")
         XCTAssertEqual(try run(server, path, on: jpeg).format, .jpeg, "JPEG stays")
         let padded = try run(server, try Self.pypi("width=16, height=16, resizing_type='fit'", "'pd:2'"), on: opaque)
@@ -58,7 +61,9 @@ final class PreferredFormatTests: XCTestCase {
         let server = try self.server { $0.resultLimits.maxAnimationFrames = 5 }
         let named = try Self.pypi("width=16, height=16, extension='webp'")
         XCTAssertEqual(try run(server, named, on: jpeg).format, .webp, "f:webp still WebP")
-        let preferWebP = try self.server { $0.imgproxy.preferredFormats = try! XCTUnwrap(DWPreferredFormats(parsing: "webp,png")) }
+        let preferWebP = try self.server {
+            $0.imgproxy.preferredFormats = try! XCTUnwrap(DWPreferredFormats(parsing: "webp,png"))
+        }
         let path = try Self.pypi("width=16, height=16, resizing_type='fit'")
         XCTAssertEqual(try run(preferWebP, path, on: jpeg).format, .webp, "--preferred-formats webp,png: JPEG → WebP")
         XCTAssertEqual(try run(preferWebP, path, on: opaque).format, .webp)
@@ -91,17 +96,24 @@ final class PreferredFormatTests: XCTestCase {
         let frames = """
             frames = [Image.new('RGB', (64, 64), c) for c in [(255, 0, 0), (0, 255, 0), (0, 0, 255)]]
             """
-        let webp = try ParityTests.pillow(frames + "\nframes[0].save(out, 'WEBP', save_all=True, append_images=frames[1:], duration=100, loop=0)")
-        let gif = try ParityTests.pillow(frames + "\nframes[0].save(out, 'GIF', save_all=True, append_images=frames[1:], duration=100, loop=0)")
+        let webp = try ParityTests.pillow(
+            frames + "\nframes[0].save(out, 'WEBP', save_all=True, append_images=frames[1:], duration=100, loop=0)")
+        let gif = try ParityTests.pillow(
+            frames + "\nframes[0].save(out, 'GIF', save_all=True, append_images=frames[1:], duration=100, loop=0)")
         // Two frames' worth: one 64×64 frame fits, the three an animation keeps do not.
-        let server = try self.server { $0.resultLimits.maxAnimationFrames = 5; $0.resultLimits.maxPixels = 64 * 64 * 2 }
+        let server = try self.server {
+            $0.resultLimits.maxAnimationFrames = 5; $0.resultLimits.maxPixels = 64 * 64 * 2
+        }
         let keeps = try Self.pypi("width=64, height=64, resizing_type='fit', extension='webp'")
         for (name, source) in [("animated WebP", webp), ("GIF", gif)] {
-            XCTAssertThrowsError(try run(server, keeps, on: source), "\(name) → animated WebP: 3 × 64×64 pixels") { error in
+            XCTAssertThrowsError(try run(server, keeps, on: source), "\(name) → animated WebP: 3 × 64×64 pixels") {
+                error in
                 XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge)
             }
-            let still = try run(server, try Self.pypi("width=64, height=64, resizing_type='fit', extension='jpg'"), on: source)
-            XCTAssertEqual([still.format, still.frameCount] as [AnyHashable], [DWImageFormat.jpeg, 1], "\(name) → JPEG: one frame")
+            let still = try run(
+                server, try Self.pypi("width=64, height=64, resizing_type='fit', extension='jpg'"), on: source)
+            XCTAssertEqual(
+                [still.format, still.frameCount] as [AnyHashable], [DWImageFormat.jpeg, 1], "\(name) → JPEG: one frame")
         }
     }
 
@@ -115,8 +127,10 @@ final class PreferredFormatTests: XCTestCase {
     }
 
     /// `data` through the plan `server` renders for `path` (`bucket`: what the request's Accept allows).
-    private func run(_ server: DWImageServer, _ path: String, on data: Data,
-                     bucket: DWAcceptBucket = DWAcceptBucket()) throws -> DWImage {
+    private func run(
+        _ server: DWImageServer, _ path: String, on data: Data,
+        bucket: DWAcceptBucket = DWAcceptBucket()
+    ) throws -> DWImage {
         let url = try DWProxyURL(target: path, presets: DWPresets())
         let source = try DWImage(data: data)
         return try server.plan(for: url, bucket: bucket)?.process(source) ?? source
@@ -126,11 +140,15 @@ final class PreferredFormatTests: XCTestCase {
     private static func pypi(_ kwargs: String, _ extra: String = "") throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c",
-                             "import imgproxy; print(imgproxy.ImgProxy('http://127.0.0.1/a.webp', \(kwargs))(\(extra)))"]
+        process.arguments = [
+            "python3", "-c",
+            "import imgproxy; print(imgproxy.ImgProxy('http://127.0.0.1/a.webp', \(kwargs))(\(extra)))"
+        ]
         let pipe = Pipe()
         (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
-        do { try process.run() } catch { throw MissingPrerequisite("python3 is missing (scripts/setup.sh installs it)") }
+        do { try process.run() } catch {
+            throw MissingPrerequisite("python3 is missing (scripts/setup.sh installs it)")
+        }
         let text = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0, let path = String(data: text, encoding: .utf8) else {

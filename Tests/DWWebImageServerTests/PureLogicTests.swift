@@ -28,9 +28,11 @@ final class URLParserTests: XCTestCase {
     }
 
     func testMalformedTargetsAreParseErrors() {
-        for target in ["", "nope", "/onlysignature", "/s/plain/ftp://example.com/a.png", "/s/plain/", "/s/%%%",
-                       "/s/rs:sideways:1:1/plain/http://a/b", "/s/q:101/plain/http://a/b", "/s/aGVsbG8.exe",
-                       "/s/aHR0cDovL2EvYg?x=1", "/s/plain/http:///nohost"] {
+        for target in [
+            "", "nope", "/onlysignature", "/s/plain/ftp://example.com/a.png", "/s/plain/", "/s/%%%",
+            "/s/rs:sideways:1:1/plain/http://a/b", "/s/q:101/plain/http://a/b", "/s/aGVsbG8.exe",
+            "/s/aHR0cDovL2EvYg?x=1", "/s/plain/http:///nohost"
+        ] {
             XCTAssertThrowsError(try DWProxyURL(target: target), target) { error in
                 XCTAssertTrue(error is DWProxyURL.ParseError, target)
             }
@@ -92,8 +94,10 @@ final class CIDRAndAddressPolicyTests: XCTestCase {
         let policy = DWAddressPolicy()
         let loopback6 = Array(repeating: UInt8(0), count: 15) + [1]
         let mapped = Array(repeating: UInt8(0), count: 10) + [0xff, 0xff, 93, 184, 216, 34]
-        for address in [[127, 0, 0, 1], [10, 0, 0, 1], [192, 168, 1, 1], [169, 254, 169, 254], [100, 64, 0, 1],
-                        [0, 0, 0, 0], [224, 0, 0, 1], loopback6, mapped] as [[UInt8]] {
+        for address in [
+            [127, 0, 0, 1], [10, 0, 0, 1], [192, 168, 1, 1], [169, 254, 169, 254], [100, 64, 0, 1],
+            [0, 0, 0, 0], [224, 0, 0, 1], loopback6, mapped
+        ] as [[UInt8]] {
             XCTAssertFalse(policy.allows(address), "\(address)")
         }
         XCTAssertTrue(policy.allows([93, 184, 216, 34]))
@@ -139,7 +143,8 @@ final class NegotiationAndStatusTests: XCTestCase {
     }
 
     func testErrorBodiesAreOneLineWithTheStatusesOwnReasonPhrase() {
-        XCTAssertEqual(DWResponses.errorLine(.unprocessableContent, "bad\r\nthing"), "422 Unprocessable Content: bad  thing\n")
+        XCTAssertEqual(
+            DWResponses.errorLine(.unprocessableContent, "bad\r\nthing"), "422 Unprocessable Content: bad  thing\n")
         XCTAssertEqual(DWResponses.errorLine(.gatewayTimeout, "slow"), "504 Gateway Timeout: slow\n")
         let response = DWResponses.error(.forbidden, "no")
         XCTAssertEqual(response.status, .forbidden)
@@ -165,7 +170,8 @@ final class InfoPlaceholderTests: XCTestCase {
         var options = DWInfoOptions()
         try options.apply("th:1")
         try options.apply("lqip:16")
-        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: DWImageServer.infoJSON(image, options)) as? [String: Any])
+        let object = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: DWImageServer.infoJSON(image, options)) as? [String: Any])
         XCTAssertEqual(object["thumbhash"] as? String, try image.thumbHash().base64EncodedString())
         let lqip = try XCTUnwrap(object["lqip"] as? String)
         XCTAssertTrue(lqip.hasPrefix("data:image/webp;base64,"), lqip)

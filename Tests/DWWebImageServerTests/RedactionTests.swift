@@ -5,13 +5,16 @@ import XCTest
 
 final class RedactionTests: XCTestCase {
     func testAnS3ConfigurationPrintsNoSecret() {
-        let configuration = DWS3Configuration(endpoint: "http://127.0.0.1:9000", region: "eu-west-1",
-                                              accessKeyID: "AKIAEXAMPLEKEYID", secretAccessKey: "wJalrXUtnFEMI-SECRET",
-                                              sessionToken: "FwoGZXIvYXdzEXAMPLE-TOKEN")
+        let configuration = DWS3Configuration(
+            endpoint: "http://127.0.0.1:9000", region: "eu-west-1",
+            accessKeyID: "AKIAEXAMPLEKEYID", secretAccessKey: "wJalrXUtnFEMI-SECRET",
+            sessionToken: "FwoGZXIvYXdzEXAMPLE-TOKEN")
         var dumped = ""
         dump(configuration, to: &dumped)
-        for text in ["\(configuration)", String(describing: configuration), String(reflecting: configuration), dumped,
-                     "\([configuration])", "\(Optional(configuration) as Any)"] {
+        for text in [
+            "\(configuration)", String(describing: configuration), String(reflecting: configuration), dumped,
+            "\([configuration])", "\(Optional(configuration) as Any)"
+        ] {
             XCTAssertFalse(text.contains("SECRET"), text)
             XCTAssertFalse(text.contains("TOKEN"), text)
             XCTAssertTrue(text.contains("127.0.0.1:9000"), "what is not secret is still shown: \(text)")

@@ -107,11 +107,15 @@ final class RoutesTests: XCTestCase {
         XCTAssertEqual(DWImageProcessing.limits, before, "making a server changes no process-wide setting")
         // The engine checks the limits it is given for this call only.
         let source = try DWImage(data: png)
-        XCTAssertThrowsError(try DWImageProcessing.process(source, with: DWResize(width: 8, height: 8),
-                                                           limits: tight.limits)) { error in
+        XCTAssertThrowsError(
+            try DWImageProcessing.process(
+                source, with: DWResize(width: 8, height: 8),
+                limits: tight.limits)
+        ) { error in
             XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge)
         }
-        XCTAssertNoThrow(try DWImageProcessing.process(source, with: DWResize(width: 8, height: 8), limits: roomy.limits))
+        XCTAssertNoThrow(
+            try DWImageProcessing.process(source, with: DWResize(width: 8, height: 8), limits: roomy.limits))
         XCTAssertNoThrow(try DWResize(width: 8, height: 8).process(source), "outside the call the global limits apply")
     }
 

@@ -15,17 +15,23 @@ final class SVGGuardTests: XCTestCase {
     }
 
     /// An `<image>` whose href is a data: URL of `payload` declared `type`.
-    static func image(_ payload: Data, type: String = "image/png", attribute: String = "href", element: String = "image")
-        -> String {
+    static func image(
+        _ payload: Data, type: String = "image/png", attribute: String = "href", element: String = "image"
+    )
+        -> String
+    {
         "<\(element) width=\"10\" height=\"10\" \(attribute)=\"data:\(type);base64,\(payload.base64EncodedString())\"/>"
     }
 
-    private func assertRefused(_ data: Data, _ code: DWWebImageError.Code = .notAnImage, _ why: String,
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ data: Data, _ code: DWWebImageError.Code = .notAnImage, _ why: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertThrowsError(try Imgproxy.run("f:png", on: data), why, file: file, line: line) {
             let error = $0 as? DWWebImageError
             XCTAssertEqual(error?.code, code, "\(why): \($0)", file: file, line: line)
-            XCTAssertTrue(error?.message.contains("SVG") ?? false, "\(why): the message names why: \($0)", file: file, line: line)
+            XCTAssertTrue(
+                error?.message.contains("SVG") ?? false, "\(why): the message names why: \($0)", file: file, line: line)
         }
         let image = try? DWImage(data: data)
         XCTAssertThrowsError(try image?.reportedSize, "\(why): measuring it is refused too", file: file, line: line)
@@ -36,16 +42,22 @@ final class SVGGuardTests: XCTestCase {
         let drawn = try Imgproxy.run("f:png", on: Self.svg(Self.image(red))).1
         XCTAssertTrue(drawn.isColour(5, 5, 255, 0, 0), "a PNG is drawn: \(drawn.rgba(5, 5))")
         XCTAssertNoThrow(try Imgproxy.run("f:png", on: Self.svg(Self.image(red, type: "", attribute: "xlink:href"))))
-        XCTAssertNoThrow(try Imgproxy.run("f:png", on: Self.svg(
-            "<filter id=\"f\">\(Self.image(red, element: "feImage"))</filter><rect width=\"10\" height=\"10\" filter=\"url(#f)\"/>")))
+        XCTAssertNoThrow(
+            try Imgproxy.run(
+                "f:png",
+                on: Self.svg(
+                    "<filter id=\"f\">\(Self.image(red, element: "feImage"))</filter><rect width=\"10\" height=\"10\" filter=\"url(#f)\"/>"
+                )))
         let xpm = Data("/* XPM */\nstatic char *x[] = {\"1 1 1 1\", \"a c #FF0000\", \"a\"};\n".utf8)
         let pnm = Data("P6 1 1 255 ".utf8) + Data([255, 0, 0])
         let tga = Data([0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 24, 0, 0, 0, 255])
-        for (payload, type, why) in [(xpm, "image/x-xpixmap", "XPM"), (pnm, "image/x-portable-pixmap", "PNM"),
-                                     (tga, "image/x-tga", "TGA"), (xpm, "image/png", "XPM declared PNG"),
-                                     (red, "image/x-xpixmap", "a PNG declared XPM (gdk-pixbuf would use the XPM loader)"),
-                                     (SampleImages.bmp(width: 2, height: 2), "image/bmp", "BMP"),
-                                     (Self.svg(""), "image/svg+xml", "SVG in SVG")] {
+        for (payload, type, why) in [
+            (xpm, "image/x-xpixmap", "XPM"), (pnm, "image/x-portable-pixmap", "PNM"),
+            (tga, "image/x-tga", "TGA"), (xpm, "image/png", "XPM declared PNG"),
+            (red, "image/x-xpixmap", "a PNG declared XPM (gdk-pixbuf would use the XPM loader)"),
+            (SampleImages.bmp(width: 2, height: 2), "image/bmp", "BMP"),
+            (Self.svg(""), "image/svg+xml", "SVG in SVG")
+        ] {
             assertRefused(Self.svg(Self.image(payload, type: type)), .notAnImage, why)
         }
         assertRefused(Self.svg("<image href=\"data:image/png;base64,iVBOR!!w0KGgo=\"/>"), .notAnImage, "broken base64")
@@ -62,8 +74,9 @@ final class SVGGuardTests: XCTestCase {
         XCTAssertThrowsError(try DWImageProcessing.process(three, with: convert, limits: limits)) {
             XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge, "180,000 pixels: \($0)")
         }
-        XCTAssertThrowsError(try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) in try three.reportedSize },
-                             "the size measurement (/info, the result check) is held to the same limits")
+        XCTAssertThrowsError(
+            try DWImageProcessing.withLimits(limits) { () throws(DWWebImageError) in try three.reportedSize },
+            "the size measurement (/info, the result check) is held to the same limits")
         XCTAssertNoThrow(try three.reportedSize, "the process-wide limits (64 MP) allow it")
     }
 
@@ -80,25 +93,33 @@ final class SVGGuardTests: XCTestCase {
             ("<rect style=\"fill:&#117;rl(data:x)\"/>", "url() spelt with a character reference"),
             ("<style>@import url(#x);</style>", "@import"),
             ("<style>.a { fill: ur<![CDATA[l(data:x) }]]></style>", "url() split by a CDATA section"),
-            ("<xi:include xmlns:xi=\"http://www.w3.org/2001/XInclude\" href=\"data:text/plain,x\" parse=\"text\"/>",
-             "XInclude"),
-            ("<filter id=\"f\"><feImage href=\"http://127.0.0.1:9/a.png\"/></filter>", "an http feImage"),
+            (
+                "<xi:include xmlns:xi=\"http://www.w3.org/2001/XInclude\" href=\"data:text/plain,x\" parse=\"text\"/>",
+                "XInclude"
+            ),
+            ("<filter id=\"f\"><feImage href=\"http://127.0.0.1:9/a.png\"/></filter>", "an http feImage")
         ]
         for (body, why) in refused { assertRefused(Self.svg(body), .notAnImage, why) }
-        assertRefused(Self.svg("", prolog: "<?xml-stylesheet type=\"text/css\" href=\"data:text/css,rect{}\"?>"),
-                      .notAnImage, "xml-stylesheet")
-        assertRefused(Self.svg("<style>&u;rl(data:x)</style>", prolog: "<!DOCTYPE svg [<!ENTITY u \"u\">]>"),
-                      .notAnImage, "url() completed by an entity")
+        assertRefused(
+            Self.svg("", prolog: "<?xml-stylesheet type=\"text/css\" href=\"data:text/css,rect{}\"?>"),
+            .notAnImage, "xml-stylesheet")
+        assertRefused(
+            Self.svg("<style>&u;rl(data:x)</style>", prolog: "<!DOCTYPE svg [<!ENTITY u \"u\">]>"),
+            .notAnImage, "url() completed by an entity")
         // UTF-7: libxml2 would read "+ADw-image ..." as an <image> this scan never sees
         let hidden = "+ADw-image href=+ACI-data:image/x-xpixmap;base64,AAAA+ACI-/+AD4-"
         assertRefused(Self.svg(hidden, prolog: "<?xml version=\"1.0\" encoding=\"UTF-7\"?>"), .notAnImage, "UTF-7")
-        XCTAssertNoThrow(try Imgproxy.run("f:png", on: Self.svg("", prolog: "<?xml version='1.0' encoding='ISO-8859-1'?>")))
-        assertRefused(Self.svg("<image/>", prolog: "<!DOCTYPE svg [<!ATTLIST image href CDATA \"data:,x\">]>"),
-                      .notAnImage, "ATTLIST")
-        assertRefused(Self.svg("<style>&e;</style>", prolog: "<!DOCTYPE svg [<!ENTITY e \"@import url(a.css);\">]>"),
-                      .notAnImage, "an entity holding CSS that loads")
+        XCTAssertNoThrow(
+            try Imgproxy.run("f:png", on: Self.svg("", prolog: "<?xml version='1.0' encoding='ISO-8859-1'?>")))
+        assertRefused(
+            Self.svg("<image/>", prolog: "<!DOCTYPE svg [<!ATTLIST image href CDATA \"data:,x\">]>"),
+            .notAnImage, "ATTLIST")
+        assertRefused(
+            Self.svg("<style>&e;</style>", prolog: "<!DOCTYPE svg [<!ENTITY e \"@import url(a.css);\">]>"),
+            .notAnImage, "an entity holding CSS that loads")
         // what stays: fragments, links, plain entities (Illustrator's), CSS that names fragments
-        let kept = Self.svg("""
+        let kept = Self.svg(
+            """
             <defs><linearGradient id="g"><stop offset="0" stop-color="#f00"/></linearGradient></defs>
             <style>.a { fill: url(#g); font-family: "\\5FAE\\8F6F" }</style>
             <a href="https://example.com/"><rect class="a" width="10" height="10" style="stroke: url( '#g' )"/></a>
@@ -108,24 +129,31 @@ final class SVGGuardTests: XCTestCase {
     }
 
     func testTheCapsOnFiltersElementsAndUseExpansion() throws {
-        let chart = Self.svg("<g id=\"bar\"><rect width=\"1\" height=\"5\"/></g>"
-                             + (0..<500).map { "<use href=\"#bar\" x=\"\($0 % 10)\"/>" }.joined())
+        let chart = Self.svg(
+            "<g id=\"bar\"><rect width=\"1\" height=\"5\"/></g>"
+                + (0..<500).map { "<use href=\"#bar\" x=\"\($0 % 10)\"/>" }.joined())
         XCTAssertNoThrow(try Imgproxy.run("f:png", on: chart), "a chart of 500 <use>s")
         let filters = (0..<101).map { _ in "<feOffset dx=\"0\"/>" }.joined()
         assertRefused(Self.svg("<filter id=\"f\">\(filters)</filter>"), .tooLarge, "101 filter primitives")
         // ten <use>s of the level below, eight levels: 10^8 elements from 90
-        let levels = (0..<8).map { i in "<g id=\"a\(i + 1)\">" + String(repeating: "<use href=\"#a\(i)\"/>", count: 10) + "</g>" }
-        assertRefused(Self.svg("<rect id=\"a0\" width=\"1\" height=\"1\"/>" + levels.joined()), .tooLarge, "a <use> bomb")
+        let levels = (0..<8).map { i in
+            "<g id=\"a\(i + 1)\">" + String(repeating: "<use href=\"#a\(i)\"/>", count: 10) + "</g>"
+        }
+        assertRefused(
+            Self.svg("<rect id=\"a0\" width=\"1\" height=\"1\"/>" + levels.joined()), .tooLarge, "a <use> bomb")
         assertRefused(Self.svg("<g id=\"a\"><use href=\"#a\"/></g>"), .notAnImage, "a <use> of its own ancestor")
-        assertRefused(Self.svg(String(repeating: "<g>", count: 300) + String(repeating: "</g>", count: 300)), .tooLarge,
-                      "nesting deeper than libxml2's 256")
+        assertRefused(
+            Self.svg(String(repeating: "<g>", count: 300) + String(repeating: "</g>", count: 300)), .tooLarge,
+            "nesting deeper than libxml2's 256")
     }
 
     func testADocumentWithoutASizeIsMeasuredWithoutRendering() throws {
         // Its drawing would take longer than the budget: measuring it must not draw it.
         let heavy = String(repeating: "<feMorphology radius=\"30\"/>", count: 20)
-        let unsized = try DWImage(data: Self.svg("<filter id=\"m\">\(heavy)</filter><rect x=\"2\" width=\"10\" height=\"8\" "
-                                                 + "filter=\"url(#m)\"/>", size: ""))
+        let unsized = try DWImage(
+            data: Self.svg(
+                "<filter id=\"m\">\(heavy)</filter><rect x=\"2\" width=\"10\" height=\"8\" "
+                    + "filter=\"url(#m)\"/>", size: ""))
         var limits = DWProcessingLimits()
         limits.renderBudget = 0.3
         let started = ProcessInfo.processInfo.systemUptime
@@ -144,8 +172,10 @@ final class SVGGuardTests: XCTestCase {
 
     func testTheRenderBudgetStopsAFilterChainInTheHelper() throws {
         let chain = String(repeating: "<feMorphology radius=\"30\"/>", count: 20)
-        let heavy = try DWImage(data: Self.svg("<filter id=\"m\">\(chain)</filter><rect width=\"400\" height=\"400\" "
-                                               + "fill=\"#888\" filter=\"url(#m)\"/>", size: "width=\"400\" height=\"400\""))
+        let heavy = try DWImage(
+            data: Self.svg(
+                "<filter id=\"m\">\(chain)</filter><rect width=\"400\" height=\"400\" "
+                    + "fill=\"#888\" filter=\"url(#m)\"/>", size: "width=\"400\" height=\"400\""))
         var limits = DWProcessingLimits()
         limits.renderBudget = 0.5
         let before = childrenCPU()

@@ -12,30 +12,38 @@ final class SVGTests: XCTestCase {
         let ns = "xmlns=\"http://www.w3.org/2000/svg\""
         let cases: [(String, Int, Int)] = [
             ("<svg \(ns) width=\"100\" height=\"50\"/>", 100, 50),
-            ("\u{FEFF}<?xml version=\"1.0\"?>\n<!-- made by hand -->\n<svg \(ns) width=\"100.6px\" height=\"50.4\"/>", 101, 50),
-            ("<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\" "
-                + "[<!ENTITY a \"x > y\"> <!-- ] > -->]>\n<svg \(ns) viewBox=\"0 0 50 30\"/>", 50, 30),
+            (
+                "\u{FEFF}<?xml version=\"1.0\"?>\n<!-- made by hand -->\n<svg \(ns) width=\"100.6px\" height=\"50.4\"/>",
+                101, 50
+            ),
+            (
+                "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\" "
+                    + "[<!ENTITY a \"x > y\"> <!-- ] > -->]>\n<svg \(ns) viewBox=\"0 0 50 30\"/>", 50, 30
+            ),
             ("<svg:svg xmlns:svg=\"http://www.w3.org/2000/svg\" width=\"1in\" height=\"2cm\"></svg:svg>", 72, 57),
             ("<SVG \(ns) width=\"10em\" height=\"4ex\"/>", 120, 24),
             ("<svg \(ns) width=\"100%\" viewBox=\"0,0,50,30\"/>", 50, 30),
             ("<svg \(ns) width=\"120\" viewBox=\"0 0 50 30\"/>", 120, 72),
             ("<svg \(ns)><rect width=\"10\" height=\"10\"/></svg>", 0, 0),  // no size: the engine gives it 300 × 150
-            ("<svg \(ns) width=\"1e9\" height=\"1e9\"/>", 1_000_000_000, 1_000_000_000),
+            ("<svg \(ns) width=\"1e9\" height=\"1e9\"/>", 1_000_000_000, 1_000_000_000)
         ]
         for (text, width, height) in cases {
             let image = try DWImage(data: Data(text.utf8))
             XCTAssertEqual(image.format, .svg, text)
             XCTAssertEqual([image.pixelWidth, image.pixelHeight, image.frameCount], [width, height, 1], text)
         }
-        for text in ["<html><body><svg \(ns)/></body></html>", "hello <svg \(ns)/>", "<svgx/>", "<!-- <svg> -->",
-                     String(repeating: " ", count: 40_000) + "<svg \(ns)/>"] {
+        for text in [
+            "<html><body><svg \(ns)/></body></html>", "hello <svg \(ns)/>", "<svgx/>", "<!-- <svg> -->",
+            String(repeating: " ", count: 40_000) + "<svg \(ns)/>"
+        ] {
             XCTAssertThrowsError(try DWImage(data: Data(text.utf8)), text) {
                 XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage)
             }
         }
         let unsized = try DWImage(data: Data("<svg \(ns)><rect x=\"2\" width=\"10\" height=\"8\"/></svg>".utf8))
-        XCTAssertEqual([try unsized.reportedSize.width, try unsized.reportedSize.height], [300, 150],
-                       "no declared size: CSS's default object size, from the document (never from a render)")
+        XCTAssertEqual(
+            [try unsized.reportedSize.width, try unsized.reportedSize.height], [300, 150],
+            "no declared size: CSS's default object size, from the document (never from a render)")
         let svgz = Data([0x1F, 0x8B, 0x08, 0x00]) + Data("<svg \(ns)/>".utf8)  // gzip's magic: not SVG (imgproxy)
         XCTAssertThrowsError(try DWImage(data: svgz))
         XCTAssertEqual([DWImageFormat.svg.mimeType, DWImageFormat.svg.fileExtension], ["image/svg+xml", "svg"])
@@ -50,7 +58,7 @@ final class SVGTests: XCTestCase {
         let cases: [(String, Int, Int)] = [
             ("f:png", 100, 50), ("rs:fit:400:400", 400, 200), ("w:30", 30, 15), ("h:150/f:webp", 300, 150),
             ("dpr:2/w:50", 100, 50), ("rs:force:80:80", 80, 80), ("rs:fill:60:60", 60, 60),
-            ("rs:fit:4000:100/el:1", 200, 100),
+            ("rs:fit:4000:100/el:1", 200, 100)
         ]
         for (options, width, height) in cases {
             let (image, bitmap) = try Imgproxy.run(options, on: source.data)
@@ -64,8 +72,10 @@ final class SVGTests: XCTestCase {
             XCTAssertLessThanOrEqual(difference.max, 24, "\(options): largest difference from rsvg-convert")
         }
         // the library's processors (dwfetch's --resize and --format) take the same path
-        let resized = try DWImageProcessors.apply([DWResize(width: 300, height: nil), DWConvert(format: .png)], to: source)
-        XCTAssertEqual([resized.format, resized.pixelWidth, resized.pixelHeight] as [AnyHashable], [DWImageFormat.png, 300, 150])
+        let resized = try DWImageProcessors.apply(
+            [DWResize(width: 300, height: nil), DWConvert(format: .png)], to: source)
+        XCTAssertEqual(
+            [resized.format, resized.pixelWidth, resized.pixelHeight] as [AnyHashable], [DWImageFormat.png, 300, 150])
         let reference = try rsvgConvert(SVGFixtures.drawing, width: 300, height: 150)
         XCTAssertLessThanOrEqual(try meanAndMaxDifference(resized.bitmap(), reference).max, 24)
         let grey = try DWGrayscale().process(source)  // any processor: rendered at the intrinsic size
@@ -119,8 +129,10 @@ final class SVGTests: XCTestCase {
         origin.setRoute("/red.png", .ok(SampleImages.png(width: 100, height: 50) { _, _ in (255, 0, 0, 255) }))
         origin.setRoute("/shape.svg", .ok(Data(SVGFixtures.drawing.utf8), contentType: "image/svg+xml"))
         let control = try Imgproxy.run("f:png", on: Data(SVGFixtures.references(nil).utf8)).1
-        for href in [origin.url("/red.png"), "file:///etc/passwd", "/etc/passwd", "file:///proc/self/environ",
-                     origin.url("/shape.svg")] {
+        for href in [
+            origin.url("/red.png"), "file:///etc/passwd", "/etc/passwd", "file:///proc/self/environ",
+            origin.url("/shape.svg")
+        ] {
             let svg = SVGFixtures.references(href)
             do {
                 let bitmap = try Imgproxy.run("f:png", on: Data(svg.utf8)).1
@@ -143,13 +155,17 @@ final class SVGTests: XCTestCase {
     func testTheSanitiserStripsWhatImgproxysStripsAndRendersTheSame() throws {
         let dirty = SVGFixtures.dirty(dataImage: SVGFixtures.redDataURL)
         let clean = String(decoding: try DWSVGSanitizer.sanitize(Data(dirty.utf8)), as: UTF8.self)
-        for gone in ["<script", "alert", "onload", "onclick", "OnMouseOver", "javascript", "<iframe", "<form",
-                     "http://127.0.0.1:9/ext.svg", "<set", "xml-stylesheet", "ATTLIST", "evil", "&#106;"] {
+        for gone in [
+            "<script", "alert", "onload", "onclick", "OnMouseOver", "javascript", "<iframe", "<form",
+            "http://127.0.0.1:9/ext.svg", "<set", "xml-stylesheet", "ATTLIST", "evil", "&#106;"
+        ] {
             XCTAssertFalse(clean.contains(gone), "\(gone) left in:\n\(clean)")
         }
-        for kept in ["<?xml version=\"1.0\"?>", "<!-- keep me -->", "<!ENTITY plain \"text\">", "href=\"#dot\"",
-                     "href=\"https://example.com/\"", SVGFixtures.redDataURL, "<![CDATA[ .a { fill: #0000ff } ]]>",
-                     "<rect id=\"r\" x=\"5\" y=\"5\" width=\"40\" height=\"40\" fill=\"#ff0000\"/>"] {
+        for kept in [
+            "<?xml version=\"1.0\"?>", "<!-- keep me -->", "<!ENTITY plain \"text\">", "href=\"#dot\"",
+            "href=\"https://example.com/\"", SVGFixtures.redDataURL, "<![CDATA[ .a { fill: #0000ff } ]]>",
+            "<rect id=\"r\" x=\"5\" y=\"5\" width=\"40\" height=\"40\" fill=\"#ff0000\"/>"
+        ] {
             XCTAssertTrue(clean.contains(kept), "\(kept) missing from:\n\(clean)")
         }
         // The original reaches outside itself (an xml-stylesheet, an ATTLIST, an external <use>): never rendered.
@@ -157,8 +173,9 @@ final class SVGTests: XCTestCase {
             XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage)
         }
         let sanitised = try Imgproxy.run("f:png", on: Data(clean.utf8)).1
-        XCTAssertTrue(sanitised.isColour(20, 20, 255, 0, 0) && sanitised.isColour(75, 25, 0, 0, 255),
-                      "the sanitised drawing renders: \(sanitised.rgba(20, 20)) \(sanitised.rgba(75, 25))")
+        XCTAssertTrue(
+            sanitised.isColour(20, 20, 255, 0, 0) && sanitised.isColour(75, 25, 0, 0, 255),
+            "the sanitised drawing renders: \(sanitised.rgba(20, 20)) \(sanitised.rgba(75, 25))")
         let untouched = Data(SVGFixtures.drawing.utf8)
         XCTAssertEqual(try DWSVGSanitizer.sanitize(untouched), untouched, "a clean document is copied byte for byte")
         for broken in ["<svg><rect width='1' </svg>", "<svg><!-- open", "<svg x=1></svg>", "<svg><script>x</svg"] {
@@ -207,8 +224,10 @@ final class SVGTests: XCTestCase {
         for y in 0..<a.height {
             for x in 0..<a.width {
                 let p = a.rgba(x, y), q = b.rgba(x, y)
-                let diffs = [(p.0 * p.3 - q.0 * q.3) / 255, (p.1 * p.3 - q.1 * q.3) / 255, (p.2 * p.3 - q.2 * q.3) / 255,
-                             p.3 - q.3].map(abs)
+                let diffs = [
+                    (p.0 * p.3 - q.0 * q.3) / 255, (p.1 * p.3 - q.1 * q.3) / 255, (p.2 * p.3 - q.2 * q.3) / 255,
+                    p.3 - q.3
+                ].map(abs)
                 total += diffs.reduce(0, +)
                 largest = max(largest, diffs.max()!)
             }
@@ -241,16 +260,17 @@ enum SVGFixtures {
     /// The drawing plus every kind of external reference to `href` (none for nil): an `xml-stylesheet`, `<image>`,
     /// `xlink:href`, `<use>`, CSS `url()` in a style sheet and a `fill`, `xi:include`.
     static func references(_ href: String?) -> String {
-        let refs = href.map { href in
-            """
-            <style>rect { fill: url(\(href)); } .b { background-image: url('\(href)'); }</style>
-            <image href="\(href)" x="0" y="0" width="100" height="50"/>
-            <image xlink:href="\(href)" x="0" y="0" width="100" height="50"/>
-            <use href="\(href)#a"/><use xlink:href="\(href)"/>
-            <circle cx="10" cy="10" r="3" fill="url(\(href)#g)" class="b"/>
-            <xi:include href="\(href)" parse="text"/>
-            """
-        } ?? ""
+        let refs =
+            href.map { href in
+                """
+                <style>rect { fill: url(\(href)); } .b { background-image: url('\(href)'); }</style>
+                <image href="\(href)" x="0" y="0" width="100" height="50"/>
+                <image xlink:href="\(href)" x="0" y="0" width="100" height="50"/>
+                <use href="\(href)#a"/><use xlink:href="\(href)"/>
+                <circle cx="10" cy="10" r="3" fill="url(\(href)#g)" class="b"/>
+                <xi:include href="\(href)" parse="text"/>
+                """
+            } ?? ""
         let stylesheet = href.map { "<?xml-stylesheet type=\"text/css\" href=\"\($0)\"?>\n" } ?? ""
         return """
             \(stylesheet)<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" \
@@ -261,7 +281,8 @@ enum SVGFixtures {
     }
 
     /// A 1 × 1 red PNG as a data: URL (kept by the sanitiser in `<image>`).
-    static let redDataURL = "data:image/png;base64,"
+    static let redDataURL =
+        "data:image/png;base64,"
         + SampleImages.png(width: 1, height: 1) { _, _ in (255, 0, 0, 255) }.base64EncodedString()
 
     /// Everything imgproxy's sanitiser strips (and two ways around it), beside what it keeps.

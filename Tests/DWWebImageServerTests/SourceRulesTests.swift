@@ -34,7 +34,8 @@ final class SourceRulesTests: XCTestCase {
         var rules = DWSourceRules()
         rules.baseURL = "https://origin.example/"
         rules.allowedSources = ["https://origin.example/ok/"]
-        XCTAssertEqual(try DWProxyURL(target: "/x/plain/ok/a.png", sources: rules).source, "https://origin.example/ok/a.png")
+        XCTAssertEqual(
+            try DWProxyURL(target: "/x/plain/ok/a.png", sources: rules).source, "https://origin.example/ok/a.png")
         XCTAssertThrowsError(try DWProxyURL(target: "/x/plain/no/a.png", sources: rules)) { error in
             XCTAssertEqual((error as? DWProxyURL.ParseError)?.status, 404)
             XCTAssertEqual((error as? DWProxyURL.ParseError)?.note, "source-refused")
@@ -45,7 +46,8 @@ final class SourceRulesTests: XCTestCase {
         let path = "/rs:fit:300:300/plain/http://img.example/a.png"
         let full = try XCTUnwrap(DWURLSigner(keyHex: "abcd", saltHex: "1234"))
         let short = try XCTUnwrap(DWURLSigner(keyHex: "abcd", saltHex: "1234", size: 8))
-        XCTAssertEqual(full.signature(for: path).prefix(10), short.signature(for: path).prefix(10), "the MAC's first bytes")
+        XCTAssertEqual(
+            full.signature(for: path).prefix(10), short.signature(for: path).prefix(10), "the MAC's first bytes")
         XCTAssertEqual(short.signature(for: path).count, 11, "8 bytes in base64url")
         XCTAssertTrue(short.isValid(signature: short.signature(for: path), for: path))
         XCTAssertFalse(short.isValid(signature: full.signature(for: path), for: path))

@@ -10,20 +10,29 @@ final class ThumborWatermarkFilterTests: XCTestCase {
         let filters = try DWThumborFilter.list(
             "watermark(a.com/w.png,-10,20p,30):watermark(http%3A%2F%2Fa.com%2Fw.png,center,repeat,0,25,none)"
                 + ":watermark('b.com/w.png',-0,-5p,250,0,40)")
-        XCTAssertEqual(filters, [
-            .watermark(DWThumborWatermark(url: "http://a.com/w.png", x: .pixels(10, fromEnd: true),
-                                          y: .percent(20, fromEnd: false), alpha: 30)),
-            .watermark(DWThumborWatermark(url: "http://a.com/w.png", x: .center, y: .tiled, alpha: 0, widthRatio: 25)),
-            .watermark(DWThumborWatermark(url: "http://b.com/w.png", x: .pixels(0, fromEnd: true),
-                                          y: .percent(5, fromEnd: true), alpha: 100, heightRatio: 40)),
-        ])
+        XCTAssertEqual(
+            filters,
+            [
+                .watermark(
+                    DWThumborWatermark(
+                        url: "http://a.com/w.png", x: .pixels(10, fromEnd: true),
+                        y: .percent(20, fromEnd: false), alpha: 30)),
+                .watermark(
+                    DWThumborWatermark(url: "http://a.com/w.png", x: .center, y: .tiled, alpha: 0, widthRatio: 25)),
+                .watermark(
+                    DWThumborWatermark(
+                        url: "http://b.com/w.png", x: .pixels(0, fromEnd: true),
+                        y: .percent(5, fromEnd: true), alpha: 100, heightRatio: 40))
+            ])
     }
 
     /// A bad position, alpha or ratio, a wrong count of arguments, and `frame` are 400s naming the filter.
     func testBadArgumentsAndFrameAreRefused() {
-        for text in ["watermark(a.com/w.png,left,0,0)", "watermark(a.com/w.png,0,0,-1)", "watermark(a.com/w.png,0,0,0,-5)",
-                     "watermark(a.com/w.png,0,0)", "watermark(a.com/w.png,0,0,0,1,1,1)", "watermark(,0,0,0)",
-                     "watermark(a.com/w.png,1.5,0,0)", "frame(a.com/f.png)"] {
+        for text in [
+            "watermark(a.com/w.png,left,0,0)", "watermark(a.com/w.png,0,0,-1)", "watermark(a.com/w.png,0,0,0,-5)",
+            "watermark(a.com/w.png,0,0)", "watermark(a.com/w.png,0,0,0,1,1,1)", "watermark(,0,0,0)",
+            "watermark(a.com/w.png,1.5,0,0)", "frame(a.com/f.png)"
+        ] {
             XCTAssertThrowsError(try DWThumborFilter.list(text), text) { error in
                 let name = text.hasPrefix("frame") ? "frame" : "watermark"
                 XCTAssertTrue("\(error)".contains(name), "\(text): \(error)")

@@ -10,7 +10,7 @@ final class URLBytesTests: XCTestCase {
             "http://127.0.0.1:8080/img0000.jpg", "https://Example.COM/a/b.png?x=1&y=%20", "HTTP://host/", "http://host",
             "http://user:pw@host:1/x", "http://a-b.c.d/%41", "https://h:65535/", "http://h:0/", "http://h:65536/",
             "http://h:/", "http://[::1]:80/x", "http://h/a#frag", "http://h/a b", "http://h/%zz", "http://u@v@h/",
-            "ftp://h/x", "http:///x", "http://h/é", "http://h?q=1", "http://ho_st/x",
+            "ftp://h/x", "http:///x", "http://h/é", "http://h?q=1", "http://ho_st/x"
         ]
         for url in urls {
             guard let simple = DWURLBytes.simpleHTTPAuthority(url) else { continue }  // Foundation's business
@@ -21,13 +21,17 @@ final class URLBytesTests: XCTestCase {
             XCTAssertTrue(["http", "https"].contains(components.scheme?.lowercased()), url)
         }
         XCTAssertNotNil(DWURLBytes.simpleHTTPAuthority("http://127.0.0.1:8080/img0000.jpg"), "the usual source is fast")
-        for declined in ["http://h/a#frag", "http://[::1]:80/x", "http://h:0/", "http://h/%zz", "ftp://h/x", "http:///x"] {
+        for declined in [
+            "http://h/a#frag", "http://[::1]:80/x", "http://h:0/", "http://h/%zz", "ftp://h/x", "http:///x"
+        ] {
             XCTAssertNil(DWURLBytes.simpleHTTPAuthority(declined), declined)
         }
     }
 
     func testPercentDecodingMatchesFoundation() {
-        for text in ["plain", "http%3A%2F%2Fh%2Fa.png", "%C3%A9t%C3%A9", "50%25", "%", "%4", "%zz", "%FF%FE", "a%2fb", ""] {
+        for text in [
+            "plain", "http%3A%2F%2Fh%2Fa.png", "%C3%A9t%C3%A9", "50%25", "%", "%4", "%zz", "%FF%FE", "a%2fb", ""
+        ] {
             XCTAssertEqual(DWURLBytes.percentDecoded(text[...]), text.removingPercentEncoding, text)
         }
     }
