@@ -33,8 +33,12 @@ final class ManualClock: DWAnimationClock {
     func advance(to target: TimeInterval, settle: () -> Void) {
         while true {
             let next: (@Sendable () -> Void)? = state.withLock { s in
-                guard let i = s.timers.indices.min(by: { (s.timers[$0].deadline, s.timers[$0].seq) < (s.timers[$1].deadline, s.timers[$1].seq) }),
-                      s.timers[i].deadline <= target + 1e-9 else { return nil }
+                guard
+                    let i = s.timers.indices.min(by: {
+                        (s.timers[$0].deadline, s.timers[$0].seq) < (s.timers[$1].deadline, s.timers[$1].seq)
+                    }),
+                    s.timers[i].deadline <= target + 1e-9
+                else { return nil }
                 let timer = s.timers.remove(at: i)
                 s.now = max(s.now, timer.deadline)
                 return timer.action
@@ -65,19 +69,23 @@ final class AnimatedImagePlayerTests: XCTestCase {
         var g = GIFBuilder(width: 4, height: 4, globalPalette: GIFFixtures.palette4, loop: loop)
         let delays = [10, 20, 5]
         for i in 0..<frames {
-            g.frames.append(.init(width: 4, height: 4, pixels: GIFFixtures.solid(4, 4, UInt8(i % 4)),
-                                  delayCentiseconds: delays[i % 3]))
+            g.frames.append(
+                .init(
+                    width: 4, height: 4, pixels: GIFFixtures.solid(4, 4, UInt8(i % 4)),
+                    delayCentiseconds: delays[i % 3]))
         }
         return try DWAnimatedImage(data: g.encode(), bufferCount: 2)
     }
 
     private func start(_ player: DWAnimatedImagePlayer, clock: ManualClock) -> Recorder {
         let recorder = Recorder()
-        player.play(frameHandler: { frame in
-            recorder.events.withLock { $0.append(Event(frame: frame.index, time: clock.now())) }
-        }, completion: { ending in
-            recorder.events.withLock { $0.append(Event(ending: ending, time: clock.now())) }
-        })
+        player.play(
+            frameHandler: { frame in
+                recorder.events.withLock { $0.append(Event(frame: frame.index, time: clock.now())) }
+            },
+            completion: { ending in
+                recorder.events.withLock { $0.append(Event(ending: ending, time: clock.now())) }
+            })
         settle(player)
         return recorder
     }
@@ -87,8 +95,10 @@ final class AnimatedImagePlayerTests: XCTestCase {
         player.queue.sync {}
     }
 
-    private func makePlayer(_ animation: DWAnimatedImage, _ loop: DWAnimatedImagePlayer.LoopMode,
-                            clock: ManualClock) -> DWAnimatedImagePlayer {
+    private func makePlayer(
+        _ animation: DWAnimatedImage, _ loop: DWAnimatedImagePlayer.LoopMode,
+        clock: ManualClock
+    ) -> DWAnimatedImagePlayer {
         DWAnimatedImagePlayer(animation, loopMode: loop, queue: DispatchQueue(label: "player-test"), clock: clock)
     }
 
@@ -104,7 +114,7 @@ final class AnimatedImagePlayerTests: XCTestCase {
         let expected: [Event] = [
             .init(frame: 0, time: 100), .init(frame: 1, time: 100.1), .init(frame: 2, time: 100.3),
             .init(frame: 0, time: 100.35), .init(frame: 1, time: 100.45), .init(frame: 2, time: 100.65),
-            .init(ending: .finished, time: 100.7),
+            .init(ending: .finished, time: 100.7)
         ]
         let events = recorder.events.value
         XCTAssertEqual(events.count, expected.count)
@@ -200,13 +210,17 @@ final class AnimatedImagePlayerTests: XCTestCase {
     func testPlaybackThroughASmallBuffer() throws {
         var g = GIFBuilder(width: 6, height: 6, globalPalette: GIFFixtures.palette8, loop: 2)
         for i in 0..<60 {
-            g.frames.append(.init(left: i % 4, top: i % 3, width: 3, height: 3, pixels: GIFFixtures.pattern(3, 3, colors: 8, seed: i),
-                                  delayCentiseconds: 2, disposal: i % 4, transparent: i % 2 == 0 ? 1 : nil))
+            g.frames.append(
+                .init(
+                    left: i % 4, top: i % 3, width: 3, height: 3, pixels: GIFFixtures.pattern(3, 3, colors: 8, seed: i),
+                    delayCentiseconds: 2, disposal: i % 4, transparent: i % 2 == 0 ? 1 : nil))
         }
         let data = g.encode()
         let reference = try DWAnimatedImage(data: data, bufferCount: 0)
         var expected: [[UInt8]] = []
-        reference.forEachFrame { expected.append($0.pixels); return true }
+        reference.forEachFrame {
+            expected.append($0.pixels); return true
+        }
         let animation = try DWAnimatedImage(data: data, bufferCount: 5)
         let clock = ManualClock()
         let player = DWAnimatedImagePlayer(animation, queue: DispatchQueue(label: "t"), clock: clock)
@@ -223,15 +237,18 @@ final class AnimatedImagePlayerTests: XCTestCase {
     /// The real clock end to end: order and completion only (no assertion depends on how long anything took).
     func testSystemClockPlaysToCompletion() throws {
         var g = GIFBuilder(width: 4, height: 4, globalPalette: GIFFixtures.palette4, loop: 2)
-        for i in 0..<3 { g.frames.append(.init(width: 4, height: 4, pixels: GIFFixtures.solid(4, 4, UInt8(i)), delayCentiseconds: 2)) }
+        for i in 0..<3 {
+            g.frames.append(.init(width: 4, height: 4, pixels: GIFFixtures.solid(4, 4, UInt8(i)), delayCentiseconds: 2))
+        }
         let player = DWAnimatedImagePlayer(try DWAnimatedImage(data: g.encode()), queue: DispatchQueue(label: "real"))
         let frames = DWLock<[Int]>([])
         let done = expectation(description: "finished")
-        player.play(frameHandler: { frame in frames.withLock { $0.append(frame.index) } },
-                    completion: { ending in
-                        XCTAssertEqual(ending, .finished)
-                        done.fulfill()
-                    })
+        player.play(
+            frameHandler: { frame in frames.withLock { $0.append(frame.index) } },
+            completion: { ending in
+                XCTAssertEqual(ending, .finished)
+                done.fulfill()
+            })
         wait(for: [done], timeout: 30)
         XCTAssertEqual(frames.value, [0, 1, 2, 0, 1, 2])
     }
@@ -239,8 +256,10 @@ final class AnimatedImagePlayerTests: XCTestCase {
     func testPlayerFromDWImage() throws {
         XCTAssertNil(DWAnimatedImagePlayer(image: try DWImage(data: SampleImages.png(width: 1, height: 1))))
         let image = try DWImage(data: GIFFixtures.loops(3))
-        let player = try XCTUnwrap(DWAnimatedImagePlayer(image: image, loopMode: .browser, queue: DispatchQueue(label: "t"),
-                                                         clock: ManualClock()))
+        let player = try XCTUnwrap(
+            DWAnimatedImagePlayer(
+                image: image, loopMode: .browser, queue: DispatchQueue(label: "t"),
+                clock: ManualClock()))
         XCTAssertEqual(player.totalPlays, 4)
         XCTAssertEqual(player.phase, .idle)
     }

@@ -61,22 +61,36 @@ final class BodyOnlyEntryTests: TemporaryRootTestCase {
         let damages: [(String, (Int32) -> Void)] = [
             ("truncated in place", { fd in _ = ftruncate(fd, off_t(body.count / 2)) }),
             ("one byte short", { fd in _ = ftruncate(fd, off_t(body.count - 1)) }),
-            ("a trailing byte", { fd in var z: UInt8 = 0; _ = pwrite(fd, &z, 1, off_t(body.count)) }),
-            ("a bit flipped", { fd in
-                var b: UInt8 = 0
-                _ = pread(fd, &b, 1, 1000)
-                b ^= 0x10
-                _ = pwrite(fd, &b, 1, 1000)
-            }),
+            (
+                "a trailing byte",
+                { fd in
+                    var z: UInt8 = 0; _ = pwrite(fd, &z, 1, off_t(body.count))
+                }
+            ),
+            (
+                "a bit flipped",
+                { fd in
+                    var b: UInt8 = 0
+                    _ = pread(fd, &b, 1, 1000)
+                    b ^= 0x10
+                    _ = pwrite(fd, &b, 1, 1000)
+                }
+            ),
             ("no attribute", { fd in _ = removeFileAttribute(fd, DiskEntryCodec.headerAttribute) }),
-            ("another entry's header", { fd in
-                _ = foreign.withUnsafeBytes { setFileAttribute(fd, DiskEntryCodec.headerAttribute, to: $0) }
-            }),
-            ("a flipped header", { fd in
-                guard var header = DiskEntryCodec.attributeHeader(fd) else { return }
-                header[10] ^= 0x01  // the stored time: covered by the header's checksum
-                _ = header.withUnsafeBytes { setFileAttribute(fd, DiskEntryCodec.headerAttribute, to: $0) }
-            }),
+            (
+                "another entry's header",
+                { fd in
+                    _ = foreign.withUnsafeBytes { setFileAttribute(fd, DiskEntryCodec.headerAttribute, to: $0) }
+                }
+            ),
+            (
+                "a flipped header",
+                { fd in
+                    guard var header = DiskEntryCodec.attributeHeader(fd) else { return }
+                    header[10] ^= 0x01  // the stored time: covered by the header's checksum
+                    _ = header.withUnsafeBytes { setFileAttribute(fd, DiskEntryCodec.headerAttribute, to: $0) }
+                }
+            )
         ]
         for (what, damage) in damages {
             try cache.store(body, forKey: "k", policy: [.disk])
@@ -156,6 +170,7 @@ final class BodyOnlyEntryTests: TemporaryRootTestCase {
         }
         let out = open(root.path + "/short", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         defer { close(out) }
-        XCTAssertEqual(copyInKernel(from: source, offset: 0, to: out, count: body.count + 1), EIO, "a short source fails")
+        XCTAssertEqual(
+            copyInKernel(from: source, offset: 0, to: out, count: body.count + 1), EIO, "a short source fails")
     }
 }

@@ -34,7 +34,8 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         let evicted = eventuallyValue { cleaned.values.flatMap { $0 } }
         XCTAssertTrue(evicted.contains("k1"), "DidClean names the removed keys: \(evicted)")
         XCTAssertFalse(evicted.contains("k0"))
-        XCTAssertLessThanOrEqual(cache.totalDiskSize(), cache.diskSizeLimit * 7 / 10 + entry * 5, "evicts to the low-water mark")
+        XCTAssertLessThanOrEqual(
+            cache.totalDiskSize(), cache.diskSizeLimit * 7 / 10 + entry * 5, "evicts to the low-water mark")
     }
 
     func testClearEmptiesOneSpaceOrEverySpaceAndKeepsPartialDownloads() throws {
@@ -46,20 +47,23 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         }
         let partial = root.appendingPathComponent("partial")
         try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
-        XCTAssertTrue(FileManager.default.createFile(atPath: partial.appendingPathComponent("x.part").path, contents: Data([1])))
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: partial.appendingPathComponent("x.part").path, contents: Data([1])))
         XCTAssertEqual(a.entryCount(), 3)
         a.clear(space: "b")
         XCTAssertEqual(b.entryCount(), 0, "the named space is emptied")
         XCTAssertEqual(a.entryCount(), 3, "the current one is not")
-        XCTAssertGreaterThan(a.totalDiskSize(), Int64((0..<3).reduce(0) { $0 + image($1).count }), "its bytes are still counted")
+        XCTAssertGreaterThan(
+            a.totalDiskSize(), Int64((0..<3).reduce(0) { $0 + image($1).count }), "its bytes are still counted")
         try b.store(image(5), forKey: "again", policy: [.disk])
         XCTAssertNotNil(b.objCache(forKey: "again"), "a cleared space stores again")
         a.clear(allSpaces: true)
         XCTAssertEqual(a.entryCount(), 0)
         XCTAssertEqual(b.entryCount(), 0)
         XCTAssertEqual(a.totalDiskSize(), 0)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: partial.appendingPathComponent("x.part").path),
-                      "partial downloads are kept")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: partial.appendingPathComponent("x.part").path),
+            "partial downloads are kept")
     }
 
     func testAnEntryLargerThanTheBudgetIsRefusedWith10008() throws {
@@ -75,7 +79,7 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         let expected: [DWCacheKeyDigest: String] = [
             .md5: "900150983cd24fb0d6963f7d28e17f72",
             .sha1: "a9993e364706816aba3e25717850c26c9cd0d89d",
-            .sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+            .sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         ]
         for (digest, name) in expected {
             let cache = DWWebImageCache(rootDirectory: root, cacheSpace: digest.rawValue)
@@ -83,21 +87,25 @@ final class CacheBudgetTests: TemporaryRootTestCase {
             try cache.store(image(2), forKey: "abc", policy: [.disk])
             XCTAssertEqual(cache.fileURL(forKey: "abc").lastPathComponent, name, "\(digest)")
             XCTAssertTrue(FileManager.default.fileExists(atPath: cache.fileURL(forKey: "abc").path))
-            XCTAssertEqual(DWWebImageCache(rootDirectory: root, cacheSpace: digest.rawValue).objCache(forKey: "abc") == nil,
-                           digest != .md5, "another digest does not find the entry")
+            XCTAssertEqual(
+                DWWebImageCache(rootDirectory: root, cacheSpace: digest.rawValue).objCache(forKey: "abc") == nil,
+                digest != .md5, "another digest does not find the entry")
         }
     }
 
     func testRawKeysNeverLeaveTheirSpace() throws {
         let cache = DWWebImageCache(rootDirectory: root, cacheSpace: "raw")
         cache.useSecureKey = false
-        let keys = ["../escape", "../../etc/passwd", "a/b/c", "/abs", "nul\u{0}byte", ".", "..", "",
-                    String(repeating: "k", count: 10_000), "http://example.com/a b?c=d#e"]
+        let keys = [
+            "../escape", "../../etc/passwd", "a/b/c", "/abs", "nul\u{0}byte", ".", "..", "",
+            String(repeating: "k", count: 10_000), "http://example.com/a b?c=d#e"
+        ]
         for (i, key) in keys.enumerated() {
             try cache.store(image(i), forKey: key, policy: [.disk])
             let file = cache.fileURL(forKey: key)
-            XCTAssertEqual(file.deletingLastPathComponent().standardizedFileURL.path, cache.directory.standardizedFileURL.path,
-                           "inside the space: \(key.prefix(40))")
+            XCTAssertEqual(
+                file.deletingLastPathComponent().standardizedFileURL.path, cache.directory.standardizedFileURL.path,
+                "inside the space: \(key.prefix(40))")
             XCTAssertLessThanOrEqual(file.lastPathComponent.utf8.count, 255)
             let reader = DWWebImageCache(rootDirectory: root, cacheSpace: "raw", memoryCountLimit: 0)
             reader.useSecureKey = false
@@ -115,7 +123,9 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         _ = FileManager.default.createFile(atPath: h.cache.directory.path, contents: Data("not a directory".utf8))
         let png = SampleImages.png(width: 5, height: 5)
         h.server.setRoute("/a.png", .ok(png))
-        let complete = expectation(forNotification: .DWWebImageCacheComplete, object: h.cache, notificationCenter: h.center) {
+        let complete = expectation(
+            forNotification: .DWWebImageCacheComplete, object: h.cache, notificationCenter: h.center
+        ) {
             ($0.userInfo?["error"] as? DWWebImageError)?.code == .cacheIO
         }
         XCTAssertEqual(try h.fetch(h.server.url("/a.png")).get().data, png, "the image is delivered anyway")
@@ -125,7 +135,9 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         _ = try h.fetch(h.server.url("/b.png")).get()
         _ = h.cache.waitForPendingWrites()
         XCTAssertEqual(h.cache.entryCount(), 1, "the cache works again once it can write")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: h.cache.directory.path).filter { $0.hasPrefix(".tmp") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: h.cache.directory.path).filter {
+            $0.hasPrefix(".tmp")
+        }
         XCTAssertEqual(leftovers, [], "no temp file left behind")
     }
 
@@ -135,7 +147,8 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         try cache.store(image(2), forKey: "tagged", metadata: DWCacheEntryMetadata(etag: "\"t\""), policy: [.disk])
         let old = Date().addingTimeInterval(-3600)
         for key in ["plain", "tagged"] {
-            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: cache.fileURL(forKey: key).path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: old], ofItemAtPath: cache.fileURL(forKey: key).path)
         }
         cache.expirationTime = 1200  // expired 40 min ago, within 4 × 1200 s
         XCTAssertEqual(cache.removeExpiredCache(), ["plain"])
@@ -149,10 +162,12 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         cache.expirationTime = 60
         let old = Date().addingTimeInterval(-3600)
         try cache.store(image(1), forKey: "first", policy: [.disk])
-        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: cache.fileURL(forKey: "first").path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: old], ofItemAtPath: cache.fileURL(forKey: "first").path)
         XCTAssertEqual(cache.removeExpiredCacheIfDue(), ["first"], "no sweep yet: this one runs")
         try cache.store(image(2), forKey: "second", policy: [.disk])
-        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: cache.fileURL(forKey: "second").path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: old], ofItemAtPath: cache.fileURL(forKey: "second").path)
         let other = DWWebImageCache(rootDirectory: root)  // another instance (or process) sharing the space
         other.expirationTime = 60
         XCTAssertEqual(other.removeExpiredCacheIfDue(), [], "swept moments ago: skipped")
@@ -161,8 +176,10 @@ final class CacheBudgetTests: TemporaryRootTestCase {
     }
 
     /// Gives `key`'s entry a last read (atime) `secondsAgo` in the past; its write time (mtime) is left alone.
-    private func setLastRead(_ cache: DWWebImageCache, _ key: String, secondsAgo: Int,
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private func setLastRead(
+        _ cache: DWWebImageCache, _ key: String, secondsAgo: Int,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let now = Int(Date().timeIntervalSince1970)
         let utimeOmit = (1 << 30) - 2  // UTIME_OMIT, a macro Swift does not import
         var times = [timespec(tv_sec: now - secondsAgo, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: utimeOmit)]

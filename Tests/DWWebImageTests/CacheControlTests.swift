@@ -29,7 +29,8 @@ final class CacheControlTests: XCTestCase {
     func testTheHeaderIsStoredButIgnoredByDefault() throws {
         let h = try Harness()
         defer { h.close() }
-        h.server.setRoute("/a.png", .ok(v1, contentType: "image/png", headers: [("Cache-Control", "no-store, no-cache")]))
+        h.server.setRoute(
+            "/a.png", .ok(v1, contentType: "image/png", headers: [("Cache-Control", "no-store, no-cache")]))
         XCTAssertFalse(h.cache.honorsCacheControl, "off by default")
         XCTAssertEqual(try h.fetch(h.server.url("/a.png")).get().source, .network)
         _ = h.cache.waitForPendingWrites()
@@ -65,9 +66,11 @@ final class CacheControlTests: XCTestCase {
         defer { h.close() }
         let url = h.server.url("/c.png")
         // Stored two minutes ago with max-age=60: stale when honoured, fresh (7 days) when not.
-        try h.cache.store(v1, forKey: url, metadata: DWCacheEntryMetadata(
-            storedAt: Date().addingTimeInterval(-120), etag: "\"e1\"", contentType: "image/png",
-            cacheControl: "max-age=60"), policy: [.disk])
+        try h.cache.store(
+            v1, forKey: url,
+            metadata: DWCacheEntryMetadata(
+                storedAt: Date().addingTimeInterval(-120), etag: "\"e1\"", contentType: "image/png",
+                cacheControl: "max-age=60"), policy: [.disk])
         h.server.setHandler("/c.png") { request in
             request.header("If-None-Match") == "\"e1\""
                 ? .status(304, headers: [("ETag", "\"e1\""), ("Cache-Control", "max-age=600")]) : .ok(Data())
@@ -116,8 +119,9 @@ final class CacheControlTests: XCTestCase {
             XCTAssertNil(plain.header("If-Modified-Since"))
             _ = againCache.waitForPendingWrites()
         }
-        XCTAssertEqual(DWWebImageCache(rootDirectory: h.root, memoryCountLimit: 0).objCache(forKey: h.server.url("/e.png")),
-                       v1, "a cache that does not honour the header serves the max-age=0 entry")
+        XCTAssertEqual(
+            DWWebImageCache(rootDirectory: h.root, memoryCountLimit: 0).objCache(forKey: h.server.url("/e.png")),
+            v1, "a cache that does not honour the header serves the max-age=0 entry")
         let honouringCache = DWWebImageCache(rootDirectory: h.root, memoryCountLimit: 0)
         honouringCache.honorsCacheControl = true
         XCTAssertNil(honouringCache.objCache(forKey: h.server.url("/d.png")), "objCache cannot revalidate: a miss")

@@ -12,8 +12,9 @@ final class CacheFullDiskTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let (status, output) = run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),mode=0755", "dwtest", dir.path])
         guard status == 0 else {
-            throw MissingPrerequisite("cannot mount a tmpfs here (\(output.trimmingCharacters(in: .whitespacesAndNewlines)));"
-                                      + " run the tests as root (CI does)")
+            throw MissingPrerequisite(
+                "cannot mount a tmpfs here (\(output.trimmingCharacters(in: .whitespacesAndNewlines)));"
+                    + " run the tests as root (CI does)")
         }
     }
 

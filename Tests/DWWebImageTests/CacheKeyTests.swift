@@ -22,8 +22,9 @@ final class CacheKeyTests: XCTestCase {
         let box = ResultBox()
         h.manager.downloadImage(withURL: first) { box.set($0) }
         h.manager.downloadImage(withURL: second) { box.set($0) }
-        XCTAssertTrue(eventually { h.manager.waiterCount(forURL: h.server.url("/signed.png?w=4")) == 2 },
-                      "both callers joined one download")
+        XCTAssertTrue(
+            eventually { h.manager.waiterCount(forURL: h.server.url("/signed.png?w=4")) == 2 },
+            "both callers joined one download")
         gate.open()
         XCTAssertTrue(box.waitFor(count: 2, timeout: 10))
         XCTAssertTrue(box.all.allSatisfy { $0.value?.data == png })
@@ -35,7 +36,8 @@ final class CacheKeyTests: XCTestCase {
         gate.open()
         XCTAssertEqual(h.fetch(h.server.url("/signed.png?w=8&X-Amz-Signature=aaa")).value?.source, .network)
         XCTAssertEqual(h.server.requestCount(path: "/signed.png"), 2)
-        XCTAssertEqual(DWCacheKeyFilter.droppingQueryItems(["sig"]).key(for: "http://h/a?sig=1#frag"), "http://h/a#frag")
+        XCTAssertEqual(
+            DWCacheKeyFilter.droppingQueryItems(["sig"]).key(for: "http://h/a?sig=1#frag"), "http://h/a#frag")
     }
 
     func testRequestCacheKeyNamesTheImageAndItsVariants() throws {
@@ -43,7 +45,8 @@ final class CacheKeyTests: XCTestCase {
         defer { h.close() }
         h.server.setRoute("/cdn-a/cat.png", .ok(png))
         h.server.setRoute("/cdn-b/cat.png", .ok(png))
-        let cached = expectation(forNotification: .DWWebImageCacheComplete, object: h.cache, notificationCenter: h.center)
+        let cached = expectation(
+            forNotification: .DWWebImageCacheComplete, object: h.cache, notificationCenter: h.center)
         XCTAssertEqual(h.fetch(h.server.url("/cdn-a/cat.png"), options: .cacheKey("cat")).value?.source, .network)
         wait(for: [cached], timeout: 5)
         XCTAssertEqual(h.fetch(h.server.url("/cdn-b/cat.png"), options: .cacheKey("cat")).value?.source, .memory)
@@ -51,12 +54,14 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertEqual(h.cache.objCache(forKey: "cat"), png, "on disk under the key")
         XCTAssertNil(h.cache.objCache(forKey: h.server.url("/cdn-a/cat.png")))
         // A variant is made from the keyed original, and cached under the length-prefixed "<n>:<key>@<m>:<identifier>".
-        let variant = try h.fetch(h.server.url("/cdn-b/cat.png"), options: [.cacheKey("cat"), .processors([Stamp()])]).get()
+        let variant = try h.fetch(h.server.url("/cdn-b/cat.png"), options: [.cacheKey("cat"), .processors([Stamp()])])
+            .get()
         XCTAssertEqual(variant.data, Stamp.mark)
         XCTAssertEqual(h.server.requestCount(path: "/cdn-b/cat.png"), 0)
         XCTAssertTrue(h.cache.waitForPendingWrites())
         XCTAssertEqual(h.cache.objCache(forKey: "3:cat@5:stamp"), Stamp.mark)
-        XCTAssertEqual(h.cache.objCache(forKey: DWImageProcessors.cacheKey(url: "cat", processors: [Stamp()])), Stamp.mark)
+        XCTAssertEqual(
+            h.cache.objCache(forKey: DWImageProcessors.cacheKey(url: "cat", processors: [Stamp()])), Stamp.mark)
     }
 }
 

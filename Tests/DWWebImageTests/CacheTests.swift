@@ -101,8 +101,10 @@ final class CacheTests: TemporaryRootTestCase {
             XCTAssertEqual(cache.objCache(forKey: "probe"), payload, "file of \(fileSize) bytes")
             var flipped = bytes
             flipped[fileSize - 1] ^= 0x80
-            for (damaged, what) in [(bytes.prefix(fileSize - 1), "truncated"), (bytes + Data([0]), "trailing byte"),
-                                    (flipped, "last byte flipped")] {
+            for (damaged, what) in [
+                (bytes.prefix(fileSize - 1), "truncated"), (bytes + Data([0]), "trailing byte"),
+                (flipped, "last byte flipped")
+            ] {
                 try Data(damaged).write(to: file)
                 XCTAssertNil(cache.objCache(forKey: "probe"), "\(what), file of \(fileSize) bytes")
                 XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "\(what): removed")
@@ -160,7 +162,8 @@ final class CacheTests: TemporaryRootTestCase {
         // A temp file left by a writer that died an hour ago is swept too.
         let stray = cache.directory.appendingPathComponent(".tmp-1-1")
         try Data([0]).write(to: stray)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stray.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stray.path)
         cache.removeExpiredCache()
         XCTAssertFalse(FileManager.default.fileExists(atPath: oldFile.path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: stray.path))
@@ -173,8 +176,9 @@ final class CacheTests: TemporaryRootTestCase {
         let cache = makeCache()
         for space in ["defaultCacheSpace", "other space", "../up"] {
             cache.cacheSpace = space
-            XCTAssertEqual(cache.fileURL(forKey: "k").deletingLastPathComponent().standardizedFileURL.path,
-                           cache.directory.standardizedFileURL.path, space)
+            XCTAssertEqual(
+                cache.fileURL(forKey: "k").deletingLastPathComponent().standardizedFileURL.path,
+                cache.directory.standardizedFileURL.path, space)
             XCTAssertTrue(cache.directory.hasDirectoryPath)
         }
     }
@@ -183,19 +187,24 @@ final class CacheTests: TemporaryRootTestCase {
         let cache = makeCache()
         cache.useSecureKey = false
         cache.cachePolicy = [.disk]
-        let hostile = ["../../escape", "/etc/passwd", "a/../../b", "..", ".", "nul\u{0}byte", String(repeating: "x", count: 5000),
-                       "http://h/图片.png"]
+        let hostile = [
+            "../../escape", "/etc/passwd", "a/../../b", "..", ".", "nul\u{0}byte", String(repeating: "x", count: 5000),
+            "http://h/图片.png"
+        ]
         for key in hostile {
             let file = cache.fileURL(forKey: key)
-            XCTAssertEqual(file.deletingLastPathComponent().standardizedFileURL.path,
-                           cache.directory.standardizedFileURL.path, key)
+            XCTAssertEqual(
+                file.deletingLastPathComponent().standardizedFileURL.path,
+                cache.directory.standardizedFileURL.path, key)
             XCTAssertLessThanOrEqual(file.lastPathComponent.utf8.count, 255)
             cache.cacheObj(Data(key.utf8), forKey: key)
             XCTAssertEqual(cache.objCache(forKey: key), Data(key.utf8))
         }
         let names = try entryNames(cache)
         XCTAssertEqual(names.count, hostile.count)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root.deletingLastPathComponent().appendingPathComponent("escape").path))
+        XCTAssertFalse(
+            FileManager.default.fileExists(
+                atPath: root.deletingLastPathComponent().appendingPathComponent("escape").path))
     }
 
     func testWritesLeaveNoTempFilesAndSurviveADeletedDirectory() throws {

@@ -42,7 +42,9 @@ final class CacheWriteTests: TemporaryRootTestCase {
         XCTAssertEqual(reader.objCache(forKey: "variant"), image.data)
         XCTAssertNil(reader.objCache(forKey: "failed"), "a failed variant writes nothing")
         for i in 0..<50 {
-            XCTAssertEqual(reader.objCache(forKey: "info\(i)"), Data("{\"n\":\(i)}".utf8), "info\(i) was written before the wait ended")
+            XCTAssertEqual(
+                reader.objCache(forKey: "info\(i)"), Data("{\"n\":\(i)}".utf8),
+                "info\(i) was written before the wait ended")
         }
     }
 }

@@ -56,7 +56,8 @@ final class CoalescingAndCancelTests: XCTestCase {
         defer { h.close() }
         h.server.setRoute("/hang.png", .hang)
         let url = h.server.url("/hang.png")
-        let stop = expectation(forNotification: .DWWebImageDownloadStop, object: nil, notificationCenter: h.center) { n in
+        let stop = expectation(forNotification: .DWWebImageDownloadStop, object: nil, notificationCenter: h.center) {
+            n in
             n.userInfo?["url"] as? String == url && n.object is DWWebImageDownloader
         }
         let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center)

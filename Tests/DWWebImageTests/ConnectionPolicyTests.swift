@@ -14,7 +14,9 @@ final class ConnectionPolicyTests: XCTestCase {
         let h = try Harness {
             $0.retryCount = 3
             $0.retryDelay = 0
-            $0.connectionPolicy = { ip, _ in asked.withLock { $0.append(ip) }; return false }
+            $0.connectionPolicy = { ip, _ in
+                asked.withLock { $0.append(ip) }; return false
+            }
         }
         defer { h.close() }
         h.server.setRoute("/p.png", .ok(SampleImages.png(width: 2, height: 2)))
@@ -30,7 +32,9 @@ final class ConnectionPolicyTests: XCTestCase {
         let target = try LoopbackHTTPServer(routes: ["/t.png": .ok(SampleImages.png(width: 2, height: 2))])
         defer { target.shutdown() }
         let h = try Harness {
-            $0.connectionPolicy = { _, port in ports.withLock { $0.append(port) }; return port != target.port }
+            $0.connectionPolicy = { _, port in
+                ports.withLock { $0.append(port) }; return port != target.port
+            }
         }
         defer { h.close() }
         h.server.setRoute("/r", .redirect(to: target.url("/t.png")))

@@ -58,11 +58,14 @@ final class ContentEncodingTests: XCTestCase {
         XCTAssertEqual(result.error?.code, .tooLarge, "\(String(describing: result.error))")
         XCTAssertTrue(result.error?.message.contains("8388608") == true, result.error?.message ?? "")
         let grown = Self.maxResidentBytes() - before
-        XCTAssertLessThan(grown, 128 * 1024 * 1024, "peak memory grew by \(grown / 1_048_576) MiB, not by what it inflates to")
+        XCTAssertLessThan(
+            grown, 128 * 1024 * 1024, "peak memory grew by \(grown / 1_048_576) MiB, not by what it inflates to")
     }
 
     func testACodedBodyIsNeverResumed() throws {
-        let h = try Harness { $0.retryCount = 1; $0.retryDelay = 0 }
+        let h = try Harness {
+            $0.retryCount = 1; $0.retryDelay = 0
+        }
         defer { h.close() }
         let big = SampleImages.bmp(width: 600, height: 400)  // 720 KB decoded: past the 256 KiB a partial needs
         let coded = try Self.gzip(big)
@@ -95,8 +98,9 @@ final class ContentEncodingTests: XCTestCase {
             if expiring { cache.expirationTime = 0 }
             var configuration = DWWebImageManager.Configuration()
             configuration.retryCount = 0
-            return DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: NotificationCenter(),
-                                     removeExpiredAtStart: false)
+            return DWWebImageManager(
+                cache: cache, configuration: configuration, notificationCenter: NotificationCenter(),
+                removeExpiredAtStart: false)
         }
         let first = manager()
         let image = try Harness.fetch(first, url)
@@ -111,8 +115,9 @@ final class ContentEncodingTests: XCTestCase {
         XCTAssertEqual(second.data, bmp)
         XCTAssertEqual(second.metrics?.httpStatus, 200)
         server.stop()
-        XCTAssertEqual(server.accessLog.split(separator: "\n").filter { $0.contains("flat.bmp") && $0.contains(" 200 ") }.count, 2,
-                       server.accessLog)
+        XCTAssertEqual(
+            server.accessLog.split(separator: "\n").filter { $0.contains("flat.bmp") && $0.contains(" 200 ") }.count, 2,
+            server.accessLog)
     }
 
     /// The process's peak resident set, in bytes (getrusage's ru_maxrss is in KiB on Linux).

@@ -14,7 +14,8 @@ final class DecodedTierPlayerTests: XCTestCase {
         defer { h.close() }
         var g = GIFBuilder(width: 4, height: 4, globalPalette: GIFFixtures.palette4, loop: 2)
         for i in 0..<3 {
-            g.frames.append(.init(width: 4, height: 4, pixels: GIFFixtures.solid(4, 4, UInt8(i)), delayCentiseconds: 10))
+            g.frames.append(
+                .init(width: 4, height: 4, pixels: GIFFixtures.solid(4, 4, UInt8(i)), delayCentiseconds: 10))
         }
         h.server.setRoute("/a.gif", .ok(g.encode()))
         let url = h.server.url("/a.gif")
@@ -22,11 +23,14 @@ final class DecodedTierPlayerTests: XCTestCase {
 
         func play() throws -> [[UInt8]] {
             let clock = ManualClock()
-            let player = try XCTUnwrap(DWAnimatedImagePlayer(
-                image: image, loopMode: .file, queue: DispatchQueue(label: "tier-player"), clock: clock))
+            let player = try XCTUnwrap(
+                DWAnimatedImagePlayer(
+                    image: image, loopMode: .file, queue: DispatchQueue(label: "tier-player"), clock: clock))
             let shown = DWLock<[[UInt8]]>([])
             player.play(frameHandler: { frame in shown.withLock { $0.append(frame.pixels) } })
-            let settle = { player.animationQueue.sync {}; player.queue.sync {} }
+            let settle = {
+                player.animationQueue.sync {}; player.queue.sync {}
+            }
             settle()
             clock.advance(to: 101) { settle() }
             return shown.value

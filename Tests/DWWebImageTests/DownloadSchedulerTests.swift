@@ -131,7 +131,7 @@ final class DownloadSchedulerTests: XCTestCase {
         s.maxConcurrent = 1
         for id in 1...4 { s.enqueue(id, job: id, host: "a:80", demand: demand()) }
         s.update(4, demand: nil, asked: false)  // every caller cancelled
-        s.end(2)                                // the download ended while it waited
+        s.end(2)  // the download ended while it waited
         XCTAssertEqual(s.waitingCount, 2)
         XCTAssertEqual(drainOneByOne(&s), [3, 1])
     }
@@ -171,15 +171,18 @@ final class DownloadSchedulerTests: XCTestCase {
                     let prefetching = running.values.filter(\.prefetch).count
                     let perHostCount = Dictionary(running.values.map { ($0.host, 1) }, uniquingKeysWith: +)
                     let eligible = waiting.filter { _, w in
-                        perHostCount[w.host, default: 0] < perHost && (!w.demand.prefetchOnly || prefetching < prefetches)
+                        perHostCount[w.host, default: 0] < perHost
+                            && (!w.demand.prefetchOnly || prefetching < prefetches)
                     }
                     // Highest priority; among those, wanted before prefetch-only only through age (newest or oldest first).
                     let sign = newestFirst ? 1 : -1
                     let age = { (sequence: Int) in sign * sequence }
-                    guard let best = eligible.max(by: { a, b in
-                        (a.value.demand.priority.rawValue, age(a.value.sequence))
-                            < (b.value.demand.priority.rawValue, age(b.value.sequence))
-                    }) else { break }
+                    guard
+                        let best = eligible.max(by: { a, b in
+                            (a.value.demand.priority.rawValue, age(a.value.sequence))
+                                < (b.value.demand.priority.rawValue, age(b.value.sequence))
+                        })
+                    else { break }
                     waiting[best.key] = nil
                     running[best.key] = (best.value.host, best.value.demand.prefetchOnly)
                     out.append(best.key)
@@ -198,8 +201,9 @@ final class DownloadSchedulerTests: XCTestCase {
             var nextID = 0
             for _ in 0..<400 {
                 let levels: [DWWebImagePriority] = [.veryLow, .low, .normal, .high, .veryHigh]
-                let d = DownloadDemand(priority: levels.randomElement(using: &generator)!,
-                                       prefetchOnly: Bool.random(using: &generator))
+                let d = DownloadDemand(
+                    priority: levels.randomElement(using: &generator)!,
+                    prefetchOnly: Bool.random(using: &generator))
                 switch Int.random(in: 0..<10, using: &generator) {
                 case 0...3:
                     nextID += 1

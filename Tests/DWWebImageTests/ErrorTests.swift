@@ -33,8 +33,10 @@ final class ErrorTests: XCTestCase {
     func testMalformedOrNonHTTPURLIs10002() throws {
         let h = try Harness { $0.loaders = [] }  // file: and data: URLs are loaders' (LoaderTests)
         defer { h.close() }
-        for url in ["ftp://example.com/a.png", "file:///etc/passwd", "not a url", "http://", "//host/a.png",
-                    "gopher://127.0.0.1/", "http://127.0.0.1:99999/a.png", "javascript:alert(1)"] {
+        for url in [
+            "ftp://example.com/a.png", "file:///etc/passwd", "not a url", "http://", "//host/a.png",
+            "gopher://127.0.0.1/", "http://127.0.0.1:99999/a.png", "javascript:alert(1)"
+        ] {
             let error = h.fetch(url).error
             XCTAssertEqual(error?.code, .invalidURL, url)
             XCTAssertEqual(error?.errorCode, 10002)
@@ -65,7 +67,9 @@ final class ErrorTests: XCTestCase {
     }
 
     func testStalledServerTimesOutAs10003() throws {
-        let h = try Harness { $0.timeout = 1; $0.stallTimeout = 1 }
+        let h = try Harness {
+            $0.timeout = 1; $0.stallTimeout = 1
+        }
         defer { h.close() }
         h.server.setRoute("/stall.png", .stallAfter(bytes: 10, .ok(SampleImages.png(approximateSize: 5000))))
         let error = try XCTUnwrap(h.fetch(h.server.url("/stall.png")).error)

@@ -11,8 +11,9 @@ final class ExpiryClockTests: XCTestCase {
     private let week: TimeInterval = 7 * 24 * 3600
 
     private func setModified(_ h: Harness, _ url: String, ago seconds: TimeInterval) throws {
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -seconds)],
-                                              ofItemAtPath: h.cache.filePath(forKey: url))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -seconds)],
+            ofItemAtPath: h.cache.filePath(forKey: url))
     }
 
     func testAnEntryAgedByItsModificationTimeIsRevalidatedOrRefetched() throws {
@@ -21,7 +22,8 @@ final class ExpiryClockTests: XCTestCase {
         let png = self.png
         h.server.setHandler("/tagged.png") { request in
             request.header("If-None-Match") == "\"t1\""
-                ? .status(304, headers: [("ETag", "\"t1\"")]) : .ok(png, contentType: "image/png", headers: [("ETag", "\"t1\"")])
+                ? .status(304, headers: [("ETag", "\"t1\"")])
+                : .ok(png, contentType: "image/png", headers: [("ETag", "\"t1\"")])
         }
         h.server.setRoute("/plain.png", .ok(png, contentType: "image/png"))
         let tagged = h.server.url("/tagged.png"), plain = h.server.url("/plain.png")
@@ -73,8 +75,9 @@ final class ExpiryClockTests: XCTestCase {
         let removed = h.cache.removeExpiredCache()
         XCTAssertEqual(removed, [h.server.url("/old.png")], "expired without a validator: swept")
         XCTAssertFalse(FileManager.default.fileExists(atPath: h.cache.filePath(forKey: h.server.url("/old.png"))))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: h.cache.filePath(forKey: h.server.url("/revalidatable.png"))),
-                      "expired with a validator: kept for a 304, up to four expiration times")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: h.cache.filePath(forKey: h.server.url("/revalidatable.png"))),
+            "expired with a validator: kept for a 304, up to four expiration times")
         try setModified(h, h.server.url("/revalidatable.png"), ago: 5 * week)
         XCTAssertEqual(h.cache.removeExpiredCache(), [h.server.url("/revalidatable.png")])
         XCTAssertEqual(h.cache.diskStatistics().entryCount, 1)

@@ -88,7 +88,7 @@ final class FactsTests: XCTestCase {
             ("o.tif", files["tiff"]!, .tiff, 6), ("o.jpg", files["jpeg"]!, .jpeg, 6),
             ("boxed.jxl", boxed, .jxl, 6), ("bare.jxl", try codestream(of: boxed), .jxl, 6),
             ("plain.png", plain["png"]!, .png, 1),
-            ("plain.jxl", try LibJXLTools.cjxl(plain["png"]!, container: false), .jxl, 1),
+            ("plain.jxl", try LibJXLTools.cjxl(plain["png"]!, container: false), .jxl, 1)
         ]
         for (name, data, format, orientation) in cases {
             h.server.setRoute("/" + name, .ok(data))
@@ -98,7 +98,8 @@ final class FactsTests: XCTestCase {
             XCTAssertEqual(facts.orientation, orientation, name)
             for cut in 0..<data.count {
                 let value = data.prefix(cut).withUnsafeBytes { ExifOrientation.read($0, format: format) }
-                XCTAssertTrue(value == nil || value == orientation, "\(name) cut at \(cut): \(String(describing: value))")
+                XCTAssertTrue(
+                    value == nil || value == orientation, "\(name) cut at \(cut): \(String(describing: value))")
             }
         }
     }

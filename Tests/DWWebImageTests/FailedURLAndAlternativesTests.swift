@@ -55,7 +55,9 @@ final class FailedURLAndAlternativesTests: XCTestCase {
         h.server.setRoute("/b.png", .status(500))
         h.server.setRoute("/c.png", .ok(png))
         h.server.setRoute("/d.png", .ok(SampleImages.png(width: 9, height: 9)))
-        let (a, b, c, d) = (h.server.url("/a.png"), h.server.url("/b.png"), h.server.url("/c.png"), h.server.url("/d.png"))
+        let (a, b, c, d) = (
+            h.server.url("/a.png"), h.server.url("/b.png"), h.server.url("/c.png"), h.server.url("/d.png")
+        )
         let result = h.fetch(a, options: [.alternativeSources([b, c, d])])
         XCTAssertEqual(result.value?.data, png, "c, the first that works")
         XCTAssertEqual(h.server.requestLog.map(\.path), ["/a.png", "/b.png", "/c.png"], "in order, d never asked")
@@ -65,7 +67,9 @@ final class FailedURLAndAlternativesTests: XCTestCase {
 
         h.server.setRoute("/e.png", .status(404))
         h.server.setRoute("/f.png", .status(403))
-        guard case .failure(let last) = h.fetch(h.server.url("/e.png"), options: [.alternativeSources([h.server.url("/f.png")])])
+        guard
+            case .failure(let last) = h.fetch(
+                h.server.url("/e.png"), options: [.alternativeSources([h.server.url("/f.png")])])
         else { return XCTFail("all fail") }
         XCTAssertEqual(last.httpStatus, 403, "the last failure")
     }

@@ -77,7 +77,7 @@ final class FormatCorpusTests: XCTestCase {
         ("tiff-tiled-separate.tif", .pillow, .accept(.tiff)),
         ("tiff-old-jpeg.tif", .pillow, .accept(.tiff)),
         ("tiff-webp.tif", .vips, .accept(.tiff)),
-        ("tiff-webp-strip-cut.tif", .vips, .accept(.tiff)),  // the header is whole; --verify fails it
+        ("tiff-webp-strip-cut.tif", .vips, .accept(.tiff))  // the header is whole; --verify fails it
     ]
 
     struct Facts: Equatable, CustomStringConvertible {
@@ -103,15 +103,19 @@ final class FormatCorpusTests: XCTestCase {
                 let facts = Facts(width: image.pixelWidth, height: image.pixelHeight, frames: image.frameCount)
                 var expected = reference
                 if case .acceptFrames(_, let frames) = verdict { expected?.frames = frames }
-                XCTAssertEqual(facts, expected, "\(file): ours \(facts), \(reader) \(reference.map(\.description) ?? "refuses")")
+                XCTAssertEqual(
+                    facts, expected, "\(file): ours \(facts), \(reader) \(reference.map(\.description) ?? "refuses")")
             case (.accept, .failure(let error)), (.acceptFrames, .failure(let error)):
-                XCTFail("\(file): refused (\(error.message)) but \(reader) reads \(reference.map(\.description) ?? "nothing")")
+                XCTFail(
+                    "\(file): refused (\(error.message)) but \(reader) reads \(reference.map(\.description) ?? "nothing")"
+                )
             case (.refuse(let why), .failure(let error)):
                 XCTAssertEqual(error.code, .notAnImage, file)
                 XCTAssertTrue(error.message.contains(why), "\(file): \(error.message)")
                 XCTAssertNil(reference, "\(file): refused, but \(reader) reads it")
             case (.refuse, .success(let image)):
-                XCTFail("\(file): accepted as \(image.format) \(image.pixelWidth)×\(image.pixelHeight), expected a refusal")
+                XCTFail(
+                    "\(file): accepted as \(image.format) \(image.pixelWidth)×\(image.pixelHeight), expected a refusal")
             }
         }
     }
@@ -119,7 +123,9 @@ final class FormatCorpusTests: XCTestCase {
     /// Every fixture, cut short at every length up to 300 bytes and at a few later points, is refused or read,
     /// never a trap (the corpus as a seed for the bounds checks).
     func testCorpusPrefixesNeverTrap() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { !$0.hasSuffix(".py") && !$0.hasSuffix(".md") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter {
+            !$0.hasSuffix(".py") && !$0.hasSuffix(".md")
+        }
         XCTAssertGreaterThan(files.count, 20)
         for file in files {
             let data = try Data(contentsOf: Self.directory.appendingPathComponent(file))
@@ -139,7 +145,9 @@ final class FormatCorpusTests: XCTestCase {
         for line in out.split(separator: "\n") {
             guard let colon = line.range(of: ": ") else { continue }
             let file = URL(fileURLWithPath: String(line[..<colon.lowerBound])).lastPathComponent
-            let size = line[colon.upperBound...].split(separator: " ").first?.split(separator: "x").compactMap { Int($0) } ?? []
+            let size =
+                line[colon.upperBound...].split(separator: " ").first?.split(separator: "x").compactMap { Int($0) }
+                ?? []
             guard facts.keys.contains(file), size.count == 2 else { continue }
             var frames = 1
             if file.hasSuffix(".gif") {
@@ -173,7 +181,11 @@ final class FormatCorpusTests: XCTestCase {
         }
         var facts: [String: Facts?] = [:]
         for (file, value) in json {
-            if let v = value as? [Int], v.count == 3 { facts[file] = Facts(width: v[0], height: v[1], frames: v[2]) } else { facts[file] = .some(nil) }
+            if let v = value as? [Int], v.count == 3 {
+                facts[file] = Facts(width: v[0], height: v[1], frames: v[2])
+            } else {
+                facts[file] = .some(nil)
+            }
         }
         return facts
     }

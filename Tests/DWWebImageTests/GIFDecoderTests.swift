@@ -14,7 +14,10 @@ final class GIFDecoderTests: XCTestCase {
     /// fixtures; where it does not (frames outside the screen, disposal 2 without transparency, a first frame not
     /// covering the screen), the tests below check pixels by hand.
     static let pillowHashes: [String: [UInt64]] = [
-        "delays": [0xe97b040679825f05, 0x9db68010400905a5, 0x10e65762d0e55085, 0x10e65762d0e55085, 0x10e65762d0e55085, 0x15fb4d3bb77edca5],
+        "delays": [
+            0xe97b040679825f05, 0x9db68010400905a5, 0x10e65762d0e55085, 0x10e65762d0e55085, 0x10e65762d0e55085,
+            0x15fb4d3bb77edca5
+        ],
         "dispose_background": [0x0d27501941c5636d, 0x3cd5ebc565850e43, 0xedff6778d74ff10e, 0x4bc7143fe31f4c95],
         "dispose_keep": [0x4fa5f96fa7a91f80, 0x486bdfa8b4dc8cdc, 0x80c805c12ddc87ad],
         "dispose_previous": [0x9e42f983ca93955b, 0xe0fcfce46b5ccbf3, 0xb027b59e94b538ec, 0x3fe119f3573cbaa1],
@@ -22,7 +25,7 @@ final class GIFDecoderTests: XCTestCase {
         "interlaced": [0x937d44de10a39832, 0x14a100d31810fa23, 0x4e424be09a935fd4, 0xdb4a9315d7102d61],
         "local_color_tables": [0x3158d4d5b7f07298, 0x635b7ec7173b43ca, 0x89a5c1f15653d633],
         "no_color_map": [0x7fb92606611c1f39],
-        "transparency": [0xc0adec23e0098a3a, 0xa7e9da2d8ef3b885],
+        "transparency": [0xc0adec23e0098a3a, 0xa7e9da2d8ef3b885]
     ]
 
     /// With `$DW_GIF_DUMP` set, also writes the fixtures there as `<name>.gif`, for `bench/gif/pillow_reference.py`
@@ -70,7 +73,8 @@ final class GIFDecoderTests: XCTestCase {
         XCTAssertEqual(image.frameCount, 4)
         let frames = try decodeAll(GIFFixtures.outsideScreen)
         XCTAssertTrue(frames.allSatisfy { $0.width == 6 && $0.height == 5 && $0.pixels.count == 6 * 5 * 4 })
-        let red = rgb(GIFFixtures.palette4[0]), green = rgb(GIFFixtures.palette4[1]), yellow = rgb(GIFFixtures.palette4[3])
+        let red = rgb(GIFFixtures.palette4[0]), green = rgb(GIFFixtures.palette4[1]),
+            yellow = rgb(GIFFixtures.palette4[3])
         for y in 0..<5 {
             for x in 0..<6 {
                 let inFrame1 = x >= 4 && y >= 3  // frame 1 at (4, 3) 5×4, clipped to 2×2
@@ -93,11 +97,13 @@ final class GIFDecoderTests: XCTestCase {
 
     func testTransparencyLeavesTheCanvasAndOutOfRangeTransparentIndexIsIgnored() throws {
         let frames = try decodeAll(GIFFixtures.transparency)
-        let first = GIFFixtures.pattern(8, 8, colors: 8, seed: 18), second = GIFFixtures.pattern(8, 8, colors: 8, seed: 19)
+        let first = GIFFixtures.pattern(8, 8, colors: 8, seed: 18),
+            second = GIFFixtures.pattern(8, 8, colors: 8, seed: 19)
         for i in 0..<64 {
             let (x, y) = (i % 8, i / 8)
             XCTAssertEqual(px(frames[0], x, y), first[i] == 2 ? clear : rgb(GIFFixtures.palette8[Int(first[i])]))
-            XCTAssertEqual(px(frames[1], x, y), second[i] == 5 ? px(frames[0], x, y) : rgb(GIFFixtures.palette8[Int(second[i])]))
+            XCTAssertEqual(
+                px(frames[1], x, y), second[i] == 5 ? px(frames[0], x, y) : rgb(GIFFixtures.palette8[Int(second[i])]))
         }
         var g = GIFBuilder(width: 2, height: 1, globalPalette: GIFFixtures.palette4)
         g.frames.append(.init(width: 2, height: 1, pixels: [0, 7], transparent: 7, codeSize: 3))
@@ -167,7 +173,9 @@ final class GIFDecoderTests: XCTestCase {
         let lastDescriptor = try XCTUnwrap(bytes.lastIndex(of: 0x2C))
         bytes[lastDescriptor + 5] = 0xFF; bytes[lastDescriptor + 6] = 0xFF
         bytes[lastDescriptor + 7] = 0xFF; bytes[lastDescriptor + 8] = 0xFF
-        XCTAssertThrowsError(try DWImage(data: Data(bytes))) { XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge) }
+        XCTAssertThrowsError(try DWImage(data: Data(bytes))) {
+            XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge)
+        }
         // The limit is configurable.
         XCTAssertThrowsError(try DWImage(data: GIFFixtures.disposeKeep, maxPixelCount: 100)) {
             XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge)
@@ -177,12 +185,17 @@ final class GIFDecoderTests: XCTestCase {
 
     func testFrameCountAndTotalAreaBudgets() throws {
         var g = GIFBuilder(width: 1, height: 1, globalPalette: GIFFixtures.palette4)
-        for i in 0..<10_001 { g.frames.append(.init(width: 1, height: 1, pixels: [UInt8(i & 3)], delayCentiseconds: 0)) }
-        XCTAssertThrowsError(try DWImage(data: g.encode())) { XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge) }
+        for i in 0..<10_001 {
+            g.frames.append(.init(width: 1, height: 1, pixels: [UInt8(i & 3)], delayCentiseconds: 0))
+        }
+        XCTAssertThrowsError(try DWImage(data: g.encode())) {
+            XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge)
+        }
         let few = DWAnimatedImage.Limits(maxFrameCount: 3)
         XCTAssertThrowsError(try DWAnimatedImage(data: GIFFixtures.disposeBackground, limits: few))
         XCTAssertNoThrow(try DWAnimatedImage(data: GIFFixtures.disposePrevious, limits: .init(maxFrameCount: 4)))
-        XCTAssertThrowsError(try DWAnimatedImage(data: GIFFixtures.disposeKeep, limits: .init(maxTotalPixelCount: 150))) {
+        XCTAssertThrowsError(try DWAnimatedImage(data: GIFFixtures.disposeKeep, limits: .init(maxTotalPixelCount: 150)))
+        {
             XCTAssertEqual(($0 as? DWWebImageError)?.code, .tooLarge)
         }
     }
@@ -194,8 +207,10 @@ final class GIFDecoderTests: XCTestCase {
         for i in 0..<120 {
             let disposal = [0, 1, 2, 3][i % 4]
             let (x, y) = (i * 3 % 12, i * 5 % 9)
-            g.frames.append(.init(left: x, top: y, width: 5, height: 4, pixels: GIFFixtures.pattern(5, 4, colors: 8, seed: i),
-                                  disposal: i == 0 ? 1 : disposal, transparent: i % 3 == 0 ? 2 : nil))
+            g.frames.append(
+                .init(
+                    left: x, top: y, width: 5, height: 4, pixels: GIFFixtures.pattern(5, 4, colors: 8, seed: i),
+                    disposal: i == 0 ? 1 : disposal, transparent: i % 3 == 0 ? 2 : nil))
         }
         let data = g.encode()
         let reference = try decodeAll(data).map(\.pixels)
@@ -272,12 +287,16 @@ final class GIFDecoderTests: XCTestCase {
 
     func testGiflibWeakSpots() throws {
         func reject(_ bytes: [UInt8], _ why: String) {
-            XCTAssertThrowsError(try DWImage(data: Data(bytes)), why) { XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage, why) }
+            XCTAssertThrowsError(try DWImage(data: Data(bytes)), why) {
+                XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage, why)
+            }
             XCTAssertThrowsError(try DWAnimatedImage(data: Data(bytes)), why)
         }
         let header: [UInt8] = Array("GIF89a".utf8) + [4, 0, 4, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
         reject(header + [0x3B], "no image: ImageCount 0")
-        reject(Array("GIF89a".utf8) + [0, 0, 0, 0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x4C, 0x01, 0, 0x3B], "0×0 screen")
+        reject(
+            Array("GIF89a".utf8) + [0, 0, 0, 0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x4C, 0x01, 0, 0x3B],
+            "0×0 screen")
         for codeSize: UInt8 in [0, 12, 255] {  // 9…11: GIFWideCodeTests
             reject(header + [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, codeSize, 1, 0, 0, 0x3B], "code size \(codeSize)")
         }
@@ -287,15 +306,15 @@ final class GIFDecoderTests: XCTestCase {
         g.frames.append(.init(width: 2, height: 2, pixels: [0, 1, 2, 3], delayCentiseconds: nil))
         let frame = g.encode(g.frames[0])
         var odd = header
-        odd += [0x21, 0xF9, 0x03, 0x04, 0x05, 0x00, 0x00]                    // GCB of 3 bytes: ignored
+        odd += [0x21, 0xF9, 0x03, 0x04, 0x05, 0x00, 0x00]  // GCB of 3 bytes: ignored
         odd += [0x21, 0xFF, 0x0B] + Array("NETSCAPE2.0".utf8) + [0x02, 0x01, 0x05, 0x00]  // short loop block
-        odd += [0x21, 0xFE, 0x00]                                            // empty comment
-        odd += [0x21, 0xFF, 0x03, 0x41, 0x42, 0x43, 0x00]                    // 3-byte application id
-        odd += [0x21, 0x01, 0x00]                                            // empty plain-text
+        odd += [0x21, 0xFE, 0x00]  // empty comment
+        odd += [0x21, 0xFF, 0x03, 0x41, 0x42, 0x43, 0x00]  // 3-byte application id
+        odd += [0x21, 0x01, 0x00]  // empty plain-text
         odd += [UInt8](frame)
-        odd += [0x21, 0xF9, 0x04, 0x09, 0x30, 0x00, 0x00, 0x00]              // GCB after the last image
-        odd += [UInt8](frame)                                                // the same frame again, with it
-        odd += [0x21, 0xF9, 0x04, 0x09, 0x30, 0x00, 0x00, 0x00, 0x3B]        // dangling GCB, then the trailer
+        odd += [0x21, 0xF9, 0x04, 0x09, 0x30, 0x00, 0x00, 0x00]  // GCB after the last image
+        odd += [UInt8](frame)  // the same frame again, with it
+        odd += [0x21, 0xF9, 0x04, 0x09, 0x30, 0x00, 0x00, 0x00, 0x3B]  // dangling GCB, then the trailer
         let image = try DWImage(data: Data(odd))
         XCTAssertEqual(image.frameCount, 2)
         XCTAssertEqual(image.loopCount, 1, "the short NETSCAPE block is ignored")
@@ -316,7 +335,9 @@ final class GIFDecoderTests: XCTestCase {
             if round % 2 == 0 {
                 bytes = (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
                 let magic = Array("GIF89a".utf8)
-                if bytes.count >= 13 { bytes.replaceSubrange(0..<6, with: magic); bytes[6] = 9; bytes[7] = 0; bytes[8] = 9; bytes[9] = 0 }
+                if bytes.count >= 13 {
+                    bytes.replaceSubrange(0..<6, with: magic); bytes[6] = 9; bytes[7] = 0; bytes[8] = 9; bytes[9] = 0
+                }
             } else {
                 bytes = seeds[Int(rng.next() % UInt64(seeds.count))]
                 for _ in 0..<(1 + Int(rng.next() % 6)) where !bytes.isEmpty {
@@ -345,7 +366,9 @@ final class GIFDecoderTests: XCTestCase {
     private func decodeAll(_ data: Data) throws -> [DWImageFrame] {
         let animation = try DWAnimatedImage(data: data)
         var frames: [DWImageFrame] = []
-        animation.forEachFrame { frames.append($0); return true }
+        animation.forEachFrame {
+            frames.append($0); return true
+        }
         // The buffered, random-access path must agree with the sequential one.
         for frame in frames.reversed() { XCTAssertEqual(animation.frame(at: frame.index), frame) }
         return frames

@@ -63,7 +63,9 @@ struct GIFBuilder {
         var rows: [Int] = Array(0..<f.height)
         if f.interlaced {
             rows = []
-            for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] { rows += Array(stride(from: start, to: f.height, by: step)) }
+            for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
+                rows += Array(stride(from: start, to: f.height, by: step))
+            }
         }
         var ordered: [UInt8] = []
         for y in rows { ordered += f.pixels[y * f.width..<(y + 1) * f.width] }
@@ -113,8 +115,10 @@ enum GIFFixtures {
         var g = GIFBuilder(width: 12, height: 10, globalPalette: palette8, loop: 0)
         g.frames.append(.init(width: 12, height: 10, pixels: pattern(12, 10, colors: 8, seed: 1), disposal: 0))
         g.frames.append(.init(left: 2, top: 3, width: 5, height: 4, pixels: solid(5, 4, 4), disposal: 1))
-        g.frames.append(.init(left: 4, top: 1, width: 6, height: 6, pixels: pattern(6, 6, colors: 8, seed: 3),
-                              disposal: 0, transparent: 6))
+        g.frames.append(
+            .init(
+                left: 4, top: 1, width: 6, height: 6, pixels: pattern(6, 6, colors: 8, seed: 3),
+                disposal: 0, transparent: 6))
         return g.encode()
     }
 
@@ -122,11 +126,16 @@ enum GIFFixtures {
     /// animations and so that Pillow (which otherwise paints the background colour) agrees with browsers.
     static var disposeBackground: Data {
         var g = GIFBuilder(width: 10, height: 8, globalPalette: palette8, background: 3, loop: 0)
-        g.frames.append(.init(width: 10, height: 8, pixels: pattern(10, 8, colors: 7, seed: 4), disposal: 1, transparent: 7))
-        g.frames.append(.init(left: 1, top: 1, width: 4, height: 3, pixels: solid(4, 3, 5), disposal: 2, transparent: 7))
-        g.frames.append(.init(left: 3, top: 2, width: 5, height: 5, pixels: pattern(5, 5, colors: 8, seed: 6),
-                              disposal: 2, transparent: 7))
-        g.frames.append(.init(left: 0, top: 6, width: 2, height: 2, pixels: solid(2, 2, 0), disposal: 0, transparent: 7))
+        g.frames.append(
+            .init(width: 10, height: 8, pixels: pattern(10, 8, colors: 7, seed: 4), disposal: 1, transparent: 7))
+        g.frames.append(
+            .init(left: 1, top: 1, width: 4, height: 3, pixels: solid(4, 3, 5), disposal: 2, transparent: 7))
+        g.frames.append(
+            .init(
+                left: 3, top: 2, width: 5, height: 5, pixels: pattern(5, 5, colors: 8, seed: 6),
+                disposal: 2, transparent: 7))
+        g.frames.append(
+            .init(left: 0, top: 6, width: 2, height: 2, pixels: solid(2, 2, 0), disposal: 0, transparent: 7))
         return g.encode()
     }
 
@@ -135,8 +144,10 @@ enum GIFFixtures {
         var g = GIFBuilder(width: 9, height: 9, globalPalette: palette8, loop: 0)
         g.frames.append(.init(width: 9, height: 9, pixels: pattern(9, 9, colors: 6, seed: 7), disposal: 1))
         g.frames.append(.init(left: 2, top: 2, width: 5, height: 5, pixels: solid(5, 5, 6), disposal: 3))
-        g.frames.append(.init(left: 1, top: 4, width: 4, height: 4, pixels: pattern(4, 4, colors: 8, seed: 9), disposal: 3,
-                              transparent: 0))
+        g.frames.append(
+            .init(
+                left: 1, top: 4, width: 4, height: 4, pixels: pattern(4, 4, colors: 8, seed: 9), disposal: 3,
+                transparent: 0))
         g.frames.append(.init(left: 6, top: 0, width: 3, height: 3, pixels: solid(3, 3, 7), disposal: 1))
         return g.encode()
     }
@@ -145,9 +156,12 @@ enum GIFFixtures {
     static var interlaced: Data {
         var g = GIFBuilder(width: 7, height: 11, globalPalette: palette8, loop: 0)
         g.frames.append(.init(width: 7, height: 11, pixels: pattern(7, 11, colors: 8, seed: 11), interlaced: true))
-        g.frames.append(.init(left: 1, top: 0, width: 5, height: 1, pixels: pattern(5, 1, colors: 8, seed: 12), interlaced: true))
-        g.frames.append(.init(left: 0, top: 3, width: 6, height: 2, pixels: pattern(6, 2, colors: 8, seed: 13), interlaced: true))
-        g.frames.append(.init(left: 2, top: 7, width: 4, height: 3, pixels: pattern(4, 3, colors: 8, seed: 14), interlaced: true))
+        g.frames.append(
+            .init(left: 1, top: 0, width: 5, height: 1, pixels: pattern(5, 1, colors: 8, seed: 12), interlaced: true))
+        g.frames.append(
+            .init(left: 0, top: 3, width: 6, height: 2, pixels: pattern(6, 2, colors: 8, seed: 13), interlaced: true))
+        g.frames.append(
+            .init(left: 2, top: 7, width: 4, height: 3, pixels: pattern(4, 3, colors: 8, seed: 14), interlaced: true))
         return g.encode()
     }
 
@@ -159,8 +173,10 @@ enum GIFFixtures {
             return (v, 255 - v, UInt8(i * 7))
         }
         g.frames.append(.init(width: 8, height: 6, pixels: pattern(8, 6, colors: 16, seed: 15), localPalette: local16))
-        g.frames.append(.init(left: 2, top: 1, width: 4, height: 4, pixels: pattern(4, 4, colors: 2, seed: 16),
-                              localPalette: [(9, 9, 9), (200, 100, 50)]))
+        g.frames.append(
+            .init(
+                left: 2, top: 1, width: 4, height: 4, pixels: pattern(4, 4, colors: 2, seed: 16),
+                localPalette: [(9, 9, 9), (200, 100, 50)]))
         g.frames.append(.init(left: 0, top: 0, width: 3, height: 3, pixels: pattern(3, 3, colors: 4, seed: 17)))
         return g.encode()
     }
@@ -220,9 +236,12 @@ enum GIFFixtures {
 
     /// A fixture list for the Pillow comparison: name → bytes.
     static var pillowComparable: [(String, Data)] {
-        [("dispose_keep", disposeKeep), ("dispose_background", disposeBackground), ("dispose_previous", disposePrevious),
-         ("interlaced", interlaced), ("local_color_tables", localColorTables), ("transparency", transparency),
-         ("delays", delays), ("no_color_map", noColorMap), ("index_out_of_range", indexOutOfRange)]
+        [
+            ("dispose_keep", disposeKeep), ("dispose_background", disposeBackground),
+            ("dispose_previous", disposePrevious),
+            ("interlaced", interlaced), ("local_color_tables", localColorTables), ("transparency", transparency),
+            ("delays", delays), ("no_color_map", noColorMap), ("index_out_of_range", indexOutOfRange)
+        ]
     }
 }
 

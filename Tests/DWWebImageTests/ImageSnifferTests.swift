@@ -14,7 +14,7 @@ final class ImageSnifferTests: XCTestCase {
             (SampleImages.webp, .webp, 16, 12),
             (SampleImages.webpLossless, .webp, 16, 12),
             (SampleImages.bmp(width: 13, height: 7), .bmp, 13, 7),
-            (SampleImages.tiff(width: 13, height: 7), .tiff, 13, 7),
+            (SampleImages.tiff(width: 13, height: 7), .tiff, 13, 7)
         ]
         for (data, format, width, height) in cases {
             let image = try DWImage(data: data)
@@ -31,7 +31,8 @@ final class ImageSnifferTests: XCTestCase {
         XCTAssertEqual(forever.frameCount, 3)
         XCTAssertEqual(forever.loopCount, 0)
         XCTAssertEqual(try DWImage(data: SampleImages.gif(width: 8, height: 8, frames: 2, loopCount: 3)).loopCount, 3)
-        XCTAssertEqual(try DWImage(data: SampleImages.gif(width: 8, height: 8, frames: 2)).loopCount, 1, "no NETSCAPE2.0: once")
+        XCTAssertEqual(
+            try DWImage(data: SampleImages.gif(width: 8, height: 8, frames: 2)).loopCount, 1, "no NETSCAPE2.0: once")
     }
 
     func testHEIFAndAVIFByFtypAndIspe() throws {
@@ -69,8 +70,10 @@ final class ImageSnifferTests: XCTestCase {
     }
 
     func testTruncationsAndGarbageAreRejectedWithoutTrapping() {
-        let samples = [SampleImages.png(width: 9, height: 9), SampleImages.jpeg, SampleImages.gif(width: 4, height: 4, frames: 2),
-                       SampleImages.webp, SampleImages.bmp(width: 3, height: 3), SampleImages.tiff(width: 3, height: 3)]
+        let samples = [
+            SampleImages.png(width: 9, height: 9), SampleImages.jpeg, SampleImages.gif(width: 4, height: 4, frames: 2),
+            SampleImages.webp, SampleImages.bmp(width: 3, height: 3), SampleImages.tiff(width: 3, height: 3)
+        ]
         for sample in samples {
             for cut in 0..<min(sample.count, 40) {
                 _ = try? DWImage(data: sample.prefix(cut))  // must not trap; most are rejected
@@ -82,8 +85,10 @@ final class ImageSnifferTests: XCTestCase {
             let length = Int(rng.next() % 64)
             var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             // Seed some with real magic so the per-format parsers run on garbage.
-            let magics: [[UInt8]] = [[0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], [0xFF, 0xD8, 0xFF], Array("GIF89a".utf8),
-                                     Array("RIFF\0\0\0\0WEBP".utf8), Array("BM".utf8), [0x49, 0x49, 0x2A, 0], [0x4D, 0x4D, 0, 0x2A]]
+            let magics: [[UInt8]] = [
+                [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], [0xFF, 0xD8, 0xFF], Array("GIF89a".utf8),
+                Array("RIFF\0\0\0\0WEBP".utf8), Array("BM".utf8), [0x49, 0x49, 0x2A, 0], [0x4D, 0x4D, 0, 0x2A]
+            ]
             let magic = magics[Int(rng.next() % UInt64(magics.count))]
             if bytes.count >= magic.count { bytes.replaceSubrange(0..<magic.count, with: magic) }
             _ = try? DWImage(data: Data(bytes))

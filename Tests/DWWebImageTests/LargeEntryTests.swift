@@ -14,11 +14,17 @@ final class LargeEntryTests: TemporaryRootTestCase {
         let width = 1024, rowSize = width * 3
         let height = bytes / rowSize
         var out = SampleImages.bmp(width: width, height: 1).prefix(54)
-        out.replaceSubrange(18..<26, with: Data([UInt8(width & 0xFF), UInt8(width >> 8), 0, 0,
-                                                 UInt8(height & 0xFF), UInt8((height >> 8) & 0xFF), UInt8(height >> 16), 0]))
+        out.replaceSubrange(
+            18..<26,
+            with: Data([
+                UInt8(width & 0xFF), UInt8(width >> 8), 0, 0,
+                UInt8(height & 0xFF), UInt8((height >> 8) & 0xFF), UInt8(height >> 16), 0
+            ]))
         var rng = SplitMix(seed: 42)
         var pixels = [UInt8](repeating: 0, count: rowSize * height)
-        for i in pixels.indices { pixels[i] = noise ? UInt8(truncatingIfNeeded: rng.next()) : UInt8(truncatingIfNeeded: i / 3000) }
+        for i in pixels.indices {
+            pixels[i] = noise ? UInt8(truncatingIfNeeded: rng.next()) : UInt8(truncatingIfNeeded: i / 3000)
+        }
         out.append(contentsOf: pixels)
         return Data(out)
     }

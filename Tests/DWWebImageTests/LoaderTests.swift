@@ -55,10 +55,13 @@ final class LoaderTests: XCTestCase {
         let start = expectation(forNotification: .DWWebImageDownloadStart, object: nil, notificationCenter: h.center) {
             $0.userInfo?["url"] as? String == url
         }
-        let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center) {
+        let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center)
+        {
             [png] in ($0.userInfo?["image"] as? DWImage)?.data == png
         }
-        let cached = expectation(forNotification: .DWWebImageCacheComplete, object: h.cache, notificationCenter: h.center) {
+        let cached = expectation(
+            forNotification: .DWWebImageCacheComplete, object: h.cache, notificationCenter: h.center
+        ) {
             $0.userInfo?["url"] as? String == url
         }
         let image = try h.fetch(url).get()
@@ -104,8 +107,10 @@ final class LoaderTests: XCTestCase {
         let progress = DWLock<[Int64]>([])
         let box = ResultBox()
         for _ in 0..<10 {
-            h.manager.downloadImage(withURL: "store:cat", options: .noCache,
-                                    progress: { received, _ in progress.withLock { $0.append(received) } }) { box.set($0) }
+            h.manager.downloadImage(
+                withURL: "store:cat", options: .noCache,
+                progress: { received, _ in progress.withLock { $0.append(received) } }
+            ) { box.set($0) }
         }
         XCTAssertEqual(store.entered.wait(timeout: .now() + 10), .success)
         XCTAssertTrue(eventually { h.manager.waiterCount(forURL: "store:cat") == 10 }, "all ten joined the one load")
@@ -125,7 +130,8 @@ final class LoaderTests: XCTestCase {
         defer { h.close() }
         let stop = expectation(forNotification: .DWWebImageDownloadStop, object: nil, notificationCenter: h.center)
         let box = ResultBox()
-        let tokens = (0..<3).map { _ in h.manager.downloadImage(withURL: "store:cat", options: .noCache) { box.set($0) } }
+        let tokens = (0..<3).map { _ in h.manager.downloadImage(withURL: "store:cat", options: .noCache) { box.set($0) }
+        }
         XCTAssertEqual(store.entered.wait(timeout: .now() + 10), .success)
         tokens.forEach(h.manager.cancel)
         XCTAssertTrue(box.waitFor(count: 3, timeout: 10))

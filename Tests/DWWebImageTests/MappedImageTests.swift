@@ -22,8 +22,10 @@ final class MappedImageTests: XCTestCase {
     private func bigGIF() -> Data {
         var g = GIFBuilder(width: 320, height: 240, globalPalette: GIFFixtures.palette8, loop: 3)
         for i in 0..<24 {
-            g.frames.append(.init(width: 320, height: 240, pixels: GIFFixtures.pattern(320, 240, colors: 8, seed: 100 + i),
-                                  interlaced: i % 3 == 0, disposal: i % 4 == 0 ? 2 : 1))
+            g.frames.append(
+                .init(
+                    width: 320, height: 240, pixels: GIFFixtures.pattern(320, 240, colors: 8, seed: 100 + i),
+                    interlaced: i % 3 == 0, disposal: i % 4 == 0 ? 2 : 1))
         }
         return g.encode()
     }
@@ -78,8 +80,9 @@ final class MappedImageTests: XCTestCase {
 
     private func peakResidentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else {
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else {
             return 0
         }
         return kib * 1024

@@ -38,7 +38,8 @@ final class MemoryHitTests: XCTestCase {
         XCTAssertEqual(h.manager.imageFromMemory(withURL: url)?.source, .memory)
         XCTAssertNil(h.manager.imageFromMemory(withURL: url, options: .refreshCached), "refresh never reads memory")
         XCTAssertNil(h.manager.imageFromMemory(withURL: url, options: .noCache))
-        XCTAssertNil(h.manager.imageFromMemory(withURL: "ftp://example.invalid/x.png"), "refused URLs are the callback API's")
+        XCTAssertNil(
+            h.manager.imageFromMemory(withURL: "ftp://example.invalid/x.png"), "refused URLs are the callback API's")
         XCTAssertEqual(h.server.requestLog.count, 1)
         h.drainCallbacks()  // the batch of hit records is handed over in a block on the callback queue
         let records = log.all

@@ -15,17 +15,21 @@ final class NotificationTests: XCTestCase {
         let url = h.server.url("/n.png")
         let queueKey = DispatchSpecificKey<Bool>()
         h.manager.callbackQueue.setSpecific(key: queueKey, value: true)
-        let start = expectation(forNotification: .DWWebImageDownloadStart, object: nil, notificationCenter: h.center) { n in
+        let start = expectation(forNotification: .DWWebImageDownloadStart, object: nil, notificationCenter: h.center) {
+            n in
             XCTAssertEqual(DispatchQueue.getSpecific(key: queueKey), true, "posted on callbackQueue")
             return n.object is DWWebImageDownloader && (n.object as? DWWebImageDownloader)?.url == url
                 && n.userInfo?["url"] as? String == url
         }
-        let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center) { n in
+        let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center)
+        { n in
             let image = n.userInfo?["image"] as? DWImage
             return n.object is DWWebImageDownloader && n.userInfo?["url"] as? String == url && image?.data == png
                 && n.userInfo?["error"] == nil
         }
-        let cached = expectation(forNotification: .DWWebImageCacheComplete, object: h.cache, notificationCenter: h.center) { n in
+        let cached = expectation(
+            forNotification: .DWWebImageCacheComplete, object: h.cache, notificationCenter: h.center
+        ) { n in
             n.userInfo?["url"] as? String == url && n.userInfo?["error"] == nil
         }
         let stop = expectation(forNotification: .DWWebImageDownloadStop, object: nil, notificationCenter: h.center)
@@ -33,7 +37,8 @@ final class NotificationTests: XCTestCase {
         XCTAssertNotNil(h.fetch(url).value)
         wait(for: [start, finish, cached, stop], timeout: 3)
         // "Durably on disk" means a fresh cache instance can read it now.
-        let entryExists = DWWebImageCache(rootDirectory: h.root, notificationCenter: NotificationCenter()).objCache(forKey: url)
+        let entryExists = DWWebImageCache(rootDirectory: h.root, notificationCenter: NotificationCenter()).objCache(
+            forKey: url)
         XCTAssertEqual(entryExists, png)
     }
 
@@ -42,7 +47,8 @@ final class NotificationTests: XCTestCase {
         defer { h.close() }
         h.server.setRoute("/missing.png", .status(404))
         let url = h.server.url("/missing.png")
-        let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center) { n in
+        let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center)
+        { n in
             (n.userInfo?["error"] as? DWWebImageError)?.httpStatus == 404 && n.userInfo?["image"] == nil
         }
         let cached = expectation(forNotification: .DWWebImageCacheComplete, object: nil, notificationCenter: h.center)
@@ -64,8 +70,9 @@ final class NotificationTests: XCTestCase {
         start.isInverted = true
         XCTAssertEqual(h.fetch(url).value?.source, .memory)
         // A second manager over the same directory: a disk hit.
-        let other = DWWebImageManager(cache: DWWebImageCache(rootDirectory: h.root, notificationCenter: h.center),
-                                      notificationCenter: h.center, removeExpiredAtStart: false)
+        let other = DWWebImageManager(
+            cache: DWWebImageCache(rootDirectory: h.root, notificationCenter: h.center),
+            notificationCenter: h.center, removeExpiredAtStart: false)
         defer { other.invalidate() }
         let box = ResultBox()
         other.downloadImage(withURL: url) { box.set($0) }
@@ -97,7 +104,9 @@ final class NotificationTests: XCTestCase {
         h.server.setRoute("/big.png", .throttled(chunk: 30_000, interval: 0.01, .ok(big)))
         let progress = Recorder<(Int64, Int64)>()
         let box = ResultBox()
-        h.manager.downloadImage(withURL: h.server.url("/big.png"), progress: { progress.append(($0, $1)) }) { box.set($0) }
+        h.manager.downloadImage(withURL: h.server.url("/big.png"), progress: { progress.append(($0, $1)) }) {
+            box.set($0)
+        }
         XCTAssertNotNil(box.wait(timeout: 10)?.value)
         let calls = progress.values
         XCTAssertGreaterThan(calls.count, 2)

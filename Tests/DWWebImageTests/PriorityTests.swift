@@ -40,7 +40,9 @@ final class PriorityTests: XCTestCase {
         let levels: [DWWebImagePriority] = [.normal, .veryLow, .high, .low, .veryHigh]
         for level in levels {
             h.server.setRoute("/\(level)", .ok(png))
-            h.manager.downloadImage(withURL: h.server.url("/\(level)"), options: [.noCache, .priority(level)]) { box.set($0) }
+            h.manager.downloadImage(withURL: h.server.url("/\(level)"), options: [.noCache, .priority(level)]) {
+                box.set($0)
+            }
         }
         XCTAssertTrue(h.waitForScheduled(waiting: 5, running: 1))
         gate.open()
@@ -54,7 +56,10 @@ final class PriorityTests: XCTestCase {
         var tokens: [DWWebImageToken] = []
         for i in 1...4 {
             h.server.setRoute("/l\(i)", .ok(png))
-            tokens.append(h.manager.downloadImage(withURL: h.server.url("/l\(i)"), options: [.noCache, .lowPriority]) { box.set($0) })
+            tokens.append(
+                h.manager.downloadImage(withURL: h.server.url("/l\(i)"), options: [.noCache, .lowPriority]) {
+                    box.set($0)
+                })
         }
         XCTAssertEqual(tokens[1].priority, .low)
         tokens[1].priority = .high  // l2: the second oldest
@@ -70,11 +75,14 @@ final class PriorityTests: XCTestCase {
         for name in ["shared", "n1", "n2"] { h.server.setRoute("/\(name)", .ok(png)) }
         h.manager.downloadImage(withURL: h.server.url("/shared"), options: [.noCache, .lowPriority]) { box.set($0) }
         h.manager.downloadImage(withURL: h.server.url("/n1"), options: [.noCache]) { box.set($0) }
-        let urgent = h.manager.downloadImage(withURL: h.server.url("/shared"), options: [.noCache, .highPriority]) { box.set($0) }
+        let urgent = h.manager.downloadImage(withURL: h.server.url("/shared"), options: [.noCache, .highPriority]) {
+            box.set($0)
+        }
         XCTAssertTrue(h.waitForScheduled(waiting: 2, running: 1))
         gate.open()
         XCTAssertTrue(box.waitFor(count: 4, timeout: 10))
-        XCTAssertEqual(h.server.requestedPaths, ["/busy", "/shared", "/n1"], "the high caller lifted the shared download")
+        XCTAssertEqual(
+            h.server.requestedPaths, ["/busy", "/shared", "/n1"], "the high caller lifted the shared download")
         _ = urgent
 
         // The same, but the urgent caller cancels while waiting: the download falls back to low.
@@ -84,7 +92,9 @@ final class PriorityTests: XCTestCase {
         for name in ["shared", "n1"] { h2.server.setRoute("/\(name)", .ok(png)) }
         h2.manager.downloadImage(withURL: h2.server.url("/shared"), options: [.noCache, .lowPriority]) { box2.set($0) }
         h2.manager.downloadImage(withURL: h2.server.url("/n1"), options: [.noCache]) { box2.set($0) }
-        let urgent2 = h2.manager.downloadImage(withURL: h2.server.url("/shared"), options: [.noCache, .highPriority]) { box2.set($0) }
+        let urgent2 = h2.manager.downloadImage(withURL: h2.server.url("/shared"), options: [.noCache, .highPriority]) {
+            box2.set($0)
+        }
         h2.manager.cancel(urgent2)
         XCTAssertTrue(h2.waitForScheduled(waiting: 2, running: 1))
         gate2.open()
@@ -100,7 +110,8 @@ final class PriorityTests: XCTestCase {
         h.server.setRoute("/missing.png", .status(404))
         h.cache.cacheObj(png, forKey: h.server.url("/cached.png"))
         _ = h.cache.waitForPendingWrites()
-        let urls = (0..<5).map { h.server.url("/p\($0).png") } + [h.server.url("/missing.png"), h.server.url("/cached.png")]
+        let urls =
+            (0..<5).map { h.server.url("/p\($0).png") } + [h.server.url("/missing.png"), h.server.url("/cached.png")]
         let prefetcher = DWWebImagePrefetcher(manager: h.manager)
         let each = Recorder<(String, Bool)>()
         let done = expectation(description: "completion")
@@ -117,7 +128,9 @@ final class PriorityTests: XCTestCase {
         XCTAssertEqual(c.1, 1, "failed")
         XCTAssertEqual(c.2, 1, "skipped: already cached")
         XCTAssertNil(h.server.requestLog.first { $0.path == "/cached.png" })
-        for i in 0..<5 { XCTAssertNotNil(h.cache.objCache(forKey: h.server.url("/p\(i).png")), "prefetched into the cache") }
+        for i in 0..<5 {
+            XCTAssertNotNil(h.cache.objCache(forKey: h.server.url("/p\(i).png")), "prefetched into the cache")
+        }
     }
 
     func testPrefetchNeverUsesMoreThanItsCapAndAWaiterLiftsAPrefetchAtOnce() throws {
@@ -129,7 +142,8 @@ final class PriorityTests: XCTestCase {
         let done = expectation(description: "prefetch done")
         let urls = (0..<12).map { h.server.url("/p\($0).png") }
         prefetcher.prefetchURLs(urls, completion: { _, _, _ in done.fulfill() })
-        XCTAssertTrue(h.waitForScheduled(waiting: 10, running: 2), "the prefetch cap (2) holds although 4 slots are free")
+        XCTAssertTrue(
+            h.waitForScheduled(waiting: 10, running: 2), "the prefetch cap (2) holds although 4 slots are free")
         XCTAssertTrue(h.server.waitForActiveRequests(2, timeout: 10))
 
         // Someone wants p10 (deep in the prefetch list): it starts while both prefetches are still held, so it
@@ -155,14 +169,17 @@ final class PriorityTests: XCTestCase {
         let prefetcher = DWWebImagePrefetcher(manager: h.manager)
         let done = expectation(description: "done")
         let counts = Recorder<(Int, Int, Int)>()
-        prefetcher.prefetchURLs((0..<6).map { h.server.url("/p\($0).png") }, completion: { f, x, s in
-            counts.append((f, x, s))
-            done.fulfill()
-        })
+        prefetcher.prefetchURLs(
+            (0..<6).map { h.server.url("/p\($0).png") },
+            completion: { f, x, s in
+                counts.append((f, x, s))
+                done.fulfill()
+            })
         XCTAssertTrue(h.server.waitForActiveRequests(2, timeout: 10))
         prefetcher.cancelPrefetching()
         wait(for: [done], timeout: 10)
-        XCTAssertEqual(counts.values.first?.1, 6, "\(String(describing: counts.values.first)) log \(h.server.requestedPaths)")
+        XCTAssertEqual(
+            counts.values.first?.1, 6, "\(String(describing: counts.values.first)) log \(h.server.requestedPaths)")
     }
 
     func testPerHostCapHoldsWhileAnotherHostProceeds() throws {
@@ -196,7 +213,8 @@ final class PriorityTests: XCTestCase {
         h.server.setRoute("/gone.png", .status(404, body: Data("nope".utf8)))
         let records = Recorder<DWDownloadMetrics>()
         h.manager.metricsHandler = { records.append($0) }
-        let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center) { note in
+        let finish = expectation(forNotification: .DWWebImageDownloadFinish, object: nil, notificationCenter: h.center)
+        { note in
             (note.userInfo?["metrics"] as? DWDownloadMetrics)?.url == h.server.url("/m.png")
         }
         let image = try h.fetch(h.server.url("/m.png")).get()

@@ -13,11 +13,14 @@ final class PrivateFilesTests: XCTestCase {
         configuration.privateFiles = true
         let cache = DWWebImageCache(configuration: configuration, notificationCenter: NotificationCenter())
         try cache.store(Data("entry".utf8), forKey: "k", policy: [.disk])
-        let partial = try XCTUnwrap(PartialStore(path: root.appendingPathComponent("partial").path, privateFiles: true)
-            .create(url: "http://127.0.0.1/p"))
+        let partial = try XCTUnwrap(
+            PartialStore(path: root.appendingPathComponent("partial").path, privateFiles: true)
+                .create(url: "http://127.0.0.1/p"))
         partial.close(remove: false)
-        for (path, expected) in [(root.path, 0o700), (cache.directory.path, 0o700), (cache.fileURL(forKey: "k").path, 0o600),
-                                 (root.appendingPathComponent("partial").path, 0o700)] {
+        for (path, expected) in [
+            (root.path, 0o700), (cache.directory.path, 0o700), (cache.fileURL(forKey: "k").path, 0o600),
+            (root.appendingPathComponent("partial").path, 0o700)
+        ] {
             var st = stat()
             XCTAssertEqual(stat(path, &st), 0, path)
             XCTAssertEqual(Int(st.st_mode) & 0o777, expected, "\(path): \(String(Int(st.st_mode) & 0o777, radix: 8))")
@@ -29,8 +32,9 @@ final class PrivateFilesTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let previous = umask(0o022)
         defer { umask(previous) }
-        let cache = DWWebImageCache(configuration: .init(rootDirectory: root, cacheSpace: "space"),
-                                    notificationCenter: NotificationCenter())
+        let cache = DWWebImageCache(
+            configuration: .init(rootDirectory: root, cacheSpace: "space"),
+            notificationCenter: NotificationCenter())
         try cache.store(Data("entry".utf8), forKey: "k", policy: [.disk])
         var st = stat()
         XCTAssertEqual(stat(cache.fileURL(forKey: "k").path, &st), 0)

@@ -20,7 +20,9 @@ final class RateLimitTests: XCTestCase {
         defer { h.close() }
         for i in 0..<8 { h.server.setRoute("/r\(i).png", .ok(png)) }
         let box = ResultBox()
-        for i in 0..<8 { h.manager.downloadImage(withURL: h.server.url("/r\(i).png"), options: [.noCache]) { box.set($0) } }
+        for i in 0..<8 {
+            h.manager.downloadImage(withURL: h.server.url("/r\(i).png"), options: [.noCache]) { box.set($0) }
+        }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("rate-\(UUID().uuidString).png")
         try png.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

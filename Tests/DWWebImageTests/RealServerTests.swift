@@ -46,7 +46,8 @@ final class RealServerTests: TemporaryRootTestCase {
         let metrics = try XCTUnwrap(resumed.metrics)
         if honoursRange {
             XCTAssertGreaterThan(metrics.resumedFrom, 256 * 1024, "\(kind): resumed from the partial on disk")
-            XCTAssertEqual(metrics.resumedFrom + metrics.bytesReceived, Int64(original.count), "\(kind): only the rest came")
+            XCTAssertEqual(
+                metrics.resumedFrom + metrics.bytesReceived, Int64(original.count), "\(kind): only the rest came")
             XCTAssertEqual(metrics.httpStatus, 206, kind.rawValue)
         } else {
             XCTAssertEqual(metrics.resumedFrom, 0, "\(kind) ignores Range: the whole body again")
@@ -72,8 +73,9 @@ final class RealServerTests: TemporaryRootTestCase {
         let conditional = proxy.clientBytes(clear: true)
         // Apache: "258f6-…" (size-mtime, hex), lighttpd: "1144320171" (a hash), Caddy: "toysf12d" (base-36), all
         // strong; Python sends no ETag, only Last-Modified.
-        XCTAssertTrue(conditional.contains(kind == .python ? "If-Modified-Since: " : "If-None-Match: \""),
-                      "\(kind): the server's validator came back: \(conditional)")
+        XCTAssertTrue(
+            conditional.contains(kind == .python ? "If-Modified-Since: " : "If-None-Match: \""),
+            "\(kind): the server's validator came back: \(conditional)")
         XCTAssertEqual(revalidated.source, .revalidated, kind.rawValue)
         XCTAssertEqual(revalidated.metrics?.httpStatus, 304, kind.rawValue)
         XCTAssertEqual(revalidated.data, original, kind.rawValue)
@@ -108,8 +110,9 @@ final class RealServerTests: TemporaryRootTestCase {
         var configuration = DWWebImageManager.Configuration()
         configuration.retryCount = 0
         configuration.timeout = 20
-        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: center,
-                                        removeExpiredAtStart: false)
+        let manager = DWWebImageManager(
+            cache: cache, configuration: configuration, notificationCenter: center,
+            removeExpiredAtStart: false)
         defer {
             _ = cache.waitForPendingWrites()
             manager.invalidate()

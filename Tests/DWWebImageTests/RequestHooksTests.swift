@@ -41,7 +41,9 @@ final class RequestHooksTests: XCTestCase {
         let seen = DWLock<[String]>([])
         h.server.setHandler("/auth.png") { [png] request in
             let auth = request.header("Authorization") ?? "-"
-            let first = seen.withLock { $0.append(auth); return $0.count == 1 }
+            let first = seen.withLock {
+                $0.append(auth); return $0.count == 1
+            }
             return first ? .status(503) : (auth == "Bearer token-2" ? .ok(png) : .status(401))
         }
         let image = try h.fetch(h.server.url("/auth.png"), options: [.noCache]).get()
@@ -51,26 +53,34 @@ final class RequestHooksTests: XCTestCase {
 
     func testManagerModifierRunsBeforeTheRequestsOwn() throws {
         let h = try Harness {
-            $0.requestModifier = { var r = $0; r.setHeader("X-Order", "manager"); return r }
+            $0.requestModifier = {
+                var r = $0; r.setHeader("X-Order", "manager"); return r
+            }
         }
         defer { h.close() }
         h.server.setHandler("/o.png") { [png] request in
             request.header("X-Order") == "manager,request" ? .ok(png) : .status(400)
         }
-        let options: DWWebImageOptions = [.noCache, .requestModifier { request in
-            var r = request
-            r.setHeader("X-Order", (request.header("X-Order") ?? "") + ",request")
-            return r
-        }]
+        let options: DWWebImageOptions = [
+            .noCache,
+            .requestModifier { request in
+                var r = request
+                r.setHeader("X-Order", (request.header("X-Order") ?? "") + ",request")
+                return r
+            }
+        ]
         XCTAssertNoThrow(try h.fetch(h.server.url("/o.png"), options: options).get())
     }
 
     func testModifierThatThrowsFailsClearlyWithoutARequest() throws {
-        let h = try Harness { $0.retryCount = 2; $0.retryDelay = 0 }
+        let h = try Harness {
+            $0.retryCount = 2; $0.retryDelay = 0
+        }
         defer { h.close() }
         h.server.setRoute("/t.png", .ok(png))
         let url = h.server.url("/t.png")
-        let error = try XCTUnwrap(h.fetch(url, options: [.noCache, .requestModifier { _ in throw TokenUnavailable() }]).error)
+        let error = try XCTUnwrap(
+            h.fetch(url, options: [.noCache, .requestModifier { _ in throw TokenUnavailable() }]).error)
         XCTAssertEqual(error.code, .invalidURL)
         XCTAssertTrue(error.message.contains("token service unavailable"), error.message)
         XCTAssertEqual(error.url, url)
@@ -89,11 +99,17 @@ final class RequestHooksTests: XCTestCase {
         h.server.setRoute("/c.png", .ok(png))
         let entered = DispatchSemaphore(value: 0)
         let box = ResultBox()
-        let token = h.manager.downloadImage(withURL: h.server.url("/c.png"), options: [.noCache, .requestModifier { r in
-            entered.signal()
-            try await Task.sleep(for: .seconds(60))  // until the cancel cancels the task
-            return r
-        }]) { box.set($0) }
+        let token = h.manager.downloadImage(
+            withURL: h.server.url("/c.png"),
+            options: [
+                .noCache,
+                .requestModifier { r in
+                    entered.signal()
+                    try await Task.sleep(for: .seconds(60))  // until the cancel cancels the task
+                    return r
+                }
+            ]
+        ) { box.set($0) }
         XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
         h.manager.cancel(token)
         XCTAssertEqual(box.wait(timeout: 10)?.error?.code, .cancelled)
@@ -145,8 +161,9 @@ final class RequestHooksTests: XCTestCase {
         XCTAssertEqual(h.server.requestedPaths, ["/old", "/real.png"])
         // A rewrite to another scheme is refused before anything is sent.
         let toFile: DWRedirectHandler = { _ in .rewrite(DWURLRequest(url: "file:///etc/passwd")) }
-        XCTAssertEqual(h.fetch(h.server.url("/old"), options: [.noCache, .redirectHandler(toFile)]).error?.code,
-                       .invalidURL)
+        XCTAssertEqual(
+            h.fetch(h.server.url("/old"), options: [.noCache, .redirectHandler(toFile)]).error?.code,
+            .invalidURL)
     }
 
     func testFollowedHopsKeepHeadersButNotCredentialsAcrossOrigins() throws {

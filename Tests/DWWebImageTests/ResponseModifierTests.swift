@@ -56,13 +56,16 @@ final class ResponseModifierTests: XCTestCase {
             $0.responseModifier = { response in
                 // A 200 that names the real image elsewhere, and a redirect to a dead end, both go to /real.png.
                 if let real = response.header("X-Real-Image") { return .follow(url: real) }
-                if response.status == 302 { return .follow(url: response.url.replacingOccurrences(of: "/moved", with: "/real.png")) }
+                if response.status == 302 {
+                    return .follow(url: response.url.replacingOccurrences(of: "/moved", with: "/real.png"))
+                }
                 return .accept
             }
         }
         defer { h.close() }
         h.server.setRoute("/real.png", .ok(png))
-        h.server.setRoute("/pointer", .ok(Data("see header".utf8), headers: [("X-Real-Image", h.server.url("/real.png"))]))
+        h.server.setRoute(
+            "/pointer", .ok(Data("see header".utf8), headers: [("X-Real-Image", h.server.url("/real.png"))]))
         h.server.setRoute("/moved", .redirect(to: h.server.url("/gone.png")))
         for path in ["/pointer", "/moved"] {
             let url = h.server.url(path)

@@ -35,8 +35,12 @@ final class ResumeTests: XCTestCase {
         defer { h.close() }
         let resource = Route.resource(body, contentType: "image/png", etag: etag)
         // Clean closes (FIN) mid-body, so every byte sent is a byte received.
-        h.server.setHandler("/big.png", sequence([.closeAfter(bytes: 300_000, resource),
-                                                  .closeAfter(bytes: 300_000, resource), resource]))
+        h.server.setHandler(
+            "/big.png",
+            sequence([
+                .closeAfter(bytes: 300_000, resource),
+                .closeAfter(bytes: 300_000, resource), resource
+            ]))
         let image = try h.fetch(h.server.url("/big.png")).get()
         XCTAssertEqual(image.data, body, "the resumed body is byte-for-byte the original")
         XCTAssertEqual(SHA256.hash(data: image.data).description, SHA256.hash(data: body).description)
@@ -76,8 +80,9 @@ final class ResumeTests: XCTestCase {
 
         let image = try h.fetch(h.server.url("/big.png")).get()
         XCTAssertEqual(image.data, body)
-        XCTAssertGreaterThan(try XCTUnwrap(rangeStart(h.server.requestLog[1])), 256 * 1024,
-                             "the next call resumes from the partial on disk")
+        XCTAssertGreaterThan(
+            try XCTUnwrap(rangeStart(h.server.requestLog[1])), 256 * 1024,
+            "the next call resumes from the partial on disk")
         XCTAssertEqual(image.metrics?.attempts, 1)
         XCTAssertGreaterThan(image.metrics?.resumedFrom ?? 0, 0)
     }
@@ -119,8 +124,12 @@ final class ResumeTests: XCTestCase {
         let v2 = SampleImages.png(approximateSize: 1_000_000, seed: 99)
         XCTAssertEqual(v2.count, body.count, "same size, so only validators can tell the versions apart")
         // A correct server: If-Range no longer matches, so it sends the new version whole.
-        h.server.setHandler("/a.png", sequence([.dropAfter(bytes: 400_000, .resource(body, etag: etag)),
-                                                .resource(v2, etag: "\"v2\"")]))
+        h.server.setHandler(
+            "/a.png",
+            sequence([
+                .dropAfter(bytes: 400_000, .resource(body, etag: etag)),
+                .resource(v2, etag: "\"v2\"")
+            ]))
         XCTAssertEqual(try h.fetch(h.server.url("/a.png")).get().data, v2)
 
         // A server that ignores If-Range and sends a range of the new version: refused, refetched whole.
@@ -130,8 +139,9 @@ final class ResumeTests: XCTestCase {
         h.server.setHandler("/b.png") { request in
             if lying.next() == 1 { return v1Route }
             if let range = request.header("Range"), let start = Int(range.dropFirst(6).dropLast()) {
-                return .status(206, body: v2.subdata(in: start..<v2.count),
-                               headers: [("ETag", "\"v2\""), ("Content-Range", "bytes \(start)-\(v2.count - 1)/\(v2.count)")])
+                return .status(
+                    206, body: v2.subdata(in: start..<v2.count),
+                    headers: [("ETag", "\"v2\""), ("Content-Range", "bytes \(start)-\(v2.count - 1)/\(v2.count)")])
             }
             return .resource(v2, etag: "\"v2\"")
         }
@@ -153,8 +163,9 @@ final class ResumeTests: XCTestCase {
             if n == 1 { return first }
             if request.header("Range") != nil {
                 // Claims to start at 1000 whatever was asked.
-                return .status(206, body: body.subdata(in: 1000..<body.count),
-                               headers: [("ETag", etag), ("Content-Range", "bytes 1000-\(body.count - 1)/\(body.count)")])
+                return .status(
+                    206, body: body.subdata(in: 1000..<body.count),
+                    headers: [("ETag", etag), ("Content-Range", "bytes 1000-\(body.count - 1)/\(body.count)")])
             }
             return .resource(body, etag: etag)
         }
@@ -240,8 +251,9 @@ final class ResumeTests: XCTestCase {
         XCTAssertEqual(try h.fetch(h.server.url("/busy.png")).get().data, png)
         let log = h.server.requestLog
         XCTAssertEqual(log.count, 2)
-        XCTAssertGreaterThanOrEqual(log[1].receivedAt.timeIntervalSince(log[0].receivedAt), 0.9,
-                                    "the retry waited for Retry-After, not the 0 s interval")
+        XCTAssertGreaterThanOrEqual(
+            log[1].receivedAt.timeIntervalSince(log[0].receivedAt), 0.9,
+            "the retry waited for Retry-After, not the 0 s interval")
 
         // Asking for longer than the cap: no retry, the 429 is the answer.
         h.server.setRoute("/later.png", .status(429, headers: [("Retry-After", "3600")]))
@@ -258,13 +270,21 @@ final class ResumeTests: XCTestCase {
         }
         defer { h.close() }
         let resource = Route.resource(body, contentType: "image/png", etag: etag)
-        h.server.setHandler("/p.png", sequence([.dropAfter(bytes: 500_000, .throttled(chunk: 50_000, interval: 0.01, resource)),
-                                                .throttled(chunk: 50_000, interval: 0.01, resource)]))
+        h.server.setHandler(
+            "/p.png",
+            sequence([
+                .dropAfter(bytes: 500_000, .throttled(chunk: 50_000, interval: 0.01, resource)),
+                .throttled(chunk: 50_000, interval: 0.01, resource)
+            ]))
         let first = Recorder<(Int64, Int64)>()
         let second = Recorder<(Int64, Int64)>()
         let boxes = [ResultBox(), ResultBox()]
-        h.manager.downloadImage(withURL: h.server.url("/p.png"), progress: { first.append(($0, $1)) }) { boxes[0].set($0) }
-        h.manager.downloadImage(withURL: h.server.url("/p.png"), progress: { second.append(($0, $1)) }) { boxes[1].set($0) }
+        h.manager.downloadImage(withURL: h.server.url("/p.png"), progress: { first.append(($0, $1)) }) {
+            boxes[0].set($0)
+        }
+        h.manager.downloadImage(withURL: h.server.url("/p.png"), progress: { second.append(($0, $1)) }) {
+            boxes[1].set($0)
+        }
         XCTAssertEqual(try XCTUnwrap(boxes[0].wait(timeout: 20)).value?.data, body)
         XCTAssertNotNil(boxes[1].wait(timeout: 20)?.value)
         let total = Int64(body.count)
@@ -273,7 +293,8 @@ final class ResumeTests: XCTestCase {
             XCTAssertEqual(values.last?.0, total, "a final call with received == expected")
             XCTAssertEqual(values.last?.1, total)
             for (a, b) in zip(values, values.dropFirst()) { XCTAssertLessThan(a.0, b.0, "strictly increasing") }
-            XCTAssertTrue(values.allSatisfy { $0.1 == total || $0.1 == -1 }, "expected is the whole size, resumed or not")
+            XCTAssertTrue(
+                values.allSatisfy { $0.1 == total || $0.1 == -1 }, "expected is the whole size, resumed or not")
         }
         let start = try XCTUnwrap(rangeStart(h.server.requestLog[1]))
         let afterResume = first.values.first { $0.0 > Int64(start) }
@@ -281,9 +302,11 @@ final class ResumeTests: XCTestCase {
     }
 
     func testExponentialBackoffGrowsAndIsCapped() {
-        let policy = DWRetryPolicy(maxRetries: 5, interval: 1, backoff: .exponential(multiplier: 2, maxInterval: 5, jitter: 0))
+        let policy = DWRetryPolicy(
+            maxRetries: 5, interval: 1, backoff: .exponential(multiplier: 2, maxInterval: 5, jitter: 0))
         XCTAssertEqual((1...5).map { policy.delay(beforeRetry: $0) }, [1, 2, 4, 5, 5])
-        let jittered = DWRetryPolicy(maxRetries: 3, interval: 2, backoff: .exponential(multiplier: 2, maxInterval: 60, jitter: 0.5))
+        let jittered = DWRetryPolicy(
+            maxRetries: 3, interval: 2, backoff: .exponential(multiplier: 2, maxInterval: 60, jitter: 0.5))
         XCTAssertEqual(jittered.delay(beforeRetry: 2, random: { 0 }), 2)
         XCTAssertEqual(jittered.delay(beforeRetry: 2, random: { 1 }), 6)
         XCTAssertEqual(DWRetryPolicy.max3s.delay(beforeRetry: 3), 3)
@@ -299,19 +322,24 @@ final class ResumeTests: XCTestCase {
         head.contentRange = "bytes 100-199/200"
         head.contentLength = 100
         XCTAssertEqual(ResumeProtocol.decide(head: head, requestedOffset: 100), .append(offset: 100))
-        XCTAssertEqual(ResumeProtocol.decide(head: head, requestedOffset: 50),
-                       .refetchWhole(reason: "206 starts at 100, asked for 50"))
+        XCTAssertEqual(
+            ResumeProtocol.decide(head: head, requestedOffset: 50),
+            .refetchWhole(reason: "206 starts at 100, asked for 50"))
         head.contentEncoding = "gzip"
-        XCTAssertEqual(ResumeProtocol.decide(head: head, requestedOffset: 100),
-                       .refetchWhole(reason: "206 with Content-Encoding gzip"))
+        XCTAssertEqual(
+            ResumeProtocol.decide(head: head, requestedOffset: 100),
+            .refetchWhole(reason: "206 with Content-Encoding gzip"))
         head.contentEncoding = nil
         head.etag = "\"b\""
-        XCTAssertEqual(ResumeProtocol.decide(head: head, requestedOffset: 100,
-                                             validator: ResumeValidator(etag: "\"a\"", lastModified: nil)),
-                       .refetchWhole(reason: "206 for a different representation (validator changed)"))
+        XCTAssertEqual(
+            ResumeProtocol.decide(
+                head: head, requestedOffset: 100,
+                validator: ResumeValidator(etag: "\"a\"", lastModified: nil)),
+            .refetchWhole(reason: "206 for a different representation (validator changed)"))
         head.contentRange = nil
-        XCTAssertEqual(ResumeProtocol.decide(head: head, requestedOffset: 100),
-                       .refetchWhole(reason: "206 without a usable Content-Range"))
+        XCTAssertEqual(
+            ResumeProtocol.decide(head: head, requestedOffset: 100),
+            .refetchWhole(reason: "206 without a usable Content-Range"))
         head.status = 200
         XCTAssertEqual(ResumeProtocol.decide(head: head, requestedOffset: 100), .replace)
         head.status = 503
@@ -324,7 +352,11 @@ final class ResumeTests: XCTestCase {
         XCTAssertNil(ResumeProtocol.parseContentRange("bytes */42")?.start)
         XCTAssertEqual(ResumeProtocol.parseContentRange("bytes 0-9/*")?.end, 9)
         XCTAssertNil(ResumeProtocol.requestHeaders(offset: 10, validator: nil))
-        XCTAssertNil(ResumeValidator(head: { var h = DWResponseHead(); h.etag = "W/\"x\""; return h }()))
+        XCTAssertNil(
+            ResumeValidator(
+                head: {
+                    var h = DWResponseHead(); h.etag = "W/\"x\""; return h
+                }()))
     }
 
     // MARK: - Helpers

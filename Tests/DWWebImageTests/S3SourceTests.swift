@@ -15,10 +15,12 @@ final class S3SourceTests: TemporaryRootTestCase {
     private let small = SampleImages.png(width: 20, height: 10)
 
     func testSignedGetWrongSecretUnsignedAndResume() throws {
-        let moto = try MotoS3(bucket: "images", objects: ["cat.png": small, "dir/photo one.bmp": photo, "big.bmp": photo])
+        let moto = try MotoS3(
+            bucket: "images", objects: ["cat.png": small, "dir/photo one.bmp": photo, "big.bmp": photo])
         defer { moto.stop() }
-        let s3 = DWS3Configuration(endpoint: moto.endpoint, region: moto.region, accessKeyID: moto.accessKeyID,
-                                   secretAccessKey: moto.secretAccessKey)
+        let s3 = DWS3Configuration(
+            endpoint: moto.endpoint, region: moto.region, accessKeyID: moto.accessKeyID,
+            secretAccessKey: moto.secretAccessKey)
 
         // A correct SigV4 GET; the cache key is the s3:// URL, so the second request makes none.
         let image = try fetch("s3://images/cat.png", s3).get()
@@ -68,15 +70,17 @@ final class S3SourceTests: TemporaryRootTestCase {
     func testFactsOfAnS3ObjectAreSignedLikeItsDownload() async throws {
         let moto = try MotoS3(bucket: "images", objects: ["big.bmp": photo])
         defer { moto.stop() }
-        let s3 = DWS3Configuration(endpoint: moto.endpoint, region: moto.region, accessKeyID: moto.accessKeyID,
-                                   secretAccessKey: moto.secretAccessKey)
+        let s3 = DWS3Configuration(
+            endpoint: moto.endpoint, region: moto.region, accessKeyID: moto.accessKeyID,
+            secretAccessKey: moto.secretAccessKey)
         func manager(_ s3: DWS3Configuration) -> DWWebImageManager {
             var configuration = DWWebImageManager.Configuration()
             configuration.retryCount = 0
             configuration.s3 = s3
             let center = NotificationCenter()
-            return DWWebImageManager(cache: DWWebImageCache(rootDirectory: root, notificationCenter: center),
-                                     configuration: configuration, notificationCenter: center, removeExpiredAtStart: false)
+            return DWWebImageManager(
+                cache: DWWebImageCache(rootDirectory: root, notificationCenter: center),
+                configuration: configuration, notificationCenter: center, removeExpiredAtStart: false)
         }
         let signed = manager(s3)
         defer { signed.invalidate() }
@@ -101,35 +105,48 @@ final class S3SourceTests: TemporaryRootTestCase {
         XCTAssertEqual(DWS3Location("s3://bucket/a/b.png"), DWS3Location(bucket: "bucket", key: "a/b.png"))
         XCTAssertNil(DWS3Location("s3://Bad_Bucket/x"))
         XCTAssertNil(DWS3Location("https://bucket/x"))
-        for escape in ["s3://bucket/../other/x.png", "s3://bucket/%2e%2e/other/x.png", "s3://bucket/a/./b.png",
-                       "s3://bucket/a/%2E/b.png", "s3://bucket/..", "s3://bucket/a\\..\\b.png"] {
+        for escape in [
+            "s3://bucket/../other/x.png", "s3://bucket/%2e%2e/other/x.png", "s3://bucket/a/./b.png",
+            "s3://bucket/a/%2E/b.png", "s3://bucket/..", "s3://bucket/a\\..\\b.png"
+        ] {
             XCTAssertNil(DWS3Location(escape), "a dot segment never parses: \(escape)")
         }
         XCTAssertEqual(DWS3Location("s3://bucket/..a/b..png/...")?.key, "..a/b..png/...", "dots inside names are kept")
         XCTAssertEqual(DWS3Location("s3://bucket/%252e%252e/x.png")?.key, "%2e%2e/x.png", "decoded once, no more")
-        XCTAssertEqual(DWS3Configuration(endpoint: "http://s3").httpURL(bucket: "b", key: "x/%2e%2e/y"),
-                       "http://s3/b/x/%252e%252e/y")
-        XCTAssertEqual(DWS3Configuration(endpoint: "http://s3").httpURL(bucket: "b", key: "x/../y"), "http://s3/b/x/%2E%2E/y")
+        XCTAssertEqual(
+            DWS3Configuration(endpoint: "http://s3").httpURL(bucket: "b", key: "x/%2e%2e/y"),
+            "http://s3/b/x/%252e%252e/y")
+        XCTAssertEqual(
+            DWS3Configuration(endpoint: "http://s3").httpURL(bucket: "b", key: "x/../y"), "http://s3/b/x/%2E%2E/y")
         XCTAssertEqual(DWS3Location("s3://bucket/prefix")?.appending("x.png").url, "s3://bucket/prefix/x.png")
-        let env = DWS3Configuration.fromEnvironment(["AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S",
-                                                     "AWS_SESSION_TOKEN": "T", "AWS_REGION": "eu-west-3"])
+        let env = DWS3Configuration.fromEnvironment([
+            "AWS_ACCESS_KEY_ID": "K", "AWS_SECRET_ACCESS_KEY": "S",
+            "AWS_SESSION_TOKEN": "T", "AWS_REGION": "eu-west-3"
+        ])
         XCTAssertEqual(env.endpoint, "https://s3.eu-west-3.amazonaws.com")
         XCTAssertEqual(env.sigV4Provider, "aws:amz:eu-west-3:s3")
-        XCTAssertEqual(env.signingHeaders(), ["x-amz-content-sha256: \(DWS3Configuration.emptyPayloadSHA256)",
-                                              "x-amz-security-token: T"])
-        XCTAssertEqual(env.httpURL(bucket: "b", key: "a b/c+d.png"), "https://s3.eu-west-3.amazonaws.com/b/a%20b/c%2Bd.png")
+        XCTAssertEqual(
+            env.signingHeaders(),
+            [
+                "x-amz-content-sha256: \(DWS3Configuration.emptyPayloadSHA256)",
+                "x-amz-security-token: T"
+            ])
+        XCTAssertEqual(
+            env.httpURL(bucket: "b", key: "a b/c+d.png"), "https://s3.eu-west-3.amazonaws.com/b/a%20b/c%2Bd.png")
     }
 
     /// One fetch by a new manager over the test's cache root, no retries.
     private func fetch(_ url: String, _ s3: DWS3Configuration, options: DWWebImageOptions = [])
-        -> Result<DWImage, DWWebImageError> {
+        -> Result<DWImage, DWWebImageError>
+    {
         let center = NotificationCenter()
         let cache = DWWebImageCache(rootDirectory: root, notificationCenter: center)
         var configuration = DWWebImageManager.Configuration()
         configuration.retryCount = 0
         configuration.s3 = s3
-        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: center,
-                                        removeExpiredAtStart: false)
+        let manager = DWWebImageManager(
+            cache: cache, configuration: configuration, notificationCenter: center,
+            removeExpiredAtStart: false)
         defer {
             _ = cache.waitForPendingWrites()
             manager.invalidate()

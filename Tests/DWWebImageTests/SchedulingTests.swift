@@ -63,7 +63,9 @@ final class SchedulingTests: XCTestCase {
         let gate = Gate()
         for i in 0..<12 { gate.hold(h.server, "/s\(i)", .ok(png)) }
         let box = ResultBox()
-        for i in 0..<12 { h.manager.downloadImage(withURL: h.server.url("/s\(i)"), options: [.noCache]) { box.set($0) } }
+        for i in 0..<12 {
+            h.manager.downloadImage(withURL: h.server.url("/s\(i)"), options: [.noCache]) { box.set($0) }
+        }
         XCTAssertTrue(h.waitForScheduled(waiting: 9, running: 3))
         XCTAssertTrue(h.server.waitForActiveRequests(3, timeout: 10))
         for done in 1...9 {

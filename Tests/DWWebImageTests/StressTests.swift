@@ -29,7 +29,8 @@ final class StressTests: XCTestCase {
         for n in 0..<requests {
             let i = Int(rng.next() % UInt64(distinctURLs))
             let options: DWWebImageOptions = rng.next() % 3 == 0 ? [.noCache, .highPriority] : [.noCache]
-            tokens.append(h.manager.downloadImage(withURL: h.server.url("/p\(i).png"), options: options) { box.set($0) })
+            tokens.append(
+                h.manager.downloadImage(withURL: h.server.url("/p\(i).png"), options: options) { box.set($0) })
             if rng.next() % 4 == 0, let victim = tokens.randomElement(using: &rng) { h.manager.cancel(victim) }
             if rng.next() % 5 == 0, let waiter = tokens.randomElement(using: &rng) {
                 waiter.priority = DWWebImagePriority.allCases.randomElement(using: &rng)!  // re-files it, or is a no-op

@@ -13,15 +13,19 @@ final class TLSAndProxyTests: TemporaryRootTestCase {
     private let png = SampleImages.png(width: 40, height: 30, seed: 3)
 
     /// One fetch by a fresh manager (own cache root per call unless `shared`), no retries.
-    private func fetch(_ url: String, expiring: Bool = false, _ configure: (inout DWWebImageManager.Configuration) -> Void)
-        -> Result<DWImage, DWWebImageError> {
+    private func fetch(
+        _ url: String, expiring: Bool = false, _ configure: (inout DWWebImageManager.Configuration) -> Void
+    )
+        -> Result<DWImage, DWWebImageError>
+    {
         let cache = DWWebImageCache(rootDirectory: root, notificationCenter: NotificationCenter())
         if expiring { cache.expirationTime = 0 }
         var configuration = DWWebImageManager.Configuration()
         configuration.retryCount = 0
         configure(&configuration)
-        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: NotificationCenter(),
-                                        removeExpiredAtStart: false)
+        let manager = DWWebImageManager(
+            cache: cache, configuration: configuration, notificationCenter: NotificationCenter(),
+            removeExpiredAtStart: false)
         defer {
             _ = cache.waitForPendingWrites()
             manager.invalidate()
@@ -45,12 +49,21 @@ final class TLSAndProxyTests: TemporaryRootTestCase {
         XCTAssertEqual(try fetch(url) { $0.tls.caDirectory = ca.caDirectory }.get().data, png)
         XCTAssertEqual(fetch(url) { $0.tls.caFile = ca.otherCAFile }.error?.curlCode, 60, "another CA does not vouch")
         XCTAssertEqual(try fetch(url) { $0.tls.insecure = true }.get().data, png, "insecure skips verification")
-        XCTAssertEqual(try fetch(url) { $0.tls.caFile = ca.caFile; $0.tls.pinnedPublicKey = ca.serverPin }.get().data, png)
+        XCTAssertEqual(
+            try fetch(url) {
+                $0.tls.caFile = ca.caFile; $0.tls.pinnedPublicKey = ca.serverPin
+            }.get().data, png)
         let wrongPin = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
-        XCTAssertEqual(fetch(url) { $0.tls.caFile = ca.caFile; $0.tls.pinnedPublicKey = wrongPin }.error?.curlCode, 90,
-                       "CURLE_SSL_PINNEDPUBKEYNOTMATCH")
-        XCTAssertEqual(fetch(url) { $0.tls.insecure = true; $0.tls.pinnedPublicKey = wrongPin }.error?.curlCode, 90,
-                       "a pin holds even when the chain is not checked")
+        XCTAssertEqual(
+            fetch(url) {
+                $0.tls.caFile = ca.caFile; $0.tls.pinnedPublicKey = wrongPin
+            }.error?.curlCode, 90,
+            "CURLE_SSL_PINNEDPUBKEYNOTMATCH")
+        XCTAssertEqual(
+            fetch(url) {
+                $0.tls.insecure = true; $0.tls.pinnedPublicKey = wrongPin
+            }.error?.curlCode, 90,
+            "a pin holds even when the chain is not checked")
     }
 
     func testClientCertificate() throws {
@@ -77,8 +90,9 @@ final class TLSAndProxyTests: TemporaryRootTestCase {
         configuration.tls.caFile = ca.caFile
         configuration.retryCount = 0
         let cache = DWWebImageCache(rootDirectory: root, notificationCenter: NotificationCenter())
-        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: NotificationCenter(),
-                                        removeExpiredAtStart: false)
+        let manager = DWWebImageManager(
+            cache: cache, configuration: configuration, notificationCenter: NotificationCenter(),
+            removeExpiredAtStart: false)
         defer { manager.invalidate() }
         manager.maxConcurrentDownloads = 6
         let box = ResultBox()
@@ -112,8 +126,9 @@ final class TLSAndProxyTests: TemporaryRootTestCase {
         let cache = DWWebImageCache(rootDirectory: root, notificationCenter: NotificationCenter())
         var configuration = DWWebImageManager.Configuration()
         configuration.tls.caFile = caFile
-        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: NotificationCenter(),
-                                        removeExpiredAtStart: false)
+        let manager = DWWebImageManager(
+            cache: cache, configuration: configuration, notificationCenter: NotificationCenter(),
+            removeExpiredAtStart: false)
         defer {
             _ = cache.waitForPendingWrites()
             manager.invalidate()
@@ -133,8 +148,14 @@ final class TLSAndProxyTests: TemporaryRootTestCase {
         server.setRoute("/plain.png", .ok(png, contentType: "image/png"))
 
         XCTAssertEqual(try fetch(server.url("/plain.png")) { $0.proxy = proxy.url }.get().data, png)
-        XCTAssertEqual(try fetch(nginx.baseURL + "/tls.png") { $0.proxy = proxy.url; $0.tls.caFile = ca.caFile }.get().data, png)
-        XCTAssertEqual(try fetch(server.url("/plain.png")) { $0.proxy = proxy.url; $0.noProxy = "127.0.0.1" }.get().data, png)
+        XCTAssertEqual(
+            try fetch(nginx.baseURL + "/tls.png") {
+                $0.proxy = proxy.url; $0.tls.caFile = ca.caFile
+            }.get().data, png)
+        XCTAssertEqual(
+            try fetch(server.url("/plain.png")) {
+                $0.proxy = proxy.url; $0.noProxy = "127.0.0.1"
+            }.get().data, png)
         proxy.stop()
         let requests = proxy.requests
         XCTAssertEqual(requests.filter { $0.hasPrefix("GET \(server.url("/plain.png")) ") }.count, 1, "\(requests)")

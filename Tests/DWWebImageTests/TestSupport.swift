@@ -22,8 +22,9 @@ final class Harness: Sendable {
         configuration.timeout = 10
         configuration.retryCount = 0  // tests that retry say so
         configure(&configuration)
-        manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: center,
-                                    removeExpiredAtStart: false)
+        manager = DWWebImageManager(
+            cache: cache, configuration: configuration, notificationCenter: center,
+            removeExpiredAtStart: false)
         manager.maxConcurrentDownloads = slots
         server = try LoopbackHTTPServer()
     }
@@ -35,8 +36,10 @@ final class Harness: Sendable {
     }
 
     /// Fetches and waits for the one completion.
-    func fetch(_ url: String, options: DWWebImageOptions = [], timeout: TimeInterval = 20,
-               file: StaticString = #filePath, line: UInt = #line) -> Result<DWImage, DWWebImageError> {
+    func fetch(
+        _ url: String, options: DWWebImageOptions = [], timeout: TimeInterval = 20,
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> Result<DWImage, DWWebImageError> {
         let box = ResultBox()
         manager.downloadImage(withURL: url, options: options) { box.set($0) }
         guard let result = box.wait(timeout: timeout) else {
@@ -53,8 +56,9 @@ final class Harness: Sendable {
         configure(cache)
         var configuration = DWWebImageManager.Configuration()
         configuration.retryCount = 0
-        let manager = DWWebImageManager(cache: cache, configuration: configuration, notificationCenter: center,
-                                        removeExpiredAtStart: false)
+        let manager = DWWebImageManager(
+            cache: cache, configuration: configuration, notificationCenter: center,
+            removeExpiredAtStart: false)
         return (manager, cache)
     }
 

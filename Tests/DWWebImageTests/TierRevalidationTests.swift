@@ -263,7 +263,9 @@ final class TierRevalidationTests: TemporaryRootTestCase {
             request.header("If-None-Match") != nil
                 ? .status(304, headers: [("ETag", "\"e2\"")]) : .status(200, body: v2, headers: [("ETag", "\"e2\"")])
         }
-        guard case .failure(let error) = await Self.fetch(manager, url) else { return XCTFail("the stale bytes under e2") }
+        guard case .failure(let error) = await Self.fetch(manager, url) else {
+            return XCTFail("the stale bytes under e2")
+        }
         XCTAssertEqual(error.code, .httpStatus)
         XCTAssertEqual(error.httpStatus, 304)
         XCTAssertNil(cache.entryMetadata(forKey: url), "the stale entry is gone from disk")
@@ -302,7 +304,9 @@ final class TierRevalidationTests: TemporaryRootTestCase {
         cache.expirationTime = 0
         for route: Route in [.status(503), .closeImmediately] {
             server.setRoute("/h.png", route)
-            guard case .failure(let error) = await Self.fetch(manager, url) else { return XCTFail("served stale online") }
+            guard case .failure(let error) = await Self.fetch(manager, url) else {
+                return XCTFail("served stale online")
+            }
             XCTAssertTrue([.httpStatus, .transport].contains(error.code), "\(error)")
             XCTAssertEqual(server.requestLog.last?.header("If-None-Match"), "\"e1\"")
             XCTAssertEqual(cache.entryMetadata(forKey: url)?.etag, "\"e1\"", "the stale entry, unchanged")

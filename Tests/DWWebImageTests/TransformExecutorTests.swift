@@ -65,7 +65,9 @@ final class TransformExecutorTests: XCTestCase {
         executor.accepting = false
         h.manager.transformExecutor = executor
         let calls = Counter()
-        let result = h.fetch(h.server.url("/a.png"), options: .processors([ProbeProcessor(calls: calls, stopSeen: Counter(), waitsForStop: false)]))
+        let result = h.fetch(
+            h.server.url("/a.png"),
+            options: .processors([ProbeProcessor(calls: calls, stopSeen: Counter(), waitsForStop: false)]))
         guard case .failure(let error) = result else { return XCTFail("refused work cannot succeed") }
         XCTAssertTrue(error.isBusy, "\(error)")
         XCTAssertEqual(error.code, .cancelled)
@@ -79,7 +81,9 @@ final class TransformExecutorTests: XCTestCase {
         let executor = HeldExecutor()
         h.manager.transformExecutor = executor
         let calls = Counter()
-        let options = DWWebImageOptions.processors([ProbeProcessor(calls: calls, stopSeen: Counter(), waitsForStop: false)])
+        let options = DWWebImageOptions.processors([
+            ProbeProcessor(calls: calls, stopSeen: Counter(), waitsForStop: false)
+        ])
         let box = ResultBox()
         let token = h.manager.downloadImage(withURL: h.server.url("/b.png"), options: options) { box.set($0) }
         let deadline = Date().addingTimeInterval(10)
@@ -92,7 +96,9 @@ final class TransformExecutorTests: XCTestCase {
         XCTAssertEqual(calls.value, 0, "nobody waits for it: skipped")
         // A new caller of the same variant starts a transform of its own.
         let again = DWLock<Result<DWImage, DWWebImageError>?>(nil)
-        h.manager.downloadImage(withURL: h.server.url("/b.png"), options: options) { result in again.withLock { $0 = result } }
+        h.manager.downloadImage(withURL: h.server.url("/b.png"), options: options) { result in
+            again.withLock { $0 = result }
+        }
         while executor.heldCount == 0 && Date() < deadline { usleep(2_000) }
         executor.release()
         while again.value == nil && Date() < deadline { usleep(2_000) }
@@ -107,7 +113,9 @@ final class TransformExecutorTests: XCTestCase {
         let executor = HeldExecutor()
         h.manager.transformExecutor = executor
         let calls = Counter(), stopSeen = Counter()
-        let options = DWWebImageOptions.processors([ProbeProcessor(calls: calls, stopSeen: stopSeen, waitsForStop: true)])
+        let options = DWWebImageOptions.processors([
+            ProbeProcessor(calls: calls, stopSeen: stopSeen, waitsForStop: true)
+        ])
         let box = ResultBox()
         let token = h.manager.downloadImage(withURL: h.server.url("/c.png"), options: options) { box.set($0) }
         let deadline = Date().addingTimeInterval(10)

@@ -13,10 +13,13 @@ final class TransportTests: XCTestCase {
         let png = SampleImages.png(width: 2, height: 2)
         for i in 0..<60 { h.server.setRoute("/r\(i).png", .ok(png)) }
         let box = ResultBox()
-        for i in 0..<60 { h.manager.downloadImage(withURL: h.server.url("/r\(i).png"), options: [.noCache]) { box.set($0) } }
+        for i in 0..<60 {
+            h.manager.downloadImage(withURL: h.server.url("/r\(i).png"), options: [.noCache]) { box.set($0) }
+        }
         XCTAssertTrue(box.waitFor(count: 60, timeout: 20))
         XCTAssertTrue(box.all.allSatisfy { $0.value != nil })
-        XCTAssertLessThanOrEqual(h.server.acceptedConnections, 4, "60 transfers over a couple of kept-alive connections")
+        XCTAssertLessThanOrEqual(
+            h.server.acceptedConnections, 4, "60 transfers over a couple of kept-alive connections")
     }
 
     /// A transfer that fails in name resolution must not leave its pooled easy handle unusable: libcurl 7.88 keeps the
@@ -52,8 +55,12 @@ final class TransportTests: XCTestCase {
         XCTAssertEqual(request.header("X-Global"), "g")
         XCTAssertEqual(request.header("X-Both"), "option")
         XCTAssertTrue(request.header("User-Agent")?.hasPrefix("DWWebImage/") ?? false)
-        let offered = Set((request.header("Accept-Encoding") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-        XCTAssertTrue(offered.isSuperset(of: ["gzip", "deflate"]), "the codings libcurl decodes are offered: \(offered)")
+        let offered = Set(
+            (request.header("Accept-Encoding") ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            })
+        XCTAssertTrue(
+            offered.isSuperset(of: ["gzip", "deflate"]), "the codings libcurl decodes are offered: \(offered)")
     }
 
     func testNonASCIIURLIsFetchedAndCachedUnderItsOwnKey() throws {

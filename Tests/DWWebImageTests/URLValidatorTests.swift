@@ -14,16 +14,19 @@ final class URLValidatorTests: XCTestCase {
 
     func testURLFastPathAgreesWithURLComponents() {
         // Every URL the byte-level fast path accepts, URLComponents accepts too, with the same host and port.
-        let urls = ["http://h/a.png", "HTTPS://Example.COM:8443/p/q?x=1&y=%20#frag", "http://127.0.0.1:80",
-                    "http://a-b.c/~u/x_y(1)!$&'*+,;=:@/?q=/?", "http://h:65535/", "http://h:0/", "http://h:65536/",
-                    "http://h:/x", "http://user:pw@h/x", "http://[::1]:8080/x", "http://h/a%2", "http://h/a%zz",
-                    "http://h/a#b#c", "http:/h/x", "http://", "ftp://h/x", "http://h_1/x", "http://h/a[1]"]
+        let urls = [
+            "http://h/a.png", "HTTPS://Example.COM:8443/p/q?x=1&y=%20#frag", "http://127.0.0.1:80",
+            "http://a-b.c/~u/x_y(1)!$&'*+,;=:@/?q=/?", "http://h:65535/", "http://h:0/", "http://h:65536/",
+            "http://h:/x", "http://user:pw@h/x", "http://[::1]:8080/x", "http://h/a%2", "http://h/a%zz",
+            "http://h/a#b#c", "http:/h/x", "http://", "ftp://h/x", "http://h_1/x", "http://h/a[1]"
+        ]
         for url in urls {
             let bytes = Array(url.utf8)
             guard let fast = URLValidator.authority(of: bytes) else { continue }
             let components = URLComponents(string: url)
             XCTAssertNotNil(components, url)
-            XCTAssertEqual(components?.host?.lowercased(), String(decoding: bytes[fast.host], as: UTF8.self).lowercased(), url)
+            XCTAssertEqual(
+                components?.host?.lowercased(), String(decoding: bytes[fast.host], as: UTF8.self).lowercased(), url)
             XCTAssertEqual(components?.port, fast.port, url)
             XCTAssertTrue(["http", "https"].contains(components?.scheme?.lowercased() ?? ""), url)
         }

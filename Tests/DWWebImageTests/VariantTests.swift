@@ -60,7 +60,8 @@ final class VariantTests: XCTestCase {
         let url = h.server.url("/a.png")
         let calls = Counter()
         let small = [HalvingProcessor(tag: "a", calls: calls)] as [any DWImageProcessor]
-        let smaller = [HalvingProcessor(tag: "a", calls: calls), HalvingProcessor(tag: "b", calls: calls)]
+        let smaller =
+            [HalvingProcessor(tag: "a", calls: calls), HalvingProcessor(tag: "b", calls: calls)]
             as [any DWImageProcessor]
 
         let first = try h.fetch(url, options: .processors(small)).get()
@@ -150,8 +151,13 @@ final class VariantTests: XCTestCase {
             h.manager.downloadImage(withURL: url, options: .processors([HalvingProcessor(tag: "1", calls: calls)])) {
                 one.set($0)
             }
-            h.manager.downloadImage(withURL: url, options: .processors([HalvingProcessor(tag: "1", calls: calls),
-                                                                        HalvingProcessor(tag: "2", calls: calls)])) {
+            h.manager.downloadImage(
+                withURL: url,
+                options: .processors([
+                    HalvingProcessor(tag: "1", calls: calls),
+                    HalvingProcessor(tag: "2", calls: calls)
+                ])
+            ) {
                 two.set($0)
             }
         }
@@ -191,8 +197,9 @@ final class VariantTests: XCTestCase {
     func testOfflineVariantOfAnUncachedURLIsNotInCache() throws {
         let h = try Harness()
         defer { h.close() }
-        let result = h.fetch(h.server.url("/f.png"),
-                             options: [.fromCacheOnly, .processors([HalvingProcessor(tag: "z", calls: Counter())])])
+        let result = h.fetch(
+            h.server.url("/f.png"),
+            options: [.fromCacheOnly, .processors([HalvingProcessor(tag: "z", calls: Counter())])])
         XCTAssertEqual(result.error?.code, .notInCache)
         XCTAssertTrue(h.server.requestLog.isEmpty)
     }
