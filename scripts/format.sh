@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 
-FORMATTED=(Sources/DWWebImage Sources/DWLocking Sources/DWFileIO Sources/DWSignals Sources/DWWebImageProcessing Sources/DWWebImageServer Sources/DWFetchCLI Sources/DWFetchServe Sources/DWFetchPixels Sources/DWImageTransform Sources/DWWebImagePreview Sources/DWTestPeers Sources/DWTestServer Sources/dwfetch Sources/dwfetch-demo Sources/dwfetch-pixels Sources/dwfetch-serve Sources/dwfetch-svg Tests/DWFetchTests Tests/DWServeProcessTests Tests/DWTestCodecs Tests/DWTestSupport Tests/DWWebImagePreviewTests Tests/DWWebImageProcessingTests Tests/DWWebImageServerTests Tests/DWWebImageTests)
+FORMATTED=(Sources/DWWebImage Sources/DWLocking Sources/DWFileIO Sources/DWSignals Sources/DWWebImageProcessing Sources/DWWebImageServer Sources/DWFetchCLI Sources/DWFetchServe Sources/DWFetchPixels Sources/DWImageTransform Sources/DWWebImagePreview Sources/DWTestPeers Sources/DWTestServer Sources/dwfetch Sources/dwfetch-demo Sources/dwfetch-pixels Sources/dwfetch-serve Sources/dwfetch-svg Tests/DWFetchTests Tests/DWServeProcessTests Tests/DWTestCodecs Tests/DWTestSupport Tests/DWWebImagePreviewTests Tests/DWWebImageProcessingTests Tests/DWWebImageServerTests Tests/DWWebImageTests Tests/dwfetch-qoi)
 # Files inside the formatted folders whose layout is not held yet (other branches were editing them when a folder
 # was formatted, so it joined later). Empty now; add a file here only for the length of one merge.
 PENDING=()
