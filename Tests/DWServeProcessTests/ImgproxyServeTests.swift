@@ -46,7 +46,8 @@ final class ImgproxyServeTests: ServeTestCase {
         let server = try serve()
         let encoded = ProxyPath.base64url(origin.url("/p.png"))
         let cases: [(String, Int, Int, String)] = [
-            ("/insecure/rs:fill:300:400:0/g:sm/\(encoded).png", 300, 300, "PNG"),  // no enlarge: the box cut to the image
+            // no enlarge: the box cut to the image
+            ("/insecure/rs:fill:300:400:0/g:sm/\(encoded).png", 300, 300, "PNG"),
             ("/insecure/rs:fit:300:300/\(encoded)", 300, 225, "PNG"),
             ("/insecure/resize:fill:300:400:0/gravity:sm/plain/\(origin.url("/p.png"))@jpg", 300, 300, "JPEG"),
             ("/insecure/w:200/h:200/rt:fill/ex:1/\(encoded).webp", 200, 200, "WEBP"),

@@ -74,7 +74,8 @@ final class LocalAndFallbackServeTests: ServeTestCase {
         try FileManager.default.createDirectory(
             at: outside.appendingPathComponent("dir"), withIntermediateDirectories: true)
         try SampleImages.png(width: 40, height: 20).write(to: dir.appendingPathComponent("a.png"))  // wide inside
-        try SampleImages.png(width: 20, height: 40).write(to: outside.appendingPathComponent("dir/a.png"))  // tall outside
+        // tall outside
+        try SampleImages.png(width: 20, height: 40).write(to: outside.appendingPathComponent("dir/a.png"))
         // No negative cache: a 404 met mid-swap must not answer the source's later requests.
         let server = try serve(["--local-root", root.path, "--negative-ttl", "0", "--negative-ttl-gone", "0"])
         let stop = TestFlag()

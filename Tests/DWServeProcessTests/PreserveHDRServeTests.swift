@@ -97,7 +97,8 @@ extension ImgproxyParityServeTests {
         let marked = try Self.vips(try server.get(watermarked).body, x: 20, y: 15)  // under the watermark
         XCTAssertNotEqual(marked.point, [20007, 24511, 30013], "the watermark is drawn at 16 bits")
         XCTAssertTrue(marked.point.contains { $0 % 257 != 0 }, "\(marked.point)")
-        let avif = try Self.vips(try server.get(paths[cases.count]).body)  // AVIF has no grey: libheif gives RGB, 12 bits
+        // AVIF has no grey: libheif gives RGB, 12 bits
+        let avif = try Self.vips(try server.get(paths[cases.count]).body)
         XCTAssertEqual([avif.format, "\(avif.bands)"], ["ushort", "3"])
         // Lossy AVIF at imgproxy's quality rings near the frame's edge (4 pixels from 40000): a loose bound.
         XCTAssertEqual(avif.point.first ?? -1, 4660, accuracy: 3000, "\(avif.point)")

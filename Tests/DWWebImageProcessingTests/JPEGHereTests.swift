@@ -58,7 +58,8 @@ final class JPEGHereTests: XCTestCase {
 
     func testJPEGCompressedHereIsTheBytesLibvipsWrites() throws {
         let colour = try rendered(photo())
-        let grey = try rendered(Vips.make("grey") { cvips_colourspace(colour.pointer, 1, $0) })  // VIPS_INTERPRETATION_B_W
+        // VIPS_INTERPRETATION_B_W
+        let grey = try rendered(Vips.make("grey") { cvips_colourspace(colour.pointer, 1, $0) })
         XCTAssertEqual(grey.bands, 1)
         for (name, image) in [("sRGB", colour), ("grey", grey)] {
             for quality in [1, 50, 80, 89, 90, 100] {  // 4:2:0 below 90, 4:4:4 from 90

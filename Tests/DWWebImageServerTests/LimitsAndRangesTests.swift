@@ -56,7 +56,8 @@ final class LimitsAndRangesTests: XCTestCase {
             XCTAssertEqual((error as? DWWebImageError)?.code, .tooLarge)
         }
         var square = DWTransform()
-        (square.resizingType, square.width, square.height, square.enlarge) = (.force, 4000, 4000, true)  // 16 MP: allowed
+        // 16 MP: allowed
+        (square.resizingType, square.width, square.height, square.enlarge) = (.force, 4000, 4000, true)
         XCTAssertNoThrow(
             try limits.check(
                 sourceWidth: 8, sourceHeight: 8, sourceFrames: 600, options: square,

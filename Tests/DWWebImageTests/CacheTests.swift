@@ -123,7 +123,8 @@ final class CacheTests: TemporaryRootTestCase {
             return st.st_atim.tv_sec
         }
         func setAtime(_ seconds: Int) {
-            var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)]  // UTIME_OMIT
+            // UTIME_OMIT
+            var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)]
             XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
         }
         let hourAgo = Int(Date().timeIntervalSince1970) - 3600

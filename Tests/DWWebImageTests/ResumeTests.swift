@@ -95,7 +95,8 @@ final class ResumeTests: XCTestCase {
         let image = try h.fetch(h.server.url("/big.png")).get()
         XCTAssertEqual(image.data, body)
         XCTAssertEqual(rangeStart(h.server.requestLog[1]), 600_000, "the retry resumes from the bytes in memory")
-        XCTAssertTrue(h.server.waitForBodyBytes(path: "/big.png", atLeast: body.count, timeout: 5))  // counted after the write
+        // counted after the write
+        XCTAssertTrue(h.server.waitForBodyBytes(path: "/big.png", atLeast: body.count, timeout: 5))
         XCTAssertEqual(h.server.bodyBytesSent(path: "/big.png"), body.count)
 
         let noRetry = try harness(retries: 0, spillThreshold: 2 * 1024 * 1024)
