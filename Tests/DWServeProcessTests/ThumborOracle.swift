@@ -1,5 +1,6 @@
 // thumbor 7.8.0 itself, run from .venv-thumbor (scripts/setup.sh) as the reference for the thumbor dialect's tests,
 // with libthumbor building the URLs and Pillow measuring the answers.
+import DWTestPeers
 import DWTestSupport
 import Foundation
 import XCTest
@@ -43,7 +44,7 @@ final class ThumborOracle: @unchecked Sendable {
         FILTERS = BUILTIN_FILTERS + ['thumbor.filters.autojpg']
 
         """.write(to: conf, atomically: true, encoding: .utf8)
-        port = try Self.freePort()
+        port = try PeerProcess.freePort()
         process = Process()
         process.executableURL = binary
         process.arguments = ["--port", String(port), "--ip", "127.0.0.1", "--conf", conf.path, "-l", "error"]
@@ -74,22 +75,6 @@ final class ThumborOracle: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: dir)
-    }
-
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw ServeStartFailure("no free port for thumbor") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Runs a script with the venv's python (libthumbor is there; ``Python/venv(_:)``); its stdout, trimmed.

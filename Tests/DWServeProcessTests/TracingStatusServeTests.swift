@@ -1,6 +1,7 @@
 // OpenTelemetry traces of the built `dwfetch serve` beyond the span tree: the request span's status as imgproxy sets
 // it, the `queue` span, and imgproxy's remaining OPEN_TELEMETRY variables — received by the test's collector.
 import DWTestServer
+import DWTestPeers
 import DWTestSupport
 import Foundation
 import XCTest
@@ -186,7 +187,7 @@ final class TracingStatusServeTests: ServeTestCase {
                     "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
                     "-keyout", key.path, "-out", cert.path
                 ]), 0)
-        let port = try Self.freePort()
+        let port = try PeerProcess.freePort()
         _ = FileManager.default.createFile(atPath: received.path, contents: nil)
         let collector = Process()
         collector.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
@@ -239,20 +240,4 @@ final class TracingStatusServeTests: ServeTestCase {
         return process.terminationStatus
     }
 
-    /// A port nothing listens on now (bound to 0, read, closed).
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
