@@ -42,6 +42,21 @@ final class CacheCompressionTests: TemporaryRootTestCase {
         XCTAssertEqual(try flags(cache, "bmp-plain") & 1, 0)
     }
 
+    /// The compressed-format rule is the format's (`DWImageFormat.isCompressed`): JPEG XL and JPEG 2000 bodies are
+    /// stored as they are even when their bytes would deflate (a hand-written magic list missed both).
+    func testAutoStoresJPEGXLAndJPEG2000AsTheyAre() throws {
+        let cache = DWWebImageCache(rootDirectory: root, memoryCountLimit: 0)
+        let jxl = Data([0xFF, 0x0A]) + Data(repeating: 0, count: 4096)  // a JPEG XL codestream's signature
+        let jp2 =
+            Data([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) + Data(repeating: 0, count: 4096)
+        for (key, data) in [("jxl", jxl), ("jp2", jp2)] {
+            XCTAssertTrue(ImageSniffer.format(of: data).isCompressed, key)
+            try cache.store(data, forKey: key, policy: [.disk])
+            XCTAssertEqual(try flags(cache, key) & 1, 0, "\(key): stored as is")
+            XCTAssertGreaterThanOrEqual(try fileSize(cache, key), data.count, key)
+        }
+    }
+
     func testAFlippedByteOrATruncatedGzipEntryIsAMissThatRemovesIt() throws {
         let cache = DWWebImageCache(rootDirectory: root, memoryCountLimit: 0)
         let bmp = SampleImages.bmp(width: 100, height: 100)

@@ -21,20 +21,9 @@ public enum DWCacheCompression: String, Sendable, CaseIterable {
         case .none: return false
         case .gzip: return true
         case .auto:
-            guard payload.count >= 64, !Self.alreadyCompressed(payload) else { return false }
+            guard payload.count >= 64, !ImageSniffer.format(of: payload).isCompressed else { return false }
             return Self.sampleSaving(payload) >= 0.10
         }
-    }
-
-    private static func alreadyCompressed(_ payload: Data) -> Bool {
-        let b = [UInt8](payload.prefix(12))
-        guard b.count == 12 else { return false }
-        if b[0] == 0xFF && b[1] == 0xD8 { return true }  // JPEG
-        if b[0] == 0x89 && b[1] == 0x50 && b[2] == 0x4E && b[3] == 0x47 { return true }  // PNG
-        if b[0] == 0x47 && b[1] == 0x49 && b[2] == 0x46 { return true }  // GIF
-        if b[0..<4] == [0x52, 0x49, 0x46, 0x46] && b[8..<12] == [0x57, 0x45, 0x42, 0x50] { return true }  // WebP
-        if b[4..<8] == [0x66, 0x74, 0x79, 0x70] { return true }  // ISO BMFF: HEIC, AVIF
-        return false
     }
 
     /// The fraction deflate (level 1) saves on a sample of `payload`: up to three 32 KiB slices.

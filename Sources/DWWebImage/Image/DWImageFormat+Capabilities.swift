@@ -19,4 +19,8 @@ extension DWImageFormat {
 
     /// Whether the quality changes the output's size (JPEG, WebP, AVIF, HEIC, JPEG XL).
     public var isLossy: Bool { [.jpeg, .webp, .avif, .heic, .jxl].contains(self) }
+
+    /// Whether the format's bytes are already entropy-coded, so that gzip would not shrink them (JPEG, PNG, GIF, WebP,
+    /// HEIC, AVIF, JPEG XL, JPEG 2000): the disk cache's `.auto` compression stores these as they are.
+    public var isCompressed: Bool { [.jpeg, .png, .gif, .webp, .heic, .avif, .jxl, .jp2].contains(self) }
 }
