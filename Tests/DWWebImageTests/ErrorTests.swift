@@ -23,6 +23,18 @@ final class ErrorTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: h.cache.fileURL(forKey: h.server.url("/fake.png")).path))
     }
 
+    /// An error re-addressed to another URL keeps every flag: a remembered failure stays remembered (serve answers
+    /// it with `X-Negative-Cache: 1`), a busy one busy, a refused address refused.
+    func testTheSameErrorAboutAnotherURLKeepsItsFlags() {
+        var error = DWWebImageError(.httpStatus, "HTTP 404 Not Found", url: "http://a/x", httpStatus: 404)
+        (error.isRemembered, error.isBusy, error.refusedAddress) = (true, true, "127.0.0.1")
+        let moved = error.about("http://b/y")
+        XCTAssertEqual(moved.url, "http://b/y")
+        XCTAssertEqual([moved.isRemembered, moved.isBusy], [true, true])
+        XCTAssertEqual(moved.refusedAddress, "127.0.0.1")
+        XCTAssertEqual(moved.httpStatus, 404)
+    }
+
     func testEmptyURLIs10001() throws {
         let h = try Harness()
         defer { h.close() }

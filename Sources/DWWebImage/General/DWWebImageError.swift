@@ -36,7 +36,7 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
     /// A human-readable explanation.
     public let message: String
     /// The URL the request was for, when there was one.
-    public let url: String?
+    public internal(set) var url: String?
     /// The final HTTP status (for ``Code/httpStatus``; also set on other errors when a response was seen).
     public let httpStatus: Int?
     /// libcurl's `CURLcode` (for ``Code/transport``).
@@ -112,13 +112,8 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
 extension DWWebImageError {
     /// The same error about `url` (every other field kept).
     package func about(_ url: String) -> DWWebImageError {
-        var copy = DWWebImageError(
-            code, message, url: url, httpStatus: httpStatus, curlCode: curlCode, size: size,
-            limit: limit)
-        copy.refusedAddress = refusedAddress
-        copy.refusedRedirect = refusedRedirect
-        copy.isBusy = isBusy
-        copy.deferredFormat = deferredFormat
+        var copy = self
+        copy.url = url
         return copy
     }
 
