@@ -27,7 +27,7 @@ public struct DWDataURLLoader: DWImageLoader {
             throw DWWebImageError(.invalidURL, "invalid URL: data URL without a comma", url: String(url.prefix(64)))
         }
         let header = String(decoding: utf8[5..<comma], as: UTF8.self).lowercased()
-        let payload = percentDecoded(utf8[(comma + 1)...])
+        let payload = PercentDecoding.decode(utf8[(comma + 1)...], lenient: true) ?? []
         guard header.split(separator: ";").last?.trimmingCharacters(in: .whitespaces) == "base64" else {
             return Data(payload)
         }
@@ -46,33 +46,5 @@ public struct DWDataURLLoader: DWImageLoader {
     /// base64url's `-` and `_` as base64's `+` and `/`.
     private static func standardAlphabet(_ text: String) -> String {
         text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    }
-
-    /// `%XX` escapes decoded; a `%` not followed by two hex digits stays as it is.
-    private static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.endIndex, let hi = hex(bytes[i + 1]),
-                let lo = hex(bytes[i + 2])
-            {
-                out.append(hi << 4 | lo)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return out
-    }
-
-    private static func hex(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
     }
 }

@@ -109,7 +109,7 @@ extension SVGGuard {
         let header = url[url.index(url.startIndex, offsetBy: 5)..<comma].lowercased()
         let parameters = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         let mediaType = header.hasPrefix(";") ? "" : parameters.first ?? ""
-        let body = percentDecoded(Array(url[url.index(after: comma)...].utf8))
+        let body = PercentDecoding.decode(url[url.index(after: comma)...].utf8, lenient: true) ?? []
         guard let bytes = parameters.contains("base64") ? forgivingBase64(body) : body else {
             throw refused("a data: image whose base64 does not decode")
         }
@@ -130,26 +130,6 @@ extension SVGGuard {
         let area = image.pixelWidth.multipliedReportingOverflow(by: image.pixelHeight)
         let pixels = area.partialValue.multipliedReportingOverflow(by: frames)
         return area.overflow || pixels.overflow ? .max : pixels.partialValue
-    }
-
-    /// `%XX` decoded (a `%` without two hex digits stays).
-    static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count,
-                let value = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
-            {
-                out.append(value)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return out
     }
 
     /// WHATWG's forgiving-base64 decode (what librsvg's data: URLs use): ASCII whitespace removed, up to two `=` at

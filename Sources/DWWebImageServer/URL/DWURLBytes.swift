@@ -2,6 +2,7 @@
 // scheme, userinfo and host of the usual `http(s)://host[:port]/…` source — without Foundation's bridged string
 // searches (`URLComponents`, `removingPercentEncoding`, `range(of:)`), which cost tens of microseconds a request.
 // Anything unusual is left to the Foundation path, which stays the reference.
+import DWWebImage
 
 /// Byte-level helpers for ``DWProxyURL`` and the server's source checks. Pure functions; any thread.
 enum DWURLBytes {
@@ -19,22 +20,7 @@ enum DWURLBytes {
     static func percentDecoded(_ text: Substring) -> String? {
         let utf8 = text.utf8
         guard utf8.contains(UInt8(ascii: "%")) else { return String(text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            utf8.formIndex(after: &index)
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard index != utf8.endIndex, let high = hexValue(utf8[index]) else { return nil }
-            utf8.formIndex(after: &index)
-            guard index != utf8.endIndex, let low = hexValue(utf8[index]) else { return nil }
-            utf8.formIndex(after: &index)
-            bytes.append(high << 4 | low)
-        }
+        guard let bytes = PercentDecoding.decode(utf8, lenient: false) else { return nil }
         return String(validating: bytes, as: UTF8.self)
     }
 
@@ -145,7 +131,9 @@ enum DWURLBytes {
                 UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
                 continue
             case UInt8(ascii: "%"):
-                guard i + 1 < range.upperBound, hexValue(bytes[i]) != nil, hexValue(bytes[i + 1]) != nil else {
+                guard i + 1 < range.upperBound, PercentDecoding.hexValue(bytes[i]) != nil,
+                    PercentDecoding.hexValue(bytes[i + 1]) != nil
+                else {
                     return false
                 }
                 i += 2
@@ -163,15 +151,6 @@ enum DWURLBytes {
             return true
         default:
             return false
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 }

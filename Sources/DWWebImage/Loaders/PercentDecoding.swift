@@ -1,0 +1,43 @@
+// PercentDecoding: `%HH` escapes decoded on UTF-8 bytes, the one implementation the loaders, the SVG guard and the
+// server's URL parsers share.
+
+/// RFC 3986 percent-decoding on bytes. Pure; any thread.
+package enum PercentDecoding {
+    /// `bytes` with every `%HH` decoded. A `%` not followed by two hex digits stays as it is when `lenient` (as
+    /// browsers read `data:` URLs); otherwise the answer is nil (as `removingPercentEncoding` answers).
+    package static func decode<C: Collection>(_ bytes: C, lenient: Bool) -> [UInt8]? where C.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        while i != bytes.endIndex {
+            let byte = bytes[i]
+            bytes.formIndex(after: &i)
+            guard byte == UInt8(ascii: "%") else {
+                out.append(byte)
+                continue
+            }
+            let second = i == bytes.endIndex ? i : bytes.index(after: i)
+            if i != bytes.endIndex, second != bytes.endIndex, let high = hexValue(bytes[i]),
+                let low = hexValue(bytes[second])
+            {
+                out.append(high << 4 | low)
+                i = bytes.index(after: second)
+            } else if lenient {
+                out.append(byte)
+            } else {
+                return nil
+            }
+        }
+        return out
+    }
+
+    /// The value of one hex digit (either case), or nil.
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
