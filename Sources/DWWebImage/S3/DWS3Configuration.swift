@@ -79,7 +79,7 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
 
     /// SHA-256 of `data`, lowercase hex (the `x-amz-content-sha256` of a PUT).
     public static func sha256Hex(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        DWHex.encode(SHA256.hash(data: data))
     }
 
     private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)

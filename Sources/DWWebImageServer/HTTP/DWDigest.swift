@@ -1,20 +1,13 @@
 // DWDigest: SHA-256 as lowercase hex — the names the server gives sources, variants and cache policies.
 import Crypto
+import DWWebImage
 import Foundation
 
 /// Lowercase hex of SHA-256 digests. Pure; any thread.
 enum DWDigest {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     /// The first `bytes` bytes (all 32 by default) of SHA-256 of `data`, as lowercase hex.
     static func sha256Hex(_ data: Data, bytes: Int = 32) -> String {
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes * 2)
-        for byte in SHA256.hash(data: data).prefix(bytes) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        DWHex.encode(SHA256.hash(data: data).prefix(bytes))
     }
 
     /// SHA-256 of `text`'s UTF-8 bytes, as lowercase hex.

@@ -1,5 +1,6 @@
 // DWRequestID: a request's ID, from its X-Request-ID when usable, else made here; in every log line of the request.
 import DWLocking
+import DWWebImage
 import Foundation
 import HTTPTypes
 import Logging
@@ -32,11 +33,9 @@ enum DWRequestID {
             return c
         }
         let high = mix(n &+ key.0), low = mix(n ^ key.1)
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: 0, count: 20)
-        for i in 0..<16 { out[i] = digits[Int((high >> (60 - 4 * UInt64(i))) & 0xF)] }
-        for i in 0..<4 { out[16 + i] = digits[Int((low >> (60 - 4 * UInt64(i))) & 0xF)] }
-        return String(decoding: out, as: UTF8.self)
+        // 20 hex digits: the 8 bytes of `high` and the top 2 of `low`, most significant first.
+        let bytes = (high.bigEndian, UInt16(truncatingIfNeeded: low >> 48).bigEndian)
+        return withUnsafeBytes(of: bytes) { DWHex.encode(UnsafeRawBufferPointer(rebasing: $0.prefix(10))) }
     }
 
     private static func mix(_ value: UInt64) -> UInt64 {
