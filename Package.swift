@@ -15,7 +15,7 @@ let package = Package(
         .executable(name: "dwfetch", targets: ["dwfetch"]),
         .executable(name: "dwfetch-pixels", targets: ["dwfetch-pixels"]),
         .executable(name: "dwfetch-serve", targets: ["dwfetch-serve"]),
-        .executable(name: "dwfetch-svg", targets: ["dwfetch-svg"]),
+        .executable(name: "dwfetch-svg", targets: ["dwfetch-svg"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
@@ -25,14 +25,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
-        // NIOCore and NIOHTTPTypes: the server's per-connection drain handler (Lifecycle/DWDrainHandler.swift).
+        // NIOCore and NIOHTTPTypes: the server's per-connection drain (Lifecycle/DWConnectionDrain.swift, DWConnectionHandler.swift).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
         // OpenTelemetry traces over OTLP/HTTP for `dwfetch serve` only (its gRPC trait is off: no gRPC stack to build).
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // TOML for `dwfetch serve --origins FILE` only (toml++ behind a C API; linked by dwfetch-serve alone).
-        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0")
     ],
     targets: [
         // libcurl opened on first use (dlopen: a run answered from the cache maps none of its ~35 libraries) and typed
@@ -63,7 +63,7 @@ let package = Package(
                 "CGif",
                 "DWLocking",
                 "DWFileIO",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ]
         ),
         // libvips (Debian libvips-dev): its headers sit in /usr/include and need only GLib's include paths, so those come
@@ -71,8 +71,12 @@ let package = Package(
         // CVips links vips, gobject, glib and gmodule itself. Seen only by the CVips C target.
         .systemLibrary(name: "CVipsSystem", pkgConfig: "gobject-2.0", providers: [.apt(["libvips-dev"])]),
         // Typed wrappers around libvips' variadic calls; libvips stays opaque to Swift and no policy lives in C.
-        .target(name: "CVips", dependencies: ["CVipsSystem"],
-                linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"), .linkedLibrary("gmodule-2.0")]),
+        .target(
+            name: "CVips", dependencies: ["CVipsSystem"],
+            linkerSettings: [
+                .linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"),
+                .linkedLibrary("gmodule-2.0")
+            ]),
         // libtiff (Debian libtiff-dev, which libvips-dev pulls in): seen only by the CTiff C target.
         .systemLibrary(name: "CTiffSystem", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         // Typed wrappers around libtiff's RGBA reader over a memory buffer (for TIFFs libvips' tiffload refuses).
@@ -125,7 +129,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),  // spans; a no-op unless bootstrapped
+                .product(name: "Tracing", package: "swift-distributed-tracing")  // spans; a no-op unless bootstrapped
             ]
         ),
         // The version libvips' headers declare (a macro only: nothing links libvips), for the thin dwfetch's --version.
@@ -143,7 +147,7 @@ let package = Package(
                 "DWSignals",
                 "CVipsVersion",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
         // `dwfetch`: plain fetches; pixel flags, --preview and --demo execv dwfetch-pixels, `serve` dwfetch-serve.
@@ -152,20 +156,28 @@ let package = Package(
         // Unsafe flags bar only the product holding them (this executable) from other packages, not the libraries.
         .executableTarget(
             name: "dwfetch", dependencies: ["DWFetchCLI"], exclude: ["startup.order"],
-            linkerSettings: [.unsafeFlags([
-                "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/dwfetch/startup.order",
-                "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            ], .when(configuration: .release))]),
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-use-ld=lld", "-Xlinker",
+                        "--symbol-ordering-file=\(Context.packageDirectory)/Sources/dwfetch/startup.order",
+                        "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"
+                    ], .when(configuration: .release))
+            ]),
         // The pixel engines of dwfetch: libvips (pixel flags, --verify) and libchafa (--preview).
         .target(
             name: "DWFetchPixels",
-            dependencies: ["DWFileIO", "DWFetchCLI", "DWWebImage", "DWWebImageProcessing", "DWWebImagePreview", "DWLocking"]
+            dependencies: [
+                "DWFileIO", "DWFetchCLI", "DWWebImage", "DWWebImageProcessing", "DWWebImagePreview", "DWLocking"
+            ]
         ),
         // `dwfetch` with the pixel engines.
         .executableTarget(name: "dwfetch-pixels", dependencies: ["DWFetchCLI", "DWFetchPixels"]),
         // `dwfetch --demo`: the pixel engines and the loopback test server with sample images. Not a product, so the
         // test server never ships; `swift build --product dwfetch-demo` builds it (scripts/demo.sh does).
-        .executableTarget(name: "dwfetch-demo", dependencies: ["DWFileIO", "DWFetchCLI", "DWFetchPixels", "DWTestServer", "DWWebImage"]),
+        .executableTarget(
+            name: "dwfetch-demo",
+            dependencies: ["DWFileIO", "DWFetchCLI", "DWFetchPixels", "DWTestServer", "DWWebImage"]),
         // The serve engine of dwfetch: `serve` and `warm` on DWWebImageServer (Hummingbird, libvips), with the flags
         // mapped onto its configuration, OpenTelemetry traces and the --origins file.
         .target(
@@ -180,7 +192,7 @@ let package = Package(
                 .product(name: "OTel", package: "swift-otel"),  // traces, bootstrapped only when asked for
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "TOMLKit", package: "TOMLKit"),  // --origins FILE
+                .product(name: "TOMLKit", package: "TOMLKit")  // --origins FILE
             ]
         ),
         // `dwfetch serve` and `dwfetch warm`.
@@ -201,16 +213,21 @@ let package = Package(
         // Fixtures/ holds the format corpus; tests read it by path (#filePath), so it is not a resource bundle.
         .testTarget(
             name: "DWWebImageTests",
-            dependencies: ["DWTestSupport", "DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum", "DWTestCodecs"],
+            dependencies: [
+                "DWTestSupport", "DWWebImage", "DWTestServer", "DWTestPeers", "DWFileIO", "CChecksum", "DWTestCodecs"
+            ],
             exclude: ["Fixtures"]
         ),
         // Real libchafa output, parsed back; sixels decoded by libsixel's tools.
-        .testTarget(name: "DWWebImagePreviewTests",
-                    dependencies: ["DWTestSupport", "DWWebImagePreview", "DWWebImage", "DWWebImageProcessing", "DWTestServer"]),
+        .testTarget(
+            name: "DWWebImagePreviewTests",
+            dependencies: ["DWTestSupport", "DWWebImagePreview", "DWWebImage", "DWWebImageProcessing", "DWTestServer"]),
         // Real libvips on real files (made in the tests, or with Pillow where it is installed).
         .testTarget(
             name: "DWWebImageProcessingTests",
-            dependencies: ["DWTestSupport", "DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWLocking", "DWTestCodecs"],
+            dependencies: [
+                "DWTestSupport", "DWWebImageProcessing", "DWWebImage", "DWTestServer", "DWLocking", "DWTestCodecs"
+            ],
             exclude: ["Fixtures"]
         ),
         // Spawns the built `dwfetch` against the in-process server (build it first: scripts/test.sh does).
@@ -219,7 +236,7 @@ let package = Package(
             // DWSignals: SignalWatchTests run the signal watch in-process; the rest spawn the built executables.
             dependencies: [
                 "DWTestSupport", "DWFetchCLI", "DWSignals", "DWTestServer", "DWTestPeers", "DWTestCodecs",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ]
         ),
         // The server in-process: its pure logic (URL parsers of both dialects, signer, CIDR, address policy, negotiation,
@@ -228,17 +245,21 @@ let package = Package(
         .testTarget(
             name: "DWWebImageServerTests",
             dependencies: [
-                "DWTestSupport", "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer", "DWTestPeers",
+                "DWTestSupport", "DWWebImageServer", "DWWebImage", "DWWebImageProcessing", "DWTestServer",
+                "DWTestPeers",
                 "DWLocking", "DWTestCodecs",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird")
             ]
         ),
         // Spawns the built `dwfetch serve` and talks HTTP to it, with DWTestServer as the origin.
         .testTarget(
             name: "DWServeProcessTests",
-            dependencies: ["DWTestSupport", "DWTestServer", "DWTestPeers", "DWLocking", .product(name: "Crypto", package: "swift-crypto")]
-        ),
+            dependencies: [
+                "DWTestSupport", "DWTestServer", "DWTestPeers", "DWLocking",
+                .product(name: "Crypto", package: "swift-crypto")
+            ]
+        )
     ],
     swiftLanguageModes: [.v6]
 )

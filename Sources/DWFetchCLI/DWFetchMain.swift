@@ -8,7 +8,7 @@ import Foundation
 /// `main` of `dwfetch`, `dwfetch-pixels`, `dwfetch-demo` and `dwfetch-serve`. Runs on the main thread and never returns.
 package enum DWFetchMain {
     /// Parses `CommandLine.arguments` and runs what they ask for; exits with the command's status (2 for usage
-    /// errors, as SPEC says, not ArgumentParser's 64; 0 for --help and --version).
+    /// errors, as docs/dwfetch.md says, not ArgumentParser's 64; 0 for --help and --version).
     package static func run(engines: DWFetchEngines) -> Never {
         signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())

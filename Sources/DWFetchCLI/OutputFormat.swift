@@ -1,4 +1,4 @@
-// OutputFormat: dwfetch's per-URL lines — human-readable, or one JSON object with SPEC's fields in order.
+// OutputFormat: dwfetch's per-URL lines — human-readable, or one JSON object with the fields of docs/dwfetch.md ("Output") in that order.
 import DWWebImage
 import Foundation
 
@@ -21,7 +21,7 @@ enum OutputFormat {
         }
     }
 
-    /// One line of JSON: SPEC's fields, in SPEC's order.
+    /// One line of JSON: the documented fields (docs/dwfetch.md, "Output"), in that order.
     static func json(_ outcome: FetchOutcome) -> String {
         var w = JSONLine()
         w.add("url", .string(outcome.url))

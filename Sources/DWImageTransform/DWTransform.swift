@@ -3,8 +3,8 @@ import DWWebImage
 
 /// Everything a request asks to be done to an image, by imgproxy's option names, as plain values: `dwfetch`'s pixel
 /// flags, the library and `dwfetch serve`'s URLs all make one of these, and the engine (`DWWebImageProcessing`'s
-/// `DWTransform.processors(watermark:)`) turns it into the one processor chain, so the same request is the same
-/// cache key and the same bytes from all three. Defaults are imgproxy's; ``identifier`` names exactly the fields
+/// `DWTransform.plan(watermark:)`) turns it into one variant plan, rendered on one canvas, so the same request is the
+/// same cache key and the same bytes from all three. Defaults are imgproxy's; ``identifier`` names exactly the fields
 /// that differ from them.
 ///
 /// A plain value: build and read it on any thread.
@@ -114,15 +114,6 @@ public struct DWTransform: Sendable, Hashable {
 
     /// Whether the transform leaves the image exactly as it came (no processors at all).
     public var isIdentity: Bool { self == DWTransform() }
-
-    /// Whether anything but the encoding (format, quality) is asked for.
-    public var changesPixels: Bool {
-        var encodingOnly = DWTransform()
-        encodingOnly.format = format
-        encodingOnly.quality = quality
-        encodingOnly.formatQuality = formatQuality
-        return self != encodingOnly
-    }
 
     /// The quality for output `format`: ``quality``, else ``formatQuality``, else `fallback` (the engine's default).
     public func quality(for format: DWImageFormat, fallback: Int) -> Int {

@@ -101,7 +101,7 @@ final class DWFetchTests: XCTestCase {
             [
                 "url", "ok", "source", "bytes", "format", "width", "height", "frames", "loop_count", "sha256",
                 "path", "resumed_from", "attempts"
-            ], "SPEC's field order")
+            ], "the documented field order")
         let gif = objects[0]
         XCTAssertEqual(gif["ok"] as? Bool, true)
         XCTAssertEqual(gif["source"] as? String, "network")

@@ -141,7 +141,7 @@ public struct DWImageFormat: RawRepresentable, Hashable, Sendable, Codable, Case
     /// ``isWritable`` format, and BMP and ICO, which the processing engine writes itself as imgproxy's savers do.
     public var isConversionWritable: Bool { isWritable || self == .bmp || self == .ico }
 
-    /// The quality lossy output uses when nothing asks for one and the format has no default of its own (SPEC: 80).
+    /// The quality lossy output uses when nothing asks for one and the format has no default of its own: 80.
     public static let defaultQuality = 80
 
     /// The quality the format is written at when nothing asks for one: imgproxy's defaults (WebP 79, AVIF and HEIC

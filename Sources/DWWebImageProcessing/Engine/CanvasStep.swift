@@ -2,7 +2,8 @@
 import DWWebImage
 
 /// A step that works on a ``Canvas`` in place: the engine's processors, and the steps a ``DWVariantPlan`` renders.
-/// A step validates its own parameters in ``apply(to:)`` (10000 for bad ones). Runs on the caller's thread.
+/// A step's parameters are checked when it is made; ``apply(to:)`` fails only for the image (10000 when it cannot be
+/// decoded or written). Runs on the caller's thread.
 protocol CanvasStep: Sendable {
     /// Changes `canvas` (decoding it first, unless the step can work from the encoded source).
     func apply(to canvas: inout Canvas) throws(DWWebImageError)

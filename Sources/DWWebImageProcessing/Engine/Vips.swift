@@ -30,10 +30,10 @@ enum Vips {
         // Netpbm (DWImageFormat.pnm): a small parser libvips counts as untrusted; `dwfetch serve` leaves the format
         // out of its default source formats (DWServeConfiguration.defaultSourceFormats).
         cvips_operation_block_set("VipsForeignLoadPpm", 0)
-        // JPEG 2000 (DWImageFormat.jp2, OpenJPEG): the same; its codestream is checked first (Decoder+JP2.swift).
+        // JPEG 2000 (DWImageFormat.jp2, OpenJPEG): the same; its codestream is checked first (Decoder+Untrusted.swift).
         cvips_operation_block_set("VipsForeignLoadJp2k", 0)
         // FITS (DWImageFormat.fits, cfitsio): the same; only the file loader, given a private temporary file after
-        // its header was checked (Decoder+FITS.swift). fitsload_source stays blocked.
+        // its header was checked (Decoder+Untrusted.swift). fitsload_source stays blocked.
         cvips_operation_block_set("VipsForeignLoadFitsFile", 0)
         // svgload_buffer stays blocked here: only the SVG helper process unblocks it (DWSVGRenderer.runHelper)
         cvips_silence_warnings()

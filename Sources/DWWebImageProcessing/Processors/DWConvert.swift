@@ -50,7 +50,7 @@ public struct DWConvert: DWImageProcessor, Hashable {
         }
     }
 
-    /// The converted image; 10000 for a format the engine does not write (``DWImageFormat/conversionTargets``).
+    /// The converted image; 10000 for a format the engine does not write (``DWImageFormat/isConversionWritable``).
     public func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         try Engine.process(image) { canvas throws(DWWebImageError) in try apply(to: &canvas) }
     }

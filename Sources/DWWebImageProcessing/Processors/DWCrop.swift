@@ -9,9 +9,13 @@ import Foundation
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWCrop: DWImageProcessor, Hashable {
+    /// The rectangle's left edge, in pixels from the upright image's left.
     public let x: Int
+    /// The rectangle's top edge, in pixels from the upright image's top.
     public let y: Int
+    /// The rectangle's width in pixels (> 0).
     public let width: Int
+    /// The rectangle's height in pixels (> 0).
     public let height: Int
 
     /// A crop to the rectangle at (`x`, `y`) of `width` × `height`.

@@ -8,6 +8,7 @@ import Foundation
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWGrayscale: DWImageProcessor, Hashable {
+    /// The grayscale processor (it has no parameters).
     public init() {}
 
     /// `grayscale`.

@@ -9,9 +9,13 @@ import Foundation
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWTint: DWImageProcessor, Hashable {
+    /// The colour's red component, 0…1.
     public let red: Double
+    /// The colour's green component, 0…1.
     public let green: Double
+    /// The colour's blue component, 0…1.
     public let blue: Double
+    /// The colour's opacity over the pixels, 0…1.
     public let alpha: Double
 
     /// A tint; components are clamped to 0…1.

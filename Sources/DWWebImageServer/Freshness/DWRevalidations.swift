@@ -19,13 +19,6 @@ final class DWRevalidations: Sendable {
         checked.withLock { $0[source] }
     }
 
-    /// Whether `source` was last checked more than `seconds` ago; false for a source not seen yet (its disk entry is
-    /// read first, by the caller).
-    func isKnownDue(_ source: String, after seconds: TimeInterval, now: Date = Date()) -> Bool {
-        guard let date = lastChecked(source) else { return false }
-        return now.timeIntervalSince(date) > seconds
-    }
-
     /// Records that `source` was current at `date`.
     func markChecked(_ source: String, at date: Date) {
         checked.withLock { map in

@@ -1,8 +1,8 @@
-// DWStatusMapping: a pipeline error → the status and one-line message the server answers (SPEC's table).
+// DWStatusMapping: a pipeline error → the status and one-line message the server answers (the table in docs/serving.md, "Answers").
 import DWWebImage
 import HTTPTypes
 
-/// SPEC's table of outcomes. Pure; callable from any thread.
+/// The documented table of outcomes (docs/serving.md, "Answers"). Pure; callable from any thread.
 enum DWStatusMapping {
     /// The status and one-line message for a pipeline error. The message names the class of failure only — never
     /// an address, a file path, libcurl's text or anything the origin sent; the details go to the access log (`-v`).

@@ -88,9 +88,6 @@ final class DWConnectionDrain: Sendable {
         }
     }
 
-    /// Responses not yet written in full, over all connections.
-    var responsesInFlight: Int { state.withLock { $0.connections.values.reduce(0) { $0 + $1.busy } } }
-
     /// The first signal: from now on responses carry `Connection: close`; wakes ``waitForShutdown()``.
     func beginShutdown() {
         let (waiters, inFlight) = state.withLock { state -> ([CheckedContinuation<Bool, Never>], Int) in

@@ -50,7 +50,8 @@ extension DWImageServer {
                 deferred = format  // the next weighed format is over the budget too
             }
         }
-        throw DWWebImageError(.notAnImage, "no output format within the encode budget")  // unreachable: see the gate
+        // The loop ends here only if the gate deferred a format the client did not accept (it weighs AVIF/JXL only).
+        throw DWWebImageError(.notAnImage, "no output format within the encode budget")
     }
 
     /// Makes `plan`'s variant of `source` in the background and keeps it under `key` in every layer a foreground

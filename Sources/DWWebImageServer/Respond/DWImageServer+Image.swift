@@ -27,15 +27,6 @@ enum DWImagePlan: Sendable {
 }
 
 extension DWImageServer {
-    /// Answers one image request; never throws (every failure is a one-line text response, and a note for the
-    /// access log). Runs in the request's task; the fetch and transform run on the pipeline's queues.
-    func imageResponse(for request: Request, target: String) async -> Response {
-        switch imagePlan(for: request, target: target) {
-        case .answer(let response): return response
-        case .fetch(let job): return await answer(job, to: request)
-        }
-    }
-
     /// Everything before the fetch, on the caller's thread: the signature first (as imgproxy does: an unsigned
     /// request learns nothing about the rest), the URL, the source's scheme and host, then the variant plan. A target
     /// planned before (with the same `Accept`) comes from ``plans`` (``DWPlanMemo``: never one with `exp:`).
