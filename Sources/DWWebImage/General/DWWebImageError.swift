@@ -72,7 +72,8 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
         code == .transport || (httpStatus.map { $0 >= 500 || $0 == 408 || $0 == 429 } ?? false)
     }
 
-    /// Creates an error; prefer the static factories.
+    /// Creates an error with `code` and a one-line `message` (how a custom loader, processor or codec reports a
+    /// failure: 10000 for bytes that are not an image, 10003 for a transport failure, …). Any thread.
     public init(
         _ code: Code, _ message: String, url: String? = nil, httpStatus: Int? = nil, curlCode: Int? = nil,
         size: Int64? = nil, limit: Int64? = nil
@@ -123,22 +124,22 @@ extension DWWebImageError {
         error.isBusy = true
         return error
     }
-    static func notAnImage(_ url: String?, bytes: Int, detail: String = "") -> DWWebImageError {
+    package static func notAnImage(_ url: String?, bytes: Int, detail: String = "") -> DWWebImageError {
         let suffix = detail.isEmpty ? "" : ": \(detail)"
         return .init(.notAnImage, "downloaded \(bytes) bytes that are not a decodable image\(suffix)", url: url)
     }
-    static func emptyURL() -> DWWebImageError { .init(.emptyURL, "URL is empty") }
-    static func invalidURL(_ url: String, _ why: String) -> DWWebImageError {
+    package static func emptyURL() -> DWWebImageError { .init(.emptyURL, "URL is empty") }
+    package static func invalidURL(_ url: String, _ why: String) -> DWWebImageError {
         .init(.invalidURL, "invalid URL: \(why)", url: url)
     }
-    static func cancelled(_ url: String?) -> DWWebImageError { .init(.cancelled, "cancelled", url: url) }
-    static func notInCache(_ url: String) -> DWWebImageError {
+    package static func cancelled(_ url: String?) -> DWWebImageError { .init(.cancelled, "cancelled", url: url) }
+    package static func notInCache(_ url: String) -> DWWebImageError {
         .init(.notInCache, "not in cache and only-from-cache was requested", url: url)
     }
-    static func http(_ status: Int, url: String?) -> DWWebImageError {
+    package static func http(_ status: Int, url: String?) -> DWWebImageError {
         .init(.httpStatus, "HTTP \(status) \(HTTPStatusText.reason(status))", url: url, httpStatus: status)
     }
-    static func tooLarge(_ url: String?, size: Int64, limit: Int64, what: String = "body") -> DWWebImageError {
+    package static func tooLarge(_ url: String?, size: Int64, limit: Int64, what: String = "body") -> DWWebImageError {
         .init(.tooLarge, "\(what) of \(size) is over the limit of \(limit)", url: url, size: size, limit: limit)
     }
 }

@@ -2,8 +2,8 @@
 // PNG_QUANTIZE, PNG_QUANTIZATION_COLORS, WEBP_EFFORT, AVIF_SPEED and JXL_EFFORT.
 import DWWebImage
 
-/// How every output of a format is written, beyond its quality: at the defaults (imgproxy's, except the AVIF speed,
-/// see ``avifSpeed``) the bytes are what they always were. A plain value; the engine reads
+/// How every output of a format is written, beyond its quality; the defaults are imgproxy's, except the AVIF speed
+/// (see ``avifSpeed``). A plain value; the engine reads
 /// ``DWImageProcessing/encoderSettings`` as each encode starts.
 public struct DWEncoderSettings: Sendable, Equatable, Hashable {
     /// JPEG written progressive (libvips' `interlace`); default off.

@@ -4,8 +4,8 @@ import Foundation
 
 /// Walks a PNG's chunks from the signature to `IEND`: every chunk whole (length, type, data, CRC inside the file),
 /// `IHDR` 13 bytes with compression method 0, filter method 0 and interlace 0 or 1 (PNG's only defined values).
-/// libvips decodes the pixels and stops there, so a PNG whose `IEND` is cut off, or whose `IHDR` names a
-/// compression method no decoder knows, used to pass `--verify`. Bytes after `IEND` are allowed (browsers ignore
+/// libvips decodes the pixels and stops there, so without this walk a PNG whose `IEND` is cut off, or whose `IHDR`
+/// names a compression method no decoder knows, would pass `--verify`. Bytes after `IEND` are allowed (browsers ignore
 /// them). An APNG (a valid `acTL`) is held to its frame structure too: `fcTL` and `fdAT` sequence numbers 0, 1, 2…
 /// in file order, every `fcTL` followed by its frame's data, no `fdAT` outside a frame, and as many frames as
 /// `acTL` declares (libpng's APNG patch and Pillow refuse the rest; browsers fall back to the default image).

@@ -9,7 +9,7 @@ import Logging
 /// source, its location `prefix/<hex SHA-256 of the source URL>`). Objects are named `prefix/<hex SHA-256 of the source URL>/<hex SHA-256 of the fetch policy and
 /// the variant key>` — the key is the source URL and the plan's identifier (``DWImageProcessors/cacheKey(url:processors:)``),
 /// never the URL's signature; every variant of a source sits under one name, so a purge lists and deletes them
-/// (``purge(source:)``); objects of the earlier flat layout are never looked up again. The policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and hosts, proxy, animation
+/// (``purge(source:)``); no other name under the prefix is ever looked up. The policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and hosts, proxy, animation
 /// frames), so an instance never serves a variant made under a looser fetch policy than its own. A store that
 /// fails (down, refusing, slow) never fails a request: the variant is made locally, the failure is logged and
 /// counted (`dwserve_result_storage_total{outcome="error"}`). Reads block a global dispatch queue thread (not an event
