@@ -1,4 +1,4 @@
-// ASCIIPrefix: case-insensitive scheme checks on a URL's bytes, for the checks every request makes.
+// ASCIIPrefix: byte-level ASCII checks every request makes — case-insensitive scheme prefixes, white space.
 
 extension StringProtocol {
     /// Whether the text starts with `prefix`, ASCII letters compared without case (`prefix` is ASCII and lower
@@ -17,4 +17,10 @@ extension StringProtocol {
             return true
         }
     }
+}
+
+extension UInt8 {
+    /// Whether the byte is XML's and HTTP's white space: space, tab, line feed or carriage return (XML 1.0 `S`;
+    /// RFC 9110's OWS and the line ends around it). Any thread.
+    package var isASCIISpace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D }
 }

@@ -114,19 +114,19 @@ enum SVGSniffer {
     private static func attributes(_ b: Bytes, from start: Int) -> [String: String]? {
         let end = min(b.count, rootTagBytes)
         var i = start + 1
-        while i < end, !isSpace(b[i]), b[i] != UInt8(ascii: ">"), b[i] != UInt8(ascii: "/") { i += 1 }
+        while i < end, !b[i].isASCIISpace, b[i] != UInt8(ascii: ">"), b[i] != UInt8(ascii: "/") { i += 1 }
         var result: [String: String] = [:]
         while i < end {
-            while i < end, isSpace(b[i]) { i += 1 }
+            while i < end, b[i].isASCIISpace { i += 1 }
             guard i < end else { return nil }
             if b[i] == UInt8(ascii: ">") || b.matches(i, Array("/>".utf8)) { return result }
             let nameStart = i
-            while i < end, !isSpace(b[i]), b[i] != UInt8(ascii: "="), b[i] != UInt8(ascii: ">") { i += 1 }
+            while i < end, !b[i].isASCIISpace, b[i] != UInt8(ascii: "="), b[i] != UInt8(ascii: ">") { i += 1 }
             let name = text(b, nameStart, i)
-            while i < end, isSpace(b[i]) { i += 1 }
+            while i < end, b[i].isASCIISpace { i += 1 }
             guard i < end, b[i] == UInt8(ascii: "=") else { return nil }
             i += 1
-            while i < end, isSpace(b[i]) { i += 1 }
+            while i < end, b[i].isASCIISpace { i += 1 }
             guard i < end, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'"),
                 let close = find(b, [b[i]], from: i + 1, before: end)
             else { return nil }
@@ -135,8 +135,6 @@ enum SVGSniffer {
         }
         return nil
     }
-
-    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
 
     private static func text(_ b: Bytes, _ from: Int, _ to: Int) -> String {
         String(decoding: UnsafeRawBufferPointer(rebasing: b.raw[from..<to]), as: UTF8.self)

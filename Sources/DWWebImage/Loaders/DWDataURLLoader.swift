@@ -31,7 +31,7 @@ public struct DWDataURLLoader: DWImageLoader {
         guard header.split(separator: ";").last?.trimmingCharacters(in: .whitespaces) == "base64" else {
             return Data(payload)
         }
-        let text = String(decoding: payload.filter { !Self.isSpace($0) }, as: UTF8.self)
+        let text = String(decoding: payload.filter { !$0.isASCIISpace }, as: UTF8.self)
         var padded = text
         if padded.count % 4 != 0 { padded += String(repeating: "=", count: 4 - padded.count % 4) }
         guard let data = Data(base64Encoded: padded) ?? Data(base64Encoded: Self.standardAlphabet(padded)) else {
@@ -40,8 +40,6 @@ public struct DWDataURLLoader: DWImageLoader {
         }
         return data
     }
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
     /// base64url's `-` and `_` as base64's `+` and `/`.
     private static func standardAlphabet(_ text: String) -> String {

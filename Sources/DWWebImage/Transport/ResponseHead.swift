@@ -128,8 +128,8 @@ public struct DWResponseHead: Sendable, Equatable {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
         let name = UnsafeRawBufferPointer(rebasing: line[..<colon])
         var start = colon + 1, end = line.count
-        while start < end, Self.isSpace(line[start]) { start += 1 }
-        while end > start, Self.isSpace(line[end - 1]) { end -= 1 }
+        while start < end, line[start].isASCIISpace { start += 1 }
+        while end > start, line[end - 1].isASCIISpace { end -= 1 }
         let raw = UnsafeRawBufferPointer(rebasing: line[start..<end])
         var value: String { String(decoding: raw, as: UTF8.self) }
         switch name.count {
@@ -150,8 +150,6 @@ public struct DWResponseHead: Sendable, Equatable {
         default: break
         }
     }
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
 
     /// ASCII case-insensitive comparison with a lowercase name.
     private static func named(_ bytes: UnsafeRawBufferPointer, _ lowercase: StaticString) -> Bool {
@@ -178,7 +176,7 @@ public struct DWResponseHead: Sendable, Equatable {
             guard line[j] >= 48 && line[j] <= 57 else { return nil }
             code = code * 10 + Int(line[j] - 48)
         }
-        guard i + 3 == line.count || Self.isSpace(line[i + 3]) else { return nil }
+        guard i + 3 == line.count || line[i + 3].isASCIISpace else { return nil }
         return code
     }
 }
@@ -186,10 +184,9 @@ public struct DWResponseHead: Sendable, Equatable {
 extension Substring {
     /// The text without leading and trailing spaces, tabs, CR and LF.
     func trimmedWhitespace() -> String {
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
         let bytes = utf8
-        guard let start = bytes.firstIndex(where: { !isSpace($0) }),
-            let end = bytes.lastIndex(where: { !isSpace($0) })
+        guard let start = bytes.firstIndex(where: { !$0.isASCIISpace }),
+            let end = bytes.lastIndex(where: { !$0.isASCIISpace })
         else { return "" }
         return String(self[start...end])
     }

@@ -30,7 +30,7 @@ extension DWSVGSanitizer {
             nameEnd = j
             while true {
                 let attributeStart = j
-                while j < bytes.count, Self.isSpace(bytes[j]) { j += 1 }
+                while j < bytes.count, bytes[j].isASCIISpace { j += 1 }
                 guard j < bytes.count else { throw Malformed(reason: "tag <\(name)> at byte \(start) is not closed") }
                 if bytes[j] == UInt8(ascii: ">") || bytes[j] == UInt8(ascii: "/") {
                     guard bytes[j] == UInt8(ascii: ">") || (j + 1 < bytes.count && bytes[j + 1] == UInt8(ascii: ">"))
@@ -44,12 +44,12 @@ extension DWSVGSanitizer {
                 let nameStart = j
                 while j < bytes.count, !Self.isNameEnd(bytes[j]), bytes[j] != UInt8(ascii: "=") { j += 1 }
                 let attributeName = String(decoding: bytes[nameStart..<j], as: UTF8.self)
-                while j < bytes.count, Self.isSpace(bytes[j]) { j += 1 }
+                while j < bytes.count, bytes[j].isASCIISpace { j += 1 }
                 guard j < bytes.count, bytes[j] == UInt8(ascii: "="), !attributeName.isEmpty else {
                     throw Malformed(reason: "attribute \(attributeName) of <\(name)> at byte \(start) has no value")
                 }
                 j += 1
-                while j < bytes.count, Self.isSpace(bytes[j]) { j += 1 }
+                while j < bytes.count, bytes[j].isASCIISpace { j += 1 }
                 guard j < bytes.count, bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'"),
                     let close = bytes[(j + 1)...].firstIndex(of: bytes[j])
                 else {
@@ -61,9 +61,8 @@ extension DWSVGSanitizer {
             }
         }
 
-        static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
         static func isNameEnd(_ c: UInt8) -> Bool {
-            isSpace(c) || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
+            c.isASCIISpace || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
         }
     }
 
