@@ -1,4 +1,5 @@
 // Runs the built `dwfetch serve` as a child process and talks plain HTTP/1.1 to it over a socket, as a client would.
+import DWLocking
 import DWTestSupport
 import Foundation
 import XCTest
@@ -257,13 +258,11 @@ enum HTTPClient {
 }
 
 /// A listener on an address other than the origin's that only counts the connections it accepts (and closes them).
-final class ConnectionCounter: @unchecked Sendable {
-    // @unchecked: `accepted` is guarded by `lock`; fd and port are set once in init.
+/// Its count and stop flag behind one lock.
+final class ConnectionCounter: Sendable {
     let port: Int
     private let fd: Int32
-    private let lock = NSLock()
-    private var accepted = 0
-    private var stopped = false
+    private let state = DWLock((accepted: 0, stopped: false))
 
     init(address: String) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -289,10 +288,10 @@ final class ConnectionCounter: @unchecked Sendable {
         thread.start()
     }
 
-    var count: Int { lock.withLock { accepted } }
+    var count: Int { state.withLock { $0.accepted } }
 
     func stop() {
-        lock.withLock { stopped = true }
+        state.withLock { $0.stopped = true }
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
@@ -300,11 +299,11 @@ final class ConnectionCounter: @unchecked Sendable {
         while true {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             _ = poll(&pfd, 1, 100)
-            if lock.withLock({ stopped }) { close(fd); return }
+            if state.withLock({ $0.stopped }) { close(fd); return }
             guard pfd.revents & Int16(POLLIN) != 0 else { continue }
             let client = accept(fd, nil, nil)
             if client >= 0 {
-                lock.withLock { accepted += 1 }
+                state.withLock { $0.accepted += 1 }
                 close(client)
             }
         }
