@@ -2,14 +2,14 @@
 // keeps animating (--resize on an APNG gives an animated WebP, --format gif an animated GIF) — real dwfetch,
 // loopback server, files made by Pillow (DWWebImageProcessingTests/Fixtures/make_animations.py).
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
 final class AnimatedFetchTests: XCTestCase {
     private var server: LoopbackHTTPServer!
     private var root: URL!
-    private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("DWWebImageProcessingTests/Fixtures")
+    private static let fixtures = SourceTree.processingFixtures
 
     override func setUpWithError() throws {
         server = try LoopbackHTTPServer()

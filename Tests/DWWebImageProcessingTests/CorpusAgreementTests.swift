@@ -8,8 +8,7 @@ import Foundation
 import XCTest
 
 final class CorpusAgreementTests: XCTestCase {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../DWWebImageTests/Fixtures/formats").standardized
+    static let directory = SourceTree.formatCorpus
 
     /// Files on which we differ from Pillow on purpose, and why.
     static let intendedDifferences: [String: String] = [

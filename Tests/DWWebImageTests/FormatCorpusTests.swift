@@ -10,8 +10,7 @@ import XCTest
 @testable import DWWebImage
 
 final class FormatCorpusTests: XCTestCase {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/formats")
+    static let directory = SourceTree.formatCorpus
 
     /// Which reader is the reference for a file: the decoder browsers or libvips use for that format.
     enum Reader: String { case vips, pillow }
