@@ -15,15 +15,9 @@ final class AnimatedFetchTests: XCTestCase {
         server = try LoopbackHTTPServer()
         root = FileManager.default.temporaryDirectory.appendingPathComponent("dwfetch-anim-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-W", "ignore", Self.fixtures.appendingPathComponent("make_animations.py").path,
-            root.path
-        ]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "make_animations.py needs Pillow (scripts/setup.sh installs it)")
+        // make_animations.py needs Pillow (scripts/setup.sh installs it)
+        _ = try Python.system.run(
+            ["-W", "ignore", Self.fixtures.appendingPathComponent("make_animations.py").path, root.path])
         server.setRoute(
             "/a.png",
             .ok(

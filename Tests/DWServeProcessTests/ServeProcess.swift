@@ -143,26 +143,14 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// `dwfetch serve --port 0 <args>` with `environment` added, expected to refuse to start: its exit status and
-    /// stderr (written to a file, so a chatty process never blocks on a pipe). A server that starts after all is
-    /// stopped after 20 s, so the caller's check fails instead of hanging.
+    /// stderr. A server that starts after all is killed after 20 s (status -1), so the caller's check fails
+    /// instead of hanging.
     static func startFailure(_ args: [String], environment: [String: String] = [:]) throws
         -> (status: Int32, stderr: String)
     {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "dwserve-start-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--port", "0"] + args
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
-        _ = eventually(timeout: 20, interval: 0.01) { !process.isRunning }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        let run = try ProcessRun.run(
+            binary.path, ["serve", "--port", "0"] + args, environment: environment, timeout: 20)
+        return (run.timedOut ? -1 : run.status, run.errors)
     }
 }
 

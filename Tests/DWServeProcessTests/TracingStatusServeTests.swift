@@ -183,14 +183,14 @@ final class TracingStatusServeTests: ServeTestCase {
             directory.appendingPathComponent("cert.pem"), directory.appendingPathComponent("key.pem"),
             directory.appendingPathComponent("received.txt")
         )
-        XCTAssertEqual(
-            try Self.run(
-                "/usr/bin/openssl",
-                [
-                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", key.path, "-out", cert.path
-                ]), 0)
+        let certificate = try ProcessRun.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                "-keyout", key.path, "-out", cert.path
+            ])
+        XCTAssertEqual(certificate.status, 0, certificate.errors)
         let port = try PeerProcess.freePort()
         _ = FileManager.default.createFile(atPath: received.path, contents: nil)
         let collector = Process()
@@ -233,16 +233,4 @@ final class TracingStatusServeTests: ServeTestCase {
         )
         try input.fileHandleForWriting.close()
     }
-
-    private static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
 }
