@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Checks the size rules: no Swift file over 500 lines, no function, initializer, accessor or closure-free body of
 # a `func`/`init`/`deinit`/`subscript` over 80 lines. Default: every target under Sources/ (the library, the CLI,
-# the engines, the server); pass folders to check only those.
+# the engines, the server) and under Tests/ (the tests and their support); pass folders to check only those.
 # Lines are counted from the declaration to its closing brace (doc comments not included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dirs=("$@")
-[ ${#dirs[@]} -eq 0 ] && dirs=(Sources)
+[ ${#dirs[@]} -eq 0 ] && dirs=(Sources Tests)
 python3 - "${dirs[@]}" <<'PY'
 import os, re, sys
 

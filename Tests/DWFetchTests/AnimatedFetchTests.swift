@@ -2,28 +2,22 @@
 // keeps animating (--resize on an APNG gives an animated WebP, --format gif an animated GIF) — real dwfetch,
 // loopback server, files made by Pillow (DWWebImageProcessingTests/Fixtures/make_animations.py).
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
 final class AnimatedFetchTests: XCTestCase {
     private var server: LoopbackHTTPServer!
     private var root: URL!
-    private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("DWWebImageProcessingTests/Fixtures")
+    private static let fixtures = SourceTree.processingFixtures
 
     override func setUpWithError() throws {
         server = try LoopbackHTTPServer()
         root = FileManager.default.temporaryDirectory.appendingPathComponent("dwfetch-anim-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-W", "ignore", Self.fixtures.appendingPathComponent("make_animations.py").path,
-            root.path
-        ]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "make_animations.py needs Pillow (scripts/setup.sh installs it)")
+        // make_animations.py needs Pillow (scripts/setup.sh installs it)
+        _ = try Python.system.run(
+            ["-W", "ignore", Self.fixtures.appendingPathComponent("make_animations.py").path, root.path])
         server.setRoute(
             "/a.png",
             .ok(

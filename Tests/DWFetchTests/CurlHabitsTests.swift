@@ -1,6 +1,7 @@
 // What curl and wget users type without thinking: --version, sizes with K/M/G, -q that prints only failures,
 // and http://[::1]:port/ URLs.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -147,17 +148,6 @@ final class CurlHabitsTests: XCTestCase {
     }
 
     static func output(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw MissingPrerequisite("\(tool) failed (scripts/setup.sh installs it)")
-        }
-        return String(decoding: data, as: UTF8.self)
+        try Subprocess.output([tool] + arguments)
     }
 }

@@ -2,6 +2,7 @@
 // the JSON fields of a processed image, and usage errors — real dwfetch, real libvips, loopback server.
 import Crypto
 import DWTestServer
+import DWTestSupport
 import DWWebImage
 import Foundation
 import XCTest
@@ -9,8 +10,7 @@ import XCTest
 final class DWFetchPixelsTests: XCTestCase {
     private var server: LoopbackHTTPServer!
     private var root: URL!
-    private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("DWWebImageProcessingTests/Fixtures")
+    private static let fixtures = SourceTree.processingFixtures
 
     override func setUpWithError() throws {
         server = try LoopbackHTTPServer()

@@ -2,6 +2,7 @@
 // the engines come in through dwfetch-pixels and dwfetch-serve, no product holds test support, and `serve` is a
 // subcommand of the parser.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -50,17 +51,10 @@ final class ExecutablesTests: XCTestCase {
         let binary =
             name.hasPrefix("/")
             ? name : DWFetchProcess.binary.deletingLastPathComponent().appendingPathComponent(name).path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
-        process.arguments = [binary]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "ldd \(binary)")
+        let ldd = try ProcessRun.run("/usr/bin/ldd", [binary])
+        XCTAssertEqual(ldd.status, 0, "ldd \(binary): \(ldd.errors)")
         return Set(
-            text.split(separator: "\n").compactMap { line in
+            ldd.output.split(separator: "\n").compactMap { line in
                 line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first { $0.hasPrefix("/") }.map {
                     String($0.split(separator: "/").last!)
                 }

@@ -98,14 +98,10 @@ final class AnimationBudgetTests: ServeTestCase {
         ]
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("dwwarm-fb-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: cache) }
-        let warm = Process()
-        warm.executableURL = ServeProcess.binary
-        warm.arguments = ["warm", "--cache-dir", cache.path, "-i", list.path] + flags
-        warm.environment = ProcessInfo.processInfo.environment.merging(moto.environment) { $1 }
-        (warm.standardOutput, warm.standardError, warm.standardInput) = (nil, nil, FileHandle.nullDevice)
-        try warm.run()
-        warm.waitUntilExit()
-        XCTAssertEqual(warm.terminationStatus, 0)
+        let warm = try ProcessRun.run(
+            ServeProcess.binary.path, ["warm", "--cache-dir", cache.path, "-i", list.path] + flags,
+            environment: moto.environment)
+        XCTAssertEqual(warm.status, 0, warm.output + warm.errors)
         XCTAssertEqual(try moto.objects(prefix: "variants/").count, 2, "the variant and its count")
         let server = try serve(flags, allowOrigin: false, environment: moto.environment)
         let answer = try server.get(ProxyPath.plain(origin.url("/e.gif"), options: "pr:thumb"))

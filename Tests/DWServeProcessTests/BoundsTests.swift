@@ -2,6 +2,7 @@
 // none, a deadline stops the transform it abandons, and request handling keeps its threads while every worker
 // transforms. Each test is an attack on one bound.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -17,7 +18,7 @@ final class BoundsTests: ServeTestCase {
         origin.setRoute("/q.png", .ok(SampleImages.quadrants(width: 64, height: 64)))
         let server = try serve(["--workers", "1", "--queue", "0", "--request-timeout", "120"])
         let holder = Background(server, ProxyPath.plain(origin.url("/big.png"), options: Self.slowTransform))
-        Thread.sleep(forTimeInterval: 1)  // its download is done: its transform holds the one worker
+        XCTAssertTrue(try Self.transforms(server, are: 1), "its transform holds the one worker")
         let infos = (1...3).map { Background(server, "/info/insecure/bh:1:1/cb:\($0)/plain/\(origin.url("/q.png"))") }
         for info in infos {
             let result = try XCTUnwrap(info.wait())
@@ -53,9 +54,12 @@ final class BoundsTests: ServeTestCase {
         let hot = ProxyPath.plain(origin.url("/fast.png"), options: "w:10")
         XCTAssertEqual(try server.get(hot).status, 200)  // now in the memory cache
         let slow = (1...2).map { Background(server, ProxyPath.plain(origin.url("/slow\($0).png"), options: "w:10")) }
-        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(
+            eventually(timeout: 10) { (1...2).allSatisfy { origin.requestCount(path: "/slow\($0).png") >= 1 } },
+            "both downloads are in flight at the origin")
         let hit = try server.get(hot)
         XCTAssertEqual(hit.status, 200, hit.text)
+        XCTAssertFalse(slow.contains { $0.isDone }, "the slow downloads were still in flight meanwhile")
         for request in slow { XCTAssertEqual(request.wait()?.status, 200) }
     }
 
@@ -71,9 +75,9 @@ final class BoundsTests: ServeTestCase {
             let took = Date().timeIntervalSince(started)
             XCTAssertEqual(response.status, 504, response.text)
             XCTAssertLessThan(took, 3.5, "request \(cacheBuster): the deadline is 2 s")
-            Thread.sleep(forTimeInterval: 0.7)
+            XCTAssertTrue(try Self.transforms(server, are: 0), "request \(cacheBuster): its transform returned")
             let before = server.cpuSeconds
-            Thread.sleep(forTimeInterval: 2)
+            Thread.sleep(forTimeInterval: 2)  // the window the CPU time is measured over
             let spent = server.cpuSeconds - before
             XCTAssertLessThan(spent, 0.4, "request \(cacheBuster): CPU after the 504 (the transform goes on)")
         }
@@ -90,7 +94,7 @@ final class BoundsTests: ServeTestCase {
         let busy = (1...2).map {
             Background(server, ProxyPath.plain(origin.url("/big.png"), options: Self.slowTransform + "/cb:\($0)"))
         }
-        Thread.sleep(forTimeInterval: 1.5)  // both transforming
+        XCTAssertTrue(try Self.transforms(server, are: 2), "both transforming")
         for target in [hot, "/health", hot, "/health"] {
             let started = Date()
             let response = try server.get(target)
@@ -100,6 +104,12 @@ final class BoundsTests: ServeTestCase {
         }
         XCTAssertFalse(busy.contains { $0.isDone }, "both workers were still transforming meanwhile")
         for request in busy { XCTAssertEqual(request.wait()?.status, 200) }
+    }
+
+    /// Whether the server's transforms in flight (imgproxy's `images_in_progress` gauge on /metrics: renders begun
+    /// and not yet returned) come to `count` within 30 s, polled.
+    static func transforms(_ server: ServeProcess, are count: Int) throws -> Bool {
+        try eventually(timeout: 30, interval: 0.02) { try server.metric("images_in_progress") == Double(count) }
     }
 }
 

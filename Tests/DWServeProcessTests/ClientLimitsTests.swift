@@ -97,17 +97,13 @@ final class ClientLimitsTests: ServeTestCase {
 
     /// `curl --interface ADDRESS` (so the server sees another client address on loopback): status and Retry-After.
     private func curl(port: Int, target: String, from address: String) throws -> (Int, String?) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = [
-            "-s", "-o", "/dev/null", "-D", "-", "--interface", address, "--path-as-is",
-            "http://127.0.0.1:\(port)\(target)"
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = try ProcessRun.run(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-D", "-", "--interface", address, "--path-as-is",
+                "http://127.0.0.1:\(port)\(target)"
+            ]
+        ).output
         let lines = output.split(separator: "\r\n")
         let status = try XCTUnwrap(lines.first.flatMap { Int($0.split(separator: " ")[1]) }, "no answer: \(output)")
         let retry = lines.first { $0.lowercased().hasPrefix("retry-after:") }

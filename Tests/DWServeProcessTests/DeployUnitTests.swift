@@ -5,10 +5,8 @@ import Foundation
 import XCTest
 
 final class DeployUnitTests: XCTestCase {
-    private func unitText(file: String = #filePath) throws -> String {
-        let root = URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return try String(contentsOf: root.appendingPathComponent("deploy/dwfetch-serve.service"), encoding: .utf8)
+    private func unitText() throws -> String {
+        try String(contentsOf: SourceTree.url("deploy/dwfetch-serve.service"), encoding: .utf8)
     }
 
     func testTheSystemdUnitVerifiesWithoutAWarning() throws {

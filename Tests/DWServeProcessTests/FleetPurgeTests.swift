@@ -76,11 +76,10 @@ final class FleetPurgeTests: ServeTestCase {
     }
 
     /// bench/serve/purge-fleet with the instances' admin ports, Varnish's port and `args`: exit status and stdout.
-    private func purgeFleet(_ instances: [ServeProcess], varnish: Int, _ args: [String], file: String = #filePath)
+    private func purgeFleet(_ instances: [ServeProcess], varnish: Int, _ args: [String])
         throws -> (status: Int32, output: String)
     {
-        let script = URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("bench/serve/purge-fleet").path
+        let script = SourceTree.url("bench/serve/purge-fleet").path
         let admins = try instances.flatMap { ["--admin", "127.0.0.1:\(try XCTUnwrap($0.metricsPort))"] }
         // The shell prints the exit status: Foundation reaps children on one monitor thread, which waiting on a
         // child while varnishd lives can block (FleetTests), so the test only reads the output to its end.

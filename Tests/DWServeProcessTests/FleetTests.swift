@@ -5,6 +5,7 @@ import Crypto
 import DWLocking
 import DWTestPeers
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -144,10 +145,9 @@ final class VarnishFleet {
     let peer: PeerProcess
     var port: Int { peer.port }
 
-    init(ports: [Int], file: String = #filePath) throws {
+    init(ports: [Int]) throws {
         peer = try PeerProcess(name: "varnish")
-        let script = URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("bench/serve/fleet_vcl.py").path
+        let script = SourceTree.url("bench/serve/fleet_vcl.py").path
         try peer.write("fleet.vcl", try MotoS3.python([script] + ports.map(String.init)))
         try FileManager.default.createDirectory(atPath: peer.path("work"), withIntermediateDirectories: true)
         chmod(peer.path("work"), 0o755)

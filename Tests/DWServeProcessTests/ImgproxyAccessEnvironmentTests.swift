@@ -105,18 +105,9 @@ final class ImgproxyAccessEnvironmentTests: ServeTestCase {
             halved.body, try server.get(ProxyPath.plain(origin.url("/a.png"), options: "wm:0.5:ce", ext: "png")).body,
             "wm:1 at half opacity is wm:0.5")
 
-        let bad = Process()
-        bad.executableURL = ServeProcess.binary
-        bad.arguments = ["serve", "--port", "0"]
-        bad.environment = ProcessInfo.processInfo.environment.merging(["IMGPROXY_WATERMARK_DATA": "@@not base64@@"]) {
-            $1
-        }
-        let errors = Pipe()
-        (bad.standardError, bad.standardOutput) = (errors, FileHandle.nullDevice)
-        try bad.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        bad.waitUntilExit()
-        XCTAssertEqual(bad.terminationStatus, 2, text)
+        let (status, text) = try ServeProcess.startFailure(
+            [], environment: ["IMGPROXY_WATERMARK_DATA": "@@not base64@@"])
+        XCTAssertEqual(status, 2, text)
         XCTAssertTrue(text.contains("IMGPROXY_WATERMARK_DATA"), text)
     }
 

@@ -60,16 +60,8 @@ final class ImgproxyEncoderEnvironmentTests: ServeTestCase {
             ("IMGPROXY_WEBP_EFFORT", "7"), ("IMGPROXY_AVIF_SPEED", "10"),
             ("IMGPROXY_PNG_QUANTIZATION_COLORS", "1"), ("IMGPROXY_JXL_EFFORT", "0")
         ] {
-            let process = Process()
-            process.executableURL = ServeProcess.binary
-            process.arguments = ["serve", "--port", "0"]
-            process.environment = ProcessInfo.processInfo.environment.merging([name: value]) { $1 }
-            let errors = Pipe()
-            (process.standardError, process.standardOutput) = (errors, FileHandle.nullDevice)
-            try process.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 2, "\(name)=\(value): \(text)")
+            let (status, text) = try ServeProcess.startFailure([], environment: [name: value])
+            XCTAssertEqual(status, 2, "\(name)=\(value): \(text)")
             XCTAssertTrue(text.contains(name), text)
         }
     }

@@ -98,14 +98,9 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
         XCTAssertEqual(try server.get(image).status, 404, "outside the prefix")
         XCTAssertEqual(try server.get("/health").status, 404, "outside the prefix")
         func health(_ environment: [String: String]) throws -> Int32 {
-            let process = Process()
-            process.executableURL = ServeProcess.binary
-            process.arguments = ["health", "--port", String(server.port)]
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
+            try ProcessRun.run(
+                ServeProcess.binary.path, ["health", "--port", String(server.port)], environment: environment
+            ).status
         }
         XCTAssertEqual(try health(["IMGPROXY_PATH_PREFIX": "/img/v1"]), 0)
         XCTAssertEqual(try health([:]), 1, "/health is not served outside the prefix")
@@ -116,14 +111,7 @@ final class ImgproxyEnvironmentTests: ServeTestCase {
     func testHealthProbesTheServerTheEnvironmentNames() throws {
         let server = try serve()
         func health(_ arguments: [String], _ environment: [String: String]) throws -> Int32 {
-            let process = Process()
-            process.executableURL = ServeProcess.binary
-            process.arguments = ["health"] + arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
+            try ProcessRun.run(ServeProcess.binary.path, ["health"] + arguments, environment: environment).status
         }
         XCTAssertEqual(try health([], ["IMGPROXY_BIND": "127.0.0.1:\(server.port)"]), 0)
         XCTAssertEqual(try health(["--port", String(server.port)], [:]), 0)

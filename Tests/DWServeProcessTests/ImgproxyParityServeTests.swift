@@ -2,6 +2,7 @@
 // package: JPEG XL in and out (libjxl's cjxl makes the sources, djxl reads the results back), Accept's order and
 // ENFORCE_*, the security options, and sizes with no parse-time bounds (the result limits refuse instead).
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -203,16 +204,8 @@ final class ImgproxyParityServeTests: ServeTestCase {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwhdr-\(UUID().uuidString)")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        func run(_ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-            let pipe = Pipe()
-            (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
-            do { try process.run() } catch { throw MissingPrerequisite("libvips-tools is missing (scripts/setup.sh)") }
-            let out = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        func run(_ arguments: [String]) throws -> String {  // libvips-tools (scripts/setup.sh installs it)
+            try Subprocess.output(arguments).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let text = try run(["vipsheader", "-f", "format", file.path])  // "…VIPS_FORMAT_USHORT…"
         let format = ["uchar", "ushort"].first { text.contains("VIPS_FORMAT_" + $0.uppercased() + ")") } ?? text

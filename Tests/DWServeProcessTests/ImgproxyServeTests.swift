@@ -195,14 +195,7 @@ final class ImgproxyServeTests: ServeTestCase {
         XCTAssertEqual(try server.get(path("/j.jpg")).header("Content-Type"), "image/jpeg")
         let webp = try serve(["--preferred-formats", "webp,png"])
         XCTAssertEqual(try webp.get(path("/j.jpg")).header("Content-Type"), "image/webp", "JPEG source → WebP")
-        let help = Process()
-        help.executableURL = ServeProcess.binary
-        help.arguments = ["serve", "--help"]
-        let out = Pipe()
-        (help.standardOutput, help.standardError) = (out, FileHandle.nullDevice)
-        try help.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        help.waitUntilExit()
+        let text = try ProcessRun.run(ServeProcess.binary.path, ["serve", "--help"]).output
         XCTAssertTrue(text.contains("--preferred-formats"), text)
         XCTAssertEqual(try ServeProcess.exitStatus(refusing: ["--preferred-formats", "jpeg,bogus"]), 2)
     }
@@ -224,15 +217,7 @@ final class ImgproxyServeTests: ServeTestCase {
 
     /// `dwfetch --json args`'s one line.
     func dwfetchJSON(_ args: [String]) throws -> [String: Any] {
-        let process = Process()
-        process.executableURL = ServeProcess.binary
-        process.arguments = ["--json", "--retries", "0"] + args
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try ProcessRun.run(ServeProcess.binary.path, ["--json", "--retries", "0"] + args).stdout
         let first = data.split(separator: UInt8(ascii: "\n")).first ?? Data()
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(first)) as? [String: Any])
     }

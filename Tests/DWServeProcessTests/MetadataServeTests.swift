@@ -1,6 +1,7 @@
 // imgproxy's metadata options over HTTP: strip_metadata/sm, keep_copyright/kcr, strip_color_profile/scp. Sources made
 // by Pillow (the reference writer), outputs read back with `vipsheader -a` (libvips-tools).
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -40,8 +41,7 @@ final class MetadataServeTests: ServeTestCase {
     /// it had freed, and the saver copied whatever was there by then (AddressSanitizer in fuzz/url-fuzzer); the
     /// decoder now gives every HEIF blob a copy of its own. The HEIC is Tests/…/Fixtures/q.heic (`vips copy`).
     func testHEICExifKeptWholeBySm0() throws {
-        let heic = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("DWWebImageProcessingTests/Fixtures/q.heic")
+        let heic = SourceTree.processingFixtures.appendingPathComponent("q.heic")
         origin.setRoute("/q.heic", .ok(try Data(contentsOf: heic)))
         let server = try serve()
         for options in ["sm:0/f:jpg", "sm:0/f:png", "sm:0/rs:fit:32:32/f:webp"] {

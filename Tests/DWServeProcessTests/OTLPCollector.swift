@@ -1,11 +1,11 @@
 // OTLPCollector: a small OTLP/HTTP receiver on 127.0.0.1 for the trace tests: it keeps every POST's path,
 // Content-Type and body and answers 200 `{}`.
+import DWTestSupport
 import Foundation
 
 /// One HTTP/1.1 listener on a thread of its own, a thread per connection (keep-alive, Content-Length or chunked
-/// bodies). Stopped by ``stop()``.
-final class OTLPCollector: @unchecked Sendable {
-    // @unchecked: `received` is only touched under `lock`; the descriptor is written once in init.
+/// bodies). Stopped by ``stop()``. What it received is recorded behind one lock (``Recorder``).
+final class OTLPCollector: Sendable {
     struct Export {
         let path: String
         let contentType: String
@@ -14,8 +14,7 @@ final class OTLPCollector: @unchecked Sendable {
 
     let port: Int
     private let fd: Int32
-    private let lock = NSLock()
-    private var received: [Export] = []
+    private let received = Recorder<Export>()
 
     init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -46,16 +45,11 @@ final class OTLPCollector: @unchecked Sendable {
     }
 
     /// Everything received so far.
-    var exports: [Export] { lock.withLock { received } }
+    var exports: [Export] { received.values }
 
-    /// Waits until `done` holds for what was received (polling); false on timeout.
+    /// Waits until `done` holds for what was received (polled); false on timeout.
     func wait(timeout: TimeInterval, until done: ([Export]) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if done(exports) { return true }
-            usleep(50_000)
-        }
-        return done(exports)
+        eventually(timeout: timeout, interval: 0.05) { done(exports) }
     }
 
     func stop() {
@@ -86,9 +80,7 @@ final class OTLPCollector: @unchecked Sendable {
                 body = Array(buffer[..<count])
                 buffer.removeFirst(count)
             }
-            lock.withLock {
-                received.append(Export(path: path, contentType: fields["content-type"] ?? "", body: Data(body)))
-            }
+            received.append(Export(path: path, contentType: fields["content-type"] ?? "", body: Data(body)))
             let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
             _ = answer.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         }

@@ -3,6 +3,7 @@
 // --no-sanitize-svg, /info, broken and huge documents, references never followed; and `dwfetch`'s pixel flags.
 import DWTestPeers
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -168,16 +169,9 @@ final class SVGServeTests: ServeTestCase {
 
     /// One `dwfetch` run's JSON line.
     private func dwfetch(_ args: [String]) throws -> [String: Any] {
-        let process = Process()
-        process.executableURL = ServeProcess.binary
-        process.arguments = args
-        let out = Pipe()
-        (process.standardOutput, process.standardError) = (out, FileHandle.nullDevice)
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, String(decoding: data, as: UTF8.self))
-        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let run = try ProcessRun.run(ServeProcess.binary.path, args)
+        XCTAssertEqual(run.status, 0, run.output + run.errors)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any])
     }
 
     /// `svg` rendered by `rsvg-convert -w W -h H` (Debian librsvg2-bin).

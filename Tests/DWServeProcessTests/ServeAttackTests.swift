@@ -136,13 +136,9 @@ final class ServeAttackTests: ServeTestCase {
         origin.setRoute("/internal.png", .ok(png))
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: cache) }
-        let cli = Process()
-        cli.executableURL = ServeProcess.binary
-        cli.arguments = ["--cache-dir", cache.path, "-q", origin.url("/internal.png")]
-        cli.standardOutput = FileHandle.nullDevice
-        try cli.run()
-        cli.waitUntilExit()
-        XCTAssertEqual(cli.terminationStatus, 0, "the CLI (no SSRF guard) fetched and cached the loopback URL")
+        let cli = try ProcessRun.run(
+            ServeProcess.binary.path, ["--cache-dir", cache.path, "-q", origin.url("/internal.png")])
+        XCTAssertEqual(cli.status, 0, "the CLI (no SSRF guard) fetched and cached the loopback URL: \(cli.errors)")
         let server = try ServeProcess([], cacheDir: cache)  // no --allow-network
         defer { server.stop(signal: SIGKILL) }
         let response = try server.get(ProxyPath.plain(origin.url("/internal.png")))
@@ -342,23 +338,9 @@ final class ServeAttackTests: ServeTestCase {
     }
 
     func testNoKeyRefusesAPublicHostAndAlwaysWarns() throws {
-        let refused = Process()
-        refused.executableURL = ServeProcess.binary
         // A documentation address no interface has: were the refusal missing, binding would fail, never listen.
-        refused.arguments = ["serve", "--host", "192.0.2.1", "--port", "0"]
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "dwserve-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        refused.standardError = try FileHandle(forWritingTo: errorFile)
-        refused.standardOutput = FileHandle.nullDevice
-        try refused.run()
-        let deadline = Date().addingTimeInterval(20)
-        while refused.isRunning && Date() < deadline { usleep(10_000) }
-        if refused.isRunning { refused.terminate() }  // it listened after all: the test fails below
-        refused.waitUntilExit()
-        let text = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        XCTAssertEqual(refused.terminationStatus, 2, text)
+        let (status, text) = try ServeProcess.startFailure(["--host", "192.0.2.1"])
+        XCTAssertEqual(status, 2, text)
         XCTAssertTrue(text.contains("--allow-unsigned"), text)
         let loopback = try serve()
         XCTAssertEqual(loopback.stderr.components(separatedBy: "no signature key").count - 1, 1, loopback.stderr)

@@ -1,4 +1,5 @@
 // Runs the built `dwfetch serve` as a child process and talks plain HTTP/1.1 to it over a socket, as a client would.
+import DWLocking
 import DWTestSupport
 import Foundation
 import XCTest
@@ -142,26 +143,14 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     /// `dwfetch serve --port 0 <args>` with `environment` added, expected to refuse to start: its exit status and
-    /// stderr (written to a file, so a chatty process never blocks on a pipe). A server that starts after all is
-    /// stopped after 20 s, so the caller's check fails instead of hanging.
+    /// stderr. A server that starts after all is killed after 20 s (status -1), so the caller's check fails
+    /// instead of hanging.
     static func startFailure(_ args: [String], environment: [String: String] = [:]) throws
         -> (status: Int32, stderr: String)
     {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "dwserve-start-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--port", "0"] + args
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
-        _ = eventually(timeout: 20, interval: 0.01) { !process.isRunning }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        let run = try ProcessRun.run(
+            binary.path, ["serve", "--port", "0"] + args, environment: environment, timeout: 20)
+        return (run.timedOut ? -1 : run.status, run.errors)
     }
 }
 
@@ -257,13 +246,11 @@ enum HTTPClient {
 }
 
 /// A listener on an address other than the origin's that only counts the connections it accepts (and closes them).
-final class ConnectionCounter: @unchecked Sendable {
-    // @unchecked: `accepted` is guarded by `lock`; fd and port are set once in init.
+/// Its count and stop flag behind one lock.
+final class ConnectionCounter: Sendable {
     let port: Int
     private let fd: Int32
-    private let lock = NSLock()
-    private var accepted = 0
-    private var stopped = false
+    private let state = DWLock((accepted: 0, stopped: false))
 
     init(address: String) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -289,10 +276,10 @@ final class ConnectionCounter: @unchecked Sendable {
         thread.start()
     }
 
-    var count: Int { lock.withLock { accepted } }
+    var count: Int { state.withLock { $0.accepted } }
 
     func stop() {
-        lock.withLock { stopped = true }
+        state.withLock { $0.stopped = true }
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
@@ -300,11 +287,11 @@ final class ConnectionCounter: @unchecked Sendable {
         while true {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             _ = poll(&pfd, 1, 100)
-            if lock.withLock({ stopped }) { close(fd); return }
+            if state.withLock({ $0.stopped }) { close(fd); return }
             guard pfd.revents & Int16(POLLIN) != 0 else { continue }
             let client = accept(fd, nil, nil)
             if client >= 0 {
-                lock.withLock { accepted += 1 }
+                state.withLock { $0.accepted += 1 }
                 close(client)
             }
         }

@@ -323,20 +323,10 @@ final class ServeTests: ServeTestCase {
 
 /// The signature imgproxy's own recipe gives, computed by Python's hmac (independent of the server's code).
 func python(hmacOf path: String, key: String, salt: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     let script = """
         import base64, hashlib, hmac, sys
         key, salt, path = bytes.fromhex(sys.argv[1]), bytes.fromhex(sys.argv[2]), sys.argv[3].encode()
         print(base64.urlsafe_b64encode(hmac.new(key, salt + path, hashlib.sha256).digest()).rstrip(b"=").decode())
         """
-    process.arguments = ["python3", "-c", script, key, salt, path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    do { try process.run() } catch {
-        throw ServeStartFailure("python3 is needed to compute a reference signature: \(error)")
-    }
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return try Python.system.script(script, arguments: [key, salt, path])
 }

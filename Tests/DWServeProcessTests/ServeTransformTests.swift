@@ -120,19 +120,8 @@ final class ServeTransformTests: ServeTestCase {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dwserve-\(UUID().uuidString)")
         try data.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        func field(_ name: String) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["vipsheader", "-f", name, file.path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch {
-                throw ServeStartFailure("vipsheader (libvips-tools) is needed; scripts/setup.sh installs it: \(error)")
-            }
-            let out = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        func field(_ name: String) throws -> String {  // libvips-tools (scripts/setup.sh installs it)
+            try Subprocess.output(["vipsheader", "-f", name, file.path]).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         return (Int(try field("width")) ?? -1, Int(try field("height")) ?? -1, try field("vips-loader"))
     }

@@ -18,10 +18,7 @@ final class ThumborOracle: @unchecked Sendable {
     private let dir: URL
 
     /// The repository's `.venv-thumbor`.
-    static var venv: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".venv-thumbor")
-    }
+    static var venv: URL { SourceTree.url(".venv-thumbor") }
 
     init() throws {
         let binary = Self.venv.appendingPathComponent("bin/thumbor")

@@ -77,9 +77,13 @@ final class TracingStatusServeTests: ServeTestCase {
         let server = try tracedServer(
             ["--workers", "1", "--queue", "1", "--request-timeout", "120"], collector: collector)
         let holder = Background(server, ProxyPath.plain(origin.url("/big.png"), options: BoundsTests.slowTransform))
-        Thread.sleep(forTimeInterval: 1)  // its download is done: its transform holds the one worker
+        XCTAssertTrue(try BoundsTests.transforms(server, are: 1), "its transform holds the one worker")
         let waiter = Background(server, ProxyPath.plain(origin.url("/wait.png"), options: "rs:fit:20:20"))
-        Thread.sleep(forTimeInterval: 0.5)
+        // Its download is counted in the step that hands its variant to the worker pool: it waits in the queue's one
+        // place.
+        XCTAssertTrue(
+            try eventually(timeout: 30, interval: 0.02) { try server.metric("dwserve_origin_fetches_total") == 2 },
+            "the waiter's source downloaded")
         let refused = try server.get(ProxyPath.plain(origin.url("/refused.png"), options: "rs:fit:20:20"))
         XCTAssertEqual(refused.status, 503, refused.text)
         XCTAssertEqual(waiter.wait()?.status, 200)
@@ -179,14 +183,14 @@ final class TracingStatusServeTests: ServeTestCase {
             directory.appendingPathComponent("cert.pem"), directory.appendingPathComponent("key.pem"),
             directory.appendingPathComponent("received.txt")
         )
-        XCTAssertEqual(
-            try Self.run(
-                "/usr/bin/openssl",
-                [
-                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", key.path, "-out", cert.path
-                ]), 0)
+        let certificate = try ProcessRun.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                "-keyout", key.path, "-out", cert.path
+            ])
+        XCTAssertEqual(certificate.status, 0, certificate.errors)
         let port = try PeerProcess.freePort()
         _ = FileManager.default.createFile(atPath: received.path, contents: nil)
         let collector = Process()
@@ -203,7 +207,8 @@ final class TracingStatusServeTests: ServeTestCase {
         collector.standardInput = input
         try collector.run()
         defer { collector.terminate(); collector.waitUntilExit() }
-        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(
+            eventually(timeout: 10, interval: 0.02) { PeerProcess.accepts(port) }, "openssl s_server listens")
         func variable(_ file: URL) throws -> String {
             try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "\n", with: "\\n")
         }
@@ -228,16 +233,4 @@ final class TracingStatusServeTests: ServeTestCase {
         )
         try input.fileHandleForWriting.close()
     }
-
-    private static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
 }

@@ -14,23 +14,11 @@ final class WarmTests: ServeTestCase {
         status: Int32, out: String, err: String
     ) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dwwarm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (out, err) = (dir.appendingPathComponent("out"), dir.appendingPathComponent("err"))
-        for file in [out, err] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
-        let process = Process()
-        process.executableURL = ServeProcess.binary
-        process.arguments = ["warm", "--cache-dir", dir.appendingPathComponent("cache").path] + args
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-            (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-        )
+        let run = try ProcessRun.run(
+            ServeProcess.binary.path, ["warm", "--cache-dir", dir.appendingPathComponent("cache").path] + args,
+            environment: environment)
+        return (run.status, run.output, run.errors)
     }
 
     func testWarmThenServeAnswersEveryPresetWithoutTheOrigin() throws {

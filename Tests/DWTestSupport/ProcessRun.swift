@@ -1,8 +1,8 @@
 // ProcessRun: the one way the tests run a program to its end and read what it printed.
 import Foundation
 
-/// One finished run of a program: its exit status and what it wrote. Made by ``run(_:_:environment:input:)``,
-/// which blocks the calling thread until the program exits; any thread.
+/// One finished run of a program: its exit status and what it wrote. Made by
+/// ``run(_:_:environment:input:timeout:)``, which blocks the calling thread until the program exits; any thread.
 public struct ProcessRun: Sendable {
     /// The exit status (or the signal's number, when ``signalled``).
     public let status: Int32
@@ -12,6 +12,8 @@ public struct ProcessRun: Sendable {
     public let stdout: Data
     /// Everything it wrote to stderr.
     public let stderr: Data
+    /// Whether the run was killed (SIGKILL) at its timeout: it did not end by itself.
+    public let timedOut: Bool
 
     /// stdout as UTF-8.
     public var output: String { String(decoding: stdout, as: UTF8.self) }
@@ -19,11 +21,13 @@ public struct ProcessRun: Sendable {
     public var errors: String { String(decoding: stderr, as: UTF8.self) }
 
     /// Runs `program` (an absolute path, else a program found on `PATH` through `/usr/bin/env`) with `arguments`,
-    /// `environment` set over this process's own and `input` on its stdin (else none), to its end. Throws
+    /// `environment` set over this process's own and `input` on its stdin (else none), to its end, or killed after
+    /// `timeout` seconds when one is given (``timedOut``: for a program that should end by itself, a server
+    /// refusing its start, so that one that does not fails its test instead of hanging it). Throws
     /// ``SubprocessFailure`` only when it cannot start: a non-zero exit is the caller's to judge.
     public static func run(
         _ program: String, _ arguments: [String] = [], environment: [String: String] = [:],
-        input: Data? = nil
+        input: Data? = nil, timeout: TimeInterval? = nil
     ) throws -> ProcessRun {
         let process = Process()
         if program.hasPrefix("/") {
@@ -47,6 +51,15 @@ public struct ProcessRun: Sendable {
         // stderr and stdin on threads of their own: a program that fills one pipe while the other is read (or
         // waits for its input to end) must not stall.
         let errors = PipeReader(err.fileHandleForReading)
+        let (ended, killed) = (DispatchSemaphore(value: 0), TestFlag())
+        if let timeout {
+            let pid = process.processIdentifier
+            Thread.detachNewThread {
+                guard ended.wait(timeout: .now() + timeout) == .timedOut else { return }
+                killed.set()
+                kill(pid, SIGKILL)
+            }
+        }
         if let input {
             Thread.detachNewThread {
                 stdin.fileHandleForWriting.write(input)
@@ -55,9 +68,10 @@ public struct ProcessRun: Sendable {
         }
         let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        ended.signal()  // the watchdog, if any, stands down
         return ProcessRun(
             status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-            stdout: output, stderr: errors.wait())
+            stdout: output, stderr: errors.wait(), timedOut: killed.isSet)
     }
 }
 

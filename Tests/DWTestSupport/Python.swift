@@ -19,12 +19,23 @@ public struct Python: Sendable {
 
     /// Runs the interpreter with `arguments` (`-c SCRIPT …`, `-m MODULE …`, `FILE …`); its stdout as it is.
     public func run(_ arguments: [String]) throws -> String {
+        String(decoding: try data(arguments), as: UTF8.self)
+    }
+
+    /// ``run(_:)`` for a script that writes bytes (pixels, an encoded image): its stdout as it is.
+    public func data(_ arguments: [String]) throws -> Data {
         if let path = command.first, path.hasPrefix("/"), !FileManager.default.isExecutableFile(atPath: path) {
             throw SubprocessFailure(
                 command: command + arguments, status: -1,
                 message: "no python at \(path) (scripts/setup.sh makes it)")
         }
-        return try Subprocess.output(command + arguments)
+        let run = try ProcessRun.run(command[0], Array(command.dropFirst()) + arguments)
+        guard run.status == 0, !run.signalled else {
+            throw SubprocessFailure(
+                command: command + arguments, status: run.status,
+                message: String(decoding: run.stderr.suffix(4000), as: UTF8.self))
+        }
+        return run.stdout
     }
 
     /// Runs `script` (`-c`) with `arguments` after it; its stdout, trimmed.

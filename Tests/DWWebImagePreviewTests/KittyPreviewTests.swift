@@ -27,15 +27,8 @@ final class KittyPreviewTests: XCTestCase {
         let command =
             "stty cols 80 rows 24; exec '\(binary)' --cache-dir '\(root.path)/cache' --retries 0 --preview "
             + "--preview-format kitty '\(server.url("/blink.gif"))'"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-q", "-e", "-c", command, raw.path]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let script = try ProcessRun.run("/usr/bin/script", ["-q", "-e", "-c", command, raw.path])
+        XCTAssertEqual(script.status, 0, script.errors)
         let text = String(decoding: try Data(contentsOf: raw), as: UTF8.self)
         let delete = "\u{1B}_Ga=d,d=C\u{1B}\\"
         let deletes = text.components(separatedBy: delete).count - 1

@@ -202,17 +202,8 @@ final class PreviewCLITests: XCTestCase {
     func testHelpListsThePreviewFlagsAndABadFormatIsAUsageError() throws {
         let binary = try BuiltBinary.require("dwfetch")
         func run(_ args: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = args
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let run = try ProcessRun.run(binary, args)
+            return (run.status, run.output + run.errors)
         }
         let help = try run(["--help"])
         XCTAssertEqual(help.status, 0)
@@ -227,22 +218,9 @@ final class PreviewCLITests: XCTestCase {
     func testNothingIsDrawnWhenStdoutIsNotATerminal() throws {
         let binary = try BuiltBinary.require("dwfetch")
         func run(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0"] + args
-            let out = root.appendingPathComponent("out-\(UUID().uuidString)"),
-                err = root.appendingPathComponent("err-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-            _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: out)
-            process.standardError = try FileHandle(forWritingTo: err)
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return (
-                process.terminationStatus, try String(contentsOf: out, encoding: .utf8),
-                try String(contentsOf: err, encoding: .utf8)
-            )
+            let run = try ProcessRun.run(
+                binary, ["--cache-dir", root.appendingPathComponent("cache").path, "--retries", "0"] + args)
+            return (run.status, run.output, run.errors)
         }
         let urls = [server.url("/flag.gif"), server.url("/blink.gif")]
         let plain = try run(["--json"] + urls)

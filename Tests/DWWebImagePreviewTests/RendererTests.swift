@@ -1,6 +1,7 @@
 // DWTerminalRenderer against real libchafa: cells' colours read back from the output, sixels decoded by
 // libsixel's sixel2png, kitty and iTerm2 sequences taken apart.
 import DWTestServer
+import DWTestSupport
 import DWWebImage
 @testable import DWWebImagePreview
 import DWWebImageProcessing
@@ -184,12 +185,8 @@ final class RendererTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let six = dir.appendingPathComponent("in.six"), png = dir.appendingPathComponent("out.png")
         try Data(picture.text.utf8).write(to: six)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-i", six.path, "-o", png.path]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let sixel2png = try ProcessRun.run(tool, ["-i", six.path, "-o", png.path])
+        XCTAssertEqual(sixel2png.status, 0, sixel2png.errors)
         let bytes = [UInt8](try Data(contentsOf: png))
         XCTAssertEqual(Array(bytes.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG")
         func be32(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }

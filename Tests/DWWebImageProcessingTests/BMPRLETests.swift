@@ -51,9 +51,7 @@ final class BMPRLETests: XCTestCase {
         let script =
             "import sys; from PIL import Image; "
             + "sys.stdout.buffer.write(Image.open(sys.argv[1]).convert('RGB').tobytes())"
-        let run = try ProcessRun.run("python3", ["-c", script, path.path])
-        let pillow = [UInt8](run.stdout)
-        XCTAssertEqual(run.status, 0, "\(name): Pillow (scripts/setup.sh installs it) reads it", file: file, line: line)
+        let pillow = [UInt8](try Python.system.data(["-c", script, path.path]))  // Pillow (scripts/setup.sh)
         let bitmap = try DWImage(data: data).bitmap()
         var ours: [UInt8] = []
         for y in 0..<bitmap.height {

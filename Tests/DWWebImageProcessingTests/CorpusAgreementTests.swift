@@ -8,8 +8,7 @@ import Foundation
 import XCTest
 
 final class CorpusAgreementTests: XCTestCase {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../DWWebImageTests/Fixtures/formats").standardized
+    static let directory = SourceTree.formatCorpus
 
     /// Files on which we differ from Pillow on purpose, and why.
     static let intendedDifferences: [String: String] = [
@@ -132,18 +131,10 @@ final class CorpusAgreementTests: XCTestCase {
                 out[os.path.basename(path)] = [facts, full]
             print(json.dumps(out))
             """
-        // stderr is left unread: libtiff's "WEBP compression support is not configured"
+        // stderr is read only on failure: libtiff's "WEBP compression support is not configured"
         let paths = files.map { directory.appendingPathComponent($0).path }
-        let run = try ProcessRun.run("python3", ["-c", script] + paths)
-        guard run.status == 0,
-            let json = try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any]
-        else {
-            throw NSError(
-                domain: "CorpusAgreementTests", code: 1,
-                userInfo: [
-                    NSLocalizedDescriptionKey: "Pillow is not importable by python3 (scripts/setup.sh installs it)"
-                ])
-        }
+        let output = try Python.system.data(["-c", script] + paths)  // Pillow (scripts/setup.sh installs it)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: output) as? [String: Any], "Pillow's verdicts")
         var verdicts: [String: Verdict] = [:]
         for (file, value) in json where !file.isEmpty {
             guard let pair = value as? [Any], pair.count == 2 else { continue }

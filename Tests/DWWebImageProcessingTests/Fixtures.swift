@@ -1,11 +1,11 @@
 // Fixtures: the committed test images (Fixtures/make_fixtures.py) and Pillow's reference pixels for them.
+import DWTestSupport
 import DWWebImage
 import Foundation
 import XCTest
 
 enum Fixtures {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-        "Fixtures")
+    static let directory = SourceTree.processingFixtures
 
     static func data(_ name: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(name))

@@ -9,10 +9,8 @@ import Foundation
 import XCTest
 
 final class PillowCorpusTests: XCTestCase {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../..").standardized
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/pillow_verdicts.py")
+    static let packageRoot = SourceTree.root
+    static let script = SourceTree.processingFixtures.appendingPathComponent("pillow_verdicts.py")
 
     /// The share of files both read on which we must agree with Pillow.
     static let agreementBar = 0.995

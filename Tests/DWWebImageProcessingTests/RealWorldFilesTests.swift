@@ -107,8 +107,8 @@ final class RealWorldFilesTests: XCTestCase {
     // MARK: - Reference readers
 
     static func pillowRGBA(_ file: String) throws -> (width: Int, height: Int, pixels: [UInt8]) {
-        let out = try run([
-            "python3", "-c",
+        let out = try Python.system.data([
+            "-c",
             """
             import sys; from PIL import Image
             im = Image.open(sys.argv[1]).convert("RGBA")

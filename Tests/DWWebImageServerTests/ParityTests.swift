@@ -1,6 +1,7 @@
 // Finer points of imgproxy's behaviour: enforce_thumbnail on a real HEIC/AVIF thumbnail (made by
 // libheif's heif-enc), pixelate's edge blocks, and trim on images with alpha.
 import DWTestServer
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 import Foundation
@@ -132,22 +133,11 @@ final class ParityTests: XCTestCase {
 
     /// Bytes Pillow writes: `script` has `Image` and `out` (a BytesIO).
     static func pillow(_ script: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
+        let text = try Python.system.script(
             "import base64, io, sys\nfrom PIL import Image\nout = io.BytesIO()\n"
-                + script + "\nsys.stdout.write(base64.b64encode(out.getvalue()).decode())"
-        ]
-        let pipe = Pipe()
-        (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
-        do { try process.run() } catch {
-            throw MissingPrerequisite("python3 is missing (scripts/setup.sh installs it)")
-        }
-        let text = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let data = Data(base64Encoded: text) else {
-            throw MissingPrerequisite("Pillow could not write the image (scripts/setup.sh installs Pillow)")
+                + script + "\nsys.stdout.write(base64.b64encode(out.getvalue()).decode())")
+        guard let data = Data(base64Encoded: text) else {
+            throw MissingPrerequisite("Pillow wrote no image: \(text.prefix(200))")
         }
         return data
     }

@@ -2,6 +2,7 @@
 // source's format only when preferred, else the first preferred one that fits; Accept negotiation, f:, skp and raw
 // first. URLs from PyPI's imgproxy package, run through the server's own plan (DWImageServer.plan(for:bucket:)).
 import DWTestServer
+import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
 @testable import DWWebImageServer
@@ -138,22 +139,7 @@ final class PreferredFormatTests: XCTestCase {
 
     /// The path PyPI's imgproxy package builds for a WebP source with these keyword arguments and extra options.
     private static func pypi(_ kwargs: String, _ extra: String = "") throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
-            "import imgproxy; print(imgproxy.ImgProxy('http://127.0.0.1/a.webp', \(kwargs))(\(extra)))"
-        ]
-        let pipe = Pipe()
-        (process.standardOutput, process.standardError) = (pipe, FileHandle.nullDevice)
-        do { try process.run() } catch {
-            throw MissingPrerequisite("python3 is missing (scripts/setup.sh installs it)")
-        }
-        let text = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let path = String(data: text, encoding: .utf8) else {
-            throw MissingPrerequisite("PyPI's imgproxy package is missing (scripts/setup.sh installs it)")
-        }
-        return path.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Python.system.script(
+            "import imgproxy; print(imgproxy.ImgProxy('http://127.0.0.1/a.webp', \(kwargs))(\(extra)))")
     }
 }

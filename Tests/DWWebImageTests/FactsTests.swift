@@ -120,7 +120,7 @@ final class FactsTests: XCTestCase {
             for fmt in sys.argv[3:]:
                 im.save(f"{out}/{fmt}", format=fmt.upper(), **({"exif": exif.tobytes()} if o else {}))
             """
-        try run(["python3", "-c", script, String(orientation ?? 0), dir.path] + formats, "python3 with Pillow")
+        _ = try Python.system.run(["-c", script, String(orientation ?? 0), dir.path] + formats)  // Pillow
         var files: [String: Data] = [:]
         for format in formats { files[format] = try Data(contentsOf: dir.appendingPathComponent(format)) }
         return files
@@ -141,12 +141,6 @@ final class FactsTests: XCTestCase {
         throw MissingPrerequisite("cjxl wrote no jxlc box")
     }
 
-    private func run(_ arguments: [String], _ what: String) throws {
-        guard try ProcessRun.run(arguments[0], Array(arguments.dropFirst())).status == 0 else {
-            throw MissingPrerequisite("\(what) failed (scripts/setup.sh installs it): \(arguments[0])")
-        }
-    }
-
     /// A noisy JPEG (hard to compress, so large) with an EXIF orientation, made by Pillow.
     private func pillowNoiseJPEG(width: Int, height: Int, orientation: Int) throws -> Data {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("dwfacts-\(UUID().uuidString).jpg")
@@ -160,7 +154,7 @@ final class FactsTests: XCTestCase {
             exif[0x0112] = o
             im.save(path, quality=100, subsampling=0, exif=exif.tobytes())
             """
-        try run(["python3", "-c", script, "\(width)", "\(height)", "\(orientation)", out.path], "python3 with Pillow")
+        _ = try Python.system.run(["-c", script, "\(width)", "\(height)", "\(orientation)", out.path])  // Pillow
         return try Data(contentsOf: out)
     }
 }

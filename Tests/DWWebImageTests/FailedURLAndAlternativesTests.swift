@@ -83,7 +83,7 @@ final class FailedURLAndAlternativesTests: XCTestCase {
         let token = h.manager.downloadImage(
             withURL: h.server.url("/slow.png"), options: [.alternativeSources([h.server.url("/next.png")])]
         ) { box.set($0) }
-        usleep(200_000)
+        XCTAssertTrue(eventually { h.server.requestCount(path: "/slow.png") == 1 }, "the first source is asked")
         token.cancel()
         let result = try XCTUnwrap(box.wait(timeout: 10))
         guard case .failure(let error) = result else { return XCTFail("cancelled") }

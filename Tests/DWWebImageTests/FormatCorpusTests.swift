@@ -10,8 +10,7 @@ import XCTest
 @testable import DWWebImage
 
 final class FormatCorpusTests: XCTestCase {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/formats")
+    static let directory = SourceTree.formatCorpus
 
     /// Which reader is the reference for a file: the decoder browsers or libvips use for that format.
     enum Reader: String { case vips, pillow }
@@ -175,10 +174,8 @@ final class FormatCorpusTests: XCTestCase {
                     out[os.path.basename(path)] = None
             print(json.dumps(out))
             """
-        let (status, out) = try run("python3", ["-c", script] + files.map { directory.appendingPathComponent($0).path })
-        guard status == 0, let json = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any] else {
-            throw MissingPrerequisite("Pillow is not importable by python3 (scripts/setup.sh installs it): \(out)")
-        }
+        let out = try Python.system.data(["-c", script] + files.map { directory.appendingPathComponent($0).path })
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: out) as? [String: Any], "Pillow's facts")
         var facts: [String: Facts?] = [:]
         for (file, value) in json {
             if let v = value as? [Int], v.count == 3 {
