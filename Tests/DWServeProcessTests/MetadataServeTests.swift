@@ -57,9 +57,9 @@ final class MetadataServeTests: ServeTestCase {
         }
     }
 
-    /// 2400 × 2400 RGB is over the encoder's 16 MiB in-memory limit: the chain's steps decode each other's output
-    /// instead of passing the canvas on, and the policy of `sm:0`/`scp:0` must still reach the last step.
-    func testPoliciesSurviveAChainOfStreamingSteps() throws {
+    /// 2400 × 2400 RGB is over the encoder's 16 MiB in-memory limit, so the plan's canvas is streamed through its
+    /// steps rather than materialised; the policy of `sm:0`/`scp:0` must still reach the encode.
+    func testPoliciesSurviveAStreamedCanvas() throws {
         origin.setRoute(
             "/big.jpg",
             .ok(
