@@ -3,6 +3,7 @@
 import DWTestServer
 import DWWebImage
 import DWWebImageProcessing
+@testable import DWWebImageServer
 import Foundation
 import XCTest
 
