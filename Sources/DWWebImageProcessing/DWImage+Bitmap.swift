@@ -32,7 +32,7 @@ extension DWImage {
                 throw DWWebImageError(.notAnImage, "GIF has no frames")
             }
             let frame = animation.frame(at: 0)
-            guard frame.isComplete else { throw DWWebImageError(.notAnImage, "GIF frame 0 is corrupt") }
+            guard frame.isComplete else { throw DWAnimatedImage.corruptFrame(0, format: "GIF") }
             return frame.bitmap
         }
         if let decoder = DWImageCodecs.externalDecoder(for: format) {  // a registered codec's bitmap, as it is
@@ -69,12 +69,7 @@ extension DWImage {
                     "GIF is truncated or corrupt"
                         + (animation.partialReason.map { ": \($0)" } ?? ""))
             }
-            var corrupt: Int?
-            animation.forEachFrame { frame in
-                if !frame.isComplete { corrupt = frame.index }
-                return frame.isComplete
-            }
-            if let corrupt { throw DWWebImageError(.notAnImage, "GIF frame \(corrupt) is corrupt") }
+            try animation.checkFramesComplete(format: "GIF")
         case .png where isAnimated, .webp where isAnimated:
             try verifyAnimationFrames()
         case .bmp:

@@ -6,7 +6,7 @@ import Logging
 
 /// An image proxy over one ``DWWebImageManager``: it checks the URL (format, signature, allowed host), fetches the
 /// source through the pipeline (coalescing, cache, resume, retries; every connection checked by
-/// ``DWAddressPolicy``), applies the URL's processors and answers with cache headers.
+/// `DWAddressPolicy`), applies the URL's processors and answers with cache headers.
 ///
 /// Two ways to serve: ``run(onListening:)`` runs a whole server (what `dwfetch serve` does), and
 /// ``addRoutes(to:at:)`` mounts the same routes in an existing Hummingbird application. Requests are handled on

@@ -55,7 +55,7 @@ struct Demo {
             command.cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("dwfetch-demo-\(getpid())")
         let cache = DWWebImageCache.shared
-        cache.rootDirectory = root
+        cache.configuration.rootDirectory = root
         cache.cacheSpace = "demo"
         defer { if command.cacheDir == nil { try? FileManager.default.removeItem(at: root) } }
         var demoCommand = command

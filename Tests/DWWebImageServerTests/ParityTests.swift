@@ -4,6 +4,7 @@ import DWTestServer
 import DWTestSupport
 import DWWebImage
 import DWWebImageProcessing
+@testable import DWWebImageServer
 import Foundation
 import XCTest
 

@@ -5,6 +5,7 @@ import DWTestPeers
 import DWTestServer
 import DWWebImage
 import DWWebImageProcessing
+@testable import DWWebImageServer
 import XCTest
 
 final class SVGTests: XCTestCase {

@@ -108,14 +108,14 @@ final class BodyOnlyEntryTests: TemporaryRootTestCase {
         let center = NotificationCenter()
         let cache = bodyOnlyCache(center: center)
         let entry = Int64(image(0).count)
-        cache.diskSizeLimit = entry * 10 + entry / 2
+        cache.configuration.diskSizeLimit = entry * 10 + entry / 2
         let cleaned = Recorder<[String]>()
         let observer = center.addObserver(forName: .DWWebImageCacheDidClean, object: cache, queue: nil) { note in
             cleaned.append(note.userInfo?["keys"] as? [String] ?? [])
         }
         defer { center.removeObserver(observer) }
         for i in 0..<14 { try cache.store(image(0), forKey: "k\(i)", policy: [.disk]) }
-        XCTAssertLessThanOrEqual(cache.totalDiskSize(), cache.diskSizeLimit, "never over the budget")
+        XCTAssertLessThanOrEqual(cache.totalDiskSize(), cache.configuration.diskSizeLimit, "never over the budget")
         XCTAssertLessThan(cache.entryCount(), 14, "entries were evicted")
         var evicted: [String] = []
         for _ in 0..<200 where evicted.isEmpty {

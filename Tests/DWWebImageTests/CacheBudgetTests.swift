@@ -15,7 +15,7 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         let center = NotificationCenter()
         let cache = DWWebImageCache(rootDirectory: root, memoryCountLimit: 0, notificationCenter: center)
         let entry = Int64(image(0).count + 200)
-        cache.diskSizeLimit = entry * 10
+        cache.configuration.diskSizeLimit = entry * 10
         let cleaned = Recorder<[String]>()
         let observer = center.addObserver(forName: .DWWebImageCacheDidClean, object: cache, queue: nil) { note in
             cleaned.append(note.userInfo?["keys"] as? [String] ?? [])
@@ -27,7 +27,7 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         }
         XCTAssertNotNil(cache.objCache(forKey: "k0"), "k0 read now: it becomes the most recently used")
         for i in 9..<14 { try cache.store(image(i), forKey: "k\(i)", policy: [.disk]) }
-        XCTAssertLessThanOrEqual(cache.totalDiskSize(), cache.diskSizeLimit, "never over the budget")
+        XCTAssertLessThanOrEqual(cache.totalDiskSize(), cache.configuration.diskSizeLimit, "never over the budget")
         XCTAssertNotNil(cache.objCache(forKey: "k0"), "the recently read entry survived")
         XCTAssertNil(cache.objCache(forKey: "k1"), "the least recently read went first")
         XCTAssertNotNil(cache.objCache(forKey: "k13"))
@@ -35,7 +35,8 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         XCTAssertTrue(evicted.contains("k1"), "DidClean names the removed keys: \(evicted)")
         XCTAssertFalse(evicted.contains("k0"))
         XCTAssertLessThanOrEqual(
-            cache.totalDiskSize(), cache.diskSizeLimit * 7 / 10 + entry * 5, "evicts to the low-water mark")
+            cache.totalDiskSize(), cache.configuration.diskSizeLimit * 7 / 10 + entry * 5,
+            "evicts to the low-water mark")
     }
 
     func testClearEmptiesOneSpaceOrEverySpaceAndKeepsPartialDownloads() throws {
@@ -68,7 +69,7 @@ final class CacheBudgetTests: TemporaryRootTestCase {
 
     func testAnEntryLargerThanTheBudgetIsRefusedWith10008() throws {
         let cache = DWWebImageCache(rootDirectory: root)
-        cache.diskSizeLimit = 1000
+        cache.configuration.diskSizeLimit = 1000
         XCTAssertThrowsError(try cache.store(image(1), forKey: "big", policy: [.disk])) { error in
             XCTAssertEqual((error as? DWWebImageError)?.code, .cacheIO)
         }
@@ -83,7 +84,7 @@ final class CacheBudgetTests: TemporaryRootTestCase {
         ]
         for (digest, name) in expected {
             let cache = DWWebImageCache(rootDirectory: root, cacheSpace: digest.rawValue)
-            cache.keyDigest = digest
+            cache.configuration.keyDigest = digest
             try cache.store(image(2), forKey: "abc", policy: [.disk])
             XCTAssertEqual(cache.fileURL(forKey: "abc").lastPathComponent, name, "\(digest)")
             XCTAssertTrue(FileManager.default.fileExists(atPath: cache.fileURL(forKey: "abc").path))

@@ -19,7 +19,7 @@ final class CacheCompressionTests: TemporaryRootTestCase {
 
     func testAutoGzipsBMPAndTIFFButNotJPEGOrPNG() throws {
         let cache = DWWebImageCache(rootDirectory: root, memoryCountLimit: 0)
-        XCTAssertEqual(cache.compression, .auto)
+        XCTAssertEqual(cache.configuration.compression, .auto)
         let bmp = SampleImages.bmp(width: 200, height: 200)
         let tiff = SampleImages.tiff(width: 200, height: 100)
         let png = SampleImages.png(approximateSize: 50_000)
@@ -33,11 +33,11 @@ final class CacheCompressionTests: TemporaryRootTestCase {
         XCTAssertEqual(try flags(cache, "png") & 1, 0, "already compressed: stored as is")
         XCTAssertEqual(try flags(cache, "jpeg") & 1, 0)
 
-        cache.compression = .gzip
+        cache.configuration.compression = .gzip
         try cache.store(png, forKey: "png-forced", policy: [.disk])
         XCTAssertEqual(try flags(cache, "png-forced") & 1, 1)
         XCTAssertEqual(cache.objCache(forKey: "png-forced"), png)
-        cache.compression = .none
+        cache.configuration.compression = .none
         try cache.store(bmp, forKey: "bmp-plain", policy: [.disk])
         XCTAssertEqual(try flags(cache, "bmp-plain") & 1, 0)
     }

@@ -31,7 +31,7 @@ final class CacheControlTests: XCTestCase {
         defer { h.close() }
         h.server.setRoute(
             "/a.png", .ok(v1, contentType: "image/png", headers: [("Cache-Control", "no-store, no-cache")]))
-        XCTAssertFalse(h.cache.honorsCacheControl, "off by default")
+        XCTAssertFalse(h.cache.configuration.honorsCacheControl, "off by default")
         XCTAssertEqual(try h.fetch(h.server.url("/a.png")).get().source, .network)
         _ = h.cache.waitForPendingWrites()
         let entry = try XCTUnwrap(entry(h, "/a.png"), "stored despite no-store")
@@ -123,7 +123,7 @@ final class CacheControlTests: XCTestCase {
             DWWebImageCache(rootDirectory: h.root, memoryCountLimit: 0).objCache(forKey: h.server.url("/e.png")),
             v1, "a cache that does not honour the header serves the max-age=0 entry")
         let honouringCache = DWWebImageCache(rootDirectory: h.root, memoryCountLimit: 0)
-        honouringCache.honorsCacheControl = true
+        honouringCache.configuration.honorsCacheControl = true
         XCTAssertNil(honouringCache.objCache(forKey: h.server.url("/d.png")), "objCache cannot revalidate: a miss")
         XCTAssertNotNil(entry(h, "/d.png"), "but the entry stays, for the manager to revalidate")
     }
@@ -131,7 +131,7 @@ final class CacheControlTests: XCTestCase {
     // MARK: - Helpers
 
     private func freshManager(_ h: Harness, honors: Bool) -> (DWWebImageManager, DWWebImageCache) {
-        h.anotherManager { $0.honorsCacheControl = honors }
+        h.anotherManager { $0.configuration.honorsCacheControl = honors }
     }
 
     private func fetch(_ manager: DWWebImageManager, _ url: String, options: DWWebImageOptions = []) throws -> DWImage {

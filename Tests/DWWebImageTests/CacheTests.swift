@@ -19,7 +19,7 @@ final class CacheTests: TemporaryRootTestCase {
         XCTAssertEqual(cache.expirationTime, 7 * 24 * 3600)
         XCTAssertTrue(cache.useSecureKey)
         XCTAssertEqual(cache.cacheSpace, "defaultCacheSpace")
-        XCTAssertEqual(DWWebImageCache.shared.rootDirectory.lastPathComponent, "dwwebimage")
+        XCTAssertEqual(DWWebImageCache.shared.configuration.rootDirectory.lastPathComponent, "dwwebimage")
     }
 
     func testMemoryAndDiskRoundTrip() {
@@ -88,7 +88,7 @@ final class CacheTests: TemporaryRootTestCase {
         // A hit reads 64 KiB first and trusts a short read as the end of the file; longer files take fstat + read.
         let cache = makeCache()
         cache.cachePolicy = [.disk]
-        cache.compression = .none
+        cache.configuration.compression = .none
         cache.cacheObj(Data(count: 10), forKey: "probe")
         let overhead = try Data(contentsOf: cache.fileURL(forKey: "probe")).count - 10
         let first = DiskEntryCodec.firstReadSize
@@ -237,7 +237,7 @@ final class CacheTests: TemporaryRootTestCase {
     func testMemoryCacheRespectsCostLimit() {
         let cache = makeCache()
         cache.cachePolicy = [.memory]
-        cache.memoryCostLimit = 1000
+        cache.configuration.memoryCostLimit = 1000
         cache.cacheObj(Data(count: 2000), forKey: "huge")
         XCTAssertNil(cache.objCache(forKey: "huge"), "an entry bigger than the budget is not kept")
         cache.cacheObj(Data(count: 100), forKey: "small")

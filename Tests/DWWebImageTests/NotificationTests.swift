@@ -35,7 +35,8 @@ final class NotificationTests: XCTestCase {
         let stop = expectation(forNotification: .DWWebImageDownloadStop, object: nil, notificationCenter: h.center)
         stop.isInverted = true
         XCTAssertNotNil(h.fetch(url).value)
-        wait(for: [start, finish, cached, stop], timeout: 3)
+        wait(for: [start, finish, cached], timeout: 10)
+        wait(for: [stop], timeout: 0.5)  // inverted: a window for a wrong Stop, which would follow Finish
         // "Durably on disk" means a fresh cache instance can read it now.
         let entryExists = DWWebImageCache(rootDirectory: h.root, notificationCenter: NotificationCenter()).objCache(
             forKey: url)
@@ -54,7 +55,8 @@ final class NotificationTests: XCTestCase {
         let cached = expectation(forNotification: .DWWebImageCacheComplete, object: nil, notificationCenter: h.center)
         cached.isInverted = true
         XCTAssertEqual(h.fetch(url).error?.code, .httpStatus)
-        wait(for: [finish, cached], timeout: 10)
+        wait(for: [finish], timeout: 10)
+        wait(for: [cached], timeout: 0.5)  // inverted: a window for a wrong CacheComplete after Finish
     }
 
     func testCacheHitsPostNoStart() throws {
@@ -76,8 +78,8 @@ final class NotificationTests: XCTestCase {
         defer { other.invalidate() }
         let box = ResultBox()
         other.downloadImage(withURL: url) { box.set($0) }
-        XCTAssertEqual(box.wait(timeout: 5)?.value?.source, .disk)
-        wait(for: [start], timeout: 0.5)
+        XCTAssertEqual(box.wait(timeout: 10)?.value?.source, .disk)
+        wait(for: [start], timeout: 0.5)  // inverted: a window for a wrong Start after both hits
         XCTAssertEqual(h.server.requestCount(path: "/hit.png"), 1)
     }
 

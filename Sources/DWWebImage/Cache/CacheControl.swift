@@ -1,7 +1,7 @@
 // CacheControl: the Cache-Control response directives a private client cache acts on (RFC 9111 §5.2.2).
 import Foundation
 
-/// The directives of a response's `Cache-Control` value that ``DWWebImageCache/honorsCacheControl`` acts on.
+/// The directives of a response's `Cache-Control` value that a cache acts on with `configuration.honorsCacheControl`.
 /// Others (`public`, `private`, `s-maxage`, `immutable`, `must-revalidate`, …) change nothing here: this is a
 /// private cache, and a stale entry is always revalidated or refetched, never served stale while online.
 struct CacheControl: Equatable {

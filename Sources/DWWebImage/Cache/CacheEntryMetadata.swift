@@ -13,7 +13,7 @@ public struct DWCacheEntryMetadata: Sendable, Equatable {
     public var lastModified: String?
     /// The response's Content-Type.
     public var contentType: String?
-    /// The response's Cache-Control, verbatim; acted on only when ``DWWebImageCache/honorsCacheControl`` is on.
+    /// The response's Cache-Control, verbatim; acted on only when `configuration.honorsCacheControl` is on.
     public var cacheControl: String?
     /// The response's Expires, verbatim; kept for a server to pass on (never acted on by the cache).
     public var expires: String?

@@ -91,7 +91,7 @@ extension DWWebImageCache {
     /// Whether a response with these headers may be written to disk (only `no-store` under
     /// ``honorsCacheControl`` says no).
     func mayStore(_ head: DWResponseHead) -> Bool {
-        !(honorsCacheControl && CacheControl(head.cacheControl).noStore)
+        !(configuration.honorsCacheControl && CacheControl(head.cacheControl).noStore)
     }
 
     /// Removes `key`'s disk entry, if any (a response that must not be stored replaces nothing).

@@ -74,7 +74,7 @@ extension DWWebImageCache {
         let written = files.map(\.written)
         return DWCacheDiskStatistics(
             space: cacheSpace, directory: directory, entryCount: files.count,
-            totalBytes: files.reduce(0) { $0 + $1.size }, limit: diskSizeLimit,
+            totalBytes: files.reduce(0) { $0 + $1.size }, limit: configuration.diskSizeLimit,
             oldest: written.min().map { Date(timeIntervalSince1970: TimeInterval($0)) },
             newest: written.max().map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
@@ -90,7 +90,7 @@ extension DWWebImageCache {
     public func clear(space: String? = nil, allSpaces: Bool = false) {
         memory.removeAllObjects()
         decoded.removeAllObjects()
-        let root = rootDirectory
+        let root = configuration.rootDirectory
         var dirs: [URL] = []
         if allSpaces {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []

@@ -13,10 +13,11 @@ import DWLocking
 ///   foreign file is a miss and is removed. ``diskSizeLimit`` is held when entries are written (LRU by last read).
 /// - Expiry: entries older than ``expirationTime`` by their file's modification time (DW's clock, and the one the
 ///   sweep and ``diskStatistics()`` read),
-///   or than their `Cache-Control` allows when ``honorsCacheControl`` is on, are misses (kept for revalidation when
+///   or than their `Cache-Control` allows when `configuration.honorsCacheControl` is on, are misses (kept for revalidation when
 ///   they have a validator), and ``removeExpiredCache()`` deletes them.
 ///
-/// Settings are one ``Configuration`` value (``configuration``), also reachable by DW's property names.
+/// Settings are one ``Configuration`` value (``configuration``); DW's names (``cachePolicy``, ``expirationTime``,
+/// ``useSecureKey``, ``cacheSpace``) are also properties; the other per-setting properties are deprecated.
 ///
 /// Thread safety: the configuration lives behind one `DWLock` (a leaf: nothing else is locked inside it); disk
 /// writes are serialised by `writeSemaphore`, inside which the space's `flock` is taken; the memory layer has its own
@@ -208,6 +209,7 @@ public final class DWWebImageCache: Sendable {
     }
 
     /// Where cache spaces live (default ``defaultRootDirectory()``). Changing it affects later reads and writes.
+    @available(*, deprecated, message: "use configuration.rootDirectory")
     public var rootDirectory: URL {
         get { setting(\.rootDirectory) }
         set { set(\.rootDirectory, newValue) }
@@ -230,12 +232,14 @@ public final class DWWebImageCache: Sendable {
     }
     /// The digest that names files when ``useSecureKey`` is on (default `.md5`, as DW). Changing it orphans
     /// entries written under the old names (they age out).
+    @available(*, deprecated, message: "use configuration.keyDigest")
     public var keyDigest: DWCacheKeyDigest {
         get { setting(\.keyDigest) }
         set { set(\.keyDigest, newValue) }
     }
     /// How entries are stored on disk (default `.auto`: gzip only what a sample shows will shrink by 10% or more).
     /// A gzip entry is checked against its CRC-32 and length when read; a mismatch is a miss that removes it.
+    @available(*, deprecated, message: "use configuration.compression")
     public var compression: DWCacheCompression {
         get { setting(\.compression) }
         set { set(\.compression, newValue) }
@@ -244,6 +248,7 @@ public final class DWWebImageCache: Sendable {
     /// a write that would pass it first evicts the least recently read entries down to 70 % of it. Holds across
     /// processes sharing the directory (a byte ledger in the space's lock file, under an `flock`), to within one
     /// entry.
+    @available(*, deprecated, message: "use configuration.diskSizeLimit")
     public var diskSizeLimit: Int64 {
         get { setting(\.diskSizeLimit) }
         set { set(\.diskSizeLimit, max(0, newValue)) }
@@ -255,6 +260,7 @@ public final class DWWebImageCache: Sendable {
     /// they were stored (the response's `Age` is not subtracted; `Expires` is not read). A stale entry with an ETag
     /// or Last-Modified is revalidated (a 304 also updates its Cache-Control), else refetched.
     /// Entries always record the header, so turning this on applies to what is already cached.
+    @available(*, deprecated, message: "use configuration.honorsCacheControl")
     public var honorsCacheControl: Bool {
         get { setting(\.honorsCacheControl) }
         set { set(\.honorsCacheControl, newValue) }
@@ -267,6 +273,7 @@ public final class DWWebImageCache: Sendable {
     /// The directory of the current cache space (`<root>/<space>/`, the path every lookup uses). Any thread.
     public var directory: URL { URL(fileURLWithPath: settings.withLock { $0.spacePath }, isDirectory: true) }
     /// Most entries the memory cache keeps.
+    @available(*, deprecated, message: "use configuration.memoryCountLimit")
     public var memoryCountLimit: Int {
         get { memory.countLimit }
         set {
@@ -275,6 +282,7 @@ public final class DWWebImageCache: Sendable {
         }
     }
     /// Most bytes the memory cache keeps.
+    @available(*, deprecated, message: "use configuration.memoryCostLimit")
     public var memoryCostLimit: Int {
         get { memory.costLimit }
         set {

@@ -106,7 +106,7 @@ public final class DWWebImageManager: Sendable {
         if removeExpiredAtStart {
             DispatchQueue.global(qos: .utility).async { [cache] in
                 cache.removeExpiredCacheIfDue()
-                PartialStore(cacheRoot: cache.rootDirectory).removeExpired(maxAge: cache.expirationTime)
+                PartialStore(cacheRoot: cache.configuration.rootDirectory).removeExpired(maxAge: cache.expirationTime)
             }
         }
     }

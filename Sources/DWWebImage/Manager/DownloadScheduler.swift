@@ -107,8 +107,11 @@ struct DownloadScheduler<ID: Hashable, Job> {
         guard let entry = running.removeValue(forKey: id) else { return }
         if entry.prefetchOnly { runningPrefetches -= 1 }
         // A running entry was counted when it started, so its host has a count of at least 1 here.
-        let left = (perHost[entry.host] ?? 1) - 1
-        perHost[entry.host] = left > 0 ? left : nil
+        guard let count = perHost[entry.host] else {
+            assertionFailure("running job on \(entry.host) was never counted")
+            return
+        }
+        perHost[entry.host] = count > 1 ? count - 1 : nil
     }
 
     /// Hands out free slots; returns the jobs to start now, best first. `mayStart(host)` may pass over an entry (a

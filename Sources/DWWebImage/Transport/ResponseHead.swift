@@ -4,7 +4,7 @@
 ///
 /// A value whose fields share one box until one of the values is written (copy-on-write, as Array): the pipeline
 /// hands a head along several times a download, and a copy of ten optional Strings is twenty retains and releases.
-public struct DWResponseHead: Sendable, Equatable {
+struct DWResponseHead: Sendable, Equatable {
     /// The fields, compared and copied as a whole.
     private struct Fields: Equatable {
         var status = 0
@@ -43,47 +43,47 @@ public struct DWResponseHead: Sendable, Equatable {
     }
 
     /// HTTP status of the final response.
-    public var status: Int {
+    var status: Int {
         get { box.fields.status }
         set { unique.fields.status = newValue }
     }
     /// `ETag`, verbatim (may be weak, `W/"…"`).
-    public var etag: String? {
+    var etag: String? {
         get { box.fields.etag }
         set { unique.fields.etag = newValue }
     }
     /// `Last-Modified`, verbatim.
-    public var lastModified: String? {
+    var lastModified: String? {
         get { box.fields.lastModified }
         set { unique.fields.lastModified = newValue }
     }
     /// `Content-Type`, verbatim.
-    public var contentType: String? {
+    var contentType: String? {
         get { box.fields.contentType }
         set { unique.fields.contentType = newValue }
     }
     /// `Content-Length`, when present and valid.
-    public var contentLength: Int64? {
+    var contentLength: Int64? {
         get { box.fields.contentLength }
         set { unique.fields.contentLength = newValue }
     }
     /// `Accept-Ranges`, verbatim.
-    public var acceptRanges: String? {
+    var acceptRanges: String? {
         get { box.fields.acceptRanges }
         set { unique.fields.acceptRanges = newValue }
     }
     /// `Content-Range`, verbatim.
-    public var contentRange: String? {
+    var contentRange: String? {
         get { box.fields.contentRange }
         set { unique.fields.contentRange = newValue }
     }
     /// `Content-Encoding`, verbatim.
-    public var contentEncoding: String? {
+    var contentEncoding: String? {
         get { box.fields.contentEncoding }
         set { unique.fields.contentEncoding = newValue }
     }
     /// Whether the body is sent with a content coding other than identity (gzip, br…); libcurl hands it on decoded.
-    public var isContentCoded: Bool {
+    var isContentCoded: Bool {
         guard let contentEncoding else { return false }
         return contentEncoding.split(separator: ",").contains {
             let coding = $0.trimmingCharacters(in: .whitespaces).lowercased()
@@ -91,17 +91,17 @@ public struct DWResponseHead: Sendable, Equatable {
         }
     }
     /// `Retry-After`, verbatim.
-    public var retryAfter: String? {
+    var retryAfter: String? {
         get { box.fields.retryAfter }
         set { unique.fields.retryAfter = newValue }
     }
     /// `Cache-Control`, verbatim (several header lines joined with ", ").
-    public var cacheControl: String? {
+    var cacheControl: String? {
         get { box.fields.cacheControl }
         set { unique.fields.cacheControl = newValue }
     }
     /// `Expires`, verbatim.
-    public var expires: String? {
+    var expires: String? {
         get { box.fields.expires }
         set { unique.fields.expires = newValue }
     }
@@ -112,7 +112,7 @@ public struct DWResponseHead: Sendable, Equatable {
     }
 
     /// Equal when every field is.
-    public static func == (a: DWResponseHead, b: DWResponseHead) -> Bool {
+    static func == (a: DWResponseHead, b: DWResponseHead) -> Bool {
         a.box === b.box || a.box.fields == b.box.fields
     }
 

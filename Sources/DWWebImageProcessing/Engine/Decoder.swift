@@ -276,7 +276,7 @@ enum Decoder {
         let wanted = max(1, DWImageProcessing.effectiveLimits.maxProcessedFrames)
         animation.forEachFrame { frame in
             guard accepts(frame) else {
-                failure = DWWebImageError(.notAnImage, "\(format) frame \(frame.index) is corrupt")
+                failure = DWAnimatedImage.corruptFrame(frame.index, format: format)
                 return false
             }
             do throws(DWWebImageError) {

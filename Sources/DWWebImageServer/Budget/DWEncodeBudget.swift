@@ -127,14 +127,13 @@ final class DWEncodeBudget: Sendable {
     /// One encode of `pixels` in `format` took `time`: the format's cost moves towards it.
     func learn(_ format: DWImageFormat, pixels: Int, time: Duration) {
         guard Self.learned.contains(format), pixels >= Self.minimumLearnedPixels else { return }
-        let (seconds, attoseconds) = time.components
-        let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        let sample = milliseconds / (Double(pixels) / 1_000_000)
+        let sample = (time / .milliseconds(1)) / (Double(pixels) / 1_000_000)
         let cost = state.withLock { s -> Double in
             let old = s.costs[format] ?? sample
-            s.costs[format] = old + Self.smoothing * (sample - old)
+            let cost = old + Self.smoothing * (sample - old)
+            s.costs[format] = cost
             s.samples[format, default: 0] += 1
-            return s.costs[format]!
+            return cost
         }
         costGauges[format]?.set(cost)
     }

@@ -11,17 +11,17 @@ import DWWebImage
 /// discard 100::/64, every IPv4-mapped address ::ffff:0:0/96, the whole NAT64 prefixes 64:ff9b::/96 and
 /// 64:ff9b:1::/48 (the translator reaches whatever IPv4 address follows), and the IPv4-embedded forms
 /// (IPv4-compatible ::/96, 6to4 2002::/16) of any refused IPv4 address.
-public struct DWAddressPolicy: Sendable {
+struct DWAddressPolicy: Sendable {
     /// Networks connected to even though they are refused by default (`--allow-network`).
-    public var allowedNetworks: [DWCIDR]
+    var allowedNetworks: [DWCIDR]
 
     /// A policy with these exceptions.
-    public init(allowedNetworks: [DWCIDR] = []) {
+    init(allowedNetworks: [DWCIDR] = []) {
         self.allowedNetworks = allowedNetworks
     }
 
     /// Whether a connection to `address` (4 or 16 bytes, network order) may be opened.
-    public func allows(_ address: [UInt8]) -> Bool {
+    func allows(_ address: [UInt8]) -> Bool {
         if allowedNetworks.contains(where: { $0.contains(address) }) { return true }
         return !Self.isForbidden(address)
     }
@@ -47,7 +47,7 @@ public struct DWAddressPolicy: Sendable {
     ]
 
     /// Refused by default (ignoring any allowed network).
-    public static func isForbidden(_ address: [UInt8]) -> Bool {
+    static func isForbidden(_ address: [UInt8]) -> Bool {
         switch address.count {
         case 4:
             return forbiddenV4.contains { $0.contains(address) }

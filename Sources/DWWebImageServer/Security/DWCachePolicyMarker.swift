@@ -32,7 +32,7 @@ enum DWCachePolicyMarker {
     /// Returns whether the space was emptied.
     @discardableResult
     static func adopt(_ cache: DWWebImageCache, fingerprint: String) -> Bool {
-        let root = cache.rootDirectory
+        let root = cache.configuration.rootDirectory
         try? FileManager.default.createDirectory(
             at: root, withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])

@@ -2,7 +2,7 @@
 import DWImageTransform
 import DWWebImage
 
-/// What a thumbor URL asks that ``DWProxyURL`` has no place for. A plain value.
+/// What a thumbor URL asks that `DWProxyURL` has no place for. A plain value.
 public struct DWThumborRequest: Sendable, Equatable {
     /// `max_age(N)`: the answer's `Cache-Control` max-age (0: no `Cache-Control`); nil: the server's.
     public var maxAge: Int?

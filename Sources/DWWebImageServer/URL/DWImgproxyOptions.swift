@@ -4,28 +4,28 @@ import DWWebImage
 
 /// The parsed options of one request: the ``DWTransform`` (what happens to the pixels and the encoding) and the
 /// options that change only the response (`exp`, `fn`, `att`, `raw`). A plain value.
-public struct DWImgproxyOptions: Sendable, Equatable {
+struct DWImgproxyOptions: Sendable, Equatable {
     /// The pixels and encoding.
-    public var transform = DWTransform()
+    var transform = DWTransform()
     /// `exp`: a Unix time after which the URL answers 404 (checked when parsed); nil: never.
-    public var expires: Int64?
+    var expires: Int64?
     /// `fn`: the file name for `Content-Disposition` (without extension; the output format's is added).
-    public var filename: String?
+    var filename: String?
     /// `att`: `Content-Disposition: attachment` instead of `inline`.
-    public var returnAttachment = false
+    var returnAttachment = false
     /// `raw`: the source's bytes as they came, no processing (and no extension-as-format).
-    public var raw = false
+    var raw = false
     /// `tag`: a name a CDN or Varnish can purge this answer by (`Surrogate-Key`, `xkey`, `Cache-Tag`, beside the
     /// source's hash); letters, digits, `_` and `-`, at most 64. Not part of the cache key: it changes no byte.
-    public var tag: String?
+    var tag: String?
     /// Presets applied, in order (`default` first when configured).
-    public var presets: [String] = []
+    var presets: [String] = []
     /// The security options the URL set (`msr`, `msfs`, `maf`, `mafr`; `mrd` is in ``transform``), when the server
     /// allows them.
-    public var security = DWSecurityOptions()
+    var security = DWSecurityOptions()
 
     /// No options.
-    public init() {}
+    init() {}
 }
 
 /// The server-side settings the option parser reads: presets, `--only-presets` and `--allow-security-options`.

@@ -4,35 +4,35 @@ import Foundation
 
 /// What `GET /info/{signature}/{options}/{source}` reports. Defaults: size, format, dimensions, frames and
 /// orientation on; BlurHash, dominant colours and the average colour on request. A plain value.
-public struct DWInfoOptions: Sendable, Equatable {
+struct DWInfoOptions: Sendable, Equatable {
     /// Whether the report has the source's byte size, its format, its width and height, its frame count and its
     /// EXIF orientation (`s`, `f`, `d`, `fr`, `or`; each on by default).
-    public var size = true, format = true, dimensions = true, frames = true, orientation = true
+    var size = true, format = true, dimensions = true, frames = true, orientation = true
     /// BlurHash components across and down (1…9 each); 0 across: none.
-    public var blurHashX = 0, blurHashY = 0
+    var blurHashX = 0, blurHashY = 0
     /// How many dominant colours as a list (`dc:N`, 2…16, beyond imgproxy); 0: none.
-    public var dominantColors = 0
+    var dominantColors = 0
     /// imgproxy Pro's named dominant colours (`dc:1`), and whether missing ones are built from those found
     /// (`dc:1:1`, its `build_missed`).
-    public var dominantPalette = false, buildMissed = false
+    var dominantPalette = false, buildMissed = false
     /// Whether to report the average colour.
-    public var average = false
+    var average = false
     /// Whether to report the ThumbHash (`th`).
-    public var thumbHash = false
+    var thumbHash = false
     /// The width of a tiny placeholder to report as a `data:` URI (`lqip`, 4…64); 0: none.
-    public var lqipWidth = 0
+    var lqipWidth = 0
     /// Changes the cache key and nothing else [`cb`], as for images.
-    public var cacheBuster = ""
+    var cacheBuster = ""
     /// `exp`: a Unix time after which the URL answers 404 (checked when parsed; not part of the answer's key); nil:
     /// never.
-    public var expires: Int64?
+    var expires: Int64?
 
     /// The defaults.
-    public init() {}
+    init() {}
 
     /// Every option, spelled once: names the answer in the caches
     /// (`info(s:1,f:1,d:1,fr:1,or:1,bh:0x0,dc:0,avg:0,th:0,lqip:0,cb:…)`).
-    public var identifier: String {
+    var identifier: String {
         let flags = [("s", size), ("f", format), ("d", dimensions), ("fr", frames), ("or", orientation)]
             .map { "\($0.0):\($0.1 ? 1 : 0)" }.joined(separator: ",")
         let colours = dominantPalette ? "p\(buildMissed ? 1 : 0)" : String(dominantColors)

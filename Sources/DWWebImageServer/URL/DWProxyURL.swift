@@ -13,24 +13,24 @@ import Foundation
 /// ```
 /// Options are `name:arg:arg…`, every processing option of imgproxy's open-source edition by its long and short
 /// names (see ``DWOptionParser`` and docs/serving.md). Sources are http(s) URLs or `local:///path`.
-public struct DWProxyURL: Sendable, Equatable {
+struct DWProxyURL: Sendable, Equatable {
     /// The signature segment as given (base64url, or anything when no key is set).
-    public var signature: String
+    var signature: String
     /// The part the signature covers: everything after the signature segment, starting with "/".
-    public var signedPath: String
+    var signedPath: String
     /// The processing options (presets applied, `default` first).
-    public var options: DWImgproxyOptions
+    var options: DWImgproxyOptions
     /// The source URL, decoded.
-    public var source: String
+    var source: String
 
     /// Why a URL was refused: 400, or 404 for an expired URL or a source the allowed sources do not list.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         /// One line saying what is wrong (naming the option).
-        public let description: String
+        let description: String
         /// The HTTP status to answer with.
-        public let status: Int
+        let status: Int
         /// The access log's word for it: `bad-url`, `expired` or `source-refused`.
-        public let note: String
+        let note: String
         init(_ description: String, status: Int = 400, note: String? = nil) {
             self.description = description
             self.status = status
@@ -40,7 +40,7 @@ public struct DWProxyURL: Sendable, Equatable {
 
     /// Splits a request target into its signature segment and the path the signature covers (from the "/" after
     /// it), so the signature can be checked before anything else is parsed.
-    public static func split(target: String) throws(ParseError) -> (signature: String, signedPath: String) {
+    static func split(target: String) throws(ParseError) -> (signature: String, signedPath: String) {
         guard target.utf8.first == UInt8(ascii: "/") else { throw ParseError("path must start with /") }
         let afterSlash = target.utf8.dropFirst()
         guard let end = DWURLBytes.firstIndex(of: UInt8(ascii: "/"), in: Substring(afterSlash)) else {
@@ -54,7 +54,7 @@ public struct DWProxyURL: Sendable, Equatable {
     /// and allowed sources: 404 for a source they do not allow); the options start from `defaults` (the request's
     /// client hints), under `presets`' base options, the `default` preset and the URL's; `now` (Unix seconds) judges `exp:`. Segments are
     /// found on the target's UTF-8 bytes.
-    public init(
+    init(
         target: String, presets: DWPresets = DWPresets(), sources: DWSourceRules = DWSourceRules(),
         defaults: DWImgproxyOptions = DWImgproxyOptions(),
         now: Int64 = Int64(Date().timeIntervalSince1970)
@@ -157,7 +157,7 @@ public struct DWProxyURL: Sendable, Equatable {
     }
 
     /// The lower-cased host of a validated source URL (brackets of an IPv6 literal removed).
-    public var sourceHost: String {
+    var sourceHost: String {
         if let simple = DWURLBytes.simpleHTTPAuthority(source) { return simple.host }
         let components = URLComponents(string: source) ?? URLComponents(string: Self.escapeForParsing(source))
         return (components?.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))

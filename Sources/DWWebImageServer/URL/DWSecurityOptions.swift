@@ -5,24 +5,24 @@ import DWWebImage
 /// The limits one URL sets for itself, as imgproxy's `security.Options` (v3.31): each replaces the server's value
 /// for this request; nil keeps the server's. `max_result_dimension` is ``DWTransform/maxResultDimension`` (it changes
 /// the geometry). A plain value; ``check(_:)`` runs on any thread.
-public struct DWSecurityOptions: Sendable, Hashable {
+struct DWSecurityOptions: Sendable, Hashable {
     /// `msr` (megapixels × 10⁶): the source's width × height (× frames processed, for an animation without `mafr`).
-    public var maxSrcResolution: Int?
+    var maxSrcResolution: Int?
     /// `msfs`: the source's size in bytes (≤ 0: no limit, as imgproxy).
-    public var maxSrcFileSize: Int?
+    var maxSrcFileSize: Int?
     /// `maf`: frames of an animation processed (the first N, as `--max-animation-frames`).
-    public var maxAnimationFrames: Int?
+    var maxAnimationFrames: Int?
     /// `mafr` (megapixels × 10⁶): each frame's width × height, for an animation (0: off, `msr` counts every frame).
-    public var maxAnimationFrameResolution: Int?
+    var maxAnimationFrameResolution: Int?
 
     /// None set.
-    public init() {}
+    init() {}
 
     /// Whether the URL set none.
-    public var isEmpty: Bool { self == DWSecurityOptions() }
+    var isEmpty: Bool { self == DWSecurityOptions() }
 
     /// `sec(msr=…,msfs=…,maf=…,mafr=…)`, the values set (a cache key part: `maf` changes the frames written).
-    public var identifier: String {
+    var identifier: String {
         let parts = [
             ("msr", maxSrcResolution), ("msfs", maxSrcFileSize), ("maf", maxAnimationFrames),
             ("mafr", maxAnimationFrameResolution)
@@ -33,7 +33,7 @@ public struct DWSecurityOptions: Sendable, Hashable {
     /// imgproxy's checks of the source against the limits set, from its header (before any decode): 10005 (422)
     /// when the file is over `msfs`, or the pixels over `msr` / a frame over `mafr`. `processedFrames`: the frames
     /// that will be processed (1 unless the result keeps an animation).
-    public func check(_ image: DWImage, processedFrames: Int) throws(DWWebImageError) {
+    func check(_ image: DWImage, processedFrames: Int) throws(DWWebImageError) {
         if let limit = maxSrcFileSize, limit > 0, image.data.count > limit {
             throw DWWebImageError(
                 .tooLarge, "source image file is too big (msfs:\(limit))",

@@ -45,7 +45,7 @@ let rounds = max(3, lookups / files.count / 10)
 let caches = [DWCacheCompression.none, .auto].map { compression -> DWWebImageCache in
     let cache = DWWebImageCache(rootDirectory: root, cacheSpace: "disk-\(compression.rawValue)", memoryCountLimit: 0)
     cache.cachePolicy = [.disk]
-    cache.compression = compression
+    cache.configuration.compression = compression
     for f in files { try! cache.store(f.data, forKey: f.name, policy: [.disk]) }
     return cache
 }
