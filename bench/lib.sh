@@ -4,11 +4,11 @@
 # BENCH_LOG_NAME before sourcing to prefix its log and die lines ("[NAME] ...").
 #   log MSG / die MSG          a line on stderr (die exits 1)
 #   loadavg                    the 1, 5 and 15 minute load averages: "1.52 1.61 1.49"
+#   commit                     the checked-out commit, short ("?" outside a git tree)
 #   free_port                  a TCP port free on 127.0.0.1 now
-#   need_nginx                 installs nginx-light when nginx is missing; prints nginx's path
-#   nginx_up DIR PORT SERVER [HTTP]   a private nginx (1 worker, daemon, pid/logs/temp files under DIR) listening on
-#                              127.0.0.1:PORT with SERVER as its server block's body and HTTP as more http-level lines;
-#                              nginx_down DIR stops it
+#   nginx_up DIR PORT SERVER [HTTP]   a private nginx (scripts/setup.sh installs it; 1 worker, sendfile, no access
+#                              log unless HTTP sets one, pid/logs/temp files under DIR) on 127.0.0.1:PORT, SERVER the
+#                              server block's body and HTTP more http-level lines; nginx_down DIR stops it
 #   build_dwfetch_static [PRODUCT]   swift build -c release --static-swift-stdlib --scratch-path .build-bench (what the
 #                              fetch, pixels, resume and start-up rows time); BENCH_BUILD=0 skips it
 #   build_release PRODUCT      swift build -c release (the Swift runtime shared, scratch .build: the serve scripts')
@@ -24,23 +24,14 @@ export PATH="$PATH:/opt/swift/usr/bin"
 log() { printf '[%s] %s\n' "${BENCH_LOG_NAME:-bench}" "$*" >&2; }
 die() { printf '[%s] error: %s\n' "${BENCH_LOG_NAME:-bench}" "$*" >&2; exit 1; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+commit() { git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-need_nginx() {
-    local nginx
-    nginx="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"
-    if [[ ! -x "$nginx" ]]; then
-        log "installing nginx-light"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light >/dev/null \
-            || die "nginx is missing and could not be installed"
-    fi
-    echo "$nginx"
-}
 
 nginx_up() {  # nginx_up DIR PORT SERVER [HTTP]
     local dir="$1" port="$2" server="$3" http="${4:-}" nginx user=""
-    nginx="$(need_nginx)"
+    nginx="$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)"  # scripts/setup.sh installs nginx-light
     [[ "$(id -u)" == 0 ]] && user="user root root;"
+    [[ "$http" == *access_log* ]] || http="access_log off; $http"
     mkdir -p "$dir/tmp"
     cat >"$dir/nginx.conf" <<CONF
 $user
