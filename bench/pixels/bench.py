@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """bench/pixels/bench.py: the timings behind bench/pixels/run (see there). Writes bench/out/pixels.md."""
-import argparse, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--dwfetch", required=True)
 ap.add_argument("--pixbench", required=True)
 ap.add_argument("--corpus", required=True)
+ap.add_argument("--count", type=int, required=True)
+ap.add_argument("--port", type=int, required=True, help="loopback nginx serving --corpus (bench/pixels/run starts it)")
 ap.add_argument("--out", required=True)
 args = ap.parse_args()
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RUNS = int(os.environ.get("BENCH_RUNS", "3" if QUICK else "11"))
 CORPUS_RUNS = int(os.environ.get("BENCH_CORPUS_RUNS", "1" if QUICK else "3"))
-COUNT = 200 if QUICK else 2000
+COUNT = args.count
 CORES = os.cpu_count() or 2
 here = os.path.dirname(os.path.abspath(__file__))
 work = os.path.join(args.out, "pixels")
@@ -100,8 +102,6 @@ inproc = {
 
 # ------------------------------------------------------------------ 2. the corpus
 log("corpus")
-subprocess.run([sys.executable, os.path.join(here, "..", "fetch", "make_corpus.py"), args.corpus, "--count", str(COUNT),
-                "--big", "0"], check=True, stdout=subprocess.DEVNULL)
 small = os.path.join(args.corpus, "small")
 files = sorted(os.listdir(small))[:COUNT]
 files_dir = os.path.join(work, "corpus-in")
@@ -110,23 +110,8 @@ os.makedirs(files_dir)
 for f in files:
     os.symlink(os.path.join(small, f), os.path.join(files_dir, f))
 
-port = (lambda s: (s.bind(("127.0.0.1", 0)), s.getsockname()[1], s.close())[1])(socket.socket())
-conf = os.path.join(work, "nginx.conf")
-os.makedirs(os.path.join(work, "nginx-tmp"), exist_ok=True)
-user = "user root root;" if os.getuid() == 0 else ""
-open(conf, "w").write(f"""{user}
-daemon on; worker_processes 1; pid {work}/nginx.pid; error_log {work}/nginx-error.log warn;
-events {{ worker_connections 1024; }}
-http {{ types {{ image/png png; image/jpeg jpg; image/gif gif; }} access_log off; sendfile on;
-  keepalive_requests 1000000; client_body_temp_path {work}/nginx-tmp/body; proxy_temp_path {work}/nginx-tmp/proxy;
-  fastcgi_temp_path {work}/nginx-tmp/fastcgi; uwsgi_temp_path {work}/nginx-tmp/uwsgi; scgi_temp_path {work}/nginx-tmp/scgi;
-  server {{ listen 127.0.0.1:{port}; root {args.corpus}; location / {{ }} }} }}
-""")
-nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-subprocess.run([nginx, "-p", work, "-c", conf, "-e", os.path.join(work, "nginx-error.log")], check=True)
-time.sleep(0.3)
 urls = os.path.join(work, "urls.txt")
-open(urls, "w").write("".join(f"http://127.0.0.1:{port}/small/{f}\n" for f in files))
+open(urls, "w").write("".join(f"http://127.0.0.1:{args.port}/small/{f}\n" for f in files))
 
 pillow_dir = """
 import os, sys
@@ -168,18 +153,15 @@ corpus_tools = {
 }
 corpus = {name: [] for name in corpus_tools}
 cnames = list(corpus_tools)
-try:
-    for r in range(CORPUS_RUNS):
-        for name in cnames[r % len(cnames):] + cnames[:r % len(cnames)]:
-            d = tempfile.mkdtemp(dir=work, prefix="run-")
-            m = run_measured(corpus_tools[name](d))
-            produced = sum(len(fs) for _, _, fs in os.walk(os.path.join(d, "out")))
-            m["produced"] = produced
-            corpus[name].append(m)
-            shutil.rmtree(d, ignore_errors=True)
-            log(f"  {name}: {m['wall']:.2f} s, {produced} files")
-finally:
-    subprocess.run([nginx, "-p", work, "-c", conf, "-s", "quit"], check=False)
+for r in range(CORPUS_RUNS):
+    for name in cnames[r % len(cnames):] + cnames[:r % len(cnames)]:
+        d = tempfile.mkdtemp(dir=work, prefix="run-")
+        m = run_measured(corpus_tools[name](d))
+        produced = sum(len(fs) for _, _, fs in os.walk(os.path.join(d, "out")))
+        m["produced"] = produced
+        corpus[name].append(m)
+        shutil.rmtree(d, ignore_errors=True)
+        log(f"  {name}: {m['wall']:.2f} s, {produced} files")
 
 # ------------------------------------------------------------------ report
 rev = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
