@@ -27,6 +27,9 @@ package struct FetchCommand {
         if let cacheLimit = command.cacheLimit { settings.diskSizeLimit = max(0, cacheLimit.bytes) }
         settings.honorsCacheControl = command.honorCacheControl
         settings.bodyOnlyEntries = true  // -o links (or kernel-copies) the entry instead of writing the bytes again
+        // A plain fetch asks for each distinct URL once: a memory layer would only be filled and trimmed (~6 k
+        // instructions an image). Pixel work and previews keep it (variants and previews read originals again).
+        if !command.needsPixelEngine { settings.cachePolicy.remove(.memory) }
         cache.configuration = settings
         if command.cacheStats {
             let st = cache.diskStatistics()

@@ -28,8 +28,11 @@ public struct DWImage: Sendable, Equatable {
     /// (so a caller never reads the original again to report them); nil for an original and for a variant from a
     /// cache. Not part of equality.
     public internal(set) var original: DWImageOriginal?
-    /// For GIF: the structure giflib read (frames, timing, loops); nil for other formats.
-    let gifIndex: GIFIndex?
+    /// For GIF: its frames, loops and duration, and giflib's index of it (made when first needed); nil for other
+    /// formats. Not part of equality.
+    let gif: GIFStructure?
+    /// For GIF: the structure giflib reads (frames, timing, loops), made on first use; nil for other formats.
+    var gifIndex: GIFIndex? { gif?.index(of: data, release: releasesWindows) }
     /// The cache and key whose decoded tier `bitmap()` reads and fills: set on an image the manager delivered (the
     /// request's cache key: the URL, a `.cacheKey`, or the variant's key); nil otherwise. Not part of equality.
     package internal(set) var decodedTier: (cache: DWWebImageCache, key: String)?
@@ -46,8 +49,9 @@ public struct DWImage: Sendable, Equatable {
 
     /// Validates `data` and reads its header.
     ///
-    /// A GIF is also walked record by record with giflib (no pixels are decoded), so ``frameCount`` and
-    /// ``loopCount`` are giflib's view, and a GIF giflib cannot read a complete frame of is rejected here.
+    /// A GIF is also walked record by record (no pixels are decoded), so ``frameCount`` and ``loopCount`` are
+    /// giflib's view, and a GIF giflib cannot read a complete frame of is rejected here. (A well-formed GIF is
+    /// walked in Swift, giflib reading it only when its frames are first asked for: the same facts, less work.)
     ///
     /// - Throws: ``DWWebImageError`` 10000 when the bytes are not a recognisable image with a sane size,
     ///   10005 when `pixelWidth × pixelHeight` exceeds `maxPixelCount` (for GIF also: a frame rect over it, or
@@ -92,7 +96,8 @@ public struct DWImage: Sendable, Equatable {
 
     /// The designated initialiser; `releasable`: the library made `data` and nobody else has held it.
     init(data: Data, maxPixelCount: Int, releasable: Bool) throws(DWWebImageError) {
-        // A GIF's frames and loops come from GIFIndex below, which releases what it has walked.
+        // A GIF's frames and loops come from GIFStructure below (GIFIndex, which releases what it has walked, for
+        // a large mapped file).
         let info: ImageInfo
         switch ImageSniffer.examine(data, walkingGIF: false) {
         case .success(let read): info = read
@@ -113,12 +118,12 @@ public struct DWImage: Sendable, Equatable {
         if info.format == .gif {
             var limits = DWAnimatedImage.Limits.default
             limits.maxPixelCount = maxPixelCount
-            let index = try GIFIndex.scan(data, limits: limits, release: releasable)
-            self.gifIndex = index
-            self.frameCount = index.frames.count
-            self.loopCount = index.loopCount
+            let gif = try GIFStructure(data: data, limits: limits, release: releasable)
+            self.gif = gif
+            self.frameCount = gif.frameCount
+            self.loopCount = gif.loopCount
         } else {
-            self.gifIndex = nil
+            self.gif = nil
             self.frameCount = info.frameCount
             self.loopCount = info.loopCount
         }

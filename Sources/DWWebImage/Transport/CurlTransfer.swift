@@ -24,6 +24,9 @@ final class CurlTransfer: @unchecked Sendable {
     // thread (inside libcurl callbacks and the event loop); `cancelRequested`, `hookTask` and `completed` are the
     // cross-thread fields and sit behind their own DWLocks. Between redirect hops (RequestHooks) the transfer is in
     // no engine structure: the hook task hands it back through the engine's locked inbox.
+    // The mutable fields are `@exclusivity(unchecked)`: one thread at a time touches them (above), and the runtime's
+    // dynamic check of each access to a class's stored `var` (`swift_beginAccess`, ~65 instructions) ran about 20
+    // times a transfer (a header line alone wrote two of them).
 
     let request: TransferRequest
     let onHead: @Sendable (DWResponseHead) -> HeadOutcome
@@ -36,23 +39,23 @@ final class CurlTransfer: @unchecked Sendable {
     /// The request modifier or redirect handler running for this transfer (cancelled with it).
     let hookTask = DWLock<Task<Void, Never>?>(nil)
     /// The request of the hop in flight: `request` as the modifiers and redirect handlers left it (engine thread).
-    var current: TransferRequest
+    @exclusivity(unchecked) var current: TransferRequest
     /// Redirects followed by the pipeline itself so far (engine thread; see RequestHooks).
-    var hops = 0
+    @exclusivity(unchecked) var hops = 0
     /// The final head is a redirect the pipeline follows itself (a redirect handler is set).
-    private(set) var isRedirectHop = false
+    @exclusivity(unchecked) private(set) var isRedirectHop = false
 
     // Engine-thread state.
-    var easy: UnsafeMutableRawPointer?
-    var headerList: OpaquePointer?
+    @exclusivity(unchecked) var easy: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) var headerList: OpaquePointer?
     let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(DW_CURL_ERROR_SIZE) + 1)
-    private var pendingHead = DWResponseHead()
-    private(set) var finalHead: DWResponseHead?
+    @exclusivity(unchecked) private var pendingHead = DWResponseHead()
+    @exclusivity(unchecked) private(set) var finalHead: DWResponseHead?
     /// `finalHead`'s status is 2xx: its body is the resource's (read for every chunk; a copy of the head is ten
     /// retains and releases).
-    private var finalIsSuccess = false
-    private(set) var received: Int64 = 0
-    private(set) var abortReason: TransferFailure?
+    @exclusivity(unchecked) private var finalIsSuccess = false
+    @exclusivity(unchecked) private(set) var received: Int64 = 0
+    @exclusivity(unchecked) private(set) var abortReason: TransferFailure?
     private let completed = DWLock(false)
 
     init(
@@ -77,11 +80,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Bytes the consumer already holds before this response's body (a resumed download), as decided by
     /// `onHead`; sizes and progress count from there.
-    private(set) var baseOffset: Int64 = 0
+    @exclusivity(unchecked) private(set) var baseOffset: Int64 = 0
 
     /// The expected total body size (resumed bytes included), or -1 when the response did not say (or is coded:
     /// Content-Length then counts coded bytes, and the callbacks see decoded ones). Set with the final head.
-    private(set) var expectedLength: Int64 = -1
+    @exclusivity(unchecked) private(set) var expectedLength: Int64 = -1
 
     /// Called by libcurl for each header line (status lines included, CRLF included).
     func didReceiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
@@ -101,7 +104,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Every header of the head being read, for the response modifier (only kept while one is set).
-    private var pendingHeaders: [String: String] = [:]
+    @exclusivity(unchecked) private var pendingHeaders: [String: String] = [:]
 
     private static func record(_ line: UnsafeRawBufferPointer, in headers: inout [String: String]) {
         let text = String(decoding: line, as: UTF8.self)
@@ -160,7 +163,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// When the last byte (of head or body) arrived, or the transfer started; ``CoarseClock`` nanoseconds.
-    var lastActivity: UInt64 = CoarseClock.now()
+    @exclusivity(unchecked) var lastActivity: UInt64 = CoarseClock.now()
 
     /// Called by libcurl's progress callback (at least once a second while the transfer lives): fails a transfer
     /// that has received nothing for `stallTimeout` seconds. libcurl's own LOW_SPEED check averages the speed
@@ -193,7 +196,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Bytes of a non-2xx body read before the transfer is stopped.
     static let errorBodyAllowance: Int64 = 64 * 1024
     /// The transfer was stopped because a non-2xx body was too long to bother with; the status stands.
-    private(set) var errorBodyDiscarded = false
+    @exclusivity(unchecked) private(set) var errorBodyDiscarded = false
 
     /// Records why the transfer is being stopped; always returns false so callers can `return abort(...)`.
     private func abort(_ reason: TransferFailure) -> Bool {
@@ -203,7 +206,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The address the connection policy refused last (engine thread). libcurl may go on to another address of
     /// the host; the transfer fails with `.addressRefused` only if it then fails.
-    private(set) var refusedAddress: String?
+    @exclusivity(unchecked) private(set) var refusedAddress: String?
 
     /// Asks the request's connection policy about an address libcurl is about to connect to (engine thread).
     func mayConnect(to ip: [UInt8], port: Int) -> Bool {

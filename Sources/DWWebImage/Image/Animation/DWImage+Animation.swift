@@ -14,12 +14,12 @@ extension DWImage {
     }
 
     /// The length of one play (the sum of ``frameDelays``); 0 for still images.
-    public var duration: TimeInterval { gifIndex?.duration ?? frameDelays.reduce(0, +) }
+    public var duration: TimeInterval { gif?.duration ?? frameDelays.reduce(0, +) }
 
     /// True when a GIF's data ends early or turns to garbage after at least one complete frame; ``frameCount``
     /// then counts the complete frames before that point, and a later frame the file ends in (once some of its
     /// image data arrived: its rows that arrived are shown, the frame's `isComplete` is false).
-    public var isPartial: Bool { gifIndex?.isPartial ?? false }
+    public var isPartial: Bool { gif?.isPartial ?? false }
 
     /// A decoder for this animation's frames (RGBA canvases, decoded on demand, at most `bufferCount` kept): a GIF
     /// always; an animated WebP or APNG (more than one frame) when a decoder is registered for it (DWWebImageProcessing registers
@@ -46,7 +46,7 @@ extension DWImage {
     public func animatedImage(bufferCount: Int = DWAnimatedImage.defaultBufferCount, limits: DWAnimatedImage.Limits)
         throws(DWWebImageError) -> DWAnimatedImage?
     {
-        if gifIndex != nil { return animatedImage(bufferCount: bufferCount) }
+        if gif != nil { return animatedImage(bufferCount: bufferCount) }
         guard frameCount > 1, let decoder = DWAnimatedImage.decoder(for: format) else { return nil }
         return DWAnimatedImage(source: try decoder(self, limits), bufferCount: bufferCount)
     }
