@@ -21,8 +21,6 @@ TOOLS = {
     "curl": ("curl", "curl --parallel --parallel-max {j} -s --output-dir DIR --remote-name-all -K urls"),
     "aria2c": ("aria2c", "aria2c -q -j {j} --max-connection-per-server=1 -i urls -d DIR"),
     "wget": ("wget", "wget -q -i urls -P DIR"),
-    "ahc": ("AsyncHTTPClient", "dwbaseline ahc -j {j} -o DIR -i urls (streams bodies to files)"),
-    "urlsession": ("URLSession", "dwbaseline urlsession -j {j} -o DIR -i urls (data(from:), then write)"),
     "cp": ("cp -r", "cp -r -t DIR corpus files (no network: the floor for the warm case; from tmpfs when DIR is on tmpfs)"),
     "dwfetch-cold-twice": ("dwfetch cold, body written twice (diagnostic)",
                            "DWFETCH_OUTPUT_FROM_ENTRY=off dwfetch -q -j {j} -o DIR -i urls --cache-dir CACHE (CACHE emptied first; "
@@ -30,9 +28,9 @@ TOOLS = {
     "dwfetch-warm-twice": ("dwfetch warm, output written from memory (diagnostic)",
                            "DWFETCH_OUTPUT_FROM_ENTRY=off dwfetch -q -j {j} -o DIR -i urls --cache-dir CACHE (CACHE full)"),
 }
-ORDER = ["curl", "dwfetch-nocache", "dwfetch-cold", "dwfetch-cold-twice", "ahc", "aria2c", "wget", "urlsession",
+ORDER = ["curl", "dwfetch-nocache", "dwfetch-cold", "dwfetch-cold-twice", "aria2c", "wget",
          "dwfetch-warm", "dwfetch-warm-twice", "cp"]
-COLD = {"dwfetch-nocache", "dwfetch-cold", "dwfetch-cold-twice", "curl", "aria2c", "wget", "ahc", "urlsession"}
+COLD = {"dwfetch-nocache", "dwfetch-cold", "dwfetch-cold-twice", "curl", "aria2c", "wget"}
 WARM = {"dwfetch-warm", "dwfetch-warm-twice"}
 RSS_LIMIT_MIB = 64.0
 COLD_LIMIT = 1.15       # target: cold with cache ≤ 1.15 × curl wall
@@ -128,7 +126,6 @@ def main() -> int:
     ap.add_argument("--work", required=True)
     ap.add_argument("--repo", required=True)
     ap.add_argument("--dwfetch", required=True)
-    ap.add_argument("--baselines", default="1")
     ap.add_argument("--source", default="tree")
     ap.add_argument("--tmp", default="")
     a = ap.parse_args()
@@ -304,8 +301,6 @@ def main() -> int:
     for tool in ORDER:
         if any(by.get((g, tool)) for g in ("small", "big")):
             out.append(f"- {TOOLS[tool][0]}: `{TOOLS[tool][1].format(j=a.jobs)}`")
-    if a.baselines != "1":
-        out.append("- AsyncHTTPClient / URLSession: not run (baselines not built; a full run builds them once)")
     out.append("")
     print("\n".join(out))
     return 0
