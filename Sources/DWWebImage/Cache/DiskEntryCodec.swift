@@ -235,8 +235,7 @@ enum DiskEntryCodec {
         guard let header = whole ? head : attributeHeader(fd), header.count >= fixedHeaderSize,
             Array(header[0..<4]) == magic
         else { return nil }
-        var keyLength = 0
-        for i in 0..<4 { keyLength |= Int(header[28 + i]) << (8 * i) }  // u32 little-endian at 28
+        let keyLength = header.withUnsafeBytes { Int($0.littleEndianUInt32(at: 28)) }  // the fixed header's key length
         guard keyLength > 0, keyLength < 1 << 20 else { return nil }
         if !whole {
             let end = fixedHeaderSize + keyLength

@@ -14,17 +14,10 @@ struct Bytes {
         for (i, byte) in bytes.enumerated() where raw[o + i] != byte { return false }
         return true
     }
-    func u16be(_ o: Int) -> UInt16? { has(o, 2) ? UInt16(raw[o]) << 8 | UInt16(raw[o + 1]) : nil }
-    func u16le(_ o: Int) -> UInt16? { has(o, 2) ? UInt16(raw[o + 1]) << 8 | UInt16(raw[o]) : nil }
+    func u16be(_ o: Int) -> UInt16? { has(o, 2) ? raw.bigEndianUInt16(at: o) : nil }
+    func u16le(_ o: Int) -> UInt16? { has(o, 2) ? raw.littleEndianUInt16(at: o) : nil }
     func u24le(_ o: Int) -> Int? { has(o, 3) ? Int(raw[o]) | Int(raw[o + 1]) << 8 | Int(raw[o + 2]) << 16 : nil }
-    func u32be(_ o: Int) -> UInt32? {
-        has(o, 4) ? UInt32(raw[o]) << 24 | UInt32(raw[o + 1]) << 16 | UInt32(raw[o + 2]) << 8 | UInt32(raw[o + 3]) : nil
-    }
-    func u32le(_ o: Int) -> UInt32? {
-        has(o, 4) ? UInt32(raw[o + 3]) << 24 | UInt32(raw[o + 2]) << 16 | UInt32(raw[o + 1]) << 8 | UInt32(raw[o]) : nil
-    }
-    func fourCC(_ o: Int) -> String? {
-        guard has(o, 4) else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[o..<o + 4]), as: UTF8.self)
-    }
+    func u32be(_ o: Int) -> UInt32? { has(o, 4) ? raw.bigEndianUInt32(at: o) : nil }
+    func u32le(_ o: Int) -> UInt32? { has(o, 4) ? raw.littleEndianUInt32(at: o) : nil }
+    func fourCC(_ o: Int) -> String? { has(o, 4) ? raw.fourCC(at: o) : nil }
 }

@@ -47,8 +47,8 @@ struct APNGStructure: Sendable, Equatable {
     }
 
     private static func parse(_ b: UnsafeRawBufferPointer) throws(DWWebImageError) -> APNGStructure {
-        func u32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
-        func u16(_ at: Int) -> Int { Int(b[at]) << 8 | Int(b[at + 1]) }
+        func u32(_ at: Int) -> Int { Int(b.bigEndianUInt32(at: at)) }
+        func u16(_ at: Int) -> Int { Int(b.bigEndianUInt16(at: at)) }
         func bad(_ why: String) -> DWWebImageError { DWWebImageError(.notAnImage, "APNG: \(why)") }
         var structure = APNGStructure(width: 0, height: 0, plays: 0, header: [])
         var declared: Int?

@@ -17,9 +17,7 @@ enum PNGStructure {
 
     /// What is wrong with the chunk layout, or nil.
     private static func problem(in bytes: UnsafeRawBufferPointer) -> String? {
-        func u32(_ at: Int) -> Int {
-            Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-        }
+        func u32(_ at: Int) -> Int { Int(bytes.bigEndianUInt32(at: at)) }
         var offset = 8
         var animation = APNGWalk()
         while true {

@@ -24,15 +24,15 @@ enum MetadataScan {
     }
 
     private static func be32(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
-        Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+        Int(UnsafeRawBufferPointer(b).bigEndianUInt32(at: i))
     }
 
     private static func le32(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
-        Int(b[i]) | Int(b[i + 1]) << 8 | Int(b[i + 2]) << 16 | Int(b[i + 3]) << 24
+        Int(UnsafeRawBufferPointer(b).littleEndianUInt32(at: i))
     }
 
     private static func fourCC(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> String {
-        String(decoding: b[i..<i + 4], as: UTF8.self)
+        UnsafeRawBufferPointer(b).fourCC(at: i)
     }
 
     /// Chunks that describe pixels only; any other (text, EXIF, time, ICC, private ones) makes a PNG not clean.

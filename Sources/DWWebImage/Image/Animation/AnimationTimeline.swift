@@ -23,13 +23,13 @@ struct AnimationTimeline: Sendable, Equatable {
     private static func apng(_ b: UnsafeRawBufferPointer) -> AnimationTimeline? {
         var offset = 8, plays: Int?, delays: [TimeInterval] = []
         while offset + 12 <= b.count {
-            let length = Int(be32(b, offset))
+            let length = Int(b.bigEndianUInt32(at: offset))
             guard length <= b.count - offset - 12 else { break }
-            let type = be32(b, offset + 4), body = offset + 8
+            let type = b.bigEndianUInt32(at: offset + 4), body = offset + 8
             if type == 0x6163_544C, length >= 8 {  // acTL
-                plays = Int(be32(b, body + 4))
+                plays = Int(b.bigEndianUInt32(at: body + 4))
             } else if type == 0x6663_544C, length >= 26 {  // fcTL
-                let num = Int(be16(b, body + 20)), den = Int(be16(b, body + 22))
+                let num = Int(b.bigEndianUInt16(at: body + 20)), den = Int(b.bigEndianUInt16(at: body + 22))
                 delays.append(DWAnimatedImage.browserDelay(Double(num) / Double(den == 0 ? 100 : den)))
             } else if type == 0x4945_4E44 {  // IEND
                 break
@@ -44,7 +44,8 @@ struct AnimationTimeline: Sendable, Equatable {
         guard b.count >= 12 else { return nil }
         var offset = 12, loops: Int?, delays: [TimeInterval] = []
         while offset + 8 <= b.count {
-            let type = be32(b, offset), length = Int(le32(b, offset + 4)), body = offset + 8
+            let type = b.bigEndianUInt32(at: offset), length = Int(b.littleEndianUInt32(at: offset + 4)),
+                body = offset + 8
             guard length <= b.count - body else { break }
             if type == 0x414E_494D, length >= 6 {  // ANIM
                 loops = Int(b[body + 4]) | Int(b[body + 5]) << 8
@@ -56,17 +57,5 @@ struct AnimationTimeline: Sendable, Equatable {
         }
         guard let loops, !delays.isEmpty else { return nil }
         return AnimationTimeline(delays: delays, loopCount: loops)
-    }
-
-    private static func be32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
-        UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
-    }
-
-    private static func be16(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
-        UInt32(b[at]) << 8 | UInt32(b[at + 1])
-    }
-
-    private static func le32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
-        UInt32(b[at]) | UInt32(b[at + 1]) << 8 | UInt32(b[at + 2]) << 16 | UInt32(b[at + 3]) << 24
     }
 }
