@@ -64,9 +64,11 @@ public final class DWImageServer: Sendable {
         let cache = DWWebImageCache(
             configuration: Self.cacheConfiguration(configuration), notificationCenter: NotificationCenter())
         DWCachePolicyMarker.adopt(cache, fingerprint: DWCachePolicyMarker.fingerprint(of: configuration))
-        pool = DWWorkerPool(workers: configuration.workers, queue: configuration.queue) { [metrics] in
+        let pool = DWWorkerPool(workers: configuration.workers, queue: configuration.queue) { [metrics] in
             metrics.imgproxy.queued(in: $0)
         }
+        metrics.observeWorkers { pool.load }
+        self.pool = pool
         var pipeline = DWWebImageManager.Configuration()
         pipeline.proxy = configuration.proxy ?? ""  // "" = none: http_proxy & co. in the environment are ignored
         pipeline.timeout = configuration.timeout

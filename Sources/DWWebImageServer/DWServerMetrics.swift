@@ -19,6 +19,9 @@ final class DWServerMetrics: Sendable {
     private let memoryHits: Counter, diskHits: Counter
     /// The same events under imgproxy's names (for imgproxy's dashboards).
     let imgproxy: DWImgproxyMetrics
+    /// `--workers` blocks running and waiting now, read before each scrape (``observeWorkers(_:)``).
+    private let workersRunning: Gauge, workersQueued: Gauge
+    private let workerLoad = DWLock<(@Sendable () -> (running: Int, waiting: Int))?>(nil)
 
     /// Serve's metrics, and imgproxy's under `imgproxyNamespace` (nil or empty: none, as imgproxy's default).
     init(imgproxyNamespace: String? = nil, workers: Int = 1) {
@@ -48,6 +51,15 @@ final class DWServerMetrics: Sendable {
         commonRequestCounters = common
         memoryHits = Self.cacheHitCounter("memory", in: registry)
         diskHits = Self.cacheHitCounter("disk", in: registry)
+        workersRunning = registry.makeGauge(
+            descriptor: Self.name("workers_running", "", "Worker threads running a transform now (of --workers)."))
+        workersQueued = registry.makeGauge(
+            descriptor: Self.name("workers_queued", "", "Transforms waiting for a worker thread now (of --queue)."))
+    }
+
+    /// Reads the worker pool's load with `load` before each scrape.
+    func observeWorkers(_ load: @escaping @Sendable () -> (running: Int, waiting: Int)) {
+        workerLoad.withLock { $0 = load }
     }
 
     private func requestCounter(_ status: Int) -> Counter {
@@ -122,6 +134,10 @@ final class DWServerMetrics: Sendable {
     /// The Prometheus text exposition.
     func text() -> String {
         imgproxy.readLibvipsMemory()
+        if let load = workerLoad.withLock({ $0 })?() {
+            workersRunning.set(Double(load.running))
+            workersQueued.set(Double(load.waiting))
+        }
         return registry.emitToString()
     }
 }

@@ -119,10 +119,10 @@ final class Background: @unchecked Sendable {
     private var result: HTTPResult?
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ server: ServeProcess, _ target: String) {
+    init(_ server: ServeProcess, _ target: String, headers: [String: String] = [:]) {
         let port = server.port
         Thread.detachNewThread { [self] in
-            result = try? HTTPClient.request(port: port, target: target, timeout: 120)
+            result = try? HTTPClient.request(port: port, target: target, headers: headers, timeout: 120)
             done.signal()
         }
     }

@@ -167,6 +167,44 @@ final class EncodeBudgetTests: ServeTestCase {
         }
     }
 
+    /// `--workers 1`, a negotiated AVIF put off while slow transforms hold the worker and wait for it: its
+    /// background encode starts only once no transform runs or waits (never beside the one a client waits for), and
+    /// its variant still lands under its key. The order is what is checked, from the server's own counters: no clock.
+    func testABackgroundEncodeWaitsForAnIdleWorker() throws {
+        origin.setRoute("/n.png", .ok(SampleImages.png(width: 1600, height: 1200, seed: 7)))
+        origin.setRoute("/slow.png", .ok(SampleImages.png(width: 1000, height: 1000)))
+        let server = try serve(
+            Self.negotiating + ["--encode-budget", "1", "--workers", "1", "--queue", "8", "--request-timeout", "120"])
+        let slow = { (n: Int) in
+            ProxyPath.plain(self.origin.url("/slow.png"), options: "rs:fit:3000:3000:1/sh:50/cb:\(n)")
+        }
+        let path = ProxyPath.plain(origin.url("/n.png"), options: "w:800")
+        let first = Background(server, slow(1))
+        XCTAssertTrue(try eventually(timeout: 60) { try server.metric("dwserve_workers_running") == 1 })
+        // Queued in this order behind the first slow transform: the negotiated request, then a second slow one.
+        let negotiated = Background(server, path, headers: Self.accept)
+        XCTAssertTrue(try eventually(timeout: 60) { try server.metric("dwserve_workers_queued") == 1 })
+        let second = Background(server, slow(2))
+        XCTAssertTrue(try eventually(timeout: 60) { try server.metric("dwserve_workers_queued") == 2 })
+        XCTAssertEqual(first.wait()?.status, 200)
+        // The AVIF was put off once the negotiated request reached the worker; the second slow transform holds it now.
+        XCTAssertTrue(try eventually(timeout: 60) { try count(server, "started") == 1 })
+        while !second.isDone {
+            guard try count(server, "stored") == 0 else {
+                XCTFail("a background encode was made while a client's transform ran")
+                break
+            }
+            usleep(20_000)
+        }
+        XCTAssertEqual(second.wait()?.status, 200)
+        XCTAssertEqual(try count(server, "waited"), 1, "held back: a transform ran")
+        let standIn = try XCTUnwrap(negotiated.wait())
+        XCTAssertEqual(standIn.status, 200, standIn.text)
+        XCTAssertEqual(standIn.header("Content-Type"), "image/webp", "the stand-in, behind the second slow transform")
+        XCTAssertTrue(try eventually(timeout: 120) { try count(server, "stored") == 1 }, "made once the worker idled")
+        XCTAssertEqual(try server.get(path, headers: Self.accept).header("Content-Type"), "image/avif")
+    }
+
     /// SIGTERM while put-off encodes run: the server stops them and exits 0 at once.
     func testShutdownWithBackgroundEncodesInFlightExitsCleanly() throws {
         origin.setRoute("/h.png", .ok(SampleImages.png(width: 3000, height: 2000, seed: 6)))

@@ -118,11 +118,14 @@ ensure_thumbor() {
     [[ -x "$THUMBOR" ]] || THUMBOR=""
 }
 
-# start_thumbor → THUMBOR_PORT, THUMBOR_PID: thumbor with the HTTP loader, no storage, quality 80, 2 processes, in
-# a process group of its own (setsid): tornado's master restarts a worker killed before it, so stop_thumbor ends the
-# whole group at once — killing master and workers by pid left two workers running after every benchmark.
+# start_thumbor → THUMBOR_PORTS (comma-separated), THUMBOR_PORT (the first), THUMBOR_PIDS: thumbor with the HTTP
+# loader, no storage, quality 80, as many single-process instances as cores (BENCH_THUMBOR_PROCESSES), each on a port
+# of its own, as thumbor is deployed behind a balancer: load.py spreads its clients over the ports round-robin. One
+# `--processes N` thumbor instead shares one listening socket among N forked workers, and the kernel hands each
+# keep-alive connection to whichever accepts first: with 2 clients one worker often took both, and thumbor ran on
+# one core. Each instance runs in a process group of its own (setsid), ended whole by stop_thumbor.
 start_thumbor() {
-    THUMBOR_PORT=$(free_port)
+    local n="${BENCH_THUMBOR_PROCESSES:-$(nproc)}" i port ports=()
     cat > "$OUT/thumbor.conf" <<CONF
 LOADER = 'thumbor.loaders.http_loader'
 STORAGE = 'thumbor.storages.no_storage'
@@ -132,12 +135,24 @@ QUALITY = 80
 MAX_WIDTH = 0
 MAX_HEIGHT = 0
 CONF
-    setsid "$THUMBOR" --port "$THUMBOR_PORT" --ip 127.0.0.1 --conf "$OUT/thumbor.conf" --processes 2 -l error \
-        > "$OUT/thumbor.log" 2>&1 &
-    THUMBOR_PID=$!; PIDS+=(-"$THUMBOR_PID")
-    wait_port "$THUMBOR_PORT"
+    THUMBOR_PIDS=""
+    for i in $(seq 1 "$n"); do
+        port=$(free_port)
+        setsid "$THUMBOR" --port "$port" --ip 127.0.0.1 --conf "$OUT/thumbor.conf" --processes 1 -l error \
+            > "$OUT/thumbor-$i.log" 2>&1 &
+        THUMBOR_PIDS="$THUMBOR_PIDS $!"; PIDS+=(-"$!")
+        ports+=("$port")
+        wait_port "$port"
+    done
+    THUMBOR_PORT=${ports[0]}
+    THUMBOR_PORTS=$(IFS=,; echo "${ports[*]}")
 }
-stop_thumbor() { kill -- -"$THUMBOR_PID" 2>/dev/null; wait "$THUMBOR_PID" 2>/dev/null || true; }
+stop_thumbor() {
+    local p
+    for p in $THUMBOR_PIDS; do kill -- -"$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
+}
+# thumbor_pids: every process of the running thumbor instances.
+thumbor_pids() { local p; for p in $THUMBOR_PIDS; do tree_pids "$p"; done | tr '\n' ' '; }
 
 # tree_pids PID: PID and its children (thumbor's master and workers).
 tree_pids() { echo "$1" $(pgrep -P "$1" | tr '\n' ' '); }

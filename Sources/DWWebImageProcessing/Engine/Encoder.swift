@@ -84,7 +84,7 @@ enum Encoder {
         // (a streamed canvas would count its whole pipeline). Not this thread's CPU time: savers hand work to
         // threads of their own.
         if !animated, materialized, let recorder = DWEncodeGate.recorder {
-            recorder(format, frames[0].width * frames[0].height, clock.now - start)
+            recorder.record(format, frames[0].width * frames[0].height, clock.now - start)
         }
         return data
     }

@@ -37,8 +37,16 @@ public struct DWEncodeGate: Sendable {
     /// The format `error` put off, when it is a ``deferral(_:)``; nil for any other error.
     public static func deferredFormat(_ error: DWWebImageError) -> DWImageFormat? { error.deferredFormat }
 
-    /// The encode's reporter while a gated plan renders (read by the encoder on the rendering thread).
-    @TaskLocal static var recorder: (@Sendable (DWImageFormat, Int, Duration) -> Void)?
+    /// The encode's reporter while a gated plan renders (read by the encoder on the rendering thread). A class, not
+    /// the closure itself: a task-local of an optional function type crashed release builds on a worker thread
+    /// (`swift_task_localValuePush` read its type's value witnesses at address -8, a null type metadata).
+    @TaskLocal static var recorder: Recorder?
+
+    /// An encode's reporter (``record``), boxed for the task-local.
+    final class Recorder: Sendable {
+        let record: @Sendable (DWImageFormat, Int, Duration) -> Void
+        init(_ record: @escaping @Sendable (DWImageFormat, Int, Duration) -> Void) { self.record = record }
+    }
 }
 
 extension DWVariantPlan {

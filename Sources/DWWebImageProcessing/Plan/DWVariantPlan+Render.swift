@@ -15,7 +15,8 @@ extension DWVariantPlan {
         for check in checks { try check.check(source, checked) }
         try checkEncodeGate(source)
         guard let recorder = encodeGate?.record else { return try renderBudgeted(source, checked) }
-        return try DWEncodeGate.$recorder.withValue(recorder) { () -> Result<DWImage, DWWebImageError> in
+        return try DWEncodeGate.$recorder.withValue(DWEncodeGate.Recorder(recorder)) {
+            () -> Result<DWImage, DWWebImageError> in
             do throws(DWWebImageError) { return .success(try renderBudgeted(source, checked)) } catch {
                 return .failure(error)
             }

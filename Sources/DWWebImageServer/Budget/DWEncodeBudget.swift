@@ -52,9 +52,10 @@ final class DWEncodeBudget: Sendable {
     let settings: DWEncodeBudgetSettings
     let budget: Double
     private let state = DWLock(State())
-    /// The put-off encodes' one thread and their queue: beside the `--workers` threads, never one of them. Not at a
-    /// lower priority: libvips hands a saver's work to pooled threads, which inherit the priority of the thread that
-    /// made them and later run foreground transforms too.
+    /// The put-off encodes' one thread (`dwencode.0`) and their queue: beside the `--workers` threads, never one of
+    /// them; each encode starts only once a `--workers` thread idles (``waitForIdleWorker(in:)``). Not at a lower
+    /// priority: libvips hands a saver's work to pooled threads, which inherit the priority of the thread that made
+    /// them and later run foreground transforms too.
     let pool: DWWorkerPool
     private let counters: [String: Counter]
     private let pendingGauge: Gauge
@@ -63,14 +64,15 @@ final class DWEncodeBudget: Sendable {
     /// A budget of `budget` ms with `settings`; its counters in `registry`.
     init(budget: Double, settings: DWEncodeBudgetSettings, registry: PrometheusCollectorRegistry) {
         (self.budget, self.settings) = (budget, settings)
-        pool = DWWorkerPool(workers: 1, queue: max(0, settings.backgroundEncodes - 1))
+        pool = DWWorkerPool(workers: 1, queue: max(0, settings.backgroundEncodes - 1), name: "dwencode")
         var counters: [String: Counter] = [:]
-        for outcome in ["deferred", "started", "deduplicated", "dropped", "stored", "failed"] {
+        for outcome in ["deferred", "started", "waited", "deduplicated", "dropped", "stored", "failed"] {
             counters[outcome] = registry.makeCounter(
                 descriptor: MetricNameDescriptor(
                     namespace: "dwserve", metricName: "background_encodes", unitName: "total",
                     helpText: "Encodes put off by --encode-budget, by outcome (deferred: a "
-                        + "request answered in a stand-in format)."),
+                        + "request answered in a stand-in format; waited: an encode held back "
+                        + "until a worker idled)."),
                 labels: [("outcome", outcome)])
         }
         self.counters = counters
@@ -160,6 +162,16 @@ final class DWEncodeBudget: Sendable {
         count(outcome == .started ? "started" : outcome == .deduplicated ? "deduplicated" : "dropped")
         pendingGauge.set(Double(state.withLock { $0.pending.count }))
         return outcome
+    }
+
+    /// On the budget's thread, before a put-off encode: blocks until `transforms` (the `--workers` pool) has a worker
+    /// idle with no block waiting, so that the encode never takes CPU from transforms clients wait for; counts
+    /// "waited" when it had to. Throws 10007 when the encode was stopped meanwhile (the server is stopping).
+    func waitForIdleWorker(in transforms: DWWorkerPool) throws(DWWebImageError) {
+        let cancellation = DWWorkCancellation.current
+        if !transforms.hasIdleWorker { count("waited") }
+        transforms.waitForIdleWorker { cancellation?.isCancelled ?? false }
+        if cancellation?.isCancelled ?? false { throw DWWorkCancellation.stopped }
     }
 
     private func finish(_ key: String) {

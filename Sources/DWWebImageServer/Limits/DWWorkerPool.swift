@@ -24,18 +24,23 @@ final class DWWorkerPool: DWTransformExecutor {
     let queue: Int
     private let state = DWLock(State())
     private let queued = DispatchSemaphore(value: 0)
+    /// Broadcast when a block ends with a worker idle and nothing queued (``waitForIdleWorker(unless:)``).
+    private let idled = NSCondition()
     /// Told, on the worker thread, how long each block waited from its submission to its start.
     private let waited: @Sendable (Duration) -> Void
 
     /// Starts `workers` threads (at least one), which live as long as the process. `waited` hears each block's wait
     /// for a thread (imgproxy's `queue` span), on the thread that then runs it.
-    init(workers: Int, queue: Int, waited: @escaping @Sendable (Duration) -> Void = { _ in }) {
+    /// `name`: the threads' name prefix (`name.0`, `name.1`, …).
+    init(
+        workers: Int, queue: Int, name: String = "dwworker", waited: @escaping @Sendable (Duration) -> Void = { _ in }
+    ) {
         self.workers = max(1, workers)
         self.queue = max(0, queue)
         self.waited = waited
         for index in 0..<self.workers {
             let thread = Thread { [self] in
-                Thread.current.name = "dwworker.\(index)"  // best effort, for top -H (set from the thread itself)
+                Thread.current.name = "\(name).\(index)"  // best effort, for top -H (set from the thread itself)
                 runLoop()
             }
             thread.stackSize = 8 << 20
@@ -45,6 +50,18 @@ final class DWWorkerPool: DWTransformExecutor {
 
     /// Blocks running and waiting now (for /metrics and tests).
     var load: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.waiting.count) } }
+
+    /// Whether a worker is idle with no block waiting for one: a block submitted now would start at once.
+    var hasIdleWorker: Bool { state.withLock { $0.running < workers && $0.waiting.isEmpty } }
+
+    /// Blocks the calling thread (never one of this pool's) until a worker is idle with no block waiting
+    /// (``hasIdleWorker``), or `stop` says true (asked again every 50 ms). Returns at once when one already is.
+    func waitForIdleWorker(unless stop: () -> Bool) {
+        idled.lock()
+        defer { idled.unlock() }
+        // `idled` is held from the check to the wait, and broadcast under it: a block ending in between is seen.
+        while !hasIdleWorker, !stop() { _ = idled.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+    }
 
     /// Queues `work` for the next free thread; false (nothing queued) when every thread is busy and `queue` blocks
     /// already wait. Any thread.
@@ -108,7 +125,15 @@ final class DWWorkerPool: DWTransformExecutor {
             }
             guard let work else { continue }
             work()
-            state.withLock { $0.running -= 1 }
+            let idle = state.withLock { s -> Bool in
+                s.running -= 1
+                return s.waiting.isEmpty
+            }
+            if idle {
+                idled.lock()
+                idled.broadcast()
+                idled.unlock()
+            }
         }
     }
 }

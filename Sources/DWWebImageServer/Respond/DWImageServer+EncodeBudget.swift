@@ -56,7 +56,7 @@ extension DWImageServer {
 
     /// Makes `plan`'s variant of `source` in the background and keeps it under `key` in every layer a foreground
     /// render would (memory, disk, result storage): the original from the disk cache (fetched again if it has
-    /// gone), rendered on the budget's own thread, learning only. Bounded and one per key
+    /// gone), rendered on the budget's own thread once a `--workers` thread idles, learning only. Bounded and one per key
     /// (``DWEncodeBudget/start(_:format:_:)``); stopped with the server.
     func startBackgroundEncode(of source: String, plan: DWVariantPlan, key: String, format: DWImageFormat) {
         guard let encodeBudget else { return }
@@ -64,8 +64,9 @@ extension DWImageServer {
         _ = encodeBudget.start(key, format: format) { [self] in
             do throws(DWWebImageError) {
                 let original = try await backgroundOriginal(of: source)
-                let made = try await encodeBudget.pool.run { () throws(DWWebImageError) -> DWImage in
-                    try full.process(original)
+                let made = try await encodeBudget.pool.run { [pool] () throws(DWWebImageError) -> DWImage in
+                    try encodeBudget.waitForIdleWorker(in: pool)  // clients' transforms first
+                    return try full.process(original)
                 }
                 guard !Task.isCancelled else { return encodeBudget.count("failed") }
                 manager.cache.cacheObj(made.data, forKey: key)
