@@ -35,9 +35,12 @@ build_dwfetch() {
     fi
     log "building dwfetch (release)"
     # `dwfetch serve` execs dwfetch-serve, built beside it.
+    local product blog="$OUT/build-release.log"
+    mkdir -p "$OUT"
     for product in dwfetch dwfetch-serve; do
-        (cd "$ROOT" && swift build -c release --product "$product" 2>&1 | { grep -E "error|complete" >&2 || true; })
-        (cd "$ROOT" && swift build -c release --product "$product" >/dev/null 2>&1) || { log "release build failed"; exit 1; }
+        (cd "$ROOT" && swift build -c release --product "$product" >"$blog" 2>&1) \
+            || { tail -20 "$blog" >&2; log "release build failed ($blog)"; exit 1; }
+        grep -E "Build of product|Build complete" "$blog" >&2 || true
     done
     DWFETCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/dwfetch"
 }
