@@ -232,11 +232,12 @@ package final class FetchRunner: Sendable {
     }
 
     /// The distinct URLs in input order and, for the URLs named more than once, the index of their last mention.
+    /// Without repeats, the input array itself (its storage shared, not a second list of the URLs).
     private static func distinct(_ urls: [String]) -> ([String], [String: Int]) {
-        var distinct: [String] = []
         var seen = Set<String>(minimumCapacity: urls.count)
-        for url in urls where seen.insert(url).inserted { distinct.append(url) }
-        guard distinct.count < urls.count else { return (distinct, [:]) }
+        guard let firstRepeat = urls.firstIndex(where: { !seen.insert($0).inserted }) else { return (urls, [:]) }
+        var distinct = Array(urls[..<firstRepeat])
+        for url in urls[firstRepeat...] where seen.insert(url).inserted { distinct.append(url) }
         var mentions: [String: (count: Int, last: Int)] = [:]
         for (index, url) in urls.enumerated() {
             let seen = mentions[url]?.count ?? 0
