@@ -128,6 +128,8 @@ package final class FetchRunner: Sendable {
     private struct RunState {
         /// Outcomes whose line has not been printed yet; one the input names again later stays until its last line.
         var outcomes: [String: FetchOutcome] = [:]
+        /// The most outcomes ``outcomes`` has held at once (``peakOutcomesHeld``).
+        var outcomesPeak = 0
         /// For URLs the input names more than once: the index of the last mention (empty when none repeats).
         var lastMention: [String: Int] = [:]
         var prefetchOutcomes: [String: FetchOutcome] = [:]
@@ -146,6 +148,14 @@ package final class FetchRunner: Sendable {
         /// The signal that stopped the run (SIGINT, SIGTERM or SIGHUP), if one did.
         var interruptedBy: Int32?
     }
+
+    /// How many request windows the feed may run past the oldest URL not finished yet (``RequestWindow/span``).
+    static let spanInWindows = 4
+
+    /// The most results this run has held at once waiting for their line's turn (input order): at most
+    /// ``spanInWindows`` request windows however many URLs the run has, besides those of URLs the input names again
+    /// later. Safe from any thread.
+    package var peakOutcomesHeld: Int { state.withLock { $0.outcomesPeak } }
 
     /// A runner for `command` over `manager`, with the pixel stage and previewer of `engines`.
     package init(command: DWFetch, manager: DWWebImageManager, engines: DWFetchEngines) {
@@ -177,9 +187,11 @@ package final class FetchRunner: Sendable {
         }
         preview?.expect(urls)
         let done = DispatchGroup()
-        // URLs with the manager at once, refilled a quarter at a time (one wake-up of this thread per 16 results).
+        // URLs with the manager at once, refilled a quarter at a time (one wake-up of this thread per 16 results),
+        // fed at most four windows past the oldest URL not finished: the manager starts the newest first, and a URL
+        // left waiting would otherwise hold every later result (its line comes first) until the feed ran dry.
         let window = max(64, command.jobs * 8)
-        let inFlight = RequestWindow(size: window, refill: window / 4)
+        let inFlight = RequestWindow(size: window, refill: window / 4, span: window * Self.spanInWindows)
         let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
@@ -190,7 +202,7 @@ package final class FetchRunner: Sendable {
             done.enter()
             request(url, index: index, options: options, name: names.isEmpty ? nil : names[index], urls: urls) {
                 done.leave()
-                inFlight.leave()
+                inFlight.leave(index)
             }
         }
         done.wait()
@@ -220,11 +232,12 @@ package final class FetchRunner: Sendable {
     }
 
     /// The distinct URLs in input order and, for the URLs named more than once, the index of their last mention.
+    /// Without repeats, the input array itself (its storage shared, not a second list of the URLs).
     private static func distinct(_ urls: [String]) -> ([String], [String: Int]) {
-        var distinct: [String] = []
         var seen = Set<String>(minimumCapacity: urls.count)
-        for url in urls where seen.insert(url).inserted { distinct.append(url) }
-        guard distinct.count < urls.count else { return (distinct, [:]) }
+        guard let firstRepeat = urls.firstIndex(where: { !seen.insert($0).inserted }) else { return (urls, [:]) }
+        var distinct = Array(urls[..<firstRepeat])
+        for url in urls[firstRepeat...] where seen.insert(url).inserted { distinct.append(url) }
         var mentions: [String: (count: Int, last: Int)] = [:]
         for (index, url) in urls.enumerated() {
             let seen = mentions[url]?.count ?? 0
@@ -311,6 +324,7 @@ package final class FetchRunner: Sendable {
             s.outcomes[url] = FetchOutcome(
                 url: url, result: summary, path: path, writeError: writeError,
                 metrics: s.metrics.removeValue(forKey: url))
+            s.outcomesPeak = max(s.outcomesPeak, s.outcomes.count)
             if s.tokens.removeValue(forKey: index) == nil { s.finishedEarly.insert(index) }
         }
         printReady(urls)
