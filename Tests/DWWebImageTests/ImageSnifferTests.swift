@@ -35,6 +35,26 @@ final class ImageSnifferTests: XCTestCase {
             try DWImage(data: SampleImages.gif(width: 8, height: 8, frames: 2)).loopCount, 1, "no NETSCAPE2.0: once")
     }
 
+    /// The loop count has one rule (``GIFLoopExtension``) for the header facts, the Swift walk and giflib's index:
+    /// an ANIMEXTS1.0 block and a loop sub-block longer than 3 bytes count in all three (the sniffer read neither).
+    func testTheLoopCountIsTheSameFromTheHeaderAndFromTheImage() throws {
+        var gif = [UInt8](SampleImages.gif(width: 8, height: 8, frames: 2, loopCount: 3))
+        let netscape = Array("NETSCAPE2.0".utf8)
+        let at = try XCTUnwrap((0...(gif.count - netscape.count)).first { Array(gif[$0..<$0 + 11]) == netscape })
+        gif.replaceSubrange(at..<at + 11, with: Array("ANIMEXTS1.0".utf8))
+        let animexts = Data(gif)
+        // The loop sub-block with a fourth byte (length 4: ID 1, loops 3, one byte more).
+        gif.replaceSubrange(at..<at + 11, with: netscape)
+        gif.replaceSubrange(at + 11..<at + 15, with: [0x04, 0x01, 0x03, 0x00, 0x00])
+        for (name, data) in [("ANIMEXTS1.0", animexts), ("a 4-byte sub-block", Data(gif))] {
+            let header = try XCTUnwrap(ImageSniffer.inspect(data), name)
+            let image = try DWImage(data: data)
+            XCTAssertEqual(header.loopCount, 3, name)
+            XCTAssertEqual(image.loopCount, 3, name)
+            XCTAssertEqual(image.animatedImage()?.loopCount, 3, name)
+        }
+    }
+
     func testHEIFAndAVIFByFtypAndIspe() throws {
         func isobmff(_ brand: String, width: UInt32, height: UInt32) -> Data {
             var d = Data([0, 0, 0, 24]) + Data("ftyp".utf8) + Data(brand.utf8) + Data([0, 0, 0, 0]) + Data("mif1".utf8)

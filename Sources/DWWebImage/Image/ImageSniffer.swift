@@ -195,7 +195,7 @@ enum ImageSniffer {
         }
     }
 
-    // MARK: - GIF (logical screen; walk blocks for frames and the NETSCAPE2.0 loop count)
+    // MARK: - GIF (logical screen; walk blocks for frames and the loop count of GIFLoopExtension)
 
     private static func gif(_ b: Bytes, walk: Bool = true) throws(SniffFailure) -> ImageInfo {
         guard let w = b.u16le(6), let h = b.u16le(8), let flags = b.u8(10) else {
@@ -227,11 +227,7 @@ enum ImageSniffer {
                 frames += 1
             case 0x21:  // extension
                 guard let label = b.u8(offset + 1) else { stop = "extension ends at byte \(b.count)"; break scan }
-                if label == 0xFF, b.u8(offset + 2) == 11, b.matches(offset + 3, Array("NETSCAPE2.0".utf8)),
-                    b.u8(offset + 14) == 3, b.u8(offset + 15) == 1, let count = b.u16le(offset + 16)
-                {
-                    loops = Int(count)
-                }
+                if label == 0xFF, let found = loopValue(b, offset + 2) { loops = found }
                 guard let end = skipSubBlocks(b, offset + 2) else {
                     stop = "extension ends at byte \(b.count)"; break scan
                 }
@@ -244,9 +240,25 @@ enum ImageSniffer {
             }
         }
         guard frames > 0 else { throw SniffFailure("GIF has no complete frame (\(stop))") }
-        // Still images report 0; an animation without NETSCAPE2.0 plays once.
+        // Still images report 0; an animation without a loop extension plays once.
         let loopCount = frames > 1 ? (loops ?? 1) : 0
         return ImageInfo(format: .gif, width: Int(w), height: Int(h), frameCount: frames, loopCount: loopCount)
+    }
+
+    /// The loop value of the application extension whose sub-blocks start at `start` (``GIFLoopExtension``'s rule), or
+    /// nil when it is not a complete loop extension.
+    private static func loopValue(_ b: Bytes, _ start: Int) -> Int? {
+        guard b.u8(start) == 11, b.has(start + 1, 11),
+            GIFLoopExtension.isLoop(identifier: UnsafeRawBufferPointer(rebasing: b.raw[(start + 1)..<(start + 12)]))
+        else { return nil }
+        var offset = start + 12, loops: Int?
+        while let size = b.u8(offset), size > 0 {
+            guard b.has(offset + 1, Int(size)) else { return nil }
+            let data = UnsafeRawBufferPointer(rebasing: b.raw[(offset + 1)..<(offset + 1 + Int(size))])
+            if let value = GIFLoopExtension.loopValue(data: data) { loops = value }
+            offset += 1 + Int(size)
+        }
+        return loops
     }
 
     /// Returns the offset after a run of GIF data sub-blocks (ending with a zero-length block), or nil if truncated.

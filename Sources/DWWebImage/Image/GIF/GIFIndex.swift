@@ -227,10 +227,11 @@ struct GIFIndex: Sendable, Equatable {
                     b[1] & 0x01 != 0 ? Int(b[4]) : nil
                 )
             } else if first, code == APPLICATION_EXT_FUNC_CODE, length == 11 {
-                let id = UnsafeRawBufferPointer(start: b + 1, count: 11)
-                isLoopApplication = id.elementsEqual("NETSCAPE2.0".utf8) || id.elementsEqual("ANIMEXTS1.0".utf8)
-            } else if !first, isLoopApplication, length >= 3, b[1] == 1 {
-                scan.index.netscapeLoopCount = Int(b[2]) | Int(b[3]) << 8
+                isLoopApplication = GIFLoopExtension.isLoop(identifier: UnsafeRawBufferPointer(start: b + 1, count: 11))
+            } else if !first, isLoopApplication,
+                let loops = GIFLoopExtension.loopValue(data: UnsafeRawBufferPointer(start: b + 1, count: length))
+            {
+                scan.index.netscapeLoopCount = loops
             }
             first = false
             guard DGifGetExtensionNext(gif, &block) == GIF_OK else { return failure(gif, input, "extension data") }

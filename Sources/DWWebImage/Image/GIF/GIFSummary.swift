@@ -59,11 +59,13 @@ struct GIFSummary: Sendable, Equatable {
                     if first, label == 0xF9, length == 4 {
                         pendingDelay = Int(b[o + 2]) | Int(b[o + 3]) << 8
                     } else if first, label == 0xFF, length == 11 {
-                        let id = UnsafeRawBufferPointer(rebasing: b[(o + 1)..<(o + 12)])
-                        isLoopApplication =
-                            id.elementsEqual("NETSCAPE2.0".utf8) || id.elementsEqual("ANIMEXTS1.0".utf8)
-                    } else if !first, isLoopApplication, length >= 3, b[o + 1] == 1 {
-                        summary.netscapeLoopCount = Int(b[o + 2]) | Int(b[o + 3]) << 8
+                        isLoopApplication = GIFLoopExtension.isLoop(
+                            identifier: UnsafeRawBufferPointer(rebasing: b[(o + 1)..<(o + 12)]))
+                    } else if !first, isLoopApplication,
+                        let loops = GIFLoopExtension.loopValue(
+                            data: UnsafeRawBufferPointer(rebasing: b[(o + 1)..<(o + 1 + length)]))
+                    {
+                        summary.netscapeLoopCount = loops
                     }
                     first = false
                     o += 1 + length
