@@ -152,9 +152,9 @@ let package = Package(
         ),
         // `dwfetch`: plain fetches; pixel flags, --preview and --demo execv dwfetch-pixels, `serve` dwfetch-serve.
         // Release links with lld: the functions a fetch and --version run (startup.order, made by bench/startup/order)
-        // first and together (a cached fetch 3.7 MiB less resident, docs/performance.md, "Start-up"), and relocations
+        // first and together (a cached fetch 3.9 MiB less resident, docs/performance.md, "Start-up"), and relocations
         // packed (DT_RELR). --no-warn-symbol-ordering: each rename of a start-up function leaves a name the link
-        // lacks, one lld warning each (126 for the list as it stood before its last regeneration), and
+        // lacks, one lld warning each (a list a few months old lacks a hundred or more), and
         // scripts/demo.sh's release build stays warning-free; a missing name costs pages, never a wrong binary.
         // bench/startup/run and bench/run say how many names the built binary lacks and ask for bench/startup/order
         // above 1 %.

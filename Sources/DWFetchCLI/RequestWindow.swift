@@ -47,8 +47,9 @@ final class RequestWindow: Sendable {
         self.span = max(span ?? Int.max / 2, self.size)
     }
 
-    /// Takes a place for the next URL (index: the number of earlier calls), waiting while the window is full or
-    /// the URL would pass ``span`` (until `refill` places are free and the span has room for `refill` more).
+    /// Takes a place for the next URL, waiting while the window is full or the URL would pass ``span`` (until
+    /// `refill` places are free and the span has room for `refill` more). The caller numbers URLs in `enter` order
+    /// (0, 1, 2, …) and passes that number to ``leave(_:)``.
     func enter() {
         while true {
             let full = state.withLock { s -> Bool in

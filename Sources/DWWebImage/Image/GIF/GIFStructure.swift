@@ -6,7 +6,7 @@ import Foundation
 /// ``GIFIndex`` (every frame's offset, rect and timing) that decoding and ``DWImage/frameDelays`` need.
 ///
 /// A plain file (``GIFSummary``) gets its facts from the Swift walk, and its index only when something asks for
-/// one; any other file is indexed with giflib at once (so it is validated, and refused, exactly as before). A
+/// one; any other file is indexed with giflib at once (so giflib validates it, and refuses it, from the start). A
 /// reference type, so copies of an image share one index. Thread safety: the index is made at most once, under
 /// `lazy`'s lock, on the thread that first asks.
 final class GIFStructure: Sendable {
