@@ -1,5 +1,6 @@
 // WarmRunner: runs `dwfetch warm` (DWFetchCLI/WarmCommand.swift) with the server's own plan and key code.
 import DWFetchCLI
+import DWLocking
 import DWWebImageServer
 import DWFileIO
 import Foundation
@@ -16,14 +17,16 @@ enum WarmRunner {
         let server = DWImageServer(configuration: configuration)
         let presets = command.presetNames
         let finished = DispatchSemaphore(value: 0)
-        let box = OutcomeBox()
+        let box = DWLock<[DWWarmOutcome]>([])  // the task's outcomes, for the blocked main thread
         Task {
-            box.outcomes = await server.warm(sources: sources, presets: presets, concurrency: configuration.jobs)
+            let outcomes = await server.warm(sources: sources, presets: presets, concurrency: configuration.jobs)
+            box.withLock { $0 = outcomes }
             finished.signal()
         }
         finished.wait()
+        let outcomes = box.withLock { $0 }
         var failed = 0
-        for outcome in box.outcomes {
+        for outcome in outcomes {
             var line = "\(outcome.result.rawValue)\tpr:\(outcome.preset)\t\(outcome.source)"
             if let message = outcome.message {
                 line += "\t\(message)"
@@ -31,16 +34,10 @@ enum WarmRunner {
             }
             print(line)
         }
-        let stored = box.outcomes.filter { $0.result == .stored }.count
+        let stored = outcomes.filter { $0.result == .stored }.count
         StandardStream.error.write(
-            "dwfetch warm: \(stored) stored, \(box.outcomes.count - stored - failed) "
+            "dwfetch warm: \(stored) stored, \(outcomes.count - stored - failed) "
                 + "already stored, \(failed) failed\n")
         return failed > 0 ? 1 : 0
-    }
-
-    /// Hands the task's outcomes to the blocked main thread.
-    private final class OutcomeBox: @unchecked Sendable {
-        // @unchecked: one write on the task before the semaphore is signalled, one read on main after it.
-        var outcomes: [DWWarmOutcome] = []
     }
 }

@@ -78,7 +78,7 @@ final class DWFetchTests: XCTestCase {
 
     // MARK: - JSON, order, exit status
 
-    func testJSONLinesHaveSPECFieldsInInputOrderAndDuplicatesAreFetchedOnce() throws {
+    func testJSONLinesHaveTheDocumentedFieldsInInputOrderAndDuplicatesAreFetchedOnce() throws {
         let urls = [url("/spinner.gif"), url("/a/cat.png"), url("/missing.png"), url("/spinner.gif"), url("/fake.png")]
         let run = try fetch(["--json"] + urls)
         XCTAssertEqual(run.status, 1, "any failure → 1")

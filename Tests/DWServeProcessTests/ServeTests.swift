@@ -157,7 +157,7 @@ final class ServeTests: ServeTestCase {
         XCTAssertEqual(origin.acceptedConnections, 0)
     }
 
-    func testOriginStatusesMapToSPECsTable() throws {
+    func testOriginStatusesMapToTheDocumentedTable() throws {
         origin.setRoute("/404", .status(404))
         origin.setRoute("/410", .status(410))
         origin.setRoute("/500", .status(500))

@@ -128,7 +128,7 @@ final class NegotiationAndStatusTests: XCTestCase {
         XCTAssertTrue(enforce.varies(explicit: .png))
     }
 
-    func testPipelineErrorsMapToSPECsTable() {
+    func testPipelineErrorsMapToTheDocumentedTable() {
         func status(_ error: DWWebImageError) -> Int { DWStatusMapping.status(for: error).0.code }
         XCTAssertEqual(status(DWWebImageError(.invalidURL, "x")), 400)
         XCTAssertEqual(status(DWWebImageError(.notAnImage, "x")), 422)

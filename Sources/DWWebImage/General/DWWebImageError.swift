@@ -124,21 +124,28 @@ extension DWWebImageError {
         error.isBusy = true
         return error
     }
+    /// 10000: downloaded bytes that are not a decodable image (`detail` says why, when known).
     package static func notAnImage(_ url: String?, bytes: Int, detail: String = "") -> DWWebImageError {
         let suffix = detail.isEmpty ? "" : ": \(detail)"
         return .init(.notAnImage, "downloaded \(bytes) bytes that are not a decodable image\(suffix)", url: url)
     }
+    /// 10001: an empty URL.
     package static func emptyURL() -> DWWebImageError { .init(.emptyURL, "URL is empty") }
+    /// 10002: `url` is not a URL the library fetches (`why` in words).
     package static func invalidURL(_ url: String, _ why: String) -> DWWebImageError {
         .init(.invalidURL, "invalid URL: \(why)", url: url)
     }
+    /// 10007: the caller (or an invalidation) cancelled the request.
     package static func cancelled(_ url: String?) -> DWWebImageError { .init(.cancelled, "cancelled", url: url) }
+    /// 10006: only-from-cache asked for a URL the cache does not hold.
     package static func notInCache(_ url: String) -> DWWebImageError {
         .init(.notInCache, "not in cache and only-from-cache was requested", url: url)
     }
+    /// 10004: the origin answered `status`, with its reason phrase.
     package static func http(_ status: Int, url: String?) -> DWWebImageError {
         .init(.httpStatus, "HTTP \(status) \(HTTPStatusText.reason(status))", url: url, httpStatus: status)
     }
+    /// 10005: `what` (the body, pixels, frames) of `size` is over `limit`.
     package static func tooLarge(_ url: String?, size: Int64, limit: Int64, what: String = "body") -> DWWebImageError {
         .init(.tooLarge, "\(what) of \(size) is over the limit of \(limit)", url: url, size: size, limit: limit)
     }

@@ -24,10 +24,10 @@ public struct DWDataURLLoader: DWImageLoader {
     static func decode(_ url: String) throws(DWWebImageError) -> Data {
         let utf8 = Array(url.utf8)
         guard utf8.count >= 5, let comma = utf8.firstIndex(of: UInt8(ascii: ",")) else {
-            throw DWWebImageError(.invalidURL, "invalid URL: data URL without a comma", url: String(url.prefix(64)))
+            throw .invalidURL(String(url.prefix(64)), "data URL without a comma")
         }
         let header = String(decoding: utf8[5..<comma], as: UTF8.self).lowercased()
-        let payload = PercentDecoding.decode(utf8[(comma + 1)...], lenient: true) ?? []
+        let payload = PercentEncoding.decode(utf8[(comma + 1)...], lenient: true) ?? []
         guard header.split(separator: ";").last?.trimmingCharacters(in: .whitespaces) == "base64" else {
             return Data(payload)
         }

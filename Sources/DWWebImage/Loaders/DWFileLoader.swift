@@ -42,15 +42,15 @@ public struct DWFileLoader: DWImageLoader {
     static func path(of url: String) throws(DWWebImageError) -> String {
         if url.hasPrefix("/") && !url.hasPrefix("//") { return url }
         guard let components = URLComponents(string: url), components.scheme?.lowercased() == "file" else {
-            throw DWWebImageError(.invalidURL, "invalid URL: malformed file URL", url: url)
+            throw .invalidURL(url, "malformed file URL")
         }
         let host = components.host ?? ""
         guard host.isEmpty || host.lowercased() == "localhost" else {
-            throw DWWebImageError(.invalidURL, "invalid URL: file URL names another host (\(host))", url: url)
+            throw .invalidURL(url, "file URL names another host (\(host))")
         }
         let path = components.path
         guard path.hasPrefix("/") else {
-            throw DWWebImageError(.invalidURL, "invalid URL: file URL without a path", url: url)
+            throw .invalidURL(url, "file URL without a path")
         }
         return path
     }

@@ -25,9 +25,7 @@ enum URLValidator {
             case 0x21...0x7E where !unsafe(byte):
                 bytes.append(byte)
             default:
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
+                PercentEncoding.appendEscaped(byte, to: &bytes)
             }
         }
         let ascii = String(decoding: bytes, as: UTF8.self)
@@ -67,8 +65,6 @@ enum URLValidator {
         let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         return "\(host):\(port)"
     }
-
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     /// Bytes that are percent-encoded although printable: `"<>\^`{|}`.
     private static func unsafe(_ byte: UInt8) -> Bool {

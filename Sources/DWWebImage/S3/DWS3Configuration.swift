@@ -91,15 +91,12 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
     /// One segment of a key: a `.` or `..` segment as `%2E`s, else every byte but unreserved ones escaped.
     private static func encodeSegment(_ segment: Substring) -> String {
         if segment == "." || segment == ".." { return String(repeating: "%2E", count: segment.count) }
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(segment.utf8.count)
         for byte in segment.utf8 {
-            if unreserved.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += String(format: "%%%02X", byte)
-            }
+            if unreserved.contains(byte) { out.append(byte) } else { PercentEncoding.appendEscaped(byte, to: &out) }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -59,7 +59,7 @@ enum Decoder {
     }
 
     private static func tooLarge(_ size: Int64, _ limit: Int64, _ what: String) -> DWWebImageError {
-        DWWebImageError(.tooLarge, "\(what) of \(size) is over the limit of \(limit)", size: size, limit: limit)
+        .tooLarge(nil, size: size, limit: limit, what: what)
     }
 
     // MARK: libvips loaders

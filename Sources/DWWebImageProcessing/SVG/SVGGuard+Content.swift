@@ -109,7 +109,7 @@ extension SVGGuard {
         let header = url[url.index(url.startIndex, offsetBy: 5)..<comma].lowercased()
         let parameters = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         let mediaType = header.hasPrefix(";") ? "" : parameters.first ?? ""
-        let body = PercentDecoding.decode(url[url.index(after: comma)...].utf8, lenient: true) ?? []
+        let body = PercentEncoding.decode(url[url.index(after: comma)...].utf8, lenient: true) ?? []
         guard let bytes = parameters.contains("base64") ? forgivingBase64(body) : body else {
             throw refused("a data: image whose base64 does not decode")
         }

@@ -1,6 +1,5 @@
 // DWResponses: the server's answers — images with cache headers, one-line errors, plain text; reason phrases are
 // HTTPTypes' (the statuses' own), never a table of ours.
-import Crypto
 import DWWebImage
 import Foundation
 import Hummingbird
@@ -73,7 +72,7 @@ enum DWResponses {
 enum DWETag {
     /// A strong ETag of the bytes served: 128 bits of their SHA-256, in hex.
     static func of(_ data: Data) -> String {
-        "\"" + DWHex.encode(SHA256.hash(data: data).prefix(16)) + "\""
+        "\"" + DWDigest.sha256Hex(data, bytes: 16) + "\""
     }
 
     /// RFC 9110 §13.1.2: weak comparison, "*" matches anything.

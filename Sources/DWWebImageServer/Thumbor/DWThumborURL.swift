@@ -3,9 +3,9 @@ import DWImageTransform
 import DWWebImage
 
 /// What a thumbor URL asks that `DWProxyURL` has no place for. A plain value.
-public struct DWThumborRequest: Sendable, Equatable {
+struct DWThumborRequest: Sendable, Equatable {
     /// `max_age(N)`: the answer's `Cache-Control` max-age (0: no `Cache-Control`); nil: the server's.
-    public var maxAge: Int?
+    var maxAge: Int?
     /// `meta/`: the answer is thumbor's JSON about the image, not the image.
     var meta: DWThumborMeta?
     /// `watermark(…)`: the watermark image's URL (its host allowed by `--watermark-allow-host`), fetched before the
@@ -13,7 +13,7 @@ public struct DWThumborRequest: Sendable, Equatable {
     var watermark: String?
 
     /// Nothing thumbor-only.
-    public init() {}
+    init() {}
 }
 
 /// A thumbor path parsed into the same ``DWProxyURL`` an imgproxy URL becomes (source and ``DWTransform``), so the

@@ -20,7 +20,7 @@ enum DWURLBytes {
     static func percentDecoded(_ text: Substring) -> String? {
         let utf8 = text.utf8
         guard utf8.contains(UInt8(ascii: "%")) else { return String(text) }
-        guard let bytes = PercentDecoding.decode(utf8, lenient: false) else { return nil }
+        guard let bytes = PercentEncoding.decode(utf8, lenient: false) else { return nil }
         return String(validating: bytes, as: UTF8.self)
     }
 
@@ -131,8 +131,8 @@ enum DWURLBytes {
                 UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
                 continue
             case UInt8(ascii: "%"):
-                guard i + 1 < range.upperBound, PercentDecoding.hexValue(bytes[i]) != nil,
-                    PercentDecoding.hexValue(bytes[i + 1]) != nil
+                guard i + 1 < range.upperBound, PercentEncoding.hexValue(bytes[i]) != nil,
+                    PercentEncoding.hexValue(bytes[i + 1]) != nil
                 else {
                     return false
                 }

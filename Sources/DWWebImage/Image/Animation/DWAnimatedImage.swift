@@ -61,7 +61,7 @@ public final class DWAnimatedImage: Sendable {
 
         /// Creates limits; the defaults are those of ``default``.
         public init(
-            maxPixelCount: Int = 64 * 1024 * 1024, maxFrameCount: Int = 10_000,
+            maxPixelCount: Int = DWImage.defaultMaxPixelCount, maxFrameCount: Int = 10_000,
             maxTotalPixelCount: Int = 1 << 32
         ) {
             self.maxPixelCount = maxPixelCount

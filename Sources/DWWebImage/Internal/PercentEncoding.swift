@@ -1,8 +1,8 @@
-// PercentDecoding: `%HH` escapes decoded on UTF-8 bytes, the one implementation the loaders, the SVG guard and the
-// server's URL parsers share.
+// PercentEncoding: `%HH` escapes made and decoded on UTF-8 bytes, the one implementation the URL validator, the S3
+// signer, the loaders, the SVG guard and the server's URL parsers share.
 
-/// RFC 3986 percent-decoding on bytes. Pure; any thread.
-package enum PercentDecoding {
+/// RFC 3986 percent-encoding on bytes. Pure; any thread.
+package enum PercentEncoding {
     /// `bytes` with every `%HH` decoded. A `%` not followed by two hex digits stays as it is when `lenient` (as
     /// browsers read `data:` URLs); otherwise the answer is nil (as `removingPercentEncoding` answers).
     package static func decode<C: Collection>(_ bytes: C, lenient: Bool) -> [UInt8]? where C.Element == UInt8 {
@@ -30,6 +30,15 @@ package enum PercentDecoding {
         }
         return out
     }
+
+    /// Appends `byte` as `%HH` (upper-case hex digits, RFC 3986's preference) to `out`.
+    package static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "%"))
+        out.append(upperHexDigits[Int(byte >> 4)])
+        out.append(upperHexDigits[Int(byte & 0x0F)])
+    }
+
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
 
     /// The value of one hex digit (either case), or nil.
     package static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -1,4 +1,4 @@
-// ASCIIPrefix: byte-level ASCII checks every request makes — case-insensitive scheme prefixes, white space.
+// ASCII: byte-level ASCII checks every request makes — case-insensitive scheme prefixes, white space.
 
 extension StringProtocol {
     /// Whether the text starts with `prefix`, ASCII letters compared without case (`prefix` is ASCII and lower
