@@ -1,10 +1,11 @@
-# bench/serve/common.sh: shared by bench/serve/{run,memory,fleet} — a release dwfetch, a corpus, nginx as the origin,
-# `dwfetch serve` instances; everything on 127.0.0.1, stopped on exit.
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# bench/serve/common.sh: sourced by every bench/serve script, on top of bench/lib.sh (ROOT, log, free_port, the
+# release build) — a release dwfetch, a corpus, nginx as the origin in the foreground, `dwfetch serve` and thumbor
+# instances; everything on 127.0.0.1, stopped on exit.
+BENCH_LOG_NAME=serve
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 OUT="$ROOT/bench/out/serve"
 CORPUS="$ROOT/bench/corpus/serve"
 mkdir -p "$OUT" "$CORPUS"
-export PATH="$PATH:/opt/swift/usr/bin"
 PIDS=()
 cleanup() {
     for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill -- "$p" 2>/dev/null || true; done  # -PID: a process group
@@ -12,10 +13,6 @@ cleanup() {
     rm -rf "$OUT"/cache-* "$OUT"/nginx-tmp-*
 }
 trap cleanup EXIT
-
-log() { printf '[serve] %s\n' "$*" >&2; }
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 need_debs() {  # need_debs cmd:package ...
     local missing=()
@@ -33,15 +30,8 @@ build_dwfetch() {
         log "using $DWFETCH (not built here)"
         return 0
     fi
-    log "building dwfetch (release)"
-    # `dwfetch serve` execs dwfetch-serve, built beside it.
-    local product blog="$OUT/build-release.log"
-    mkdir -p "$OUT"
-    for product in dwfetch dwfetch-serve; do
-        (cd "$ROOT" && swift build -c release --product "$product" >"$blog" 2>&1) \
-            || { tail -20 "$blog" >&2; log "release build failed ($blog)"; exit 1; }
-        grep -E "Build of product|Build complete" "$blog" >&2 || true
-    done
+    build_release dwfetch  # `dwfetch serve` execs dwfetch-serve, built beside it
+    build_release dwfetch-serve
     DWFETCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/dwfetch"
 }
 
