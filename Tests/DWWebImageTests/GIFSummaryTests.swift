@@ -1,5 +1,6 @@
 // GIFSummary against giflib: wherever the Swift walk accepts a GIF, giflib's index reports the same frame count,
 // loop count and duration and no partial file; and a DWImage of such a GIF opens giflib only when asked for frames.
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -14,8 +15,7 @@ final class GIFSummaryTests: XCTestCase {
             ("transparency", GIFFixtures.transparency), ("outsideScreen", GIFFixtures.outsideScreen),
             ("noColorMap", GIFFixtures.noColorMap), ("indexOutOfRange", GIFFixtures.indexOutOfRange)
         ]
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "Fixtures/formats")
+        let folder = SourceTree.formatCorpus
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         where name.hasSuffix(".gif") {
             files.append((name, try Data(contentsOf: folder.appendingPathComponent(name))))
