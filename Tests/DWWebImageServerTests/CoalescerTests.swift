@@ -1,6 +1,7 @@
 // DWCoalescer: identical concurrent /info requests share one making; a caller that leaves is answered at once, and
 // the making stops when its last caller has left.
 import DWLocking
+import DWTestSupport
 import DWWebImage
 @testable import DWWebImageServer
 import XCTest
@@ -46,8 +47,7 @@ final class CoalescerTests: XCTestCase {
             XCTAssertEqual((error as? DWWebImageError)?.code, .cancelled)
         }
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "answered at once")
-        let deadline = Date().addingTimeInterval(5)
-        while !sawCancel.value && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        XCTAssertTrue(sawCancel.value, "the run was cancelled with its last caller")
+        let cancelled = await waitUntil(timeout: 10) { sawCancel.value }
+        XCTAssertTrue(cancelled, "the run was cancelled with its last caller")
     }
 }

@@ -47,9 +47,7 @@ private struct ProbeProcessor: DWImageProcessor {
     func process(_ image: DWImage) throws(DWWebImageError) -> DWImage {
         calls.next()
         guard waitsForStop, let cancellation = DWWorkCancellation.current else { return image }
-        let deadline = Date().addingTimeInterval(10)
-        while !cancellation.isCancelled && Date() < deadline { usleep(2_000) }
-        if cancellation.isCancelled { stopSeen.next() }
+        if eventually(timeout: 10, interval: 0.002, { cancellation.isCancelled }) { stopSeen.next() }
         throw DWWorkCancellation.stopped
     }
 }
@@ -86,8 +84,7 @@ final class TransformExecutorTests: XCTestCase {
         ])
         let box = ResultBox()
         let token = h.manager.downloadImage(withURL: h.server.url("/b.png"), options: options) { box.set($0) }
-        let deadline = Date().addingTimeInterval(10)
-        while executor.heldCount == 0 && Date() < deadline { usleep(2_000) }
+        _ = eventually(timeout: 10) { executor.heldCount > 0 }
         XCTAssertEqual(executor.heldCount, 1, "the transform waits in the executor")
         h.manager.cancel(token)
         XCTAssertEqual(try XCTUnwrap(box.wait(timeout: 5)).failureCode, .cancelled)
@@ -99,9 +96,9 @@ final class TransformExecutorTests: XCTestCase {
         h.manager.downloadImage(withURL: h.server.url("/b.png"), options: options) { result in
             again.withLock { $0 = result }
         }
-        while executor.heldCount == 0 && Date() < deadline { usleep(2_000) }
+        XCTAssertTrue(eventually(timeout: 10) { executor.heldCount > 0 }, "the new transform waits in the executor")
         executor.release()
-        while again.value == nil && Date() < deadline { usleep(2_000) }
+        XCTAssertTrue(eventually(timeout: 10) { again.value != nil }, "the new caller is answered")
         XCTAssertNotNil(try again.value?.get())
         XCTAssertEqual(calls.value, 1)
     }
@@ -118,13 +115,12 @@ final class TransformExecutorTests: XCTestCase {
         ])
         let box = ResultBox()
         let token = h.manager.downloadImage(withURL: h.server.url("/c.png"), options: options) { box.set($0) }
-        let deadline = Date().addingTimeInterval(10)
-        while executor.heldCount == 0 && Date() < deadline { usleep(2_000) }
+        XCTAssertTrue(eventually(timeout: 10) { executor.heldCount > 0 }, "the transform waits in the executor")
         executor.release()
-        while calls.value == 0 && Date() < deadline { usleep(2_000) }
+        XCTAssertTrue(eventually(timeout: 10) { calls.value > 0 }, "the transform runs")
         h.manager.cancel(token)
         XCTAssertEqual(try XCTUnwrap(box.wait(timeout: 5)).failureCode, .cancelled, "answered at once")
-        while stopSeen.value == 0 && Date() < deadline { usleep(2_000) }
+        _ = eventually(timeout: 10) { stopSeen.value > 0 }
         XCTAssertEqual(stopSeen.value, 1, "the running transform saw its stop flag")
     }
 }
