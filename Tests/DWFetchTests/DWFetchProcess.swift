@@ -80,8 +80,7 @@ enum DWFetchProcess {
         let dir: URL
 
         func wait(timeout: TimeInterval) -> FetchRun {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
+            _ = eventually(timeout: timeout, interval: 0.01) { !process.isRunning }
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()

@@ -116,10 +116,9 @@ final class ExecutablesTests: XCTestCase {
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         let running = try DWFetchProcess.start(["--no-cache", "--bogus"], environment: ["OPENSSL_CONF": fifo])
         defer { running.signal(SIGKILL); _ = running.wait(timeout: 20) }
-        let deadline = Date().addingTimeInterval(30)
         let printed = "for usage."  // the usage error's last words
-        while Date() < deadline, !((try? String(contentsOf: running.errURL, encoding: .utf8)) ?? "").contains(printed) {
-            usleep(20_000)
+        _ = eventually(timeout: 30, interval: 0.02) {
+            ((try? String(contentsOf: running.errURL, encoding: .utf8)) ?? "").contains(printed)
         }
         XCTAssertTrue(try String(contentsOf: running.errURL, encoding: .utf8).contains(printed), "the usage error")
         usleep(300_000)

@@ -85,14 +85,12 @@ final class QOIBinaryTests: XCTestCase {
             _ = serving.wait(timeout: 30)
         }
         var port: Int?
-        let deadline = Date().addingTimeInterval(30)
-        while port == nil, Date() < deadline, serving.process.isRunning {
+        _ = eventually(timeout: 30, interval: 0.02) {
             let text = (try? String(contentsOf: serving.outURL, encoding: .utf8)) ?? ""
             if let range = text.range(of: #"listening on http://[^:]+:(\d+)"#, options: .regularExpression) {
                 port = Int(text[range].split(separator: ":").last!)
-            } else {
-                usleep(20_000)
             }
+            return port != nil || !serving.process.isRunning
         }
         let errors = (try? String(contentsOf: serving.errURL, encoding: .utf8)) ?? ""
         let listening = try XCTUnwrap(port, "dwfetch-qoi serve did not start: \(errors)")

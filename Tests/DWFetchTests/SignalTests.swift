@@ -2,6 +2,7 @@
 // partial body kept for resume; exit 128 + the signal (130, 143, 129). Each signal 20 times in a row: a race that
 // shows once in twenty is a failure.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -46,12 +47,9 @@ final class SignalTests: XCTestCase {
             "--cache-dir", cache.path, "--retries", "0", "-o", out.path,
             server.url("/slow.png"), server.url("/dog.png")
         ])
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline,
-            !FileManager.default.fileExists(atPath: out.appendingPathComponent("dog.png").path)
-                || server.bodyBytesSent(path: "/slow.png") < 320 * 1024
-        {
-            usleep(5_000)
+        _ = eventually(timeout: 30) {
+            FileManager.default.fileExists(atPath: out.appendingPathComponent("dog.png").path)
+                && server.bodyBytesSent(path: "/slow.png") >= 320 * 1024
         }
         XCTAssertLessThan(server.bodyBytesSent(path: "/slow.png"), body.count, "signalled mid-body")
         running.signal(sig)
