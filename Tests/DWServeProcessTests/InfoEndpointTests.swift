@@ -1,5 +1,6 @@
 // /info (imgproxy Pro's shape): fields against Pillow's view of the source, a BlurHash decoded back, signatures.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -74,13 +75,15 @@ final class InfoEndpointTests: ServeTestCase {
     /// The `index`-th (from 1) access-log line for `target`, waiting for it (the line is written as the answer goes).
     private func accessLine(_ server: ServeProcess, _ target: String, index: Int) throws -> String {
         let marker = "GET \(target) "
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            let lines = server.stderr.split(separator: "\n").filter { $0.contains(marker) }
-            if lines.count >= index { return String(lines[index - 1]) }
-            usleep(20_000)
+        var lines: [Substring] = []
+        let written = eventually(timeout: 10, interval: 0.02) {
+            lines = server.stderr.split(separator: "\n").filter { $0.contains(marker) }
+            return lines.count >= index
         }
-        throw ServeStartFailure("no access-log line \(index) for \(target):\n\(server.stderr)")
+        guard written else {
+            throw ServeStartFailure("no access-log line \(index) for \(target):\n\(server.stderr)")
+        }
+        return String(lines[index - 1])
     }
 
     /// A BlurHash decoder (woltapp/blurhash's decode, 6 × 6 pixels) that names each corner's main colour.

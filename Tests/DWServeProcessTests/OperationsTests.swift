@@ -1,6 +1,7 @@
 // What an operator of imgproxy relies on, against the built server: `--log-format` (IMGPROXY_LOG_FORMAT) and
 // X-Request-ID, imgproxy's metric names, CORS.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -16,12 +17,11 @@ final class LogFormatTests: ServeTestCase {
         let made = try XCTUnwrap(forged.header("X-Request-ID"))
         XCTAssertTrue(made.range(of: "^[0-9a-f]{20}$", options: .regularExpression) != nil, "a forged ID is replaced")
         var lines: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(5)
-        while lines.count < 2, Date() < deadline {
+        _ = eventually(timeout: 10, interval: 0.02) {
             lines = server.stdout.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }.filter { ($0["msg"] as? String)?.hasPrefix("Completed in ") == true }
-            usleep(20_000)
+            return lines.count >= 2
         }
         XCTAssertEqual(lines.count, 2, server.stdout)
         let first = try XCTUnwrap(lines.first)
@@ -39,8 +39,7 @@ final class LogFormatTests: ServeTestCase {
     func testStructuredIsLogfmtAndAnUnknownFormatIsAUsageError() throws {
         let server = try serve(["-v", "--log-format", "structured"])
         XCTAssertEqual(try server.get("/health").status, 200)
-        let deadline = Date().addingTimeInterval(5)
-        while !server.stdout.contains("msg=\"Completed in"), Date() < deadline { usleep(20_000) }
+        _ = eventually(timeout: 10, interval: 0.02) { server.stdout.contains("msg=\"Completed in") }
         let line = try XCTUnwrap(server.stdout.split(separator: "\n").first { $0.contains("Completed in") })
         XCTAssertTrue(line.hasPrefix("time="), String(line))
         XCTAssertTrue(line.contains(" level=info msg=\"Completed in "), String(line))

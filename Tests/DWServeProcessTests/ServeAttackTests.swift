@@ -163,13 +163,12 @@ final class ServeAttackTests: ServeTestCase {
         let server = try serve()
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/p.png"))).status, 200)
         let space = server.cacheDir.appendingPathComponent("serve")
-        let deadline = Date().addingTimeInterval(10)
         var files: [String] = []
-        while files.isEmpty && Date() < deadline {  // the disk write follows the answer
+        _ = eventually(timeout: 10, interval: 0.02) {  // the disk write follows the answer
             files = ((try? FileManager.default.contentsOfDirectory(atPath: space.path)) ?? []).filter {
                 !$0.hasPrefix(".")
             }
-            if files.isEmpty { usleep(20_000) }
+            return !files.isEmpty
         }
         XCTAssertFalse(files.isEmpty, "an entry was written")
         let enumerator = FileManager.default.enumerator(atPath: server.cacheDir.path)

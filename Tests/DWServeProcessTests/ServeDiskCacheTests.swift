@@ -1,5 +1,6 @@
 // `dwfetch serve --no-disk-cache`: the memory cache only, as thumbor and imgproxy run without result storage.
 import DWTestServer
+import DWTestSupport
 import Foundation
 import XCTest
 
@@ -25,8 +26,7 @@ final class ServeDiskCacheTests: ServeTestCase {
         let withDisk = try serve()
         XCTAssertEqual(try withDisk.get(ProxyPath.plain(origin.url("/d.png"), options: "rs:fit:32:32")).status, 200)
         // The default keeps the original and the variant on disk (written in the background: wait for them).
-        let deadline = Date().addingTimeInterval(10)
-        while try Self.fileBytes(under: withDisk.cacheDir) < png.count, Date() < deadline { usleep(20_000) }
+        _ = try eventually(timeout: 10, interval: 0.02) { try Self.fileBytes(under: withDisk.cacheDir) >= png.count }
         XCTAssertGreaterThanOrEqual(try Self.fileBytes(under: withDisk.cacheDir), png.count)
     }
 

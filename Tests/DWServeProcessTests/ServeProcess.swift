@@ -46,11 +46,11 @@ final class ServeProcess: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
         var found: Int?
         var metricsFound: Int?
         let wantsMetrics = args.contains("--metrics-bind") || metrics.count > 0
-        while found == nil || (wantsMetrics && metricsFound == nil), Date() < deadline, process.isRunning {
+        let process = process  // the closure reads the local: self is not yet initialised
+        _ = eventually(timeout: 30, interval: 0.02) {
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
             if let range = text.range(of: #"listening on http://[^:]+:(\d+)"#, options: .regularExpression) {
                 found = Int(text[range].split(separator: ":").last!)
@@ -58,7 +58,7 @@ final class ServeProcess: @unchecked Sendable {
             if let range = text.range(of: #"metrics on port \d+"#, options: .regularExpression) {
                 metricsFound = Int(text[range].split(separator: " ").last!)
             }
-            if found == nil || (wantsMetrics && metricsFound == nil) { usleep(20_000) }
+            return (found != nil && (!wantsMetrics || metricsFound != nil)) || !process.isRunning
         }
         metricsPort = metricsFound
         guard let found else {
@@ -77,8 +77,7 @@ final class ServeProcess: @unchecked Sendable {
     @discardableResult
     func stop(signal sig: Int32 = SIGTERM, timeout: TimeInterval = 20) -> Int32 {
         if process.isRunning { kill(process.processIdentifier, sig) }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        _ = eventually(timeout: timeout, interval: 0.01) { !process.isRunning }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -92,8 +91,7 @@ final class ServeProcess: @unchecked Sendable {
 
     /// The exit status once the process has ended by itself within `timeout` (polled), nil if it is still running.
     func waitForExit(timeout: TimeInterval) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
+        _ = eventually(timeout: timeout) { !process.isRunning }
         if process.isRunning { return nil }
         process.waitUntilExit()
         return process.terminationStatus
@@ -101,12 +99,7 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Whether stderr shows `text` within `timeout` (polled).
     func waitForStderr(containing text: String, timeout: TimeInterval = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if stderr.contains(text) { return true }
-            usleep(5_000)
-        }
-        return stderr.contains(text)
+        eventually(timeout: timeout) { stderr.contains(text) }
     }
 
     /// GET (or another method) of a raw request target, exactly as given.

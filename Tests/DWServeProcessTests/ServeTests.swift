@@ -93,8 +93,7 @@ final class ServeTests: ServeTestCase {
         XCTAssertEqual(try server.metric("dwserve_origin_fetches_total"), 1)
         // A memory hit's record reaches the counters from the pipeline's callback queue, just after its answer.
         let hits = #"dwserve_cache_hits_total{layer="memory"}"#
-        let deadline = Date().addingTimeInterval(5)
-        while try server.metric(hits) < 3, Date() < deadline { usleep(10_000) }
+        _ = try eventually(timeout: 10, interval: 0.01) { try server.metric(hits) >= 3 }
         XCTAssertEqual(try server.metric(hits), 3)
     }
 

@@ -51,11 +51,14 @@ final class ThumborOracle: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, process.isRunning {
-            if (try? HTTPClient.request(port: port, target: "/healthcheck", timeout: 2))?.status == 200 { return }
-            usleep(100_000)
+        var healthy = false
+        _ = eventually(timeout: 60, interval: 0.1) {
+            healthy =
+                process.isRunning
+                && (try? HTTPClient.request(port: port, target: "/healthcheck", timeout: 2))?.status == 200
+            return healthy || !process.isRunning
         }
+        if healthy { return }
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         stop()
         throw ServeStartFailure("thumbor did not start: \(text)")
@@ -67,8 +70,7 @@ final class ThumborOracle: @unchecked Sendable {
     /// Ends the process (SIGTERM, then SIGKILL) and removes its directory.
     func stop() {
         if process.isRunning { process.terminate() }
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
+        _ = eventually(timeout: 10, interval: 0.01) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: dir)
