@@ -37,7 +37,8 @@ final class CoalescerTests: XCTestCase {
                 return 1
             }
         }
-        while coalescer.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let joined = await waitUntil(timeout: 10) { coalescer.waiting > 0 }
+        XCTAssertTrue(joined, "the caller waits on the run")
         let started = Date()
         caller.cancel()
         do {

@@ -118,9 +118,9 @@ final class BodyOnlyEntryTests: TemporaryRootTestCase {
         XCTAssertLessThanOrEqual(cache.totalDiskSize(), cache.configuration.diskSizeLimit, "never over the budget")
         XCTAssertLessThan(cache.entryCount(), 14, "entries were evicted")
         var evicted: [String] = []
-        for _ in 0..<200 where evicted.isEmpty {
+        _ = eventually(timeout: 10, interval: 0.01) {
             evicted = cleaned.values.flatMap { $0 }
-            if evicted.isEmpty { usleep(10_000) }
+            return !evicted.isEmpty
         }
         XCTAssertFalse(evicted.isEmpty, "DidClean names the keys it removed (read from the attribute)")
         XCTAssertTrue(evicted.allSatisfy { $0.hasPrefix("k") }, "\(evicted)")
