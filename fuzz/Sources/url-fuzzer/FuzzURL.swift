@@ -1,7 +1,9 @@
 // libFuzzer entry point over what `dwfetch serve` does with a request path before any fetch: the imgproxy URL
 // grammar (DWProxyURL: options, presets, `plain/` and base64url sources, extensions, `exp:`), the signature check,
-// the result limits, and the request's variant plan rendered on tiny images; for `/info/…` paths, the info options and the JSON
-// answer on the same images. The oracle is the server's promise: a bad URL is
+// the result limits, and the request's variant plan rendered on tiny images (a quarter of them also as a server with
+// `--encode-budget` renders a plan whose format `Accept` picks: the gate's checks and its recorder, AVIF encodes
+// included; this release build is CI's only run of that path optimised); for `/info/…` paths, the info options and
+// the JSON answer on the same images. The oracle is the server's promise: a bad URL is
 // refused, never a crash, and no URL yields a result past the result limits.
 // Built by fuzz/build.sh url (SwiftPM, fuzz/Package.swift) against the library's real modules.
 import Foundation
@@ -17,6 +19,19 @@ private let server: DWImageServer = {
         .appendingPathComponent("dw-url-fuzzer")  // one folder for every run: with the disk cache off it stays empty
     configuration.diskCache = false
     return DWImageServer(configuration: configuration)
+}()
+
+/// The same server with an encode budget far over what a tiny image costs (every encode admitted, every one
+/// recorded) and `Accept` asking for AVIF then WebP: a URL naming no format renders through the encode gate.
+private let budgeted: DWImageServer = {
+    var configuration = server.configuration
+    configuration.encodeBudget.budget = 60_000
+    return DWImageServer(configuration: configuration)
+}()
+private let negotiated: DWAcceptBucket = {
+    var bucket = DWAcceptBucket()
+    bucket.preferred = [.avif, .webp]
+    return bucket
 }()
 
 /// A default preset and a named one, with the URL's own security options allowed, so `pr:` and the `default`
@@ -66,15 +81,24 @@ public func fuzzTestOneInput(_ start: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     _ = url.sourceHost
     let limits = server.configuration.resultLimits
     guard let plan = server.plan(for: url) else { return 0 }  // raw:1: the source's bytes, nothing rendered
+    var plans = [plan]
+    if size % 4 == 0, let gated = budgeted.plan(for: url, bucket: negotiated), gated.encodeGate != nil {
+        plans.append(gated)
+    }
+    for plan in plans { render(plan, target: target, limits: limits) }
+    return 0
+}
+
+/// `plan` rendered on each tiny source: the header checks refuse (the server's 4xx) before any decode; what renders
+/// must fit the limits.
+private func render(_ plan: DWVariantPlan, target: String, limits: DWResultLimits) {
     for source in sources {
-        // The plan's header checks refuse (the server's 4xx) before any decode; what renders must fit the limits.
         guard let result = try? plan.process(source) else { continue }
         precondition(
             result.pixelWidth <= limits.maxDimension && result.pixelHeight <= limits.maxDimension
                 && result.pixelWidth * result.pixelHeight <= limits.maxPixels,
             "\(target) made a \(result.pixelWidth)×\(result.pixelHeight) result past the limits")
     }
-    return 0
 }
 
 /// `/info/…`: its options and source parsed as the server parses them, then the JSON answer (BlurHash, dominant and
