@@ -53,11 +53,7 @@ extension DWVariantPlan {
     /// The same plan (same ``identifier``: same cache key) with `output` for its output rule when given, and `gate`
     /// as its ``encodeGate``; a plan whose output rule changes gets the identifier of that rule.
     public func with(output: DWOutputRule? = nil, encodeGate gate: DWEncodeGate?) -> DWVariantPlan {
-        DWVariantPlan(
-            transform: transform, output: output ?? self.output, svg: svg,
-            stripsUnprocessed: stripsUnprocessed, limits: limits, framePixelBudget: framePixelBudget,
-            checks: checks, watermark: watermark, processors: processors, willRender: willRender,
-            didRender: didRender, encodeGate: gate)
+        copy(output: output ?? self.output, watermark: watermark, encodeGate: gate)
     }
 
     /// Throws ``DWEncodeGate/deferral(_:)`` when the gate refuses the format `source`'s result is negotiated to (a

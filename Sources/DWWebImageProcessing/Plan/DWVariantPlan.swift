@@ -89,10 +89,16 @@ public struct DWVariantPlan: DWImageProcessor {
     /// This plan drawing `watermark` (its bytes named in the ``identifier``, so a changed image is another variant):
     /// a server fetches a thumbor watermark after it planned the request.
     public func with(watermark: DWImage) -> DWVariantPlan {
+        copy(output: output, watermark: watermark, encodeGate: encodeGate)
+    }
+
+    /// This plan with `output`, `watermark` and `encodeGate` (the identifier made again): the one list of the
+    /// init's arguments that every `with` goes through, so none drops a field.
+    func copy(output: DWOutputRule, watermark: DWImage?, encodeGate: DWEncodeGate?) -> DWVariantPlan {
         DWVariantPlan(
             transform: transform, output: output, svg: svg, stripsUnprocessed: stripsUnprocessed,
             limits: limits, framePixelBudget: framePixelBudget, checks: checks, watermark: watermark,
-            processors: processors, willRender: willRender, didRender: didRender)
+            processors: processors, willRender: willRender, didRender: didRender, encodeGate: encodeGate)
     }
 
     /// FNV-1a over `data`: names the watermark's bytes in the identifier (not a security measure).
