@@ -227,10 +227,10 @@ enum ImageSniffer {
                 frames += 1
             case 0x21:  // extension
                 guard let label = b.u8(offset + 1) else { stop = "extension ends at byte \(b.count)"; break scan }
-                if label == 0xFF, let found = loopValue(b, offset + 2) { loops = found }
-                guard let end = skipSubBlocks(b, offset + 2) else {
+                guard let (end, found) = extensionBlocks(b, offset + 2, label: label) else {
                     stop = "extension ends at byte \(b.count)"; break scan
                 }
+                if let found { loops = found }
                 offset = end
             case 0x3B:  // trailer
                 break scan
@@ -240,25 +240,30 @@ enum ImageSniffer {
             }
         }
         guard frames > 0 else { throw SniffFailure("GIF has no complete frame (\(stop))") }
-        // Still images report 0; an animation without a loop extension plays once.
-        let loopCount = frames > 1 ? (loops ?? 1) : 0
+        let loopCount = GIFLoopExtension.loopCount(frames: frames, value: loops)
         return ImageInfo(format: .gif, width: Int(w), height: Int(h), frameCount: frames, loopCount: loopCount)
     }
 
-    /// The loop value of the application extension whose sub-blocks start at `start` (``GIFLoopExtension``'s rule), or
-    /// nil when it is not a complete loop extension.
-    private static func loopValue(_ b: Bytes, _ start: Int) -> Int? {
-        guard b.u8(start) == 11, b.has(start + 1, 11),
-            GIFLoopExtension.isLoop(identifier: UnsafeRawBufferPointer(rebasing: b.raw[(start + 1)..<(start + 12)]))
-        else { return nil }
-        var offset = start + 12, loops: Int?
-        while let size = b.u8(offset), size > 0 {
-            guard b.has(offset + 1, Int(size)) else { return nil }
-            let data = UnsafeRawBufferPointer(rebasing: b.raw[(offset + 1)..<(offset + 1 + Int(size))])
-            if let value = GIFLoopExtension.loopValue(data: data) { loops = value }
-            offset += 1 + Int(size)
+    /// One walk over an extension's sub-blocks, which start at `start`: the offset after them and, for a complete
+    /// loop extension (label 0xFF, ``GIFLoopExtension``'s rule), its loop value; nil when the blocks are cut short.
+    private static func extensionBlocks(_ b: Bytes, _ start: Int, label: UInt8) -> (end: Int, loops: Int?)? {
+        var offset = start, loops: Int?
+        let isLoop =
+            label == 0xFF && b.u8(start) == 11 && b.has(start + 1, 11)
+            && GIFLoopExtension.isLoop(identifier: UnsafeRawBufferPointer(rebasing: b.raw[(start + 1)..<(start + 12)]))
+        while let size = b.u8(offset) {
+            offset += 1
+            if size == 0 { return (offset, loops) }
+            guard b.has(offset, Int(size)) else { return nil }
+            if isLoop, offset - 1 > start,
+                let value = GIFLoopExtension.loopValue(
+                    data: UnsafeRawBufferPointer(rebasing: b.raw[offset..<(offset + Int(size))]))
+            {
+                loops = value
+            }
+            offset += Int(size)
         }
-        return loops
+        return nil
     }
 
     /// Returns the offset after a run of GIF data sub-blocks (ending with a zero-length block), or nil if truncated.

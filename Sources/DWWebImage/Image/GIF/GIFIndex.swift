@@ -36,9 +36,7 @@ struct GIFFrameInfo: Sendable, Equatable {
     var codeSize = 8
 
     /// The delay a browser uses: 10 ms or less (including none) becomes 100 ms, as browsers and SDWebImage do.
-    var delay: TimeInterval {
-        delayCentiseconds <= 1 ? 0.1 : Double(delayCentiseconds) / 100
-    }
+    var delay: TimeInterval { GIFLoopExtension.delay(centiseconds: delayCentiseconds) }
 }
 
 /// The structure of a GIF as giflib sees it. Built by ``scan(_:limits:)``; immutable afterwards.
@@ -59,9 +57,7 @@ struct GIFIndex: Sendable, Equatable {
 
     /// Number of plays: 0 = forever (NETSCAPE 0), the NETSCAPE value n otherwise (as SDWebImage and ImageIO count),
     /// 1 when the file has no NETSCAPE2.0 block; 0 for a single-frame GIF (a still image).
-    var loopCount: Int {
-        frames.count > 1 ? (netscapeLoopCount ?? 1) : 0
-    }
+    var loopCount: Int { GIFLoopExtension.loopCount(frames: frames.count, value: netscapeLoopCount) }
 
     /// Total of the (normalised) frame delays.
     var duration: TimeInterval { frames.reduce(0) { $0 + $1.delay } }

@@ -1,4 +1,5 @@
-// GIFLoopExtension: the one rule for a GIF's loop count, shared by the sniffer, the Swift walk and giflib's index.
+// GIFLoopExtension: the one rule for a GIF's loop count and a frame's delay, shared by the sniffer, the Swift walk
+// and giflib's index.
 
 /// GIF's looping application extension: an application extension whose 11-byte identifier is `NETSCAPE2.0` or
 /// `ANIMEXTS1.0` (the same block under AOL's name), followed by data sub-blocks; one with ID 1 and at least 3 bytes
@@ -15,4 +16,12 @@ enum GIFLoopExtension {
         guard data.count >= 3, data[0] == 1 else { return nil }
         return Int(data[1]) | Int(data[2]) << 8
     }
+
+    /// The number of plays a GIF reports: 0 for a still image (one frame), else the loop value (0 = forever, n as
+    /// SDWebImage and ImageIO count), 1 when the file has no loop extension (an animation plays once).
+    static func loopCount(frames: Int, value: Int?) -> Int { frames > 1 ? (value ?? 1) : 0 }
+
+    /// The delay a browser uses for a frame's graphic-control delay in centiseconds: 10 ms or less (including
+    /// none) becomes 100 ms, as browsers and SDWebImage do.
+    static func delay(centiseconds: Int) -> Double { centiseconds <= 1 ? 0.1 : Double(centiseconds) / 100 }
 }

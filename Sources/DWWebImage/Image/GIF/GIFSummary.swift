@@ -15,7 +15,7 @@ struct GIFSummary: Sendable, Equatable {
     var duration: Double
 
     /// As ``GIFIndex/loopCount``.
-    var loopCount: Int { frameCount > 1 ? (netscapeLoopCount ?? 1) : 0 }
+    var loopCount: Int { GIFLoopExtension.loopCount(frames: frameCount, value: netscapeLoopCount) }
 
     /// Walks `b`; nil when any record is anything but plain (see the type).
     /// Pure bounds-checked arithmetic over the bytes; touches the headers and every sub-block's length byte.
@@ -44,7 +44,7 @@ struct GIFSummary: Sendable, Equatable {
                 else { return nil }
                 totalPixels += area
                 summary.frameCount += 1
-                summary.duration += pendingDelay <= 1 ? 0.1 : Double(pendingDelay) / 100
+                summary.duration += GIFLoopExtension.delay(centiseconds: pendingDelay)
                 pendingDelay = 0
             case 0x21:  // extension: label, sub-blocks (GIFIndex.readExtension's rules for GCB and loops)
                 guard o + 1 < n else { return nil }
