@@ -55,14 +55,12 @@ enum CacheKey {
     /// be too long (or are `.`-led) replaced by a readable prefix plus the MD5.
     static func fileName(for key: String, secure: Bool, digest: DWCacheKeyDigest = .md5) -> String {
         if secure { return self.digest(key, digest) }
-        var name = ""
-        for byte in key.utf8 {
+        var name = PercentEncoding.encode(key) { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
-                name.append(Character(Unicode.Scalar(byte)))
-            default:
-                name += "%" + DWHex.encode([byte]).uppercased()
+                true
+            default: false
             }
         }
         if name.isEmpty || name.hasPrefix(".") || name.utf8.count > 200 {

@@ -1,5 +1,6 @@
-// PercentEncoding: `%HH` escapes made and decoded on UTF-8 bytes, the one implementation the URL validator, the S3
-// signer, the loaders, the SVG guard and the server's URL parsers share.
+// PercentEncoding: `%HH` escapes made and decoded on UTF-8 bytes where the rule is a byte rule (the URL validator,
+// S3's keys and query, the loaders, the SVG guard and the server's URL parsers); Foundation's `addingPercentEncoding`
+// where a character set says it.
 
 /// RFC 3986 percent-encoding on bytes. Pure; any thread.
 package enum PercentEncoding {
@@ -29,6 +30,16 @@ package enum PercentEncoding {
             }
         }
         return out
+    }
+
+    /// `text`'s UTF-8 bytes, each one `keeps` refuses as `%HH`.
+    package static func encode(_ text: some StringProtocol, keeping keeps: (UInt8) -> Bool) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            if keeps(byte) { out.append(byte) } else { appendEscaped(byte, to: &out) }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends `byte` as `%HH` (upper-case hex digits, RFC 3986's preference) to `out`.

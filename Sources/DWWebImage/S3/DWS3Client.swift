@@ -144,10 +144,7 @@ public struct DWS3Client: Sendable {
     /// `text` with everything but S3's unreserved characters and `/` percent-encoded: libcurl's SigV4 canonicalises
     /// the query itself (a `/` sent as `%2F` would be signed as `%252F`, and S3 answers 403).
     private static func queryEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(
-            withAllowedCharacters: CharacterSet(
-                charactersIn:
-                    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")) ?? text
+        PercentEncoding.encode(text) { DWS3Configuration.unreserved.contains($0) }
     }
 
     /// One request; returns the status, the body read (capped at ``maxBodySize``) and the response's headers

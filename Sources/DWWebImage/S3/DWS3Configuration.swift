@@ -1,5 +1,4 @@
 // DWS3Configuration: where `s3://bucket/key` URLs go and how they are signed (SigV4 by libcurl, no SDK).
-import Crypto
 import Foundation
 
 /// An S3-compatible store: its endpoint, region and credentials. `s3://bucket/key` maps to the path-style URL
@@ -79,10 +78,11 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
 
     /// SHA-256 of `data`, lowercase hex (the `x-amz-content-sha256` of a PUT).
     public static func sha256Hex(_ data: Data) -> String {
-        DWHex.encode(SHA256.hash(data: data))
+        DWDigest.sha256Hex(data)
     }
 
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+    /// S3's unreserved characters and `/`: what keys and query values keep as they are.
+    static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
 
     static func encodeKey(_ key: String) -> String {
         key.split(separator: "/", omittingEmptySubsequences: false).map(encodeSegment).joined(separator: "/")
@@ -91,12 +91,7 @@ public struct DWS3Configuration: Sendable, Equatable, Hashable {
     /// One segment of a key: a `.` or `..` segment as `%2E`s, else every byte but unreserved ones escaped.
     private static func encodeSegment(_ segment: Substring) -> String {
         if segment == "." || segment == ".." { return String(repeating: "%2E", count: segment.count) }
-        var out: [UInt8] = []
-        out.reserveCapacity(segment.utf8.count)
-        for byte in segment.utf8 {
-            if unreserved.contains(byte) { out.append(byte) } else { PercentEncoding.appendEscaped(byte, to: &out) }
-        }
-        return String(decoding: out, as: UTF8.self)
+        return PercentEncoding.encode(segment) { unreserved.contains($0) }
     }
 }
 

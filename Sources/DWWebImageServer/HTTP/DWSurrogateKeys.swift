@@ -1,4 +1,5 @@
 // DWSurrogateKeys: the purge keys an image answer carries, so a CDN or Varnish can drop every variant of a source.
+import DWWebImage
 import HTTPTypes
 
 /// `Surrogate-Key` and `xkey` (space-separated: Fastly, Varnish's xkey vmod) and `Cache-Tag` (comma-separated:

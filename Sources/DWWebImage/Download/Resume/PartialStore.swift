@@ -1,7 +1,6 @@
 // PartialStore: partial bodies on disk, so a download killed at 90% costs 10% to finish — even in a new process.
 import DWFileIO
 import Foundation
-import Crypto
 
 /// The folder of partial downloads: `<cache root>/partial/<sha256(url) prefix>.part` (the bytes so far) and
 /// `.meta` beside it (a small JSON record: URL, bytes, validator, Accept-Ranges, total).
@@ -47,7 +46,7 @@ struct PartialStore: Sendable {
     }
 
     func paths(for url: String) -> (data: String, record: String) {
-        let digest = DWHex.encode(SHA256.hash(data: Data(url.utf8)).prefix(16))
+        let digest = DWDigest.sha256Hex(Data(url.utf8), bytes: 16)
         // A string, not URL.appendingPathComponent: that one stats the path to decide on a trailing slash.
         let base = path + "/" + digest
         return (base + ".part", base + ".meta")
