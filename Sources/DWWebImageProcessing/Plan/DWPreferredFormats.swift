@@ -68,11 +68,11 @@ public struct DWPreferredFormats: Sendable, Hashable {
     }
 
     /// The first of `candidates` (formats the request's `Accept` chose, in imgproxy's order) that `image`'s result
-    /// may take: JPEG XL and AVIF only when the result is not animated (imgproxy's `PreferJxl && !animated`…), WebP
-    /// always; nil when none fits.
+    /// may take: an animated result only a format that keeps the frames (WebP; AVIF and JPEG XL are still only here,
+    /// imgproxy's `PreferJxl && !animated`…); nil when none fits.
     public static func negotiated(_ candidates: [DWImageFormat], for image: DWImage) -> DWImageFormat? {
         let animated = isAnimatedResult(image)
-        return candidates.first { !animated || ($0 != .avif && $0 != .jxl) }
+        return candidates.first { !animated || $0.savesAnimation }
     }
 
     /// Whether the result of `image` is animated: an animated GIF or WebP source when the processing limits keep
