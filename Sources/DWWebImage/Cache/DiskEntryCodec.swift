@@ -120,23 +120,28 @@ enum DiskEntryCodec {
 
     /// The length of the strings that follow a fixed header, or nil if `fixed` is not one of ours.
     static func stringsLength(_ fixed: UnsafeRawBufferPointer) -> Int? {
+        stringLengths(fixed).map { $0.0 + $0.1 + $0.2 + $0.3 + $0.4 }
+    }
+
+    /// The lengths of the five strings that follow a fixed header (key, ETag, Last-Modified, Content-Type,
+    /// Cache-Control), in order, or nil if `fixed` is not one of ours.
+    private static func stringLengths(_ fixed: UnsafeRawBufferPointer) -> (Int, Int, Int, Int, Int)? {
         let b = Bytes(fixed)
         guard b.count >= fixedHeaderSize, b.matches(0, magic), let v = b.u16le(4), Checksum(version: v) != nil,
             let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
             let ctLength = b.u16le(36), let ccLength = b.u16le(38)
         else { return nil }
-        return Int(keyLength) + Int(etagLength) + Int(lmLength) + Int(ctLength) + Int(ccLength)
+        return (Int(keyLength), Int(etagLength), Int(lmLength), Int(ctLength), Int(ccLength))
     }
 
     /// Parses the header at the start of `raw` (which must hold the fixed part and the strings) of a file of
     /// `fileSize` bytes.
     static func parseHeader(_ raw: UnsafeRawBufferPointer, fileSize: Int) -> Header? {
         let b = Bytes(raw)
-        guard let stringsTotal = stringsLength(raw), let flags = b.u16le(6),
+        guard let (key, etag, lastModified, type, cacheControl) = stringLengths(raw), let flags = b.u16le(6),
             let storedBits = b.u64le(8), let payloadLength = b.u64le(16), let payloadCRC = b.u32le(24),
-            let keyLength = b.u32le(28), let etagLength = b.u16le(32), let lmLength = b.u16le(34),
-            let ctLength = b.u16le(36), let ccLength = b.u16le(38), let headerCRC = b.u32le(40),
-            let checksum = b.u16le(4).flatMap(Checksum.init(version:)),
+            let headerCRC = b.u32le(40), let checksum = b.u16le(4).flatMap(Checksum.init(version:)),
+            case let stringsTotal = key + etag + lastModified + type + cacheControl,
             b.has(fixedHeaderSize, stringsTotal),
             payloadLength <= UInt64(Int.max - fixedHeaderSize - stringsTotal),
             fileSize == fixedHeaderSize + stringsTotal + Int(payloadLength)
@@ -147,7 +152,7 @@ enum DiskEntryCodec {
         guard crc == headerCRC else { return nil }
         var strings: [String] = []
         var offset = fixedHeaderSize
-        for length in [Int(keyLength), Int(etagLength), Int(lmLength), Int(ctLength), Int(ccLength)] {
+        for length in [key, etag, lastModified, type, cacheControl] {
             strings.append(
                 String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]), as: UTF8.self))
             offset += length
