@@ -227,6 +227,11 @@ final class GIFDecoderTests: XCTestCase {
             XCTAssertEqual(animation.frame(at: i).pixels, reference[i], "random access \(i)")
         }
         XCTAssertEqual(animation.bufferedFrameCount, 50)
+        // Purged (a memory warning's answer): nothing held, and every frame decodes again the same, from any point.
+        animation.purgeBuffer()
+        XCTAssertEqual(animation.bufferedFrameCount, 0)
+        for i in [77, 3, 119, 0] { XCTAssertEqual(animation.frame(at: i).pixels, reference[i], "after a purge \(i)") }
+        XCTAssertGreaterThan(animation.bufferedFrameCount, 0)
         let unbuffered = try DWAnimatedImage(data: data, bufferCount: 0)
         for i in stride(from: 119, through: 0, by: -7) { XCTAssertEqual(unbuffered.frame(at: i).pixels, reference[i]) }
         XCTAssertEqual(unbuffered.bufferedFrameCount, 0)
