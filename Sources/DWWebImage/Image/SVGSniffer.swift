@@ -43,7 +43,7 @@ enum SVGSniffer {
         var i = b.matches(0, [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while i < end {
             let c = b[i]
-            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { i += 1; continue }
+            if c.isASCIISpace { i += 1; continue }
             guard c == UInt8(ascii: "<") else { return nil }  // text before the root element
             if b.matches(i, Array("<?".utf8)) {
                 guard let close = find(b, Array("?>".utf8), from: i + 2, before: end) else { return nil }
@@ -69,7 +69,7 @@ enum SVGSniffer {
                 (b[o + index] | 0x20) == byte || (byte == UInt8(ascii: ":") && b[o + index] == byte)
             }
             let next = b[o + name.utf8.count]
-            if matches, [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(next) { return true }
+            if matches, next.isASCIISpace || next == UInt8(ascii: ">") || next == UInt8(ascii: "/") { return true }
         }
         return false
     }
