@@ -6,6 +6,8 @@
 #   loadavg                    the 1, 5 and 15 minute load averages: "1.52 1.61 1.49"
 #   commit                     the checked-out commit, short ("?" outside a git tree)
 #   free_port                  a TCP port free on 127.0.0.1 now
+#   need_debs CMD:PACKAGE ...  installs each PACKAGE whose CMD (a command, or a path) is missing, with apt-get (sudo
+#                              when not root): the benchmark-only tools scripts/setup.sh leaves out (wrk, perf, ...)
 #   nginx_up DIR PORT SERVER [HTTP]   a private nginx (scripts/setup.sh installs it; 1 worker, sendfile, no access
 #                              log unless HTTP sets one, pid/logs/temp files under DIR) on 127.0.0.1:PORT, SERVER the
 #                              server block's body and HTTP more http-level lines; nginx_down DIR stops it
@@ -26,6 +28,21 @@ die() { printf '[%s] error: %s\n' "${BENCH_LOG_NAME:-bench}" "$*" >&2; exit 1; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 commit() { git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+need_debs() {  # need_debs CMD:PACKAGE ...
+    local missing=() pair cmd sudo=()
+    for pair in "$@"; do
+        cmd="${pair%%:*}"
+        command -v "$cmd" >/dev/null 2>&1 || [[ -x "/usr/sbin/$cmd" || ( "$cmd" == /* && -x "$cmd" ) ]] \
+            || missing+=("${pair#*:}")
+    done
+    ((${#missing[@]})) || return 0
+    [[ "$(id -u)" -eq 0 ]] || sudo=(sudo)
+    log "installing ${missing[*]}"
+    "${sudo[@]}" apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+        || die "could not install ${missing[*]}"
+}
 
 nginx_up() {  # nginx_up DIR PORT SERVER [HTTP]
     local dir="$1" port="$2" server="$3" http="${4:-}" nginx user=""

@@ -1,27 +1,19 @@
 # bench/serve/common.sh: sourced by every bench/serve script, on top of bench/lib.sh (ROOT, log, free_port, the
-# release build) — a release dwfetch, a corpus, nginx as the origin in the foreground, `dwfetch serve` and thumbor
+# release build, nginx_up, need_debs) — a release dwfetch, a corpus, nginx as the origin, `dwfetch serve` and thumbor
 # instances; everything on 127.0.0.1, stopped on exit.
 BENCH_LOG_NAME=serve
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 OUT="$ROOT/bench/out/serve"
 CORPUS="$ROOT/bench/corpus/serve"
 mkdir -p "$OUT" "$CORPUS"
-PIDS=()
+PIDS=() NGINX_HOMES=()
 cleanup() {
     for p in "${PIDS[@]:-}"; do [[ -n "$p" ]] && kill -- "$p" 2>/dev/null || true; done  # -PID: a process group
+    for h in "${NGINX_HOMES[@]:-}"; do [[ -n "$h" ]] && nginx_down "$h"; done
     wait 2>/dev/null || true
-    rm -rf "$OUT"/cache-* "$OUT"/nginx-tmp-*
+    rm -rf "$OUT"/cache-* "${NGINX_HOMES[@]:-}"
 }
 trap cleanup EXIT
-
-need_debs() {  # need_debs cmd:package ...
-    local missing=()
-    for pair in "$@"; do command -v "${pair%%:*}" >/dev/null 2>&1 || [[ -x "/usr/sbin/${pair%%:*}" ]] || missing+=("${pair##*:}"); done
-    if ((${#missing[@]})); then
-        log "installing ${missing[*]}"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    fi
-}
 
 build_dwfetch() {
     if [[ -n "${BENCH_DWFETCH:-}" ]]; then  # a prebuilt dwfetch, with dwfetch-serve beside it
@@ -53,34 +45,18 @@ for i in range(n):
 PY
 }
 
-# start_nginx DIR → ORIGIN_PORT: nginx serving DIR (the origin, or the static-file anchor).
+# start_nginx DIR → NGINX_PORT, NGINX_PID: nginx serving DIR (the origin, or the static-file anchor), through lib.sh's
+# nginx_up with its home in $OUT/nginx-PORT (nginx.conf, nginx.pid, logs); stopped on exit.
 start_nginx() {
     local dir="$1" port; port=$(free_port)
-    local conf="$OUT/nginx-$port.conf"
-    mkdir -p "$OUT/nginx-tmp-$port"
-    cat > "$conf" <<NGX
-worker_processes 1;
-daemon off;
-pid $OUT/nginx-$port.pid;
-error_log $OUT/nginx-$port.err;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $OUT/nginx-tmp-$port;
-  proxy_temp_path $OUT/nginx-tmp-$port;
-  fastcgi_temp_path $OUT/nginx-tmp-$port;
-  uwsgi_temp_path $OUT/nginx-tmp-$port;
-  scgi_temp_path $OUT/nginx-tmp-$port;
-  sendfile on;
-  keepalive_requests 100000;
-  types { image/jpeg jpg; image/png png; image/webp webp; }
-  # /r/<n>/<file> is <file>: distinct source URLs for one file, so a cold benchmark never repeats a request.
-  server { listen 127.0.0.1:$port; root $dir; location /r/ { rewrite ^/r/[0-9]+/(.*)\$ /\$1 break; } }
-}
-NGX
-    /usr/sbin/nginx -c "$conf" -e "$OUT/nginx-$port.err" & PIDS+=($!)
+    local home="$OUT/nginx-$port"
+    rm -rf "$home"
+    # /r/<n>/<file> is <file>: distinct source URLs for one file, so a cold benchmark never repeats a request.
+    nginx_up "$home" "$port" "root $dir; location /r/ { rewrite ^/r/[0-9]+/(.*)\$ /\$1 break; }" \
+        "keepalive_requests 100000; types { image/jpeg jpg; image/png png; image/webp webp; }"
+    NGINX_HOMES+=("$home")
     NGINX_PORT=$port
-    wait_port "$port"
+    NGINX_PID=$(cat "$home/nginx.pid")
 }
 
 # start_serve ARGS... → SERVE_PORT, SERVE_PID: a dwfetch serve on a free port with its own cache dir, /metrics on
