@@ -71,8 +71,7 @@ enum Vips {
 
     /// A 10000 error: `what` failed, with libvips' reason.
     static func error(_ what: String) -> DWWebImageError {
-        let reason = takeErrorText()
-        return DWWebImageError(.notAnImage, reason.isEmpty ? what : "\(what): \(reason)")
+        .failed(what, reason: takeErrorText())
     }
 
     /// Runs one libvips call that produces an image (`body` gets the out-pointer and returns libvips' status).

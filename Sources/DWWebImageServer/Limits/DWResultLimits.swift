@@ -53,18 +53,18 @@ public struct DWResultLimits: Sendable, Equatable {
     ) throws(DWWebImageError) {
         let (width, height) = Self.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
         if width > maxDimension || height > maxDimension {
-            throw DWWebImageError(
-                .tooLarge, "result \(width)×\(height) is over the limit of \(maxDimension) per side",
-                size: Int64(max(width, height)), limit: Int64(maxDimension))
+            throw .overLimit(
+                "result \(width)×\(height)", limit: Int64(maxDimension), unit: " per side",
+                size: Int64(max(width, height)))
         }
         let frames = processedFrames(
             sourceFrames: sourceFrames, keepsFrames: keepsFrames, resultWidth: width,
             resultHeight: height)
         let (pixels, overflow) = (width * height).multipliedReportingOverflow(by: frames)
         if overflow || pixels > maxPixels {
-            throw DWWebImageError(
-                .tooLarge, "result of \(frames) × \(width)×\(height) pixels is over the limit of \(maxPixels)",
-                size: overflow ? .max : Int64(pixels), limit: Int64(maxPixels))
+            throw .overLimit(
+                "result of \(frames) × \(width)×\(height) pixels", limit: Int64(maxPixels),
+                size: overflow ? .max : Int64(pixels))
         }
     }
 
