@@ -98,7 +98,8 @@ enum DIBReader {
         limits: DWProcessingLimits
     ) throws(DWWebImageError) -> Raster {
         guard let headerSize = r.u32(h), headerSize >= 12 else { throw bad("truncated header") }
-        // The header sizes Windows and OS/2 define; another (bmpsuite's badheadersize) is not a bitmap decoders agree on.
+        // The header sizes Windows and OS/2 define; another (bmpsuite's badheadersize) is not a bitmap decoders agree
+        // on.
         guard [12, 40, 52, 56, 64, 108, 124].contains(headerSize) else { throw bad("header of \(headerSize) bytes") }
         var width: Int, rawHeight: Int, bpp: Int, compression = 0, colorsUsed = 0
         if headerSize == 12 {

@@ -1,6 +1,6 @@
-// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF, JPEG XL; libtiff's RGBA reader for the
-// TIFFs libvips refuses), giflib (GIF) or our own BMP/ICO reader; every frame leaves here upright, sRGB, 8-bit, with
-// 3 or 4 bands.
+// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF, JPEG XL; libtiff's RGBA reader
+// for the TIFFs libvips refuses), giflib (GIF) or our own BMP/ICO reader; every frame leaves here upright, sRGB, 8-bit,
+// with 3 or 4 bands.
 internal import CVips
 import DWWebImage
 import Foundation

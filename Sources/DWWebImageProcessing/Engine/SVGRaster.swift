@@ -132,8 +132,8 @@ enum SVGRaster {
             !value.contains("\""), !value.contains("<"), !value.contains("&")
         else { return nil }
         // The sniffer's own length reader, through the public API: a document declaring only this length.
-        let probe =
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" \(name)=\"\(value)\" \(name == "width" ? "height" : "width")=\"1\"/>"
+        let other = name == "width" ? "height" : "width"
+        let probe = "<svg xmlns=\"http://www.w3.org/2000/svg\" \(name)=\"\(value)\" \(other)=\"1\"/>"
         guard let image = try? DWImage(data: Data(probe.utf8)) else { return nil }
         let length = name == "width" ? image.pixelWidth : image.pixelHeight
         return length > 0 && length <= maxSide ? length : nil

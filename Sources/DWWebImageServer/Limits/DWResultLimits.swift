@@ -10,8 +10,9 @@ import DWWebImageProcessing
 /// as the first check of the variant plan).
 public struct DWResultLimits: Sendable, Equatable {
     /// Largest result width or height in pixels (default 8192); a larger result is refused (422) before anything is
-    /// decoded. imgproxy has no such refusal (its `max_result_dimension` scales down: ``DWTransform/maxResultDimension``);
-    /// it is what keeps a URL with no bounds of its own (`w:100000/el:1`, `dpr:20`) from a big allocation.
+    /// decoded. imgproxy has no such refusal (its `max_result_dimension` scales down:
+    /// ``DWTransform/maxResultDimension``); it is what keeps a URL with no bounds of its own (`w:100000/el:1`,
+    /// `dpr:20`) from a big allocation.
     public var maxDimension = 8192
     /// Largest result pixel count, frames × width × height (default 16.8 MP, imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION`).
     public var maxPixels = 16_800_000

@@ -140,8 +140,8 @@ struct DWLocalFileLoader: DWImageLoader {
 
 /// The fallback image (`--fallback-image`) as a source the pipeline loads from memory, under a name no URL can spell
 /// (``DWProxyURL`` admits only `http(s)`, `s3` and `local`): its variants are made on the pipeline's transform
-/// workers, coalesced, and kept in the memory cache per plan identifier, so a failing request whose plan was answered before
-/// costs no render. Loads run in the pipeline's loader task.
+/// workers, coalesced, and kept in the memory cache per plan identifier, so a failing request whose plan was answered
+/// before costs no render. Loads run in the pipeline's loader task.
 struct DWFallbackLoader: DWImageLoader {
     /// The name the fallback is loaded under: `dwfallback:` and a digest of its bytes.
     let source: String
