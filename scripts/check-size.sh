@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Checks the size rules: no Swift file over 500 lines, no function, initializer, accessor or closure-free body of
-# a `func`/`init`/`deinit`/`subscript` over 80 lines. Default: every target under Sources/ (the library, the CLI,
-# the engines, the server) and under Tests/ (the tests and their support); pass folders to check only those.
-# Lines are counted from the declaration to its closing brace (doc comments not included).
+# a `func`/`init`/`deinit`/`subscript` over 80 lines, and no line of a Swift file under Sources/ over 120 columns
+# (characters; swift-format wraps code there, but leaves comments and string literals to us). Default: every target
+# under Sources/ (the library, the CLI, the engines, the server) and under Tests/ (the tests and their support); pass
+# folders to check only those. Lines are counted from the declaration to its closing brace (doc comments not
+# included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dirs=("$@")
@@ -10,7 +12,7 @@ dirs=("$@")
 python3 - "${dirs[@]}" <<'PY'
 import os, re, sys
 
-MAX_FILE, MAX_FUNC = 500, 80
+MAX_FILE, MAX_FUNC, MAX_COLUMNS = 500, 80, 120
 decl = re.compile(r'^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|open|static|class|'
                   r'final|override|mutating|nonmutating|nonisolated|convenience|required|@\w+)\s+)*'
                   r'(func\s+[^\s(<]+|init[?!]?|deinit|subscript)\s*[(<{]')
@@ -32,6 +34,9 @@ for root in sys.argv[1:]:
                 lines.pop()
             if len(lines) > MAX_FILE:
                 problems.append(f'{path}: {len(lines)} lines (most {MAX_FILE})')
+            if os.path.normpath(path).split(os.sep)[0] == 'Sources':
+                problems += [f'{path}:{n}: {len(line)} columns (most {MAX_COLUMNS})'
+                             for n, line in enumerate(lines, 1) if len(line) > MAX_COLUMNS]
             in_block_comment = False
             i = 0
             while i < len(lines):

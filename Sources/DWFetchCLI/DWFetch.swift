@@ -155,9 +155,9 @@ package struct DWFetch: ParsableCommand {
 
     @Flag(
         name: [.short, .long],
-        help:
-            "Print nothing for images fetched (no lines, progress or summary); failures still go to stderr. --json lines are unaffected."
-    )
+        help: ArgumentHelp(
+            "Print nothing for images fetched (no lines, progress or summary); failures still go to stderr. --json "
+                + "lines are unaffected."))
     package var quiet = false
 
     @Flag(name: .customLong("clear-cache"), help: "Empty the cache space and exit.")
@@ -179,7 +179,8 @@ package struct DWFetch: ParsableCommand {
     @Option(
         name: .customLong("cache-limit"),
         help: ArgumentHelp(
-            "Disk budget of the cache space (bytes, or with K, M or G; default 1G; 0 = none); least recently read entries go first.",
+            "Disk budget of the cache space (bytes, or with K, M or G; default 1G; 0 = none); least recently read "
+                + "entries go first.",
             valueName: "BYTES"))
     package var cacheLimit: ByteCount?
 

@@ -5,7 +5,8 @@ import DWWebImage
 import DWFileIO
 import Foundation
 
-/// `main` of `dwfetch`, `dwfetch-pixels`, `dwfetch-demo` and `dwfetch-serve`. Runs on the main thread and never returns.
+/// `main` of `dwfetch`, `dwfetch-pixels`, `dwfetch-demo` and `dwfetch-serve`. Runs on the main thread and never
+/// returns.
 package enum DWFetchMain {
     /// Parses `CommandLine.arguments` and runs what they ask for; exits with the command's status (2 for usage
     /// errors, as docs/dwfetch.md says, not ArgumentParser's 64; 0 for --help and --version).

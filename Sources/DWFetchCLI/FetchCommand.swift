@@ -38,7 +38,8 @@ package struct FetchCommand {
             print(
                 "entries \(st.entryCount)  bytes \(st.totalBytes)  limit \(st.limit == 0 ? "none" : String(st.limit))")
             print(
-                "oldest \(st.oldest.map { formatter.string(from: $0) } ?? "-")  newest \(st.newest.map { formatter.string(from: $0) } ?? "-")"
+                "oldest \(st.oldest.map { formatter.string(from: $0) } ?? "-")  "
+                    + "newest \(st.newest.map { formatter.string(from: $0) } ?? "-")"
             )
             return 0
         }

@@ -128,8 +128,6 @@ package final class FetchRunner: Sendable {
     private struct RunState {
         /// Outcomes whose line has not been printed yet; one the input names again later stays until its last line.
         var outcomes: [String: FetchOutcome] = [:]
-        /// The most outcomes ``outcomes`` has held at once (``peakOutcomesHeld``).
-        var outcomesPeak = 0
         /// For URLs the input names more than once: the index of the last mention (empty when none repeats).
         var lastMention: [String: Int] = [:]
         var prefetchOutcomes: [String: FetchOutcome] = [:]
@@ -151,11 +149,6 @@ package final class FetchRunner: Sendable {
 
     /// How many request windows the feed may run past the oldest URL not finished yet (``RequestWindow/span``).
     static let spanInWindows = 4
-
-    /// The most results this run has held at once waiting for their line's turn (input order): at most
-    /// ``spanInWindows`` request windows however many URLs the run has, besides those of URLs the input names again
-    /// later. Safe from any thread.
-    package var peakOutcomesHeld: Int { state.withLock { $0.outcomesPeak } }
 
     /// A runner for `command` over `manager`, with the pixel stage and previewer of `engines`.
     package init(command: DWFetch, manager: DWWebImageManager, engines: DWFetchEngines) {
@@ -324,7 +317,6 @@ package final class FetchRunner: Sendable {
             s.outcomes[url] = FetchOutcome(
                 url: url, result: summary, path: path, writeError: writeError,
                 metrics: s.metrics.removeValue(forKey: url))
-            s.outcomesPeak = max(s.outcomesPeak, s.outcomes.count)
             if s.tokens.removeValue(forKey: index) == nil { s.finishedEarly.insert(index) }
         }
         printReady(urls)

@@ -1,4 +1,5 @@
-// OutputFormat: dwfetch's per-URL lines — human-readable, or one JSON object with the fields of docs/dwfetch.md ("Output") in that order.
+// OutputFormat: dwfetch's per-URL lines — human-readable, or one JSON object with the fields of docs/dwfetch.md
+// ("Output") in that order.
 import DWWebImage
 import Foundation
 

@@ -7,14 +7,15 @@ package struct ServeEncodeBudgetOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("encode-budget"),
         help: ArgumentHelp(
-            "An AVIF or JPEG XL that Accept picked (--auto-avif, --auto-jxl) and is expected to take longer to encode is "
-                + "answered at once in the next format (WebP), max-age 60, and made in the background for the next "
+            "An AVIF or JPEG XL that Accept picked (--auto-avif, --auto-jxl) and is expected to take longer to encode "
+                + "is answered at once in the next format (WebP), max-age 60, and made in the background for the next "
                 + "request.", valueName: "MS"))
     package var encodeBudget: Double?
     @Option(
         name: .customLong("background-encodes"),
         help: ArgumentHelp(
-            "Encodes put off by --encode-budget waiting or running at most; more are dropped (made on a later request).",
+            "Encodes put off by --encode-budget waiting or running at most; more are dropped (made on a later "
+                + "request).",
             valueName: "N"))
     package var backgroundEncodes = 2
 

@@ -6,8 +6,8 @@ package struct ServeFreshnessOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("revalidate-after"),
         help: ArgumentHelp(
-            "Seconds after which a source is checked with its origin (one conditional GET) on its next request; a changed "
-                + "source drops its variants.", valueName: "SEC"))
+            "Seconds after which a source is checked with its origin (one conditional GET) on its next request; a "
+                + "changed source drops its variants.", valueName: "SEC"))
     package var revalidateAfter: Double?
 
     package init() {}

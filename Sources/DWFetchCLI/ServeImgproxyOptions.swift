@@ -3,10 +3,11 @@
 import ArgumentParser
 import Foundation
 
-/// `--preset`, `--default-options`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`, `--fallback-*`,
-/// `--base-url`, `--url-replacement`, `--allowed-source`, `--enable-client-hints`, the encoder knobs
-/// (`--jpeg-progressive`, `--png-*`, `--webp-effort`, `--avif-speed`, `--jxl-effort`), `--preferred-formats`, `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`,
-/// `--[no-]sanitize-svg`. Parsed on the main thread.
+/// `--preset`, `--default-options`, `--only-presets`, `--format-quality`, `--watermark[-data]`, `--local-root`,
+/// `--fallback-*`, `--base-url`, `--url-replacement`, `--allowed-source`, `--enable-client-hints`, the encoder knobs
+/// (`--jpeg-progressive`, `--png-*`, `--webp-effort`, `--avif-speed`, `--jxl-effort`), `--preferred-formats`,
+/// `--auto-*`, `--enforce-*`, `--allow-security-options`, `--always-rasterize-svg`, `--[no-]sanitize-svg`. Parsed on
+/// the main thread.
 package struct ServeImgproxyOptions: ParsableArguments {
     /// Every flag at its default.
     package init() {}
@@ -89,19 +90,22 @@ package struct ServeImgproxyOptions: ParsableArguments {
     @Option(
         name: .customLong("allowed-source"),
         help: ArgumentHelp(
-            "Serve only sources starting with one of these (repeatable; * is any run of characters but /); 404 otherwise.",
+            "Serve only sources starting with one of these (repeatable; * is any run of characters but /); 404 "
+                + "otherwise.",
             valueName: "PREFIX"))
     package var allowedSources: [String] = []
     @Flag(
         name: .customLong("enable-client-hints"),
         help: ArgumentHelp(
-            "Sec-CH-DPR/DPR and Sec-CH-Width/Width headers are default dpr and width options (the URL's win); Vary on them."
+            "Sec-CH-DPR/DPR and Sec-CH-Width/Width headers are default dpr and width options (the URL's win); Vary on "
+                + "them."
         ))
     package var enableClientHints = false
     @Option(
         name: .customLong("preferred-formats"),
         help: ArgumentHelp(
-            "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, animation).",
+            "Output formats of a URL that names none: the source's if listed, else the first that fits (alpha, "
+                + "animation).",
             valueName: "LIST"))
     package var preferredFormats = "jpeg,png,gif"
     @Flag(

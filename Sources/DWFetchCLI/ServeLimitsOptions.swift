@@ -11,8 +11,8 @@ package struct ServeLimitsOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("cold-rate"),
         help: ArgumentHelp(
-            "Per client, cold requests (an origin fetch or a transform; cache hits are free) per second, e.g. 5/s; over "
-                + "it: 429 with Retry-After.", valueName: "N/s"))
+            "Per client, cold requests (an origin fetch or a transform; cache hits are free) per second, e.g. 5/s; "
+                + "over it: 429 with Retry-After.", valueName: "N/s"))
     package var coldRate: String?
     @Option(
         name: .customLong("cold-burst"),

@@ -85,7 +85,8 @@ package struct ServeOptions: ParsableCommand {
     @Option(
         name: .customLong("result-storage"),
         help: ArgumentHelp(
-            "Share variants between instances in this bucket and prefix (looked up before, written after each transform).",
+            "Share variants between instances in this bucket and prefix (looked up before, written after each "
+                + "transform).",
             valueName: "s3://BUCKET/PREFIX"))
     package var resultStorage: String?
     @Option(

@@ -47,7 +47,8 @@ package struct ServeSecurityOptions: ParsableArguments {
     @Option(
         name: .customLong("info-key"),
         help: ArgumentHelp(
-            "/info's own signature key (hex), paired with --info-salt; repeatable (default: /info is signed with --key).",
+            "/info's own signature key (hex), paired with --info-salt; repeatable (default: /info is signed with "
+                + "--key).",
             valueName: "HEX"))
     package var infoKeys: [String] = []
     @Option(

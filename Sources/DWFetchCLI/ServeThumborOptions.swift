@@ -11,7 +11,8 @@ package struct ServeThumborOptions: ParsableArguments {
     @Option(
         name: .customLong("thumbor-key"),
         help: ArgumentHelp(
-            "thumbor's SECURITY_KEY: serves thumbor URLs signed with it; repeatable (rotation); also THUMBOR_SECURITY_KEY.",
+            "thumbor's SECURITY_KEY: serves thumbor URLs signed with it; repeatable (rotation); also "
+                + "THUMBOR_SECURITY_KEY.",
             valueName: "KEY"))
     package var keys: [String] = []
     @Flag(
@@ -29,7 +30,8 @@ package struct ServeThumborOptions: ParsableArguments {
     @Option(
         name: .customLong("watermark-allow-host"),
         help: ArgumentHelp(
-            "A host thumbor's watermark() may fetch from (repeatable; *.example.com also allows its subdomains); none: refused.",
+            "A host thumbor's watermark() may fetch from (repeatable; *.example.com also allows its subdomains); none: "
+                + "refused.",
             valueName: "HOST"))
     package var watermarkAllowHosts: [String] = []
 

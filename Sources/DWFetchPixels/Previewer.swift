@@ -1,5 +1,6 @@
 // Previewer: dwfetch --preview — draws each fetched image in the terminal after its result line; animated GIFs,
-// APNGs and WebPs play through DWAnimatedImagePlayer; Ctrl-C, SIGTERM and SIGHUP stop playback and leave the terminal clean.
+// APNGs and WebPs play through DWAnimatedImagePlayer; Ctrl-C, SIGTERM and SIGHUP stop playback and leave the terminal
+// clean.
 import DWFetchCLI
 import DWLocking
 import DWWebImage

@@ -9,7 +9,8 @@ import Foundation
 extension ServeSecurityOptions {
     /// Fills `configuration` (whose `host` and `jobs` are already set). Throws a ValidationError for unusable keys or
     /// an unsigned non-loopback listener; writes one warning line to stderr per short key, and one for a key file
-    /// that group or others may read or write (the unsigned warning is the server's, ``DWImageServer/startupWarnings(_:)``).
+    /// that group or others may read or write (the unsigned warning is the server's,
+    /// ``DWImageServer/startupWarnings(_:)``).
     func apply(
         to configuration: inout DWServeConfiguration,
         environment: [String: String] = ProcessInfo.processInfo.environment

@@ -21,7 +21,8 @@ public struct DWGravity: Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
     /// Offset from the edge (pixels when |x| ≥ 1, else a fraction of the width); the point's x for ``Kind/focusPoint``.
     public var x: Double
-    /// Offset from the edge (pixels when |y| ≥ 1, else a fraction of the height); the point's y for ``Kind/focusPoint``.
+    /// Offset from the edge (pixels when |y| ≥ 1, else a fraction of the height); the point's y for
+    /// ``Kind/focusPoint``.
     public var y: Double
 
     /// A gravity of `kind` with offsets.

@@ -57,7 +57,8 @@ extension DWTransform {
         if let watermark {
             parts.append(
                 "wm:\(Self.number(watermark.opacity)):\(watermark.position.kind.rawValue):"
-                    + "\(Self.number(watermark.position.x)):\(Self.number(watermark.position.y)):\(Self.number(watermark.scale))"
+                    + "\(Self.number(watermark.position.x)):\(Self.number(watermark.position.y)):"
+                    + Self.number(watermark.scale)
             )
         }
         if !pixelFilters.isEmpty { parts.append("pf:" + pixelFilters.map(\.identifier).joined(separator: ",")) }

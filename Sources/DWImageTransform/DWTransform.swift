@@ -53,7 +53,8 @@ public struct DWTransform: Sendable, Hashable {
     public var focalPoint: DWFocalPoint?
 
     // MARK: Pixels
-    /// Fill colour for transparency and for extend/padding [`bg`]; nil: transparent where the format allows, else white.
+    /// Fill colour for transparency and for extend/padding [`bg`]; nil: transparent where the format allows, else
+    /// white.
     public var background: DWColor?
     /// Gaussian blur sigma [`bl`], sharpen sigma [`sh`]; 0: none.
     public var blur = 0.0, sharpen = 0.0

@@ -20,7 +20,8 @@ public final class MotoS3 {
     public let region = "us-east-1"
 
     /// Starts moto_server, makes the user, its key and `bucket`, and puts `objects` (key → bytes) into it.
-    /// - Throws: ``PeerUnavailable`` when moto_server is not installed, ``PeerDidNotStart`` when it or the set-up fails.
+    /// - Throws: ``PeerUnavailable`` when moto_server is not installed, ``PeerDidNotStart`` when it or the set-up
+    ///   fails.
     public init(bucket: String = "images", objects: [String: Data] = [:]) throws {
         guard let server = Self.which("moto_server") else {
             throw PeerUnavailable(
@@ -110,7 +111,8 @@ public final class MotoS3 {
     private static let setupScript = """
         import boto3, json, os, sys
         endpoint, bucket, root = sys.argv[1:4]
-        kw = dict(endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
+        kw = dict(
+            endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
         iam = boto3.client("iam", **kw)
         iam.create_user(UserName="dwwebimage")
         policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}

@@ -1,4 +1,5 @@
-// SampleImages: small, valid images built in code (PNG, GIF, BMP, TIFF) or embedded (JPEG, WebP), for tests and the demo.
+// SampleImages: small, valid images built in code (PNG, GIF, BMP, TIFF) or embedded (JPEG, WebP), for tests and the
+// demo.
 import Foundation
 
 /// Deterministic sample images. PNG, GIF, BMP and TIFF are encoded here (stored-deflate PNG, clear-code LZW GIF);

@@ -29,10 +29,10 @@ extension DWImage {
         if format == .gif {
             try Decoder.checkLimits(self, limits: DWImageProcessing.effectiveLimits)
             guard let animation = animatedImage(bufferCount: 1), animation.frameCount > 0 else {
-                throw DWWebImageError(.notAnImage, "GIF has no frames")
+                throw .noFrames("GIF")
             }
             let frame = animation.frame(at: 0)
-            guard frame.isComplete else { throw DWAnimatedImage.corruptFrame(0, format: "GIF") }
+            guard frame.isComplete else { throw .corruptFrame(0, format: "GIF") }
             return frame.bitmap
         }
         if let decoder = DWImageCodecs.externalDecoder(for: format) {  // a registered codec's bitmap, as it is
@@ -61,7 +61,7 @@ extension DWImage {
         switch format {
         case .gif:
             guard let animation = animatedImage(bufferCount: 1) else {
-                throw DWWebImageError(.notAnImage, "GIF has no frames")
+                throw .noFrames("GIF")
             }
             if animation.isPartial {
                 throw DWWebImageError(

@@ -41,19 +41,14 @@ extension DWImage {
 }
 
 extension DWAnimatedImage {
-    /// 10000 for frame `index` of a `format` animation (`GIF`, `png`…) whose data is truncated or corrupt.
-    static func corruptFrame(_ index: Int, format: String) -> DWWebImageError {
-        DWWebImageError(.notAnImage, "\(format) frame \(index) is corrupt")
-    }
-
-    /// Composites every frame (one canvas in memory) and throws ``corruptFrame(_:format:)`` for the first whose
-    /// data is truncated or corrupt. Runs on the caller's thread.
+    /// Composites every frame (one canvas in memory) and throws ``DWWebImageError/corruptFrame(_:format:)`` for
+    /// the first whose data is truncated or corrupt. Runs on the caller's thread.
     func checkFramesComplete(format: String) throws(DWWebImageError) {
         var corrupt: Int?
         forEachFrame { frame in
             if !frame.isComplete { corrupt = frame.index }
             return frame.isComplete
         }
-        if let corrupt { throw Self.corruptFrame(corrupt, format: format) }
+        if let corrupt { throw DWWebImageError.corruptFrame(corrupt, format: format) }
     }
 }

@@ -1,4 +1,5 @@
-// Demo: `dwfetch --demo` (in dwfetch-demo) — an embedded loopback server with sample images, fetched cold and then warm.
+// Demo: `dwfetch --demo` (in dwfetch-demo) — an embedded loopback server with sample images, fetched cold and then
+// warm.
 import DWFetchCLI
 import DWTestServer
 import DWWebImage

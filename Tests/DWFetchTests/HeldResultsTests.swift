@@ -1,5 +1,7 @@
 // HeldResultsTests: what a dwfetch run keeps per URL stays bounded however many URLs it has (peak RSS flat in the
-// number of URLs): the runner in-process, real downloads from the loopback server. Results are counted, not timed.
+// number of URLs): the runner in-process, real downloads from the loopback server. A result waits for its line's
+// turn only behind an older URL not finished yet, and the feed runs at most four request windows past that URL; the
+// server's log shows how far past the oldest URL not yet asked for the run ever asked. Counted, not timed.
 import ArgumentParser
 import DWFetchCLI
 import DWTestServer
@@ -30,8 +32,9 @@ final class HeldResultsTests: XCTestCase {
         XCTAssertEqual(report.failed, 0)
         XCTAssertEqual(server.requestCount(path: "/img.png"), count)
         // The window is 64 URLs (-j 2), the span four windows.
-        XCTAssertGreaterThan(runner.peakOutcomesHeld, 0)
-        XCTAssertLessThanOrEqual(runner.peakOutcomesHeld, 4 * 64, "results held waiting for their line's turn")
+        let reach = Self.farthestReach(server.requestLog, count: count)
+        XCTAssertGreaterThan(reach, 0)
+        XCTAssertLessThan(reach, 4 * 64, "URLs asked for past one left waiting (their results wait for its line)")
     }
 
     /// Failures move the span as results do: over several spans, every third URL answers 404, resets its connection
@@ -65,6 +68,23 @@ final class HeldResultsTests: XCTestCase {
         XCTAssertEqual(report.failed, bad)
         XCTAssertEqual(report.fetched, count - bad)
         XCTAssertEqual(server.requestCount(path: "/img.png"), count - bad, "every good URL after the bad ones")
-        XCTAssertLessThanOrEqual(runner.peakOutcomesHeld, 4 * 64)
+        let unresolved = Set(urls.indices.filter { urls[$0].hasSuffix(".invalid/a.png") })
+        XCTAssertLessThan(Self.farthestReach(server.requestLog, count: count, neverAsked: unresolved), 4 * 64)
+    }
+
+    /// The most URLs (by input index, `?v=`) the run had asked the server for past the oldest one it had not asked
+    /// for yet, over `log` in arrival order; `neverAsked`: URLs that never reach the server (counted as asked from
+    /// the start). Results held waiting for their line's turn are at most this many.
+    private static func farthestReach(_ log: [RecordedRequest], count: Int, neverAsked: Set<Int> = []) -> Int {
+        var asked = [Bool](repeating: false, count: count)
+        for index in neverAsked { asked[index] = true }
+        var oldest = 0, reach = 0
+        for request in log {
+            guard let value = request.target.split(separator: "=").last, let index = Int(value) else { continue }
+            asked[index] = true
+            while oldest < count && asked[oldest] { oldest += 1 }
+            reach = max(reach, index - oldest)
+        }
+        return reach
     }
 }

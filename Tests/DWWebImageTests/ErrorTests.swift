@@ -35,6 +35,27 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(moved.httpStatus, 404)
     }
 
+    /// The kinds the core builds keep their code, text and fields (users and docs match on them).
+    func testCoreKindsKeepTheirText() {
+        XCTAssertEqual(
+            DWWebImageError.curl(7, "Couldn't connect", url: "http://a/").description,
+            "[10003] curl error 7: Couldn't connect (http://a/)")
+        XCTAssertEqual(DWWebImageError.curl(7, "x", url: "u").curlCode, 7)
+        XCTAssertEqual(
+            DWWebImageError.file("open", "/x", errno: ENOENT).message, "cannot open /x: No such file or directory")
+        XCTAssertEqual(DWWebImageError.file("read", "/x", "not a regular file").code, .transport)
+        XCTAssertEqual(
+            DWWebImageError.overDiskBudget(9, 8, key: "k").description,
+            "[10008] entry of 9 bytes is larger than the disk budget (8) (k)")
+        XCTAssertEqual(
+            DWWebImageError.cacheFailure("publish /p", errno: ENOSPC, key: "k").message,
+            "cache publish /p failed: No space left on device")
+        let large = DWWebImageError.tooLarge("u", size: 9, limit: 8)
+        XCTAssertEqual(large.message, "body of 9 is over the limit of 8")
+        XCTAssertEqual([large.size, large.limit], [9, 8])
+        XCTAssertEqual(DWWebImageError.invalidURL("u", "why").message, "invalid URL: why")
+    }
+
     func testEmptyURLIs10001() throws {
         let h = try Harness()
         defer { h.close() }

@@ -90,7 +90,7 @@ final class GIFSummaryTests: XCTestCase {
         XCTAssertTrue(gif.isIndexed, "the frames' delays need giflib's index")
         XCTAssertEqual(image.animatedImage()?.frameCount, index.frames.count)
 
-        // A damaged file is judged by giflib at once, as before.
+        // A damaged file is judged by giflib at once.
         let cut = try DWImage(data: GIFFixtures.disposePrevious.dropLast(1))
         XCTAssertTrue(try XCTUnwrap(cut.gif).isIndexed)
         XCTAssertTrue(cut.isPartial)

@@ -118,8 +118,7 @@ extension DWWebImageCache {
             release: release, bodyOnly: config.bodyOnlyEntries)
         let limit = max(0, config.diskSizeLimit)
         if limit > 0, let size = writer.plainSize, size > limit {
-            throw DWWebImageError(
-                .cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+            throw .overDiskBudget(size, limit, key: key)
         }
         writeSemaphore.wait()
         defer { writeSemaphore.signal() }
@@ -134,12 +133,11 @@ extension DWWebImageCache {
             if written.bodyOnly && fstat(file.fd, &st) == 0 { entryFile = DWCacheEntryFile(path: finalPath, stat: st) }
         case .failure(let code):
             file.discard()
-            throw Self.ioError("write \(file.tempPath ?? dirPath + "/(unnamed)")", code.value, key)
+            throw .cacheFailure("write \(file.tempPath ?? dirPath + "/(unnamed)")", errno: code.value, key: key)
         }
         if limit > 0 && size > limit {
             file.discard()
-            throw DWWebImageError(
-                .cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+            throw .overDiskBudget(size, limit, key: key)
         }
         Self.setModificationTime(of: file.fd, to: metadata.storedAt)
         let (code, evicted) = DiskBudget.commit(
@@ -148,7 +146,7 @@ extension DWWebImageCache {
             publish: { file.publish(as: finalPath, fallbackName: tempName) })
         if !evicted.isEmpty { postDidClean(evicted) }
         if code != 0 {
-            throw Self.ioError("publish \(finalPath)", code, key)
+            throw .cacheFailure("publish \(finalPath)", errno: code, key: key)
         }
         return entryFile
     }
@@ -167,7 +165,7 @@ extension DWWebImageCache {
             lockFiles.forget(dirPath)  // a lock file kept open from before was deleted with it
             created = AtomicFile.create(in: dirPath, mode: mode, fallbackName: fallbackName)
         }
-        guard let file = created else { throw Self.ioError("create a file in \(dirPath)", errno, key) }
+        guard let file = created else { throw .cacheFailure("create a file in \(dirPath)", errno: errno, key: key) }
         return file
     }
 
@@ -199,7 +197,4 @@ extension DWWebImageCache {
         notifyQueue.async { center.post(name: .DWWebImageCacheDidClean, object: self, userInfo: ["keys": keys]) }
     }
 
-    private static func ioError(_ what: String, _ code: Int32, _ key: String) -> DWWebImageError {
-        DWWebImageError(.cacheIO, "cache \(what) failed: \(String(cString: strerror(code)))", url: key)
-    }
 }

@@ -105,7 +105,8 @@ extension DWWebImageCache {
         }
     }
 
-    /// Empties the memory cache and deletes every entry of the current cache space (blocking, like ``clear(space:allSpaces:)``).
+    /// Empties the memory cache and deletes every entry of the current cache space (blocking, like
+    /// ``clear(space:allSpaces:)``).
     public func removeAllCache() {
         clear()
     }

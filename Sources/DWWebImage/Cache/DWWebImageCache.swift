@@ -1,4 +1,5 @@
-// DWWebImageCache: the DW cache — an LRU in memory (DW's NSCache limits) plus self-validating files on disk, per cache space.
+// DWWebImageCache: the DW cache — an LRU in memory (DW's NSCache limits) plus self-validating files on disk, per cache
+// space.
 import DWFileIO
 import Foundation
 import DWLocking
@@ -7,14 +8,15 @@ import DWLocking
 ///
 /// - Memory: an LRU bounded by entry count and bytes (cost = bytes held), DW's `NSCache` limits.
 /// - Disk: one file per key under `<rootDirectory>/<cacheSpace>/`, named by a digest of the key
-///   (``keyDigest``: MD5 by default, SHA-1 or SHA-256) when ``useSecureKey`` is on. Writes are serialised by a semaphore (as in DW) and atomic (an unnamed `O_TMPFILE`
-///   given its name by `linkat`, or a temp file renamed in the same directory), so readers in this or another
-///   process never see a torn entry. Each file carries its key, its length and CRC-32Cs; a truncated, corrupt or
-///   foreign file is a miss and is removed. ``diskSizeLimit`` is held when entries are written (LRU by last read).
+///   (``keyDigest``: MD5 by default, SHA-1 or SHA-256) when ``useSecureKey`` is on. Writes are serialised by a
+///   semaphore (as in DW) and atomic (an unnamed `O_TMPFILE` given its name by `linkat`, or a temp file renamed in the
+///   same directory), so readers in this or another process never see a torn entry. Each file carries its key, its
+///   length and CRC-32Cs; a truncated, corrupt or foreign file is a miss and is removed. ``diskSizeLimit`` is held when
+///   entries are written (LRU by last read).
 /// - Expiry: entries older than ``expirationTime`` by their file's modification time (DW's clock, and the one the
 ///   sweep and ``diskStatistics()`` read),
-///   or than their `Cache-Control` allows when `configuration.honorsCacheControl` is on, are misses (kept for revalidation when
-///   they have a validator), and ``removeExpiredCache()`` deletes them.
+///   or than their `Cache-Control` allows when `configuration.honorsCacheControl` is on, are misses (kept for
+///   revalidation when they have a validator), and ``removeExpiredCache()`` deletes them.
 ///
 /// Settings are one ``Configuration`` value (``configuration``); DW's names (``cachePolicy``, ``expirationTime``,
 /// ``useSecureKey``, ``cacheSpace``) are also properties; the other per-setting properties are deprecated.

@@ -270,7 +270,7 @@ extension DWWebImageDownloader {
             error.refusedAddress = address
             return .failure(error)
         case .failed(.failure(.curl(let code, let message))):
-            return .failure(DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code))
+            return .failure(.curl(code, message, url: url))
         case .failed(.failure(.hook(let error))):
             return .failure(error.about(url))
         case .failed(.success(let transfer)):

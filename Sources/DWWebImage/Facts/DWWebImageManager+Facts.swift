@@ -104,7 +104,7 @@ private final class HeadReader: Sendable {
         case .failure(.hook(let error)):
             throw error.about(url)
         case .failure(.curl(let code, let message)):
-            throw DWWebImageError(.transport, "curl error \(code): \(message)", url: url, curlCode: code)
+            throw DWWebImageError.curl(code, message, url: url)
         case .failure(let other):
             throw DWWebImageError(.transport, "head request failed: \(other)", url: url)
         }

@@ -111,43 +111,76 @@ public struct DWWebImageError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 extension DWWebImageError {
-    /// The same error about `url` (every other field kept).
+    /// The same error about `url` (every other field kept). Any thread.
     package func about(_ url: String) -> DWWebImageError {
         var copy = self
         copy.url = url
         return copy
     }
 
-    /// 10007 with ``isBusy``: the transform executor took no more work.
+    /// 10007 with ``isBusy``: the transform executor took no more work. Any thread.
     public static func busy(_ url: String?) -> DWWebImageError {
         var error = DWWebImageError(.cancelled, "every worker is busy and the queue is full", url: url)
         error.isBusy = true
         return error
     }
-    /// 10000: downloaded bytes that are not a decodable image (`detail` says why, when known).
+    /// 10000: downloaded bytes that are not a decodable image (`detail` says why, when known). Any thread.
     package static func notAnImage(_ url: String?, bytes: Int, detail: String = "") -> DWWebImageError {
         let suffix = detail.isEmpty ? "" : ": \(detail)"
         return .init(.notAnImage, "downloaded \(bytes) bytes that are not a decodable image\(suffix)", url: url)
     }
-    /// 10001: an empty URL.
+    /// 10001: an empty URL. Any thread.
     package static func emptyURL() -> DWWebImageError { .init(.emptyURL, "URL is empty") }
-    /// 10002: `url` is not a URL the library fetches (`why` in words).
+    /// 10002: `url` is not a URL the library fetches (`why` in words). Any thread.
     package static func invalidURL(_ url: String, _ why: String) -> DWWebImageError {
         .init(.invalidURL, "invalid URL: \(why)", url: url)
     }
-    /// 10007: the caller (or an invalidation) cancelled the request.
+    /// 10007: the caller (or an invalidation) cancelled the request. Any thread.
     package static func cancelled(_ url: String?) -> DWWebImageError { .init(.cancelled, "cancelled", url: url) }
-    /// 10006: only-from-cache asked for a URL the cache does not hold.
+    /// 10006: only-from-cache asked for a URL the cache does not hold. Any thread.
     package static func notInCache(_ url: String) -> DWWebImageError {
         .init(.notInCache, "not in cache and only-from-cache was requested", url: url)
     }
-    /// 10004: the origin answered `status`, with its reason phrase.
+    /// 10004: the origin answered `status`, with its reason phrase. Any thread.
     package static func http(_ status: Int, url: String?) -> DWWebImageError {
         .init(.httpStatus, "HTTP \(status) \(HTTPStatusText.reason(status))", url: url, httpStatus: status)
     }
-    /// 10005: `what` (the body, pixels, frames) of `size` is over `limit`.
+    /// 10005: `what` (the body, pixels, frames) of `size` is over `limit`. Any thread.
     package static func tooLarge(_ url: String?, size: Int64, limit: Int64, what: String = "body") -> DWWebImageError {
-        .init(.tooLarge, "\(what) of \(size) is over the limit of \(limit)", url: url, size: size, limit: limit)
+        overLimit("\(what) of \(size)", limit: limit, size: size, url: url)
+    }
+    /// 10005: `what` is over the limit of `limit` (`unit` follows the number, e.g. " pixels"); `size` is the value
+    /// refused. Any thread.
+    package static func overLimit(
+        _ what: String, limit: Int64, unit: String = "", size: Int64, url: String? = nil
+    ) -> DWWebImageError {
+        .init(.tooLarge, "\(what) is over the limit of \(limit)\(unit)", url: url, size: size, limit: limit)
+    }
+}
+
+// MARK: Kinds only the core builds
+
+extension DWWebImageError {
+    /// 10003: curl gave up with `code` and its text. Any thread.
+    static func curl(_ code: Int, _ message: String, url: String) -> DWWebImageError {
+        .init(.transport, "curl error \(code): \(message)", url: url, curlCode: code)
+    }
+    /// 10003: `verb` (open, stat, read, map) on the file at `path` failed for `reason`. Any thread.
+    static func file(_ verb: String, _ path: String, _ reason: String, url: String? = nil) -> DWWebImageError {
+        .init(.transport, "cannot \(verb) \(path): \(reason)", url: url)
+    }
+    /// 10003: `verb` on the file at `path` failed with the system error `code` (an `errno`). Any thread.
+    static func file(_ verb: String, _ path: String, errno code: Int32, url: String? = nil) -> DWWebImageError {
+        file(verb, path, String(cString: strerror(code)), url: url)
+    }
+    /// 10008: the cache entry for `key`, `size` bytes, does not fit the disk budget `limit`. Any thread.
+    static func overDiskBudget(_ size: Int64, _ limit: Int64, key: String) -> DWWebImageError {
+        .init(.cacheIO, "entry of \(size) bytes is larger than the disk budget (\(limit))", url: key)
+    }
+    /// 10008: the cache's `what` (a system call and its path) for `key` failed with the system error `code`.
+    /// Any thread.
+    static func cacheFailure(_ what: String, errno code: Int32, key: String) -> DWWebImageError {
+        .init(.cacheIO, "cache \(what) failed: \(String(cString: strerror(code)))", url: key)
     }
 }
 

@@ -4,7 +4,8 @@ import Foundation
 /// Per-request options, used like an `OptionSet`:
 ///
 /// ```swift
-/// manager.downloadImage(withURL: url, options: [.refreshCached, .highPriority, .headers(["Authorization": "Bearer …"])])
+/// manager.downloadImage(
+///     withURL: url, options: [.refreshCached, .highPriority, .headers(["Authorization": "Bearer …"])])
 /// ```
 ///
 /// Flags combine as set operations; headers given with ``headers(_:)`` are merged (a later value for the same name

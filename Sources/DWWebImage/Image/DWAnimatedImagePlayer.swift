@@ -130,10 +130,10 @@ public final class DWAnimatedImagePlayer: Sendable {
         self.clock = clock
     }
 
-    /// A player for an animated `image` (GIF; WebP and APNG once their decoder is registered; nil otherwise), with a buffer of `bufferCount` decoded frames.
-    /// For an image the manager delivered, complete frames are kept in its cache's decoded tier (under the request's
-    /// cache key and the frame's index): a later play, or another player of the same image, does not decode them
-    /// again while they stay there.
+    /// A player for an animated `image` (GIF; WebP and APNG once their decoder is registered; nil otherwise), with a
+    /// buffer of `bufferCount` decoded frames. For an image the manager delivered, complete frames are kept in its
+    /// cache's decoded tier (under the request's cache key and the frame's index): a later play, or another player of
+    /// the same image, does not decode them again while they stay there.
     public convenience init?(
         image: DWImage, loopMode: LoopMode = .file, queue: DispatchQueue? = nil,
         clock: any DWAnimationClock = DWSystemAnimationClock(),

@@ -73,15 +73,15 @@ public struct DWImage: Sendable, Equatable {
     {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw DWWebImageError(.transport, "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw DWWebImageError.file("open", path, errno: errno)
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
-            throw DWWebImageError(.transport, "cannot stat \(path): \(String(cString: strerror(errno)))")
+            throw DWWebImageError.file("stat", path, errno: errno)
         }
         guard st.st_mode & S_IFMT == S_IFREG else {
-            throw DWWebImageError(.transport, "cannot read \(path): not a regular file")
+            throw DWWebImageError.file("read", path, "not a regular file")
         }
         let data: Data
         if st.st_size == 0 {
@@ -89,7 +89,7 @@ public struct DWImage: Sendable, Equatable {
         } else if let mapped = FileBytes.map(fd: fd, length: Int(st.st_size)) {
             data = mapped
         } else {
-            throw DWWebImageError(.transport, "cannot map \(path): \(String(cString: strerror(errno)))")
+            throw DWWebImageError.file("map", path, errno: errno)
         }
         try self.init(data: data, maxPixelCount: maxPixelCount, releasable: true)
     }

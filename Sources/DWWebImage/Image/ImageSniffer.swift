@@ -181,7 +181,8 @@ enum ImageSniffer {
             }
             guard length >= 2 else {
                 throw SniffFailure(
-                    "JPEG marker 0x\(String(marker, radix: 16, uppercase: true)) at byte \(offset - 2) has length \(length)"
+                    "JPEG marker 0x\(String(marker, radix: 16, uppercase: true)) at byte \(offset - 2) has length "
+                        + "\(length)"
                 )
             }
             let isSOF = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC

@@ -1,4 +1,5 @@
-// JSONText: a string as a JSON string literal, for the package's hand-written JSON lines (dwfetch --json, serve's logs).
+// JSONText: a string as a JSON string literal, for the package's hand-written JSON lines (dwfetch --json, serve's
+// logs).
 import Foundation
 
 /// JSON string quoting (RFC 8259): quotes, backslashes and control characters escaped, everything else as is. Pure.

@@ -35,8 +35,7 @@ public struct DWDataURLLoader: DWImageLoader {
         var padded = text
         if padded.count % 4 != 0 { padded += String(repeating: "=", count: 4 - padded.count % 4) }
         guard let data = Data(base64Encoded: padded) ?? Data(base64Encoded: Self.standardAlphabet(padded)) else {
-            throw DWWebImageError(
-                .invalidURL, "invalid URL: data URL's base64 does not decode", url: String(url.prefix(64)))
+            throw .invalidURL(String(url.prefix(64)), "data URL's base64 does not decode")
         }
         return data
     }

@@ -56,6 +56,6 @@ public struct DWFileLoader: DWImageLoader {
     }
 
     private static func systemError(_ url: String, _ path: String) -> DWWebImageError {
-        DWWebImageError(.transport, "cannot read \(path): \(String(cString: strerror(errno)))", url: url)
+        .file("read", path, errno: errno, url: url)
     }
 }

@@ -4,10 +4,10 @@ import DWLocking
 
 extension DWWebImageManager {
     /// Fetches an image (see ``downloadImage(withURL:options:progress:completion:)``). A memory hit is answered
-    /// right here (without ``Configuration/cacheTiers``), on the caller's task (``imageFromMemory(withURL:options:)``); anything else resumes the waiting
-    /// task from the thread its result is made on (a disk lookup, the engine thread, a transform's worker), not via
-    /// the callback queue. Cancelling the task cancels this caller (error 10007); others waiting for the same URL
-    /// are unaffected.
+    /// right here (without ``Configuration/cacheTiers``), on the caller's task (``imageFromMemory(withURL:options:)``);
+    /// anything else resumes the waiting task from the thread its result is made on (a disk lookup, the engine thread,
+    /// a transform's worker), not via the callback queue. Cancelling the task cancels this caller (error 10007); others
+    /// waiting for the same URL are unaffected.
     public func image(withURL url: String, options: DWWebImageOptions = []) async throws(DWWebImageError) -> DWImage {
         // With cache tiers the memory tier is asked in order with the others (and counted in tierLookups).
         if configuration.tiers(of: cache) == nil, let image = imageFromMemory(withURL: url, options: options) {

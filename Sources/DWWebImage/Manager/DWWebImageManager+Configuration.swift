@@ -2,7 +2,8 @@
 import Foundation
 
 /// Decides whether a connection may be opened: `address` is the IP in network byte order (4 bytes for IPv4,
-/// 16 for IPv6, mapped forms as they are), `port` the TCP port. See ``DWWebImageManager/Configuration/connectionPolicy``.
+/// 16 for IPv6, mapped forms as they are), `port` the TCP port. See
+/// ``DWWebImageManager/Configuration/connectionPolicy``.
 public typealias DWConnectionPolicy = @Sendable (_ address: [UInt8], _ port: Int) -> Bool
 
 extension DWWebImageManager {
@@ -92,8 +93,14 @@ extension DWWebImageManager {
         /// each written after a download (Nuke's `DataCache` beside its `ImageCache`, SDWebImage's
         /// `additionalCache`). nil (default): the manager's ``DWWebImageManager/cache``, memory then disk, as before.
         /// Stale entries of the built-in tiers are revalidated as the cache's own are (docs/cache.md, "Tiers"); a
-        /// tier of an app's own keeps bytes alone, always fresh. Memory → disk → S3 in one line:
-        /// `configuration.cacheTiers = [DWMemoryCacheTier(cache: c), DWDiskCacheTier(cache: c), DWS3CacheTier(location: l)]`.
+        /// tier of an app's own keeps bytes alone, always fresh. Memory → disk → S3:
+        ///
+        /// ```swift
+        /// configuration.cacheTiers = [
+        ///     DWMemoryCacheTier(cache: c), DWDiskCacheTier(cache: c), DWS3CacheTier(location: l),
+        /// ]
+        /// ```
+        ///
         /// With tiers, the manager's own memory and disk layers are neither read nor written except as tiers.
         public var cacheTiers: [any DWCacheTier]?
         /// Before each store into each tier: transforms or refuses (nil) the bytes (nil, the default: store as is).

@@ -45,7 +45,8 @@ struct TransferRequest: Sendable {
         var pathAsIs = false
         /// The app's request modifiers and redirect handlers (see ``RequestHooks``).
         var hooks = RequestHooks()
-        /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's string.
+        /// Loads the body instead of libcurl (a file, a `data:` URL, an app's store); `url` is then the caller's
+        /// string.
         var loader: (any DWImageLoader)?
 
         /// A GET of `url` with `configuration`'s limits, User-Agent, trust, proxy and connection policy (the one

@@ -36,8 +36,7 @@ struct APNGFrameSource: DWAnimatedFrameSource {
             image = try Vips.make("cannot add alpha") { cvips_bandjoin_const1(opaque.pointer, 255, $0) }
         }
         guard image.width == frame.width, image.height == frame.height, image.bands == 4 else {
-            throw DWWebImageError(
-                .notAnImage, "APNG frame \(index) decoded to \(image.width)×\(image.height)×\(image.bands)")
+            throw .apngFrame(index, decodedTo: "\(image.width)×\(image.height)×\(image.bands)")
         }
         var length = 0
         guard let pixels = withExtendedLifetime(png, { cvips_write_to_memory(image.pointer, &length) }) else {
@@ -45,7 +44,7 @@ struct APNGFrameSource: DWAnimatedFrameSource {
         }
         defer { cvips_free(pixels) }
         guard length == frame.width * frame.height * 4 else {
-            throw DWWebImageError(.notAnImage, "APNG frame \(index) decoded to \(length) bytes")
+            throw .apngFrame(index, decodedTo: "\(length) bytes")
         }
         return [UInt8](UnsafeRawBufferPointer(start: pixels, count: length))
     }

@@ -49,7 +49,7 @@ struct APNGStructure: Sendable, Equatable {
     private static func parse(_ b: UnsafeRawBufferPointer) throws(DWWebImageError) -> APNGStructure {
         func u32(_ at: Int) -> Int { Int(b.bigEndianUInt32(at: at)) }
         func u16(_ at: Int) -> Int { Int(b.bigEndianUInt16(at: at)) }
-        func bad(_ why: String) -> DWWebImageError { DWWebImageError(.notAnImage, "APNG: \(why)") }
+        func bad(_ why: String) -> DWWebImageError { .malformed("APNG", why) }
         var structure = APNGStructure(width: 0, height: 0, plays: 0, header: [])
         var declared: Int?
         var offset = 8

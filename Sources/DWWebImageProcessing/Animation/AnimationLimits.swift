@@ -27,8 +27,7 @@ enum AnimationLimits {
     }
 
     private static func tooLarge(_ size: Int, _ limit: Int, _ what: String) -> DWWebImageError {
-        DWWebImageError(
-            .tooLarge, "\(what) of \(size) is over the limit of \(limit)", size: Int64(size), limit: Int64(limit))
+        .tooLarge(nil, size: Int64(size), limit: Int64(limit), what: what)
     }
 
     /// Fully transparent pixels become (0, 0, 0, 0), as ``DWImageFrame`` promises.

@@ -13,7 +13,7 @@ enum DIBRLE {
         rowBytes: Int
     ) throws(DWWebImageError) -> [UInt8] {
         guard start >= 0, start <= bytes.count else {
-            throw DWWebImageError(.notAnImage, "BMP: RLE data outside the file")
+            throw .malformed("BMP", "RLE data outside the file")
         }
         var out = [UInt8](repeating: 0, count: rowBytes * height)
         var (x, y, i) = (0, 0, start)

@@ -48,7 +48,7 @@ enum DIBReader {
         func i32(_ at: Int) -> Int? { u32(at).map { Int(Int32(truncatingIfNeeded: UInt32($0))) } }
     }
 
-    private static func bad(_ why: String) -> DWWebImageError { DWWebImageError(.notAnImage, "BMP: \(why)") }
+    private static func bad(_ why: String) -> DWWebImageError { .malformed("BMP", why) }
 
     /// A `.bmp` file (14-byte file header, then the DIB).
     static func decodeBMP(_ data: Data, limits: DWProcessingLimits) throws(DWWebImageError) -> Raster {
@@ -61,14 +61,14 @@ enum DIBReader {
     static func decodeICO(_ data: Data, limits: DWProcessingLimits) throws(DWWebImageError) -> IconImage {
         let r = Reader(bytes: [UInt8](data))
         guard r.u16(0) == 0, let type = r.u16(2), type == 1 || type == 2, let count = r.u16(4), count > 0 else {
-            throw DWWebImageError(.notAnImage, "ICO: bad header")
+            throw .malformed("ICO", "bad header")
         }
         var best: (area: Int, bpp: Int, size: Int, offset: Int)?
         for i in 0..<count {
             let e = 6 + 16 * i
             guard let w = r.u8(e), let h = r.u8(e + 1), let bpp = r.u16(e + 6), let size = r.u32(e + 8),
                 let offset = r.u32(e + 12)
-            else { throw DWWebImageError(.notAnImage, "ICO: directory is truncated") }
+            else { throw .malformed("ICO", "directory is truncated") }
             let area = (w == 0 ? 256 : w) * (h == 0 ? 256 : h)
             let depth = type == 2 ? 0 : bpp  // a cursor's directory holds its hotspot there
             if best == nil || area > best!.area || (area == best!.area && depth > best!.bpp) {
@@ -76,7 +76,7 @@ enum DIBReader {
             }
         }
         guard let entry = best, entry.size > 0, entry.offset >= 6 + 16 * count, entry.offset < r.bytes.count else {
-            throw DWWebImageError(.notAnImage, "ICO: entry outside the file")
+            throw .malformed("ICO", "entry outside the file")
         }
         // A PNG entry is read from its offset as a PNG stream, whatever byte count the directory gives it (Pillow
         // does so; the PNG ends at its IEND, and its size is its own IHDR's).
@@ -85,7 +85,7 @@ enum DIBReader {
             return .png(Data(r.bytes[entry.offset...]))
         }
         guard entry.offset + entry.size <= r.bytes.count else {
-            throw DWWebImageError(.notAnImage, "ICO: entry outside the file")
+            throw .malformed("ICO", "entry outside the file")
         }
         let dib = Reader(bytes: Array(r.bytes[entry.offset..<entry.offset + entry.size]))
         return .raster(try decodeDIB(dib, at: 0, pixelOffset: nil, icon: true, limits: limits))
@@ -98,7 +98,8 @@ enum DIBReader {
         limits: DWProcessingLimits
     ) throws(DWWebImageError) -> Raster {
         guard let headerSize = r.u32(h), headerSize >= 12 else { throw bad("truncated header") }
-        // The header sizes Windows and OS/2 define; another (bmpsuite's badheadersize) is not a bitmap decoders agree on.
+        // The header sizes Windows and OS/2 define; another (bmpsuite's badheadersize) is not a bitmap decoders agree
+        // on.
         guard [12, 40, 52, 56, 64, 108, 124].contains(headerSize) else { throw bad("header of \(headerSize) bytes") }
         var width: Int, rawHeight: Int, bpp: Int, compression = 0, colorsUsed = 0
         if headerSize == 12 {

@@ -69,6 +69,6 @@ enum TIFFRGBA {
 
     private static func failure(_ what: String, _ error: UnsafeMutablePointer<CChar>?) -> DWWebImageError {
         defer { ctiff_free(error) }
-        return DWWebImageError(.notAnImage, error.map { "\(what): \(String(cString: $0))" } ?? what)
+        return .failed(what, reason: error.map { String(cString: $0) } ?? "")
     }
 }

@@ -49,10 +49,7 @@ public enum DWSVGRenderer {
             helperPath ?? ProcessInfo.processInfo.environment["DWWEBIMAGE_SVG_HELPER"]
             ?? executableDirectory() + "/" + helperName
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw DWWebImageError(
-                .notAnImage,
-                "cannot render SVG: its helper \(path) is not installed (it is built "
-                    + "beside dwfetch)")
+            throw .cannotRenderSVG("its helper \(path) is not installed (it is built beside dwfetch)")
         }
         return path
     }
@@ -114,7 +111,7 @@ public enum DWSVGRenderer {
             let n = data.withUnsafeMutableBytes { read(0, $0.baseAddress! + filled, count - filled) }
             if n < 0, errno == EINTR { continue }
             guard n > 0 else {
-                throw DWWebImageError(.notAnImage, "SVG helper: the document ended after \(filled) bytes")
+                throw .malformed("SVG helper", "the document ended after \(filled) bytes")
             }
             filled += n
         }

@@ -52,11 +52,10 @@ extension Decoder {
         try checkArea(header.width, header.height, limits: limits)
         let samples = (header.width * header.height).multipliedReportingOverflow(by: header.bands)
         if samples.overflow || samples.partialValue > limits.maxPixelCount {
-            throw DWWebImageError(
-                .tooLarge,
-                "FITS image of \(header.width)×\(header.height)×\(header.bands) samples is over the limit of "
-                    + "\(limits.maxPixelCount) pixels",
-                size: samples.overflow ? .max : Int64(samples.partialValue), limit: Int64(limits.maxPixelCount))
+            throw .overLimit(
+                "FITS image of \(header.width)×\(header.height)×\(header.bands) samples",
+                limit: Int64(limits.maxPixelCount), unit: " pixels",
+                size: samples.overflow ? .max : Int64(samples.partialValue))
         }
         let end = header.dataStart.addingReportingOverflow(header.dataBytes)
         guard !end.overflow, end.partialValue <= data.count else {

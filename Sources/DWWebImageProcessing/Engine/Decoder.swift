@@ -1,6 +1,6 @@
-// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF, JPEG XL; libtiff's RGBA reader for the
-// TIFFs libvips refuses), giflib (GIF) or our own BMP/ICO reader; every frame leaves here upright, sRGB, 8-bit, with
-// 3 or 4 bands.
+// Decoder: limits from the header facts, then libvips (JPEG, PNG, WebP, TIFF, HEIF/AVIF, JPEG XL; libtiff's RGBA reader
+// for the TIFFs libvips refuses), giflib (GIF) or our own BMP/ICO reader; every frame leaves here upright, sRGB, 8-bit,
+// with 3 or 4 bands.
 internal import CVips
 import DWWebImage
 import Foundation
@@ -253,7 +253,7 @@ enum Decoder {
 
     private static func decodeGIF(_ image: DWImage) throws(DWWebImageError) -> Decoded {
         guard let animation = image.animatedImage(bufferCount: 1) else {
-            throw DWWebImageError(.notAnImage, "GIF has no frames")
+            throw .noFrames("GIF")
         }
         // A damaged tail after complete frames, or a last frame cut short, shows what arrived (as browsers and
         // Pillow do); a frame whose data is corrupt before the end of the file is refused.
@@ -262,7 +262,7 @@ enum Decoder {
         try appendFrames(of: animation, to: &decoded, format: "GIF") { frame in
             frame.isComplete || (animation.isPartial && frame.index == lastFrame)
         }
-        guard !decoded.frames.isEmpty else { throw DWWebImageError(.notAnImage, "GIF has no frames") }
+        guard !decoded.frames.isEmpty else { throw .noFrames("GIF") }
         return decoded
     }
 
@@ -276,7 +276,7 @@ enum Decoder {
         let wanted = max(1, DWImageProcessing.effectiveLimits.maxProcessedFrames)
         animation.forEachFrame { frame in
             guard accepts(frame) else {
-                failure = DWAnimatedImage.corruptFrame(frame.index, format: format)
+                failure = .corruptFrame(frame.index, format: format)
                 return false
             }
             do throws(DWWebImageError) {

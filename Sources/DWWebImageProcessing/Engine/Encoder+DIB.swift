@@ -59,7 +59,7 @@ extension Encoder {
         defer { cvips_free(bytes) }
         let pixels = [UInt8](UnsafeRawBufferPointer(start: bytes, count: length))
         guard pixels.count == image.width * image.height * image.bands else {
-            throw DWWebImageError(.notAnImage, "cannot encode bmp: unexpected pixel layout")
+            throw .failed("cannot encode bmp", reason: "unexpected pixel layout")
         }
         return (pixels, image.bands)
     }

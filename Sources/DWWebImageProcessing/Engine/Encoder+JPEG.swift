@@ -27,7 +27,7 @@ extension Encoder {
             &output, &length, &message, message.count)
         guard status == 0, let output else {
             let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw DWWebImageError(.notAnImage, reason.isEmpty ? "cannot encode jpeg" : "cannot encode jpeg: \(reason)")
+            throw .failed("cannot encode jpeg", reason: reason)
         }
         defer { cjpeg_free(output) }
         return Data(bytes: output, count: length)

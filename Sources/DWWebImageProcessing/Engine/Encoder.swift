@@ -132,10 +132,10 @@ enum Encoder {
 
     /// The saver for `format`: JPEG (optimised Huffman tables), PNG (deflate 6), WebP, AVIF (AV1), HEIC (HEVC), JPEG XL
     /// (effort 4), GIF
-    /// (libimagequant palette per frame, effort 4), TIFF (deflate); BMP and ICO by ``saveBMP(_:)``/``saveICO(_:metadata:)``.
-    /// Metadata as `metadata` says (orientation is applied already; the pixels are sRGB unless the profile is kept).
-    /// `onThisThread` (the default) lets a stripped 8-bit JPEG in memory be compressed by ``saveJPEGHere(_:quality:)``
-    /// (the same bytes); false always runs libvips' saver.
+    /// (libimagequant palette per frame, effort 4), TIFF (deflate); BMP and ICO by
+    /// ``saveBMP(_:)``/``saveICO(_:metadata:)``. Metadata as `metadata` says (orientation is applied already; the
+    /// pixels are sRGB unless the profile is kept). `onThisThread` (the default) lets a stripped 8-bit JPEG in memory
+    /// be compressed by ``saveJPEGHere(_:quality:)`` (the same bytes); false always runs libvips' saver.
     static func save(
         _ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy(),
         onThisThread: Bool = true

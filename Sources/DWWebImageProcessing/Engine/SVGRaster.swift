@@ -54,17 +54,12 @@ enum SVGRaster {
     static func checkLimits(_ image: DWImage, limits: DWProcessingLimits) throws(DWWebImageError) {
         try limits.checkSourceFormat(image.format)
         if image.data.count > limits.maxByteCount {
-            throw DWWebImageError(
-                .tooLarge,
-                "encoded size in bytes of \(image.data.count) is over the limit of "
-                    + "\(limits.maxByteCount)", size: Int64(image.data.count), limit: Int64(limits.maxByteCount))
+            throw .tooLarge(
+                nil, size: Int64(image.data.count), limit: Int64(limits.maxByteCount), what: "encoded size in bytes")
         }
         let side = max(image.pixelWidth, image.pixelHeight)
         if side > maxSide {
-            throw DWWebImageError(
-                .tooLarge,
-                "SVG size \(image.pixelWidth)×\(image.pixelHeight) is over libvips' "
-                    + "limit of \(maxSide) per side", size: Int64(side), limit: Int64(maxSide))
+            throw .overLibvipsSide("SVG size", image.pixelWidth, image.pixelHeight, maxSide: maxSide)
         }
     }
 
@@ -103,11 +98,7 @@ enum SVGRaster {
         // checks the exact one again before librsvg draws
         let expected = (Double(prepared.width) * scale, Double(prepared.height) * scale)
         guard expected.0 < Double(maxSide), expected.1 < Double(maxSide) else {
-            throw DWWebImageError(
-                .tooLarge,
-                "SVG rendered at \(Int(expected.0))×\(Int(expected.1)) is over libvips' "
-                    + "limit of \(maxSide) per side", size: Int64(max(expected.0, expected.1)),
-                limit: Int64(maxSide))
+            throw .overLibvipsSide("SVG rendered at", Int(expected.0), Int(expected.1), maxSide: maxSide)
         }
         try Decoder.checkArea(max(1, Int(expected.0.rounded())), max(1, Int(expected.1.rounded())), limits: limits)
         let frame = try SVGRenderProcess.render(
@@ -126,11 +117,7 @@ enum SVGRaster {
             }
         }
         guard image.width <= maxSide, image.height <= maxSide else {
-            throw DWWebImageError(
-                .tooLarge,
-                "SVG rendered at \(image.width)×\(image.height) is over libvips' "
-                    + "limit of \(maxSide) per side", size: Int64(max(image.width, image.height)),
-                limit: Int64(maxSide))
+            throw .overLibvipsSide("SVG rendered at", image.width, image.height, maxSide: maxSide)
         }
         try Decoder.checkArea(image.width, image.height, limits: DWProcessingLimits(maxPixelCount: maxPixels))
         return image
@@ -145,8 +132,8 @@ enum SVGRaster {
             !value.contains("\""), !value.contains("<"), !value.contains("&")
         else { return nil }
         // The sniffer's own length reader, through the public API: a document declaring only this length.
-        let probe =
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" \(name)=\"\(value)\" \(name == "width" ? "height" : "width")=\"1\"/>"
+        let other = name == "width" ? "height" : "width"
+        let probe = "<svg xmlns=\"http://www.w3.org/2000/svg\" \(name)=\"\(value)\" \(other)=\"1\"/>"
         guard let image = try? DWImage(data: Data(probe.utf8)) else { return nil }
         let length = name == "width" ? image.pixelWidth : image.pixelHeight
         return length > 0 && length <= maxSide ? length : nil

@@ -35,7 +35,7 @@ struct HelperChild {
     init(_ path: String, arguments: [String]) throws(DWWebImageError) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
-            throw DWWebImageError(.notAnImage, "cannot render SVG: socketpair: \(String(cString: strerror(errno)))")
+            throw .cannotRenderSVG("socketpair: \(String(cString: strerror(errno)))")
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

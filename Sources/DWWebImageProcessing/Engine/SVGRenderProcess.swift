@@ -27,7 +27,7 @@ enum SVGRenderProcess {
                 let maxPixels = Int(arguments[2]), let bytes = Int(arguments[3]), let cpu = Double(arguments[4]),
                 let memory = Int(arguments[5]), scale > 0, dpi > 0, bytes > 0, cpu > 0, memory > 0
             else {
-                throw DWWebImageError(.notAnImage, "SVG helper: unusable arguments \(arguments)")
+                throw .malformed("SVG helper", "unusable arguments \(arguments)")
             }
             self.init(
                 scale: scale, dpi: dpi, maxPixels: maxPixels, documentBytes: bytes, cpuBudget: cpu,
@@ -101,13 +101,11 @@ enum SVGRenderProcess {
         let status = child.reap()
         switch outcome {
         case .overBudget(let seconds):
-            throw DWWebImageError(
-                .tooLarge,
-                "SVG rendering was stopped after \(String(format: "%.2f", seconds)) s of "
-                    + "CPU, over its budget of \(budget) s", size: Int64(seconds.rounded(.up)),
-                limit: Int64(budget.rounded(.up)))
+            throw .svgStopped(
+                after: "\(String(format: "%.2f", seconds)) s of CPU, over its budget of \(budget) s",
+                size: Int64(seconds.rounded(.up)), limit: Int64(budget.rounded(.up)))
         case .overWallLimit:
-            throw DWWebImageError(.tooLarge, "SVG rendering was stopped after \(wallLimit(budget: budget)) s")
+            throw .svgStopped(after: "\(wallLimit(budget: budget)) s")
         case .failure(let code, let message):
             throw DWWebImageError(DWWebImageError.Code(rawValue: code) ?? .notAnImage, message)
         case .pixels(let width, let height, let bands, let buffer):

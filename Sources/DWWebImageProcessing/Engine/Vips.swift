@@ -9,8 +9,8 @@ enum Vips {
     /// then blocks its untrusted loaders (ImageMagick, PDF, SVG, FITS…: not image formats of the web) except JPEG XL's
     /// (libvips 8.14 flags libjxl untrusted; imgproxy reads and writes JPEG XL through it all the same: a server that
     /// does not want libjxl on its sources leaves `jxl` out of ``DWProcessingLimits/sourceFormats``, `dwfetch serve
-    /// --source-formats`), turns off its operation cache (every transform reads new bytes; a server would only pay memory for it),
-    /// drops its GLib warnings, and sets the threads per transform.
+    /// --source-formats`), turns off its operation cache (every transform reads new bytes; a server would only pay
+    /// memory for it), drops its GLib warnings, and sets the threads per transform.
     ///
     /// libvips' plugin modules: `vips_init` loads every module in its module directory — on Debian ImageMagick,
     /// poppler (PDF), OpenSlide, JPEG XL and HEIF. All but HEIF and JPEG XL are untrusted loaders we block anyway,
@@ -71,8 +71,7 @@ enum Vips {
 
     /// A 10000 error: `what` failed, with libvips' reason.
     static func error(_ what: String) -> DWWebImageError {
-        let reason = takeErrorText()
-        return DWWebImageError(.notAnImage, reason.isEmpty ? what : "\(what): \(reason)")
+        .failed(what, reason: takeErrorText())
     }
 
     /// Runs one libvips call that produces an image (`body` gets the out-pointer and returns libvips' status).

@@ -8,7 +8,8 @@ public enum DWOutputRule: Sendable, Hashable {
     case transform
     /// The transform names no format: the first of `negotiated` (what the request's `Accept` allows, in imgproxy's
     /// order) that fits the result, else the preferred formats' choice for the source
-    /// (``DWPreferredFormats/outputFormat(for:negotiated:addsAlpha:flattens:)``, imgproxy's `IMGPROXY_PREFERRED_FORMATS`).
+    /// (``DWPreferredFormats/outputFormat(for:negotiated:addsAlpha:flattens:)``, imgproxy's
+    /// `IMGPROXY_PREFERRED_FORMATS`).
     case preferred(DWPreferredFormats, negotiated: [DWImageFormat])
     /// The first of `formats` that fits the result (JPEG XL and AVIF for a still one only: imgproxy's
     /// `IMGPROXY_ENFORCE_*`), else the transform's format.
@@ -19,7 +20,8 @@ public enum DWOutputRule: Sendable, Hashable {
         switch self {
         case .transform: ""
         case .preferred(let formats, let negotiated):
-            "out=preferred(\(formats.description);accept=\(negotiated.isEmpty ? "-" : negotiated.map(\.rawValue).joined(separator: ",")))"
+            "out=preferred(\(formats.description);accept="
+                + "\(negotiated.isEmpty ? "-" : negotiated.map(\.rawValue).joined(separator: ",")))"
         case .enforced(let formats): "out=enforced(\(formats.map(\.rawValue).joined(separator: ",")))"
         }
     }

@@ -3,10 +3,10 @@ import DWWebImage
 
 /// The formats a result may take when its request names none, in order of preference — imgproxy's
 /// `IMGPROXY_PREFERRED_FORMATS` (default `jpeg,png,gif`) and its `determineOutputFormat`: a format negotiated from
-/// `Accept` wins (JPEG XL and AVIF only for a still result), then the source's own format when it is preferred, else the first
-/// preferred format that keeps what the result needs (alpha; every frame of an animation), else the first one.
-/// Only `dwfetch serve` uses it: the library and `dwfetch` keep the source's format. A plain value; its methods run
-/// on the caller's thread.
+/// `Accept` wins (JPEG XL and AVIF only for a still result), then the source's own format when it is preferred, else
+/// the first preferred format that keeps what the result needs (alpha; every frame of an animation), else the first
+/// one. Only `dwfetch serve` uses it: the library and `dwfetch` keep the source's format. A plain value; its methods
+/// run on the caller's thread.
 public struct DWPreferredFormats: Sendable, Hashable {
     /// The formats, in order of preference (never empty).
     public let formats: [DWImageFormat]

@@ -5,8 +5,8 @@ import Foundation
 /// Decides whether the no-options answer may be the source's own bytes: only when they carry no metadata a client
 /// should not see (EXIF — GPS included —, XMP, IPTC, comments, text chunks) and no ICC profile (served as sRGB
 /// pixels instead), and no more animation frames than are processed. Anything else is re-encoded by
-/// ``DWVariantPlan`` (``DWVariantPlan/stripsUnprocessed``). Only the container structure is read (no decoding); a doubtful file counts as not clean, so
-/// a mistake costs a re-encode, never a leak. Pure: any thread.
+/// ``DWVariantPlan`` (``DWVariantPlan/stripsUnprocessed``). Only the container structure is read (no decoding); a
+/// doubtful file counts as not clean, so a mistake costs a re-encode, never a leak. Pure: any thread.
 enum MetadataScan {
     /// Whether `image` may be served unchanged.
     static func isClean(_ image: DWImage, maxFrames: Int) -> Bool {

@@ -2,11 +2,12 @@
 import DWWebImage
 import Foundation
 
-/// Encodes the result as `format` — JPEG, PNG, WebP, AVIF or GIF (``formats``), or TIFF, HEIC, JPEG XL, BMP or ICO (which
-/// imgproxy URLs may ask for; BMP and ICO written as imgproxy's own savers do) — with `quality` (1…100) for the lossy ones
-/// (default: the format's ``DWImageFormat/defaultQuality-swift.property``). Transparency becomes white in JPEG. Animated GIFs keep every frame, delay and the loop count when
-/// converted to GIF or WebP; other formats take the first frame. A ``DWConvert`` after other processors only
-/// changes how their result is encoded (the pixels are not decoded again).
+/// Encodes the result as `format` — JPEG, PNG, WebP, AVIF or GIF (``formats``), or TIFF, HEIC, JPEG XL, BMP or ICO
+/// (which imgproxy URLs may ask for; BMP and ICO written as imgproxy's own savers do) — with `quality` (1…100) for the
+/// lossy ones (default: the format's ``DWImageFormat/defaultQuality-swift.property``). Transparency becomes white in
+/// JPEG. Animated GIFs keep every frame, delay and the loop count when converted to GIF or WebP; other formats take the
+/// first frame. A ``DWConvert`` after other processors only changes how their result is encoded (the pixels are not
+/// decoded again).
 ///
 /// `process(_:)` runs on the caller's thread; instances are plain values, safe to share.
 public struct DWConvert: DWImageProcessor, Hashable {

@@ -44,7 +44,8 @@ public struct DWResize: DWImageProcessor, Hashable {
 
     /// `resize(<w>x<h>,<mode>[,enlarge])`, a missing side left empty: `resize(200x,fit)`.
     public var identifier: String {
-        "resize(\(width.map(String.init) ?? "")x\(height.map(String.init) ?? ""),\(mode.rawValue)\(enlarge ? ",enlarge" : ""))"
+        "resize(\(width.map(String.init) ?? "")x\(height.map(String.init) ?? ""),"
+            + "\(mode.rawValue)\(enlarge ? ",enlarge" : ""))"
     }
 
     /// The resized image. 10000 for bytes that do not decode; 10005 over the limits

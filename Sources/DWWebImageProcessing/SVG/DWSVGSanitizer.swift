@@ -32,7 +32,7 @@ public enum DWSVGSanitizer {
         do {
             try copier.run()
         } catch {
-            throw DWWebImageError(.notAnImage, "broken or unsupported SVG image: \(error.reason)")
+            throw .brokenSVG(error.reason)
         }
         return Data(copier.output)
     }

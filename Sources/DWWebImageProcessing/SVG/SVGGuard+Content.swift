@@ -49,13 +49,13 @@ extension SVGGuard {
         let url = Array("url(".unicodeScalars), importRule = Array("@import".unicodeScalars)
         var i = 0
         while i < plain.count {
-            if plain[i] == "@", plain[i...].starts(with: importRule) { throw refused("an @import in \(place)") }
+            if plain[i] == "@", plain[i...].starts(with: importRule) { throw .svgRefused("an @import in \(place)") }
             if plain[i] == "u", plain[i...].starts(with: url) {
                 var j = i + url.count
                 while j < plain.count, [" ", "\t", "\n", "\r", "\u{0C}"].contains(plain[j]) { j += 1 }
                 if j < plain.count, plain[j] == "\"" || plain[j] == "'" { j += 1 }
                 guard j < plain.count, plain[j] == "#" || plain[j] == ")" else {
-                    throw refused("a url() in \(place) that is not a fragment")
+                    throw .svgRefused("a url() in \(place) that is not a fragment")
                 }
             }
             i += 1
@@ -105,25 +105,25 @@ extension SVGGuard {
     /// payload that does not decode, that ``DWImage`` does not sniff as PNG, JPEG, GIF or WebP, or whose declared
     /// media type is another's.
     static func embeddedPixels(_ url: String) throws(DWWebImageError) -> Int {
-        guard let comma = url.firstIndex(of: ",") else { throw refused("a data: URL without a comma") }
+        guard let comma = url.firstIndex(of: ",") else { throw .svgRefused("a data: URL without a comma") }
         let header = url[url.index(url.startIndex, offsetBy: 5)..<comma].lowercased()
         let parameters = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         let mediaType = header.hasPrefix(";") ? "" : parameters.first ?? ""
         let body = PercentEncoding.decode(url[url.index(after: comma)...].utf8, lenient: true) ?? []
         guard let bytes = parameters.contains("base64") ? forgivingBase64(body) : body else {
-            throw refused("a data: image whose base64 does not decode")
+            throw .svgRefused("a data: image whose base64 does not decode")
         }
         let image: DWImage
         do {
             image = try DWImage(data: Data(bytes), maxPixelCount: .max)
         } catch {
-            throw refused("a data: image that is not an image (\(error.message))")
+            throw .svgRefused("a data: image that is not an image (\(error.message))")
         }
         guard let types = embeddedFormats[image.format] else {
-            throw refused("a data: image in \(image.format.rawValue.uppercased()), not PNG, JPEG, GIF or WebP")
+            throw .svgRefused("a data: image in \(image.format.rawValue.uppercased()), not PNG, JPEG, GIF or WebP")
         }
         guard mediaType.isEmpty || types.contains(mediaType) else {
-            throw refused(
+            throw .svgRefused(
                 "a data: image declared \(mediaType.prefix(40)) that is \(image.format.rawValue.uppercased())")
         }
         let frames = image.format == .gif || image.format == .webp ? max(1, image.frameCount) : 1
@@ -194,17 +194,17 @@ struct UseGraph {
                 }
                 switch state[node] {
                 case 2: frame.count += size[node]
-                case 1: throw SVGGuard.refused("a <use> that instantiates itself")
+                case 1: throw .svgRefused("a <use> that instantiates itself")
                 default:
                     state[node] = 1
                     stack.append(frame)
                     frame = Frame(node: node, child: firstChild[node], target: uses[node].flatMap { ids[$0] }, count: 1)
                 }
-                if frame.count > limit { throw SVGGuard.overCap("elements with <use> expanded", frame.count, limit) }
+                if frame.count > limit { throw .svgOverCap("elements with <use> expanded", frame.count, limit) }
                 stack.append(frame)
             }
             total += size[root]
-            if total > limit { throw SVGGuard.overCap("elements with <use> expanded", total, limit) }
+            if total > limit { throw .svgOverCap("elements with <use> expanded", total, limit) }
         }
         return total
     }

@@ -61,7 +61,7 @@ enum SVGGuard {
         do {
             try scan.run()
         } catch let malformed as DWSVGSanitizer.Malformed {
-            throw DWWebImageError(.notAnImage, "broken or unsupported SVG image: \(malformed.reason)")
+            throw DWWebImageError.brokenSVG(malformed.reason)
         } catch let error as DWWebImageError {
             throw error
         } catch {
@@ -85,19 +85,9 @@ enum SVGGuard {
         let asciiCompatible =
             ["utf-8", "utf8", "us-ascii", "ascii", "latin1"].contains(name)
             || ["iso-8859-", "iso8859-", "windows-125", "cp125"].contains { name.hasPrefix($0) }
-        guard asciiCompatible else { throw refused("the encoding \(name.prefix(40)) (only UTF-8 and ASCII supersets)") }
-    }
-
-    /// A refusal: 10000 with `reason`.
-    static func refused(_ reason: String) -> DWWebImageError {
-        DWWebImageError(.notAnImage, "SVG refused before rendering: \(reason)")
-    }
-
-    /// Over a cap: 10005.
-    static func overCap(_ what: String, _ count: Int, _ cap: Int) -> DWWebImageError {
-        DWWebImageError(
-            .tooLarge, "SVG refused before rendering: \(what) over the cap of \(cap)", size: Int64(count),
-            limit: Int64(cap))
+        guard asciiCompatible else {
+            throw DWWebImageError.svgRefused("the encoding \(name.prefix(40)) (only UTF-8 and ASCII supersets)")
+        }
     }
 
     /// The walk over the tokens.
@@ -126,7 +116,7 @@ enum SVGGuard {
                 case .markup(let range, let kind):
                     if kind == .cdata, style != nil { style!.text += text(range.lowerBound + 9..<range.upperBound - 3) }
                     if kind == .instruction, tokens.matches("<?xml-stylesheet", at: range.lowerBound) {
-                        throw refused("an <?xml-stylesheet?> instruction")
+                        throw DWWebImageError.svgRefused("an <?xml-stylesheet?> instruction")
                     }
                     if kind == .instruction { try SVGGuard.checkEncoding(text(range)) }
                 case .endTag:
@@ -142,15 +132,18 @@ enum SVGGuard {
         private mutating func startTag(_ tag: DWSVGSanitizer.StartTag) throws {
             let index = report.elements
             report.elements += 1
-            guard report.elements <= Caps.elements else { throw overCap("elements", report.elements, Caps.elements) }
+            guard report.elements <= Caps.elements else {
+                throw DWWebImageError.svgOverCap("elements", report.elements, Caps.elements)
+            }
             if report.root == nil { report.root = tag }
             graph.add(parent: open.last)
             let name = DWSVGSanitizer.localName(tag.name)
-            if name == "include" { throw refused("an XInclude element <\(tag.name)>") }
+            if name == "include" { throw DWWebImageError.svgRefused("an XInclude element <\(tag.name)>") }
             if SVGGuard.filterPrimitives.contains(name) {
                 report.filterPrimitives += 1
                 guard report.filterPrimitives <= Caps.filterPrimitives else {
-                    throw overCap("filter primitives", report.filterPrimitives, Caps.filterPrimitives)
+                    throw DWWebImageError.svgOverCap(
+                        "filter primitives", report.filterPrimitives, Caps.filterPrimitives)
                 }
             }
             for attribute in tag.attributes {
@@ -165,7 +158,9 @@ enum SVGGuard {
             }
             guard !tag.selfClosing else { return }
             open.append(index)
-            guard open.count <= Caps.depth else { throw overCap("element nesting", open.count, Caps.depth) }
+            guard open.count <= Caps.depth else {
+                throw DWWebImageError.svgOverCap("element nesting", open.count, Caps.depth)
+            }
             if name == "style", style == nil { style = ("", open.count) }
         }
 
@@ -187,21 +182,21 @@ enum SVGGuard {
             if element == "a" { return }
             let scheme = DWSVGSanitizer.scheme(of: url)
             guard element == "image" || element == "feimage", scheme == "data" else {
-                throw refused(
+                throw DWWebImageError.svgRefused(
                     "<\(element)> refers to \(scheme.map { "a \($0): URL" } ?? "a relative URL"); only "
                         + "fragments\(element == "image" || element == "feimage" ? " and data: images" : "") are read")
             }
             report.images += 1
-            guard report.images <= Caps.images else { throw overCap("embedded images", report.images, Caps.images) }
+            guard report.images <= Caps.images else {
+                throw DWWebImageError.svgOverCap("embedded images", report.images, Caps.images)
+            }
             let pixels = try SVGGuard.embeddedPixels(url)
             let sum = report.embeddedPixels.addingReportingOverflow(pixels)
             guard !sum.overflow, sum.partialValue <= maxPixels else {
-                throw DWWebImageError(
-                    .tooLarge,
-                    "SVG refused before rendering: its embedded images have "
-                        + "\(sum.overflow ? Int.max : sum.partialValue) pixels, over the limit of "
-                        + "\(maxPixels)", size: Int64(sum.overflow ? Int.max : sum.partialValue),
-                    limit: Int64(maxPixels))
+                let total = sum.overflow ? Int.max : sum.partialValue
+                throw DWWebImageError.svgRefused(
+                    "its embedded images have \(total) pixels, over the limit of \(maxPixels)",
+                    size: Int64(total), limit: Int64(maxPixels))
             }
             report.embeddedPixels = sum.partialValue
         }
@@ -212,16 +207,16 @@ enum SVGGuard {
         private mutating func declaration(_ text: String) throws {
             let words = text.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
             guard let keyword = words.first?.uppercased() else { return }
-            if keyword == "ATTLIST" { throw refused("an <!ATTLIST> declaration") }
+            if keyword == "ATTLIST" { throw DWWebImageError.svgRefused("an <!ATTLIST> declaration") }
             guard keyword == "ENTITY" else { return }
             guard words.count >= 3, words[1] != "%", !["SYSTEM", "PUBLIC"].contains(words[2].uppercased()),
                 let open = text.firstIndex(where: { $0 == "\"" || $0 == "'" })
             else {
-                throw refused("an external or parameter entity")
+                throw DWWebImageError.svgRefused("an external or parameter entity")
             }
             let value = String(text[text.index(after: open)...].prefix { $0 != text[open] })
             guard !value.contains("<"), !value.contains("&"), !value.contains("%") else {
-                throw refused("an entity with markup or references")
+                throw DWWebImageError.svgRefused("an entity with markup or references")
             }
             try SVGGuard.checkCSS(value, in: "an entity")
             entities[String(words[1])] = value

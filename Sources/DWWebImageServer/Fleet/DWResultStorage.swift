@@ -6,16 +6,17 @@ import Logging
 
 /// Looks a variant up in the store before it is made and writes it there after, so any instance serves a variant
 /// another made. Every object is read, written and deleted through the library's ``DWS3CacheTier`` (one tier per
-/// source, its location `prefix/<hex SHA-256 of the source URL>`). Objects are named `prefix/<hex SHA-256 of the source URL>/<hex SHA-256 of the fetch policy and
-/// the variant key>` — the key is the source URL and the plan's identifier (``DWImageProcessors/cacheKey(url:processors:)``),
-/// never the URL's signature; every variant of a source sits under one name, so a purge lists and deletes them
-/// (``purge(source:)``); no other name under the prefix is ever looked up. The policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and hosts, proxy, animation
-/// frames), so an instance never serves a variant made under a looser fetch policy than its own. A store that
-/// fails (down, refusing, slow) never fails a request: the variant is made locally, the failure is logged and
-/// counted (`dwserve_result_storage_total{outcome="error"}`). Reads block a global dispatch queue thread (not an event
-/// loop); writes run in detached tasks after the response, at most ``maxPendingWrites`` at once (more are dropped and
-/// counted as `outcome="dropped"`: a burst of misses cannot pile up memory behind a slow store). Thread safety: the
-/// pending count is one atomic-like ``DWLock`` (a leaf); everything else is immutable.
+/// source, its location `prefix/<hex SHA-256 of the source URL>`). Objects are named
+/// `prefix/<hex SHA-256 of the source URL>/<hex SHA-256 of the fetch policy and the variant key>` — the key is the
+/// source URL and the plan's identifier (``DWImageProcessors/cacheKey(url:processors:)``), never the URL's signature;
+/// every variant of a source sits under one name, so a purge lists and deletes them (``purge(source:)``); no other name
+/// under the prefix is ever looked up. The policy is ``DWCachePolicyMarker/fingerprint(of:)`` (allowed networks and
+/// hosts, proxy, animation frames), so an instance never serves a variant made under a looser fetch policy than its
+/// own. A store that fails (down, refusing, slow) never fails a request: the variant is made locally, the failure is
+/// logged and counted (`dwserve_result_storage_total{outcome="error"}`). Reads block a global dispatch queue thread
+/// (not an event loop); writes run in detached tasks after the response, at most ``maxPendingWrites`` at once (more are
+/// dropped and counted as `outcome="dropped"`: a burst of misses cannot pile up memory behind a slow store). Thread
+/// safety: the pending count is one atomic-like ``DWLock`` (a leaf); everything else is immutable.
 struct DWResultStorage: Sendable {
     let client: DWS3Client
     let prefix: DWS3Location

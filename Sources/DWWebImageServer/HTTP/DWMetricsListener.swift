@@ -6,8 +6,9 @@ import ServiceLifecycle
 
 extension DWImageServer {
     /// The metrics listener as a service run beside the public one (none without `--metrics-bind`): `GET /metrics`
-    /// answers the Prometheus text, `POST /purge` purges sources (``purgeResponse(_:)``), anything else 404. `onListening` gets its bound port. Runs on Hummingbird's event
-    /// loops, with the public listener's connection timers; stops with the public listener.
+    /// answers the Prometheus text, `POST /purge` purges sources (``purgeResponse(_:)``), anything else 404.
+    /// `onListening` gets its bound port. Runs on Hummingbird's event loops, with the public listener's connection
+    /// timers; stops with the public listener.
     func metricsServices(onListening: @escaping @Sendable (Int) -> Void) -> [any Service] {
         guard let bind = configuration.metricsBind else { return [] }
         let metrics = self.metrics

@@ -1,4 +1,5 @@
-// DWStatusMapping: a pipeline error → the status and one-line message the server answers (the table in docs/serving.md, "Answers").
+// DWStatusMapping: a pipeline error → the status and one-line message the server answers (the table in docs/serving.md,
+// "Answers").
 import DWWebImage
 import HTTPTypes
 

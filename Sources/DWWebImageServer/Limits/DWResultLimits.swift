@@ -10,8 +10,9 @@ import DWWebImageProcessing
 /// as the first check of the variant plan).
 public struct DWResultLimits: Sendable, Equatable {
     /// Largest result width or height in pixels (default 8192); a larger result is refused (422) before anything is
-    /// decoded. imgproxy has no such refusal (its `max_result_dimension` scales down: ``DWTransform/maxResultDimension``);
-    /// it is what keeps a URL with no bounds of its own (`w:100000/el:1`, `dpr:20`) from a big allocation.
+    /// decoded. imgproxy has no such refusal (its `max_result_dimension` scales down:
+    /// ``DWTransform/maxResultDimension``); it is what keeps a URL with no bounds of its own (`w:100000/el:1`,
+    /// `dpr:20`) from a big allocation.
     public var maxDimension = 8192
     /// Largest result pixel count, frames × width × height (default 16.8 MP, imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION`).
     public var maxPixels = 16_800_000
@@ -53,18 +54,18 @@ public struct DWResultLimits: Sendable, Equatable {
     ) throws(DWWebImageError) {
         let (width, height) = Self.resultSize(sourceWidth: sourceWidth, sourceHeight: sourceHeight, options: options)
         if width > maxDimension || height > maxDimension {
-            throw DWWebImageError(
-                .tooLarge, "result \(width)×\(height) is over the limit of \(maxDimension) per side",
-                size: Int64(max(width, height)), limit: Int64(maxDimension))
+            throw .overLimit(
+                "result \(width)×\(height)", limit: Int64(maxDimension), unit: " per side",
+                size: Int64(max(width, height)))
         }
         let frames = processedFrames(
             sourceFrames: sourceFrames, keepsFrames: keepsFrames, resultWidth: width,
             resultHeight: height)
         let (pixels, overflow) = (width * height).multipliedReportingOverflow(by: frames)
         if overflow || pixels > maxPixels {
-            throw DWWebImageError(
-                .tooLarge, "result of \(frames) × \(width)×\(height) pixels is over the limit of \(maxPixels)",
-                size: overflow ? .max : Int64(pixels), limit: Int64(maxPixels))
+            throw .overLimit(
+                "result of \(frames) × \(width)×\(height) pixels", limit: Int64(maxPixels),
+                size: overflow ? .max : Int64(pixels))
         }
     }
 

@@ -82,8 +82,8 @@ final class DWWorkerPool: DWTransformExecutor {
 
     /// `body` run on a worker thread under a ``DWWorkCancellation`` of its own, awaited by the caller's task:
     /// ``DWWebImageError/busy(_:)`` at once when the pool refuses it; when the task is cancelled the caller gets
-    /// 10007 at once (so does a cancelled ``DWCancellationScope``), and `body`'s work is stopped (skipped if still queued; libvips evaluation killed if
-    /// running), its thread freed when it returns.
+    /// 10007 at once (so does a cancelled ``DWCancellationScope``), and `body`'s work is stopped (skipped if still
+    /// queued; libvips evaluation killed if running), its thread freed when it returns.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws(DWWebImageError) -> T) async throws(DWWebImageError)
         -> T
     {

@@ -55,9 +55,9 @@ struct DWNamedOriginLoader: DWImageLoader {
 
     func load(_ url: String, into body: DWImageLoaderBody) async throws {
         guard let source = DWNamedSource(url, names: names), let entry = origins[source.name] else {
-            throw DWWebImageError(.invalidURL, "not a named origin's source", url: url)
+            throw DWWebImageError.badOriginSource(url, "not a named origin's source")
         }
-        if let problem = source.problem { throw DWWebImageError(.invalidURL, "source \(problem)", url: url) }
+        if let problem = source.problem { throw DWWebImageError.badOriginSource(url, "source \(problem)") }
         let target = entry.origin.target(for: source.path)
         let data: Data
         switch entry.fetcher {
@@ -76,11 +76,11 @@ struct DWNamedOriginLoader: DWImageLoader {
         -> Data
     {
         guard let location = DWS3Location(target) else {
-            throw DWWebImageError(.invalidURL, "source is not a key of the origin's bucket", url: url)
+            throw .badOriginSource(url, "source is not a key of the origin's bucket")
         }
         do {
             guard let data = try await client.get(location) else {
-                throw DWWebImageError(.httpStatus, "the origin's store has no such object", url: url, httpStatus: 404)
+                throw DWWebImageError.missing("the origin's store has no such object", url: url)
             }
             return data
         } catch let failure as DWS3Client.Failure {

@@ -16,9 +16,10 @@ extension DWImageServer {
 
     /// The job's variant under the encode budget: as ``variant(of:plan:)`` when its plan has no gate or the encode
     /// fits; when the gate puts the encode off (or it is already being made in the background), the variant in the
-    /// next format `Accept` allows that fits (WebP, say, else the preferred formats'), and `isStandIn` true. The put-off
-    /// variant is made in the background under the plan's own key (``startBackgroundEncode(of:plan:key:format:)``);
-    /// the stand-in is kept under its own plan's key only. Runs in the request's task.
+    /// next format `Accept` allows that fits (WebP, say, else the preferred formats'), and `isStandIn` true. The
+    /// put-off variant is made in the background under the plan's own key
+    /// (``startBackgroundEncode(of:plan:key:format:)``); the stand-in is kept under its own plan's key only. Runs in
+    /// the request's task.
     func budgetedVariant(_ job: DWImageJob) async throws(DWWebImageError) -> (image: DWImage, isStandIn: Bool) {
         guard let encodeBudget, let plan = job.plan, plan.encodeGate?.admits != nil else {
             return (try await variant(of: job.url.source, plan: job.plan), false)
@@ -56,8 +57,8 @@ extension DWImageServer {
 
     /// Makes `plan`'s variant of `source` in the background and keeps it under `key` in every layer a foreground
     /// render would (memory, disk, result storage): the original from the disk cache (fetched again if it has
-    /// gone), rendered on the budget's own thread once a `--workers` thread idles, learning only. Bounded and one per key
-    /// (``DWEncodeBudget/start(_:format:_:)``); stopped with the server.
+    /// gone), rendered on the budget's own thread once a `--workers` thread idles, learning only. Bounded and one per
+    /// key (``DWEncodeBudget/start(_:format:_:)``); stopped with the server.
     func startBackgroundEncode(of source: String, plan: DWVariantPlan, key: String, format: DWImageFormat) {
         guard let encodeBudget else { return }
         let full = plan.with(encodeGate: plan.encodeGate?.learningOnly)

@@ -25,9 +25,9 @@ extension DWImageServer {
     /// The frames the job's plan dropped from its source to make `image` (nil: none, or not known). A variant
     /// rendered for this request knows its original (``DWImage/original``): a count over 0 is then kept under
     /// ``framesDroppedKey(source:plan:)`` (memory now, the disk in the background; memory only for `local://`), so
-    /// an answer from the memory or disk cache (which hold bytes only) reads it back; ``sharedVariant(of:plan:storage:)``
-    /// keeps it in the result storage too. Only a candidate (``mayHaveDroppedFrames(_:_:)``) costs a lookup.
-    /// On the caller's thread.
+    /// an answer from the memory or disk cache (which hold bytes only) reads it back;
+    /// ``sharedVariant(of:plan:storage:)`` keeps it in the result storage too. Only a candidate
+    /// (``mayHaveDroppedFrames(_:_:)``) costs a lookup. On the caller's thread.
     func framesDropped(_ job: DWImageJob, _ image: DWImage) -> Int? {
         guard let plan = job.plan, Self.mayHaveDroppedFrames(plan, image) else { return nil }
         let key = Self.framesDroppedKey(source: job.url.source, plan: plan)

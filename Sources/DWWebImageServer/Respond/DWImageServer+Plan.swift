@@ -66,9 +66,7 @@ extension DWImageServer {
     /// `--max-frames` over `image`'s frames (from its header): the error, or nil within the limit.
     static func framesError(_ image: DWImage, maxFrames: Int) -> DWWebImageError? {
         guard image.frameCount > maxFrames else { return nil }
-        return DWWebImageError(
-            .tooLarge, "\(image.frameCount) frames is over the limit of \(maxFrames)",
-            size: Int64(image.frameCount), limit: Int64(maxFrames))
+        return .overLimit("\(image.frameCount) frames", limit: Int64(maxFrames), size: Int64(image.frameCount))
     }
 
     /// The header checks of a request's plan: at most `--max-frames` frames, the result limits of `transform`, then

@@ -4,8 +4,9 @@ import DWWebImageProcessing
 import Foundation
 
 /// Remembers, beside serve's cache space, which fetch policy filled it (the SSRF guard's allowed networks, the
-/// allowed hosts, the proxy; and the animation frames processed and the encoder settings, which variants depend on). A server that starts with another policy empties the space first, so nothing fetched
-/// under a looser policy (or by another program) is served without the connection checks the current one makes.
+/// allowed hosts, the proxy; and the animation frames processed and the encoder settings, which variants depend on). A
+/// server that starts with another policy empties the space first, so nothing fetched under a looser policy (or by
+/// another program) is served without the connection checks the current one makes.
 ///
 /// The marker is `<root>/.serve-policy-<space>`: a dot name, which the cache's own listing and `clear(allSpaces:)`
 /// skip. Called once, at start-up, before the server accepts connections.

@@ -68,7 +68,7 @@ struct DWLocalFileLoader: DWImageLoader {
     /// The open descriptor of the regular file `url` names under the root, and its size; 404 otherwise. Opened
     /// read-only and non-blocking (a FIFO never blocks the open; it is refused by `fstat`).
     func open(_ url: String) throws(DWWebImageError) -> (fd: Int32, size: Int64) {
-        guard let root else { throw DWWebImageError(.httpStatus, "local:// sources are not enabled", httpStatus: 404) }
+        guard let root else { throw .missing("local:// sources are not enabled") }
         guard let components = Self.components(of: url) else { throw Self.notFound }
         let directory = Glibc.open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw Self.notFound }
@@ -131,18 +131,17 @@ struct DWLocalFileLoader: DWImageLoader {
         return components
     }
 
-    static let notFound = DWWebImageError(.httpStatus, "local file is outside --local-root or missing", httpStatus: 404)
+    static let notFound = DWWebImageError.missing("local file is outside --local-root or missing")
 
     private static func tooLarge(_ size: Int64, _ limit: Int64) -> DWWebImageError {
-        DWWebImageError(
-            .tooLarge, "local file of \(size) bytes is over the limit of \(limit)", size: size, limit: limit)
+        .overLimit("local file of \(size) bytes", limit: limit, size: size)
     }
 }
 
 /// The fallback image (`--fallback-image`) as a source the pipeline loads from memory, under a name no URL can spell
 /// (``DWProxyURL`` admits only `http(s)`, `s3` and `local`): its variants are made on the pipeline's transform
-/// workers, coalesced, and kept in the memory cache per plan identifier, so a failing request whose plan was answered before
-/// costs no render. Loads run in the pipeline's loader task.
+/// workers, coalesced, and kept in the memory cache per plan identifier, so a failing request whose plan was answered
+/// before costs no render. Loads run in the pipeline's loader task.
 struct DWFallbackLoader: DWImageLoader {
     /// The name the fallback is loaded under: `dwfallback:` and a digest of its bytes.
     let source: String

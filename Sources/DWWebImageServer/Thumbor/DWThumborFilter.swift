@@ -216,9 +216,8 @@ enum DWThumborFilter: Sendable, Equatable {
 
         func count(_ least: Int, upTo most: Int? = nil) throws(ParseError) {
             guard args.count >= least, args.count <= (most ?? least) else {
-                throw ParseError(
-                    "thumbor filter '\(name)' takes \(least == (most ?? least) ? "\(least)" : "\(least)-\(most ?? least)") arguments, not \(args.count)"
-                )
+                let range = least == (most ?? least) ? "\(least)" : "\(least)-\(most ?? least)"
+                throw ParseError("thumbor filter '\(name)' takes \(range) arguments, not \(args.count)")
             }
         }
 

@@ -52,8 +52,8 @@ struct DWProxyURL: Sendable, Equatable {
     /// Parses a request target (path and query as received, percent-encoding untouched) with the server's
     /// `presets`; the decoded source is rewritten and checked by `sources` (imgproxy's URL replacements, base URL
     /// and allowed sources: 404 for a source they do not allow); the options start from `defaults` (the request's
-    /// client hints), under `presets`' base options, the `default` preset and the URL's; `now` (Unix seconds) judges `exp:`. Segments are
-    /// found on the target's UTF-8 bytes.
+    /// client hints), under `presets`' base options, the `default` preset and the URL's; `now` (Unix seconds) judges
+    /// `exp:`. Segments are found on the target's UTF-8 bytes.
     init(
         target: String, presets: DWPresets = DWPresets(), sources: DWSourceRules = DWSourceRules(),
         defaults: DWImgproxyOptions = DWImgproxyOptions(),

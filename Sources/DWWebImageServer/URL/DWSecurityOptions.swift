@@ -35,24 +35,21 @@ struct DWSecurityOptions: Sendable, Hashable {
     /// that will be processed (1 unless the result keeps an animation).
     func check(_ image: DWImage, processedFrames: Int) throws(DWWebImageError) {
         if let limit = maxSrcFileSize, limit > 0, image.data.count > limit {
-            throw DWWebImageError(
-                .tooLarge, "source image file is too big (msfs:\(limit))",
-                size: Int64(image.data.count), limit: Int64(limit))
+            throw .sourceTooBig("file", "msfs:\(limit)", size: Int64(image.data.count), limit: Int64(limit))
         }
         let area = image.pixelWidth.multipliedReportingOverflow(by: image.pixelHeight)
         let frames = max(1, processedFrames)
         if frames > 1, let limit = maxAnimationFrameResolution, limit > 0 {
             if area.overflow || area.partialValue > limit {
-                throw DWWebImageError(
-                    .tooLarge, "source image frame resolution is too big (mafr)",
-                    size: area.overflow ? .max : Int64(area.partialValue), limit: Int64(limit))
+                throw .sourceTooBig(
+                    "frame resolution", "mafr", size: area.overflow ? .max : Int64(area.partialValue),
+                    limit: Int64(limit))
             }
         } else if let limit = maxSrcResolution {
             let total = area.partialValue.multipliedReportingOverflow(by: frames)
             if area.overflow || total.overflow || total.partialValue > limit {
-                throw DWWebImageError(
-                    .tooLarge, "source image resolution is too big (msr)",
-                    size: total.overflow || area.overflow ? .max : Int64(total.partialValue),
+                throw .sourceTooBig(
+                    "resolution", "msr", size: total.overflow || area.overflow ? .max : Int64(total.partialValue),
                     limit: Int64(limit))
             }
         }

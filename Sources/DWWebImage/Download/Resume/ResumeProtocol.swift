@@ -54,9 +54,9 @@ enum ResumeProtocol {
         return ["Range: bytes=\(offset)-", "If-Range: \(validator.ifRange)"]
     }
 
-    /// What to do with a response to a (possibly ranged) request, decided from its final head. `requestedOffset` is the Range start sent (0 = no Range) and
-    /// `validator` the one sent in If-Range: a 206 that names a different representation (a server that ignores
-    /// If-Range) is never spliced onto the bytes held.
+    /// What to do with a response to a (possibly ranged) request, decided from its final head. `requestedOffset` is the
+    /// Range start sent (0 = no Range) and `validator` the one sent in If-Range: a 206 that names a different
+    /// representation (a server that ignores If-Range) is never spliced onto the bytes held.
     static func decide(head: DWResponseHead, requestedOffset: Int64, validator: ResumeValidator? = nil) -> HeadOutcome {
         switch head.status {
         case 206:

@@ -38,8 +38,9 @@ public protocol DWFrameCompositor: Sendable {
     var drawn: Int { get }
     /// Back to a blank canvas, before frame 0.
     mutating func reset()
-    /// Continues from `frame`, a composited canvas this source produced, for which ``DWAnimatedFrameSource/canResume(after:)``
-    /// is true. Returns false when this compositor cannot (the caller then resets and draws from frame 0).
+    /// Continues from `frame`, a composited canvas this source produced, for which
+    /// ``DWAnimatedFrameSource/canResume(after:)`` is true. Returns false when this compositor cannot (the caller then
+    /// resets and draws from frame 0).
     mutating func load(_ frame: DWImageFrame) -> Bool
     /// Disposes frame ``drawn`` and draws frame ``drawn`` + 1. Returns false when its data was truncated or
     /// corrupt (what decoded is drawn; the rest shows the previous canvas).

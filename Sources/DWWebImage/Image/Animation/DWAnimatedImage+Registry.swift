@@ -13,8 +13,8 @@ extension DWAnimatedImage {
     /// Decoders for formats the core cannot composite itself (WebP and APNG, registered by DWWebImageProcessing).
     private static let decoders = DWLock<[DWImageFormat: DWAnimationDecoder]>([:])
 
-    /// Registers `decoder` for `format` process-wide (replacing an earlier one); ``DWImage/animatedImage(bufferCount:)``
-    /// uses it for that format. GIF is always the core's own. Thread-safe.
+    /// Registers `decoder` for `format` process-wide (replacing an earlier one);
+    /// ``DWImage/animatedImage(bufferCount:)`` uses it for that format. GIF is always the core's own. Thread-safe.
     public static func register(_ format: DWImageFormat, decoder: @escaping DWAnimationDecoder) {
         guard format != .gif else { return }
         decoders.withLock { $0[format] = decoder }

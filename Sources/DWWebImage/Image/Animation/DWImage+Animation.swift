@@ -22,8 +22,8 @@ extension DWImage {
     public var isPartial: Bool { gif?.isPartial ?? false }
 
     /// A decoder for this animation's frames (RGBA canvases, decoded on demand, at most `bufferCount` kept): a GIF
-    /// always; an animated WebP or APNG (more than one frame) when a decoder is registered for it (DWWebImageProcessing registers
-    /// both: call `DWImageProcessing.registerAnimationDecoders()`); nil otherwise, and when that decoder
+    /// always; an animated WebP or APNG (more than one frame) when a decoder is registered for it (DWWebImageProcessing
+    /// registers both: call `DWImageProcessing.registerAnimationDecoders()`); nil otherwise, and when that decoder
     /// rejects the data. Each call returns a new decoder with its own buffer, so the image itself stays a small
     /// value that caches can hold without the decoded frames. Runs on the caller's thread (structure only).
     public func animatedImage(bufferCount: Int = DWAnimatedImage.defaultBufferCount) -> DWAnimatedImage? {

@@ -63,7 +63,8 @@ struct GIFIndex: Sendable, Equatable {
     var duration: TimeInterval { frames.reduce(0) { $0 + $1.delay } }
 
     /// Walks `data` with giflib (DGifOpen / DGifGetRecordType / DGifGetImageDesc / DGifGetExtension(Next); image
-    /// data sub-blocks are skipped as DGifGetCodeNext would), enforcing `limits` before anything is allocated for pixels.
+    /// data sub-blocks are skipped as DGifGetCodeNext would), enforcing `limits` before anything is allocated for
+    /// pixels.
     ///
     /// - Throws: 10000 when giflib cannot open the data, the screen is 0×0, or no complete frame exists;
     ///   10005 when the screen or a frame rect is over `limits.maxPixelCount`, or the frame count or the frames'

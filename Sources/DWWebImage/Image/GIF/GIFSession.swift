@@ -46,8 +46,9 @@ enum GIFSession {
             let gif = DGifOpen(
                 UnsafeMutableRawPointer(input),
                 { file, buffer, length in
-                    // giflib's InputFunc: copy at most `length` bytes from the cursor; 0 at the end (giflib treats a short
-                    // read as an error, so truncation surfaces as GIF_ERROR rather than as a read past the buffer).
+                    // giflib's InputFunc: copy at most `length` bytes from the cursor; 0 at the end (giflib treats a
+                    // short read as an error, so truncation surfaces as GIF_ERROR rather than as a read past the
+                    // buffer).
                     guard let file, let buffer, length > 0, let user = file.pointee.UserData else { return 0 }
                     let cursor = user.assumingMemoryBound(to: GIFInput.self)
                     guard let base = cursor.pointee.base else { return 0 }

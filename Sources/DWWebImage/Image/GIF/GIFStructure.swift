@@ -43,7 +43,8 @@ final class GIFStructure: Sendable {
         }
     }
 
-    /// Whether giflib's index has been made (for tests: a plain file is indexed only when asked).
+    /// Whether giflib's index has been made. A hook for the tests (reached by `@testable import`; nothing in the
+    /// package reads it): they check that a plain file is indexed only when something asks for its frames.
     var isIndexed: Bool { lazy.withLock { $0 != nil } }
 
     /// giflib's index of `data` (the bytes this structure was made from), made on first use and kept; nil only if
