@@ -147,8 +147,12 @@ package final class FetchRunner: Sendable {
         var interruptedBy: Int32?
     }
 
-    /// How many request windows the feed may run past the oldest URL not finished yet (``RequestWindow/span``).
-    static let spanInWindows = 4
+    /// How many URLs the runner hands the manager at once for `jobs` parallel transfers.
+    package static func window(jobs: Int) -> Int { max(64, jobs * 8) }
+
+    /// How far past the oldest URL not finished yet the feed may run (``RequestWindow/span``): four windows, so the
+    /// results held waiting for their line stay within this many.
+    package static func feedSpan(jobs: Int) -> Int { window(jobs: jobs) * 4 }
 
     /// A runner for `command` over `manager`, with the pixel stage and previewer of `engines`.
     package init(command: DWFetch, manager: DWWebImageManager, engines: DWFetchEngines) {
@@ -183,8 +187,8 @@ package final class FetchRunner: Sendable {
         // URLs with the manager at once, refilled a quarter at a time (one wake-up of this thread per 16 results),
         // fed at most four windows past the oldest URL not finished: the manager starts the newest first, and a URL
         // left waiting would otherwise hold every later result (its line comes first) until the feed ran dry.
-        let window = max(64, command.jobs * 8)
-        let inFlight = RequestWindow(size: window, refill: window / 4, span: window * Self.spanInWindows)
+        let window = Self.window(jobs: command.jobs)
+        let inFlight = RequestWindow(size: window, refill: window / 4, span: Self.feedSpan(jobs: command.jobs))
         let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions

@@ -31,10 +31,11 @@ final class HeldResultsTests: XCTestCase {
         XCTAssertEqual(report.fetched, count)
         XCTAssertEqual(report.failed, 0)
         XCTAssertEqual(server.requestCount(path: "/img.png"), count)
-        // The window is 64 URLs (-j 2), the span four windows.
         let reach = Self.farthestReach(server.requestLog, count: count)
         XCTAssertGreaterThan(reach, 0)
-        XCTAssertLessThan(reach, 4 * 64, "URLs asked for past one left waiting (their results wait for its line)")
+        XCTAssertLessThan(
+            reach, FetchRunner.feedSpan(jobs: 2),
+            "URLs asked for past one left waiting (their results wait for its line)")
     }
 
     /// Failures move the span as results do: over several spans, every third URL answers 404, resets its connection
@@ -69,7 +70,8 @@ final class HeldResultsTests: XCTestCase {
         XCTAssertEqual(report.fetched, count - bad)
         XCTAssertEqual(server.requestCount(path: "/img.png"), count - bad, "every good URL after the bad ones")
         let unresolved = Set(urls.indices.filter { urls[$0].hasSuffix(".invalid/a.png") })
-        XCTAssertLessThan(Self.farthestReach(server.requestLog, count: count, neverAsked: unresolved), 4 * 64)
+        XCTAssertLessThan(
+            Self.farthestReach(server.requestLog, count: count, neverAsked: unresolved), FetchRunner.feedSpan(jobs: 2))
     }
 
     /// The most URLs (by input index, `?v=`) the run had asked the server for past the oldest one it had not asked
