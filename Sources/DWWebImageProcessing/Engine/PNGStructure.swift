@@ -67,7 +67,7 @@ private struct APNGWalk {
         case "acTL":
             acTLs += 1
             guard acTLs == 1, length >= 8 else { declared = nil; return nil }  // a second acTL: not an APNG
-            let frames = Int(data[at]) << 24 | Int(data[at + 1]) << 16 | Int(data[at + 2]) << 8 | Int(data[at + 3])
+            let frames = Int(data.bigEndianUInt32(at: at))
             if frames > 0 && frames <= 0x8000_0000 { declared = frames }
         case "fcTL":
             checkSequence(sequence, type)

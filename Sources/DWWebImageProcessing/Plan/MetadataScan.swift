@@ -65,7 +65,7 @@ enum MetadataScan {
             if marker == 0xDA { return true }  // start of scan: no more metadata segments before the image data
             if [0xE1, 0xE2, 0xED, 0xFE].contains(marker) { return false }
             if (0xE3...0xEF).contains(marker) && marker != 0xEE { return false }  // other APPn: unknown, be safe
-            i += 2 + (Int(b[i + 2]) << 8 | Int(b[i + 3]))
+            i += 2 + Int(UnsafeRawBufferPointer(b).bigEndianUInt16(at: i + 2))
         }
         return false
     }

@@ -48,9 +48,9 @@ struct AnimationTimeline: Sendable, Equatable {
                 body = offset + 8
             guard length <= b.count - body else { break }
             if type == 0x414E_494D, length >= 6 {  // ANIM
-                loops = Int(b[body + 4]) | Int(b[body + 5]) << 8
+                loops = Int(b.littleEndianUInt16(at: body + 4))
             } else if type == 0x414E_4D46, length >= 16 {  // ANMF
-                let ms = Int(b[body + 12]) | Int(b[body + 13]) << 8 | Int(b[body + 14]) << 16
+                let ms = Int(b.littleEndianUInt32(at: body + 12) & 0xFF_FFFF)  // 24 bits; the flags byte follows
                 delays.append(DWAnimatedImage.browserDelay(Double(ms) / 1000))
             }
             offset = body + length + (length & 1)

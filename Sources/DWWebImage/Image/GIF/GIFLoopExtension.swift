@@ -14,7 +14,7 @@ enum GIFLoopExtension {
     /// byte); nil when it is not a loop sub-block.
     static func loopValue(data: UnsafeRawBufferPointer) -> Int? {
         guard data.count >= 3, data[0] == 1 else { return nil }
-        return Int(data[1]) | Int(data[2]) << 8
+        return Int(data.littleEndianUInt16(at: 1))
     }
 
     /// The number of plays a GIF reports: 0 for a still image (one frame), else the loop value (0 = forever, n as

@@ -23,7 +23,7 @@ struct GIFSummary: Sendable, Equatable {
         let n = b.count
         // DGifOpen checks the "GIF" of the signature only (the version is the sniffer's business).
         guard n >= 13, b[0] == 0x47, b[1] == 0x49, b[2] == 0x46 else { return nil }
-        let width = Int(b[6]) | Int(b[7]) << 8, height = Int(b[8]) | Int(b[9]) << 8
+        let width = Int(b.littleEndianUInt16(at: 6)), height = Int(b.littleEndianUInt16(at: 8))
         guard width > 0, height > 0, width * height <= limits.maxPixelCount else { return nil }
         var o = 13 + colourMapLength(b[10])
         var summary = GIFSummary(frameCount: 0, netscapeLoopCount: nil, duration: 0)
@@ -34,7 +34,7 @@ struct GIFSummary: Sendable, Equatable {
                 return summary.frameCount > 0 ? summary : nil
             case 0x2C:  // image descriptor, local colour map, LZW code size, data sub-blocks
                 guard o + 10 <= n else { return nil }
-                let area = (Int(b[o + 5]) | Int(b[o + 6]) << 8) * (Int(b[o + 7]) | Int(b[o + 8]) << 8)
+                let area = Int(b.littleEndianUInt16(at: o + 5)) * Int(b.littleEndianUInt16(at: o + 7))
                 o += 10 + colourMapLength(b[o + 9])
                 guard o < n, (1...8).contains(b[o]) else { return nil }
                 guard let end = endOfSubBlocks(b, o + 1) else { return nil }
@@ -57,7 +57,7 @@ struct GIFSummary: Sendable, Equatable {
                     if length == 0 { o += 1; break }
                     guard o + 1 + length <= n else { return nil }
                     if first, label == 0xF9, length == 4 {
-                        pendingDelay = Int(b[o + 2]) | Int(b[o + 3]) << 8
+                        pendingDelay = Int(b.littleEndianUInt16(at: o + 2))
                     } else if first, label == 0xFF, length == 11 {
                         isLoopApplication = GIFLoopExtension.isLoop(
                             identifier: UnsafeRawBufferPointer(rebasing: b[(o + 1)..<(o + 12)]))
