@@ -417,6 +417,14 @@ int cvips_under_sanitizer(void) {
 }
 int cvips_schedule_idle(void) {
     struct sched_param none = {0};
-    if (sched_setscheduler(0, SCHED_IDLE, &none) == 0) return 0;
+    if (sched_getscheduler(0) == SCHED_IDLE || sched_setscheduler(0, SCHED_IDLE, &none) == 0) return 0;
     return setpriority(PRIO_PROCESS, 0, 19) == 0 ? 1 : 2;
+}
+int cvips_spawn_idle(posix_spawnattr_t *attributes) {
+    struct sched_param none = {0};
+    short flags = 0;
+    if (posix_spawnattr_getflags(attributes, &flags) != 0 || posix_spawnattr_setschedparam(attributes, &none) != 0 ||
+        posix_spawnattr_setschedpolicy(attributes, SCHED_IDLE) != 0)
+        return -1;
+    return posix_spawnattr_setflags(attributes, flags | POSIX_SPAWN_SETSCHEDULER);
 }

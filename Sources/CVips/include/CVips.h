@@ -35,9 +35,11 @@ int cvips_spawn_closefrom(posix_spawn_file_actions_t *_Nonnull actions, int from
 int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned long address_space);
 /* Whether AddressSanitizer or ThreadSanitizer is linked in (their shadow memory needs terabytes of address space). */
 int cvips_under_sanitizer(void);
-/* The encode helper (IdleEncodeProcess): puts the calling thread (and every thread it starts later) at SCHED_IDLE;
- * where that is refused, at nice 19. 0: SCHED_IDLE, 1: nice 19, 2: neither. */
+/* The encode helper (IdleEncodeProcess): puts the calling thread (and every thread it starts later) at SCHED_IDLE
+ * unless it already is; where that is refused, at nice 19. 0: SCHED_IDLE, 1: nice 19, 2: neither. */
 int cvips_schedule_idle(void);
+/* posix_spawn attributes that start the child at SCHED_IDLE (POSIX_SPAWN_SETSCHEDULER added to their flags). */
+int cvips_spawn_idle(posix_spawnattr_t *_Nonnull attributes);
 void cvips_silence_warnings(void);
 const char *_Nonnull cvips_version(void);
 

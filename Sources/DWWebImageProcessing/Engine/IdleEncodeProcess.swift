@@ -33,7 +33,7 @@ enum IdleEncodeProcess {
     }
 
     /// The helper's answer on its standard output: 8 bytes of magic, then three little-endian Int64s — the saver's
-    /// time in nanoseconds, the scheduling policy it ran under (``Policy``) and the byte count, the bytes after them;
+    /// time in nanoseconds (its wall time, or its CPU time when less), the scheduling policy it ran under (``Policy``) and the byte count, the bytes after them;
     /// or the error's code, and its message to the end.
     enum Record {
         static let bytesMagic = Array("DWENCOK1".utf8), failureMagic = Array("DWENCERR".utf8)
@@ -80,7 +80,15 @@ enum IdleEncodeProcess {
         defer { close(file) }
         if DWWorkCancellation.current?.isCancelled ?? false { throw DWWorkCancellation.stopped }
         let request = Request(call, threads: DWImageProcessing.threadsPerTransform)
-        var child = try HelperChild(helper, arguments: [DWIdleEncoder.helperArgument] + request.arguments, file: file)
+        // Started at SCHED_IDLE (its loading and start-up too); where the kernel refuses that, as the server runs,
+        // and the helper lowers itself as it can.
+        let arguments = [DWIdleEncoder.helperArgument] + request.arguments
+        var child: HelperChild
+        if let idle = try? HelperChild(helper, arguments: arguments, file: file, idle: true) {
+            child = idle
+        } else {
+            child = try HelperChild(helper, arguments: arguments, file: file)
+        }
         let outcome = child.readAnswer(wallLimit: wallLimit, maxBytes: maxBytes + Record.headerSize)
         let status = child.reap()
         let answer: [UInt8]

@@ -32,8 +32,8 @@ struct HelperChild {
 
     /// Starts `path` with `arguments` (after argv[0]): standard input and output on a socketpair, standard error
     /// on /dev/null, `file` (when given) as descriptor 3, every other descriptor closed, signal mask and
-    /// dispositions reset.
-    init(_ path: String, arguments: [String], file: Int32? = nil) throws(DWWebImageError) {
+    /// dispositions reset; at SCHED_IDLE from its first instruction when `idle`.
+    init(_ path: String, arguments: [String], file: Int32? = nil, idle: Bool = false) throws(DWWebImageError) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw DWWebImageError(.notAnImage, "cannot render SVG: socketpair: \(String(cString: strerror(errno)))")
@@ -55,6 +55,7 @@ struct HelperChild {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        if idle { _ = cvips_spawn_idle(&attributes) }
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = Self.environment().map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

@@ -35,7 +35,8 @@ public struct DWEncodeGate: Sendable {
 
     /// The same gate, saving its formats in the encode helper at `SCHED_IDLE` (``helperReport``), `report` told each
     /// helper's scheduling: for a put-off encode, so that it only takes CPU nothing else wants. The canvas is still
-    /// drawn on the rendering thread; the time learned is the helper's saver's own.
+    /// drawn on the rendering thread; the time learned is the helper's saver's own: its wall time, or its CPU time
+    /// when that is less (at SCHED_IDLE on a busy machine the wall time is mostly waiting).
     public func inIdleHelper(report: @escaping @Sendable (_ policy: String) -> Void) -> DWEncodeGate {
         DWEncodeGate(formats: formats, admits: admits, record: record, helperReport: report)
     }

@@ -54,8 +54,9 @@ final class DWEncodeBudget: Sendable {
     private let state = DWLock(State())
     /// The put-off encodes' one thread (`dwencode.0`) and their queue: beside the `--workers` threads, never one of
     /// them; each encode starts only once a `--workers` thread idles (``waitForIdleWorker(in:)``). Not at a lower
-    /// priority: libvips hands a saver's work to pooled threads, which inherit the priority of the thread that made
-    /// them and later run foreground transforms too.
+    /// priority: libvips hands work to pooled threads, which inherit the priority of the thread that made them and
+    /// later run foreground transforms too; the saver itself runs in the encode helper at SCHED_IDLE instead
+    /// (``DWEncodeGate/inIdleHelper(report:)``), this thread waiting for it.
     let pool: DWWorkerPool
     private let counters: [String: Counter]
     /// `dwserve_background_encode_helpers_total` by the helper's scheduling (``DWEncodeGate/helperReport``).
