@@ -9,7 +9,9 @@ import Foundation
 /// to the server, puts itself there, else at nice 19) before libvips starts any thread, so every thread of the
 /// encode (libvips' pool, libaom's workers) inherits it and runs only on CPU nothing else wants. It reads the saver's input as a libvips `.v` file on descriptor 3, writes the
 /// encoded bytes (and the saver's time and its scheduling policy) to standard output, and dies with its parent. It
-/// is the same executable as ``DWSVGRenderer``'s helper (`dwfetch-svg`), started with ``helperArgument``.
+/// is the same executable as ``DWSVGRenderer``'s helper (`dwfetch-svg`), started with ``helperArgument``: an
+/// executable named as that helper (``DWSVGRenderer/helperPath``) must call ``runHelper(_:)`` first when
+/// ``isHelperInvocation(_:)``, else a put-off encode fails (counted, and tried again by a later request).
 public enum DWIdleEncoder {
     /// The first argument that makes an executable the encode helper (``runHelper(_:)``).
     public static let helperArgument = "--dwwebimage-idle-encode"
