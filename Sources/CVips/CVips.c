@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <spawn.h>
 #include <sys/prctl.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <gmodule.h>
 #include <vips/vips.h>
@@ -336,6 +337,8 @@ int cvips_save_buffer(int saver, VipsImage *in, int quality, int effort, int str
     }
 }
 void *cvips_write_to_memory(VipsImage *in, size_t *len) { return vips_image_write_to_memory(in, len); }
+int cvips_vipssave(VipsImage *in, const char *path) { return vips_vipssave(in, path, NULL); }
+int cvips_vipsload(const char *path, VipsImage **out) { return vips_vipsload(path, out, NULL); }
 
 int cvips_rot(VipsImage *in, int angle, VipsImage **out) {
     VipsAngle a = angle == 90 ? VIPS_ANGLE_D90 : angle == 180 ? VIPS_ANGLE_D180 : angle == 270 ? VIPS_ANGLE_D270 : VIPS_ANGLE_D0;
@@ -411,4 +414,17 @@ int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned l
 }
 int cvips_under_sanitizer(void) {
     return dlsym(RTLD_DEFAULT, "__asan_init") != NULL || dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
+}
+int cvips_schedule_idle(void) {
+    struct sched_param none = {0};
+    if (sched_getscheduler(0) == SCHED_IDLE || sched_setscheduler(0, SCHED_IDLE, &none) == 0) return 0;
+    return setpriority(PRIO_PROCESS, 0, 19) == 0 ? 1 : 2;
+}
+int cvips_spawn_idle(posix_spawnattr_t *attributes) {
+    struct sched_param none = {0};
+    short flags = 0;
+    if (posix_spawnattr_getflags(attributes, &flags) != 0 || posix_spawnattr_setschedparam(attributes, &none) != 0 ||
+        posix_spawnattr_setschedpolicy(attributes, SCHED_IDLE) != 0)
+        return -1;
+    return posix_spawnattr_setflags(attributes, flags | POSIX_SPAWN_SETSCHEDULER);
 }

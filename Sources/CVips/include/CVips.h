@@ -35,6 +35,11 @@ int cvips_spawn_closefrom(posix_spawn_file_actions_t *_Nonnull actions, int from
 int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned long address_space);
 /* Whether AddressSanitizer or ThreadSanitizer is linked in (their shadow memory needs terabytes of address space). */
 int cvips_under_sanitizer(void);
+/* The encode helper (IdleEncodeProcess): puts the calling thread (and every thread it starts later) at SCHED_IDLE
+ * unless it already is; where that is refused, at nice 19. 0: SCHED_IDLE, 1: nice 19, 2: neither. */
+int cvips_schedule_idle(void);
+/* posix_spawn attributes that start the child at SCHED_IDLE (POSIX_SPAWN_SETSCHEDULER added to their flags). */
+int cvips_spawn_idle(posix_spawnattr_t *_Nonnull attributes);
 void cvips_silence_warnings(void);
 const char *_Nonnull cvips_version(void);
 
@@ -162,6 +167,10 @@ int cvips_save_buffer(int saver, VipsImage *_Nonnull in, int quality, int effort
                       int palette_bitdepth, void *_Nullable *_Nonnull buf, size_t *_Nonnull len);
 /* The pixels, computed, packed (width × height × bands × sizeof(format)); NULL on failure. Free with cvips_free. */
 void *_Nullable cvips_write_to_memory(VipsImage *_Nonnull in, size_t *_Nonnull len);
+/* libvips' own format (every pixel and metadata field) to and from a file; the save needs a `.v` name, the load
+ * does not (the encode helper reads /proc/self/fd/3). */
+int cvips_vipssave(VipsImage *_Nonnull in, const char *_Nonnull path);
+int cvips_vipsload(const char *_Nonnull path, VipsImage *_Nullable *_Nonnull out);
 
 /* Geometry and filters for imgproxy's pipeline (ImgproxyStage). */
 /* angle: 90, 180 or 270 clockwise. */

@@ -70,23 +70,41 @@ enum Encoder {
         } else {
             image = frames[0]
         }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let data: Data
-        if let encoder = DWImageCodecs.externalEncoder(for: format) {
-            data = try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality)
-        } else {
-            data = try save(
-                image, format: format, quality: canvas.quality ?? format.defaultQuality,
-                metadata: canvas.metadata)
-        }
+        let (data, time) = try save(image, canvas: canvas, inHelper: !animated)
         // A gated plan learns what this format costs: the wall time of the saver alone over pixels computed before
-        // (a streamed canvas would count its whole pipeline). Not this thread's CPU time: savers hand work to
-        // threads of their own.
-        if !animated, materialized, let recorder = DWEncodeGate.recorder {
-            recorder.record(format, frames[0].width * frames[0].height, clock.now - start)
+        // (a streamed canvas would count its whole pipeline; the encode helper times its saver itself). Not this
+        // thread's CPU time: savers hand work to threads of their own.
+        if !animated, materialized || time.inHelper, let recorder = DWEncodeGate.recorder {
+            recorder.record(format, frames[0].width * frames[0].height, time.duration)
         }
         return data
+    }
+
+    /// `image` saved as `canvas` says, timed: by the registered codec, else by the encode helper when `inHelper`
+    /// and the plan's gate sends this format there (``DWEncodeGate/inIdleHelper(report:)``, told the helper's
+    /// scheduling), else by libvips' saver on this thread.
+    private static func save(_ image: VImage, canvas: Canvas, inHelper: Bool) throws(DWWebImageError) -> (
+        Data, time: (duration: Duration, inHelper: Bool)
+    ) {
+        let format = canvas.outputFormat
+        let quality = canvas.quality ?? format.defaultQuality
+        let clock = ContinuousClock()
+        let start = clock.now
+        if let encoder = DWImageCodecs.externalEncoder(for: format) {
+            return (
+                try RegisteredCodec.encode(image, with: encoder, quality: canvas.quality), (clock.now - start, false)
+            )
+        }
+        if inHelper, let recorder = DWEncodeGate.recorder, let report = recorder.helperReport,
+            recorder.formats.contains(format),
+            let call = try saverCall(image, format: format, quality: quality, metadata: canvas.metadata)
+        {
+            let saved = try IdleEncodeProcess.save(call, format: format)
+            report(saved.policy.name)
+            return (saved.data, (saved.time, true))
+        }
+        let data = try save(image, format: format, quality: quality, metadata: canvas.metadata)
+        return (data, (clock.now - start, false))
     }
 
     private static func pixelBytes(_ frames: [VImage]) -> Int {
@@ -140,10 +158,49 @@ enum Encoder {
         _ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy = MetadataPolicy(),
         onThisThread: Bool = true
     ) throws(DWWebImageError) -> Data {
-        let saver: Int32
         switch format {
         case .bmp: return try saveBMP(image)
         case .ico: return try saveICO(image, metadata: metadata)
+        default: break
+        }
+        guard let call = try saverCall(image, format: format, quality: quality, metadata: metadata) else {
+            guard let encoder = DWImageCodecs.externalEncoder(for: format) else {
+                throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
+            }
+            return try RegisteredCodec.encode(image, with: encoder, quality: quality)
+        }
+        if onThisThread, format == .jpeg, call.strip == 1, !DWImageProcessing.encoderSettings.jpegProgressive,
+            let data = try saveJPEGHere(image, quality: Int(call.quality))
+        {
+            return data
+        }
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard
+            cvips_save_buffer(
+                call.saver, call.image.pointer, call.quality, call.effort, call.strip, call.interlace, call.palette,
+                &buffer, &length) == 0,
+            let buffer
+        else {
+            throw Vips.error("cannot encode \(format.rawValue)")
+        }
+        defer { cvips_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    /// One call of libvips' saver (`cvips_save_buffer`): the image with its metadata applied, and the settings.
+    struct SaverCall {
+        let image: VImage
+        let saver, quality, effort, strip, interlace, palette: Int32
+    }
+
+    /// The saver call that writes `image` as ``save(_:format:quality:metadata:onThisThread:)`` does; nil for a format
+    /// libvips does not save (BMP, ICO, a registered codec's).
+    static func saverCall(_ image: VImage, format: DWImageFormat, quality: Int, metadata: MetadataPolicy)
+        throws(DWWebImageError) -> SaverCall?
+    {
+        let saver: Int32
+        switch format {
         case .jpeg: saver = Int32(CVIPS_SAVER_JPEG)
         case .png: saver = Int32(CVIPS_SAVER_PNG)
         case .webp: saver = Int32(CVIPS_SAVER_WEBP)
@@ -152,25 +209,13 @@ enum Encoder {
         case .gif: saver = Int32(CVIPS_SAVER_GIF)
         case .tiff: saver = Int32(CVIPS_SAVER_TIFF)
         case .jxl: saver = Int32(CVIPS_SAVER_JXL)
-        default:
-            guard let encoder = DWImageCodecs.externalEncoder(for: format) else {
-                throw DWWebImageError(.notAnImage, "cannot encode \(format.rawValue) images")
-            }
-            return try RegisteredCodec.encode(image, with: encoder, quality: quality)
+        default: return nil
         }
         // The dropped fields are removed even when everything is stripped: libvips 8.14's WebP saver writes an
         // `icc-profile-data` (the sRGB profile the ICC import left) whatever `strip` says.
         let applied = try metadata.apply(to: image)
-        let (kept, strip): (VImage, Int32) = applied.keepsAny ? (applied.image, 0) : (applied.image, 1)
-        let quality = min(100, max(1, quality))
+        let strip: Int32 = applied.keepsAny ? 0 : 1
         let settings = DWImageProcessing.encoderSettings
-        if onThisThread, format == .jpeg, strip == 1, !settings.jpegProgressive,
-            let data = try saveJPEGHere(image, quality: quality)
-        {
-            return data
-        }
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
         // GIF: libimagequant at effort 4 instead of libvips' 7 costs a third of the CPU (bench/pixels: GIF was the
         // most expensive output by far) for a palette one can hardly tell apart. AVIF: set explicitly (not libvips'
         // default, which a libvips upgrade may change) from the settings' speed, by default 9, i.e. effort 0, the
@@ -190,15 +235,8 @@ enum Encoder {
             default: 0
             }
         let palette = format == .png ? settings.pngPaletteBitDepth : 0
-        guard
-            cvips_save_buffer(
-                saver, kept.pointer, Int32(quality), effort, strip, interlace, palette,
-                &buffer, &length) == 0,
-            let buffer
-        else {
-            throw Vips.error("cannot encode \(format.rawValue)")
-        }
-        defer { cvips_free(buffer) }
-        return Data(bytes: buffer, count: length)
+        return SaverCall(
+            image: applied.image, saver: saver, quality: Int32(min(100, max(1, quality))), effort: effort, strip: strip,
+            interlace: interlace, palette: palette)
     }
 }

@@ -31,8 +31,9 @@ struct HelperChild {
     private var reaped = false
 
     /// Starts `path` with `arguments` (after argv[0]): standard input and output on a socketpair, standard error
-    /// on /dev/null, every other descriptor closed, signal mask and dispositions reset.
-    init(_ path: String, arguments: [String]) throws(DWWebImageError) {
+    /// on /dev/null, `file` (when given) as descriptor 3, every other descriptor closed, signal mask and
+    /// dispositions reset; at SCHED_IDLE from its first instruction when `idle`.
+    init(_ path: String, arguments: [String], file: Int32? = nil, idle: Bool = false) throws(DWWebImageError) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw .cannotRenderSVG("socketpair: \(String(cString: strerror(errno)))")
@@ -43,7 +44,8 @@ struct HelperChild {
         posix_spawn_file_actions_adddup2(&actions, fds[1], 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        _ = cvips_spawn_closefrom(&actions, 3)
+        if let file { posix_spawn_file_actions_adddup2(&actions, file, 3) }
+        _ = cvips_spawn_closefrom(&actions, file == nil ? 3 : 4)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -53,6 +55,7 @@ struct HelperChild {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        if idle { _ = cvips_spawn_idle(&attributes) }
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = Self.environment().map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

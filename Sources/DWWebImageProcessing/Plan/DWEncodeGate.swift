@@ -14,17 +14,32 @@ public struct DWEncodeGate: Sendable {
     public let admits: (@Sendable (_ format: DWImageFormat, _ instead: DWImageFormat?, _ pixels: Int) -> Bool)?
     /// Told after each still result's encode (every format): the format written, its pixels and the encode's time.
     public let record: @Sendable (DWImageFormat, Int, Duration) -> Void
+    /// Where a still result in one of ``formats`` is saved: nil (default) on the rendering thread; else in the encode
+    /// helper at `SCHED_IDLE` (``DWIdleEncoder``), and this is told, on the rendering thread, the scheduling the
+    /// helper ran under (`idle`, `nice` where SCHED_IDLE was refused, `normal` where both were).
+    public let helperReport: (@Sendable (_ policy: String) -> Void)?
 
     /// A gate over `formats`.
     public init(
         formats: Set<DWImageFormat>, admits: (@Sendable (DWImageFormat, DWImageFormat?, Int) -> Bool)?,
-        record: @escaping @Sendable (DWImageFormat, Int, Duration) -> Void
+        record: @escaping @Sendable (DWImageFormat, Int, Duration) -> Void,
+        helperReport: (@Sendable (String) -> Void)? = nil
     ) {
-        (self.formats, self.admits, self.record) = (formats, admits, record)
+        (self.formats, self.admits, self.record, self.helperReport) = (formats, admits, record, helperReport)
     }
 
     /// The same gate, learning only (every encode admitted): for the encode a deferral put off.
-    public var learningOnly: DWEncodeGate { DWEncodeGate(formats: formats, admits: nil, record: record) }
+    public var learningOnly: DWEncodeGate {
+        DWEncodeGate(formats: formats, admits: nil, record: record, helperReport: helperReport)
+    }
+
+    /// The same gate, saving its formats in the encode helper at `SCHED_IDLE` (``helperReport``), `report` told each
+    /// helper's scheduling: for a put-off encode, so that it only takes CPU nothing else wants. The canvas is still
+    /// drawn on the rendering thread; the time learned is the helper's saver's own: its wall time, or its CPU time
+    /// when that is less (at SCHED_IDLE on a busy machine the wall time is mostly waiting).
+    public func inIdleHelper(report: @escaping @Sendable (_ policy: String) -> Void) -> DWEncodeGate {
+        DWEncodeGate(formats: formats, admits: admits, record: record, helperReport: report)
+    }
 
     /// The error a render throws when ``admits`` refuses `format` (10005; its message names the format, and the
     /// error carries it for ``deferredFormat(_:)``).
@@ -45,7 +60,10 @@ public struct DWEncodeGate: Sendable {
     /// An encode's reporter (``record``), boxed for the task-local.
     final class Recorder: Sendable {
         let record: @Sendable (DWImageFormat, Int, Duration) -> Void
-        init(_ record: @escaping @Sendable (DWImageFormat, Int, Duration) -> Void) { self.record = record }
+        /// The gate's formats and ``DWEncodeGate/helperReport``: the encodes saved in the helper.
+        let formats: Set<DWImageFormat>
+        let helperReport: (@Sendable (String) -> Void)?
+        init(_ gate: DWEncodeGate) { (record, formats, helperReport) = (gate.record, gate.formats, gate.helperReport) }
     }
 }
 

@@ -14,8 +14,8 @@ extension DWVariantPlan {
         let checked = transform.format ?? source.format
         for check in checks { try check.check(source, checked) }
         try checkEncodeGate(source)
-        guard let recorder = encodeGate?.record else { return try renderBudgeted(source, checked) }
-        return try DWEncodeGate.$recorder.withValue(DWEncodeGate.Recorder(recorder)) {
+        guard let gate = encodeGate else { return try renderBudgeted(source, checked) }
+        return try DWEncodeGate.$recorder.withValue(DWEncodeGate.Recorder(gate)) {
             () -> Result<DWImage, DWWebImageError> in
             do throws(DWWebImageError) { return .success(try renderBudgeted(source, checked)) } catch {
                 return .failure(error)

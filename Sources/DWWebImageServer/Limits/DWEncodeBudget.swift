@@ -54,10 +54,13 @@ final class DWEncodeBudget: Sendable {
     private let state = DWLock(State())
     /// The put-off encodes' one thread (`dwencode.0`) and their queue: beside the `--workers` threads, never one of
     /// them; each encode starts only once a `--workers` thread idles (``waitForIdleWorker(in:)``). Not at a lower
-    /// priority: libvips hands a saver's work to pooled threads, which inherit the priority of the thread that made
-    /// them and later run foreground transforms too.
+    /// priority: libvips hands work to pooled threads, which inherit the priority of the thread that made them and
+    /// later run foreground transforms too; the saver itself runs in the encode helper at SCHED_IDLE instead
+    /// (``DWEncodeGate/inIdleHelper(report:)``), this thread waiting for it.
     let pool: DWWorkerPool
     private let counters: [String: Counter]
+    /// `dwserve_background_encode_helpers_total` by the helper's scheduling (``DWEncodeGate/helperReport``).
+    private let policyCounters: [String: Counter]
     private let pendingGauge: Gauge
     private let costGauges: [DWImageFormat: Gauge]
 
@@ -76,6 +79,18 @@ final class DWEncodeBudget: Sendable {
                 labels: [("outcome", outcome)])
         }
         self.counters = counters
+        policyCounters = Dictionary(
+            uniqueKeysWithValues: ["idle", "nice", "normal"].map { policy in
+                (
+                    policy,
+                    registry.makeCounter(
+                        descriptor: MetricNameDescriptor(
+                            namespace: "dwserve", metricName: "background_encode_helpers", unitName: "total",
+                            helpText: "Put-off encodes saved in the encode helper process, by its scheduling "
+                                + "(idle: SCHED_IDLE; nice: nice 19, SCHED_IDLE refused; normal: neither)."),
+                        labels: [("policy", policy)])
+                )
+            })
         var costGauges: [DWImageFormat: Gauge] = [:]
         for format in Self.learned {
             let gauge = registry.makeGauge(
@@ -96,6 +111,9 @@ final class DWEncodeBudget: Sendable {
 
     /// Counts one `outcome` of ``DWServerMetrics``' `dwserve_background_encodes_total`.
     func count(_ outcome: String) { counters[outcome]?.increment() }
+
+    /// Counts one encode saved in the helper at `policy` (`dwserve_background_encode_helpers_total`).
+    func countHelper(_ policy: String) { policyCounters[policy]?.increment() }
 
     /// The gate a negotiated plan carries: it admits a weighed encode whose expected time fits the budget, or is no
     /// more than the stand-in's (a stand-in that costs more would only make the wait longer: AVIF at serve's default

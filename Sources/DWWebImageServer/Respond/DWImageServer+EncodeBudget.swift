@@ -57,11 +57,17 @@ extension DWImageServer {
 
     /// Makes `plan`'s variant of `source` in the background and keeps it under `key` in every layer a foreground
     /// render would (memory, disk, result storage): the original from the disk cache (fetched again if it has
-    /// gone), rendered on the budget's own thread once a `--workers` thread idles, learning only. Bounded and one per
-    /// key (``DWEncodeBudget/start(_:format:_:)``); stopped with the server.
+    /// gone), drawn on the budget's own thread once a `--workers` thread idles, learning only, and saved in the
+    /// encode helper at `SCHED_IDLE` (``DWIdleEncoder``; in this process when the helper is not installed), whose
+    /// scheduling is counted. Bounded and one per key (``DWEncodeBudget/start(_:format:_:)``);
+    /// stopped with the server (the helper killed).
     func startBackgroundEncode(of source: String, plan: DWVariantPlan, key: String, format: DWImageFormat) {
         guard let encodeBudget else { return }
-        let full = plan.with(encodeGate: plan.encodeGate?.learningOnly)
+        var gate = plan.encodeGate?.learningOnly
+        if DWSVGRenderer.helperProblem == nil {
+            gate = gate?.inIdleHelper { policy in encodeBudget.countHelper(policy) }
+        }
+        let full = plan.with(encodeGate: gate)
         _ = encodeBudget.start(key, format: format) { [self] in
             do throws(DWWebImageError) {
                 let original = try await backgroundOriginal(of: source)
