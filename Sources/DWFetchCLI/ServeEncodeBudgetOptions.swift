@@ -1,7 +1,7 @@
 // ServeEncodeBudgetOptions: `dwfetch serve`'s encode budget — AVIF and JPEG XL without the wait.
 import ArgumentParser
 
-/// The encode budget of formats `Accept` picks (an `@OptionGroup` of ``ServeOptions``; docs/serving.md, "Encode
+/// The encode budget of formats `Accept` picks (an `@OptionGroup` of ``ServeOptions``; docs/formats.md, "Encode
 /// budget"). Parsed on the main thread.
 package struct ServeEncodeBudgetOptions: ParsableArguments, Sendable {
     @Option(

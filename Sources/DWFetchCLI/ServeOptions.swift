@@ -171,7 +171,7 @@ package struct ServeOptions: ParsableCommand {
     /// `--origins FILE` (docs/serving.md, "Named origins").
     @OptionGroup(title: "Named origins") package var origins: ServeOriginOptions
     @OptionGroup(title: "Freshness") package var freshness: ServeFreshnessOptions
-    /// `--encode-budget` (docs/serving.md, "Encode budget").
+    /// `--encode-budget` (docs/formats.md, "Encode budget").
     @OptionGroup(title: "Encode budget") package var encodeBudget: ServeEncodeBudgetOptions
     /// The cold budget, the Referer guard, the POST /info batch size (docs/serving.md).
     @OptionGroup(title: "Per-client limits") package var limits: ServeLimitsOptions

@@ -1,5 +1,5 @@
 // SignalWatch: SIGINT, SIGTERM and SIGHUP delivered to a handler on a dispatch queue instead of killing the process,
-// so a dwfetch run stops the same way whichever of them arrives, and serve drains (docs/serving.md, "Logs, metrics,
+// so a dwfetch run stops the same way whichever of them arrives, and serve drains (docs/operations.md, "Logs, metrics,
 // shutdown").
 import DWLocking
 import Foundation
