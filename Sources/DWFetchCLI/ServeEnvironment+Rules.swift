@@ -175,8 +175,8 @@ extension ServeEnvironment {
     }()
 
     /// imgproxy's variables serve has no equivalent for yet, with the one value accepted (imgproxy's default, or for
-    /// the trace ID generator and propagators what serve does; nil: any value is refused). docs/serving.md says why
-    /// each is refused.
+    /// the trace ID generator and propagators what serve does; nil: any value is refused).
+    /// docs/imgproxy-environment.md says why each is refused.
     static let notHonoured: [String: String?] = [
         // OpenTelemetry beyond traces over OTLP/HTTP with W3C trace context and random IDs.
         "OPEN_TELEMETRY_ENABLE_METRICS": "false", "OPEN_TELEMETRY_ENABLE_LOGS": "false",
