@@ -6,7 +6,7 @@
 #   loadavg                    the 1, 5 and 15 minute load averages: "1.52 1.61 1.49"
 #   commit                     the checked-out commit, short ("?" outside a git tree)
 #   free_port                  a TCP port free on 127.0.0.1 now
-#   need_debs CMD:PACKAGE ...  installs each PACKAGE whose CMD (a command, or a path) is missing, with apt-get (sudo
+#   need_debs CMD:PACKAGE ...  installs each PACKAGE whose CMD (a command, or a file's absolute path) is missing, with apt-get (sudo
 #                              when not root): the benchmark-only tools scripts/setup.sh leaves out (wrk, perf, ...)
 #   nginx_up DIR PORT SERVER [HTTP]   a private nginx (scripts/setup.sh installs it; 1 worker, sendfile, no access
 #                              log unless HTTP sets one, pid/logs/temp files under DIR) on 127.0.0.1:PORT, SERVER the
@@ -33,7 +33,7 @@ need_debs() {  # need_debs CMD:PACKAGE ...
     local missing=() pair cmd sudo=()
     for pair in "$@"; do
         cmd="${pair%%:*}"
-        command -v "$cmd" >/dev/null 2>&1 || [[ -x "/usr/sbin/$cmd" || ( "$cmd" == /* && -x "$cmd" ) ]] \
+        command -v "$cmd" >/dev/null 2>&1 || [[ -x "/usr/sbin/$cmd" || ( "$cmd" == /* && -e "$cmd" ) ]] \
             || missing+=("${pair#*:}")
     done
     ((${#missing[@]})) || return 0
