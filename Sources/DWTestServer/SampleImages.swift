@@ -206,6 +206,7 @@ public enum SampleImages {
         </svg>
         """.utf8)
 
+    /// An HTML error page of the kind an origin serves with 200 where an image was asked for: not an image.
     public static let notAnImage = Data("<html><body>404 but served as 200</body></html>".utf8)
 
     // MARK: - Encoding helpers
