@@ -12,6 +12,7 @@ import Logging
 /// thread, so the blocked main thread holds nothing it needs.
 enum ServeRunner {
     static func run(_ options: ServeOptions) throws -> Int32 {
+        DWImageServer.capMallocArenas()  // before any thread allocates
         let configuration = try DWServeConfiguration(options)
         let format = configuration.logFormat
         LoggingSystem.bootstrap(

@@ -23,3 +23,15 @@ enum DWMallocTuning {
         _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
     }
 }
+
+extension DWImageServer {
+    /// Caps glibc's malloc arenas at one for the whole process, unless the environment sets
+    /// `DWSERVE_MALLOC_TUNING=0` (as ``DWServeConfiguration/tunesMalloc`` reads it). Call on the main thread before
+    /// any other thread starts: `dwfetch serve` does so first thing. A thread keeps the arena it first allocated in,
+    /// so a cap set later (``run(onListening:onMetricsListening:services:)`` sets it again) leaves the arenas of the
+    /// threads already running in place.
+    public static func capMallocArenas() {
+        guard ProcessInfo.processInfo.environment["DWSERVE_MALLOC_TUNING"] != "0" else { return }
+        DWMallocTuning.limitArenas(1)
+    }
+}

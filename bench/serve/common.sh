@@ -75,10 +75,12 @@ start_serve() {
     wait_port "$port"
 }
 
-# ensure_thumbor → THUMBOR: thumbor 7.8.0 from PyPI in its own venv under bench/out/serve (empty if it cannot be
-# installed here; the rows without it say so).
+# ensure_thumbor → THUMBOR: thumbor 7.8.0 from PyPI in its own venv under bench/out/serve, or scripts/setup.sh's
+# .venv-thumbor (empty if it cannot be installed here; the rows without it say so).
 ensure_thumbor() {
     THUMBOR="$OUT/thumbor-venv/bin/thumbor"
+    # scripts/setup.sh's venv (thumbor 7.8.0 for the thumbor dialect's tests), when there is one
+    [[ -x "$THUMBOR" || ! -x "$ROOT/.venv-thumbor/bin/thumbor" ]] || THUMBOR="$ROOT/.venv-thumbor/bin/thumbor"
     if [[ ! -x "$THUMBOR" ]]; then
         log "installing thumbor 7.8.0 from PyPI into $OUT/thumbor-venv"
         python3 -m venv "$OUT/thumbor-venv" && "$OUT/thumbor-venv/bin/pip" install -q thumbor==7.8.0 >"$OUT/thumbor-install.log" 2>&1 \

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """HTTP load for bench/serve: PATHS file, N requests, C clients (keep-alive), RSS of PID at checkpoints.
 
-    load.py --port P[,P2...] --paths FILE --requests N --clients C [--pid PID --checkpoints 1000,10000]
-            [--shuffle SEED] [--cpu-pids PID,...]
+    load.py --port P[,P2...] --paths FILE --requests N --clients C [--pid PID[,PID...] --checkpoints 1000,10000]
+            [--shuffle SEED] [--range FROM:TO] [--cpu-pids PID,...]
 
 Prints JSON: status counts, seconds, and {"rss_kib": {checkpoint: kib}}. Requests cycle through the paths in
-order (or shuffled with a seed), so a run is repeatable. Several ports: client i connects to port i mod their
+order (or shuffled with a seed), so a run is repeatable; --range sends only requests FROM..TO-1 of that order
+(checkpoints count from the start of the whole order), so two servers can take turns over the same sequence.
+Several --pid: the RSS is their sum (thumbor's instances); "rss_peak_kib" is the largest sum seen, sampled after
+every response. Several ports: client i connects to port i mod their
 number (instances behind a balancer). With --cpu-pids, over the run: "cpu" (user + system seconds of those processes,
 every thread, from /proc/PID/stat), "busy" (that CPU over the wall time: cores kept busy), "machine_idle" (the
 fraction of all cores' time idle, from /proc/stat: what nobody on the machine used) and "threads" (the first
@@ -18,7 +21,8 @@ ap.add_argument("--port", required=True)
 ap.add_argument("--paths", required=True)
 ap.add_argument("--requests", type=int, required=True)
 ap.add_argument("--clients", type=int, default=4)
-ap.add_argument("--pid", type=int)
+ap.add_argument("--pid", default="")
+ap.add_argument("--range", default="")
 ap.add_argument("--checkpoints", default="")
 ap.add_argument("--shuffle", type=int)
 ap.add_argument("--header", action="append", default=[])
@@ -30,17 +34,25 @@ paths = [l.strip() for l in open(a.paths) if l.strip()]
 order = [paths[i % len(paths)] for i in range(a.requests)]
 if a.shuffle is not None:
     random.Random(a.shuffle).shuffle(order)
+first, last = (int(x) for x in a.range.split(":")) if a.range else (0, len(order))
 checkpoints = sorted(int(c) for c in a.checkpoints.split(",") if c)
 headers = dict(h.split(": ", 1) for h in a.header)
 lock = threading.Lock()
-state = {"next": 0, "done": 0, "status": {}, "rss": {}}
+state = {"next": first, "done": first, "status": {}, "rss": {}, "peak": 0}
+rss_pids = [int(p) for p in a.pid.split(",") if p]
 tick = os.sysconf("SC_CLK_TCK")
 cpu_pids = [int(p) for p in a.cpu_pids.split(",") if p]
 
-def rss():
-    for line in open(f"/proc/{a.pid}/status"):
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
+def rss():  # the sum over rss_pids, in KiB
+    total = 0
+    for pid in rss_pids:
+        try:
+            for line in open(f"/proc/{pid}/status"):
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
 
 def ticks(stat_path):  # utime + stime of a /proc stat file; the name may hold spaces, so split after ')'
     try:
@@ -74,7 +86,7 @@ def worker(index):
     while True:
         with lock:
             i = state["next"]
-            if i >= len(order):
+            if i >= last:
                 return
             state["next"] += 1
         try:
@@ -89,8 +101,11 @@ def worker(index):
         with lock:
             state["status"][code] = state["status"].get(code, 0) + 1
             state["done"] += 1
-            if a.pid and state["done"] in checkpoints:
-                state["rss"][state["done"]] = rss()
+            if rss_pids:
+                now = rss()
+                state["peak"] = max(state["peak"], now)
+                if state["done"] in checkpoints:
+                    state["rss"][state["done"]] = now
 
 c0, m0, th0 = process_cpu(), machine(), thread_cpu()
 t0 = time.time()
@@ -99,7 +114,9 @@ for t in threads: t.start()
 for t in threads: t.join()
 wall = time.time() - t0
 c1, m1, th1 = process_cpu(), machine(), thread_cpu()
-result = {"requests": a.requests, "seconds": round(wall, 3), "status": state["status"], "rss_kib": state["rss"]}
+result = {"requests": last - first, "seconds": round(wall, 3), "status": state["status"], "rss_kib": state["rss"]}
+if rss_pids:
+    result["rss_peak_kib"] = state["peak"]
 if cpu_pids:
     by_name = collections.Counter()
     for tid, (name, t) in th1.items():

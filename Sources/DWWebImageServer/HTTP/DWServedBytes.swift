@@ -11,7 +11,11 @@ import Hummingbird
 /// An entry is found by the identity of the image's bytes (address and length of the `Data` the memory cache hands
 /// out for every hit) and holds that `Data`, so the address cannot be reused by other bytes while the entry lives:
 /// a new image for the same key (a new transform, a revalidated source) is new bytes and a new entry. Oldest entries
-/// go first once more than ``byteBudget`` bytes or ``capacity`` entries are held. One lock; any thread.
+/// go first once more than ``byteBudget`` bytes or ``capacity`` entries are held. A body is kept only when the same
+/// bytes are served a second time: a cold variant, answered once, would otherwise hold a copy of its bytes (and its
+/// `Data`, past the memory cache's eviction) that no request reads again, and over many new variants the table stays
+/// full of them. The first serve is remembered by identity only (the last ``capacity`` of them). One lock; any
+/// thread.
 final class DWServedBytes: Sendable {
     /// What a response needs from the image bytes.
     struct Body: Sendable {
@@ -34,6 +38,24 @@ final class DWServedBytes: Sendable {
         var order: [Identity] = []
         var head = 0
         var bytes = 0
+        /// Identities served once and not kept, and their arrival order (a ring of at most `capacity`).
+        var once = Set<Identity>()
+        var onceOrder: [Identity] = []
+        var onceNext = 0
+
+        /// Whether `identity` was served once before (and is now forgotten as such); else remembers it.
+        mutating func servedBefore(_ identity: Identity, capacity: Int) -> Bool {
+            if once.remove(identity) != nil { return true }
+            once.insert(identity)
+            if onceOrder.count < capacity {
+                onceOrder.append(identity)
+            } else {
+                once.remove(onceOrder[onceNext])
+                onceOrder[onceNext] = identity
+                onceNext = (onceNext + 1) % capacity
+            }
+            return false
+        }
     }
 
     /// Bytes of bodies held at most (each also lives in the memory cache, so this is what the table adds).
@@ -48,8 +70,8 @@ final class DWServedBytes: Sendable {
         self.capacity = capacity
     }
 
-    /// The body and ETag of `data`: from the table when these exact bytes were served before, else made now (and
-    /// kept when they fit the budget).
+    /// The body and ETag of `data`: from the table when these exact bytes were kept, else made now (and kept when
+    /// they were served once before and fit the budget).
     func body(for data: Data) -> Body {
         let identity = data.withUnsafeBytes { Identity(address: UInt(bitPattern: $0.baseAddress), count: $0.count) }
         // Tiny Data keeps its bytes inline (no stable address): not worth keeping anyway.
@@ -58,7 +80,7 @@ final class DWServedBytes: Sendable {
         let body = Body(buffer: ByteBuffer(bytes: data), etag: DWETag.of(data))
         guard cacheable else { return body }
         table.withLock { t in
-            guard t.entries[identity] == nil else { return }
+            guard t.entries[identity] == nil, t.servedBefore(identity, capacity: capacity) else { return }
             t.entries[identity] = Entry(data: data, body: body)
             t.order.append(identity)
             t.bytes += identity.count
@@ -73,4 +95,7 @@ final class DWServedBytes: Sendable {
         }
         return body
     }
+
+    /// Bytes of bodies held now.
+    var heldBytes: Int { table.withLock { $0.bytes } }
 }

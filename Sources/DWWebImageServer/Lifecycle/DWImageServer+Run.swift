@@ -75,10 +75,12 @@ extension DWImageServer {
         return lifecycle
     }
 
-    /// Caps malloc arenas and gives free pages back to the kernel a few seconds after a burst of transforms, not
-    /// during it (a detached background task, polling every 5 s).
+    /// Keeps every thread's allocations in glibc's main arena and gives free pages back to the kernel every 5 s
+    /// while transforms run (a detached background task, polling). One arena rather than two: over 10,000 new
+    /// variants (`bench/serve/memory`) a second arena held ~25 MiB more at the peak, freed but fragmented, for no
+    /// CPU that the benchmarks could tell apart.
     private func startMallocTuning() {
-        DWMallocTuning.limitArenas(2)
+        DWMallocTuning.limitArenas(1)
         Task.detached(priority: .background) { [metrics] in
             var last = metrics.transformCount
             while !Task.isCancelled {
