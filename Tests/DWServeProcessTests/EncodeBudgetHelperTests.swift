@@ -56,7 +56,7 @@ final class EncodeBudgetHelperTests: ServeTestCase {
         let caught = try XCTUnwrap(helper)
         XCTAssertEqual(caught.policy, 5, "SCHED_IDLE")
         XCTAssertTrue(
-            eventually(timeout: 10) { Self.coreLimits(of: caught.pid) == ["0", "0"] },
+            eventually(timeout: 3) { Self.coreLimits(of: caught.pid) == ["0", "0"] },
             "no core file: \(Self.coreLimits(of: caught.pid))")
         XCTAssertEqual(kill(caught.pid, SIGKILL), 0)
         XCTAssertTrue(try eventually(timeout: 60) { try count(server, "failed") == 1 }, server.stderr)
