@@ -202,7 +202,8 @@ let package = Package(
         ),
         // `dwfetch serve` and `dwfetch warm`.
         .executableTarget(name: "dwfetch-serve", dependencies: ["DWFetchCLI", "DWFetchServe"]),
-        // The SVG helper: one librsvg render per process, under a CPU budget and a memory limit (DWSVGRenderer).
+        // The helper executable (DWHelperProcess): one librsvg render per process, under a CPU budget and a memory
+        // limit (DWSVGRenderer), or one put-off AVIF/JPEG XL save at SCHED_IDLE (DWIdleEncoder).
         .executableTarget(name: "dwfetch-svg", dependencies: ["DWWebImageProcessing"]),
         // A QOI decoder and encoder registered through DWImageCodecs by the tests (not shipped in any product).
         .target(name: "DWTestCodecs", dependencies: ["DWWebImage", "DWLocking"], path: "Tests/DWTestCodecs"),

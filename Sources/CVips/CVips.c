@@ -401,7 +401,7 @@ int cvips_get_array_int(VipsImage *image, const char *name, int **out, int *n) {
     return vips_image_get_array_int(image, name, out, n);
 }
 
-/* The SVG helper process (SVGRenderProcess.swift): prctl is variadic, and closefrom is a GNU extension. */
+/* The helper processes (Engine/Helper/): prctl is variadic, and closefrom is a GNU extension. */
 int cvips_prctl(int option, unsigned long arg) { return prctl(option, arg, 0UL, 0UL, 0UL); }
 int cvips_spawn_closefrom(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
@@ -410,6 +410,10 @@ int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned l
     rlim_t space = address_space ? address_space : RLIM_INFINITY;
     struct rlimit cpu = {cpu_soft, cpu_hard}, as = {space, space}, core = {0, 0};
     if (setrlimit(RLIMIT_CPU, &cpu) != 0 || setrlimit(RLIMIT_AS, &as) != 0) return -1;
+    return setrlimit(RLIMIT_CORE, &core);
+}
+int cvips_set_no_core_files(void) {
+    struct rlimit core = {0, 0};
     return setrlimit(RLIMIT_CORE, &core);
 }
 int cvips_under_sanitizer(void) {

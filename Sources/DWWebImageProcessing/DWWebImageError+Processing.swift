@@ -3,7 +3,7 @@ import DWWebImage
 import Foundation
 
 extension DWWebImageError {
-    /// 10000: `subject` (a format such as "BMP", or the SVG helper's input) does not read: "subject: why".
+    /// 10000: `subject` (a format such as "BMP", or a helper's input or answer) does not read: "subject: why".
     /// Any thread.
     static func malformed(_ subject: String, _ why: String) -> DWWebImageError {
         DWWebImageError(.notAnImage, "\(subject): \(why)")
@@ -57,10 +57,16 @@ extension DWWebImageError {
             size: Int64(max(width, height)), limit: Int64(maxSide))
     }
 
+    /// 10005: `what` (a helper's work) was stopped `after` a time (and why); `size` and `limit` in seconds when
+    /// known. Any thread.
+    static func stopped(_ what: String, after: String, size: Int64? = nil, limit: Int64? = nil) -> DWWebImageError {
+        DWWebImageError(.tooLarge, "\(what) was stopped after \(after)", size: size, limit: limit)
+    }
+
     /// 10005: the SVG helper was stopped `after` a time (and why); `size` and `limit` in seconds when known.
     /// Any thread.
     static func svgStopped(after: String, size: Int64? = nil, limit: Int64? = nil) -> DWWebImageError {
-        DWWebImageError(.tooLarge, "SVG rendering was stopped after \(after)", size: size, limit: limit)
+        stopped("SVG rendering", after: after, size: size, limit: limit)
     }
 
     /// 10000: no SVG can be rendered here: `why` (the helper is missing, a socket cannot be made). Any thread.

@@ -25,6 +25,13 @@ final class EncodeBudgetHelperTests: ServeTestCase {
         return nil
     }
 
+    /// The soft and hard `RLIMIT_CORE` of `pid`, from `/proc/PID/limits` ("Max core file size  0  0  bytes").
+    private static func coreLimits(of pid: pid_t) -> [String] {
+        let limits = (try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)) ?? ""
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") } ?? ""
+        return line.split(separator: " ").dropFirst(4).prefix(2).map(String.init)
+    }
+
     private func count(_ server: ServeProcess, _ outcome: String) throws -> Double {
         try server.metric("dwserve_background_encodes_total{outcome=\"\(outcome)\"}")
     }
@@ -48,6 +55,9 @@ final class EncodeBudgetHelperTests: ServeTestCase {
             }, "the put-off encode runs in the helper")
         let caught = try XCTUnwrap(helper)
         XCTAssertEqual(caught.policy, 5, "SCHED_IDLE")
+        XCTAssertTrue(
+            eventually(timeout: 3) { Self.coreLimits(of: caught.pid) == ["0", "0"] },
+            "no core file: \(Self.coreLimits(of: caught.pid))")
         XCTAssertEqual(kill(caught.pid, SIGKILL), 0)
         XCTAssertTrue(try eventually(timeout: 60) { try count(server, "failed") == 1 }, server.stderr)
         XCTAssertEqual(try count(server, "stored"), 0, "nothing half-made is kept")

@@ -27,6 +27,10 @@ final class ErrorKindsTests: XCTestCase {
                 "SVG size 5×70000 is over libvips' limit of 65535 per side", 70000, 65535
             ),
             (.svgStopped(after: "3 s"), .tooLarge, "SVG rendering was stopped after 3 s", nil, nil),
+            (
+                .stopped("the encode helper", after: "300.0 s"), .tooLarge,
+                "the encode helper was stopped after 300.0 s", nil, nil
+            ),
             (.cannotRenderSVG("socketpair: x"), .notAnImage, "cannot render SVG: socketpair: x", nil, nil),
             (
                 .overLimit("FITS image of 2×2×3 samples", limit: 10, unit: " pixels", size: 12), .tooLarge,

@@ -60,6 +60,27 @@ final class IdleEncoderTests: XCTestCase {
         XCTAssertEqual(policies.values, ["idle"])
     }
 
+    /// A missing or failing encode helper is an error (the put-off encode fails) that names the encode helper.
+    func testAMissingOrFailingEncodeHelperIsNamedAsSuch() throws {
+        defer { DWSVGRenderer.helperPath = nil }
+        var transform = DWTransform()
+        (transform.width, transform.format) = (60, .avif)
+        let source = try DWImage(data: SampleImages.png(width: 100, height: 80))
+        let expected = [
+            "/nonexistent/dwfetch-svg":
+                "cannot encode in the encode helper: its helper /nonexistent/dwfetch-svg is not installed",
+            "/bin/false": "encode helper exited with 1: no answer"
+        ]
+        for (helper, message) in expected {
+            DWSVGRenderer.helperPath = helper
+            XCTAssertThrowsError(try render(source, transform, inHelper: true), helper) {
+                XCTAssertEqual(($0 as? DWWebImageError)?.code, .notAnImage, "\(helper): \($0)")
+                XCTAssertTrue(($0 as? DWWebImageError)?.message.hasPrefix(message) ?? false, "\(helper): \($0)")
+            }
+        }
+        XCTAssertEqual(policies.values, [])
+    }
+
     /// Formats the gate does not weigh (WebP here) never go to the helper.
     func testOtherFormatsAreSavedHere() throws {
         var transform = DWTransform()

@@ -188,6 +188,30 @@ final class SVGGuardTests: XCTestCase {
         XCTAssertLessThan(spent, 1.2, "and was stopped soon after it: \(spent) s of CPU")
     }
 
+    /// Work stopped while librsvg runs (nobody waits for the variant): the helper is killed at once (10007), not
+    /// left to spend its render budget.
+    func testStoppedWorkKillsTheSVGHelperAtOnce() throws {
+        let chain = String(repeating: "<feMorphology radius=\"50\"/>", count: 100)
+        let heavy = try DWImage(
+            data: Self.svg(
+                "<filter id=\"m\">\(chain)</filter><rect width=\"600\" height=\"600\" "
+                    + "fill=\"#888\" filter=\"url(#m)\"/>", size: "width=\"600\" height=\"600\""))
+        var limits = DWProcessingLimits()
+        limits.renderBudget = 5
+        let cancellation = DWWorkCancellation()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancellation.cancel() }
+        let (before, started) = (childrenCPU(), ProcessInfo.processInfo.systemUptime)
+        XCTAssertThrowsError(
+            try DWWorkCancellation.$current.withValue(cancellation) {
+                try DWImageProcessing.process(heavy, with: DWConvert(format: .png), limits: limits)
+            }
+        ) {
+            XCTAssertEqual(($0 as? DWWebImageError)?.code, .cancelled, "\($0)")
+        }
+        XCTAssertLessThan(ProcessInfo.processInfo.systemUptime - started, 2, "stopped, not run to its budget")
+        XCTAssertLessThan(childrenCPU() - before, 1.5, "the helper was killed soon after the stop")
+    }
+
     func testSourceFormatsRefuseOtherFormatsBeforeAnyDecoder() throws {
         var limits = DWProcessingLimits()
         limits.sourceFormats = [.png, .jpeg]

@@ -33,6 +33,8 @@ int cvips_prctl(int option, unsigned long arg);
 int cvips_spawn_closefrom(posix_spawn_file_actions_t *_Nonnull actions, int from);
 /* This process's RLIMIT_CPU (seconds, soft and hard) and RLIMIT_AS (bytes, both; 0: unlimited), no core files. */
 int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned long address_space);
+/* RLIMIT_CORE 0 alone (every helper, first thing in the child): no core file; 0 or -1 with errno. */
+int cvips_set_no_core_files(void);
 /* Whether AddressSanitizer or ThreadSanitizer is linked in (their shadow memory needs terabytes of address space). */
 int cvips_under_sanitizer(void);
 /* The encode helper (IdleEncodeProcess): puts the calling thread (and every thread it starts later) at SCHED_IDLE

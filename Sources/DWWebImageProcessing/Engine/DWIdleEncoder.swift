@@ -9,27 +9,29 @@ import Foundation
 /// the server, puts itself there, else at nice 19) before libvips starts any thread, so every thread of the encode
 /// (libvips' pool, libaom's workers) inherits it and runs only on CPU nothing else wants. It reads the saver's input as
 /// a libvips `.v` file on descriptor 3, writes the encoded bytes (and the saver's time and its scheduling policy) to
-/// standard output, and dies with its parent. It is the same executable as ``DWSVGRenderer``'s helper (`dwfetch-svg`),
-/// started with ``helperArgument``: an executable named as that helper (``DWSVGRenderer/helperPath``) must call
-/// ``runHelper(_:)`` first when ``isHelperInvocation(_:)``, else a put-off encode fails (counted, and tried again by a
-/// later request).
+/// standard output, and dies with its parent. Like the SVG helper it runs under `PR_SET_NO_NEW_PRIVS` with no core
+/// files (`RLIMIT_CORE` 0: a crash in libaom or libjxl leaves no image data on disk), but with no `RLIMIT_AS` and no
+/// `RLIMIT_CPU`: its input is the server's own canvas, already within the pixel limit, not untrusted bytes; what an
+/// AV1 or JPEG XL encoder maps grows with its threads, effort and glibc's per-thread arenas in ways no fixed limit
+/// tracks without failing large legitimate encodes; and its wall time is bounded by ``IdleEncodeProcess/wallLimit``.
+/// It is ``DWHelperProcess``'s executable (`dwfetch-svg`, the SVG helper's too), started with ``helperArgument``: an
+/// executable named there (``DWHelperProcess/path``) must call ``runHelper(_:)`` first when
+/// ``isHelperInvocation(_:)``, else a put-off encode fails (counted, and tried again by a later request).
 public enum DWIdleEncoder {
     /// The first argument that makes an executable the encode helper (``runHelper(_:)``).
     public static let helperArgument = "--dwwebimage-idle-encode"
 
     /// Whether `arguments` (a `main`'s `CommandLine.arguments`) start the encode helper.
     public static func isHelperInvocation(_ arguments: [String] = CommandLine.arguments) -> Bool {
-        arguments.count > 1 && arguments[1] == helperArgument
+        HelperJob.idleEncode.isInvocation(arguments)
     }
 
     /// The encode helper's whole run, for a `main` that ``isHelperInvocation(_:)``: lowers its own scheduling, loads
     /// descriptor 3's `.v` image, saves it as asked and writes the answer record to standard output. Returns the
     /// exit status. Runs on the calling (main) thread.
     public static func runHelper(_ arguments: [String] = CommandLine.arguments) -> Int32 {
-        _ = cvips_prctl(PR_SET_PDEATHSIG, UInt(SIGKILL))
-        _ = cvips_prctl(PR_SET_NO_NEW_PRIVS, 1)
-        let policy = IdleEncodeProcess.Policy(rawValue: Int(cvips_schedule_idle())) ?? .normal
-        do throws(DWWebImageError) {
+        HelperJob.idleEncode.runChild { () throws(DWWebImageError) -> Int32 in
+            let policy = IdleEncodeProcess.Policy(rawValue: Int(cvips_schedule_idle())) ?? .normal
             let request = try IdleEncodeProcess.Request(arguments: Array(arguments.dropFirst(2)))
             try Vips.start()
             cvips_concurrency_set(request.threads)
@@ -52,12 +54,11 @@ public enum DWIdleEncoder {
             let time = min(clock.now - start, cpuTime() - startCPU)
             let nanoseconds =
                 Int(time.components.seconds) * 1_000_000_000 + Int(time.components.attoseconds / 1_000_000_000)
-            let header = IdleEncodeProcess.Record.bytes(nanoseconds: nanoseconds, policy: policy, count: length)
-            guard writeAll(header) && writeAll(UnsafeRawBufferPointer(start: buffer, count: length)) else { return 3 }
-            return 0
-        } catch {
-            _ = writeAll(IdleEncodeProcess.Record.failure(error))
-            return 1
+            let header = HelperRecord.encodedBytes.answer(
+                HelperRecord.Header(first: nanoseconds, second: policy.rawValue, third: length))
+            let sent =
+                HelperJob.writeAll(header) && HelperJob.writeAll(UnsafeRawBufferPointer(start: buffer, count: length))
+            return sent ? 0 : 3
         }
     }
 
@@ -66,20 +67,5 @@ public enum DWIdleEncoder {
         var time = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
         return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-    }
-
-    private static func writeAll(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { writeAll($0) }
-    }
-
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let n = write(1, bytes.baseAddress! + written, bytes.count - written)
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return false }
-            written += n
-        }
-        return true
     }
 }

@@ -1,12 +1,13 @@
-// SVGRenderProcess: one SVG render in the helper process (DWSVGRenderer) — started with posix_spawn, fed the
-// document, its CPU clock watched, its pixels read back into a libvips image.
+// SVGRenderProcess: one SVG render in the SVG helper (DWSVGRenderer) — its request, its pixel record's size, and
+// the answer read back into a libvips image; the process itself is HelperChild's.
 internal import CVips
 import DWWebImage
 import Foundation
 
-/// Runs one render in the helper and returns its pixels. The calling thread does the whole exchange (a poll loop
-/// over one socket), reading the helper's CPU clock every 20 ms; past the budget it kills the helper (SIGKILL) and
-/// throws 10005. A helper that blocks without using CPU is killed after ``wallLimit(budget:)``.
+/// Runs one render in the helper and returns its pixels. The calling thread does the whole exchange
+/// (``HelperChild/exchange(_:watch:payloadBytes:)``), reading the helper's CPU clock every 20 ms; past the budget it
+/// kills the helper (SIGKILL) and throws 10005. A helper that blocks without using CPU is killed after
+/// ``wallLimit(budget:)`` (10005); one whose work is stopped (``DWWorkCancellation/current``) at once (10007).
 enum SVGRenderProcess {
     /// What the helper is asked to do (its arguments after ``DWSVGRenderer/helperArgument``).
     struct Request {
@@ -42,25 +43,18 @@ enum SVGRenderProcess {
         }
     }
 
-    /// The helper's answer on its standard output: 8 bytes of magic, then three little-endian Int64s — width,
-    /// height, bands and the pixels after them; or the error's code, and its message to the end.
-    enum Record {
-        static let pixelsMagic = Array("DWSVGPX1".utf8), failureMagic = Array("DWSVGERR".utf8)
-        static let headerSize = 32
-
-        static func pixels(width: Int, height: Int, bands: Int) -> [UInt8] {
-            pixelsMagic + [width, height, bands].flatMap { withUnsafeBytes(of: Int64($0).littleEndian, Array.init) }
+    /// The pixel record's payload for `header` (width, height, bands): width × height × bands bytes, refused past
+    /// `maxPixelBytes` or any side over 10,000,000.
+    static func pixelBytes(_ header: HelperRecord.Header, maxPixelBytes: Int) -> Result<Int, HelperRecord.Refusal> {
+        let (width, height, bands) = (header.first, header.second, header.third)
+        let size = width.multipliedReportingOverflow(by: height).partialValue.multipliedReportingOverflow(by: bands)
+        guard width > 0, height > 0, (3...4).contains(bands), width <= 10_000_000, height <= 10_000_000, !size.overflow,
+            size.partialValue <= maxPixelBytes
+        else {
+            return .failure(
+                HelperRecord.Refusal(reason: "a pixel record of \(width)×\(height)×\(bands) is not acceptable"))
         }
-
-        static func failure(_ error: DWWebImageError) -> [UInt8] {
-            let code = Int64(error.code.rawValue)
-            return failureMagic + withUnsafeBytes(of: code.littleEndian, Array.init) + [0, 0, 0, 0, 0, 0, 0, 0]
-                + [0, 0, 0, 0, 0, 0, 0, 0] + Array(error.message.utf8.prefix(4000))
-        }
-
-        static func int(_ bytes: [UInt8], at offset: Int) -> Int {
-            Int(truncatingIfNeeded: bytes[offset..<offset + 8].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) })
-        }
+        return .success(size.partialValue)
     }
 
     /// The address space the helper may map: a baseline for the runtime, libvips, librsvg and fonts, plus room
@@ -85,19 +79,17 @@ enum SVGRenderProcess {
         _ document: Data, scale: Double, dpi: Double, limits: DWProcessingLimits,
         embeddedPixels: Int
     ) throws(DWWebImageError) -> VImage {
-        let helper = try DWSVGRenderer.resolvedHelper()
+        let helper = try DWHelperProcess.locate(for: .svgRender)
         let maxPixels = limits.maxPixelCount
         let budget = max(0.01, limits.renderBudget)
         let request = Request(
-            scale: scale, dpi: dpi, maxPixels: maxPixels, documentBytes: document.count,
-            cpuBudget: budget,
-            memoryLimit: memoryLimit(
-                outputPixels: maxPixels,
-                embeddedPixels: embeddedPixels))
-        var child = try HelperChild(helper, arguments: [DWSVGRenderer.helperArgument] + request.arguments)
+            scale: scale, dpi: dpi, maxPixels: maxPixels, documentBytes: document.count, cpuBudget: budget,
+            memoryLimit: memoryLimit(outputPixels: maxPixels, embeddedPixels: embeddedPixels))
+        var child = try HelperChild(.svgRender, helper, arguments: request.arguments)
+        let maxPixelBytes = maxPixels.multipliedReportingOverflow(by: 4).partialValue
         let outcome = child.exchange(
-            document, budget: budget, wallLimit: wallLimit(budget: budget),
-            maxPixelBytes: maxPixels.multipliedReportingOverflow(by: 4).partialValue)
+            document, watch: HelperChild.Watch(cpuBudget: budget, wallLimit: wallLimit(budget: budget))
+        ) { pixelBytes($0, maxPixelBytes: maxPixelBytes) }
         let status = child.reap()
         switch outcome {
         case .overBudget(let seconds):
@@ -106,20 +98,22 @@ enum SVGRenderProcess {
                 size: Int64(seconds.rounded(.up)), limit: Int64(budget.rounded(.up)))
         case .overWallLimit:
             throw .svgStopped(after: "\(wallLimit(budget: budget)) s")
-        case .failure(let code, let message):
-            throw DWWebImageError(DWWebImageError.Code(rawValue: code) ?? .notAnImage, message)
-        case .pixels(let width, let height, let bands, let buffer):
+        case .stopped:
+            throw DWWorkCancellation.stopped
+        case .failure(let error):
+            throw error
+        case .answer(let header, let buffer):
             defer { buffer.deallocate() }
             return try borrowBytes(Data(bytesNoCopy: buffer.baseAddress!, count: buffer.count, deallocator: .none)) {
                 bytes throws(DWWebImageError) in
                 try Vips.make("cannot wrap the SVG render") {
-                    cvips_from_memory(bytes.baseAddress!, bytes.count, Int32(width), Int32(height), Int32(bands), $0)
+                    cvips_from_memory(
+                        bytes.baseAddress!, bytes.count, Int32(header.first), Int32(header.second),
+                        Int32(header.third), $0)
                 }
             }
         case .broken(let reason):
-            throw DWWebImageError(
-                status.signalled == SIGXCPU || status.signalled == SIGKILL ? .tooLarge : .notAnImage,
-                "SVG helper \(status.description): \(reason)")
+            throw child.brokenError(reason, status: status)
         }
     }
 }

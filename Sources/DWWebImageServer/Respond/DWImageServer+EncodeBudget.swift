@@ -64,7 +64,7 @@ extension DWImageServer {
     func startBackgroundEncode(of source: String, plan: DWVariantPlan, key: String, format: DWImageFormat) {
         guard let encodeBudget else { return }
         var gate = plan.encodeGate?.learningOnly
-        if DWSVGRenderer.helperProblem == nil {
+        if DWHelperProcess.problem == nil {
             gate = gate?.inIdleHelper { policy in encodeBudget.countHelper(policy) }
         }
         let full = plan.with(encodeGate: gate)
