@@ -408,9 +408,9 @@ int cvips_spawn_closefrom(posix_spawn_file_actions_t *actions, int from) {
 }
 int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned long address_space) {
     rlim_t space = address_space ? address_space : RLIM_INFINITY;
-    struct rlimit cpu = {cpu_soft, cpu_hard}, as = {space, space}, core = {0, 0};
-    if (setrlimit(RLIMIT_CPU, &cpu) != 0 || setrlimit(RLIMIT_AS, &as) != 0) return -1;
-    return setrlimit(RLIMIT_CORE, &core);
+    struct rlimit cpu = {cpu_soft, cpu_hard}, as = {space, space};
+    if (setrlimit(RLIMIT_CPU, &cpu) != 0) return -1;
+    return setrlimit(RLIMIT_AS, &as);
 }
 int cvips_set_no_core_files(void) {
     struct rlimit core = {0, 0};

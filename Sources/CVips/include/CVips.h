@@ -31,7 +31,7 @@ int cvips_prctl(int option, unsigned long arg);
 #include <spawn.h>
 #include <sys/prctl.h>
 int cvips_spawn_closefrom(posix_spawn_file_actions_t *_Nonnull actions, int from);
-/* This process's RLIMIT_CPU (seconds, soft and hard) and RLIMIT_AS (bytes, both; 0: unlimited), no core files. */
+/* This process's RLIMIT_CPU (seconds, soft and hard) and RLIMIT_AS (bytes, both; 0: unlimited); 0 or -1 with errno. */
 int cvips_set_rlimits(unsigned long cpu_soft, unsigned long cpu_hard, unsigned long address_space);
 /* RLIMIT_CORE 0 alone (every helper, first thing in the child): no core file; 0 or -1 with errno. */
 int cvips_set_no_core_files(void);

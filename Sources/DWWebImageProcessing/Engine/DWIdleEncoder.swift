@@ -54,11 +54,10 @@ public enum DWIdleEncoder {
             let time = min(clock.now - start, cpuTime() - startCPU)
             let nanoseconds =
                 Int(time.components.seconds) * 1_000_000_000 + Int(time.components.attoseconds / 1_000_000_000)
-            let header = HelperRecord.encodedBytes.answer(
-                HelperRecord.Header(first: nanoseconds, second: policy.rawValue, third: length))
-            let sent =
-                HelperJob.writeAll(header) && HelperJob.writeAll(UnsafeRawBufferPointer(start: buffer, count: length))
-            return sent ? 0 : 3
+            return HelperJob.writeAnswer(
+                HelperRecord.encodedBytes.answer(
+                    HelperRecord.Header(first: nanoseconds, second: policy.rawValue, third: length)),
+                UnsafeRawBufferPointer(start: buffer, count: length))
         }
     }
 

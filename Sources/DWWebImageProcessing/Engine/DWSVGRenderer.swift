@@ -18,10 +18,8 @@ import Foundation
 public enum DWSVGRenderer {
     /// The first argument that makes an executable the helper (``runHelper(_:)``).
     public static let helperArgument = "--dwwebimage-svg-render"
-    /// The executable name SwiftPM builds the helper as (``DWHelperProcess/executableName``).
-    public static let helperName = DWHelperProcess.executableName
-
-    /// The helper executable: ``DWHelperProcess/path``, the one setting both helpers share; nil (default):
+    /// The helper executable: ``DWHelperProcess/path`` (the one setting both helpers share, kept here for SVG-only
+    /// callers such as the SVG fuzzer, which names itself as its helper); nil (default):
     /// `DWWEBIMAGE_HELPER`, else `dwfetch-svg` beside the running executable. An executable whose `main` calls
     /// ``runHelper(_:)`` first can name itself here.
     public static var helperPath: String? {
@@ -69,11 +67,10 @@ public enum DWSVGRenderer {
                 throw Vips.error("cannot render svg")
             }
             defer { cvips_free(pixels) }
-            let header = HelperRecord.svgPixels.answer(
-                HelperRecord.Header(first: frame.width, second: frame.height, third: frame.bands))
-            let sent =
-                HelperJob.writeAll(header) && HelperJob.writeAll(UnsafeRawBufferPointer(start: pixels, count: length))
-            return sent ? 0 : 3
+            return HelperJob.writeAnswer(
+                HelperRecord.svgPixels.answer(
+                    HelperRecord.Header(first: frame.width, second: frame.height, third: frame.bands)),
+                UnsafeRawBufferPointer(start: pixels, count: length))
         }
     }
 

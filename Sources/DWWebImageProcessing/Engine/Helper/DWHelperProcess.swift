@@ -30,16 +30,20 @@ public enum DWHelperProcess {
     /// start-up rather than at the first SVG or put-off encode. Any thread.
     public static var problem: String? {
         let path = candidate()
-        return isInstalled(path) ? nil : "the helper \(path) is not installed (it is built beside dwfetch)"
+        return isInstalled(path) ? nil : "the " + notInstalled(path)
     }
 
     /// The helper that will be started for `job`: ``path``, the environment's, or the sibling `dwfetch-svg`.
     static func locate(for job: HelperJob) throws(DWWebImageError) -> String {
         let path = candidate()
         guard isInstalled(path) else {
-            throw job.unavailable("its helper \(path) is not installed (it is built beside dwfetch)")
+            throw job.unavailable("its " + notInstalled(path))
         }
         return path
+    }
+
+    private static func notInstalled(_ path: String) -> String {
+        "helper \(path) is not installed (it is built beside dwfetch)"
     }
 
     private static func candidate() -> String {
@@ -103,6 +107,12 @@ enum HelperJob: Sendable {
             _ = Self.writeAll(record.failure(error))
             return 1
         }
+    }
+
+    /// Writes a helper's answer, its record's `header` then `payload`, to standard output; the child's exit status:
+    /// 0, or 3 when the parent's end is gone.
+    static func writeAnswer(_ header: [UInt8], _ payload: UnsafeRawBufferPointer) -> Int32 {
+        writeAll(header) && writeAll(payload) ? 0 : 3
     }
 
     /// Writes `bytes` whole to standard output (the helper's socket); false when it cannot.

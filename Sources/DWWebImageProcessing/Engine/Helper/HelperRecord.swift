@@ -58,6 +58,6 @@ struct HelperRecord: Sendable {
     private static func bytes(_ value: Int) -> [UInt8] { withUnsafeBytes(of: Int64(value).littleEndian, Array.init) }
 
     private static func int(_ bytes: [UInt8], at offset: Int) -> Int {
-        Int(truncatingIfNeeded: bytes[offset..<offset + 8].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) })
+        Int(truncatingIfNeeded: bytes.withUnsafeBytes { $0.littleEndianUInt64(at: offset) })
     }
 }
