@@ -372,12 +372,3 @@ enum DiskEntryCodec {
         }
     }
 }
-
-extension Bytes {
-    func u64le(_ o: Int) -> UInt64? {
-        guard has(o, 8) else { return nil }
-        var v: UInt64 = 0
-        for i in (0..<8).reversed() { v = v << 8 | UInt64(raw[o + i]) }
-        return v
-    }
-}

@@ -113,8 +113,7 @@ enum Gzip {
     /// window by window (a mapped entry is never resident at once; see ``FileBytes``).
     static func decompress(_ stored: Data, limit: Int = 1 << 30, release: Bool = false) -> Data? {
         guard stored.count >= 18 else { return nil }
-        let tail = [UInt8](stored.suffix(4))
-        let size = Int(tail[0]) | Int(tail[1]) << 8 | Int(tail[2]) << 16 | Int(tail[3]) << 24
+        let size = Int([UInt8](stored.suffix(4)).withUnsafeBytes { $0.littleEndianUInt32(at: 0) })
         guard size <= limit else { return nil }
         var stream = z_stream()
         guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

@@ -19,5 +19,6 @@ struct Bytes {
     func u24le(_ o: Int) -> Int? { has(o, 3) ? Int(raw[o]) | Int(raw[o + 1]) << 8 | Int(raw[o + 2]) << 16 : nil }
     func u32be(_ o: Int) -> UInt32? { has(o, 4) ? raw.bigEndianUInt32(at: o) : nil }
     func u32le(_ o: Int) -> UInt32? { has(o, 4) ? raw.littleEndianUInt32(at: o) : nil }
+    func u64le(_ o: Int) -> UInt64? { has(o, 8) ? raw.littleEndianUInt64(at: o) : nil }
     func fourCC(_ o: Int) -> String? { has(o, 4) ? raw.fourCC(at: o) : nil }
 }

@@ -23,6 +23,11 @@ extension UnsafeRawBufferPointer {
             | UInt32(self[offset])
     }
 
+    /// The little-endian 64-bit value at `offset`; the caller has checked `offset + 8 <= count`.
+    package func littleEndianUInt64(at offset: Int) -> UInt64 {
+        UInt64(littleEndianUInt32(at: offset + 4)) << 32 | UInt64(littleEndianUInt32(at: offset))
+    }
+
     /// The four bytes at `offset` as text (a chunk or box type); the caller has checked `offset + 4 <= count`.
     package func fourCC(at offset: Int) -> String {
         String(decoding: UnsafeRawBufferPointer(rebasing: self[offset..<offset + 4]), as: UTF8.self)

@@ -34,16 +34,18 @@ enum DIBReader {
         case png(Data)
     }
 
+    /// Bounds-checked little-endian reads over the file's bytes (the core's checked reader, `Bytes`, is internal to
+    /// it; the loads are ByteLoads').
     private struct Reader {
         let bytes: [UInt8]
         func u8(_ at: Int) -> Int? { at >= 0 && at < bytes.count ? Int(bytes[at]) : nil }
         func u16(_ at: Int) -> Int? {
             guard at >= 0, at + 2 <= bytes.count else { return nil }
-            return Int(bytes[at]) | Int(bytes[at + 1]) << 8
+            return Int(bytes.withUnsafeBytes { $0.littleEndianUInt16(at: at) })
         }
         func u32(_ at: Int) -> Int? {
             guard at >= 0, at + 4 <= bytes.count else { return nil }
-            return Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24
+            return Int(bytes.withUnsafeBytes { $0.littleEndianUInt32(at: at) })
         }
         func i32(_ at: Int) -> Int? { u32(at).map { Int(Int32(truncatingIfNeeded: UInt32($0))) } }
     }
