@@ -11,6 +11,9 @@ enum DWMallocTuning {
     /// `M_ARENA_MAX` in glibc's malloc.h.
     private static let arenaMax: Int32 = -8
 
+    /// Whether the environment leaves the tuning on: anything but `DWSERVE_MALLOC_TUNING=0`.
+    static var enabledByEnvironment: Bool { ProcessInfo.processInfo.environment["DWSERVE_MALLOC_TUNING"] != "0" }
+
     /// Caps glibc's malloc arenas at `count`.
     static func limitArenas(_ count: Int32) {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "mallopt") else { return }
@@ -31,7 +34,7 @@ extension DWImageServer {
     /// so a cap set later (``run(onListening:onMetricsListening:services:)`` sets it again) leaves the arenas of the
     /// threads already running in place.
     public static func capMallocArenas() {
-        guard ProcessInfo.processInfo.environment["DWSERVE_MALLOC_TUNING"] != "0" else { return }
+        guard DWMallocTuning.enabledByEnvironment else { return }
         DWMallocTuning.limitArenas(1)
     }
 }

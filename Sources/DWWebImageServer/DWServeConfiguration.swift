@@ -110,9 +110,9 @@ public struct DWServeConfiguration: Sendable {
     /// and made in the background (default: none).
     public var encodeBudget = DWEncodeBudgetSettings()
 
-    /// Cap glibc's malloc arenas at 2 and trim the heap after bursts of transforms, so RSS stays flat (default on;
-    /// `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).
-    public var tunesMalloc = ProcessInfo.processInfo.environment["DWSERVE_MALLOC_TUNING"] != "0"
+    /// Cap glibc's malloc arenas at one and give free heap pages back every 5 s while transforms run, so RSS stays
+    /// flat (default on; `DWSERVE_MALLOC_TUNING=0` in the environment turns it off, for measuring what it does).
+    public var tunesMalloc = DWMallocTuning.enabledByEnvironment
 
     // MARK: Hardening (docs/security.md)
 

@@ -14,8 +14,9 @@ import Hummingbird
 /// go first once more than ``byteBudget`` bytes or ``capacity`` entries are held. A body is kept only when the same
 /// bytes are served a second time: a cold variant, answered once, would otherwise hold a copy of its bytes (and its
 /// `Data`, past the memory cache's eviction) that no request reads again, and over many new variants the table stays
-/// full of them. The first serve is remembered by identity only (the last ``capacity`` of them). One lock; any
-/// thread.
+/// full of them. The first serve is remembered by identity only, for about the last ``capacity`` first serves: other
+/// bytes of the same length at a reused address count as a second serve (they only get a copy kept: the ETag is
+/// always made from the bytes). One lock; any thread.
 final class DWServedBytes: Sendable {
     /// What a response needs from the image bytes.
     struct Body: Sendable {
@@ -64,10 +65,10 @@ final class DWServedBytes: Sendable {
     let capacity: Int
     private let table = DWLock(Table())
 
-    /// A table holding at most `byteBudget` bytes of bodies and `capacity` entries.
+    /// A table holding at most `byteBudget` bytes of bodies and `capacity` (at least 1) entries.
     init(byteBudget: Int = 16 * 1024 * 1024, capacity: Int = 4096) {
         self.byteBudget = byteBudget
-        self.capacity = capacity
+        self.capacity = max(1, capacity)
     }
 
     /// The body and ETag of `data`: from the table when these exact bytes were kept, else made now (and kept when
@@ -96,6 +97,6 @@ final class DWServedBytes: Sendable {
         return body
     }
 
-    /// Bytes of bodies held now.
+    /// Bytes of bodies held now: the tests' view of the keeping policy (nothing in the server reads it).
     var heldBytes: Int { table.withLock { $0.bytes } }
 }
