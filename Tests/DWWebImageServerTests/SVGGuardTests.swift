@@ -170,12 +170,17 @@ final class SVGGuardTests: XCTestCase {
         XCTAssertTrue(bitmap.isColour(5, 5, 255, 0, 0) && bitmap.rgba(50, 50).3 == 0, "drawn 1:1, not stretched")
     }
 
+    /// A `side`-pixel square under a chain of `count` `<feMorphology>` filters of `radius`: seconds of librsvg's CPU.
+    private static func filterChain(count: Int, radius: Int, side: Int) throws -> DWImage {
+        let chain = String(repeating: "<feMorphology radius=\"\(radius)\"/>", count: count)
+        return try DWImage(
+            data: svg(
+                "<filter id=\"m\">\(chain)</filter><rect width=\"\(side)\" height=\"\(side)\" "
+                    + "fill=\"#888\" filter=\"url(#m)\"/>", size: "width=\"\(side)\" height=\"\(side)\""))
+    }
+
     func testTheRenderBudgetStopsAFilterChainInTheHelper() throws {
-        let chain = String(repeating: "<feMorphology radius=\"30\"/>", count: 20)
-        let heavy = try DWImage(
-            data: Self.svg(
-                "<filter id=\"m\">\(chain)</filter><rect width=\"400\" height=\"400\" "
-                    + "fill=\"#888\" filter=\"url(#m)\"/>", size: "width=\"400\" height=\"400\""))
+        let heavy = try Self.filterChain(count: 20, radius: 30, side: 400)
         var limits = DWProcessingLimits()
         limits.renderBudget = 0.5
         let before = childrenCPU()
@@ -191,11 +196,7 @@ final class SVGGuardTests: XCTestCase {
     /// Work stopped while librsvg runs (nobody waits for the variant): the helper is killed at once (10007), not
     /// left to spend its render budget.
     func testStoppedWorkKillsTheSVGHelperAtOnce() throws {
-        let chain = String(repeating: "<feMorphology radius=\"50\"/>", count: 100)
-        let heavy = try DWImage(
-            data: Self.svg(
-                "<filter id=\"m\">\(chain)</filter><rect width=\"600\" height=\"600\" "
-                    + "fill=\"#888\" filter=\"url(#m)\"/>", size: "width=\"600\" height=\"600\""))
+        let heavy = try Self.filterChain(count: 100, radius: 50, side: 600)
         var limits = DWProcessingLimits()
         limits.renderBudget = 5
         let cancellation = DWWorkCancellation()
