@@ -27,7 +27,7 @@ package enum DWFetchMain {
         // run from the cache loads libcurl it did not need, on a core it was not using.
         let preload = type == DWFetch.self && arguments.contains("--no-cache") ? TransportPreload() : nil
         let status = status(of: arguments, as: type, engines: engines)
-        preload?.wait()  // never exit while OpenSSL is being set up: its atexit handler would tear it down under it
+        preload?.wait()  // never exit before that thread is gone (TransportPreload says why)
         exit(status)
     }
 
