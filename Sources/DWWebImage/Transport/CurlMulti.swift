@@ -247,7 +247,7 @@ final class CurlMulti: @unchecked Sendable {
         // PIPEWAIT lets an https transfer wait for a connection's ALPN to say whether it can multiplex (HTTP/2).
         // Over plain http it makes a second transfer to a busy host wait for the first *response*, which
         // serialised slow hosts (seen: a 0.5 s head delayed the next transfer by 0.5 s). So https only.
-        let isHTTPS = r.url.lowercased().hasPrefix("https:")
+        let isHTTPS = r.url.utf8.starts(with: "https:".utf8, by: { $0 | 0x20 == $1 })  // ASCII, any case
         if isHTTPS {
             check(dw_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
         }
