@@ -10,7 +10,7 @@ extension DWWebImageManager.Configuration {
         loader: (any DWImageLoader)?
     ) -> TransferRequest {
         var request = TransferRequest(url: url, configuration: self)
-        request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        if !headers.isEmpty { request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" } }
         request.loader = loader
         if requestModifier != nil || options.requestModifier != nil || redirectHandler != nil
             || options.redirectHandler != nil || responseModifier != nil
