@@ -106,7 +106,8 @@ package final class FetchRunner: Sendable {
         prepareManager()
         let (distinct, lastMention) = Self.distinct(urls)
         let distinctIndex =
-            lastMention.isEmpty ? [:] : Dictionary(distinct.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+            lastMention.isEmpty
+            ? [:] : Dictionary(distinct.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         state.withLock { s in (s.lastMention, s.distinctIndex) = (lastMention, distinctIndex) }
         let names = output == nil ? [] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
         if let output, let failure = output.prepare() {

@@ -10,8 +10,8 @@ internal import CCurlShim
 /// If libcurl reports a multi-level failure (out of memory, a broken wakeup pipe), the transfers in flight fail
 /// with it and the loop backs off before it tries again, so a persistent failure never spins a core.
 /// Easy handles are reused (keeping their options for a like transfer, see
-/// ``TransferRequest/setsSameHandleOptions(as:)``; reset for another), and all transfers share the multi handle's connection pool, so connections to a host are kept alive
-/// and reused across transfers.
+/// ``TransferRequest/setsSameHandleOptions(as:)``; reset for another), and all transfers share the multi handle's
+/// connection pool, so connections to a host are kept alive and reused across transfers.
 final class CurlMulti: @unchecked Sendable {
     // @unchecked: `multi`, `active` and `idleHandles` are touched only on the engine thread (`run`), except
     // `curl_multi_wakeup(multi)`, which libcurl documents as callable from any thread. Cross-thread requests go
@@ -387,11 +387,11 @@ final class CurlMulti: @unchecked Sendable {
         transfer.complete(.failure(failure))
     }
 
-    /// Frees the transfer's header list, then returns the easy handle to the pool, with its options and the request they were set for,
-    /// when it is `reusable` (its transfer succeeded) and the pool has room; else frees it. A transfer that failed anywhere (name resolution,
-    /// connect, TLS, a refused option, a cancel mid-transfer) may leave state `curl_easy_reset` keeps — libcurl 7.88
-    /// keeps the receive buffer after a resolve failure and then refuses `CURLOPT_BUFFERSIZE` on that handle for
-    /// good — so its handle never goes back.
+    /// Frees the transfer's header list, then returns the easy handle to the pool, with its options and the request
+    /// they were set for, when it is `reusable` (its transfer succeeded) and the pool has room; else frees it. A
+    /// transfer that failed anywhere (name resolution, connect, TLS, a refused option, a cancel mid-transfer) may
+    /// leave state `curl_easy_reset` keeps — libcurl 7.88 keeps the receive buffer after a resolve failure and then
+    /// refuses `CURLOPT_BUFFERSIZE` on that handle for good — so its handle never goes back.
     private func recycle(_ easy: UnsafeMutableRawPointer, _ transfer: CurlTransfer, reusable: Bool) {
         if let list = transfer.headerList {
             dw_curl_slist_free_all(UnsafeMutablePointer(list))
