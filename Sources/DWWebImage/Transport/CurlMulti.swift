@@ -193,8 +193,9 @@ final class CurlMulti: @unchecked Sendable {
     /// pooled handle refuses an option (a handle is pooled only after a transfer that succeeded, but libcurl keeps
     /// state across `curl_easy_reset` that no reset clears, so a refusal on a pooled handle is never the URL's fault
     /// until a new handle refuses it too). The failure is the new handle's.
-    /// A pooled handle whose options suit the transfer keeps them
-    /// (``TransferRequest/setsSameHandleOptions(as:)``); another is reset first.
+    ///
+    /// A pooled handle whose options suit the transfer keeps them (``TransferRequest/setsSameHandleOptions(as:)``);
+    /// another is reset first.
     private func configuredHandle(for transfer: CurlTransfer) -> Result<UnsafeMutableRawPointer, TransferFailure> {
         if let pooled = idleHandles.popLast() {
             transfer.easy = pooled.easy
@@ -214,8 +215,8 @@ final class CurlMulti: @unchecked Sendable {
         return .success(easy)
     }
 
-    /// Sets every option of a transfer (with `optionsKept`, the handle's last transfer had this one's shape: only
-    /// the transfer's own options); returns a failure if libcurl refuses one (e.g. an unusable URL).
+    /// Sets every option of a transfer (with `optionsKept`, the handle already has those a like request sets: only
+    /// the transfer's own); returns a failure if libcurl refuses one (e.g. an unusable URL).
     private func configure(
         _ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, optionsKept: Bool
     ) -> TransferFailure? {
