@@ -31,8 +31,11 @@ final class CurlMulti: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let inbox = DWLock(Inbox())
     private let stopped = DispatchSemaphore(value: 0)
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    // `active`, `idleHandles` and `failures` are `@exclusivity(unchecked)`: only the engine thread touches them
+    // (above), one access at a time, and the runtime's dynamic check cost ~65 instructions an access, ~7 a transfer.
+    @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Handles whose transfer succeeded, with the request their options were set for (they keep them).
+    @exclusivity(unchecked)
     private var idleHandles: [(easy: UnsafeMutableRawPointer, configuredFor: TransferRequest)] = []
 
     /// The most transfers ever in flight at once.
@@ -162,7 +165,7 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     /// Consecutive failed loop turns (engine thread).
-    private var failures = 0
+    @exclusivity(unchecked) private var failures = 0
 
     private func start(_ transfer: CurlTransfer, _ request: TransferRequest) {
         transfer.beginHop(request)
