@@ -50,8 +50,9 @@ package struct PassThroughPixelStage: FetchPixelStage {
 
 /// `--preview`: pictures after their lines. ``expect(_:)`` comes from the thread that runs the fetch, ``keep(_:for:)``
 /// from the fetch runner's output queue, ``show(url:)`` from its display queue (one picture at a time, in input
-/// order, while other results are still handled) and ``interrupt()`` from the signal queue.
-package protocol FetchPreview: Sendable {
+/// order, while other results are still handled) and ``interrupt()`` from the signal queue. A class (a copy of the
+/// runner's optional previewer is then one retain, not an existential's value copy, several times an image).
+package protocol FetchPreview: AnyObject, Sendable {
     /// The URLs in input order (a URL named twice is drawn twice).
     func expect(_ urls: [String])
     /// Keeps `image` until its line is printed.

@@ -43,14 +43,21 @@ package final class FetchRunner: Sendable {
     private let handlesWhereMade: Bool
     /// Held while one result is handled, with ``handlesWhereMade``.
     private let handling = DWLock(())
+    /// `--json`, `-q`, `--stats` and whether a previewer draws, read once: an ArgumentParser flag costs ~400
+    /// instructions a read, and an optional existential a copy, several times an image.
+    private let json: Bool, quiet: Bool, stats: Bool, previews: Bool
 
     /// What the run keeps while it runs: nothing per URL once the URL's line is printed (peak RSS flat in
     /// the number of URLs), only per URL still in flight or waiting for its turn to print.
     private struct RunState {
-        /// Outcomes whose line has not been printed yet; one the input names again later stays until its last line.
-        var outcomes: [String: FetchOutcome] = [:]
+        /// Outcomes whose line has not been printed yet, by the URL's place among the distinct URLs (an Int
+        /// hashes in a fraction of a URL's time); one the input names again later stays until its last line.
+        var outcomes: [Int: FetchOutcome] = [:]
         /// For URLs the input names more than once: the index of the last mention (empty when none repeats).
         var lastMention: [String: Int] = [:]
+        /// When some URL repeats: each URL's place among the distinct URLs (empty when none repeats, and the
+        /// distinct URLs are the input itself, so a line's place is its URL's).
+        var distinctIndex: [String: Int] = [:]
         var prefetchOutcomes: [String: FetchOutcome] = [:]
         /// Records the metrics handler has given that no outcome has taken yet.
         var metrics: [String: DWDownloadMetrics] = [:]
@@ -88,6 +95,7 @@ package final class FetchRunner: Sendable {
         let pixels = engines.pixels?(command.processing) ?? PassThroughPixelStage()
         self.pixels = pixels
         handlesWhereMade = pixels is PassThroughPixelStage && preview == nil
+        (json, quiet, stats, previews) = (command.json, command.quiet, command.stats, preview != nil)
         outputQueue.setSpecific(key: onOutputQueue, value: true)
     }
 
@@ -97,7 +105,10 @@ package final class FetchRunner: Sendable {
         let started = Date()
         prepareManager()
         let (distinct, lastMention) = Self.distinct(urls)
-        state.withLock { $0.lastMention = lastMention }
+        let distinctIndex =
+            lastMention.isEmpty
+            ? [:] : Dictionary(distinct.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        state.withLock { s in (s.lastMention, s.distinctIndex) = (lastMention, distinctIndex) }
         let names = output == nil ? [] : OutputNames.assign(distinct, extensionFromFormat: pixels.isProcessing)
         if let output, let failure = output.prepare() {
             StandardStream.error.write("dwfetch: \(failure)\n")
@@ -113,7 +124,6 @@ package final class FetchRunner: Sendable {
         let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
-        let json = command.json
         if !prefetch.isEmpty { startPrefetch(prefetch, json: json, done: done) }
         for (index, url) in distinct.enumerated() {
             inFlight.enter()
@@ -137,8 +147,8 @@ package final class FetchRunner: Sendable {
         var report = state.withLock { $0.report }
         for outcome in prefetchLines { report.count(outcome) }
         report.elapsed = Date().timeIntervalSince(started)
-        if !command.quiet { printSummary(report) }
-        if command.stats { printStats(state.withLock { $0.allMetrics }) }
+        if !quiet { printSummary(report) }
+        if stats { printStats(state.withLock { $0.allMetrics }) }
         if let signal = state.withLock({ $0.interruptedBy }) {
             // A cancelled caller hears 10007 at once; its transfer ends a moment later on the engine thread, which
             // is when the partial body's record is written for resume. Wait for that before exiting.
@@ -178,7 +188,7 @@ package final class FetchRunner: Sendable {
             onProgress = { received, expected in view.update(url, received: received, expected: expected) }
         }
         let requestOptions = pixels.request(options)
-        let json = command.json
+        let json = self.json
         let token = manager.downloadImage(withURL: url, options: requestOptions, progress: onProgress) {
             [self] fetched in
             pixels.finish(fetched, url: url, cache: manager.cache) { [self] result, original in
@@ -219,7 +229,13 @@ package final class FetchRunner: Sendable {
         // Nothing in dwfetch observes the download notifications: not posting them spares ~20 k instructions an image.
         manager.postsDownloadNotifications = false
         manager.configuration = command.managerConfiguration(base: manager.configuration)
-        let stats = command.stats
+        // The records are read only by the JSON lines and --stats: without them, no handler (and no record kept
+        // by URL and looked up again an image).
+        guard json || stats else {
+            manager.metricsHandler = nil
+            return
+        }
+        let stats = self.stats
         manager.metricsHandler = { [state] record in
             state.withLock { s in
                 s.metrics[record.url] = record
@@ -235,13 +251,13 @@ package final class FetchRunner: Sendable {
         original: SourceFacts?, name: String?, json: Bool, urls: [String]
     ) {
         let (path, writeError) = save(result, url: url, name: name)
-        if let image = result.value { preview?.keep(image, for: url) }
+        if previews, let image = result.value { preview?.keep(image, for: url) }
         progress?.finished(url, bytes: (try? result.get())?.data.count ?? 0, ok: result.value != nil)
         let summary = result.map { ImageSummary($0, hash: json, original: original) }
         state.withLock { s in
-            s.outcomes[url] = FetchOutcome(
+            s.outcomes[index] = FetchOutcome(
                 url: url, result: summary, path: path, writeError: writeError,
-                metrics: s.metrics.removeValue(forKey: url))
+                metrics: s.metrics.isEmpty ? nil : s.metrics.removeValue(forKey: url))
             if s.tokens.removeValue(forKey: index) == nil { s.finishedEarly.insert(index) }
         }
         printReady(urls)
@@ -284,16 +300,20 @@ package final class FetchRunner: Sendable {
         printing.withLock { _ in
             var outcomes: [FetchOutcome] = []
             state.withLock { s in
-                while s.nextToPrint < urls.count, let outcome = s.outcomes[urls[s.nextToPrint]] {
+                while s.nextToPrint < urls.count {
                     let url = urls[s.nextToPrint]
-                    if (s.lastMention[url] ?? s.nextToPrint) <= s.nextToPrint { s.outcomes[url] = nil }
+                    let index = s.distinctIndex.isEmpty ? s.nextToPrint : s.distinctIndex[url] ?? -1
+                    guard let outcome = s.outcomes[index] else { break }
+                    if s.lastMention.isEmpty || (s.lastMention[url] ?? s.nextToPrint) <= s.nextToPrint {
+                        s.outcomes[index] = nil
+                    }
                     s.report.count(outcome)
                     outcomes.append(outcome)
                     s.nextToPrint += 1
                 }
             }
             guard !outcomes.isEmpty else { return }
-            if let preview {
+            if previews, let preview {
                 // Each line, then its picture, drawn after the lock is released; queued under it, so in order.
                 displayQueue.async { [self, outcomes] in
                     for outcome in outcomes {
@@ -314,9 +334,9 @@ package final class FetchRunner: Sendable {
     private func printLines(_ outcomes: [FetchOutcome]) {
         var out: [String] = [], err: [String] = []
         for outcome in outcomes {
-            if command.json {
+            if json {
                 out.append(OutputFormat.json(outcome))
-            } else if !command.quiet {
+            } else if !quiet {
                 out.append(OutputFormat.human(outcome))
             } else if !outcome.succeeded {
                 err.append("dwfetch: " + OutputFormat.human(outcome))

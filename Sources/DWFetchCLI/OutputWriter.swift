@@ -22,11 +22,10 @@ enum OutputNames {
             }
             var candidate = base
             var n = 0
-            while taken.contains(candidate.lowercased()) {
+            while !taken.insert(candidate.lowercased()).inserted {  // one lowercasing and one lookup a name
                 n += 1
                 candidate = numbered(base, n)
             }
-            taken.insert(candidate.lowercased())
             names.append(candidate)
         }
         return names
@@ -53,7 +52,12 @@ enum OutputNames {
     /// `baseName` for the usual URL — printable ASCII without `%` or `\\` — on bytes (the general path's
     /// Foundation string calls cost tens of microseconds a URL); nil for anything else.
     private static func asciiBaseName(_ url: String) -> String? {
-        var bytes = Array(url.utf8)
+        // The string's own bytes when it has them contiguous (a native string always does): no copy.
+        url.utf8.withContiguousStorageIfAvailable { asciiBaseName(bytes: $0) } ?? asciiBaseName(bytes: Array(url.utf8))
+    }
+
+    private static func asciiBaseName<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes) -> String?
+    where Bytes.Index == Int {
         guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x25 && $0 != 0x5C }) else { return nil }
         var start = 0
         if let scheme = (0..<max(0, bytes.count - 2)).first(where: {
@@ -65,9 +69,8 @@ enum OutputNames {
         guard let slash = bytes[start..<end].lastIndex(of: 0x2F) else { return "image" }
         var first = slash + 1
         while first < end, bytes[first] == 0x2E { first += 1 }  // no leading dots
-        bytes = Array(bytes[first..<end])
-        if bytes.count > 200 { bytes = Array(bytes.prefix(100)) }
-        return bytes.isEmpty ? "image" : String(decoding: bytes, as: UTF8.self)
+        let name = end - first > 200 ? bytes[first..<first + 100] : bytes[first..<end]
+        return name.isEmpty ? "image" : String(decoding: name, as: UTF8.self)
     }
 
     private static func numbered(_ name: String, _ n: Int) -> String {
@@ -81,6 +84,8 @@ enum OutputNames {
 /// Writes files into the output directory atomically.
 final class OutputWriter: Sendable {
     let directory: String
+    /// `directory` and a slash, made once: each output's path is this and its name (one string made an image).
+    private let directoryPrefix: String
     private static let tempPrefix = ".dwfetch-tmp-"
     private static let tempCounter = DWLock(0)
 
@@ -89,6 +94,7 @@ final class OutputWriter: Sendable {
 
     init(directory: String, s3: DWS3Configuration = .fromEnvironment()) {
         self.directory = directory
+        directoryPrefix = directory.hasSuffix("/") ? directory : directory + "/"
         store = DWS3Location(directory).map { (DWS3Client(configuration: s3, timeout: 60), $0) }
     }
 
@@ -109,7 +115,7 @@ final class OutputWriter: Sendable {
     /// or written to a body-only cache entry is not written again: see ``publish(_:as:fallbackName:)``.
     func write(_ image: DWImage, name: String) throws -> String {
         if let store { return try Self.put(image, name: name, store: store) }
-        let final = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+        let final = directoryPrefix + name
         // pid + a per-process counter: unique without UUID() (which reads /dev/urandom every time).
         let tempName = { Self.tempPrefix + "\(getpid())-\(Self.tempCounter.withLock { n -> Int in n += 1; return n })" }
         if let entry = image.entryFile, entry.size == image.data.count,

@@ -12,46 +12,63 @@ import Musl
 
 /// A value that is only ever read or written while holding one `pthread_mutex_t`.
 ///
+/// A reference: copies of a `DWLock` share one value and one mutex (as a class would). The value and the mutex
+/// live in one heap object (a `ManagedBuffer`: the value its header, the mutex its one element), so making a lock
+/// is one allocation, not two — a download makes about eight.
+///
 /// Sendable only when `Value` is (as swift-nio's `NIOLockedValueBox`): the lock serialises access, but a
 /// non-Sendable value (a class reference, say) could still escape through `withLock` and be shared unguarded.
-public final class DWLock<Value> {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// Unchecked: the mutex already makes every access exclusive, and the runtime's dynamic check of an `inout`
-    /// class property (`swift_beginAccess`, a thread-local access set) cost ~200 instructions a `withLock` — a
-    /// download takes ~45 of them.
-    @exclusivity(unchecked) private var stored: Value
-
-    /// Creates a lock guarding `value`.
-    public init(_ value: Value) {
-        stored = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let rc = pthread_mutex_init(mutex, nil)
-        precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
+public struct DWLock<Value> {
+    /// The value (header) and the mutex (element 0), at stable addresses for the object's life.
+    @usableFromInline
+    final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        deinit {
+            // The header (the value) is destroyed by ManagedBuffer itself; the element is ours.
+            withUnsafeMutablePointerToElements { mutex in
+                pthread_mutex_destroy(mutex)
+                mutex.deinitialize(count: 1)
+            }
+        }
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+    @usableFromInline let storage: Storage
+
+    /// Creates a lock guarding `value`. Inlinable, as ``withLock(_:)``: specialized where it is called, the buffer's
+    /// type is known there (a generic one is looked up in the runtime's metadata cache on every lock made).
+    @inlinable
+    public init(_ value: Value) {
+        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value }, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let rc = pthread_mutex_init(mutex, nil)
+            precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
+        }
     }
 
     /// Runs `body` with exclusive access to the value. Do not call back into the same lock from `body`.
-    @inline(__always)
+    ///
+    /// The value is reached through its address in the buffer, so no dynamic exclusivity check runs (the mutex
+    /// already makes every access exclusive; `swift_beginAccess` on a class property cost ~200 instructions a call).
+    @inlinable @inline(__always)
     public func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+        let (value, mutex) = storage.withUnsafeMutablePointers { ($0, $1) }
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&stored)
+        defer {
+            pthread_mutex_unlock(mutex)
+            _fixLifetime(storage)  // the pointers above stay valid until here
+        }
+        return try body(&value.pointee)
     }
 
     /// A copy of the value, read under the lock; setting it replaces the value under the lock.
+    @inlinable
     public var value: Value {
         get { withLock { $0 } }
-        set { withLock { $0 = newValue } }
+        nonmutating set { withLock { $0 = newValue } }
     }
 }
 
-// @unchecked: `stored` is touched only between pthread_mutex_lock and pthread_mutex_unlock on `mutex` (in
-// `withLock`), so all access is serialised; the mutex lives at a stable heap address; and `Value` is Sendable, so
-// what `withLock` hands out may cross threads.
+// @unchecked: the value is touched only between pthread_mutex_lock and pthread_mutex_unlock on the mutex (in
+// `withLock`), so all access is serialised; both live at stable heap addresses in `storage`, which every copy shares;
+// and `Value` is Sendable, so what `withLock` hands out may cross threads.
 extension DWLock: @unchecked Sendable where Value: Sendable {}

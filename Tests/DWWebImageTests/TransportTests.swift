@@ -44,6 +44,33 @@ final class TransportTests: XCTestCase {
         }
     }
 
+    /// A pooled easy handle keeps its options for a like request (no `curl_easy_reset`): what one transfer set of
+    /// its own (its header lines) never reaches the next, and a changed configuration is sent at once. One slot, so
+    /// every transfer gets the same pooled handle.
+    func testAPooledHandleCarriesNothingOfItsLastTransferIntoTheNext() throws {
+        let h = try Harness(slots: 1)
+        defer { h.close() }
+        let png = SampleImages.png(width: 2, height: 2)
+        for i in 0..<3 { h.server.setRoute("/p\(i).png", .ok(png)) }
+        XCTAssertNotNil(h.fetch(h.server.url("/p0.png"), options: [.noCache, .headers(["X-Once": "1"])]).value)
+        XCTAssertNotNil(h.fetch(h.server.url("/p1.png"), options: [.noCache]).value)
+        var configuration = h.manager.configuration
+        configuration.userAgent = "Changed/2"
+        configuration.requestHeaders = ["X-Config": "c"]
+        h.manager.configuration = configuration
+        XCTAssertNotNil(h.fetch(h.server.url("/p2.png"), options: [.noCache]).value)
+        let log = h.server.requestLog
+        let (p0, p1, p2) = try (
+            XCTUnwrap(log.first { $0.path == "/p0.png" }), XCTUnwrap(log.first { $0.path == "/p1.png" }),
+            XCTUnwrap(log.first { $0.path == "/p2.png" })
+        )
+        XCTAssertEqual(p0.header("X-Once"), "1")
+        XCTAssertNil(p1.header("X-Once"), "the header lines of the transfer before are not sent again")
+        XCTAssertEqual(p1.header("User-Agent"), p0.header("User-Agent"))
+        XCTAssertEqual(p2.header("User-Agent"), "Changed/2", "a handle set for the old configuration is set again")
+        XCTAssertEqual(p2.header("X-Config"), "c")
+    }
+
     func testRequestHeadersFromConfigurationAndOptions() throws {
         let h = try Harness { $0.requestHeaders = ["X-Global": "g", "X-Both": "config"] }
         defer { h.close() }

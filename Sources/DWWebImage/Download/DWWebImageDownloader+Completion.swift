@@ -161,9 +161,10 @@ extension DWWebImageDownloader {
             return s.lastProgressBytes < total
         }
         // Callers of a variant get theirs once it is made (the manager runs one transform per variant).
-        let originals = waiters.filter { !$0.options.isVariant }
-        let variants = waiters.filter { $0.options.isVariant }
-        let groups = Array(Dictionary(grouping: variants) { $0.options.variant }.values)
+        let anyVariant = waiters.contains { $0.options.isVariant }  // rarely: no arrays made when none is
+        let originals = anyVariant ? waiters.filter { !$0.options.isVariant } : waiters
+        let variants = anyVariant ? waiters.filter { $0.options.isVariant } : []
+        let groups = anyVariant ? Array(Dictionary(grouping: variants) { $0.options.variant }.values) : []
         // One block: the metrics handler first (so it has seen the record when completions run), every
         // completion, then the Finish notification (its image is the original).
         let block: @Sendable () -> Void = { [self] in

@@ -93,7 +93,9 @@ extension DWWebImageManager {
         for waiter: Waiter, asciiURL: String, configuration: Configuration,
         callbacks: DispatchQueue, revalidating: Revalidation?
     ) -> DownloadContext {
-        var headers = configuration.requestHeaders.merging(waiter.options.headers) { $1 }
+        var headers =
+            waiter.options.headers.isEmpty
+            ? configuration.requestHeaders : configuration.requestHeaders.merging(waiter.options.headers) { $1 }
         if let revalidating {
             // RFC 9110 §13.1: If-None-Match when there is an ETag; If-Modified-Since otherwise.
             if let etag = revalidating.metadata.etag {

@@ -71,7 +71,10 @@ extension DWWebImageManager {
             if s.configuration.remembersFailures, let ending {
                 failedURLs.record(ending, forKey: downloader.key, ttl: s.configuration.failureTTL(for: ending))
             }
-            if s.downloaders[downloader.key] === downloader { s.downloaders[downloader.key] = nil }
+            // One lookup of the key (a URL: its hash is most of the cost), not one to compare and one to remove.
+            if let index = s.downloaders.index(forKey: downloader.key), s.downloaders.values[index] === downloader {
+                s.downloaders.remove(at: index)
+            }
             s.scheduler.end(ObjectIdentifier(downloader))
         }
         schedule()

@@ -10,11 +10,15 @@ extension DWWebImageManager.Configuration {
         loader: (any DWImageLoader)?
     ) -> TransferRequest {
         var request = TransferRequest(url: url, configuration: self)
-        request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        if !headers.isEmpty { request.headers = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" } }
         request.loader = loader
-        request.hooks = RequestHooks(
-            modifiers: [requestModifier, options.requestModifier],
-            redirectHandlers: [redirectHandler, options.redirectHandler], responseModifier: responseModifier)
+        if requestModifier != nil || options.requestModifier != nil || redirectHandler != nil
+            || options.redirectHandler != nil || responseModifier != nil
+        {
+            request.hooks = RequestHooks(
+                modifiers: [requestModifier, options.requestModifier],
+                redirectHandlers: [redirectHandler, options.redirectHandler], responseModifier: responseModifier)
+        }  // else the empty hooks the request has (no arrays made and dropped per request)
         if DWS3Location(source) != nil { request.signForS3(s3) }  // after the headers: the signature covers them
         return request
     }

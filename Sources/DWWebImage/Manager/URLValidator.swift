@@ -50,15 +50,26 @@ enum URLValidator {
 
     /// `host:port` of a validated URL, the host lowercased, the port defaulting by scheme (80, 443).
     static func hostKey(_ url: String) -> String {
+        // Only the scheme and authority are read (the URL was validated whole already), and the key is made in
+        // one go: `host:port` of a loopback or short name fits a small string, no allocation.
         let fast = url.utf8.withContiguousStorageIfAvailable { b -> String? in
-            guard let (host, port, https) = authority(of: b) else { return nil }
-            let name = UnsafeBufferPointer(rebasing: b[host])
-            var key =
-                name.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
-                ? String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
-                : String(decoding: name, as: UTF8.self)
-            key += port.map { ":" + String($0) } ?? (https ? ":443" : ":80")
-            return key
+            guard let (host, port, https, _) = authorityPrefix(of: b) else { return nil }
+            let number = port ?? (https ? 443 : 80)  // 1…65535
+            let digits = number >= 10000 ? 5 : number >= 1000 ? 4 : number >= 100 ? 3 : number >= 10 ? 2 : 1
+            return String(unsafeUninitializedCapacity: host.count + 1 + digits) { out in
+                var n = 0
+                for byte in b[host] {
+                    out[n] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                    n += 1
+                }
+                out[n] = UInt8(ascii: ":")
+                var rest = number
+                for place in stride(from: n + digits, to: n, by: -1) {
+                    out[place] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                return n + 1 + digits
+            }
         }
         if let fast = fast ?? nil { return fast }
         guard let components = URLComponents(string: url), let host = components.host?.lowercased() else { return url }
@@ -81,6 +92,32 @@ enum URLValidator {
     static func authority<Bytes: RandomAccessCollection<UInt8>>(
         of b: Bytes
     ) -> (host: Range<Int>, port: Int?, https: Bool)? where Bytes.Index == Int {
+        guard let (host, port, https, end) = authorityPrefix(of: b) else { return nil }
+        var i = end
+        var fragment = false
+        while i < b.count {
+            let c = b[i]
+            if c == 0x25 {  // %XX
+                guard i + 2 < b.count, isHex(b[i + 1]), isHex(b[i + 2]) else { return nil }
+                i += 3
+                continue
+            }
+            if c == 0x23 {  // one '#'
+                guard !fragment else { return nil }
+                fragment = true
+            } else if !isPathByte(c) {
+                return nil
+            }
+            i += 1
+        }
+        return (host, port, https)
+    }
+
+    /// ``authority(of:)``'s scheme and authority part alone: the host's range, the port, whether it is https and
+    /// where the rest (`/`, `?`, `#` or the end) starts; the rest is not looked at.
+    private static func authorityPrefix<Bytes: RandomAccessCollection<UInt8>>(
+        of b: Bytes
+    ) -> (host: Range<Int>, port: Int?, https: Bool, end: Int)? where Bytes.Index == Int {
         func lower(_ i: Int) -> UInt8 { b[i] | 0x20 }
         guard b.count > 7, lower(0) == 0x68, lower(1) == 0x74, lower(2) == 0x74, lower(3) == 0x70 else { return nil }
         var i = 4
@@ -105,23 +142,7 @@ enum URLValidator {
             port = value
         }
         guard i == b.count || b[i] == 0x2F || b[i] == 0x3F || b[i] == 0x23 else { return nil }  // / ? #
-        var fragment = false
-        while i < b.count {
-            let c = b[i]
-            if c == 0x25 {  // %XX
-                guard i + 2 < b.count, isHex(b[i + 1]), isHex(b[i + 2]) else { return nil }
-                i += 3
-                continue
-            }
-            if c == 0x23 {  // one '#'
-                guard !fragment else { return nil }
-                fragment = true
-            } else if !isPathByte(c) {
-                return nil
-            }
-            i += 1
-        }
-        return (host, port, https)
+        return (host, port, https, i)
     }
 
     private static func isHostByte(_ c: UInt8) -> Bool {

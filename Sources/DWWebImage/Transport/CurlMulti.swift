@@ -9,8 +9,9 @@ internal import CCurlShim
 /// and call `curl_multi_wakeup`. The loop is `curl_multi_perform` → drain `curl_multi_info_read` → `curl_multi_poll`.
 /// If libcurl reports a multi-level failure (out of memory, a broken wakeup pipe), the transfers in flight fail
 /// with it and the loop backs off before it tries again, so a persistent failure never spins a core.
-/// Easy handles are reset and reused, and all transfers share the multi handle's connection pool, so connections
-/// to a host are kept alive and reused across transfers.
+/// Easy handles are reused (keeping their options for a like transfer, see
+/// ``TransferRequest/setsSameHandleOptions(as:)``; reset for another), and all transfers share the multi handle's
+/// connection pool, so connections to a host are kept alive and reused across transfers.
 final class CurlMulti: @unchecked Sendable {
     // @unchecked: `multi`, `active` and `idleHandles` are touched only on the engine thread (`run`), except
     // `curl_multi_wakeup(multi)`, which libcurl documents as callable from any thread. Cross-thread requests go
@@ -30,8 +31,12 @@ final class CurlMulti: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let inbox = DWLock(Inbox())
     private let stopped = DispatchSemaphore(value: 0)
-    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    // `active`, `idleHandles` and `failures` are `@exclusivity(unchecked)`: only the engine thread touches them
+    // (above), one access at a time, and the runtime's dynamic check cost ~65 instructions an access, ~7 a transfer.
+    @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Handles whose transfer succeeded, with the request their options were set for (they keep them).
+    @exclusivity(unchecked)
+    private var idleHandles: [(easy: UnsafeMutableRawPointer, configuredFor: TransferRequest)] = []
 
     /// The most transfers ever in flight at once.
     let maxActiveCount = DWLock(0)
@@ -134,7 +139,7 @@ final class CurlMulti: @unchecked Sendable {
             for transfer in work.cancels { stop(transfer, with: .cancelled) }
             if work.shuttingDown {
                 for transfer in Array(active.values) { stop(transfer, with: .cancelled) }
-                for handle in idleHandles { dw_curl_easy_cleanup(handle) }
+                for handle in idleHandles { dw_curl_easy_cleanup(handle.easy) }
                 idleHandles.removeAll()
                 stopped.signal()
                 return
@@ -160,7 +165,7 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     /// Consecutive failed loop turns (engine thread).
-    private var failures = 0
+    @exclusivity(unchecked) private var failures = 0
 
     private func start(_ transfer: CurlTransfer, _ request: TransferRequest) {
         transfer.beginHop(request)
@@ -191,25 +196,33 @@ final class CurlMulti: @unchecked Sendable {
     /// pooled handle refuses an option (a handle is pooled only after a transfer that succeeded, but libcurl keeps
     /// state across `curl_easy_reset` that no reset clears, so a refusal on a pooled handle is never the URL's fault
     /// until a new handle refuses it too). The failure is the new handle's.
+    ///
+    /// A pooled handle whose options suit the transfer keeps them (``TransferRequest/setsSameHandleOptions(as:)``);
+    /// another is reset first.
     private func configuredHandle(for transfer: CurlTransfer) -> Result<UnsafeMutableRawPointer, TransferFailure> {
         if let pooled = idleHandles.popLast() {
-            transfer.easy = pooled
-            if configure(pooled, for: transfer) == nil { return .success(pooled) }
-            recycle(pooled, transfer, reusable: false)
+            transfer.easy = pooled.easy
+            let kept = transfer.current.setsSameHandleOptions(as: pooled.configuredFor)
+            if !kept { dw_curl_easy_reset(pooled.easy) }
+            if configure(pooled.easy, for: transfer, optionsKept: kept) == nil { return .success(pooled.easy) }
+            recycle(pooled.easy, transfer, reusable: false)
         }
         guard let easy = dw_curl_easy_init() else {
             return .failure(.curl(code: CurlCode.outOfMemory, message: "curl_easy_init failed"))
         }
         transfer.easy = easy
-        if let failure = configure(easy, for: transfer) {
+        if let failure = configure(easy, for: transfer, optionsKept: false) {
             recycle(easy, transfer, reusable: false)
             return .failure(failure)
         }
         return .success(easy)
     }
 
-    /// Sets every option of a transfer; returns a failure if libcurl refuses one (e.g. an unusable URL).
-    private func configure(_ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer) -> TransferFailure? {
+    /// Sets every option of a transfer (with `optionsKept`, the handle already has those a like request sets: only
+    /// the transfer's own); returns a failure if libcurl refuses one (e.g. an unusable URL).
+    private func configure(
+        _ easy: UnsafeMutableRawPointer, for transfer: CurlTransfer, optionsKept: Bool
+    ) -> TransferFailure? {
         let r = transfer.current
         var failure: TransferFailure?
         func check(_ code: CURLcode, _ what: String) {
@@ -218,7 +231,38 @@ final class CurlMulti: @unchecked Sendable {
                     code: Int(code.rawValue), message: "\(what): \(String(cString: dw_curl_easy_strerror(code)))")
             }
         }
+        if !optionsKept { configureShape(easy, r, check) }
         let me = Unmanaged.passUnretained(transfer).toOpaque()
+        // withCString: a String passed as `const char *` is copied into a new array first; this borrows its bytes.
+        check(r.url.withCString { dw_curl_easy_setopt_string(easy, CURLOPT_URL, $0) }, "URL")
+        if r.stallTimeout > 0 {
+            transfer.lastActivity = CoarseClock.now()
+            check(dw_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me), "XFERINFODATA")
+        }
+        // Content codings: libcurl decodes, so the size cap, the partial file, validation and the cache all see
+        // the image's bytes (a gzip bomb hits the cap as it inflates; CurlTransfer ignores a coded Content-Length).
+        check(
+            r.acceptEncoding.withCString { dw_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, $0) },
+            "ACCEPT_ENCODING")
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in r.headers { list = line.withCString { dw_curl_slist_append(list, $0) } }
+        transfer.headerList = list.map { OpaquePointer($0) }
+        check(dw_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "HTTPHEADER")
+        transfer.errorBuffer[0] = 0
+        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer), "ERRORBUFFER")
+        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
+        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
+        if r.connectionPolicy != nil {
+            check(dw_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me), "OPENSOCKETDATA")
+        }
+        return failure
+    }
+
+    /// The options a pooled handle keeps for a like request (``TransferRequest/setsSameHandleOptions(as:)``): all
+    /// but the transfer's own.
+    private func configureShape(
+        _ easy: UnsafeMutableRawPointer, _ r: TransferRequest, _ check: (CURLcode, String) -> Void
+    ) {
         configureTarget(easy, r, check)
         // With a redirect handler the pipeline follows redirects itself, one transfer per hop (CurlMulti+Hooks).
         check(
@@ -232,10 +276,8 @@ final class CurlMulti: @unchecked Sendable {
         if r.stallTimeout > 0 {
             // Our own check (CurlTransfer.checkStall) runs in the progress callback and is exact; libcurl's
             // averaged LOW_SPEED check stays as a backstop.
-            transfer.lastActivity = CoarseClock.now()
             check(dw_curl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0), "NOPROGRESS")
             check(dw_curl_easy_setopt_xferinfo_callback(easy, curlProgressCallback), "XFERINFOFUNCTION")
-            check(dw_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me), "XFERINFODATA")
             check(dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1), "LOW_SPEED_LIMIT")
             check(
                 dw_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(r.stallTimeout.rounded(.up)))),
@@ -247,7 +289,7 @@ final class CurlMulti: @unchecked Sendable {
         // PIPEWAIT lets an https transfer wait for a connection's ALPN to say whether it can multiplex (HTTP/2).
         // Over plain http it makes a second transfer to a busy host wait for the first *response*, which
         // serialised slow hosts (seen: a 0.5 s head delayed the next transfer by 0.5 s). So https only.
-        let isHTTPS = r.url.lowercased().hasPrefix("https:")
+        let isHTTPS = TransferRequest.isHTTPS(r.url)
         if isHTTPS {
             check(dw_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
         }
@@ -259,40 +301,24 @@ final class CurlMulti: @unchecked Sendable {
         if !isHTTPS {
             check(dw_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferSize), "BUFFERSIZE")
         }
-        // Content codings: libcurl decodes, so the size cap, the partial file, validation and the cache all see
-        // the image's bytes (a gzip bomb hits the cap as it inflates; CurlTransfer ignores a coded Content-Length).
-        check(dw_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, r.acceptEncoding), "ACCEPT_ENCODING")
         configureTLS(easy, r.tls, check)
         if let proxy = r.proxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, proxy), "PROXY") }
         if let noProxy = r.noProxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_NOPROXY, noProxy), "NOPROXY") }
         if let sign = r.awsSigV4 {
             check(dw_curl_easy_setopt_aws_sigv4(easy, sign.provider, sign.userPassword), "AWS_SIGV4")
         }
-        if !r.headers.isEmpty {
-            var list: UnsafeMutablePointer<curl_slist>?
-            for line in r.headers { list = dw_curl_slist_append(list, line) }
-            transfer.headerList = OpaquePointer(list)
-            check(dw_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "HTTPHEADER")
-        }
-        transfer.errorBuffer[0] = 0
-        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer), "ERRORBUFFER")
         check(dw_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback), "HEADERFUNCTION")
-        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
         check(dw_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback), "WRITEFUNCTION")
-        check(dw_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
         if r.connectionPolicy != nil {
             check(dw_curl_easy_setopt_opensocket_callback(easy, curlOpenSocketCallback), "OPENSOCKETFUNCTION")
-            check(dw_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me), "OPENSOCKETDATA")
         }
-        return failure
     }
 
-    /// What a transfer asks for: its URL (sent as built when ``TransferRequest/Fields/pathAsIs``), over http or
-    /// https only, redirects included.
+    /// How a transfer's URL is sent: as built when ``TransferRequest/Fields/pathAsIs``, over http or https only,
+    /// redirects included.
     private func configureTarget(
         _ easy: UnsafeMutableRawPointer, _ r: TransferRequest, _ check: (CURLcode, String) -> Void
     ) {
-        check(dw_curl_easy_setopt_string(easy, CURLOPT_URL, r.url), "URL")
         check(dw_curl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS_STR")
         check(dw_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "REDIR_PROTOCOLS_STR")
         if r.pathAsIs { check(dw_curl_easy_setopt_long(easy, CURLOPT_PATH_AS_IS, 1), "PATH_AS_IS") }
@@ -365,11 +391,11 @@ final class CurlMulti: @unchecked Sendable {
         transfer.complete(.failure(failure))
     }
 
-    /// Frees the transfer's header list, then returns the easy handle to the pool, reset, when it is `reusable` (its
-    /// transfer succeeded) and the pool has room; else frees it. A transfer that failed anywhere (name resolution,
-    /// connect, TLS, a refused option, a cancel mid-transfer) may leave state `curl_easy_reset` keeps — libcurl 7.88
-    /// keeps the receive buffer after a resolve failure and then refuses `CURLOPT_BUFFERSIZE` on that handle for
-    /// good — so its handle never goes back.
+    /// Frees the transfer's header list, then returns the easy handle to the pool, with its options and the request
+    /// they were set for, when it is `reusable` (its transfer succeeded) and the pool has room; else frees it. A
+    /// transfer that failed anywhere (name resolution, connect, TLS, a refused option, a cancel mid-transfer) may
+    /// leave state `curl_easy_reset` keeps — libcurl 7.88 keeps the receive buffer after a resolve failure and then
+    /// refuses `CURLOPT_BUFFERSIZE` on that handle for good — so its handle never goes back.
     private func recycle(_ easy: UnsafeMutableRawPointer, _ transfer: CurlTransfer, reusable: Bool) {
         if let list = transfer.headerList {
             dw_curl_slist_free_all(UnsafeMutablePointer(list))
@@ -377,8 +403,11 @@ final class CurlMulti: @unchecked Sendable {
         }
         transfer.easy = nil
         guard reusable, idleHandles.count < 64 else { return dw_curl_easy_cleanup(easy) }
-        dw_curl_easy_reset(easy)
-        idleHandles.append(easy)
+        // The options stay for a transfer of the same shape (reset at reuse otherwise); the pointers to this
+        // transfer's header list (freed above) and error buffer go now.
+        _ = dw_curl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
+        _ = dw_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, nil)
+        idleHandles.append((easy, transfer.current))
     }
 
     /// Bytes libcurl reads from a connection at a time (CURLOPT_BUFFERSIZE; curl's tool uses the same).

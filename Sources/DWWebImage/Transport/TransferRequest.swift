@@ -64,8 +64,9 @@ struct TransferRequest: Sendable {
     /// Holds the fields; written only while uniquely referenced (copy-on-write), so never while shared.
     private final class Box: @unchecked Sendable {
         // @unchecked: `fields` is mutated only through TransferRequest's setter after isKnownUniquelyReferenced,
-        // i.e. while no other value (and so no other thread) can reach this box.
-        var fields: Fields
+        // i.e. while no other value (and so no other thread) can reach this box. For the same reason no access to it
+        // overlaps another, and the runtime's dynamic exclusivity check is off (`swift_beginAccess` on every read).
+        @exclusivity(unchecked) var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
@@ -74,6 +75,34 @@ struct TransferRequest: Sendable {
     /// A GET of `url` under `configuration` (default: ``DWWebImageManager/Configuration``'s defaults).
     init(url: String, configuration: DWWebImageManager.Configuration = DWWebImageManager.Configuration()) {
         box = Box(Fields(url: url, configuration: configuration))
+    }
+
+    /// Whether an easy handle configured for `other` already has every option `CurlMulti` would set for this
+    /// request apart from the transfer's own (URL, headers, coding, callback pointers): limits, User-Agent,
+    /// redirects, TLS, proxy, the scheme's buffer and pipelining choices. Then the pooled handle keeps its options
+    /// (libcurl keeps every option between transfers) instead of a `curl_easy_reset` and some twenty options set
+    /// again, five of them strings libcurl copies. A request signed for S3 never matches (its credentials are not
+    /// compared). Read in place: through the key-path subscript each field read copied all of them.
+    func setsSameHandleOptions(as other: TransferRequest) -> Bool {
+        let (a, b) = (box, other.box)  // each field read through the boxes (a copy of `fields` is ~20 retains)
+        return a.fields.awsSigV4 == nil && b.fields.awsSigV4 == nil
+            && a.fields.hooks.followsRedirects == b.fields.hooks.followsRedirects
+            && a.fields.maxRedirects == b.fields.maxRedirects && a.fields.connectTimeout == b.fields.connectTimeout
+            && a.fields.timeout == b.fields.timeout && a.fields.stallTimeout == b.fields.stallTimeout
+            && a.fields.userAgent == b.fields.userAgent && Self.isHTTPS(a.fields.url) == Self.isHTTPS(b.fields.url)
+            && a.fields.tls == b.fields.tls && a.fields.proxy == b.fields.proxy && a.fields.noProxy == b.fields.noProxy
+            && a.fields.pathAsIs == b.fields.pathAsIs
+            && (a.fields.connectionPolicy == nil) == (b.fields.connectionPolicy == nil)
+    }
+
+    /// Whether `url` is an https URL (ASCII, any case).
+    static func isHTTPS(_ url: String) -> Bool {
+        func test(_ b: UnsafeBufferPointer<UInt8>) -> Bool {  // on the bytes: a UTF8View iterator costs ~300 a call
+            b.count >= 6 && b[0] | 0x20 == 0x68 && b[1] | 0x20 == 0x74 && b[2] | 0x20 == 0x74
+                && b[3] | 0x20 == 0x70 && b[4] | 0x20 == 0x73 && b[5] == 0x3A
+        }
+        var url = url
+        return url.withUTF8(test)
     }
 
     /// The field at `key`; a write copies the fields first when another value shares them.
