@@ -192,14 +192,16 @@ enum Decoder {
     }
 
     /// A JPEG opened at libjpeg's DCT scale `shrink` (1, 2, 4 or 8); `sequential`: read once, top to bottom.
+    /// Small ones are decoded here into memory (``decodeJPEGHere(_:data:shrink:)``).
     private static func loadJPEG(_ data: Data, shrink: Int, sequential: Bool) throws(DWWebImageError) -> VImage {
-        try borrowBytes(data) { bytes throws(DWWebImageError) in
+        let loader = try borrowBytes(data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode jpeg") {
                 cvips_jpegload_shrink_buffer(
                     bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated,
                     sequential ? 1 : 0, $0)
             }
         }
+        return decodeJPEGHere(loader, data: data, shrink: shrink) ?? loader
     }
 
     // MARK: Full decode

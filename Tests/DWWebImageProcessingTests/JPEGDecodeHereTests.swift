@@ -1,0 +1,95 @@
+// JPEGDecodeHereTests: a JPEG decoded by libjpeg straight into memory holds libvips' loader's pixels and header, at
+// every DCT scale, and what that path does not take (truncated, CMYK) stays with libvips.
+import CVips
+import DWTestServer
+import DWWebImage
+@testable import DWWebImageProcessing
+import Foundation
+import XCTest
+
+final class JPEGDecodeHereTests: XCTestCase {
+    /// A 301×203 picture with edges, gradients and noise (odd sizes: partial MCUs at the right and bottom).
+    private func photo() throws -> VImage {
+        var state: UInt32 = 987
+        let png = SampleImages.png(width: 301, height: 203) { x, y in
+            state = state &* 1_103_515_245 &+ 12345
+            let noise = UInt8(truncatingIfNeeded: state >> 24) / 8
+            return (
+                UInt8((x * 255) / 300) / 2 + noise, UInt8((y * 255) / 202) / 2 + (x / 37 % 2 == 0 ? 90 : 10),
+                UInt8(((x + y) * 3) % 256) / 2 + noise, 255
+            )
+        }
+        var canvas = try Canvas(pending: DWImage(data: png))
+        try canvas.decode()
+        let opaque = try Vips.make("flatten") { cvips_flatten(canvas.frames[0].pointer, 255, 255, 255, $0) }
+        return try Vips.make("memory") { cvips_copy_memory(opaque.pointer, $0) }
+    }
+
+    private func jpeg(_ image: VImage, quality: Int, progressive: Bool = false) throws -> Data {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status = cvips_save_buffer(
+            Int32(CVIPS_SAVER_JPEG), image.pointer, Int32(quality), -1, 0, progressive ? 1 : 0, 0, &buffer,
+            &length)
+        guard status == 0, let buffer else { throw DWWebImageError.failed("jpegsave", reason: "") }
+        defer { cvips_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    private func loader(_ data: Data, shrink: Int) throws -> VImage {
+        try Vips.make("jpegload") { out in
+            data.withUnsafeBytes {
+                cvips_jpegload_shrink_buffer($0.baseAddress!, $0.count, Int32(shrink), Decoder.failOnTruncated, 1, out)
+            }
+        }
+    }
+
+    private func pixels(_ image: VImage) -> [UInt8] {
+        var length = 0
+        guard let memory = cvips_write_to_memory(image.pointer, &length) else { return [] }
+        defer { cvips_free(memory) }
+        return Array(UnsafeRawBufferPointer(start: memory, count: length))
+    }
+
+    func testPixelsAndHeaderAreLibvipsOwnAtEveryScale() throws {
+        let colour = try photo()
+        let grey = try Vips.make("grey") { cvips_colourspace(colour.pointer, 1, $0) }  // VIPS_INTERPRETATION_B_W
+        let sources: [(String, Data)] = [
+            ("4:2:0", try jpeg(colour, quality: 80)), ("4:4:4", try jpeg(colour, quality: 95)),
+            ("progressive", try jpeg(colour, quality: 80, progressive: true)), ("grey", try jpeg(grey, quality: 80)),
+            ("EXIF orientation 6", try Fixtures.data("orient6.jpg"))
+        ]
+        for (name, data) in sources {
+            for shrink in [1, 2, 4, 8] {
+                let header = try loader(data, shrink: shrink)
+                let here = try XCTUnwrap(
+                    Decoder.decodeJPEGHere(header, data: data, shrink: shrink), "\(name) 1/\(shrink)")
+                XCTAssertNotNil(cvips_memory_pixels(here.pointer), "\(name): in memory")
+                let libvips = try loader(data, shrink: shrink)
+                XCTAssertEqual(
+                    [here.width, here.height, here.bands], [libvips.width, libvips.height, libvips.bands], name)
+                XCTAssertEqual(here.int("orientation"), libvips.int("orientation"), name)
+                XCTAssertEqual(cvips_interpretation(here.pointer), cvips_interpretation(libvips.pointer), name)
+                let (a, b) = (pixels(here), pixels(libvips))
+                XCTAssertFalse(a.isEmpty)
+                XCTAssertTrue(a == b, "\(name) 1/\(shrink): the same pixels")
+            }
+        }
+    }
+
+    func testTruncatedAndCMYKFilesAreLeftToLibvips() throws {
+        let colour = try photo()
+        let whole = try jpeg(colour, quality: 80)
+        let cut = whole.prefix(whole.count * 2 / 3)
+        let header = try loader(cut, shrink: 2)
+        XCTAssertNil(Decoder.decodeJPEGHere(header, data: cut, shrink: 2), "truncated: libvips' fail_on decides")
+        XCTAssertThrowsError(try DWResize(width: 100, height: 100).process(DWImage(data: Data(cut)))) { error in
+            XCTAssertNotEqual((error as? DWWebImageError)?.code, nil, "a DWWebImageError, as before")
+        }
+        let cmyk = try Vips.make("cmyk") { cvips_colourspace(colour.pointer, 15, $0) }  // VIPS_INTERPRETATION_CMYK
+        let data = try jpeg(cmyk, quality: 80)
+        let cmykHeader = try loader(data, shrink: 2)
+        XCTAssertEqual(cmykHeader.bands, 4)
+        XCTAssertNil(Decoder.decodeJPEGHere(cmykHeader, data: data, shrink: 2), "CMYK: libvips")
+    }
+}
