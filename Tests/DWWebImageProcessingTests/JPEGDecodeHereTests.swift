@@ -25,11 +25,13 @@ final class JPEGDecodeHereTests: XCTestCase {
         return try Vips.make("memory") { cvips_copy_memory(opaque.pointer, $0) }
     }
 
-    private func jpeg(_ image: VImage, quality: Int, progressive: Bool = false) throws -> Data {
+    /// `image` as libvips' saver writes it; `strip`: no metadata at all (else an EXIF block with an orientation).
+    private func jpeg(_ image: VImage, quality: Int, progressive: Bool = false, strip: Bool = false) throws -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status = cvips_save_buffer(
-            Int32(CVIPS_SAVER_JPEG), image.pointer, Int32(quality), -1, 0, progressive ? 1 : 0, 0, &buffer,
+            Int32(CVIPS_SAVER_JPEG), image.pointer, Int32(quality), -1, strip ? 1 : 0, progressive ? 1 : 0, 0,
+            &buffer,
             &length)
         guard status == 0, let buffer else { throw DWWebImageError.failed("jpegsave", reason: "") }
         defer { cvips_free(buffer) }
@@ -91,5 +93,41 @@ final class JPEGDecodeHereTests: XCTestCase {
         let cmykHeader = try loader(data, shrink: 2)
         XCTAssertEqual(cmykHeader.bands, 4)
         XCTAssertNil(Decoder.decodeJPEGHere(cmykHeader, data: data, shrink: 2), "CMYK: libvips")
+    }
+
+    /// The thumbnail step of a JPEG resize (``Decoder/thumbnail(_:width:height:size:crop:)``) against libvips' own
+    /// (its sequential loader, then `vips_thumbnail_image`): the same pixels whether or not the decoded image was
+    /// already the thumbnail's size, and no pipeline left when it was.
+    func testThumbnailOfADecodedJPEGIsLibvipsOwn() throws {
+        // 301×203: decoded at 1/2 as 150×101 into the smaller boxes, at full size into 320×240
+        let data = try jpeg(photo(), quality: 80, strip: true)
+        let boxes: [(Int, Int, Int32, Int32, Bool)] = [
+            (150, 101, VipsSize.both, VipsInteresting.none, true),
+            (150, 500, VipsSize.both, VipsInteresting.none, true),
+            (151, 101, VipsSize.both, VipsInteresting.none, true),
+            (320, 240, VipsSize.down, VipsInteresting.none, true),
+            (149, 100, VipsSize.both, VipsInteresting.none, false),
+            (150, 101, VipsSize.force, VipsInteresting.none, false),
+            (140, 90, VipsSize.both, VipsInteresting.centre, false)
+        ]
+        for (width, height, size, crop, kept) in boxes {
+            let name = "\(width)×\(height) size \(size) crop \(crop)"
+            let decoded = try Decoder.thumbnail(
+                DWImage(data: data), width: width, height: height, size: size, crop: crop)
+            let frame = decoded.frames[0]
+            XCTAssertEqual(cvips_memory_pixels(frame.pointer) != nil, kept, "\(name): the decoded image itself")
+            let shrink = JPEGShrink.factor(
+                sourceWidth: 301, sourceHeight: 203, width: width, height: height, size: size, crop: crop)
+            let source = try loader(data, shrink: shrink)
+            let reference = try Vips.make("thumbnail") {
+                cvips_thumbnail_image(source.pointer, Int32(width), Int32(height), size, crop, $0)
+            }
+            XCTAssertEqual([frame.width, frame.height], [reference.width, reference.height], name)
+            XCTAssertTrue(pixels(frame) == pixels(reference), "\(name): the same pixels")
+        }
+        let oriented = try Decoder.thumbnail(
+            DWImage(data: jpeg(photo(), quality: 80)), width: 150, height: 101, size: VipsSize.both,
+            crop: VipsInteresting.none)
+        XCTAssertNil(cvips_memory_pixels(oriented.frames[0].pointer), "an EXIF orientation: libvips' thumbnail")
     }
 }

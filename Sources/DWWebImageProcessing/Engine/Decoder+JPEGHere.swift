@@ -39,4 +39,21 @@ extension Decoder {
         guard cvips_adopt_pixels(header.pointer, pixels, length, &out) == 0, let out else { return nil }
         return VImage(out)
     }
+
+    /// Whether `vips_thumbnail_image` into `width` × `height` by ``VipsSize`` `size` and ``VipsInteresting`` `crop`
+    /// would give `image`'s own pixels back, for a decoded image (``decodeJPEGHere(_:data:shrink:)``'s) only: then
+    /// the caller skips it, and the image stays in memory for the encoder instead of being copied strip by strip
+    /// through the thumbnail's pipeline. libvips 8.14 (`vips_thumbnail_calculate_common`) shrinks a fit (no crop) by
+    /// max(image ÷ box) over both sides, at least 1 for `down`; a shrink of exactly 1 is no resize. With no ICC
+    /// profile, no EXIF orientation and 8-bit sRGB without alpha, nothing else in it touches the pixels
+    /// (`JPEGDecodeHereTests`). A crop, `force` and `up` always go through libvips. Any thread.
+    static func thumbnailKeeps(_ image: VImage, width: Int, height: Int, size: Int32, crop: Int32) -> Bool {
+        guard crop == VipsInteresting.none, size == VipsSize.both || size == VipsSize.down, width > 0, height > 0,
+            cvips_memory_pixels(image.pointer) != nil, image.isUChar, image.bands == 3, image.isSRGB,
+            !image.hasAlpha, !image.hasICCProfile, image.int("orientation") == nil
+        else { return false }
+        let (w, h) = (image.width, image.height)
+        if size == VipsSize.down { return w <= width && h <= height }
+        return (w == width && h <= height) || (h == height && w <= width)
+    }
 }

@@ -162,9 +162,12 @@ enum Decoder {
         if image.format == .jpeg {
             let shrink = JPEGShrink.factor(header: header, width: width, height: height, size: size, crop: crop)
             let loaded = try loadJPEG(image.data, shrink: shrink, sequential: true)
-            let thumb = try Vips.make("cannot resize") {
-                cvips_thumbnail_image(loaded.pointer, Int32(width), Int32(height), size, crop, $0)
-            }
+            let thumb =
+                thumbnailKeeps(loaded, width: width, height: height, size: size, crop: crop)
+                ? loaded
+                : try Vips.make("cannot resize") {
+                    cvips_thumbnail_image(loaded.pointer, Int32(width), Int32(height), size, crop, $0)
+                }
             return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
         }
         if image.format == .heic || image.format == .avif {
