@@ -65,7 +65,8 @@ final class JPEGDecodeHereTests: XCTestCase {
             for shrink in [1, 2, 4, 8] {
                 let header = try loader(data, shrink: shrink)
                 let here = try XCTUnwrap(
-                    Decoder.decodeJPEGHere(header, data: data, shrink: shrink), "\(name) 1/\(shrink)")
+                    Decoder.decodeJPEGHere(header, data: data, shrink: shrink, sequential: false), "\(name) 1/\(shrink)"
+                )
                 XCTAssertNotNil(cvips_memory_pixels(here.pointer), "\(name): in memory")
                 let libvips = try loader(data, shrink: shrink)
                 XCTAssertEqual(
@@ -84,7 +85,9 @@ final class JPEGDecodeHereTests: XCTestCase {
         let whole = try jpeg(colour, quality: 80)
         let cut = whole.prefix(whole.count * 2 / 3)
         let header = try loader(cut, shrink: 2)
-        XCTAssertNil(Decoder.decodeJPEGHere(header, data: cut, shrink: 2), "truncated: libvips' fail_on decides")
+        XCTAssertNil(
+            Decoder.decodeJPEGHere(header, data: cut, shrink: 2, sequential: true),
+            "truncated: libvips' fail_on decides")
         XCTAssertThrowsError(try DWResize(width: 100, height: 100).process(DWImage(data: Data(cut)))) { error in
             XCTAssertNotEqual((error as? DWWebImageError)?.code, nil, "a DWWebImageError, as before")
         }
@@ -92,7 +95,20 @@ final class JPEGDecodeHereTests: XCTestCase {
         let data = try jpeg(cmyk, quality: 80)
         let cmykHeader = try loader(data, shrink: 2)
         XCTAssertEqual(cmykHeader.bands, 4)
-        XCTAssertNil(Decoder.decodeJPEGHere(cmykHeader, data: data, shrink: 2), "CMYK: libvips")
+        XCTAssertNil(Decoder.decodeJPEGHere(cmykHeader, data: data, shrink: 2, sequential: true), "CMYK: libvips")
+    }
+
+    func testALargeDecodeReadOnceStaysAStreamingPipeline() throws {
+        let png = SampleImages.png(width: 1300, height: 1100) { x, y in (UInt8(x % 256), UInt8(y % 256), 90, 255) }
+        var canvas = try Canvas(pending: DWImage(data: png))
+        try canvas.decode()
+        let data = try jpeg(canvas.frames[0], quality: 80, strip: true)
+        let header = try loader(data, shrink: 1)
+        XCTAssertGreaterThan(header.width * header.height * 3, Decoder.decodeHereSequentialLimit)
+        XCTAssertNil(
+            Decoder.decodeJPEGHere(header, data: data, shrink: 1, sequential: true), "read once: libvips' strips")
+        XCTAssertNotNil(
+            Decoder.decodeJPEGHere(header, data: data, shrink: 1, sequential: false), "read again: into memory")
     }
 
     /// The thumbnail step of a JPEG resize (``Decoder/thumbnail(_:width:height:size:crop:)``) against libvips' own

@@ -6,22 +6,28 @@ import DWWebImage
 import Foundation
 
 extension Decoder {
+    /// Bytes of pixels a JPEG read once (a resize's source) is decoded into memory up to: 4 MiB, about 1450×965 RGB
+    /// (a 12-megapixel photo at 1/4 and the cold serve row's 2048×1536 at 1/2 fit).
+    static let decodeHereSequentialLimit = 4 * 1024 * 1024
+
     /// The pixels of `header` — libvips' JPEG loader opened on `data` at DCT scale `shrink`, its header read and its
     /// pixels not yet decoded — decoded by libjpeg into a memory image with `header`'s header and metadata; nil
     /// when this path does not apply, and the caller then reads `header`'s pixels through libvips as before.
     ///
     /// The same libjpeg with the same settings (islow IDCT, fancy upsampling, YCbCr to RGB) gives libvips' pixels
-    /// byte for byte (`JPEGHereTests`); what libvips adds on the way costs a cold 512×384 decode about a sixth of
-    /// its instructions beside libjpeg's own: strip regions and a line cache whose buffers are allocated and
-    /// cleared per request, and their copies. It applies to 8-bit YCbCr and greyscale JPEGs whose pixels fit in
-    /// ``Encoder/materializeLimit`` (bigger ones stay streaming pipelines), decoded with no libjpeg warning: a
-    /// truncated or corrupt file, CMYK, or anything unexpected goes to libvips and its `fail_on` policy. Runs on the
-    /// caller's (processing) thread.
-    static func decodeJPEGHere(_ header: VImage, data: Data, shrink: Int) -> VImage? {
+    /// byte for byte (`JPEGDecodeHereTests`); what libvips adds on the way costs a cold 512×384 decode about a
+    /// tenth of its instructions beside libjpeg's own: strip regions and a line cache whose buffers are allocated
+    /// and cleared per request, their copies, and libjpeg fed in chunks (its Huffman decoder's slow refill path).
+    /// It applies to 8-bit YCbCr and greyscale JPEGs decoded with no libjpeg warning: a truncated or corrupt file,
+    /// CMYK, or anything unexpected goes to libvips and its `fail_on` policy. `sequential` (the image is read once,
+    /// top to bottom, and libvips would stream it in strips): only up to ``decodeHereSequentialLimit`` bytes of
+    /// pixels, so a transform in flight holds no more than that of a decode; otherwise (libvips would decode it into
+    /// memory too) up to ``Encoder/materializeLimit``. Runs on the caller's (processing) thread.
+    static func decodeJPEGHere(_ header: VImage, data: Data, shrink: Int, sequential: Bool) -> VImage? {
         let bands = header.bands
         let width = header.width, height = header.height
-        guard header.isUChar, bands == 1 || bands == 3, width > 0, height > 0,
-            width * height * bands <= Encoder.materializeLimit
+        let limit = sequential ? decodeHereSequentialLimit : Encoder.materializeLimit
+        guard header.isUChar, bands == 1 || bands == 3, width > 0, height > 0, width * height * bands <= limit
         else { return nil }
         let length = width * height * bands
         guard let pixels = malloc(length) else { return nil }
@@ -41,7 +47,7 @@ extension Decoder {
     }
 
     /// Whether `vips_thumbnail_image` into `width` × `height` by ``VipsSize`` `size` and ``VipsInteresting`` `crop`
-    /// would give `image`'s own pixels back, for a decoded image (``decodeJPEGHere(_:data:shrink:)``'s) only: then
+    /// would give `image`'s own pixels back, for a decoded image (``decodeJPEGHere(_:data:shrink:sequential:)``'s) only: then
     /// the caller skips it, and the image stays in memory for the encoder instead of being copied strip by strip
     /// through the thumbnail's pipeline. libvips 8.14 (`vips_thumbnail_calculate_common`) shrinks a fit (no crop) by
     /// max(image ÷ box) over both sides, at least 1 for `down`; a shrink of exactly 1 is no resize. With no ICC

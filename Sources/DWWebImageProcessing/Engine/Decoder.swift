@@ -195,7 +195,7 @@ enum Decoder {
     }
 
     /// A JPEG opened at libjpeg's DCT scale `shrink` (1, 2, 4 or 8); `sequential`: read once, top to bottom.
-    /// Small ones are decoded here into memory (``decodeJPEGHere(_:data:shrink:)``).
+    /// Small ones are decoded here into memory (``decodeJPEGHere(_:data:shrink:sequential:)``).
     private static func loadJPEG(_ data: Data, shrink: Int, sequential: Bool) throws(DWWebImageError) -> VImage {
         let loader = try borrowBytes(data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode jpeg") {
@@ -204,7 +204,7 @@ enum Decoder {
                     sequential ? 1 : 0, $0)
             }
         }
-        return decodeJPEGHere(loader, data: data, shrink: shrink) ?? loader
+        return decodeJPEGHere(loader, data: data, shrink: shrink, sequential: sequential) ?? loader
     }
 
     // MARK: Full decode
