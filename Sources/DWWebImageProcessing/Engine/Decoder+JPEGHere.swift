@@ -47,11 +47,11 @@ extension Decoder {
     }
 
     /// Whether `vips_thumbnail_image` into `width` × `height` by ``VipsSize`` `size` and ``VipsInteresting`` `crop`
-    /// would give `image`'s own pixels back, for a decoded image (``decodeJPEGHere(_:data:shrink:sequential:)``'s) only: then
-    /// the caller skips it, and the image stays in memory for the encoder instead of being copied strip by strip
-    /// through the thumbnail's pipeline. libvips 8.14 (`vips_thumbnail_calculate_common`) shrinks a fit (no crop) by
-    /// max(image ÷ box) over both sides, at least 1 for `down`; a shrink of exactly 1 is no resize. With no ICC
-    /// profile, no EXIF orientation and 8-bit sRGB without alpha, nothing else in it touches the pixels
+    /// would give `image`'s own pixels back, for an image ``decodeJPEGHere(_:data:shrink:sequential:)`` decoded
+    /// only: then the caller skips it, and the image stays in memory for the encoder instead of being copied strip
+    /// by strip through the thumbnail's pipeline. libvips 8.14 (`vips_thumbnail_calculate_common`) shrinks a fit
+    /// (no crop) by max(image ÷ box) over both sides, at least 1 for `down`; a shrink of exactly 1 is no resize.
+    /// With no ICC profile, no EXIF orientation and 8-bit sRGB without alpha, nothing else in it touches the pixels
     /// (`JPEGDecodeHereTests`). A crop, `force` and `up` always go through libvips. Any thread.
     static func thumbnailKeeps(_ image: VImage, width: Int, height: Int, size: Int32, crop: Int32) -> Bool {
         guard crop == VipsInteresting.none, size == VipsSize.both || size == VipsSize.down, width > 0, height > 0,
