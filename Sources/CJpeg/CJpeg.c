@@ -1,5 +1,6 @@
 // CJpeg: libjpeg's compressor into a growing buffer of ours, errors kept per call (error_exit longjmps back here with
-// the message; warnings are dropped, as libvips drops them). No policy lives here.
+// the message; warnings are dropped, as libvips drops them), and its decompressor into pixels of the caller's, which
+// gives up at the first warning. No policy lives here.
 #include "CJpeg.h"
 
 #include <setjmp.h>
@@ -123,6 +124,84 @@ int cjpeg_encode(const unsigned char *pixels, int width, int height, int compone
     jpeg_destroy_compress(&cinfo);
     *out = dest->buffer;
     free(dest);
+    return 0;
+}
+
+/* Decoding: any warning ends the decode (emit_message with a negative level), as does an error; both longjmp. */
+static void cjpeg_decode_error_exit(j_common_ptr cinfo) { longjmp(((struct cjpeg_error *)cinfo->err)->jump, 1); }
+
+static void cjpeg_decode_emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0) longjmp(((struct cjpeg_error *)cinfo->err)->jump, 1);
+}
+
+int cjpeg_decode(const unsigned char *data, size_t length, int shrink, int components, unsigned char *pixels,
+                 int width, int height, size_t stride) {
+    struct jpeg_decompress_struct cinfo;
+    struct cjpeg_error jerr;
+
+    if (!data || length == 0 || (components != 1 && components != 3) || width <= 0 || height <= 0) return 1;
+    if (shrink != 1 && shrink != 2 && shrink != 4 && shrink != 8) return 1;
+    /* One row of libjpeg's output when it is a column wider than the caller's (see below); allocated before setjmp,
+     * so the pointer the error path frees is never changed after it. */
+    unsigned char *const scratch = malloc(((size_t)width + 1) * (size_t)components);
+    if (!scratch) return 1;
+    memset(&jerr, 0, sizeof jerr);
+    cinfo.err = jpeg_std_error(&jerr.pub);
+    jerr.pub.error_exit = cjpeg_decode_error_exit;
+    jerr.pub.emit_message = cjpeg_decode_emit_message;
+    jerr.pub.output_message = cjpeg_output_message;
+    if (setjmp(jerr.jump)) {
+        free(scratch);
+        jpeg_destroy_decompress(&cinfo);
+        return 1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    int colour = components == 3 ? cinfo.jpeg_color_space == JCS_YCbCr : cinfo.jpeg_color_space == JCS_GRAYSCALE;
+    if (!colour || cinfo.num_components != components) {
+        free(scratch);
+        jpeg_destroy_decompress(&cinfo);
+        return 1;
+    }
+    cinfo.out_color_space = components == 3 ? JCS_RGB : JCS_GRAYSCALE;
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = (unsigned int)shrink;
+    jpeg_start_decompress(&cinfo);
+    /* libvips' loader gives floor(side / shrink) where libjpeg decodes ceil(side / shrink): the last column and row
+     * of libjpeg's output are then dropped, as libvips drops them. */
+    int wide = (int)cinfo.output_width, tall = (int)cinfo.output_height;
+    if (wide < width || wide > width + 1 || tall < height || tall > height + 1 ||
+        cinfo.output_components != components) {
+        free(scratch);
+        jpeg_destroy_decompress(&cinfo);
+        return 1;
+    }
+    /* Rows go straight into pixels when libjpeg's width is the caller's, else through the scratch row. */
+    int through = wide != width;
+    while ((int)cinfo.output_scanline < height) {
+        JSAMPROW rows[16];
+        JDIMENSION n = 0, first = cinfo.output_scanline;
+        if (through) {
+            rows[0] = scratch;
+            n = 1;
+        } else {
+            while (n < 16 && (int)(first + n) < height) {
+                rows[n] = (JSAMPROW)(pixels + (size_t)(first + n) * stride);
+                n++;
+            }
+        }
+        JDIMENSION read = jpeg_read_scanlines(&cinfo, rows, n);
+        if (read == 0) break; /* cannot happen with a memory source; never spin */
+        if (through && read == 1) memcpy(pixels + (size_t)first * stride, scratch, (size_t)width * components);
+    }
+    free(scratch);
+    if ((int)cinfo.output_scanline < height) {
+        jpeg_destroy_decompress(&cinfo);
+        return 1;
+    }
+    /* Not jpeg_finish_decompress: it reads on to the EOI marker, which libvips' loader does not ask for either. */
+    jpeg_destroy_decompress(&cinfo);
     return 0;
 }
 

@@ -194,6 +194,33 @@ int cvips_from_memory(const void *pixels, size_t len, int width, int height, int
     return 0;
 }
 
+static void cvips_free_adopted(VipsImage *image, void *pixels) {
+    (void)image;
+    free(pixels);
+}
+
+int cvips_adopt_pixels(VipsImage *header, void *pixels, size_t len, VipsImage **out) {
+    if (header->BandFmt != VIPS_FORMAT_UCHAR || len != VIPS_IMAGE_SIZEOF_IMAGE(header)) {
+        free(pixels);
+        return -1;
+    }
+    VipsImage *image =
+        vips_image_new_from_memory(pixels, len, header->Xsize, header->Ysize, header->Bands, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        free(pixels);
+        return -1;
+    }
+    g_signal_connect(image, "postclose", G_CALLBACK(cvips_free_adopted), pixels);
+    /* Header and metadata as render_here copies them (vips__image_copy_fields_array): no pipeline link to header. */
+    VipsImage *fields[] = {header, NULL};
+    if (vips__image_copy_fields_array(image, fields)) {
+        g_object_unref(image);
+        return -1;
+    }
+    *out = image;
+    return 0;
+}
+
 int cvips_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
 int cvips_copy_memory(VipsImage *in, VipsImage **out) {
     VipsImage *image = vips_image_copy_memory(in);

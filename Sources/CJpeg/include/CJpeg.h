@@ -13,6 +13,17 @@ int cjpeg_encode(const unsigned char *pixels, int width, int height, int compone
                  int subsample, int optimize_coding, unsigned char **out, size_t *length, char *error,
                  size_t error_size);
 
+/// Decodes the JPEG in `data` (`length` bytes) at libjpeg's DCT scale 1/`shrink` (1, 2, 4 or 8) into `pixels`: `height`
+/// rows of `width` 8-bit pixels of `components` bands (3: YCbCr decoded to RGB, 1: greyscale), rows `stride` bytes
+/// apart — libjpeg's defaults otherwise (islow IDCT, fancy upsampling), as libvips' JPEG loader decodes; `width` and
+/// `height` may be a pixel less than libjpeg's scaled size (libvips rounds the scaled size down, libjpeg up), and
+/// the last column and row are then dropped, as libvips drops them. Returns 0
+/// when every row was decoded with no warning at all; 1 when the image is not what the caller expects (its scaled
+/// size, its colour space or band count) or libjpeg warned (a truncated or corrupt stream) or failed: the caller then
+/// leaves the file to a loader with its own policy for those. `pixels` may be partly written then.
+int cjpeg_decode(const unsigned char *data, size_t length, int shrink, int components, unsigned char *pixels,
+                 int width, int height, size_t stride);
+
 /// Frees a buffer `cjpeg_encode` returned.
 void cjpeg_free(void *buffer);
 

@@ -102,6 +102,11 @@ int cvips_thumbnail_image(VipsImage *_Nonnull in, int width, int height, int siz
 int cvips_from_memory(const void *_Nonnull pixels, size_t len, int width, int height, int bands,
                       VipsImage *_Nullable *_Nonnull out);
 
+/* An image over `pixels` (malloc'd, `len` bytes: `header`'s size, bands and uchar format, rows packed), with
+ * `header`'s header fields and metadata, as if `header`'s own loader had decoded them; the image owns `pixels` from
+ * here on (freed when it closes, on success or failure). */
+int cvips_adopt_pixels(VipsImage *_Nonnull header, void *_Nonnull pixels, size_t len, VipsImage *_Nullable *_Nonnull out);
+
 /* Operations. */
 int cvips_copy(VipsImage *_Nonnull in, VipsImage *_Nullable *_Nonnull out);
 /* Computes the pipeline into a new memory image. */

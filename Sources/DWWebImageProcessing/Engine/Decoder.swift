@@ -162,9 +162,12 @@ enum Decoder {
         if image.format == .jpeg {
             let shrink = JPEGShrink.factor(header: header, width: width, height: height, size: size, crop: crop)
             let loaded = try loadJPEG(image.data, shrink: shrink, sequential: true)
-            let thumb = try Vips.make("cannot resize") {
-                cvips_thumbnail_image(loaded.pointer, Int32(width), Int32(height), size, crop, $0)
-            }
+            let thumb =
+                thumbnailKeeps(loaded, width: width, height: height, size: size, crop: crop)
+                ? loaded
+                : try Vips.make("cannot resize") {
+                    cvips_thumbnail_image(loaded.pointer, Int32(width), Int32(height), size, crop, $0)
+                }
             return Decoded(frames: [try normalize(thumb, autorotate: false)], keepAlive: [image.data])
         }
         if image.format == .heic || image.format == .avif {
@@ -192,14 +195,16 @@ enum Decoder {
     }
 
     /// A JPEG opened at libjpeg's DCT scale `shrink` (1, 2, 4 or 8); `sequential`: read once, top to bottom.
+    /// Small ones are decoded here into memory (``decodeJPEGHere(_:data:shrink:sequential:)``).
     private static func loadJPEG(_ data: Data, shrink: Int, sequential: Bool) throws(DWWebImageError) -> VImage {
-        try borrowBytes(data) { bytes throws(DWWebImageError) in
+        let loader = try borrowBytes(data) { bytes throws(DWWebImageError) in
             try Vips.make("cannot decode jpeg") {
                 cvips_jpegload_shrink_buffer(
                     bytes.baseAddress!, bytes.count, Int32(shrink), failOnTruncated,
                     sequential ? 1 : 0, $0)
             }
         }
+        return decodeJPEGHere(loader, data: data, shrink: shrink, sequential: sequential) ?? loader
     }
 
     // MARK: Full decode
