@@ -173,4 +173,21 @@ final class BodyOnlyEntryTests: TemporaryRootTestCase {
         XCTAssertEqual(
             copyInKernel(from: source, offset: 0, to: out, count: body.count + 1), EIO, "a short source fails")
     }
+
+    /// A payload that begins with the entry magic is kept in a header-first file, never as a body-only entry (a
+    /// reader would take its first bytes for a header); only those four exact bytes count.
+    func testOnlyAPayloadStartingWithTheMagicIsRefusedAsBodyOnly() {
+        let metadata = DWCacheEntryMetadata()
+        func bodyOnly(_ bytes: [UInt8]) -> Bool {
+            DiskEntryWriter(
+                data: Data(bytes), key: "k", metadata: metadata, compression: .none, release: false, bodyOnly: true
+            ).bodyOnly
+        }
+        XCTAssertFalse(bodyOnly(Array("DWC1 and more".utf8)))
+        XCTAssertFalse(bodyOnly(Array("DWC1".utf8)))
+        XCTAssertTrue(bodyOnly(Array("DWC".utf8)))
+        XCTAssertTrue(bodyOnly(Array("DWC2 and more".utf8)))
+        XCTAssertTrue(bodyOnly(Array("1CWD and more".utf8)))
+        XCTAssertTrue(bodyOnly([]))
+    }
 }

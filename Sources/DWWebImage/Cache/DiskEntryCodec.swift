@@ -26,6 +26,13 @@ internal import CZlib
 /// truncated or bit-flipped file (after a crash, say) sees a mismatch here and treats it as a miss.
 enum DiskEntryCodec {
     static let magic: [UInt8] = Array("DWC1".utf8)
+
+    /// Whether `data` begins with ``magic`` (its first four bytes compared in place: `starts(with:)` walked two
+    /// sequences through iterators, ~860 instructions a cache write).
+    static func startsWithMagic(_ data: Data) -> Bool {
+        guard data.count >= 4 else { return false }
+        return data.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } == UInt32(littleEndian: 0x3143_5744)
+    }
     /// The version written; 1, 2, 3 and 4 are read.
     static let version: UInt16 = 4
     static let fixedHeaderSize = 44
@@ -70,13 +77,13 @@ enum DiskEntryCodec {
         // an entry): fixed header, then the key, then the strings (each at most 4 KiB).
         let lengths = strings.map { min($0.utf8.count, 4096) }
         let keyLength = key.utf8.count
+        let storedAt = metadata.storedAt.timeIntervalSince1970.bitPattern  // the closure captures no metadata copy
         var out = Data(count: fixedHeaderSize + keyLength + lengths.reduce(0, +))
         out.withUnsafeMutableBytes { p in
             p.copyBytes(from: magic)
             p.storeBytes(of: version.littleEndian, toByteOffset: 4, as: UInt16.self)
             p.storeBytes(of: flags.littleEndian, toByteOffset: 6, as: UInt16.self)
-            p.storeBytes(
-                of: metadata.storedAt.timeIntervalSince1970.bitPattern.littleEndian, toByteOffset: 8, as: UInt64.self)
+            p.storeBytes(of: storedAt.littleEndian, toByteOffset: 8, as: UInt64.self)
             p.storeBytes(of: payloadLength.littleEndian, toByteOffset: 16, as: UInt64.self)
             p.storeBytes(of: payloadCRC.littleEndian, toByteOffset: 24, as: UInt32.self)
             p.storeBytes(of: UInt32(keyLength).littleEndian, toByteOffset: 28, as: UInt32.self)

@@ -45,7 +45,7 @@ struct DiskEntryWriter {
         compress = compression.applies(to: data)
         // A payload that starts like an entry header is kept in the header's own file (readers look for the
         // header at the start first).
-        self.bodyOnly = bodyOnly && !compress && !data.starts(with: DiskEntryCodec.magic)
+        self.bodyOnly = bodyOnly && !compress && !DiskEntryCodec.startsWithMagic(data)
         header =
             compress
             ? DiskEntryCodec.encodeHeader(

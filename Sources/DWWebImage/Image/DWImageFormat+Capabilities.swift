@@ -22,5 +22,11 @@ extension DWImageFormat {
 
     /// Whether the format's bytes are already entropy-coded, so that gzip would not shrink them (JPEG, PNG, GIF, WebP,
     /// HEIC, AVIF, JPEG XL, JPEG 2000): the disk cache's `.auto` compression stores these as they are.
-    public var isCompressed: Bool { [.jpeg, .png, .gif, .webp, .heic, .avif, .jxl, .jp2].contains(self) }
+    /// (A switch: an array literal's `contains` allocated the array on every call, once per cache write.)
+    public var isCompressed: Bool {
+        switch self {
+        case .jpeg, .png, .gif, .webp, .heic, .avif, .jxl, .jp2: true
+        default: false
+        }
+    }
 }
