@@ -179,11 +179,13 @@ public final class DWWebImageCache: Sendable {
 
     /// `$XDG_CACHE_HOME/dwwebimage` when set and absolute, else `~/.cache/dwwebimage`.
     public static func defaultRootDirectory() -> URL {
-        let env = ProcessInfo.processInfo.environment
-        if let xdg = env["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+        // getenv, not ProcessInfo's environment: that copies every variable into a dictionary (~0.2 M
+        // instructions a call, twice a dwfetch run).
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        if let xdg = variable("XDG_CACHE_HOME"), xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg).appendingPathComponent("dwwebimage", isDirectory: true)
         }
-        let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = variable("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return URL(fileURLWithPath: home).appendingPathComponent(".cache/dwwebimage", isDirectory: true)
     }
 

@@ -302,7 +302,12 @@ final class CurlMulti: @unchecked Sendable {
             check(dw_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferSize), "BUFFERSIZE")
         }
         configureTLS(easy, r.tls, check)
-        if let proxy = r.proxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, proxy), "PROXY") }
+        if let proxy = r.proxy {
+            check(dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, proxy), "PROXY")
+        } else if !ProxyEnvironment.namesAProxy() {  // no proxy either way, without libcurl's getenv a transfer
+            check(dw_curl_easy_setopt_string(easy, CURLOPT_PROXY, ""), "PROXY")
+            if r.noProxy == nil { check(dw_curl_easy_setopt_string(easy, CURLOPT_NOPROXY, ""), "NOPROXY") }
+        }
         if let noProxy = r.noProxy { check(dw_curl_easy_setopt_string(easy, CURLOPT_NOPROXY, noProxy), "NOPROXY") }
         if let sign = r.awsSigV4 {
             check(dw_curl_easy_setopt_aws_sigv4(easy, sign.provider, sign.userPassword), "AWS_SIGV4")
