@@ -7,45 +7,99 @@ import Foundation
 /// `DWImage` for data that is not an image.
 public struct DWImage: Sendable, Equatable {
     /// The original bytes, exactly as served.
-    public let data: Data
+    public var data: Data { box.fields.data }
     /// The format, from the magic bytes.
-    public let format: DWImageFormat
+    public var format: DWImageFormat { box.fields.format }
     /// Width in pixels (of the logical screen, for animations).
-    public let pixelWidth: Int
+    public var pixelWidth: Int { box.fields.pixelWidth }
     /// Height in pixels (of the logical screen, for animations).
-    public let pixelHeight: Int
+    public var pixelHeight: Int { box.fields.pixelHeight }
     /// Number of frames: 1 for still images; the frame count of an animated GIF, APNG or WebP.
-    public let frameCount: Int
+    public var frameCount: Int { box.fields.frameCount }
     /// How many times an animation plays: 0 = forever (and 0 for still images). For GIF this is the NETSCAPE2.0
     /// value n, counted as plays the way SDWebImage and ImageIO count (browsers play n + 1 times), and 1 when the
     /// file has no NETSCAPE2.0 block (play once). See ``DWAnimatedImagePlayer/LoopMode``.
-    public let loopCount: Int
+    public var loopCount: Int { box.fields.loopCount }
     /// Where this instance came from: the network, the memory cache or the disk cache.
-    public internal(set) var source: DWImageSource = .network
+    public internal(set) var source: DWImageSource {
+        get { box.fields.source }
+        set { edit { $0.source = newValue } }
+    }
     /// How the download went (attempts, status, bytes, time); nil for cache hits.
-    public internal(set) var metrics: DWDownloadMetrics?
+    public internal(set) var metrics: DWDownloadMetrics? {
+        get { box.fields.metrics }
+        set { edit { $0.metrics = newValue } }
+    }
     /// For a variant the pipeline rendered for this request: the format and size of the original it was made from
     /// (so a caller never reads the original again to report them); nil for an original and for a variant from a
     /// cache. Not part of equality.
-    public internal(set) var original: DWImageOriginal?
+    public internal(set) var original: DWImageOriginal? {
+        get { box.fields.original }
+        set { edit { $0.original = newValue } }
+    }
     /// For GIF: its frames, loops and duration, and giflib's index of it (made when first needed); nil for other
     /// formats. Not part of equality.
-    let gif: GIFStructure?
+    var gif: GIFStructure? { box.fields.gif }
     /// For GIF: the structure giflib reads (frames, timing, loops), made on first use; nil for other formats.
     var gifIndex: GIFIndex? { gif?.index(of: data, release: releasesWindows) }
     /// The cache and key whose decoded tier `bitmap()` reads and fills: set on an image the manager delivered (the
     /// request's cache key: the URL, a `.cacheKey`, or the variant's key); nil otherwise. Not part of equality.
-    package internal(set) var decodedTier: (cache: DWWebImageCache, key: String)?
+    package internal(set) var decodedTier: (cache: DWWebImageCache, key: String)? {
+        get { box.fields.decodedTier }
+        set { edit { $0.decodedTier = newValue } }
+    }
     /// Whether the library made this image from bytes no one outside it has held, so full passes over a mapped
     /// body may release what they have read (see ``FileBytes``). Not part of equality.
-    private(set) var releasesWindows = false
+    var releasesWindows: Bool { box.fields.releasesWindows }
     /// The body-only cache entry holding exactly these bytes, when this instance was read from or written to one
     /// (see ``DWCacheEntryFile``); nil otherwise. Not part of equality.
-    package internal(set) var entryFile: DWCacheEntryFile?
+    package internal(set) var entryFile: DWCacheEntryFile? {
+        get { box.fields.entryFile }
+        set { edit { $0.entryFile = newValue } }
+    }
     /// What the response a download ended with says for a cache entry (validators, type, Cache-Control; after a
     /// 304 the revalidated entry's, updated), for the cache tiers to store with the bytes; nil for cache hits. A
     /// reference, so an image carries one word for it. Not part of equality.
-    var responseMetadata: ResponseMetadata?
+    var responseMetadata: ResponseMetadata? {
+        get { box.fields.responseMetadata }
+        set { edit { $0.responseMetadata = newValue } }
+    }
+
+    /// Everything an image holds. A value passes through the pipeline some thirty times (results, callbacks,
+    /// caches); held in one copy-on-write box, each of those copies is one retain instead of a dozen.
+    private struct Fields {
+        let data: Data
+        let format: DWImageFormat
+        let pixelWidth: Int
+        let pixelHeight: Int
+        let frameCount: Int
+        let loopCount: Int
+        let gif: GIFStructure?
+        let releasesWindows: Bool
+        var source: DWImageSource = .network
+        var metrics: DWDownloadMetrics?
+        var original: DWImageOriginal?
+        var decodedTier: (cache: DWWebImageCache, key: String)?
+        var entryFile: DWCacheEntryFile?
+        var responseMetadata: ResponseMetadata?
+    }
+
+    /// Holds the fields; written only while uniquely referenced (copy-on-write), so never while shared.
+    private final class Box: @unchecked Sendable {
+        // @unchecked: `fields` is mutated only through DWImage's setters after isKnownUniquelyReferenced, i.e. while
+        // no other value (and so no other thread) can reach this box; every field is itself Sendable. For the same
+        // reason no access to it overlaps another, and the runtime's dynamic exclusivity check is off.
+        @exclusivity(unchecked) var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    /// Applies `change` to the fields, copying them first when another value shares them.
+    private mutating func edit(_ change: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        change(&box.fields)
+    }
 
     /// Validates `data` and reads its header.
     ///
@@ -111,23 +165,19 @@ public struct DWImage: Sendable, Equatable {
                 nil, size: count, limit: Int64(maxPixelCount),
                 what: "\(info.width)×\(info.height) pixel count")
         }
-        self.data = data
-        self.format = info.format
-        self.pixelWidth = info.width
-        self.pixelHeight = info.height
+        var gif: GIFStructure?
+        var frames = (info.frameCount, info.loopCount)
         if info.format == .gif {
             var limits = DWAnimatedImage.Limits.default
             limits.maxPixelCount = maxPixelCount
-            let gif = try GIFStructure(data: data, limits: limits, release: releasable)
-            self.gif = gif
-            self.frameCount = gif.frameCount
-            self.loopCount = gif.loopCount
-        } else {
-            self.gif = nil
-            self.frameCount = info.frameCount
-            self.loopCount = info.loopCount
+            let structure = try GIFStructure(data: data, limits: limits, release: releasable)
+            gif = structure
+            frames = (structure.frameCount, structure.loopCount)
         }
-        self.releasesWindows = releasable
+        box = Box(
+            Fields(
+                data: data, format: info.format, pixelWidth: info.width, pixelHeight: info.height,
+                frameCount: frames.0, loopCount: frames.1, gif: gif, releasesWindows: releasable))
     }
 
     /// Images are equal when their bytes and header facts are; ``source`` is not compared.
