@@ -43,6 +43,8 @@ let package = Package(
         ),
         // CRC-32C for cache entries (SSE4.2 where present, tables elsewhere); no policy lives in C.
         .target(name: "CChecksum"),
+        // glibc's malloc tunables (mallopt) as typed calls: dwfetch's fetch runs keep freed memory (HeapTuning).
+        .target(name: "CMalloc"),
         // zlib: gzip for cache entries, CRC-32 of version-1 entries.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // One lock type for every module, visible to ThreadSanitizer (see DWLock.swift).
@@ -146,6 +148,7 @@ let package = Package(
                 "DWFileIO",
                 "DWSignals",
                 "CVipsVersion",
+                "CMalloc",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]

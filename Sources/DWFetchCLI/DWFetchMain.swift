@@ -21,6 +21,7 @@ package enum DWFetchMain {
             exit(0)
         }
         let type = commandType(for: arguments)
+        if type == DWFetch.self { HeapTuning.applyForFetchRun() }  // before any other thread (HeapTuning says why)
         // A run that skips the cache sends every URL to the network: libcurl is opened on another core while
         // ArgumentParser reflects over the command (each is ~17 M instructions; docs/performance.md,
         // "Start-up"). A guess from the raw arguments: when it is wrong (`--no-cache` as another option's value), a

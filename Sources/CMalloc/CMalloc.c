@@ -1,0 +1,24 @@
+// CMalloc: glibc's mallopt behind typed calls (see include/CMalloc.h). Elsewhere the calls report failure (0).
+#include "CMalloc.h"
+#include <stdlib.h>  // defines __GLIBC__ on glibc
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+int dw_malloc_set_trim_threshold(int bytes) {
+#if defined(__GLIBC__)
+    return mallopt(M_TRIM_THRESHOLD, bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
+
+int dw_malloc_set_mmap_threshold(int bytes) {
+#if defined(__GLIBC__)
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
