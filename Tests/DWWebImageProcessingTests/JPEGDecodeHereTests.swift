@@ -46,13 +46,6 @@ final class JPEGDecodeHereTests: XCTestCase {
         }
     }
 
-    private func pixels(_ image: VImage) -> [UInt8] {
-        var length = 0
-        guard let memory = cvips_write_to_memory(image.pointer, &length) else { return [] }
-        defer { cvips_free(memory) }
-        return Array(UnsafeRawBufferPointer(start: memory, count: length))
-    }
-
     func testPixelsAndHeaderAreLibvipsOwnAtEveryScale() throws {
         let colour = try photo()
         let grey = try Vips.make("grey") { cvips_colourspace(colour.pointer, 1, $0) }  // VIPS_INTERPRETATION_B_W

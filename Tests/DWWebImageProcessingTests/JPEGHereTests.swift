@@ -35,13 +35,6 @@ final class JPEGHereTests: XCTestCase {
         try Vips.make("render") { cvips_render_here(image.pointer, $0) }
     }
 
-    private func pixels(_ image: VImage) -> [UInt8] {
-        var length = 0
-        guard let memory = cvips_write_to_memory(image.pointer, &length) else { return [] }
-        defer { cvips_free(memory) }
-        return Array(UnsafeRawBufferPointer(start: memory, count: length))
-    }
-
     func testRenderingOnTheCallingThreadComputesThePixelsTheThreadPoolDoes() throws {
         let pipeline = try photo()
         let here = try rendered(pipeline)
