@@ -41,27 +41,30 @@ extension DWWebImageDownloader {
         let partial = self.partial
         let requestedOffset = offset
         let sentValidator = validator
+        // The callbacks hold the downloader (not weakly: a weak reference gives each downloader a side table and
+        // every retain of it the slow path). The cycle downloader → `state.transfer` → callbacks → downloader is
+        // broken when the transfer ends: `onComplete` is called exactly once for a submitted transfer and clears
+        // `state.transfer` (`nextStep`); a transfer never submitted is freed when this function returns.
         let transfer = CurlTransfer(
             request: request,
-            onHead: { [weak self] head in
+            onHead: { [self] head in
                 // Decided before a single body byte is written (libcurl's own resume logic is never used).
-                self?.state.withLock { s in
+                state.withLock { s in
                     if s.firstByteAt == nil { s.firstByteAt = DispatchTime.now().uptimeNanoseconds }
                 }
                 let outcome = ResumeProtocol.decide(
                     head: head, requestedOffset: requestedOffset,
                     validator: sentValidator)
                 switch outcome {
-                case .append(let base): self?.state.withLock { $0.appendedFrom = base }
+                case .append(let base): state.withLock { $0.appendedFrom = base }
                 case .replace: partial.begin(.replace, head: head)
                 case .refetchWhole, .noBody: break
                 }
                 return outcome
             },
             onData: { chunk in partial.append(chunk) },
-            onProgress: { [weak self] received, expected in self?.reportProgress(received, expected) },
-            onComplete: { [weak self] result in
-                guard let self else { return }
+            onProgress: { [self] received, expected in reportProgress(received, expected) },
+            onComplete: { [self] result in
                 // A small body that arrived whole in memory is classified right here on the engine thread (a
                 // header sniff and a few locks: cheaper than waking a thread for it), when its cache write can be
                 // queued without waiting; everything else (retries, partial files, big bodies, a busy disk) goes

@@ -433,17 +433,20 @@ enum CurlGlobal {
     static var version: String { "libcurl/" + LIBCURL_VERSION }
 }
 
+// libcurl's callbacks borrow their transfer (no retain and release a call): `active` holds it for as long as libcurl
+// holds its handle, and libcurl calls them only inside `curl_multi_perform` on the engine thread.
 private let curlHeaderCallback: curl_write_callback = { buffer, size, count, userdata in
     guard let buffer, let userdata else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
-    return transfer.didReceiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+    return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
+        $0.didReceiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+    }
 }
 
 private let curlProgressCallback: curl_xferinfo_callback = { userdata, _, _, _, _ in
     guard let userdata else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-    return transfer.checkStall() ? 0 : 1  // nonzero aborts with CURLE_ABORTED_BY_CALLBACK
+    // nonzero aborts with CURLE_ABORTED_BY_CALLBACK
+    return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.checkStall() ? 0 : 1 }
 }
 
 /// Opens the socket only if the transfer's connection policy allows the address libcurl is about to connect to.
@@ -459,6 +462,7 @@ private let curlOpenSocketCallback: curl_opensocket_callback = { clientp, _, add
 
 private let curlWriteCallback: curl_write_callback = { buffer, size, count, userdata in
     guard let buffer, let userdata else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-    return transfer.didReceiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    return Unmanaged<CurlTransfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
+        $0.didReceiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    }
 }
