@@ -78,7 +78,7 @@ package final class FetchRunner: Sendable {
     /// How many URLs the runner hands the manager at once for `jobs` parallel transfers.
     package static func window(jobs: Int) -> Int { max(64, jobs * 8) }
 
-    /// How far past the oldest URL not finished yet the feed may run (``RequestWindow/span``): four windows, so the
+    /// How far past the oldest URL not finished yet the feed may run (``RequestFeed/span``): four windows, so the
     /// results held waiting for their line stay within this many.
     package static func feedSpan(jobs: Int) -> Int { window(jobs: jobs) * 4 }
 
@@ -116,23 +116,28 @@ package final class FetchRunner: Sendable {
         }
         preview?.expect(urls)
         let done = DispatchGroup()
-        // URLs with the manager at once, refilled a quarter at a time (one wake-up of this thread per 16 results),
-        // fed at most four windows past the oldest URL not finished: the manager starts the newest first, and a URL
-        // left waiting would otherwise hold every later result (its line comes first) until the feed ran dry.
-        let window = Self.window(jobs: command.jobs)
-        let inFlight = RequestWindow(size: window, refill: window / 4, span: Self.feedSpan(jobs: command.jobs))
         let signals = SignalWatch(signals: SignalWatch.interrupting) { [self] signal in interrupt(by: signal) }
         progress?.begin(total: distinct.count)
         let options = command.requestOptions
         if !prefetch.isEmpty { startPrefetch(prefetch, json: json, done: done) }
-        for (index, url) in distinct.enumerated() {
-            inFlight.enter()
-            done.enter()
-            request(url, index: index, options: options, name: names.isEmpty ? nil : names[index], urls: urls) {
-                done.leave()
-                inFlight.leave(index)
-            }
-        }
+        // A window of URLs with the manager at once, fed at most four windows past the oldest URL not finished (the
+        // manager starts the newest first, and a URL left waiting would otherwise hold every later result until the
+        // feed ran dry); after the first window, the result that frees a quarter of it feeds the next URLs where it
+        // ends (RequestFeed).
+        done.enter()  // the feed's own: left once every URL has been asked for
+        let feed = RequestFeed(
+            count: distinct.count, size: Self.window(jobs: command.jobs), refill: Self.window(jobs: command.jobs) / 4,
+            span: Self.feedSpan(jobs: command.jobs),
+            issue: { [self] index, finished in
+                done.enter()
+                let url = distinct[index]
+                request(url, index: index, options: options, name: names.isEmpty ? nil : names[index], urls: urls) {
+                    done.leave()
+                    finished()
+                }
+            },
+            allIssued: { done.leave() })
+        feed.start()
         done.wait()
         displayQueue.sync {}  // the pictures still playing end here, a signal still heard (it stops them)
         signals.cancel()
@@ -197,7 +202,11 @@ package final class FetchRunner: Sendable {
                     done()
                 }
                 if handlesWhereMade {
-                    handling.withLock { _ in handle() }
+                    // `done` after the lock: it may ask for the next URLs, whose answers can come right here.
+                    handling.withLock { _ in
+                        finished(url, index: index, result, original: original, name: name, json: json, urls: urls)
+                    }
+                    done()
                 } else if DispatchQueue.getSpecific(key: onOutputQueue) == true {
                     handle()
                 } else {
@@ -215,7 +224,7 @@ package final class FetchRunner: Sendable {
 
     /// The manager set up for this run (on the caller's thread, before any request): concurrency, the output queue
     /// as its callback queue (cache writes included), the command's configuration, and metrics collected into the
-    /// run's state. Waiting downloads start newest first, DW's order, within the ``RequestWindow`` the run hands the
+    /// run's state. Waiting downloads start newest first, DW's order, within the ``RequestFeed`` the run hands the
     /// manager: `-j 1 u1 … u6` asks the origin for u1, u6, u5, u4, u3, u2; lines still print in input order.
     private func prepareManager() {
         manager.maxConcurrentDownloads = command.jobs
