@@ -45,8 +45,9 @@ final class RequestFeed: Sendable {
     private let allIssued: @Sendable () -> Void
 
     /// A feed of `count` URLs, `size` at once (at least 1), refilled `refill` at a time (clamped to 1…size), at most
-    /// `span` past the oldest unfinished one (at least `size`; nil: no bound). `issue` starts the `index`-th request and arranges for `done` to be called once when it
-    /// has ended; `allIssued` is called once, after the last one has been issued (at once when `count` is 0).
+    /// `span` past the oldest unfinished one (at least `size`; nil: no bound). `issue` starts the `index`-th request
+    /// and arranges for `done` to be called once when it has ended; `allIssued` is called once, after the last one
+    /// has been issued (at once when `count` is 0).
     init(
         count: Int, size: Int, refill: Int = 1, span: Int? = nil,
         issue: @escaping @Sendable (_ index: Int, _ done: @escaping @Sendable () -> Void) -> Void,

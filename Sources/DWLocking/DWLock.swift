@@ -73,11 +73,11 @@ public struct DWLock<Value> {
 // and `Value` is Sendable, so what `withLock` hands out may cross threads.
 extension DWLock: @unchecked Sendable where Value: Sendable {}
 
-/// The attributes every ``DWLock`` mutex is made with: glibc's adaptive type, which spins briefly on a taken lock before
-/// it sleeps. A `DWLock` is held for a few hundred nanoseconds at most, so a thread that finds it taken usually gets
-/// it while spinning, instead of a futex wait, a futex wake on the holder's side and two context switches (a
-/// 2,000-image `dwfetch` run, whose feeding thread and transfer engine share the manager's locks, made ~120 samples
-/// of futex calls in `perf` against curl's ~1). Elsewhere (musl) the default type.
+/// The attributes every ``DWLock`` mutex is made with: glibc's adaptive type, which spins briefly on a taken lock
+/// before it sleeps. A `DWLock` is held for a few hundred nanoseconds at most, so a thread that finds it taken usually
+/// gets it while spinning, instead of a futex wait, a futex wake on the holder's side and two context switches (a cold
+/// 2,000-image `dwfetch` run, whose engine thread and the cache's I/O queue share locks, takes 182 ms of CPU with the
+/// spin and 190 ms without; docs/performance.md). Elsewhere (musl) the default type.
 @usableFromInline
 final class DWLockAttributes: Sendable {
     @usableFromInline static let shared = DWLockAttributes()
