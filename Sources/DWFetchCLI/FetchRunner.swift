@@ -199,18 +199,18 @@ package final class FetchRunner: Sendable {
             pixels.finish(fetched, url: url, cache: manager.cache) { [self] result, original in
                 let handle: @Sendable () -> Void = { [self] in
                     finished(url, index: index, result, original: original, name: name, json: json, urls: urls)
-                    done()
                 }
                 if handlesWhereMade {
-                    // `done` after the lock: it may ask for the next URLs, whose answers can come right here.
-                    handling.withLock { _ in
-                        finished(url, index: index, result, original: original, name: name, json: json, urls: urls)
-                    }
-                    done()
+                    handling.withLock { _ in handle() }
+                    done()  // after the lock: it may ask for the next URLs, whose answers can come right here
                 } else if DispatchQueue.getSpecific(key: onOutputQueue) == true {
                     handle()
+                    done()
                 } else {
-                    outputQueue.async(execute: handle)
+                    outputQueue.async {
+                        handle()
+                        done()
+                    }
                 }
             }
         }

@@ -452,11 +452,13 @@ private let curlProgressCallback: curl_xferinfo_callback = { userdata, _, _, _, 
 /// Opens the socket only if the transfer's connection policy allows the address libcurl is about to connect to.
 private let curlOpenSocketCallback: curl_opensocket_callback = { clientp, _, address in
     guard let clientp, let address else { return DW_CURL_SOCKET_BAD }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
     var ip = [UInt8](repeating: 0, count: 16)
     var port: Int32 = 0
     let count = Int(dw_curl_sockaddr_ip(address, &ip, &port))
-    guard transfer.mayConnect(to: Array(ip.prefix(count)), port: Int(port)) else { return DW_CURL_SOCKET_BAD }
+    let allowed = Unmanaged<CurlTransfer>.fromOpaque(clientp)._withUnsafeGuaranteedRef {
+        $0.mayConnect(to: Array(ip.prefix(count)), port: Int(port))
+    }
+    guard allowed else { return DW_CURL_SOCKET_BAD }
     return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
 }
 
