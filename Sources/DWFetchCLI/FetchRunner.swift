@@ -235,6 +235,9 @@ package final class FetchRunner: Sendable {
         // copy of it. That place is the engine thread itself with handlesWhereMade, else the output queue.
         manager.writesCacheInCallbacks = true
         manager.deliversWhereMade = handlesWhereMade
+        // The feed's threads may wait for an `open`: a miss is known where the URL is asked for, without a hop to
+        // the lookup queue and back (a hit is still read there).
+        manager.probesDiskWhereAsked = true
         // Nothing in dwfetch observes the download notifications: not posting them spares ~20 k instructions an image.
         manager.postsDownloadNotifications = false
         manager.configuration = command.managerConfiguration(base: manager.configuration)

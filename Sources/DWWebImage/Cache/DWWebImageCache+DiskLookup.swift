@@ -39,10 +39,17 @@ extension DWWebImageCache {
         return entry.metadata
     }
 
+    /// `key`'s entry file opened, as a lookup opens it; nil when there is none (a miss, known without reading).
+    /// On the caller's thread: one `open`.
+    func openDiskEntry(forKey key: String) -> OpenedEntry? {
+        OpenedEntry(path: filePath(forKey: key))
+    }
+
     /// Looks `key` up on disk. An expired entry with a validator is returned as `.expired` (and kept) so the
     /// download can ask the server whether it is still current; anything unusable is removed and is a miss.
-    func diskLookup(forKey key: String, maxPixelCount: Int) -> DiskLookup {
-        guard let (entry, fresh) = findOnDisk(forKey: key) else { return .miss }
+    /// `opened`: `key`'s file as ``openDiskEntry(forKey:)`` opened it, read instead of opening it again.
+    func diskLookup(forKey key: String, maxPixelCount: Int, opened: OpenedEntry? = nil) -> DiskLookup {
+        guard let (entry, fresh) = findOnDisk(forKey: key, opened: opened) else { return .miss }
         guard var image = try? DWImage.validated(data: entry.payload, maxPixelCount: maxPixelCount) else {
             removeUnusable(filePath(forKey: key))  // not an image: a miss
             return .miss
@@ -60,9 +67,12 @@ extension DWWebImageCache {
     /// go through it): `key`'s entry read and validated, marked as just read (for LRU eviction), with whether it is
     /// still fresh. Anything unusable — torn, corrupt, another key's file (a hash collision), or stale without a
     /// validator to revalidate it with — is removed and is a miss, as an absent file is. On the caller's thread.
-    func findOnDisk(forKey key: String) -> (entry: DiskEntryCodec.Entry, fresh: Bool)? {
-        let path = filePath(forKey: key)
-        let found = DiskEntryCodec.read(path: path, touches: readTouches)
+    /// `opened`: `key`'s file, already open (``openDiskEntry(forKey:)``).
+    func findOnDisk(forKey key: String, opened: OpenedEntry? = nil) -> (entry: DiskEntryCodec.Entry, fresh: Bool)? {
+        let path = opened?.path ?? filePath(forKey: key)
+        let found =
+            opened.map { DiskEntryCodec.read($0, touches: readTouches) }
+            ?? DiskEntryCodec.read(path: path, touches: readTouches)
         if case .absent = found { return nil }
         guard case .entry(let entry) = found, entry.key == key else {
             removeUnusable(path)

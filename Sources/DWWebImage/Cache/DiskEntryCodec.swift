@@ -213,10 +213,13 @@ enum DiskEntryCodec {
     /// With `touches`, a valid entry is marked as just read (its atime, through the open descriptor: no second
     /// path lookup) unless this process did so within the last minute; LRU eviction orders by it.
     static func read(path: String, touches: ReadTouches? = nil) -> ReadResult {
-        var fd = open(path, O_RDONLY | O_CLOEXEC | noAtime)  // we set atimes ourselves (see ReadTouches)
-        if fd < 0 && errno == EPERM { fd = open(path, O_RDONLY | O_CLOEXEC) }  // not the file's owner
-        guard fd >= 0 else { return .absent }
-        defer { close(fd) }
+        guard let file = OpenedEntry(path: path) else { return .absent }
+        return read(file, touches: touches)
+    }
+
+    /// ``read(path:touches:)`` of a file already opened by ``OpenedEntry/init(path:)``.
+    static func read(_ file: OpenedEntry, touches: ReadTouches? = nil) -> ReadResult {
+        let (fd, path) = (file.fd, file.path)
         guard var entry = read(fd: fd) else { return .invalid }
         // One expiry clock, DW's: the file's modification time (so `touch`, `find -mtime` and rsync mean what
         // users expect), the same clock the sweep and the statistics read; the header's time is only a record.

@@ -1,8 +1,46 @@
 // DWWebImageManager + disk hits: the image delivered, or a variant made from its original found on disk, and the
-// second look at the disk that a write finishing during the first one calls for.
+// second look at the disk that a write finishing during the first one calls for; where a lookup starts.
+import DWLocking
 import Foundation
 
 extension DWWebImageManager {
+    /// Looks `waiter`'s image up on disk (`key`: the cache key of what it asked for), from the thread that asked: on
+    /// the lookup queue, or, for an image (not a variant) with ``probesDiskWhereAsked``, first with one `open` here:
+    /// no file is a miss that files the download at once; a file found is handed to the lookup queue open, to be
+    /// read and validated there.
+    func lookUp(
+        _ waiter: Waiter, key: String, asciiURL: String, configuration: Configuration, callbacks: DispatchQueue,
+        asked: UInt64, revalidating: Revalidation?
+    ) {
+        let request = waiter.options
+        var opened: OpenedEntry?
+        if !request.isVariant && tuning.withLock({ $0.probesDiskWhereAsked }) {
+            opened = cache.openDiskEntry(forKey: waiter.token.cacheKey)
+            if opened == nil {
+                proceedToNetwork(
+                    waiter, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks,
+                    revalidating: revalidating)
+                return
+            }
+        }
+        state.withLock { $0.lookups[waiter.token.id] = waiter }
+        lookupQueue.async { [self, opened] in
+            DWHopTrace.arrive("lookup queue")
+            guard !waiter.isDelivered else { return }  // cancelled during the lookup
+            let lookupStarted = DispatchTime.now().uptimeNanoseconds
+            // A variant on disk; else (below) its original, on disk or from the network, to make it from.
+            if request.isVariant,
+                case .hit(let image, _) = cache.diskLookup(forKey: key, maxPixelCount: configuration.maxPixelCount)
+            {
+                deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
+                return
+            }
+            lookUpOriginal(
+                waiter, key: key, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks, asked: asked,
+                lookupStarted: lookupStarted, opened: opened)
+        }
+    }
+
     /// A disk hit for what `waiter` asked for (on the lookup queue): kept in memory, then delivered.
     func deliverDiskHit(
         _ image: DWImage, key: String, to waiter: Waiter, asked: UInt64, lookupStarted: UInt64,
@@ -39,14 +77,15 @@ extension DWWebImageManager {
     /// Looks up `waiter`'s original (its token's cache key) on disk and goes on from what it finds (on the lookup
     /// queue): a hit is delivered, or made into the variant asked for (`key`: what a hit is kept in memory under); an
     /// expired entry is revalidated; a miss goes to the network, a variant's with the count of disk writes that had
-    /// finished before it looked (see `proceedToNetwork`).
+    /// finished before it looked (see `proceedToNetwork`). `opened`: the original's file, already open.
     func lookUpOriginal(
         _ waiter: Waiter, key: String, asciiURL: String, configuration: Configuration, callbacks: DispatchQueue,
-        asked: UInt64, lookupStarted: UInt64
+        asked: UInt64, lookupStarted: UInt64, opened: OpenedEntry? = nil
     ) {
         let request = waiter.options
         let writesSeen = cache.pendingWritesFinished  // before the lookup
-        var found = cache.diskLookup(forKey: waiter.token.cacheKey, maxPixelCount: configuration.maxPixelCount)
+        var found = cache.diskLookup(
+            forKey: waiter.token.cacheKey, maxPixelCount: configuration.maxPixelCount, opened: opened)
         if case .expired(let image, let metadata) = found, request.fromCacheOnly {
             found = .hit(image, metadata)  // offline: a stale image beats none
         } else if case .hit(let image, let metadata) = found, request.revalidates, !request.fromCacheOnly {

@@ -31,6 +31,17 @@ extension DWWebImageManager {
         set { tuning.withLock { $0.deliversWhereMade = newValue } }
     }
 
+    /// Whether a request for an image (not a variant) opens its disk entry on the thread that asks, before
+    /// ``downloadImage(withURL:options:progress:completion:)`` returns (default false): no file is a miss there and
+    /// then, and a file found is handed open to the lookup queue, which reads and validates it as it would have.
+    /// For a caller whose asking threads may wait for one `open` (dwfetch's request feed, which runs on the main,
+    /// engine and output threads): a cold run's miss costs that failed `open` instead of a wake-up of the lookup
+    /// queue and a hop back. Read when a request is made.
+    package var probesDiskWhereAsked: Bool {
+        get { tuning.withLock { $0.probesDiskWhereAsked } }
+        set { tuning.withLock { $0.probesDiskWhereAsked = newValue } }
+    }
+
     /// Whether downloads post ``Notification/Name/DWWebImageDownloadStart``, `…Finish` and `…Stop`, and
     /// ``Notification/Name/DWWebImageCacheComplete`` for a write in the callback block (default true). For a caller
     /// that observes none of them (dwfetch): a post nobody observes still costs ~10 k instructions (its userInfo
@@ -45,6 +56,7 @@ extension DWWebImageManager {
         var writesCacheInCallbacks = false
         var deliversWhereMade = false
         var postsNotifications = true
+        var probesDiskWhereAsked = false
     }
 }
 

@@ -13,8 +13,9 @@ import DWLocking
 /// The choice is made each time a slot frees, so every slot stays busy and a priority raised while waiting counts at
 /// the next free slot.
 ///
-/// The path of one URL: the caller's thread (memory hit, or hand-off) → the lookup queue (disk hit, or the download is
-/// filed with the scheduler) → the start queue (the operation starts and hands the transfer to the engine) → the engine
+/// The path of one URL: the caller's thread (memory hit, or hand-off; with ``probesDiskWhereAsked``, a file absent
+/// from disk files the download right there) → the lookup queue (disk hit, or the download is filed with the
+/// scheduler) → the start queue (the operation starts and hands the transfer to the engine) → the engine
 /// thread (libcurl; a small body that arrived whole is validated and kept in memory right there, its slot released and
 /// its disk write queued; anything else goes on to the work queue for that) → ``callbackQueue`` (one block: metrics,
 /// every completion, the Finish notification). Disk writes run on the cache's write queue (or at the end of that block:
@@ -248,22 +249,9 @@ public final class DWWebImageManager: Sendable {
                 revalidating: revalidating)
             return token
         }
-        state.withLock { $0.lookups[id] = waiter }
-        lookupQueue.async { [self] in
-            DWHopTrace.arrive("lookup queue")
-            guard !waiter.isDelivered else { return }  // cancelled during the lookup
-            let lookupStarted = DispatchTime.now().uptimeNanoseconds
-            // A variant on disk; else (below) its original, on disk or from the network, to make it from.
-            if request.isVariant,
-                case .hit(let image, _) = cache.diskLookup(forKey: key, maxPixelCount: configuration.maxPixelCount)
-            {
-                deliverDiskHit(image, key: key, to: waiter, asked: asked, lookupStarted: lookupStarted, on: callbacks)
-                return
-            }
-            lookUpOriginal(
-                waiter, key: key, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks, asked: asked,
-                lookupStarted: lookupStarted)
-        }
+        lookUp(
+            waiter, key: key, asciiURL: asciiURL, configuration: configuration, callbacks: callbacks, asked: asked,
+            revalidating: revalidating)
         return token
     }
 
