@@ -143,6 +143,7 @@ final class BodyOnlyEntryTests: TemporaryRootTestCase {
         let space = reader.directory.path
         let onDisk = DiskBudget.scan(space).reduce(Int64(0)) { $0 + $1.size }
         XCTAssertEqual(onDisk, Int64(bodies.reduce(0) { $0 + $1.count }), "one file per key, each the body")
+        for writer in writers { XCTAssertTrue(writer.waitForPendingWrites()) }  // gives the room held ahead back
         // The ledger (first 8 bytes of the lock file) equals what is on disk.
         let lock = try Data(contentsOf: URL(fileURLWithPath: space + "/" + DiskBudget.lockName))
         let ledger = lock.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: Int64.self) }

@@ -22,9 +22,14 @@ extension DWWebImageCache {
 
     /// Blocks until the disk writes the pipeline has started are done (a CLI calls this before it exits).
     /// Returns false if `timeout` passed first.
+    /// The room in the disk budget's ledger this cache took ahead of its writes is given back once they are done.
     @discardableResult
     public func waitForPendingWrites(timeout: TimeInterval = 30) -> Bool {
-        pendingWrites.wait(timeout: .now() + timeout) == .success
+        guard pendingWrites.wait(timeout: .now() + timeout) == .success else { return false }
+        writeSemaphore.wait()
+        lockFiles.releaseReservations()
+        writeSemaphore.signal()
+        return true
     }
 
     /// Announces a disk write of `key` (``waitForPendingWrites(timeout:)`` waits for it from now on), as the one
@@ -140,10 +145,13 @@ extension DWWebImageCache {
             throw .overDiskBudget(size, limit, key: key)
         }
         Self.setModificationTime(of: file.fd, to: metadata.storedAt)
+        let space = lockFiles.space(for: dirPath)
+        var reserved = space.reserved
         let (code, evicted) = DiskBudget.commit(
-            dir: dirPath, final: finalPath, size: size, limit: limit, lockFile: lockFiles.descriptor(for: dirPath),
+            dir: dirPath, final: finalPath, size: size, limit: limit, lockFile: space.fd, reserved: &reserved,
             publishIfAbsent: { file.publishIfAbsent(as: finalPath) },
             publish: { file.publish(as: finalPath, fallbackName: tempName) })
+        if reserved != space.reserved { lockFiles.setReserved(reserved, in: dirPath) }
         if !evicted.isEmpty { postDidClean(evicted) }
         if code != 0 {
             throw .cacheFailure("publish \(finalPath)", errno: code, key: key)

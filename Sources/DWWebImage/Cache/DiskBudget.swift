@@ -9,6 +9,13 @@ import Foundation
 /// limit, the directory is rescanned (fixing any drift, e.g. from a writer that died between ledger and rename) and
 /// the least recently *read* entries (by atime, which reads set explicitly — `noatime` mounts don't matter) are
 /// removed down to 70 % of the limit. Removals outside a write drop the ledger; the next write rescans.
+///
+/// A locked write that leaves room enough also counts ``reservation(limit:)`` bytes more in the ledger: room its
+/// cache then fills without the lock, so an entry that fits in it and takes a free name costs no `flock`, `pread`
+/// or `pwrite`. What is left of it goes back at the cache's next locked write, at ``release(_:lockFile:)`` (once its
+/// writes are done) or when it goes away. A process killed with room held leaves the ledger that much high (it
+/// evicts early) until the next rescan; room held while another process rescans is not in the rescanned ledger, so
+/// the space can pass the limit by at most what each writing cache holds (1/64 of the limit, 4 MiB at most).
 enum DiskBudget {
     static let lockName = ".lock"
 
@@ -44,19 +51,31 @@ enum DiskBudget {
     /// `lockFile`: the space's lock file, kept open by the caller (``DiskLockFiles``; it is locked and unlocked
     /// here), or -1 to open and close it now. `publishIfAbsent`: names the file only if the name is free (0, EEXIST
     /// or an errno; nil when it cannot tell): when the ledger shows room for the entry whatever it replaces, that
-    /// is tried first, which spares the `stat` of `final` that a replacement needs.
+    /// is tried first, which spares the `stat` of `final` that a replacement needs. `reserved`: the room the
+    /// caller holds ahead in the ledger (with a kept lock file): an entry that fits in it is published if absent
+    /// without the lock; else it is given back, and taken again when the ledger shows plenty of room.
     static func commit(
-        dir: String, final: String, size: Int64, limit: Int64, lockFile: Int32 = -1,
+        dir: String, final: String, size: Int64, limit: Int64, lockFile: Int32 = -1, reserved: inout Int64,
         publishIfAbsent: () -> Int32? = { nil }, publish: () -> Int32
     ) -> (Int32, [String]) {
         let kept = lockFile >= 0
+        var taken: Int32?  // publishIfAbsent's answer when it was tried outside the lock and found the name taken
+        if kept && size <= reserved, let code = publishIfAbsent() {
+            guard code == EEXIST else {
+                if code == 0 { reserved -= size }
+                return (code, [])
+            }
+            taken = code
+        }
         let lock = kept ? lockFile : open(dir + "/" + lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if lock >= 0 { while flock(lock, LOCK_EX) != 0 && errno == EINTR {} }
         defer {
             if kept { _ = flock(lock, LOCK_UN) } else if lock >= 0 { close(lock) }  // closing releases the flock
         }
-        let ledger = lock >= 0 ? readLedger(lock) : nil
-        if let ledger, limit == 0 || ledger + size <= limit, let code = publishIfAbsent() {
+        // What is left of the room held ahead goes back first (with an invalidated ledger it went already).
+        let ledger = lock >= 0 ? readLedger(lock).map { max(0, $0 - reserved) } : nil
+        reserved = 0
+        if let ledger, limit == 0 || ledger + size <= limit, let code = taken ?? publishIfAbsent() {
             // No eviction either way; a name already taken is replaced after all (its size known from `stat`).
             var total = ledger + (code == 0 ? size : 0)
             var result = code
@@ -66,6 +85,7 @@ enum DiskBudget {
                 result = publish()
                 if result == 0 { total += size - replaced }
             }
+            if kept { reserved = takeAhead(&total, limit: limit) }
             writeLedger(lock, max(0, total))
             return (result, [])
         }
@@ -90,8 +110,31 @@ enum DiskBudget {
         }
         let renamed = publish()
         if renamed != 0 { total -= size - replaced }
+        if kept { reserved = takeAhead(&total, limit: limit) }
         if lock >= 0 { writeLedger(lock, max(0, total)) }
         return (renamed, evicted)
+    }
+
+    /// Adds ``reservation(limit:)`` to `total` when it still fits under `limit`; returns the room taken (or 0).
+    private static func takeAhead(_ total: inout Int64, limit: Int64) -> Int64 {
+        let ahead = reservation(limit: limit)
+        guard limit == 0 || max(0, total) + ahead <= limit else { return 0 }
+        total = max(0, total) + ahead
+        return ahead
+    }
+
+    /// The room a write takes ahead in the ledger when there is plenty: 1/64 of `limit`, at most 4 MiB (4 MiB with
+    /// no limit). An entry larger than what is left of it takes the lock as before.
+    static func reservation(limit: Int64) -> Int64 {
+        limit > 0 ? min(limit / 64, 4 << 20) : 4 << 20
+    }
+
+    /// Gives `reserved` bytes of room held ahead back to the ledger of the (open) lock file `lockFile`.
+    static func release(_ reserved: Int64, lockFile: Int32) {
+        guard reserved > 0, lockFile >= 0 else { return }
+        while flock(lockFile, LOCK_EX) != 0 && errno == EINTR {}
+        defer { _ = flock(lockFile, LOCK_UN) }
+        if let ledger = readLedger(lockFile) { writeLedger(lockFile, max(0, ledger - reserved)) }
     }
 
     /// Forgets the ledger after removals (the next write rescans).

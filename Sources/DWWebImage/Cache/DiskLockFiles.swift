@@ -1,4 +1,5 @@
-// DiskLockFiles: a cache's open lock files, one per space directory it writes to, kept open between writes.
+// DiskLockFiles: a cache's open lock files, one per space directory it writes to, kept open between writes, with
+// the room in each space's ledger the cache has taken ahead of its writes.
 import Foundation
 import DWLocking
 
@@ -8,31 +9,62 @@ import DWLocking
 /// The cache never deletes a lock file (clearing a space keeps it); should the directory vanish, the write that
 /// recreates it calls ``forget(_:)`` and the next one opens the new lock file.
 ///
-/// Thread safety: the table is behind one `DWLock` (a leaf). A descriptor is used by the cache's disk writes, which
-/// `writeSemaphore` runs one at a time. Closed when the cache goes away.
+/// Beside each descriptor: the bytes this cache has counted in that space's ledger ahead of its writes and not yet
+/// written (``DiskBudget/commit(dir:final:size:limit:lockFile:reserved:publishIfAbsent:publish:)``), given back by
+/// ``releaseReservations()``.
+///
+/// Thread safety: the table is behind one `DWLock` (a leaf, never held across a system call that waits). A
+/// descriptor and its reservation are used by the cache's disk writes, which `writeSemaphore` runs one at a time
+/// (``releaseReservations()`` takes it too). Closed when the cache goes away.
 final class DiskLockFiles: Sendable {
-    private let open = DWLock([String: Int32]())
-
-    deinit {
-        for fd in open.withLock({ Array($0.values) }) { close(fd) }
+    /// One space's lock file and the room taken ahead in its ledger.
+    struct Space {
+        let fd: Int32
+        var reserved: Int64 = 0
     }
 
-    /// The open lock file of `dir` (opened, and created, on first use); -1 if it cannot be opened.
-    func descriptor(for dir: String) -> Int32 {
-        if let fd = open.withLock({ $0[dir] }) { return fd }
-        let fd = Glibc.open(dir + "/" + DiskBudget.lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return -1 }
-        let kept = open.withLock { table -> Int32 in
-            if let other = table[dir] { return other }
-            table[dir] = fd
-            return fd
+    private let spaces = DWLock([String: Space]())
+
+    deinit {
+        for space in spaces.withLock({ Array($0.values) }) {
+            DiskBudget.release(space.reserved, lockFile: space.fd)
+            close(space.fd)
         }
-        if kept != fd { close(fd) }
+    }
+
+    /// The open lock file of `dir` (opened, and created, on first use) and the room this cache holds ahead in its
+    /// ledger; fd -1 if it cannot be opened.
+    func space(for dir: String) -> Space {
+        if let space = spaces.withLock({ $0[dir] }) { return space }
+        let fd = Glibc.open(dir + "/" + DiskBudget.lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return Space(fd: -1) }
+        let kept = spaces.withLock { table -> Space in
+            if let other = table[dir] { return other }
+            table[dir] = Space(fd: fd)
+            return Space(fd: fd)
+        }
+        if kept.fd != fd { close(fd) }
         return kept
     }
 
-    /// Closes the lock file of `dir` (its directory was recreated: the next write opens the new one).
+    /// Records the room this cache now holds ahead in `dir`'s ledger (after a write used or took some).
+    func setReserved(_ reserved: Int64, in dir: String) {
+        spaces.withLock { $0[dir]?.reserved = reserved }
+    }
+
+    /// Gives every space's unused room back to its ledger (the caller runs no write meanwhile).
+    func releaseReservations() {
+        let held = spaces.withLock { table -> [Space] in
+            let held = table.values.filter { $0.reserved > 0 }
+            for dir in table.keys { table[dir]?.reserved = 0 }
+            return held
+        }
+        for space in held { DiskBudget.release(space.reserved, lockFile: space.fd) }
+    }
+
+    /// Closes the lock file of `dir` (its directory was recreated: the next write opens the new one). The room it
+    /// held went with the old ledger.
     func forget(_ dir: String) {
-        if let fd = open.withLock({ $0.removeValue(forKey: dir) }) { close(fd) }
+        if let space = spaces.withLock({ $0.removeValue(forKey: dir) }) { close(space.fd) }
     }
 }
