@@ -7,11 +7,10 @@ import DWSignals
 
 /// One dwfetch run over a manager. Requests run on the library's queues; each result is handled (`-o` write, hashing,
 /// printing) one at a time; with `--preview`, lines and pictures are drawn on a display queue of their own. The run
-/// makes its own serial queue (``outputQueue``) the manager's callback queue. Without pixel flags or previews, a
-/// download's result is handled right where the manager completes it — on the transfer engine's thread
-/// (``handlesWhereMade``), so no thread is woken per image; cache hits and refusals arrive on the output queue and are
-/// handled there, under the same lock. With a pixel stage, a result it passes straight through is handled in the
-/// callback itself, and results it finishes on its own workers are queued to the output queue.
+/// makes its own serial queue (``outputQueue``) the manager's callback queue, where the cache entry of each download
+/// is written too, and then its `-o` file: the file work of one image overlaps the transfers of the next ones on the
+/// engine thread. With a pixel stage, a result it passes straight through is handled in the callback itself, and
+/// results it finishes on its own workers are queued to the output queue.
 package final class FetchRunner: Sendable {
     private let command: DWFetch
     private let manager: DWWebImageManager
@@ -36,13 +35,6 @@ package final class FetchRunner: Sendable {
     /// Set on ``outputQueue``: tells a pixel stage's `then` called in the callback (on the queue) from one called on
     /// a worker.
     private let onOutputQueue = DispatchSpecificKey<Bool>()
-    /// No pixel stage and no preview: each result is handled in the manager's completion, wherever the manager calls
-    /// it — for a download, on the transfer engine's thread where it ends (``DWWebImageManager/deliversWhereMade``),
-    /// which then writes the `-o` file and prints the line itself: no thread is woken per image. ``handling`` keeps
-    /// the handling one result at a time, as on the output queue.
-    private let handlesWhereMade: Bool
-    /// Held while one result is handled, with ``handlesWhereMade``.
-    private let handling = DWLock(())
     /// `--json`, `-q`, `--stats` and whether a previewer draws, read once: an ArgumentParser flag costs ~400
     /// instructions a read, and an optional existential a copy, several times an image.
     private let json: Bool, quiet: Bool, stats: Bool, previews: Bool
@@ -94,7 +86,6 @@ package final class FetchRunner: Sendable {
         self.progress = (!command.quiet && isatty(STDERR_FILENO) == 1 && preview == nil) ? ProgressView() : nil
         let pixels = engines.pixels?(command.processing) ?? PassThroughPixelStage()
         self.pixels = pixels
-        handlesWhereMade = pixels is PassThroughPixelStage && preview == nil
         (json, quiet, stats, previews) = (command.json, command.quiet, command.stats, preview != nil)
         outputQueue.setSpecific(key: onOutputQueue, value: true)
     }
@@ -200,10 +191,7 @@ package final class FetchRunner: Sendable {
                 let handle: @Sendable () -> Void = { [self] in
                     finished(url, index: index, result, original: original, name: name, json: json, urls: urls)
                 }
-                if handlesWhereMade {
-                    handling.withLock { _ in handle() }
-                    done()  // after the lock: it may ask for the next URLs, whose answers can come right here
-                } else if DispatchQueue.getSpecific(key: onOutputQueue) == true {
+                if DispatchQueue.getSpecific(key: onOutputQueue) == true {
                     handle()
                     done()
                 } else {
@@ -232,9 +220,8 @@ package final class FetchRunner: Sendable {
         manager.callbackQueue = outputQueue
         // Where results are handled, files are written anyway: the cache entry is written there too, before the -o
         // file (one thread hand-off an image less than the cache's write queue), which is then a link or a kernel
-        // copy of it. That place is the engine thread itself with handlesWhereMade, else the output queue.
+        // copy of it.
         manager.writesCacheInCallbacks = true
-        manager.deliversWhereMade = handlesWhereMade
         // The feed's threads may wait for an `open`: a miss is known where the URL is asked for, without a hop to
         // the lookup queue and back (a hit is still read there).
         manager.probesDiskWhereAsked = true
@@ -256,8 +243,8 @@ package final class FetchRunner: Sendable {
         }
     }
 
-    /// One URL's result, on the output queue (or under ``handling``, with ``handlesWhereMade``): written (`-o`), kept
-    /// for its preview, hashed (`--json`), recorded, and printed with every line whose turn has come.
+    /// One URL's result, on the output queue: written (`-o`), kept for its preview, hashed (`--json`), recorded, and
+    /// printed with every line whose turn has come.
     private func finished(
         _ url: String, index: Int, _ result: Result<DWImage, DWWebImageError>,
         original: SourceFacts?, name: String?, json: Bool, urls: [String]

@@ -1,6 +1,6 @@
-// The package tuning dwfetch's runner uses: completions where the download ends (no callback-queue hop), no
-// download notifications, and disk probes where a request is asked. Real libcurl against the loopback server; the
-// hops are the ones the pipeline notes.
+// The package tuning dwfetch's runner uses: cache writes in the callback block, no download notifications, and disk
+// probes where a request is asked. Real libcurl against the loopback server; the hops are the ones the pipeline
+// notes.
 import DWLocking
 import DWTestServer
 import DWTestSupport
@@ -10,39 +10,7 @@ import XCTest
 @testable import DWWebImage
 
 final class DeliveryTuningTests: XCTestCase {
-    /// With `deliversWhereMade`, a download's completion runs on the thread where the download ended (the engine
-    /// thread for a small body): the trace never arrives at the callback queue, and the completion does not run
-    /// on it. A failure is answered the same way.
-    func testDeliversWhereMadeSkipsTheCallbackQueue() async throws {
-        let h = try Harness()
-        defer { h.close() }
-        h.manager.deliversWhereMade = true
-        h.server.setRoute("/w.png", .ok(SampleImages.png(width: 4, height: 4)))
-        h.server.setRoute("/gone.png", .status(404))
-        let key = DispatchSpecificKey<Bool>()
-        h.manager.callbackQueue.setSpecific(key: key, value: true)
-        let onCallbackQueue = DWLock<[Bool]>([])
-        var results: [Result<DWImage, DWWebImageError>] = []
-        let path = await DWHopTrace.record {
-            for name in ["/w.png", "/gone.png"] {
-                let result = await withCheckedContinuation { continuation in
-                    h.manager.downloadImage(withURL: h.server.url(name)) { result in
-                        onCallbackQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == true) }
-                        continuation.resume(returning: result)
-                    }
-                }
-                results.append(result)
-            }
-        }
-        let route = path.joined(separator: " → ")
-        XCTAssertEqual(results.first?.value?.pixelWidth, 4)
-        XCTAssertEqual(results.last?.error?.httpStatus, 404)
-        XCTAssertTrue(path.contains("engine thread"), route)
-        XCTAssertFalse(path.contains("callback queue"), route)
-        XCTAssertEqual(onCallbackQueue.withLock { $0 }, [false, false])
-    }
-
-    /// Without the tuning (the default), the same download's completion is delivered on the callback queue.
+    /// A download's completion is delivered on the callback queue.
     func testByDefaultCompletionsRunOnTheCallbackQueue() throws {
         let h = try Harness()
         defer { h.close() }
@@ -66,7 +34,6 @@ final class DeliveryTuningTests: XCTestCase {
         defer { h.close() }
         h.manager.postsDownloadNotifications = false
         h.manager.writesCacheInCallbacks = true
-        h.manager.deliversWhereMade = true
         let png = SampleImages.png(width: 5, height: 5)
         h.server.setRoute("/quiet.png", .ok(png))
         let url = h.server.url("/quiet.png")

@@ -143,8 +143,8 @@ extension DWWebImageDownloader {
         }
     }
 
-    /// Answers the callers of the original in one block on the callback queue (here, with
-    /// ``DownloadContext/deliversWhereMade``), and hands the callers of variants to the manager. `writing`, if any,
+    /// Answers the callers of the original in one block on the callback queue, and hands the callers of variants to
+    /// the manager. `writing`, if any,
     /// starts the block (the cache write: the callers get the image it returns, with its entry file) and what it
     /// returns to do after ends it; the variants' callers are then handed on in the block, after the write, so no
     /// variant is answered before its original's entry (and the origin's headers in it) is on disk.
@@ -191,13 +191,9 @@ extension DWWebImageDownloader {
             }
             then?()
         }
-        if context.deliversWhereMade {
+        context.callbackQueue.async {
+            if !originals.isEmpty { DWHopTrace.arrive("callback queue") }  // else the handler and notification
             block()
-        } else {
-            context.callbackQueue.async {
-                if !originals.isEmpty { DWHopTrace.arrive("callback queue") }  // else the handler and notification
-                block()
-            }
         }
         if writing == nil, !groups.isEmpty {
             context.owner?.makeVariants(from: image, for: groups, callbacks: context.callbackQueue)
@@ -205,7 +201,7 @@ extension DWWebImageDownloader {
     }
 
     /// Keeps the partial body when the failure is worth resuming later, then answers every caller with `error`
-    /// in one block on the callback queue (here, with ``DownloadContext/deliversWhereMade``).
+    /// in one block on the callback queue.
     private func deliver(_ error: DWWebImageError, metrics: DWDownloadMetrics, to waiters: [Waiter]) {
         // Worth resuming later: transport failures and 5xx/408/429. Anything else is gone for good.
         if error.isTransient {
@@ -228,7 +224,6 @@ extension DWWebImageDownloader {
             ]
             center.post(name: .DWWebImageDownloadFinish, object: self, userInfo: info)
         }
-        if context.deliversWhereMade { return block() }
         context.callbackQueue.async {
             DWHopTrace.arrive("callback queue")
             block()

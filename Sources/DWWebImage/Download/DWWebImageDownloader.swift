@@ -100,14 +100,12 @@ public final class DWWebImageDownloader: Sendable {
         if first { context.owner?.downloadEnded(self) }
     }
 
-    /// Posts `name` (Start, Stop: the URL is all they carry) on the callback queue, its userInfo made there (here,
-    /// with ``DownloadContext/deliversWhereMade``: no thread woken for a notification).
+    /// Posts `name` (Start, Stop: the URL is all they carry) on the callback queue, its userInfo made there.
     func post(_ name: Notification.Name) {
         guard let center = context.notificationCenter else { return }
         let post: @Sendable () -> Void = {
             center.post(name: name, object: self, userInfo: [DWWebImageNotificationKey.url: self.url])
         }
-        if context.deliversWhereMade { return post() }
         context.callbackQueue.async(execute: post)
     }
 }

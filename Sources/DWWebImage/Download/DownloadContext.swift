@@ -36,9 +36,6 @@ final class DownloadContext: Sendable {
     /// Disk writes run at the end of the download's callback block on `callbackQueue`, not on the cache's write
     /// queue (``DWWebImageManager/writesCacheInCallbacks``).
     let writesCacheInCallbacks: Bool
-    /// The download's callback block runs where the download ends (the engine thread, or the work queue), not on
-    /// `callbackQueue` (``DWWebImageManager/deliversWhereMade``).
-    let deliversWhereMade: Bool
     /// Bytes a resumable body keeps in memory before it moves to ``partialStore``.
     let partialSpillThreshold: Int
     /// Takes a rate-limit token for a retry and says how long to wait for it (nil: no limit).
@@ -52,7 +49,7 @@ final class DownloadContext: Sendable {
         storePolicy: DWWebImageCachePolicy, maxPixelCount: Int,
         revalidation: Revalidation?, retryPolicy: DWRetryPolicy, partialStore: PartialStore?, progressInterval: UInt64,
         owner: any DownloadOwner, hostKey: String,
-        writesCacheInCallbacks: Bool = false, deliversWhereMade: Bool = false,
+        writesCacheInCallbacks: Bool = false,
         partialSpillThreshold: Int = PartialBody.defaultSpillThreshold,
         retryToken: (@Sendable () -> Double)? = nil, tierLookups: [DWCacheTierLookup] = []
     ) {
@@ -71,7 +68,6 @@ final class DownloadContext: Sendable {
         self.owner = owner
         self.hostKey = hostKey
         self.writesCacheInCallbacks = writesCacheInCallbacks
-        self.deliversWhereMade = deliversWhereMade
         self.partialSpillThreshold = partialSpillThreshold
         self.retryToken = retryToken
         self.tierLookups = tierLookups

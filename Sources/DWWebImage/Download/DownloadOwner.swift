@@ -11,9 +11,8 @@ protocol DownloadOwner: AnyObject, Sendable {
 
     /// Makes each variant of the downloaded `original` for its callers (`groups`: one group of callers per variant)
     /// and answers them on `callbacks`. Called at most once per download, after the original's callers: inside
-    /// their block (on the callback queue, or where the download ended with ``DownloadContext/deliversWhereMade``)
-    /// right after a cache write that runs in that block, else on the thread that ended the download (the engine
-    /// thread or the work queue) once that block is queued.
+    /// their block on the callback queue, right after a cache write that runs in that block; else on the thread that
+    /// ended the download (the engine thread or the work queue) once that block is queued.
     func makeVariants(from original: DWImage, for groups: [[Waiter]], callbacks: DispatchQueue)
 
     /// The metrics handler, read once when a download ends, on the thread that ends it.

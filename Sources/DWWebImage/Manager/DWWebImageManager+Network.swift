@@ -124,7 +124,7 @@ extension DWWebImageManager {
             partialStore: policy.contains(.disk) ? partialStore : nil,
             progressInterval: UInt64(max(0, configuration.progressInterval) * 1e9),
             owner: self, hostKey: request.loader.map { "loader:\(type(of: $0))" } ?? URLValidator.hostKey(asciiURL),
-            writesCacheInCallbacks: tuned.writesCacheInCallbacks, deliversWhereMade: tuned.deliversWhereMade,
+            writesCacheInCallbacks: tuned.writesCacheInCallbacks,
             partialSpillThreshold: max(0, configuration.partialSpillThreshold), retryToken: retryToken,
             tierLookups: waiter.options.tierLookups)
     }

@@ -19,18 +19,6 @@ extension DWWebImageManager {
         set { tuning.withLock { $0.writesCacheInCallbacks = newValue } }
     }
 
-    /// Whether a download's callback block (metrics, completions, the Finish notification, and with
-    /// ``writesCacheInCallbacks`` the disk write) runs on the thread where the download ends — the transfer engine's
-    /// thread for a small body, else the work queue — instead of being queued on ``callbackQueue`` (default false).
-    /// For a caller whose completions are short and thread-safe and that would only hand the result on anyway
-    /// (dwfetch's runner, which writes `-o` files): no wake-up of a callback thread per image, and no context switch.
-    /// Completions then run concurrently with those still delivered on ``callbackQueue`` (cache hits, refusals,
-    /// cancels) and must not block: the engine thread waits for them. Read when a download is created.
-    package var deliversWhereMade: Bool {
-        get { tuning.withLock { $0.deliversWhereMade } }
-        set { tuning.withLock { $0.deliversWhereMade = newValue } }
-    }
-
     /// Whether a request for an image (not a variant) opens its disk entry on the thread that asks, before
     /// ``downloadImage(withURL:options:progress:completion:)`` returns (default false): no file is a miss there and
     /// then, and a file found is handed open to the lookup queue, which reads and validates it as it would have.
@@ -54,7 +42,6 @@ extension DWWebImageManager {
     /// The package tuning a download is made with.
     struct Tuning: Sendable {
         var writesCacheInCallbacks = false
-        var deliversWhereMade = false
         var postsNotifications = true
         var probesDiskWhereAsked = false
     }

@@ -146,8 +146,8 @@ public final class DWWebImageManager: Sendable {
         }
     }
 
-    /// ``writesCacheInCallbacks`` and ``deliversWhereMade`` (a leaf lock, read when a download is created;
-    /// DWWebImageManager+Tuning.swift).
+    /// ``writesCacheInCallbacks``, ``postsDownloadNotifications`` and ``probesDiskWhereAsked`` (a leaf lock, read
+    /// when a request or a download is made; DWWebImageManager+Tuning.swift).
     let tuning = DWLock(Tuning())
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
     /// on ``callbackQueue``. A memory hit answered on the caller's thread (``imageFromMemory(withURL:options:)``, the
