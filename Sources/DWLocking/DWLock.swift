@@ -76,8 +76,8 @@ extension DWLock: @unchecked Sendable where Value: Sendable {}
 /// The attributes every ``DWLock`` mutex is made with: glibc's adaptive type, which spins briefly on a taken lock
 /// before it sleeps. A `DWLock` is held for a few hundred nanoseconds at most, so a thread that finds it taken usually
 /// gets it while spinning, instead of a futex wait, a futex wake on the holder's side and two context switches (a cold
-/// 2,000-image `dwfetch` run, whose engine thread and the cache's I/O queue share locks, takes 182 ms of CPU with the
-/// spin and 190 ms without; docs/performance.md). Elsewhere (musl) the default type.
+/// 2,000-image `dwfetch` run takes 155 ms of CPU with the spin and 156 ms without: docs/performance.md). Elsewhere
+/// (musl) the default type.
 @usableFromInline
 final class DWLockAttributes: Sendable {
     @usableFromInline static let shared = DWLockAttributes()
