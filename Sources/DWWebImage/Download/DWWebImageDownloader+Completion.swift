@@ -144,10 +144,10 @@ extension DWWebImageDownloader {
     }
 
     /// Answers the callers of the original in one block on the callback queue, and hands the callers of variants to
-    /// the manager. `writing`, if any,
-    /// starts the block (the cache write: the callers get the image it returns, with its entry file) and what it
-    /// returns to do after ends it; the variants' callers are then handed on in the block, after the write, so no
-    /// variant is answered before its original's entry (and the origin's headers in it) is on disk.
+    /// the manager. `writing`, if any, starts the block (the cache write: the callers get the image it returns, with
+    /// its entry file) and what it returns to do after ends it; the variants' callers are then handed on in the
+    /// block, after the write, so no variant is answered before its original's entry (and the origin's headers in
+    /// it) is on disk.
     private func deliver(
         _ image: DWImage, metrics: DWDownloadMetrics, to waiters: [Waiter],
         writing: (@Sendable () -> (DWImage, @Sendable () -> Void))? = nil

@@ -22,9 +22,9 @@ extension DWWebImageManager {
     /// Whether a request for an image (not a variant) opens its disk entry on the thread that asks, before
     /// ``downloadImage(withURL:options:progress:completion:)`` returns (default false): no file is a miss there and
     /// then, and a file found is handed open to the lookup queue, which reads and validates it as it would have.
-    /// For a caller whose asking threads may wait for one `open` (dwfetch's request feed, which runs on the main,
-    /// engine and output threads): a cold run's miss costs that failed `open` instead of a wake-up of the lookup
-    /// queue and a hop back. Read when a request is made.
+    /// For a caller whose asking threads may wait for one `open` (dwfetch's request feed, which asks on the main
+    /// thread and then on its output queue): a cold run's miss costs that failed `open` instead of a wake-up of the
+    /// lookup queue and a hop back. Read when a request is made.
     package var probesDiskWhereAsked: Bool {
         get { tuning.withLock { $0.probesDiskWhereAsked } }
         set { tuning.withLock { $0.probesDiskWhereAsked = newValue } }
