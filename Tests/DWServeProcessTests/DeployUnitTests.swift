@@ -40,7 +40,18 @@ final class DeployUnitTests: XCTestCase {
         }
         let env = ["IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656c6c6f"]
         let server = try ServeProcess(args, environment: env, cacheDir: state)
+        defer { server.stop() }
         XCTAssertEqual(try server.get("/health").status, 200)
         XCTAssertFalse(server.stderr.contains("no signature key"), server.stderr)
+    }
+
+    /// A server a test drops without `stop()` does not outlive it: the process is gone once the last reference is.
+    func testADroppedServerIsKilled() throws {
+        var server: ServeProcess? = try ServeProcess([])
+        let pid = try XCTUnwrap(server?.process.processIdentifier)
+        XCTAssertEqual(kill(pid, 0), 0, "running")
+        server = nil
+        XCTAssertEqual(kill(pid, 0), -1, "killed and reaped when dropped")
+        XCTAssertEqual(errno, ESRCH)
     }
 }

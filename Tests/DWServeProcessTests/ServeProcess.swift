@@ -4,7 +4,8 @@ import DWTestSupport
 import Foundation
 import XCTest
 
-/// One running `dwfetch serve`; stopped (SIGKILL if needed) by `stop()`.
+/// One running `dwfetch serve`; stopped (SIGKILL if needed) by `stop()`, and killed when dropped still running (a
+/// test that forgot `stop()` leaves no server behind it).
 final class ServeProcess: @unchecked Sendable {
     // @unchecked: every stored property is a constant set in init; Process may be queried from any thread.
     let process: Process
@@ -67,6 +68,13 @@ final class ServeProcess: @unchecked Sendable {
             throw ServeStartFailure("dwfetch serve did not start: \(log)")
         }
         port = found
+    }
+
+    deinit {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: workDir)
     }
 
     var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
