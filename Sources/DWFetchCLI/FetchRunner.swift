@@ -190,15 +190,12 @@ package final class FetchRunner: Sendable {
             pixels.finish(fetched, url: url, cache: manager.cache) { [self] result, original in
                 let handle: @Sendable () -> Void = { [self] in
                     finished(url, index: index, result, original: original, name: name, json: json, urls: urls)
+                    done()
                 }
                 if DispatchQueue.getSpecific(key: onOutputQueue) == true {
                     handle()
-                    done()
                 } else {
-                    outputQueue.async {
-                        handle()
-                        done()
-                    }
+                    outputQueue.async(execute: handle)
                 }
             }
         }
