@@ -82,7 +82,7 @@ enum OutputNames {
 }
 
 /// Writes files into the output directory atomically.
-final class OutputWriter: Sendable {
+package final class OutputWriter: Sendable {
     let directory: String
     /// `directory` and a slash, made once: each output's path is this and its name (one string made an image).
     private let directoryPrefix: String
@@ -92,14 +92,14 @@ final class OutputWriter: Sendable {
     /// `-o s3://bucket/prefix`: where objects go, and the client that PUTs them.
     let store: (client: DWS3Client, prefix: DWS3Location)?
 
-    init(directory: String, s3: DWS3Configuration = .fromEnvironment()) {
+    package init(directory: String, s3: DWS3Configuration = .fromEnvironment()) {
         self.directory = directory
         directoryPrefix = directory.hasSuffix("/") ? directory : directory + "/"
         store = DWS3Location(directory).map { (DWS3Client(configuration: s3, timeout: 60), $0) }
     }
 
     /// Creates the directory; returns an error text if it cannot.
-    func prepare() -> String? {
+    package func prepare() -> String? {
         if store != nil { return nil }  // a bucket prefix needs no creating
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -113,7 +113,7 @@ final class OutputWriter: Sendable {
     /// (``AtomicFile``: unnamed until linked, else temp + rename; no fsync, which a bulk download does not need),
     /// a window at a time (a large mapped body never becomes resident at once); returns the path. An image read from
     /// or written to a body-only cache entry is not written again: see ``publish(_:as:fallbackName:)``.
-    func write(_ image: DWImage, name: String) throws -> String {
+    package func write(_ image: DWImage, name: String) throws -> String {
         if let store { return try Self.put(image, name: name, store: store) }
         let final = directoryPrefix + name
         // pid + a per-process counter: unique without UUID() (which reads /dev/urandom every time).
@@ -148,8 +148,9 @@ final class OutputWriter: Sendable {
     /// Makes `final` from the cache entry `entry` without the bytes passing through this process: a hard link (the
     /// output and the entry are one file, stored once) when both are on one file system, the entry is not a
     /// private file and is below ``largeEntry``; else a kernel copy (``copyInKernel(from:offset:to:count:)``).
-    /// Either way the file must still be the one that was validated or written (device and inode), or it is left
-    /// alone. False when neither worked: the caller writes the bytes.
+    /// Either way from the file itself when the cache kept it open, else only while `entry.path` still names the
+    /// file that was validated (device and inode), or it is left alone. False when neither worked: the caller writes
+    /// the bytes.
     private func publish(_ entry: DWCacheEntryFile, as final: String, fallbackName: () -> String) -> Bool {
         switch Self.entryUse {
         case .off: return false
@@ -169,19 +170,49 @@ final class OutputWriter: Sendable {
 
     /// `final` as a hard link to `entry` (replacing what is there through a temp name and `rename`).
     private func link(_ entry: DWCacheEntryFile, as final: String, fallbackName: () -> String) -> Bool {
+        switch entry.identity {
+        case .open(let file): return link(open: file.fd, as: final, fallbackName: fallbackName)
+        case .inode(let device, let inode):
+            return link(path: entry.path, device: device, inode: inode, as: final, fallbackName: fallbackName)
+        }
+    }
+
+    /// `final` as a link to the file open as `fd`: no path to check again (`ENOENT`: it was evicted since).
+    private func link(open fd: Int32, as final: String, fallbackName: () -> String) -> Bool {
+        if AtomicFile.link(fd, as: final) == 0 { return true }
+        guard errno == EEXIST else { return false }
+        var file = stat()
+        var there = stat()
+        // Already this very file (a run again into the same directory): rename would do nothing and leave the temp
+        // name behind.
+        if fstat(fd, &file) == 0, lstat(final, &there) == 0, file.st_dev == there.st_dev, file.st_ino == there.st_ino {
+            return true
+        }
+        let target = directory + "/" + fallbackName()
+        guard AtomicFile.link(fd, as: target) == 0 else { return false }
+        if rename(target, final) != 0 {
+            unlink(target)
+            return false
+        }
+        return true
+    }
+
+    /// `final` as a link to the file at `path`, only while `path` still names `device` and `inode`.
+    private func link(
+        path: String, device: UInt64, inode: UInt64, as final: String, fallbackName: () -> String
+    ) -> Bool {
         var target = final
         var st = stat()
-        if Glibc.link(entry.path, final) != 0 {
+        if Glibc.link(path, final) != 0 {
             guard errno == EEXIST else { return false }  // EXDEV, EPERM, EMLINK…: a copy instead
-            // Already this very file (a run again into the same directory): rename would do nothing and leave the
-            // temp name behind.
-            if lstat(final, &st) == 0, UInt64(st.st_dev) == entry.device, UInt64(st.st_ino) == entry.inode {
+            // Already this very file (a run again into the same directory): see link(open:as:fallbackName:).
+            if lstat(final, &st) == 0, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode {
                 return true
             }
             target = directory + "/" + fallbackName()
-            guard Glibc.link(entry.path, target) == 0 else { return false }
+            guard Glibc.link(path, target) == 0 else { return false }
         }
-        guard lstat(target, &st) == 0, UInt64(st.st_dev) == entry.device, UInt64(st.st_ino) == entry.inode else {
+        guard lstat(target, &st) == 0, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else {
             unlink(target)  // the entry was replaced since: not the bytes this run holds
             return false
         }
@@ -192,16 +223,27 @@ final class OutputWriter: Sendable {
         return true
     }
 
-    /// `final` as a kernel copy of `entry`.
+    /// `final` as a kernel copy of `entry`: from the kept file, or from `entry.path` while it names the same file.
     private func copy(_ entry: DWCacheEntryFile, as final: String, fallbackName: () -> String) -> Bool {
-        let source = open(entry.path, O_RDONLY | O_CLOEXEC)
-        guard source >= 0 else { return false }
-        defer { close(source) }
-        var st = stat()
-        guard fstat(source, &st) == 0, UInt64(st.st_dev) == entry.device, UInt64(st.st_ino) == entry.inode,
-            Int(st.st_size) == entry.size, var file = AtomicFile.create(in: directory, fallbackName: fallbackName)
-        else { return false }
-        guard copyInKernel(from: source, offset: 0, to: file.fd, count: entry.size) == 0 else {
+        switch entry.identity {
+        case .open(let file):
+            return copy(from: file.fd, count: entry.size, as: final, fallbackName: fallbackName)
+        case .inode(let device, let inode):
+            let source = open(entry.path, O_RDONLY | O_CLOEXEC)
+            guard source >= 0 else { return false }
+            defer { close(source) }
+            var st = stat()
+            guard fstat(source, &st) == 0, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode,
+                Int(st.st_size) == entry.size
+            else { return false }
+            return copy(from: source, count: entry.size, as: final, fallbackName: fallbackName)
+        }
+    }
+
+    /// `final` as a kernel copy of the first `count` bytes of `source`.
+    private func copy(from source: Int32, count: Int, as final: String, fallbackName: () -> String) -> Bool {
+        guard var file = AtomicFile.create(in: directory, fallbackName: fallbackName) else { return false }
+        guard copyInKernel(from: source, offset: 0, to: file.fd, count: count) == 0 else {
             file.discard()
             return false
         }

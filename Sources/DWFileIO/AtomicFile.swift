@@ -55,8 +55,9 @@ public struct AtomicFile {
         return true
     }()
 
-    /// Links the unnamed file `fd` as `path`; 0 or -1 with `errno` set, as `linkat`.
-    private static func link(_ fd: Int32, as path: String) -> Int32 {
+    /// Links the file open as `fd` (unnamed, or named and still linked somewhere) as `path`; 0 or -1 with `errno`
+    /// set, as `linkat` (`ENOENT` when the file was unlinked since).
+    public static func link(_ fd: Int32, as path: String) -> Int32 {
         if canLinkByDescriptor { return linkat(fd, "", AT_FDCWD, path, atEmptyPath) }
         return linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW)
     }
@@ -68,13 +69,14 @@ public struct AtomicFile {
     /// there (which must not exist). Returns nil with `errno` set when neither can be created.
     public static func create(in directory: String, mode: mode_t = 0o644, fallbackName: () -> String) -> AtomicFile? {
         if canLinkUnnamedFiles {
-            let fd = open(directory, oTmpFile | O_WRONLY | O_CLOEXEC, mode)
+            // Readable too: a kept descriptor (publish's `closing: false`) can be the source of a kernel copy.
+            let fd = open(directory, oTmpFile | O_RDWR | O_CLOEXEC, mode)
             if fd >= 0 { return AtomicFile(fd: fd, directory: directory, tempPath: nil) }
             // ENOENT, EACCES…: real failures; only "no O_TMPFILE here" falls back to a named file.
             guard errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL else { return nil }
         }
         let path = directory + "/" + fallbackName()
-        let named = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        let named = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard named >= 0 else { return nil }
         return AtomicFile(fd: named, directory: directory, tempPath: path)
     }
@@ -84,9 +86,11 @@ public struct AtomicFile {
 
     /// Closes the descriptor and gives the file the name `final` (replacing what is there); returns 0 or an errno.
     /// On failure nothing is left behind. `fallbackName` names the temp file should one be needed now.
-    public mutating func publish(as final: String, fallbackName: () -> String) -> Int32 {
+    /// `closing: false` leaves the descriptor open whatever happens: the caller keeps it (the published file, still
+    /// open) or closes it.
+    public mutating func publish(as final: String, fallbackName: () -> String, closing: Bool = true) -> Int32 {
         if let tempPath {
-            let closeError = close(fd) == 0 ? 0 : errno
+            let closeError = !closing || close(fd) == 0 ? 0 : errno
             guard closeError == 0 else {
                 unlink(tempPath)
                 return closeError
@@ -99,21 +103,13 @@ public struct AtomicFile {
             return 0
         }
         if Self.link(fd, as: final) == 0 {
-            return close(fd) == 0 ? 0 : errno  // the data is in the page cache either way; a close error is rare
+            return !closing || close(fd) == 0 ? 0 : errno  // the data is in the page cache either way
         }
-        guard errno == EEXIST else {
-            let code = errno
-            close(fd)
-            return code
-        }
+        guard errno == EEXIST else { return closed(errno, closing) }
         // Replacing an existing file: link under a temp name, then rename over the old one.
         let temp = directory + "/" + fallbackName()
-        guard Self.link(fd, as: temp) == 0 else {
-            let code = errno
-            close(fd)
-            return code
-        }
-        close(fd)
+        guard Self.link(fd, as: temp) == 0 else { return closed(errno, closing) }
+        _ = closed(0, closing)
         guard rename(temp, final) == 0 else {
             let code = errno
             unlink(temp)
@@ -123,14 +119,19 @@ public struct AtomicFile {
     }
 
     /// Publishes the unnamed file as `final` only if nothing has that name yet (one `linkat`): 0 when published (the
-    /// descriptor closed), `EEXIST` when the name is taken (nothing done: ``publish(as:fallbackName:)`` replaces it),
-    /// another errno when it failed (the descriptor closed), or nil for a named temp file (use
-    /// ``publish(as:fallbackName:)``).
-    public func publishIfAbsent(as final: String) -> Int32? {
+    /// descriptor closed), `EEXIST` when the name is taken (nothing done: ``publish(as:fallbackName:closing:)``
+    /// replaces it), another errno when it failed (the descriptor closed), or nil for a named temp file (use
+    /// ``publish(as:fallbackName:closing:)``). `closing: false` leaves the descriptor open, as there.
+    public func publishIfAbsent(as final: String, closing: Bool = true) -> Int32? {
         guard tempPath == nil else { return nil }
-        if Self.link(fd, as: final) == 0 { return close(fd) == 0 ? 0 : errno }
+        if Self.link(fd, as: final) == 0 { return !closing || close(fd) == 0 ? 0 : errno }
         let code = errno
-        if code != EEXIST { close(fd) }
+        return code == EEXIST ? code : closed(code, closing)
+    }
+
+    /// `code`, after closing the descriptor when `closing`.
+    private func closed(_ code: Int32, _ closing: Bool) -> Int32 {
+        if closing { close(fd) }
         return code
     }
 

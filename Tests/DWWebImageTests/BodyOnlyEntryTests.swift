@@ -48,7 +48,9 @@ final class BodyOnlyEntryTests: TemporaryRootTestCase {
         XCTAssertTrue(entry.bodyOnly)
         var st = stat()
         XCTAssertEqual(stat(path, &st), 0)
-        XCTAssertEqual(entry.file?.inode, UInt64(st.st_ino), "the entry names the file it was read from")
+        XCTAssertEqual(
+            entry.file?.identity, .inode(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)),
+            "the entry names the file it was read from")
         XCTAssertEqual(cache.objCache(forKey: "k"), body)
         XCTAssertEqual(cache.totalDiskSize(), Int64(body.count), "the budget counts the file: the body")
     }

@@ -5,14 +5,29 @@ import Foundation
 
 /// Where the cache entry an image was read from or written to lives, and which file it was: a body-only entry
 /// (``DWWebImageCache/Configuration/bodyOnlyEntries``) whose bytes are exactly the image's. `dwfetch -o` links or
-/// kernel-copies it instead of writing the bytes again, after checking that `path` still names this file
-/// (`device`, `inode`). A plain value: any thread.
+/// kernel-copies it instead of writing the bytes again: from the file itself when the writer kept it open, else after
+/// checking that `path` still names this file (`identity`). A plain value: any thread.
 package struct DWCacheEntryFile: Sendable, Equatable {
+    /// How the file is known.
+    package enum Identity: Sendable, Equatable {
+        /// Its device and inode when it was validated or written: `path` must still name them.
+        case inode(device: UInt64, inode: UInt64)
+        /// The file itself, still open (an entry this process has just written and kept, see
+        /// ``DWWebImageManager/writesCacheInCallbacks``): whatever `path` names by now, this is the file.
+        case open(OpenedEntry)
+
+        package static func == (a: Identity, b: Identity) -> Bool {
+            switch (a, b) {
+            case (.inode(let d1, let i1), .inode(let d2, let i2)): d1 == d2 && i1 == i2
+            case (.open(let f1), .open(let f2)): f1 === f2
+            default: false
+            }
+        }
+    }
+
     /// The entry's path.
     package let path: String
-    /// The file's device and inode when it was validated or written.
-    package let device: UInt64
-    package let inode: UInt64
+    package let identity: Identity
     /// Its permission bits (an output file linked to it shares them).
     package let mode: UInt32
     /// Its size: the payload's.
@@ -20,10 +35,17 @@ package struct DWCacheEntryFile: Sendable, Equatable {
 
     init(path: String, stat st: stat) {
         self.path = path
-        device = UInt64(st.st_dev)
-        inode = UInt64(st.st_ino)
+        identity = .inode(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
         mode = UInt32(st.st_mode)
         size = Int(st.st_size)
+    }
+
+    /// A file just written and kept open: its mode as it was created, `size` as written.
+    init(kept file: OpenedEntry, mode: UInt32, size: Int) {
+        path = file.path
+        identity = .open(file)
+        self.mode = mode
+        self.size = size
     }
 }
 

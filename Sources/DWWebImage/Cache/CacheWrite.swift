@@ -48,9 +48,9 @@ final class CacheWrite: Sendable {
         guard let s = consumeOnce() else { return }
         let (cache, key) = (cache, key)
         cache.enqueueWrite(reserved: s.reserved) {
-            let info = cache.writeEntry(image, forKey: key, metadata: metadata, url: url).info
+            let error = cache.writeEntry(image, forKey: key, metadata: metadata, url: url).error
             if let ticket = s.ticket { cache.pendingImages.withLock { $0.remove(ticket, forKey: key) } }
-            queue.async { cache.notificationCenter.post(name: .DWWebImageCacheComplete, object: cache, userInfo: info) }
+            queue.async { cache.postCacheComplete(url: url, error: error) }
         }
     }
 
@@ -65,16 +65,15 @@ final class CacheWrite: Sendable {
         guard let s = consumeOnce() else { return (image, {}) }
         let (cache, key) = (cache, key)
         var stamped = image
-        let (info, file) = cache.writeEntry(image, forKey: key, metadata: metadata, url: url)
+        // Kept open: the caller (dwfetch -o) links or copies its output from the file itself.
+        let (error, file) = cache.writeEntry(image, forKey: key, metadata: metadata, url: url, keepsOpen: true)
         stamped.entryFile = file
         if let ticket = s.ticket { cache.pendingImages.withLock { $0.remove(ticket, forKey: key) } }
         if s.reserved { cache.writeBacklog.signal() }
         return (
             stamped,
             {
-                if notifies {
-                    cache.notificationCenter.post(name: .DWWebImageCacheComplete, object: cache, userInfo: info)
-                }
+                if notifies { cache.postCacheComplete(url: url, error: error) }
                 cache.pendingWrites.leave()
             }
         )

@@ -70,20 +70,26 @@ extension DWWebImageCache {
         }
     }
 
-    /// Writes one downloaded image's entry: the CacheComplete notification's userInfo (with the error, if it
-    /// failed) and a body-only entry's file.
+    /// Writes one downloaded image's entry: the error, if it failed (logged), and a body-only entry's file (kept
+    /// open with `keepsOpen`, see ``DWCacheEntryFile/Identity/open(_:)``).
     func writeEntry(
-        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String
-    ) -> (info: [String: any Sendable], file: DWCacheEntryFile?) {
-        var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
-        var file: DWCacheEntryFile?
+        _ image: DWImage, forKey key: String, metadata: DWCacheEntryMetadata, url: String, keepsOpen: Bool = false
+    ) -> (error: DWWebImageError?, file: DWCacheEntryFile?) {
         do {
-            file = try writeToDisk(image.data, forKey: key, metadata: metadata, release: image.releasesWindows)
+            let file = try writeToDisk(
+                image.data, forKey: key, metadata: metadata, release: image.releasesWindows, keepsOpen: keepsOpen)
+            return (nil, file)
         } catch {
-            info[DWWebImageNotificationKey.error] = error
             DWLog.warning("cache write failed for \(url): \(error.message)")
+            return (error, nil)
         }
-        return (info, file)
+    }
+
+    /// Posts ``Notification/Name/DWWebImageCacheComplete`` for `url`'s write (with `"error"` when it failed).
+    func postCacheComplete(url: String, error: DWWebImageError?) {
+        var info: [String: any Sendable] = [DWWebImageNotificationKey.url: url]
+        if let error { info[DWWebImageNotificationKey.error] = error }
+        notificationCenter.post(name: .DWWebImageCacheComplete, object: self, userInfo: info)
     }
 
     /// Writes a cache tier's entry (``DWDiskCacheTier``) on the caller's thread: its body-only file, if it is one.
@@ -108,11 +114,12 @@ extension DWWebImageCache {
     /// entries when it would pass it). Runs on the caller's thread (the write queue for the pipeline), one write
     /// at a time through `writeSemaphore`.
     /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
-    /// Returns a body-only entry's file (nil for one with its header inside).
+    /// Returns a body-only entry's file (nil for one with its header inside): with `keepsOpen`, the file itself,
+    /// still open (while fewer than ``OpenedEntry/keptLimit`` are), else its device and inode.
     @discardableResult
     private func writeToDisk(
         _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
-        release: Bool = false
+        release: Bool = false, keepsOpen: Bool = false
     ) throws(DWWebImageError) -> DWCacheEntryFile? {
         // One read of the settings per write. Paths as strings: Foundation's URL path operations cost
         // microseconds each, per write.
@@ -128,14 +135,19 @@ extension DWWebImageCache {
         writeSemaphore.wait()
         defer { writeSemaphore.signal() }
         let tempName = { Self.tempPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))" }
-        var file = try createEntryFile(in: dirPath, privateFiles: config.privateFiles, fallbackName: tempName, key: key)
+        let mode: mode_t = config.privateFiles ? 0o600 : 0o644
+        var file = try createEntryFile(in: dirPath, mode: mode, fallbackName: tempName, key: key)
         let size: Int64
         var entryFile: DWCacheEntryFile?
+        var keeps = false
         switch writer.write(to: file.fd) {
         case .success(let written):
             size = written.size
+            keeps = keepsOpen && written.bodyOnly
             var st = stat()
-            if written.bodyOnly && fstat(file.fd, &st) == 0 { entryFile = DWCacheEntryFile(path: finalPath, stat: st) }
+            if written.bodyOnly && !keeps && fstat(file.fd, &st) == 0 {
+                entryFile = DWCacheEntryFile(path: finalPath, stat: st)
+            }
         case .failure(let code):
             file.discard()
             throw .cacheFailure("write \(file.tempPath ?? dirPath + "/(unnamed)")", errno: code.value, key: key)
@@ -149,10 +161,19 @@ extension DWWebImageCache {
         var reserved = space.reserved
         let (code, evicted) = DiskBudget.commit(
             dir: dirPath, final: finalPath, size: size, limit: limit, lockFile: space.fd, reserved: &reserved,
-            publishIfAbsent: { file.publishIfAbsent(as: finalPath) },
-            publish: { file.publish(as: finalPath, fallbackName: tempName) })
+            publishIfAbsent: { file.publishIfAbsent(as: finalPath, closing: !keeps) },
+            publish: { file.publish(as: finalPath, fallbackName: tempName, closing: !keeps) })
         if reserved != space.reserved { lockFiles.setReserved(reserved, in: dirPath) }
         if !evicted.isEmpty { postDidClean(evicted) }
+        if keeps {
+            if code == 0, let kept = OpenedEntry.adopting(file.fd, path: finalPath) {
+                entryFile = DWCacheEntryFile(kept: kept, mode: UInt32(mode), size: Int(size))
+            } else {
+                var st = stat()
+                if code == 0 && fstat(file.fd, &st) == 0 { entryFile = DWCacheEntryFile(path: finalPath, stat: st) }
+                close(file.fd)
+            }
+        }
         if code != 0 {
             throw .cacheFailure("publish \(finalPath)", errno: code, key: key)
         }
@@ -162,14 +183,12 @@ extension DWWebImageCache {
     /// A new, not yet visible file in `dirPath`: unnamed until published (O_TMPFILE), else a named temp file;
     /// either way never seen half-written. Creates the directory when it is missing.
     private func createEntryFile(
-        in dirPath: String, privateFiles: Bool, fallbackName: () -> String,
-        key: String
+        in dirPath: String, mode: mode_t, fallbackName: () -> String, key: String
     ) throws(DWWebImageError) -> AtomicFile {
-        let mode: mode_t = privateFiles ? 0o600 : 0o644
         var created = AtomicFile.create(in: dirPath, mode: mode, fallbackName: fallbackName)
         if created == nil && errno == ENOENT {
             // First write, or the directory was deleted while we ran: create it and try once more.
-            Self.createDirectories(dirPath, private: privateFiles)
+            Self.createDirectories(dirPath, private: mode == 0o600)
             lockFiles.forget(dirPath)  // a lock file kept open from before was deleted with it
             created = AtomicFile.create(in: dirPath, mode: mode, fallbackName: fallbackName)
         }
