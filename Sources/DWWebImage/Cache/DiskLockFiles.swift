@@ -23,10 +23,11 @@ final class DiskLockFiles: Sendable {
         var reserved: Int64 = 0
     }
 
-    private let spaces = DWLock([String: Space]())
+    /// The spaces by directory; one cache writes to one space at a time (see ``LastUsedTable``).
+    private let spaces = DWLock(LastUsedTable<Space>())
 
     deinit {
-        for space in spaces.withLock({ Array($0.values) }) {
+        for space in spaces.withLock({ $0.values }) {
             DiskBudget.release(space.reserved, lockFile: space.fd)
             close(space.fd)
         }
@@ -56,7 +57,7 @@ final class DiskLockFiles: Sendable {
     func releaseReservations() {
         let held = spaces.withLock { table -> [Space] in
             let held = table.values.filter { $0.reserved > 0 }
-            for dir in table.keys { table[dir]?.reserved = 0 }
+            table.modifyAll { $0.reserved = 0 }
             return held
         }
         for space in held { DiskBudget.release(space.reserved, lockFile: space.fd) }
@@ -65,6 +66,7 @@ final class DiskLockFiles: Sendable {
     /// Closes the lock file of `dir` (its directory was recreated: the next write opens the new one). The room it
     /// held went with the old ledger.
     func forget(_ dir: String) {
-        if let space = spaces.withLock({ $0.removeValue(forKey: dir) }) { close(space.fd) }
+        let space = spaces.withLock { $0.removeValue(forKey: dir) }
+        if let space { close(space.fd) }
     }
 }

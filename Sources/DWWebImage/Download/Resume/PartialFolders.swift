@@ -25,7 +25,8 @@ final class PartialFolders: Sendable {
         var createdAt: UInt64 = 0
     }
 
-    private let table = DWLock([String: Entry]())
+    /// By folder; downloads use one folder at a time (see ``LastUsedTable``).
+    private let table = DWLock(LastUsedTable<Entry>())
 
     /// A table whose listings stand for `relistInterval` seconds.
     init(relistInterval: TimeInterval = 1) {
