@@ -74,10 +74,18 @@ enum { LONG = 8192, SHORT = 256 };
 static uint32_t long_shifts[4][256], short_shifts[4][256];
 static pthread_once_t shifts_once = PTHREAD_ONCE_INIT;
 
+/* The map is linear over GF(2): each entry is the XOR of the entries of its bits, so only the eight one-bit entries
+   of each table need the (slow, bit-serial) multiply. */
 static void build_shift_table(uint32_t table[4][256], size_t bytes) {
     uint32_t op = shift_op(bytes);
-    for (int k = 0; k < 4; k++)
-        for (uint32_t b = 0; b < 256; b++) table[k][b] = multmodp(op, b << (8 * k));
+    for (int k = 0; k < 4; k++) {
+        table[k][0] = 0;
+        for (int bit = 0; bit < 8; bit++) table[k][1u << bit] = multmodp(op, (1u << bit) << (8 * k));
+        for (uint32_t b = 1; b < 256; b++) {
+            uint32_t low = b & (0u - b);
+            if (b != low) table[k][b] = table[k][b ^ low] ^ table[k][low];
+        }
+    }
 }
 
 static void build_shifts(void) {

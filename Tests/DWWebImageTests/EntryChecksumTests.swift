@@ -37,7 +37,7 @@ final class EntryChecksumTests: XCTestCase {
             let payload = Data("payload".utf8)
             let entry = try XCTUnwrap(
                 DiskEntryCodec.decode(
-                    DiskEntryCodec.encodeHeader(key: "k", payload: payload, metadata: metadata) + payload))
+                    Data(DiskEntryCodec.encodeHeader(key: "k", payload: payload, metadata: metadata)) + payload))
             XCTAssertEqual(entry.metadata.cacheControl, control)
             XCTAssertEqual(entry.metadata.expires, date)
             XCTAssertEqual(entry.metadata.etag, "\"e\"")

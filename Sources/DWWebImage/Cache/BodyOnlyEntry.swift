@@ -69,7 +69,7 @@ extension DiskEntryCodec {
     }
 
     /// Stores `header` in `fd`'s attribute; 0 or the errno (`EOPNOTSUPP` where the file system keeps none).
-    static func setAttributeHeader(_ header: Data, on fd: Int32) -> Int32 {
+    static func setAttributeHeader(_ header: [UInt8], on fd: Int32) -> Int32 {
         header.withUnsafeBytes { setFileAttribute(fd, headerAttribute, to: $0) }
     }
 

@@ -120,6 +120,6 @@ extension DWWebImageCache {
         let (dir, secure, digest) = settings.withLock {
             ($0.spacePath, $0.configuration.useSecureKey, $0.configuration.keyDigest)
         }
-        return dir + CacheKey.fileName(for: key, secure: secure, digest: digest)
+        return entryNames.path(for: key, in: dir, secure: secure, digest: digest)
     }
 }

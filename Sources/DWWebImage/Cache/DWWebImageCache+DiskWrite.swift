@@ -77,7 +77,8 @@ extension DWWebImageCache {
     ) -> (error: DWWebImageError?, file: DWCacheEntryFile?) {
         do {
             let file = try writeToDisk(
-                image.data, forKey: key, metadata: metadata, release: image.releasesWindows, keepsOpen: keepsOpen)
+                image.data, forKey: key, metadata: metadata, release: image.releasesWindows, format: image.format,
+                keepsOpen: keepsOpen)
             return (nil, file)
         } catch {
             DWLog.warning("cache write failed for \(url): \(error.message)")
@@ -113,21 +114,22 @@ extension DWWebImageCache {
     /// Writes one entry file atomically under `key`, within the disk budget (evicting the least recently read
     /// entries when it would pass it). Runs on the caller's thread (the write queue for the pipeline), one write
     /// at a time through `writeSemaphore`.
-    /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``).
-    /// Returns a body-only entry's file (nil for one with its header inside): with `keepsOpen`, the file itself,
-    /// still open (while fewer than ``OpenedEntry/keptLimit`` are), else its device and inode.
+    /// `release`: whether full passes may drop windows of a mapped `data` (see ``FileBytes``); `format`: its image
+    /// format, when known. Returns a body-only entry's file (nil for one with its header inside): with `keepsOpen`,
+    /// the file itself, still open (while fewer than ``OpenedEntry/keptLimit`` are), else its device and inode.
     @discardableResult
     private func writeToDisk(
         _ data: Data, forKey key: String, metadata: DWCacheEntryMetadata,
-        release: Bool = false, keepsOpen: Bool = false
+        release: Bool = false, format: DWImageFormat? = nil, keepsOpen: Bool = false
     ) throws(DWWebImageError) -> DWCacheEntryFile? {
         // One read of the settings per write. Paths as strings: Foundation's URL path operations cost
         // microseconds each, per write.
         let (config, spacePath, dirPath) = settings.withLock { ($0.configuration, $0.spacePath, $0.spaceDirectory) }
-        let finalPath = spacePath + CacheKey.fileName(for: key, secure: config.useSecureKey, digest: config.keyDigest)
+        let finalPath = entryNames.path(
+            for: key, in: spacePath, secure: config.useSecureKey, digest: config.keyDigest)
         let writer = DiskEntryWriter(
             data: data, key: key, metadata: metadata, compression: config.compression,
-            release: release, bodyOnly: config.bodyOnlyEntries)
+            release: release, bodyOnly: config.bodyOnlyEntries, format: format)
         let limit = max(0, config.diskSizeLimit)
         if limit > 0, let size = writer.plainSize, size > limit {
             throw .overDiskBudget(size, limit, key: key)

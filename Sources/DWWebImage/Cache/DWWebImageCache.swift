@@ -142,6 +142,8 @@ public final class DWWebImageCache: Sendable {
     let writeBacklog = DispatchSemaphore(value: 16)
     /// The spaces' lock files, kept open between writes (``DiskLockFiles``).
     let lockFiles = DiskLockFiles()
+    /// The paths of the keys named last (``EntryNames``): a write after its lookup does not digest the key again.
+    let entryNames = EntryNames()
     /// Which entries this process marked as read in the last minute (LRU atimes; see ``ReadTouches``).
     let readTouches = ReadTouches()
     /// Where DidClean notifications are posted (the cache has no caller's queue of its own).

@@ -31,18 +31,19 @@ struct DiskEntryWriter {
     let compress: Bool
     /// The header written first: the final one, or for a gzipped payload a placeholder of the final length that is
     /// rewritten once the stored length and CRC are known.
-    private let header: Data
+    private let header: [UInt8]
 
+    /// `format`: `data`'s image format when the caller knows it (a downloaded image's), else it is sniffed.
     init(
         data: Data, key: String, metadata: DWCacheEntryMetadata, compression: DWCacheCompression, release: Bool,
-        bodyOnly: Bool = false
+        bodyOnly: Bool = false, format: DWImageFormat? = nil
     ) {
         self.data = data
         self.key = key
         self.metadata = metadata
         self.compression = compression
         self.release = release
-        compress = compression.applies(to: data)
+        compress = compression.applies(to: data, format: format)
         // A payload that starts like an entry header is kept in the header's own file (readers look for the
         // header at the start first).
         self.bodyOnly = bodyOnly && !compress && !DiskEntryCodec.startsWithMagic(data)
@@ -140,7 +141,7 @@ struct DiskEntryWriter {
     }
 
     /// All of `bytes`; nil or the failing errno.
-    private static func writeAll(_ bytes: Data, to fd: Int32) -> Int32? {
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
         let code = bytes.withUnsafeBytes { writeFully(fd, $0) }
         return code == 0 ? nil : code
     }

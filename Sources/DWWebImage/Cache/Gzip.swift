@@ -15,13 +15,14 @@ public enum DWCacheCompression: String, Sendable, CaseIterable {
     /// as it was if the whole did not shrink after all.
     case auto
 
-    /// Whether `payload` should be gzipped under this setting.
-    func applies(to payload: Data) -> Bool {
+    /// Whether `payload` should be gzipped under this setting; `format`: the payload's, when already known (else it
+    /// is sniffed).
+    func applies(to payload: Data, format: DWImageFormat? = nil) -> Bool {
         switch self {
         case .none: return false
         case .gzip: return true
         case .auto:
-            guard payload.count >= 64, !ImageSniffer.format(of: payload).isCompressed else { return false }
+            guard payload.count >= 64, !(format ?? ImageSniffer.format(of: payload)).isCompressed else { return false }
             return Self.sampleSaving(payload) >= 0.10
         }
     }

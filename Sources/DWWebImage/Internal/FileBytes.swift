@@ -56,7 +56,8 @@ enum FileBytes {
 
     /// Calls `body` with consecutive windows of `data` (the whole of it when small); stops early when `body`
     /// returns false, and returns false then. With `release`, windows of a mapping made here are dropped after
-    /// use (see the type's notes for when that is safe).
+    /// use (see the type's notes for when that is safe), when `data` is at least ``mapThreshold`` bytes: what is
+    /// smaller is kept however it is held (and the registry is not consulted, once or twice per downloaded image).
     @discardableResult
     static func forEachWindow(
         of data: Data, release: Bool,
@@ -64,7 +65,9 @@ enum FileBytes {
     ) rethrows -> Bool {
         try data.withUnsafeBytes { raw -> Bool in
             guard let start = raw.baseAddress, raw.count > 0 else { return try body(raw) }
-            let mapping = release ? region(containing: UInt(bitPattern: start), count: raw.count) : nil
+            let mapping =
+                release && raw.count >= mapThreshold
+                ? region(containing: UInt(bitPattern: start), count: raw.count) : nil
             var offset = 0
             while offset < raw.count {
                 let n = min(window, raw.count - offset)
