@@ -19,10 +19,10 @@ struct PendingImages {
         return next
     }
 
-    /// Forgets the write `ticket` of `key` (a newer write of the same key stays).
+    /// Forgets the write `ticket` of `key` (a newer write of the same key stays). One hash of the key.
     mutating func remove(_ ticket: UInt64, forKey key: String) {
         finished += 1
-        if byKey[key]?.id == ticket { byKey[key] = nil }
+        if let index = byKey.index(forKey: key), byKey[index].value.id == ticket { byKey.remove(at: index) }
     }
 
     /// The image being written under `key`, if any.
