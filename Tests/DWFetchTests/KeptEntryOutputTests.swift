@@ -1,5 +1,5 @@
 // dwfetch -o from an entry the cache kept open: the output is linked from the file this run wrote, never from what the
-// entry's path names by then (another process's newer entry), falls back to the bytes once the entry is gone, and a
+// entry's path names by then (another process's newer entry), is a copy of it once it has no name left, and a
 // whole run leaves no descriptor open. The runner and the output writer in-process, real downloads from the loopback
 // server, real files.
 import ArgumentParser
@@ -76,7 +76,8 @@ final class KeptEntryOutputTests: XCTestCase {
         XCTAssertEqual(try writer.write(image, name: "a.png"), first)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), ["a.png"])
 
-        // The file is gone everywhere (replaced, the other names removed): the output is written from the bytes.
+        // The file has no name left (replaced, the other names removed): nothing to link, so the output is a copy of
+        // the open file, this run's bytes in a file of its own.
         XCTAssertEqual(unlink(first), 0)
         XCTAssertEqual(unlink(root.appendingPathComponent("earlier").path), 0)
         let second = try writer.write(image, name: "b.png")
