@@ -102,6 +102,7 @@ final class KeptEntryOutputTests: XCTestCase {
         XCTAssertEqual(report.fetched, count)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).count, count)
         XCTAssertTrue(manager.cache.waitForPendingWrites())
+        manager.callbackQueue.sync {}  // the last result's block has let go of its image
         let space = manager.cache.directory.path
         let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap {
             try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
