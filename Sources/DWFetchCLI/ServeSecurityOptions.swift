@@ -134,6 +134,12 @@ package struct ServeSecurityOptions: ParsableArguments {
             "Memory cache only: nothing read from or written to disk (a source not in memory is fetched again)."))
     package var noDiskCache = false
     @Option(
+        name: .customLong("source-min-uses"),
+        help: ArgumentHelp(
+            "Origin fetches of a source before its original is kept on disk (2: not a source asked for once).",
+            valueName: "N"))
+    package var sourceMinUses = 1
+    @Option(
         name: .customLong("cache-max-age"),
         help: ArgumentHelp(
             "Age at which cached entries are stale.",
@@ -181,7 +187,8 @@ package struct ServeSecurityOptions: ParsableArguments {
         guard renderBudget > 0, renderBudget.isFinite else { throw ValidationError("--render-budget must be positive") }
         guard maxResultDimension > 0, maxResultPixels > 0, (maxAnimationFrames ?? 1) > 0, (workers ?? 1) > 0,
             queue >= 0,
-            requestTimeout > 0, (maxPerHost ?? 1) > 0, cacheLimit.bytes >= 0, cacheMaxAge > 0, headerTimeout > 0,
+            requestTimeout > 0, (maxPerHost ?? 1) > 0, cacheLimit.bytes >= 0, sourceMinUses > 0, cacheMaxAge > 0,
+            headerTimeout > 0,
             idleTimeout > 0, maxConnections > 0, writeTimeout > 0, (maxConnectionsPerClient ?? 1) > 0
         else {
             throw ValidationError("limits must be positive")

@@ -64,6 +64,11 @@ extension DWServeConfiguration {
                 "--use-last-modified and --cache-control-passthrough read the origin's headers "
                     + "from the disk cache: not with --no-disk-cache")
         }
+        guard sourceMinUses == 1 || (diskCache && !(usesLastModified || passesCacheControl)) else {
+            throw ValidationError(
+                "--source-min-uses keeps originals off the disk cache: not with --no-disk-cache, "
+                    + "--use-last-modified or --cache-control-passthrough")
+        }
         failures = try DWFailurePolicy(options.failures)
         neverLarger = options.failures.neverLarger
         origins = try OriginsFile.origins(options.origins, baseURL: options.imgproxy.baseURL)

@@ -62,6 +62,7 @@ extension ServeSecurityOptions {
         configuration.cacheSpace = cacheSpace
         configuration.cacheLimit = cacheLimit.bytes
         configuration.diskCache = !noDiskCache
+        configuration.sourceMinUses = sourceMinUses
         configuration.cacheMaxAge = cacheMaxAge
         configuration.headerTimeout = headerTimeout
         configuration.idleTimeout = idleTimeout

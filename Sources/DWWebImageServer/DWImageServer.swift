@@ -89,6 +89,9 @@ public final class DWImageServer: Sendable {
         // was written to disk twice (the partial, then the cache entry), two more files created and removed a
         // request, for a resume across restarts a proxy hardly needs (a retry still resumes from memory).
         pipeline.partialSpillThreshold = 8 * 1024 * 1024
+        if configuration.sourceMinUses > 1 && !(configuration.usesLastModified || configuration.passesCacheControl) {
+            pipeline.variantSourceAdmission = DWDiskAdmission(minUses: configuration.sourceMinUses)
+        }
         let policy = DWAddressPolicy(allowedNetworks: configuration.allowedNetworks)
         pipeline.connectionPolicy = { address, _ in policy.allows(address) }
         pipeline.redirectHandler = DWRedirectGuard.handler(allowedHosts: configuration.allowedHosts)

@@ -172,6 +172,13 @@ public struct DWServeConfiguration: Sendable {
     /// only — nothing is read from or written to disk, and a source not in memory is fetched again for each new
     /// variant (how thumbor and imgproxy run without result storage).
     public var diskCache = true
+    /// Fetches of a source from its origin, for variants, before its original is written to the disk cache
+    /// (`--source-min-uses`, default 1: every original; nginx's `proxy_cache_min_uses`). 2 writes a source the
+    /// second time it is fetched among the last 65,536 sources (``DWDiskAdmission``): a source asked for once
+    /// costs no disk write, one asked for again one more origin fetch. The variants are written either way.
+    /// Ignored (every original written) with ``usesLastModified`` or ``passesCacheControl``, which read the origin's
+    /// headers back from the original's entry (`dwfetch serve` refuses the combination).
+    public var sourceMinUses = 1
     /// Age after which cached files are removed, seconds (`--cache-max-age`, default 7 days).
     public var cacheMaxAge: TimeInterval = 7 * 24 * 3600
     /// Seconds a client may take to send a request's head (`--header-timeout`, default 10); then the connection closes.

@@ -66,6 +66,11 @@ extension DWWebImageManager {
         /// limit and leave little room for the variants that are asked again; originals stay on disk (and, while
         /// their disk write is queued, among the cache's pending writes, where the next variant finds them).
         public var memoryCachesVariantSources = true
+        /// Which originals of variants (requests with processors) fetched from the network are written to the disk
+        /// cache: nil (the default) writes every one; a ``DWDiskAdmission`` writes one from its Nth fetch on, so a
+        /// source asked for once costs no disk write (the variant is written either way). Asked once per download,
+        /// on the thread that starts it; never for a revalidation (its original is on disk already).
+        public var variantSourceAdmission: DWDiskAdmission?
         /// Bytes of a resumable body held in memory before it moves to a partial file in the cache (where a later
         /// attempt or process resumes it). Default 256 KiB. Retries within one download resume from memory either
         /// way. A server fetching sources over a fast network says more: each spilled body is written twice (the

@@ -110,6 +110,11 @@ extension DWWebImageManager {
         var policy = waiter.options.storePolicy
         let tuned = tuning.withLock { $0 }
         if waiter.options.isVariant && !configuration.memoryCachesVariantSources { policy.remove(.memory) }
+        if waiter.options.isVariant, revalidating == nil, policy.contains(.disk),
+            let admission = configuration.variantSourceAdmission, !admission.admits(waiter.token.cacheKey)
+        {
+            policy.remove(.disk)  // a source not yet asked for often enough: no entry, no partial file
+        }
         var retryToken: (@Sendable () -> Double)?
         if configuration.rateSettings.isLimited && request.loader == nil {
             let (limiter, host) = (rateLimiter, URLValidator.hostKey(asciiURL))
