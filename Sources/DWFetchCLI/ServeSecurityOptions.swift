@@ -136,7 +136,7 @@ package struct ServeSecurityOptions: ParsableArguments {
     @Option(
         name: .customLong("source-min-uses"),
         help: ArgumentHelp(
-            "Origin fetches of a source before its original is kept on disk (2: not a source asked for once).",
+            "Origin fetches of a source before its original is kept on disk (2: none fetched only once).",
             valueName: "N"))
     package var sourceMinUses = 1
     @Option(
