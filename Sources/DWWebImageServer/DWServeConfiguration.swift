@@ -174,7 +174,7 @@ public struct DWServeConfiguration: Sendable {
     public var diskCache = true
     /// Fetches of a source from its origin, for variants, before its original is written to the disk cache
     /// (`--source-min-uses`, default 1: every original; nginx's `proxy_cache_min_uses`). 2 writes a source the
-    /// second time it is fetched among the last 65,536 sources (``DWDiskAdmission``): a source asked for once
+    /// second time it is fetched among the last 32,768 to 65,536 sources (``DWDiskAdmission``): a source asked for once
     /// costs no disk write, one asked for again one more origin fetch. The variants are written either way.
     /// Ignored (every original written) with ``usesLastModified`` or ``passesCacheControl``, which read the origin's
     /// headers back from the original's entry (`dwfetch serve` refuses the combination).

@@ -2,10 +2,11 @@
 import DWLocking
 
 /// Decides which downloaded originals of variants are worth a disk entry: one is written the `minUses`-th time its
-/// key is fetched from the network among the last ``remembers`` distinct keys fetched, and every time after that
-/// while it is remembered — nginx's `proxy_cache_min_uses`, a CDN's "cache on second hit". An image proxy's sources
-/// are mostly asked for once (one variant, then the CDN in front keeps it): each of those would cost a write of the
-/// whole source and push out of the budget an entry that is asked for again. The price: a source asked for again
+/// key is fetched from the network while its uses are remembered (among the last ``remembers``/2 to ``remembers``
+/// distinct keys fetched), and every time after that while it is remembered — nginx's `proxy_cache_min_uses`, a
+/// CDN's "cache on second hit". An image proxy's sources are mostly asked for once (one variant, then the CDN in front
+/// keeps it): each of those would cost a write of the whole source and push out of the budget an entry that is asked
+/// for again. The price: a source asked for again
 /// within the window is fetched once more before it is kept.
 ///
 /// Uses are counted by the key's hash (the process's seeded `Hasher`, so a client cannot aim collisions at it) in two
@@ -18,8 +19,8 @@ import DWLocking
 public final class DWDiskAdmission: Sendable {
     /// Fetches of a key, this one included, before its original is written (≥ 1; 1 admits every original).
     public let minUses: Int
-    /// Distinct keys whose uses are remembered, at least (up to twice this many just before a generation is
-    /// forgotten).
+    /// Distinct keys whose uses are remembered: the last half as many at least, this many just before the older
+    /// generation is forgotten.
     public let remembers: Int
 
     private struct Generations {
@@ -28,7 +29,8 @@ public final class DWDiskAdmission: Sendable {
     }
     private let counts = DWLock(Generations())
 
-    /// Writes an original from its `minUses`-th fetch on, among the last `remembers` distinct keys (default 65,536).
+    /// Writes an original from its `minUses`-th fetch on, among the last `remembers`/2 to `remembers` distinct keys
+    /// (default 65,536).
     public init(minUses: Int, remembers: Int = 65_536) {
         self.minUses = max(1, minUses)
         self.remembers = max(2, remembers)
