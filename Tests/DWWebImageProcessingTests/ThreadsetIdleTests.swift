@@ -1,0 +1,94 @@
+// ThreadsetIdleTests: libvips 8.14.1 to 8.15.3 free a worker whose 15-second idle wait times out while another
+// thread hands it work (a lost task, or a write into freed memory). CVips' ThreadsetIdleWait takes that wait's place:
+// idle workers stay past the timeout, so none frees itself. The attack itself runs as a C program on libvips with
+// the timeout shortened to 5 ms (Fixtures/threadset_race.c, threadset_widen.c), built with and without the fix.
+import CVips
+import DWLocking
+import DWTestSupport
+@testable import DWWebImageProcessing
+import Foundation
+import XCTest
+
+final class ThreadsetIdleTests: XCTestCase {
+    /// The threads named "libvips worker" (GLib names each thread libvips' thread set starts) in this process.
+    private func libvipsWorkers() throws -> Int {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        return tasks.filter { task in
+            let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+            return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == "libvips worker"
+        }.count
+    }
+
+    /// Averages of `pipelines` new images, all at once: each `vips_avg` runs a thread pool whose workers come from
+    /// libvips' thread set.
+    private func runPipelines(_ pipelines: Int) throws {
+        let failures = DWLock(0)
+        DispatchQueue.concurrentPerform(iterations: pipelines) { i in
+            let side = 64 + i
+            let pixels = [UInt8](repeating: UInt8(i), count: side * side * 3)
+            var average = 0.0
+            var image: OpaquePointer?
+            guard cvips_from_memory(pixels, pixels.count, Int32(side), Int32(side), 3, &image) == 0, let image
+            else { return failures.withLock { $0 += 1 } }
+            defer { cvips_unref(image) }
+            if cvips_avg(image, &average) != 0 || abs(average - Double(i)) > 0.001 { failures.withLock { $0 += 1 } }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, 0, "every pipeline computes its average")
+    }
+
+    func testIdleLibvipsWorkersOutliveTheThreadSetsIdleTimeout() throws {
+        try Vips.start()
+        try runPipelines(4)
+        let before = try libvipsWorkers()
+        XCTAssertGreaterThan(before, 0, "the pipelines ran on libvips' thread set")
+        // libvips' own wait gives up after 15 s idle: past it, an affected version's workers would have freed
+        // themselves (0 left), and the next task could have been handed to one doing so.
+        Thread.sleep(forTimeInterval: 16)
+        let after = try libvipsWorkers()
+        let version = libvipsVersion
+        if version >= 81401 && version < 81504 {
+            XCTAssertEqual(after, before, "libvips \(version): idle workers stay (their wait has no deadline)")
+        }
+        try runPipelines(4)  // and the set still runs work
+    }
+
+    /// The libvips loaded here as major × 10000 + minor × 100 + micro.
+    private var libvipsVersion: Int {
+        let parts = String(cString: cvips_version()).split(separator: ".").compactMap { Int($0) }
+        return parts.count == 3 ? parts[0] * 10000 + parts[1] * 100 + parts[2] : 0
+    }
+
+    func testAWorkerTimingOutWhileHandedWorkLosesNoTaskWithTheFix() throws {
+        try Vips.start()
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let build = FileManager.default.temporaryDirectory.appendingPathComponent("dw-threadset-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: build) }
+        let compiler = FileManager.default.isExecutableFile(atPath: "/usr/bin/cc") ? "/usr/bin/cc" : "clang"
+        let flags = try Subprocess.output(["pkg-config", "--cflags", "--libs", "vips"])
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        func compile(_ arguments: [String]) throws {
+            let run = try ProcessRun.run(compiler, ["-O1"] + arguments + flags + ["-lpthread", "-ldl"])
+            XCTAssertEqual(run.status, 0, "\(arguments): \(run.errors)")
+        }
+        let widen = build.appendingPathComponent("widen.so").path
+        let race = fixtures.appendingPathComponent("threadset_race.c").path
+        let fix = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/CVips/ThreadsetIdleWait.c").standardized.path
+        try compile(["-shared", "-fPIC", "-o", widen, fixtures.appendingPathComponent("threadset_widen.c").path])
+        try compile(["-o", build.appendingPathComponent("plain").path, race])
+        try compile(["-o", build.appendingPathComponent("fixed").path, race, fix])
+        let shortened = ["LD_PRELOAD": widen]
+        if libvipsVersion >= 81401 && libvipsVersion < 81504 {
+            // The attack works on this libvips: without the fix a task is lost within seconds.
+            let plain = try ProcessRun.run(
+                build.appendingPathComponent("plain").path, ["30"], environment: shortened, timeout: 60)
+            XCTAssertEqual(plain.status, 3, "libvips \(libvipsVersion) without the fix: \(plain.output)")
+        }
+        let fixed = try ProcessRun.run(
+            build.appendingPathComponent("fixed").path, ["8"], environment: shortened, timeout: 60)
+        XCTAssertEqual(fixed.status, 0, "with the fix: \(fixed.output) \(fixed.errors)")
+        XCTAssertFalse(fixed.signalled, fixed.errors)
+        XCTAssertTrue(fixed.output.contains("no lost task"), fixed.output)
+    }
+}
