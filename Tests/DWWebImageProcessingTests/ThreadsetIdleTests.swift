@@ -60,35 +60,24 @@ final class ThreadsetIdleTests: XCTestCase {
 
     func testAWorkerTimingOutWhileHandedWorkLosesNoTaskWithTheFix() throws {
         try Vips.start()
-        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-        let build = FileManager.default.temporaryDirectory.appendingPathComponent("dw-threadset-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: build) }
-        let compiler = FileManager.default.isExecutableFile(atPath: "/usr/bin/cc") ? "/usr/bin/cc" : "clang"
-        let flags = try Subprocess.output(["pkg-config", "--cflags", "--libs", "vips"])
-            .split(whereSeparator: \.isWhitespace).map(String.init)
-        func compile(_ arguments: [String]) throws {
-            let run = try ProcessRun.run(compiler, ["-O1"] + arguments + flags + ["-lpthread", "-ldl"])
-            XCTAssertEqual(run.status, 0, "\(arguments): \(run.errors)")
-        }
-        let widen = build.appendingPathComponent("widen.so").path
-        let race = fixtures.appendingPathComponent("threadset_race.c").path
-        let fix = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/CVips/ThreadsetIdleWait.c").standardized.path
-        try compile(["-shared", "-fPIC", "-o", widen, fixtures.appendingPathComponent("threadset_widen.c").path])
-        try compile(["-o", build.appendingPathComponent("plain").path, race])
-        try compile(["-o", build.appendingPathComponent("fixed").path, race, fix])
-        let shortened = ["LD_PRELOAD": widen]
+        let programs = try CAttackPrograms()
+        defer { programs.remove() }
+        let race = CAttackPrograms.fixture("threadset_race.c")
+        let shortened = try [
+            "LD_PRELOAD": programs.build(
+                "widen.so", [CAttackPrograms.fixture("threadset_widen.c")], packages: ["vips"], shared: true)
+        ]
         if libvipsVersion >= 81401 && libvipsVersion < 81504 {
             // The attack works on this libvips: without the fix a task is lost within seconds.
             let plain = try ProcessRun.run(
-                build.appendingPathComponent("plain").path, ["30"], environment: shortened, timeout: 60)
+                programs.build("plain", [race], packages: ["vips"]), ["30"], environment: shortened, timeout: 60)
             XCTAssertEqual(plain.status, 3, "libvips \(libvipsVersion) without the fix: \(plain.output)")
         }
         let fixed = try ProcessRun.run(
-            build.appendingPathComponent("fixed").path, ["8"], environment: shortened, timeout: 60)
-        XCTAssertEqual(fixed.status, 0, "with the fix: \(fixed.output) \(fixed.errors)")
+            programs.build("fixed", [race, CAttackPrograms.cvipsSource("ThreadsetIdleWait.c")], packages: ["vips"]),
+            ["8"], environment: shortened, timeout: 60)
         XCTAssertFalse(fixed.signalled, fixed.errors)
+        XCTAssertEqual(fixed.status, 0, "with the fix: \(fixed.output) \(fixed.errors)")
         XCTAssertTrue(fixed.output.contains("no lost task"), fixed.output)
     }
 }
