@@ -115,6 +115,7 @@ let package = Package(
         .target(
             name: "DWWebImageServer",
             dependencies: [
+                "CMalloc",
                 "DWFileIO",
                 "DWImageTransform",
                 "COpenBeneath",

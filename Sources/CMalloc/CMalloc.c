@@ -22,3 +22,20 @@ int dw_malloc_set_mmap_threshold(int bytes) {
     return 0;
 #endif
 }
+
+int dw_malloc_set_arena_max(int count) {
+#if defined(__GLIBC__)
+    return mallopt(M_ARENA_MAX, count);
+#else
+    (void)count;
+    return 0;
+#endif
+}
+
+int dw_malloc_trim(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}

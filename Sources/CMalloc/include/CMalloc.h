@@ -6,5 +6,9 @@
 int dw_malloc_set_trim_threshold(int bytes);
 /// mallopt(M_MMAP_THRESHOLD, bytes): blocks at least this big are mapped on their own. 1 on success.
 int dw_malloc_set_mmap_threshold(int bytes);
+/// mallopt(M_ARENA_MAX, count): arenas glibc creates at most (threads beyond share them). 1 on success.
+int dw_malloc_set_arena_max(int count);
+/// malloc_trim(0): free pages of every heap given back to the kernel. 1 when some were.
+int dw_malloc_trim(void);
 
 #endif
