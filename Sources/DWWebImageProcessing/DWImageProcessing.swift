@@ -125,7 +125,10 @@ public enum DWImageProcessing {
 
     /// libvips worker threads per transform (`vips_concurrency_set`); default 1. The pipeline already runs one
     /// transform per core, and imgproxy measured, as `bench/pixels/run` does here, that more threads per transform
-    /// only add contention under load; a single large image on an idle machine is the case where 2+ helps.
+    /// only add contention under load; a single large image on an idle machine is the case where 2+ helps. With 2+ on
+    /// libvips 8.14 to 8.15.3, a failure in the last strips a worker computes can be missed (its thread pool reads the
+    /// error flag before that worker ends; fixed in 8.15.4): a damaged source may then give an image instead of an
+    /// error. With 1 there is one worker and no such window. Any thread.
     public static var threadsPerTransform: Int {
         get { settings.withLock { $0.threadsPerTransform } }
         set {
