@@ -4,9 +4,9 @@ internal import CMalloc
 import Foundation
 
 /// glibc keeps freed memory in per-thread arenas (up to 8 per core) and rarely gives it back: a server whose
-/// transforms run on many threads grows its RSS with every new arena and every fragmented one. ``limitArenas(_:)``
+/// transforms run on many threads grows its RSS with every new arena and every fragmented one. ``applyHeapSettings()``
 /// caps their number (`mallopt(M_ARENA_MAX)`, before the worker threads start) and ``trim()`` returns free pages
-/// (`malloc_trim(0)`). ``keepBigBlocksInTheHeap()`` serves blocks up to 32 MiB (a source's bytes, a decode's pixels)
+/// (`malloc_trim(0)`). ``applyHeapSettings()`` also serves blocks up to 32 MiB (a source's bytes, a decode's pixels)
 /// from the heap instead of mapping each on its own: glibc otherwise maps and unmaps every one of them, and each page
 /// of each is faulted in anew (90–160 faults a cold 2048×1536 transform; 15–20 with the heap). Through CMalloc's typed
 /// calls; no-ops where the C library is not glibc.
@@ -20,11 +20,10 @@ enum DWMallocTuning {
     /// Whether the environment leaves the tuning on: anything but `DWSERVE_MALLOC_TUNING=0`.
     static var enabledByEnvironment: Bool { ProcessInfo.processInfo.environment["DWSERVE_MALLOC_TUNING"] != "0" }
 
-    /// Caps glibc's malloc arenas at `count`.
-    static func limitArenas(_ count: Int32) { _ = dw_malloc_set_arena_max(count) }
-
-    /// Serves blocks up to ``mmapThreshold`` from the heap and keeps up to ``trimThreshold`` free at its top.
-    static func keepBigBlocksInTheHeap() {
+    /// Caps glibc's malloc arenas at one and serves blocks up to ``mmapThreshold`` from the heap, keeping up to
+    /// ``trimThreshold`` free at its top.
+    static func applyHeapSettings() {
+        _ = dw_malloc_set_arena_max(1)
         _ = dw_malloc_set_mmap_threshold(mmapThreshold)
         _ = dw_malloc_set_trim_threshold(trimThreshold)
     }
@@ -41,7 +40,6 @@ extension DWImageServer {
     /// leaves the arenas of the threads already running in place.
     public static func capMallocArenas() {
         guard DWMallocTuning.enabledByEnvironment else { return }
-        DWMallocTuning.limitArenas(1)
-        DWMallocTuning.keepBigBlocksInTheHeap()
+        DWMallocTuning.applyHeapSettings()
     }
 }

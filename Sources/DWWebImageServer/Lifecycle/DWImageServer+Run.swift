@@ -77,13 +77,12 @@ extension DWImageServer {
 
     /// Caps glibc's malloc arenas at one (threads started from here on allocate in the main arena; those already
     /// running keep theirs, unless ``DWImageServer/capMallocArenas()`` ran first, as in `dwfetch serve`), keeps big
-    /// blocks in the heap (``DWMallocTuning/keepBigBlocksInTheHeap()``) and gives free pages back to the kernel every
+    /// blocks in the heap (``DWMallocTuning/applyHeapSettings()``) and gives free pages back to the kernel every
     /// 5 s while transforms run (a detached background task, polling). One arena rather than two: over 10,000 new
     /// variants (`bench/serve/memory`) a second arena held ~25 MiB more at the peak, freed but fragmented, for no CPU
     /// that the benchmarks could tell apart.
     private func startMallocTuning() {
-        DWMallocTuning.limitArenas(1)
-        DWMallocTuning.keepBigBlocksInTheHeap()
+        DWMallocTuning.applyHeapSettings()
         Task.detached(priority: .background) { [metrics] in
             var last = metrics.transformCount
             while !Task.isCancelled {
