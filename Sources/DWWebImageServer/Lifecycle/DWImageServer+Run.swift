@@ -19,12 +19,9 @@ extension DWImageServer {
     ) async throws {
         if configuration.tunesMalloc { startMallocTuning() }
         defer { encodeBudget?.stop() }  // put-off encodes stop with the server
-        let router = Router(context: DWRequestContext.self)
-        if configuration.tracing { addTracing(to: router) }
-        mount(on: router, at: configuration.pathPrefix, refusingOtherMethods: true)
         let drain = DWConnectionDrain(logger: lifecycleLogger, maxPerClient: configuration.connectionsPerClient)
         let app = Application(
-            router: router,
+            responder: serveResponder(),
             server: connectionServer(drain: drain),
             configuration: applicationConfiguration,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
@@ -56,6 +53,17 @@ extension DWImageServer {
         drain.finish()
         if drain.isForcing { return }  // the deadline passed: return without waiting for the cut responses' handlers
         try await serving.value
+    }
+
+    /// The whole server's routes: the request spans first when tracing is on, then
+    /// ``mount(on:at:refusingOtherMethods:)`` with 405 for other methods, image requests past the router's trie
+    /// (``DWServeResponder``). On the thread that sets the server up.
+    func serveResponder() -> DWServeResponder {
+        let routes = DWServeRoutes(
+            router: Router(context: DWRequestContext.self), prefix: Self.trimmingSlashes(configuration.pathPrefix))
+        if configuration.tracing { addTracing(to: routes) }
+        mount(on: routes, at: configuration.pathPrefix, refusingOtherMethods: true)
+        return routes.responder()
     }
 
     /// HTTP/1.1 with one ``DWConnectionHandler`` per connection (made for each): draining, the header, idle and write

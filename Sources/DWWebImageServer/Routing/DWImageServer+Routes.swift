@@ -25,13 +25,11 @@ extension DWImageServer {
 
     /// The routes; `refusingOtherMethods` (the whole server of ``run(onListening:)``) answers 405 to other methods.
     func mount<Routes: RouterMethods>(on router: Routes, at prefix: String, refusingOtherMethods: Bool) {
-        let trimmed = prefix.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let trimmed = Self.trimmingSlashes(prefix)
         let base = trimmed.isEmpty ? "" : "/" + trimmed
         let group = router.group(RouterPath(trimmed)).add(
             middleware: DWAccessLogMiddleware<Routes.Context>(server: self))
-        let extraHealth = configuration.healthCheckPath.map {
-            $0.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        }
+        let extraHealth = configuration.healthCheckPath.map(Self.trimmingSlashes)
         for method in [HTTPRequest.Method.get, .head] {
             for path in ["health"] + (extraHealth.map { $0.isEmpty ? [] : [$0] } ?? []) {
                 group.on(RouterPath(path), method: method) { _, _ in
@@ -71,6 +69,11 @@ extension DWImageServer {
                 }
             }
         }
+    }
+
+    /// `path` without its leading and trailing slashes: a mount prefix or route as the router takes it.
+    static func trimmingSlashes(_ path: String) -> String {
+        path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
     }
 
     /// The request target as received (path and query, percent-encoding untouched) after the mount prefix.

@@ -8,9 +8,10 @@ extension DWImageServer {
     /// Puts the request span and the response-writing span in front of every route of `router`. The spans go to
     /// `InstrumentationSystem`'s tracer (a no-op one unless the process bootstrapped another). On the main thread,
     /// before the routes are mounted.
-    func addTracing<Context: RequestContext>(to router: Router<Context>) {
-        router.add(middleware: DWRequestSpanMiddleware<Context>())
-        router.add(middleware: DWStreamingSpanMiddleware<Context>())
+    func addTracing<Routes: RouterMethods>(to router: Routes) {
+        typealias Context = Routes.Context
+        _ = router.add(middleware: DWRequestSpanMiddleware<Context>())
+        _ = router.add(middleware: DWStreamingSpanMiddleware<Context>())
     }
 
     /// A child span of the request's (the task's current span) named `name` with `image_url`, when tracing is on;
