@@ -73,26 +73,37 @@ final class RoutesTests: XCTestCase {
         let resized = plain("/a.png", options: "rs:fit:32:32")
         let missing = plain("/missing.png")
         let png = png
-        try await standaloneApp(server).test(.router) { client in
-            try await client.execute(uri: image, method: .get) { response in
+        let served = try await standaloneApp(server).test(.router) { client in
+            var served = try await client.execute(uri: image, method: .get) { response in
                 XCTAssertEqual(response.status, .ok)
                 XCTAssertEqual(Data(response.body.readableBytesView), png)
                 XCTAssertEqual(response.headers[.contentType], "image/png")
                 XCTAssertNotNil(response.headers[.eTag])
+                return response.body.readableBytes
             }
-            try await client.execute(uri: resized, method: .get) { response in
+            served += try await client.execute(uri: resized, method: .get) { response in
                 XCTAssertEqual(response.status, .ok)
                 let out = try DWImage(data: Data(response.body.readableBytesView))
                 XCTAssertEqual([out.pixelWidth, out.pixelHeight], [32, 24])
+                return response.body.readableBytes
             }
-            try await client.execute(uri: missing, method: .get) { response in
+            try await client.execute(uri: resized, method: .head) { response in
+                XCTAssertEqual(response.status, .ok)
+                XCTAssertEqual(response.body.readableBytes, 0, "HEAD: no body, no bytes counted")
+            }
+            served += try await client.execute(uri: missing, method: .get) { response in
                 XCTAssertEqual(response.status, .notFound)
                 XCTAssertEqual(String(buffer: response.body), "404 Not Found: origin answered 404\n")
+                return response.body.readableBytes
             }
-            try await client.execute(uri: "/insecure/rs:sideways/plain/x", method: .get) { response in
+            served += try await client.execute(uri: "/insecure/rs:sideways/plain/x", method: .get) { response in
                 XCTAssertEqual(response.status, .badRequest)
+                return response.body.readableBytes
             }
+            return served
         }
+        let metrics = server.metricsText()
+        XCTAssertTrue(metrics.contains("dwserve_response_bytes_total \(served)\n"), "every body sent, counted")
         XCTAssertEqual(origin.requestCount(path: "/a.png"), 1, "the resize came from the cached original")
     }
 
