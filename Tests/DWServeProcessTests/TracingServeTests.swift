@@ -31,6 +31,7 @@ final class TracingServeTests: ServeTestCase {
         }
         XCTAssertTrue(arrived, "spans: \(spans), exports: \(collector.exports.map(\.path))")
         let request = try XCTUnwrap(spans.first { $0.trace == trace && $0.parent == parent }, "\(spans)")
+        XCTAssertEqual(request.name, "/**", "named after the image route, as the router names it")
         for name in ["image", "streaming"] {
             let child = try XCTUnwrap(spans.first { $0.name == name && $0.trace == trace }, "\(spans)")
             XCTAssertEqual(child.parent, request.id, "\(name) is a child of the request's span")
