@@ -3,11 +3,11 @@ import Hummingbird
 
 /// The responder of ``DWImageServer/run(onListening:onMetricsListening:services:)``. Hummingbird's router finds
 /// every request's route by walking its path component by component through a trie, character by character; for
-/// the image route, a catch-all below the prefix, that walk was about an eighth of a cached variant's instructions
-/// (its URL is long). A `GET` or `HEAD` whose raw path is the prefix, a slash and a first component that no other
-/// route starts with goes to the responder the router would have chosen (``DWServeRoutes``: the same middleware,
-/// the same `endpointPath`); any other request, and any path it is unsure of (an empty or percent-encoded first
-/// component, an absolute-form target), goes to the router. Runs on the request's task.
+/// the image route, a catch-all below the prefix, that walk would cost about an eighth of a cached variant's
+/// instructions (its URL is long). A `GET` or `HEAD` whose raw path is the prefix, a slash and a first component
+/// that no other route starts with goes to the responder the router would have chosen (``DWServeRoutes``: the same
+/// middleware, the same `endpointPath`); any other request, and any path it is unsure of (an empty or
+/// percent-encoded first component, an absolute-form target), goes to the router. Runs on the request's task.
 struct DWServeResponder: HTTPResponder {
     let router: RouterResponder<DWRequestContext>
     /// The image route's responder per method (empty: no shortcut).

@@ -14,6 +14,7 @@ final class DWServeRoutes: RouterMethods {
     /// The mount prefix's components, trimmed ("" for the root, e.g. "images").
     let prefix: String
     private let imagePath: RouterPath
+    private let prefixLength: Int
     private var middlewares: [any MiddlewareProtocol<Request, Response, Context>] = []
     private var images: [HTTPRequest.Method: any HTTPResponder<Context>] = [:]
     private var named: Set<String> = []
@@ -23,21 +24,21 @@ final class DWServeRoutes: RouterMethods {
     init(router: Router<DWRequestContext>, prefix: String) {
         self.router = router
         self.prefix = prefix
-        imagePath = RouterPath(prefix).appendingPath("**")
+        let prefixPath = RouterPath(prefix)
+        (imagePath, prefixLength) = (prefixPath.appendingPath("**"), prefixPath.count)
     }
 
     @discardableResult
     func on<Responder: HTTPResponder>(_ path: RouterPath, method: HTTPRequest.Method, responder: Responder) -> Self
     where Responder.Context == Context {
         router.on(path, method: method, responder: responder)
-        let below = Array(path.dropFirst(RouterPath(prefix).count))
         if path == imagePath {
             guard method == .get || method == .head else { return self }  // other methods: the router's 405
             // What Router.on wraps it in: the router's middleware, first added outermost.
             var chain: any HTTPResponder<Context> = responder
             for middleware in middlewares.reversed() { chain = DWMiddlewareStep(middleware: middleware, next: chain) }
             images[method] = chain
-        } else if let first = below.first {
+        } else if let first = path.dropFirst(prefixLength).first {
             let word = first.description
             if first == .path(Substring(word)) {
                 named.insert(word)
