@@ -130,7 +130,8 @@ final class LocalAndFallbackServeTests: ServeTestCase {
         XCTAssertEqual(second.status, 200, "the variant came from memory, not from the file: \(second.text)")
         XCTAssertEqual(second.body, first.body)
         XCTAssertEqual(try server.metric("dwserve_transforms_total"), 1, "transformed once")
-        XCTAssertGreaterThanOrEqual(try server.metric(#"dwserve_cache_hits_total{layer="memory"}"#), 1)
+        // A memory hit's record reaches the counters from the pipeline's callback queue, just after its answer.
+        XCTAssertTrue(try eventually { try server.metric(#"dwserve_cache_hits_total{layer="memory"}"#) >= 1 })
     }
 
     func testTheFallbackIsMadeOncePerChainAndServedWithAShortMaxAge() throws {

@@ -41,7 +41,10 @@ final class MemoryHitTests: XCTestCase {
         XCTAssertNil(
             h.manager.imageFromMemory(withURL: "ftp://example.invalid/x.png"), "refused URLs are the callback API's")
         XCTAssertEqual(h.server.requestLog.count, 1)
-        h.drainCallbacks()  // the batch of hit records is handed over in a block on the callback queue
+        // The hits' records are handed over in one block on the callback queue, memoryHitReportDelay after the first.
+        let delivered = await waitUntil { log.all.filter { $0.0 == .memory }.count == 4 }
+        XCTAssertTrue(delivered)
+        h.drainCallbacks()
         let records = log.all
         XCTAssertEqual(records.filter { $0.0 == .memory }.count, 4, "every hit is counted")
         XCTAssertEqual(records.filter { $0.0 == .network }.count, 1)

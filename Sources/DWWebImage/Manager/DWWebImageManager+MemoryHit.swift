@@ -10,8 +10,8 @@ extension DWWebImageManager {
     /// started either way.
     ///
     /// A hit is counted as the callback API counts it: its ``DWDownloadMetrics`` record (source `.memory`) reaches
-    /// ``metricsHandler`` on ``callbackQueue`` — records of hits that come faster than that queue runs are handed
-    /// over together, in one block.
+    /// ``metricsHandler`` on ``callbackQueue`` — not at once but within 2 ms (`memoryHitReportDelay`), together
+    /// with the records of every other hit in that time, in one block.
     public func imageFromMemory(withURL url: String, options: DWWebImageOptions = []) -> DWImage? {
         let asked = DispatchTime.now().uptimeNanoseconds
         let request = RequestOptions(options, cachePolicy: cache.cachePolicy)
@@ -27,8 +27,13 @@ extension DWWebImageManager {
         return image.from(.memory, metrics: metrics).keepingDecoded(in: cache, key: key)
     }
 
+    /// How long the first memory hit's record waits for others before the batch is handed to ``metricsHandler``.
+    /// A block for each hit would wake the callback queue's thread for each hit: for a server answering a hot
+    /// variant, the futex wake and two context switches cost more than the hit itself.
+    static let memoryHitReportDelay: DispatchTimeInterval = .milliseconds(2)
+
     /// Queues a hit's record for the metrics handler; the first record of a batch schedules the block that hands
-    /// the batch over on the callback queue (one hand-off per batch, not per hit).
+    /// the batch over on the callback queue ``memoryHitReportDelay`` later (one hand-off per batch, not per hit).
     private func reportMemoryHit(_ metrics: DWDownloadMetrics) {
         let schedule: (DispatchQueue, @Sendable (DWDownloadMetrics) -> Void)? = state.withLock { s in
             guard let handler = s.metricsHandler else { return nil }
@@ -36,7 +41,7 @@ extension DWWebImageManager {
             return s.memoryHitReports.count == 1 ? (s.callbackQueue, handler) : nil
         }
         guard let (queue, handler) = schedule else { return }
-        queue.async { [self] in
+        queue.asyncAfter(deadline: .now() + Self.memoryHitReportDelay) { [self] in
             let batch = state.withLock { s in
                 defer { s.memoryHitReports.removeAll(keepingCapacity: true) }
                 return s.memoryHitReports

@@ -151,7 +151,7 @@ public final class DWWebImageManager: Sendable {
     let tuning = DWLock(Tuning())
     /// Called with the record of every finished request — network downloads (success or failure) and cache hits —
     /// on ``callbackQueue``. A memory hit answered on the caller's thread (``imageFromMemory(withURL:options:)``, the
-    /// async API's hits) is counted there just after the caller has its image.
+    /// async API's hits) is counted there after the caller has its image, in batches at most 2 ms late.
     public var metricsHandler: (@Sendable (DWDownloadMetrics) -> Void)? {
         get { state.withLock { $0.metricsHandler } }
         set { state.withLock { $0.metricsHandler = newValue } }
