@@ -80,10 +80,13 @@ public struct DWLogHandler: LogHandler {
 }
 
 extension DWLogFormat {
-    /// The handler for `label`: swift-log's stderr stream for `.pretty`, a ``DWLogHandler`` on stdout otherwise.
+    /// The handler for `label`: swift-log's stderr stream for `.pretty` (its metadata formatted only for a line it
+    /// writes: ``DWDeferredMetadataLogHandler``), a ``DWLogHandler`` on stdout otherwise.
     public func makeHandler(label: String, metadataProvider: Logger.MetadataProvider?) -> any LogHandler {
         switch self {
-        case .pretty: StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
+        case .pretty:
+            DWDeferredMetadataLogHandler(
+                StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider))
         case .structured, .json: DWLogHandler(label: label, format: self, metadataProvider: metadataProvider)
         }
     }
