@@ -57,11 +57,15 @@ final class ImgproxyMetricsTests: ServeTestCase {
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"), options: "w:20")).status, 200)
         XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/gone.png"))).status, 404)
         XCTAssertEqual(try server.get("/health").status, 200)
-        XCTAssertEqual(try server.metric("imgproxy_requests_total"), 2, "/health is not counted")
-        XCTAssertEqual(try server.metric(#"imgproxy_status_codes_total{status="200"}"#), 1)
+        let scrape = try HTTPClient.request(port: try XCTUnwrap(server.metricsPort), target: "/metrics").text
+        XCTAssertTrue(scrape.contains(#"imgproxy_status_codes_total{status="404"}"#), scrape)
+        XCTAssertFalse(scrape.contains(#"imgproxy_status_codes_total{status="304"}"#), "a status shows once it happens")
+        XCTAssertEqual(try server.get(ProxyPath.plain(origin.url("/a.png"), options: "w:20")).status, 200)
+        XCTAssertEqual(try server.metric("imgproxy_requests_total"), 3, "/health is not counted")
+        XCTAssertEqual(try server.metric(#"imgproxy_status_codes_total{status="200"}"#), 2, "the same counter again")
         XCTAssertEqual(try server.metric(#"imgproxy_status_codes_total{status="404"}"#), 1)
         XCTAssertEqual(try server.metric(#"imgproxy_errors_total{type="downloading"}"#), 1)
-        XCTAssertEqual(try server.metric("imgproxy_request_duration_seconds_count"), 2)
+        XCTAssertEqual(try server.metric("imgproxy_request_duration_seconds_count"), 3)
         XCTAssertEqual(try server.metric("imgproxy_download_duration_seconds_count"), 2)
         XCTAssertGreaterThanOrEqual(try server.metric("imgproxy_processing_duration_seconds_count"), 1)
         XCTAssertGreaterThanOrEqual(
@@ -71,7 +75,7 @@ final class ImgproxyMetricsTests: ServeTestCase {
             "the wait for a worker")
         XCTAssertEqual(try server.metric("imgproxy_workers"), 3)
         XCTAssertEqual(try server.metric("imgproxy_images_in_progress"), 0)
-        XCTAssertEqual(try server.metric(#"dwserve_requests_total{status="200"}"#), 1, "serve's own stay")
+        XCTAssertEqual(try server.metric(#"dwserve_requests_total{status="200"}"#), 2, "serve's own stay")
         XCTAssertGreaterThan(try server.metric("imgproxy_vips_max_memory_bytes"), 0, "libvips' high-water mark")
     }
 
