@@ -19,15 +19,17 @@ enum DWResponses {
     ) -> Response {
         let etag = body.etag
         var headers = extra
-        if validators { headers[.eTag] = etag }
-        headers[.cacheControl] = "public, max-age=\(maxAge)"
+        // Appended, not set: `extra` never holds these, and setting one searches the fields for it first.
+        assert(extra[.eTag] == nil && extra[.cacheControl] == nil && extra[.contentType] == nil)
+        if validators { headers.append(HTTPField(name: .eTag, value: etag)) }
+        headers.append(HTTPField(name: .cacheControl, value: "public, max-age=\(maxAge)"))
         if varies { headers[.vary] = headers[.vary].map { "Accept, " + $0 } ?? "Accept" }  // before client hints
         addSecurityHeaders(&headers)
         if validators, DWETag.matches(ifNoneMatch: ifNoneMatch, etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = contentType
-        headers[.contentLength] = String(body.buffer.readableBytes)
+        headers.append(HTTPField(name: .contentType, value: contentType))
+        headers.append(HTTPField(name: .contentLength, value: String(body.buffer.readableBytes)))
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body.buffer))
     }
 
@@ -57,15 +59,20 @@ enum DWResponses {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    /// `X-Content-Type-Options: nosniff` and a CSP that makes any body inert in a browser.
+    /// `X-Content-Type-Options: nosniff` and a CSP that makes any body inert in a browser, appended to fields that
+    /// have neither yet.
     static func addSecurityHeaders(_ headers: inout HTTPFields) {
-        headers[contentTypeOptions] = "nosniff"
-        headers[contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+        assert(headers[securityFields[0].name] == nil && headers[securityFields[1].name] == nil)
+        headers.append(contentsOf: securityFields)
     }
 
-    // Checked once, not per response.
-    private static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
-    private static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
+    // Made (and their values checked) once, not per response.
+    private static let securityFields = [
+        HTTPField(name: HTTPField.Name("X-Content-Type-Options")!, value: "nosniff"),
+        HTTPField(
+            name: HTTPField.Name("Content-Security-Policy")!,
+            value: "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+    ]
 }
 
 /// Entity tags of served bytes.
