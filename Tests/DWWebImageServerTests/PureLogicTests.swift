@@ -4,6 +4,7 @@ import DWWebImage
 import DWWebImageProcessing
 @testable import DWWebImageServer
 import HTTPTypes
+import Hummingbird
 import XCTest
 
 final class URLParserTests: XCTestCase {
@@ -151,6 +152,35 @@ final class NegotiationAndStatusTests: XCTestCase {
         XCTAssertEqual(response.headers[.contentLength], "18")  // "403 Forbidden: no\n"
         XCTAssertEqual(response.headers[.cacheControl], "no-store")
         XCTAssertEqual(response.headers[HTTPField.Name("X-Content-Type-Options")!], "nosniff")
+    }
+
+    func testAnImageAnswerHasEachOfItsFieldsOnceWhateverTheExtraFieldsName() {
+        let body = DWServedBytes.Body(buffer: ByteBuffer(string: "img"), etag: "\"e\"")
+        let nosniff = HTTPField.Name("X-Content-Type-Options")!
+        func names(_ response: Response) -> [String] { response.headers.map(\.name.canonicalName) }
+        let plain = DWResponses.image(body, contentType: "image/png", maxAge: 60, varies: true, ifNoneMatch: [])
+        XCTAssertEqual(
+            names(plain),
+            [
+                "etag", "cache-control", "vary", "x-content-type-options", "content-security-policy", "content-type",
+                "content-length"
+            ])
+        // An embedder's fallback header may be named like one serve sets: replaced, never sent twice.
+        let marked = DWResponses.image(
+            body, contentType: "image/png", maxAge: 60, varies: false, ifNoneMatch: [],
+            extra: [.cacheControl: "1", nosniff: "1", .contentType: "1", HTTPField.Name("X-Fallback")!: "1"])
+        XCTAssertEqual(Set(names(marked)).count, names(marked).count, "\(names(marked))")
+        XCTAssertEqual(marked.headers[.cacheControl], "public, max-age=60")
+        XCTAssertEqual(marked.headers[nosniff], "nosniff")
+        XCTAssertEqual(marked.headers[.contentType], "image/png")
+        XCTAssertEqual(marked.headers[HTTPField.Name("X-Fallback")!], "1")
+        let keyed = DWResponses.image(
+            body, contentType: "image/png", maxAge: 60, varies: false, ifNoneMatch: ["\"e\""],
+            extra: [HTTPField.Name("Surrogate-Key")!: "k"], extraNamesAreOthers: true)
+        XCTAssertEqual(keyed.status, .notModified)
+        XCTAssertEqual(
+            names(keyed).filter { $0 != "content-length" },  // Hummingbird's; a 304 goes out without it
+            ["surrogate-key", "etag", "cache-control", "x-content-type-options", "content-security-policy"])
     }
 
     func testETagsAndIfNoneMatch() {

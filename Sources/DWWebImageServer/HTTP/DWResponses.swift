@@ -12,24 +12,29 @@ enum DWResponses {
     /// `extra` fields), or 304 without a
     /// body when `ifNoneMatch` matches the ETag. `body` is the image's buffer and ETag, made once per image
     /// (``DWServedBytes``). Without `validators` (a fallback image) no ETag is sent and no 304 answered.
+    /// `extraNamesAreOthers`: the caller knows `extra` holds none of the fields set here (fixed names only).
     static func image(
         _ body: DWServedBytes.Body, contentType: String, maxAge: Int, varies: Bool,
         ifNoneMatch: [String], status: HTTPResponse.Status = .ok, extra: HTTPFields = HTTPFields(),
-        validators: Bool = true
+        extraNamesAreOthers: Bool = false, validators: Bool = true
     ) -> Response {
         let etag = body.etag
         var headers = extra
-        // Appended, not set: `extra` never holds these, and setting one searches the fields for it first.
-        assert(extra[.eTag] == nil && extra[.cacheControl] == nil && extra[.contentType] == nil)
-        if validators { headers.append(HTTPField(name: .eTag, value: etag)) }
-        headers.append(HTTPField(name: .cacheControl, value: "public, max-age=\(maxAge)"))
+        // When `extra` cannot hold these names the fields are appended, sparing the subscript's search for an
+        // earlier field of the name; else one of `extra` by such a name (a fallback header named so) is replaced.
+        let fresh = extraNamesAreOthers || extra.isEmpty
+        func put(_ name: HTTPField.Name, _ value: String) {
+            if fresh { headers.append(HTTPField(name: name, value: value)) } else { headers[name] = value }
+        }
+        if validators { put(.eTag, etag) }
+        put(.cacheControl, "public, max-age=\(maxAge)")
         if varies { headers[.vary] = headers[.vary].map { "Accept, " + $0 } ?? "Accept" }  // before client hints
-        addSecurityHeaders(&headers)
+        addSecurityHeaders(&headers, appending: fresh)
         if validators, DWETag.matches(ifNoneMatch: ifNoneMatch, etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
-        headers.append(HTTPField(name: .contentType, value: contentType))
-        headers.append(HTTPField(name: .contentLength, value: String(body.buffer.readableBytes)))
+        put(.contentType, contentType)
+        put(.contentLength, String(body.buffer.readableBytes))
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body.buffer))
     }
 
@@ -55,15 +60,18 @@ enum DWResponses {
         headers[.contentType] = contentType
         headers[.contentLength] = String(body.utf8.count)
         headers[.cacheControl] = "no-store"
-        addSecurityHeaders(&headers)
+        addSecurityHeaders(&headers, appending: true)
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    /// `X-Content-Type-Options: nosniff` and a CSP that makes any body inert in a browser, appended to fields that
-    /// have neither yet.
-    static func addSecurityHeaders(_ headers: inout HTTPFields) {
-        assert(headers[securityFields[0].name] == nil && headers[securityFields[1].name] == nil)
-        headers.append(contentsOf: securityFields)
+    /// `X-Content-Type-Options: nosniff` and a CSP that makes any body inert in a browser, replacing fields of those
+    /// names; `appending` when the caller knows there are none (no search for them).
+    static func addSecurityHeaders(_ headers: inout HTTPFields, appending: Bool = false) {
+        if appending {
+            headers.append(contentsOf: securityFields)
+        } else {
+            for field in securityFields { headers[field.name] = field.value }
+        }
     }
 
     // Made (and their values checked) once, not per response.

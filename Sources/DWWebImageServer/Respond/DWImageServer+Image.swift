@@ -175,6 +175,7 @@ extension DWImageServer {
         var response = DWResponses.image(
             served.body(for: image.data), contentType: contentType, maxAge: maxAge, varies: varies,
             ifNoneMatch: request.headers[values: .ifNoneMatch], status: status, extra: extra,
+            extraNamesAreOthers: marks.isEmpty,  // the fallback header's name is configured; the rest are fixed
             validators: !isFallback && configuration.usesETag)
         if job.thumbor?.maxAge == 0 { response.headers[.cacheControl] = nil }  // thumbor's max_age(0)
         return addingOriginHeaders(
