@@ -51,6 +51,32 @@ final class MemoryHitTests: XCTestCase {
         XCTAssertTrue(records.allSatisfy(\.1), "metrics only on the callback queue")
     }
 
+    func testABurstOfHitsIsHandedToTheCallbackQueueInFewBlocks() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.setRoute("/b.png", .ok(png))
+        let url = h.server.url("/b.png")
+        _ = try await h.manager.image(withURL: url)
+        h.drainCallbacks()
+        // Each hit is followed by a marker block on the callback queue; a record sees how many markers ran before
+        // the block that delivered it, so the records of one block share a count.
+        let markers = Recorder<Int>(), seenAt = Recorder<Int>()
+        h.manager.metricsHandler = { record in
+            if record.source == .memory { seenAt.append(markers.values.count) }
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        for index in 0..<200 {
+            XCTAssertNotNil(h.manager.imageFromMemory(withURL: url))
+            h.manager.callbackQueue.async { markers.append(index) }
+        }
+        let milliseconds = Int((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+        let delivered = await waitUntil { seenAt.values.count == 200 }
+        XCTAssertTrue(delivered, "\(seenAt.values.count) of 200 records")
+        // A block is scheduled 2 ms after the first record it takes, so the hits' window holds at most one a 2 ms.
+        let blocks = Set(seenAt.values).count
+        XCTAssertLessThanOrEqual(blocks, milliseconds / 2 + 1, "\(blocks) blocks for 200 hits in \(milliseconds) ms")
+    }
+
     func testTheCallbackAPIStillDeliversMemoryHitsOnTheCallbackQueue() throws {
         let h = try Harness()
         defer { h.close() }
