@@ -29,7 +29,13 @@ final class DWImgproxyMetrics: Sendable {
     /// `status_codes_total` by status and `errors_total` by type, each made at its first use (a label appears in
     /// `/metrics` once it has happened, as in imgproxy) and then kept: the registry's lookup formats and checks
     /// the name and labels, 2 % of a hot request. A leaf lock, never held with `inProgress`.
-    private let labelled = DWLock((statuses: [Int: Counter](), errors: [String: Counter]()))
+    private let labelled = DWLock([Label: Counter]())
+
+    /// One labelled counter: `status_codes_total{status}` or `errors_total{type}`.
+    private enum Label: Hashable {
+        case status(Int)
+        case error(String)
+    }
 
     init(registry: PrometheusCollectorRegistry, namespace: String?, workers: Int) {
         self.registry = registry
@@ -99,26 +105,28 @@ final class DWImgproxyMetrics: Sendable {
     func requestEnded(status: Int, elapsed: Duration) {
         requests.increment()
         requestDuration.record(elapsed)
-        statusCounter(status).increment()
+        counter(.status(status)).increment()
         guard let type = Self.errorType(status) else { return }
-        errorCounter(type).increment()
+        counter(.error(type)).increment()
     }
 
-    private func statusCounter(_ status: Int) -> Counter {
-        if let counter = labelled.withLock({ $0.statuses[status] }) { return counter }
-        let counter = registry.makeCounter(  // the registry returns the same counter to a second maker
-            descriptor: Self.name(namespace, "status_codes_total", "A counter of the response status codes."),
-            labels: [("status", String(status))])
-        labelled.withLock { $0.statuses[status] = counter }
-        return counter
-    }
-
-    private func errorCounter(_ type: String) -> Counter {
-        if let counter = labelled.withLock({ $0.errors[type] }) { return counter }
-        let counter = registry.makeCounter(
-            descriptor: Self.name(namespace, "errors_total", "A counter of the occurred errors separated by type."),
-            labels: [("type", type)])
-        labelled.withLock { $0.errors[type] = counter }
+    /// The counter of `label`, made at its first use and kept.
+    private func counter(_ label: Label) -> Counter {
+        if let counter = labelled.withLock({ $0[label] }) { return counter }
+        // Two first uses at once make it twice: the registry returns the same counter to the second.
+        let counter =
+            switch label {
+            case .status(let status):
+                registry.makeCounter(
+                    descriptor: Self.name(namespace, "status_codes_total", "A counter of the response status codes."),
+                    labels: [("status", String(status))])
+            case .error(let type):
+                registry.makeCounter(
+                    descriptor: Self.name(
+                        namespace, "errors_total", "A counter of the occurred errors separated by type."),
+                    labels: [("type", type)])
+            }
+        labelled.withLock { $0[label] = counter }
         return counter
     }
 
