@@ -27,6 +27,14 @@ build_dwfetch() {
     DWFETCH="$(cd "$ROOT" && swift build -c release --show-bin-path)/dwfetch"
 }
 
+# build_jpeg_floor → $OUT/jpeg-floor: jpeg_floor.c (libjpeg's own cost of one cold transform, and with --disk the disk
+# cache's file work for it), linked with the cache's own CRC-32C (Sources/CChecksum).
+build_jpeg_floor() {
+    need_debs cc:gcc /usr/include/jpeglib.h:libjpeg-dev  # scripts/setup.sh installs libjpeg-dev for the build (CJpeg)
+    "${CC:-$(command -v cc || command -v clang)}" -O2 -o "$OUT/jpeg-floor" -I "$ROOT/Sources/CChecksum/include" \
+        "$ROOT/bench/serve/jpeg_floor.c" "$ROOT/Sources/CChecksum/CChecksum.c" -ljpeg
+}
+
 # make_corpus N: N JPEGs of 2048x1536 ("2K"), noisy like photos, made once with Pillow.
 make_corpus() {
     python3 - "$CORPUS" "$1" <<'PY'

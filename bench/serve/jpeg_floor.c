@@ -2,11 +2,26 @@
 // the 2048×1536 source decoded at 1/4 scale (the shrink-on-load both serve and thumbor's Pillow `draft` use), then
 // the 512×384 result compressed at Q 80 with optimised Huffman tables: baseline (serve's and libvips' choice) or
 // progressive (thumbor's default). Prints the medians over the files, in CPU milliseconds.
+//
+// With `--disk DIR`, also the file work serve's disk cache does for the same request (as `strace` of a release
+// serve shows it, with its cache's own CRC-32C, Sources/CChecksum, linked in): the two lookups that miss (variant and
+// source) and the partial-download folder's, then each entry — the 650 KB source and the encoded variant — as
+// O_TMPFILE, one writev of header (its CRC-32C of the body) and body, linkat into DIR, close. The kernel's share is in
+// the figures: CLOCK_PROCESS_CPUTIME_ID counts system time too.
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>  // before jpeglib.h, which uses FILE and size_t
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jpeglib.h>
+
+#include "CChecksum.h"
 
 static double cpu_ms(void) {
     struct timespec t;
@@ -24,16 +39,60 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static long entries = 0;
+
+// One cache entry as serve writes it: an O_TMPFILE in DIR, header and body in one writev, linked under a
+// digest-length name, closed. 0, or -1 on a failed call.
+static int write_entry(const char *dir, const unsigned char *body, size_t size) {
+    unsigned char header[133];
+    memset(header, 7, sizeof header);
+    uint32_t crc = dw_crc32c(0, body, size);
+    memcpy(header + 24, &crc, sizeof crc);
+    int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    struct iovec parts[2] = {{header, sizeof header}, {(void *)body, size}};
+    char name[4200];
+    long i = entries++;
+    snprintf(name, sizeof name, "%s/%08lx%08lx%08lx%08lx", dir, i, i * 31, i * 131, (long)getpid());
+    int ok = writev(fd, parts, 2) == (ssize_t)(sizeof header + size)
+        && linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+// The lookups of a cold request that find nothing: the variant's entry, the source's, the partial folder.
+static int miss(const char *dir) {
+    char name[4200];
+    long i = entries;
+    snprintf(name, sizeof name, "%s/%08lx%08lx%08lx%08lx", dir, i + 1000000, i, i, (long)getpid());
+    if (open(name, O_RDONLY | O_NOATIME | O_CLOEXEC) >= 0) return -1;
+    name[strlen(name) - 1] ^= 1;
+    if (open(name, O_RDONLY | O_NOATIME | O_CLOEXEC) >= 0) return -1;
+    snprintf(name, sizeof name, "%s/partial", dir);
+    if (open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_DIRECTORY) >= 0) return -1;
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 3) { fprintf(stderr, "usage: jpeg_floor ROUNDS FILE...\n"); return 2; }
-    int rounds = atoi(argv[1]), files = argc - 2, n = 0;
+    const char *disk = NULL;
+    int first = 2;  // argv's first file
+    if (argc > 3 && strcmp(argv[2], "--disk") == 0) {
+        disk = argv[3];
+        first = 4;
+        mkdir(disk, 0700);
+    }
+    if (argc <= first) { fprintf(stderr, "usage: jpeg_floor ROUNDS [--disk DIR] FILE...\n"); return 2; }
+    int rounds = atoi(argv[1]), files = argc - first, n = 0;
     double *dec = calloc((size_t)rounds * files, sizeof(double));
     double *base = calloc((size_t)rounds * files, sizeof(double));
     double *prog = calloc((size_t)rounds * files, sizeof(double));
+    double *lookups = calloc((size_t)rounds * files, sizeof(double));
+    double *source_entry = calloc((size_t)rounds * files, sizeof(double));
+    double *variant_entry = calloc((size_t)rounds * files, sizeof(double));
     for (int r = 0; r < rounds; r++) {
         for (int f = 0; f < files; f++, n++) {
-            FILE *in = fopen(argv[2 + f], "rb");
-            if (!in) { perror(argv[2 + f]); return 1; }
+            FILE *in = fopen(argv[first + f], "rb");
+            if (!in) { perror(argv[first + f]); return 1; }
             fseek(in, 0, SEEK_END);
             long size = ftell(in);
             fseek(in, 0, SEEK_SET);
@@ -86,14 +145,27 @@ int main(int argc, char **argv) {
                 }
                 jpeg_finish_compress(&c);
                 jpeg_destroy_compress(&c);
-                free(out);
                 (progressive ? prog : base)[n] = cpu_ms() - t1;
+                if (disk && !progressive) {
+                    double t2 = cpu_ms();
+                    if (miss(disk) != 0) { perror("lookup"); return 1; }
+                    double t3 = cpu_ms();
+                    if (write_entry(disk, source, size) != 0) { perror("source entry"); return 1; }
+                    double t4 = cpu_ms();
+                    if (write_entry(disk, out, out_size) != 0) { perror("variant entry"); return 1; }
+                    lookups[n] = t3 - t2;
+                    source_entry[n] = t4 - t3;
+                    variant_entry[n] = cpu_ms() - t4;
+                }
+                free(out);
             }
             free(pixels);
             free(source);
         }
     }
     double md = median(dec, n), mb = median(base, n), mp = median(prog, n);
-    printf("%.2f %.2f %.2f %.2f %.2f %d\n", md, mb, mp, md + mb, md + mp, n);
+    printf("%.2f %.2f %.2f %.2f %.2f %d", md, mb, mp, md + mb, md + mp, n);
+    if (disk) printf(" %.3f %.3f %.3f", median(lookups, n), median(source_entry, n), median(variant_entry, n));
+    printf("\n");
     return 0;
 }
