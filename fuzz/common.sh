@@ -11,7 +11,7 @@ run_fuzzer() {
     shift 4
     local here
     here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-    "$here/build.sh" "$target"
+    [[ -n "${FUZZ_BUILT:-}" ]] || "$here/build.sh" "$target"  # fuzz/run-ci.sh builds every target first
     local seeds=()
     if [[ -n "${FUZZ_WORK_DIR:-}" ]]; then
         work="$FUZZ_WORK_DIR" artifacts="$FUZZ_WORK_DIR/artifacts/"
