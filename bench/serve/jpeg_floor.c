@@ -63,11 +63,10 @@ static int write_entry(const char *dir, const unsigned char *body, size_t size) 
 // The lookups of a cold request that find nothing: the variant's entry, the source's, the partial folder.
 static int miss(const char *dir) {
     char name[4200];
-    long i = entries;
-    snprintf(name, sizeof name, "%s/%08lx%08lx%08lx%08lx", dir, i + 1000000, i, i, (long)getpid());
-    if (open(name, O_RDONLY | O_NOATIME | O_CLOEXEC) >= 0) return -1;
-    name[strlen(name) - 1] ^= 1;
-    if (open(name, O_RDONLY | O_NOATIME | O_CLOEXEC) >= 0) return -1;
+    for (long which = 1; which <= 2; which++) {  // names no entry has (write_entry's first field is the count)
+        snprintf(name, sizeof name, "%s/%08lx%08lx%08lx%08lx", dir, 0x7fffffffL, which, entries, (long)getpid());
+        if (open(name, O_RDONLY | O_NOATIME | O_CLOEXEC) >= 0) return -1;
+    }
     snprintf(name, sizeof name, "%s/partial", dir);
     if (open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_DIRECTORY) >= 0) return -1;
     return 0;
